@@ -1,0 +1,179 @@
+#include "core/socket.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+namespace memstand {
+
+std::string ErrnoMessage(const std::string& what, int err) {
+  return what + ": " + std::strerror(err);
+}
+
+Status SetNonBlocking(int fd, bool on) {
+  int flags = fcntl(fd, F_GETFL, 0);
+  if (flags < 0) return Status::IoError(ErrnoMessage("fcntl", errno));
+  flags = on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK);
+  if (fcntl(fd, F_SETFL, flags) < 0) return Status::IoError(ErrnoMessage("fcntl", errno));
+  return Status::OK();
+}
+
+Status SetNoDelay(int fd) {
+  int one = 1;
+  if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
+    return Status::IoError(ErrnoMessage("setsockopt(TCP_NODELAY)", errno));
+  }
+  return Status::OK();
+}
+
+Status SetIoTimeout(int fd, int timeout_ms) {
+  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0) {
+    return Status::IoError(ErrnoMessage("setsockopt(SO_RCVTIMEO)", errno));
+  }
+  return Status::OK();
+}
+
+Status FinishConnect(int fd) {
+  int err = 0;
+  socklen_t len = sizeof(err);
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) err = errno;
+  if (err != 0) return Status::IoError(ErrnoMessage("connect", err));
+  return Status::OK();
+}
+
+namespace {
+
+struct AddrInfoDeleter {
+  void operator()(addrinfo* ai) const { freeaddrinfo(ai); }
+};
+using AddrInfoPtr = std::unique_ptr<addrinfo, AddrInfoDeleter>;
+
+Result<AddrInfoPtr> Resolve(const std::string& host, int port, bool passive) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  if (passive) hints.ai_flags = AI_PASSIVE;
+  addrinfo* res = nullptr;
+  std::string service = std::to_string(port);
+  int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
+  if (rc != 0) {
+    return Status::InvalidArgument("cannot resolve host '" + host + "': " + gai_strerror(rc));
+  }
+  return AddrInfoPtr(res);
+}
+
+// Waits until fd is writable or timeout_ms passes.
+Status WaitConnected(int fd, int timeout_ms) {
+  pollfd p{fd, POLLOUT, 0};
+  int rc;
+  do {
+    rc = poll(&p, 1, timeout_ms);
+  } while (rc < 0 && errno == EINTR);
+  if (rc < 0) return Status::IoError(ErrnoMessage("poll", errno));
+  if (rc == 0) {
+    return Status::Timeout("connect timed out after " + std::to_string(timeout_ms) + " ms");
+  }
+  return FinishConnect(fd);
+}
+
+}  // namespace
+
+Result<int> ConnectTcp(const std::string& host, int port, int timeout_ms, bool blocking) {
+  auto ai = Resolve(host, port, false);
+  if (!ai.ok()) return ai.status();
+  Status last = Status::IoError("no address for " + host);
+  for (addrinfo* a = ai->get(); a != nullptr; a = a->ai_next) {
+    int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+    if (fd < 0) {
+      last = Status::IoError(ErrnoMessage("socket", errno));
+      continue;
+    }
+    Status s = SetNoDelay(fd);
+    if (s.ok() && connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS) {
+      s = Status::IoError(ErrnoMessage("connect", errno));
+    }
+    if (s.ok() && blocking) {
+      s = WaitConnected(fd, timeout_ms);
+      if (s.ok()) s = SetNonBlocking(fd, false);
+    }
+    if (s.ok()) return fd;
+    close(fd);
+    last = s;
+  }
+  return last.WithContext(host + ":" + std::to_string(port));
+}
+
+Result<int> ListenTcp(const std::string& host, int port, int backlog) {
+  auto ai = Resolve(host, port, true);
+  if (!ai.ok()) return ai.status();
+  addrinfo* a = ai->get();
+  int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+  if (fd < 0) return Status::IoError(ErrnoMessage("socket", errno));
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (bind(fd, a->ai_addr, a->ai_addrlen) < 0) {
+    int err = errno;
+    close(fd);
+    return Status::IoError(ErrnoMessage("bind " + host + ":" + std::to_string(port), err));
+  }
+  if (listen(fd, backlog) < 0) {
+    int err = errno;
+    close(fd);
+    return Status::IoError(ErrnoMessage("listen", err));
+  }
+  return fd;
+}
+
+Result<int> LocalPort(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof(ss);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) < 0) {
+    return Status::IoError(ErrnoMessage("getsockname", errno));
+  }
+  if (ss.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port);
+  return ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+}
+
+Result<int> PickFreePort(const std::string& host) {
+  auto fd = ListenTcp(host, 0, 1);
+  if (!fd.ok()) return fd.status();
+  auto port = LocalPort(*fd);
+  close(*fd);
+  return port;
+}
+
+Status WriteAll(int fd, const char* data, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, data, len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return Status::Timeout("write timed out");
+      return Status::IoError(ErrnoMessage("write", errno));
+    }
+    data += n;
+    len -= static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+Result<size_t> ReadSome(int fd, char* buf, size_t cap) {
+  for (;;) {
+    ssize_t n = read(fd, buf, cap);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return Status::Timeout("read timed out");
+    return Status::IoError(ErrnoMessage("read", errno));
+  }
+}
+
+}  // namespace memstand

@@ -1,0 +1,40 @@
+// TCP sockets behind a narrow interface. Every socket memstand opens sets TCP_NODELAY
+// (METHOD.md rule 12: Nagle + delayed ACK once added ~40 ms to every write).
+#pragma once
+
+#include <string>
+
+#include "util/status.h"
+
+namespace memstand {
+
+/// Resolves host (name or IPv4/IPv6 literal) and connects. With blocking == false the
+/// socket is non-blocking and the connect may still be in progress (check with
+/// FinishConnect once writable); with blocking == true it waits up to timeout_ms.
+/// Returns the fd (owned by the caller) with TCP_NODELAY set.
+Result<int> ConnectTcp(const std::string& host, int port, int timeout_ms, bool blocking);
+
+/// After a non-blocking connect becomes writable: OK, or the connect error.
+Status FinishConnect(int fd);
+
+/// Listens on host:port (port 0: the kernel picks). Returns the fd.
+Result<int> ListenTcp(const std::string& host, int port, int backlog = 1024);
+/// The local port a socket is bound to.
+Result<int> LocalPort(int fd);
+/// A loopback port that was free a moment ago (bind to 0, read, close). Callers that
+/// hand it to another process must retry if that process then fails to bind.
+Result<int> PickFreePort(const std::string& host = "127.0.0.1");
+
+Status SetNonBlocking(int fd, bool on);
+Status SetNoDelay(int fd);
+/// Applies SO_RCVTIMEO and SO_SNDTIMEO to a blocking socket.
+Status SetIoTimeout(int fd, int timeout_ms);
+
+/// Sends all bytes (blocking socket). Reads into buf; 0 means the peer closed.
+Status WriteAll(int fd, const char* data, size_t len);
+Result<size_t> ReadSome(int fd, char* buf, size_t cap);
+
+/// "what: strerror(errno)".
+std::string ErrnoMessage(const std::string& what, int err);
+
+}  // namespace memstand

@@ -1,0 +1,70 @@
+// HdrHistogram: a fixed-memory histogram of integer values (here: nanoseconds) whose
+// buckets keep `significant_figures` decimal digits of precision over the whole range.
+// Same bucket layout as the reference HdrHistogram (Gil Tene), so counts can be
+// exported in its V2 log encoding. Not thread-safe: one per thread, merged with Add().
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace memstand {
+
+class HdrHistogram {
+ public:
+  /// REQUIRES: 1 <= lowest_discernible, 2 * lowest_discernible <= highest_trackable,
+  /// 1 <= significant_figures <= 5.
+  /// Default: 1 ns to 1 hour, 3 significant digits.
+  explicit HdrHistogram(int64_t lowest_discernible = 1,
+                        int64_t highest_trackable = 3'600'000'000'000LL,
+                        int significant_figures = 3);
+
+  /// Records one value. Negative values are recorded as 0; values above
+  /// highest_trackable are recorded as highest_trackable and counted in saturated().
+  void Record(int64_t value) { RecordN(value, 1); }
+  void RecordN(int64_t value, int64_t count);
+
+  /// Adds all counts of `other`. REQUIRES: same construction parameters.
+  void Add(const HdrHistogram& other);
+  void Reset();
+
+  int64_t total_count() const { return total_count_; }
+  int64_t saturated() const { return saturated_; }
+  /// Exact min and max of recorded values (0 when empty).
+  int64_t min() const;
+  int64_t max() const;
+  double mean() const;
+  double stddev() const;
+  /// The value at percentile p (0..100): the highest value equivalent to the bucket
+  /// holding the ceil(p/100 * total)-th smallest recorded value (as the reference
+  /// implementation), clamped to max(). 0 when empty.
+  int64_t ValueAtPercentile(double p) const;
+
+  /// Bucket geometry (for exporters such as the V2 log encoder).
+  int64_t LowestEquivalentValue(int64_t value) const;
+  int64_t HighestEquivalentValue(int64_t value) const;
+  int CountsIndexFor(int64_t value) const;
+  int64_t ValueFromIndex(int index) const;
+  int counts_len() const { return static_cast<int>(counts_.size()); }
+  int64_t count_at_index(int index) const { return counts_[index]; }
+  int64_t lowest_discernible() const { return lowest_discernible_; }
+  int64_t highest_trackable() const { return highest_trackable_; }
+  int significant_figures() const { return significant_figures_; }
+
+ private:
+  int64_t lowest_discernible_;
+  int64_t highest_trackable_;
+  int significant_figures_;
+  int unit_magnitude_;
+  int sub_bucket_half_count_magnitude_;
+  int32_t sub_bucket_count_;
+  int32_t sub_bucket_half_count_;
+  int64_t sub_bucket_mask_;
+  int bucket_count_;
+  std::vector<int64_t> counts_;
+  int64_t total_count_ = 0;
+  int64_t saturated_ = 0;
+  int64_t min_ = INT64_MAX;
+  int64_t max_ = 0;
+};
+
+}  // namespace memstand

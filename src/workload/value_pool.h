@@ -1,0 +1,44 @@
+// Values to write: sizes fixed or in a range, content incompressible or compressible
+// to a chosen ratio. The pool is built once and read by every thread; values are views
+// into it, so drawing one allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "util/status.h"
+#include "workload/rng.h"
+
+namespace memstand {
+
+struct ValueSpec {
+  size_t min_size = 32;  // memtier's default data size
+  size_t max_size = 32;  // == min_size: fixed size
+  enum class Content {
+    kPattern,      // a repeated short pattern: compresses very well (memtier's default)
+    kRandom,       // incompressible random bytes (--random-data)
+    kCompressible, // zstd compresses it by about `compress_ratio`
+  };
+  Content content = Content::kPattern;
+  double compress_ratio = 1.0;  // kCompressible: >= 1
+};
+
+/// Checks sizes (1 .. 512 MiB, min <= max) and ratio (>= 1).
+Status ValidateValueSpec(const ValueSpec& spec);
+
+class ValuePool {
+ public:
+  /// REQUIRES: ValidateValueSpec(spec).ok().
+  ValuePool(const ValueSpec& spec, uint64_t seed);
+  /// A value of a size drawn uniformly in [min_size, max_size], at a random offset.
+  /// Thread-safe (const); the view lives as long as the pool.
+  std::string_view Pick(Rng& rng) const;
+  const ValueSpec& spec() const { return spec_; }
+
+ private:
+  ValueSpec spec_;
+  std::string bytes_;  // max_size + a window of offsets
+};
+
+}  // namespace memstand
