@@ -20,6 +20,7 @@ class HdrHistogram {
 
   /// Records one value. Negative values are recorded as 0; values above
   /// highest_trackable are recorded as highest_trackable and counted in saturated().
+  /// RecordN(v, n) is n times Record(v); n <= 0 records nothing.
   void Record(int64_t value) { RecordN(value, 1); }
   void RecordN(int64_t value, int64_t count);
 
@@ -32,14 +33,20 @@ class HdrHistogram {
   /// Exact min and max of recorded values (0 when empty).
   int64_t min() const;
   int64_t max() const;
+  /// Mean and standard deviation computed from bucket midpoints (as the reference),
+  /// so within the histogram's precision of the exact ones; the mean is clamped to
+  /// [min(), max()]. 0 when empty.
   double mean() const;
   double stddev() const;
   /// The value at percentile p (0..100): the highest value equivalent to the bucket
   /// holding the ceil(p/100 * total)-th smallest recorded value (as the reference
-  /// implementation), clamped to max(). 0 when empty.
+  /// implementation), clamped to max(). p <= 0 returns min(), p >= 100 returns max().
+  /// 0 when empty.
   int64_t ValueAtPercentile(double p) const;
 
-  /// Bucket geometry (for exporters such as the V2 log encoder).
+  /// Bucket geometry (for exporters such as the V2 log encoder). Counts index i holds
+  /// the values [ValueFromIndex(i), HighestEquivalentValue(ValueFromIndex(i))].
+  /// REQUIRES (value arguments): 0 <= value <= highest_trackable().
   int64_t LowestEquivalentValue(int64_t value) const;
   int64_t HighestEquivalentValue(int64_t value) const;
   int CountsIndexFor(int64_t value) const;
@@ -51,6 +58,11 @@ class HdrHistogram {
   int significant_figures() const { return significant_figures_; }
 
  private:
+  /// Index of the power-of-two bucket holding `value` (0 for the lowest ones).
+  int BucketIndex(int64_t value) const;
+  /// Midpoint of the value range held by counts index `index`.
+  double MedianEquivalentValue(int index) const;
+
   int64_t lowest_discernible_;
   int64_t highest_trackable_;
   int significant_figures_;

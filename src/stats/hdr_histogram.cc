@@ -1,0 +1,168 @@
+// Bucket layout (as the reference HdrHistogram): bucket b covers values whose top set
+// bit is at position (unit_magnitude + sub_bucket_half_count_magnitude + b), split
+// into sub-buckets of width 2^(unit_magnitude + b). Bucket 0 holds all sub_bucket_count
+// sub-buckets; every later bucket only its upper half (the lower half is covered by
+// the bucket before), so counts_len = (bucket_count + 1) * sub_bucket_half_count.
+#include "stats/hdr_histogram.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cfloat>
+#include <cmath>
+
+namespace memstand {
+
+namespace {
+
+/// Position of the highest set bit of `v`, plus one (0 for v == 0).
+int BitLength(uint64_t v) { return 64 - std::countl_zero(v); }
+
+/// Smallest k with 2^k >= 2 * 10^significant_figures (the reference's
+/// ceil(log2(largest_value_with_single_unit_resolution))).
+int SubBucketCountMagnitude(int significant_figures) {
+  int64_t largest_single_unit = 2;
+  for (int i = 0; i < significant_figures; ++i) largest_single_unit *= 10;
+  return BitLength(static_cast<uint64_t>(largest_single_unit - 1));
+}
+
+/// The 1-based rank ceil(p/100 * total), at least 1 and at most total. A few ulps
+/// of slack keep an exact product (e.g. 99.9% of 1000) from rounding up.
+int64_t RankAtPercentile(double p, int64_t total) {
+  const double exact = p / 100.0 * static_cast<double>(total);
+  const double rank = std::ceil(exact * (1.0 - 4 * DBL_EPSILON));
+  return std::clamp(static_cast<int64_t>(rank), int64_t{1}, total);
+}
+
+}  // namespace
+
+HdrHistogram::HdrHistogram(int64_t lowest_discernible, int64_t highest_trackable,
+                           int significant_figures)
+    : lowest_discernible_(lowest_discernible),
+      highest_trackable_(highest_trackable),
+      significant_figures_(significant_figures) {
+  assert(lowest_discernible >= 1);
+  assert(highest_trackable / 2 >= lowest_discernible);
+  assert(significant_figures >= 1 && significant_figures <= 5);
+  unit_magnitude_ = BitLength(static_cast<uint64_t>(lowest_discernible)) - 1;
+  sub_bucket_half_count_magnitude_ = std::max(SubBucketCountMagnitude(significant_figures), 1) - 1;
+  assert(unit_magnitude_ + sub_bucket_half_count_magnitude_ <= 61);
+  sub_bucket_count_ = int32_t{1} << (sub_bucket_half_count_magnitude_ + 1);
+  sub_bucket_half_count_ = sub_bucket_count_ / 2;
+  sub_bucket_mask_ = (int64_t{sub_bucket_count_} - 1) << unit_magnitude_;
+  // Buckets needed so that highest_trackable falls below the last bucket's top.
+  bucket_count_ = std::max(BitLength(static_cast<uint64_t>(highest_trackable)) - unit_magnitude_ -
+                               sub_bucket_half_count_magnitude_,
+                           1);
+  counts_.assign(static_cast<size_t>(bucket_count_ + 1) * sub_bucket_half_count_, 0);
+}
+
+void HdrHistogram::RecordN(int64_t value, int64_t count) {
+  if (count <= 0) return;
+  if (value < 0) value = 0;
+  if (value > highest_trackable_) {
+    value = highest_trackable_;
+    saturated_ += count;
+  }
+  counts_[CountsIndexFor(value)] += count;
+  total_count_ += count;
+  min_ = std::min(min_, value);
+  max_ = std::max(max_, value);
+}
+
+void HdrHistogram::Add(const HdrHistogram& other) {
+  assert(other.counts_.size() == counts_.size());
+  assert(other.unit_magnitude_ == unit_magnitude_);
+  assert(other.sub_bucket_half_count_magnitude_ == sub_bucket_half_count_magnitude_);
+  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  total_count_ += other.total_count_;
+  saturated_ += other.saturated_;
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+}
+
+void HdrHistogram::Reset() {
+  std::fill(counts_.begin(), counts_.end(), 0);
+  total_count_ = 0;
+  saturated_ = 0;
+  min_ = INT64_MAX;
+  max_ = 0;
+}
+
+int64_t HdrHistogram::min() const { return total_count_ == 0 ? 0 : min_; }
+
+int64_t HdrHistogram::max() const { return total_count_ == 0 ? 0 : max_; }
+
+double HdrHistogram::mean() const {
+  if (total_count_ == 0) return 0.0;
+  double sum = 0.0;
+  for (int i = 0; i < counts_len(); ++i) {
+    if (counts_[i] != 0) sum += static_cast<double>(counts_[i]) * MedianEquivalentValue(i);
+  }
+  const double mean = sum / static_cast<double>(total_count_);
+  return std::clamp(mean, static_cast<double>(min_), static_cast<double>(max_));
+}
+
+double HdrHistogram::stddev() const {
+  if (total_count_ == 0) return 0.0;
+  const double mu = mean();
+  double sum_sq = 0.0;
+  for (int i = 0; i < counts_len(); ++i) {
+    if (counts_[i] == 0) continue;
+    const double d = MedianEquivalentValue(i) - mu;
+    sum_sq += static_cast<double>(counts_[i]) * d * d;
+  }
+  return std::sqrt(sum_sq / static_cast<double>(total_count_));
+}
+
+int64_t HdrHistogram::ValueAtPercentile(double p) const {
+  if (total_count_ == 0) return 0;
+  if (!(p > 0.0)) return min();
+  if (p >= 100.0) return max();
+  const int64_t rank = RankAtPercentile(p, total_count_);
+  int64_t cumulative = 0;
+  for (int i = 0; i < counts_len(); ++i) {
+    cumulative += counts_[i];
+    if (cumulative >= rank) return std::min(HighestEquivalentValue(ValueFromIndex(i)), max_);
+  }
+  return max();
+}
+
+int64_t HdrHistogram::LowestEquivalentValue(int64_t value) const {
+  const int bucket = BucketIndex(value);
+  return (value >> (bucket + unit_magnitude_)) << (bucket + unit_magnitude_);
+}
+
+int64_t HdrHistogram::HighestEquivalentValue(int64_t value) const {
+  const int64_t width = int64_t{1} << (BucketIndex(value) + unit_magnitude_);
+  return LowestEquivalentValue(value) + (width - 1);
+}
+
+int HdrHistogram::CountsIndexFor(int64_t value) const {
+  const int bucket = BucketIndex(value);
+  const int sub_bucket = static_cast<int>(value >> (bucket + unit_magnitude_));
+  return ((bucket + 1) << sub_bucket_half_count_magnitude_) + sub_bucket - sub_bucket_half_count_;
+}
+
+int64_t HdrHistogram::ValueFromIndex(int index) const {
+  int bucket = (index >> sub_bucket_half_count_magnitude_) - 1;
+  int sub_bucket = (index & (sub_bucket_half_count_ - 1)) + sub_bucket_half_count_;
+  if (bucket < 0) {
+    sub_bucket -= sub_bucket_half_count_;
+    bucket = 0;
+  }
+  return int64_t{sub_bucket} << (bucket + unit_magnitude_);
+}
+
+int HdrHistogram::BucketIndex(int64_t value) const {
+  const int pow2_ceiling = BitLength(static_cast<uint64_t>(value | sub_bucket_mask_));
+  return pow2_ceiling - unit_magnitude_ - (sub_bucket_half_count_magnitude_ + 1);
+}
+
+double HdrHistogram::MedianEquivalentValue(int index) const {
+  const int64_t lowest = ValueFromIndex(index);
+  const int64_t half_width = (HighestEquivalentValue(lowest) - lowest + 1) >> 1;
+  return static_cast<double>(lowest + half_width);
+}
+
+}  // namespace memstand
