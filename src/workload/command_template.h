@@ -27,9 +27,12 @@ struct CommandTemplate {
 };
 
 /// Splits like a shell: whitespace separates arguments; "double" and 'single' quotes
-/// group (backslash escapes \" \\ \n \r \t \xHH inside double quotes, as redis-cli).
-/// Placeholders: __key__ and __data__. Any other __word__ is an error that names it;
-/// so are unbalanced quotes and an empty template.
+/// group (backslash escapes \" \\ \n \r \t \xHH inside double quotes, as redis-cli;
+/// only \' inside single quotes), and a quoted piece joins the text it touches
+/// (user:"a b" is one argument). Placeholders: __key__ and __data__, also inside an
+/// argument and inside quotes. Any other __word__ (word: letters and digits) is an
+/// error that names it; so are unbalanced quotes, a \x not followed by two hex digits,
+/// an empty template and a command name that is empty or a placeholder.
 Result<CommandTemplate> ParseCommandTemplate(std::string_view text);
 
 }  // namespace memstand

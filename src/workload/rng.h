@@ -18,11 +18,13 @@ class Rng {
   uint64_t Uniform(uint64_t n);
   /// Uniform in [0, 1).
   double NextDouble();
-  /// Standard normal (mean 0, stddev 1).
+  /// Standard normal (mean 0, stddev 1). Draws come in pairs; the second is cached.
   double NextGaussian();
 
  private:
   uint64_t s_[4];
+  double cached_gaussian_ = 0;
+  bool has_cached_gaussian_ = false;
 };
 
 }  // namespace memstand
