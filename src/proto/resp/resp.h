@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,7 +21,7 @@ enum class Type : uint8_t {
   kInteger,       // :
   kBulkString,    // $
   kArray,         // *
-  kNull,          // _  (and RESP2 $-1 / *-1, reported with is_null)
+  kNull,          // _  (and RESP2 $-1 / *-1: all three are kNull with is_null set)
   kDouble,        // ,
   kBoolean,       // #
   kBigNumber,     // (
@@ -37,9 +38,10 @@ const char* TypeName(Type t);
 /// A fully materialized reply (Reader::Mode::kFull).
 struct Reply {
   Type type = Type::kNull;
-  bool is_null = false;    // RESP3 null, RESP2 null bulk ($-1) or null array (*-1)
-  std::string str;         // simple/bulk/verbatim/error/blob error/big number/double text
-  int64_t integer = 0;     // kInteger; kBoolean as 0/1
+  bool is_null = false;         // RESP3 null, RESP2 null bulk ($-1) or null array (*-1)
+  std::string str;              // simple/bulk/verbatim/error/blob error/big number/double text;
+                                // kVerbatim holds the text without its "txt:" format prefix
+  int64_t integer = 0;          // kInteger; kBoolean as 0/1
   std::vector<Reply> elements;  // aggregates; a map holds key, value, key, value, ...
 
   bool is_error() const { return type == Type::kError || type == Type::kBlobError; }
@@ -48,13 +50,14 @@ struct Reply {
 };
 
 /// What the load engine needs of a top-level reply, without materializing it.
+/// is_error and error describe the top-level reply only (not errors nested in an array).
 struct Summary {
   Type type = Type::kNull;
   bool is_null = false;
   bool is_error = false;
-  int64_t integer = 0;   // kInteger
-  std::string error;     // error text (first 256 bytes) when is_error
-  size_t wire_bytes = 0; // bytes of the whole reply on the wire
+  int64_t integer = 0;    // kInteger; kBoolean as 0/1
+  std::string error;      // error text (first 256 bytes) when is_error
+  size_t wire_bytes = 0;  // bytes of the whole reply on the wire
 };
 
 class Reader {
@@ -62,7 +65,7 @@ class Reader {
   enum class Mode { kSummary, kFull };
   enum class Event { kNeedMore, kReply, kProtocolError };
   struct Limits {
-    size_t max_line = 64 * 1024;            // longest header/simple line
+    size_t max_line = 64 * 1024;             // longest header/simple line
     int64_t max_bulk = 512LL * 1024 * 1024;  // longest bulk string
     int64_t max_elements = 1LL << 26;        // largest aggregate
     int max_depth = 64;                      // deepest nesting
@@ -74,8 +77,12 @@ class Reader {
   /// Consumes bytes of data[0..len) and stops right after the first complete
   /// top-level reply (kReply) or at the end of the input (kNeedMore). *consumed is the
   /// number of bytes used. After kProtocolError the reader stays failed until Reset();
-  /// error() describes the fault.
+  /// error() describes the fault and its byte offset within the reply.
   /// RESP3 attributes (|) are consumed and dropped; push messages (>) are replies.
+  /// Streamed RESP3 strings and aggregates ($? *? ...) are protocol errors.
+  /// Bytes are never rescanned: a partial header line is kept (at most max_line bytes)
+  /// and a partial bulk string is skipped (kSummary) or copied (kFull) as it arrives.
+  /// kSummary does not allocate in steady state, except to copy error text.
   Event Feed(const char* data, size_t len, size_t* consumed);
 
   /// REQUIRES: the last Feed() returned kReply.
@@ -86,15 +93,49 @@ class Reader {
   void Reset();
 
  private:
-  struct Frame;  // defined in resp.cc
+  enum class Phase : uint8_t { kLine, kBulk };
+  enum class Step : uint8_t { kMore, kReply, kError };
+  // An aggregate being read: its type and how many elements are still to come.
+  struct Frame {
+    Type type;
+    int64_t remaining;
+  };
+
+  void StartReply();
+  Step FeedLine(const char* data, size_t len, size_t* pos);
+  Step FeedBulk(const char* data, size_t len, size_t* pos);
+  Step ProcessLine(std::string_view line);
+  Step ProcessScalar(char type, std::string_view arg);
+  Step StartBulk(Type type, std::string_view arg);
+  Step StartAggregate(Type type, std::string_view arg);
+  Step FinishBulk();
+  Step Leaf(Type type, std::string_view text, int64_t integer, bool is_null);
+  Step Complete(Reply* value);
+  Step CompleteSummary();
+  void NoteTopLevel(Type type, bool is_null, int64_t integer, std::string_view text);
+  void CopyBulkBytes(const char* p, size_t n);
+  Step Fail(const std::string& what, size_t offset);
+
   Mode mode_;
   Limits limits_;
   Summary summary_;
   std::string error_;
-  // Implementation state (parser stack, partial line, partial bulk, reply under
-  // construction) is owned here; see resp.cc.
-  struct State;
-  std::shared_ptr<State> state_;
+  bool failed_ = false;
+  bool emitted_ = false;  // the last Feed() returned kReply
+  size_t base_ = 0;       // reply offset of the first byte of the current Feed() input
+  Phase phase_ = Phase::kLine;
+  std::string line_;       // header line bytes carried over from earlier input
+  size_t line_start_ = 0;  // reply offset of the current line's type byte
+  std::vector<Frame> frames_;
+  // The bulk string being read: its type, data bytes left, CRLF bytes left.
+  Type bulk_type_ = Type::kBulkString;
+  int64_t bulk_size_ = 0;
+  int64_t bulk_left_ = 0;
+  int crlf_left_ = 0;
+  std::string bulk_;  // kFull: the payload; kSummary: the verbatim prefix
+  // kFull only: aggregates under construction (parallel to frames_) and the result.
+  std::vector<Reply> building_;
+  Reply result_;
 };
 
 /// Appends `*N\r\n` for an array of n elements.

@@ -1,0 +1,67 @@
+// A blocking RESP client for control paths (setup, INFO, CONFIG, DBSIZE, cross-checks),
+// never for the load path. One connection, one command at a time, every read and write
+// bounded by the timeout. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/buffer.h"
+#include "proto/resp/resp.h"
+#include "util/status.h"
+
+namespace memstand {
+
+struct RedisClientOptions {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+  std::string user;       // ACL user; empty: "default" when a password is set
+  std::string password;   // empty: no AUTH
+  int db = 0;             // SELECTed after connecting when not 0
+  int resp = 2;           // 2, or 3 to switch with HELLO 3
+  int timeout_ms = 5000;  // bounds the connect and every read and write
+};
+
+class RedisClient {
+ public:
+  /// Connects, then: HELLO 3 (with AUTH inside HELLO when a password is set) if
+  /// resp == 3, else AUTH [user] password if a password is set; then SELECT db if
+  /// db != 0. When none of these is sent, a PING checks that the peer speaks RESP.
+  /// A server error during the handshake is Status::Server with the server's text;
+  /// a peer that is not a Redis server is Status::Protocol naming what it sent.
+  static Result<std::unique_ptr<RedisClient>> Connect(const RedisClientOptions& options);
+
+  ~RedisClient();
+  RedisClient(const RedisClient&) = delete;
+  RedisClient& operator=(const RedisClient&) = delete;
+
+  /// Sends one command and waits for its reply. An error reply is returned as a Reply
+  /// (is_error()); I/O failures, timeouts and protocol errors are a Status, after
+  /// which the connection is unusable and every later call fails.
+  /// REQUIRES: !args.empty().
+  Result<resp::Reply> Command(const std::vector<std::string>& args);
+
+  /// How many commands this client sent, by lower-case command name (first argument),
+  /// the handshake included: memstand's own traffic, to subtract from INFO commandstats.
+  const std::map<std::string, int64_t>& sent_by_command() const { return sent_; }
+
+ private:
+  RedisClient(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {}
+  Status Handshake(const RedisClientOptions& options);
+  Status HandshakeStep(const std::vector<std::string>& args);
+  Result<resp::Reply> ReadReply();
+  Status Broken(Status s);
+
+  int fd_;
+  int timeout_ms_;
+  Status broken_;  // not OK once the connection is unusable
+  resp::Reader reader_{resp::Reader::Mode::kFull};
+  Buffer in_{4096};       // bytes read and not yet parsed
+  std::string received_;  // the first bytes of the reply being read, for errors
+  std::map<std::string, int64_t> sent_;
+};
+
+}  // namespace memstand
