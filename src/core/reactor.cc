@@ -1,0 +1,47 @@
+#include "core/reactor.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "core/socket.h"
+
+namespace memstand {
+
+Reactor::Reactor() {
+  epfd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epfd_ < 0) status_ = Status::IoError(ErrnoMessage("epoll_create1", errno));
+}
+
+Reactor::~Reactor() {
+  if (epfd_ >= 0) close(epfd_);
+}
+
+Status Reactor::Add(int fd, uint32_t events, uint64_t token) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.u64 = token;
+  if (epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev) < 0) {
+    return Status::IoError(ErrnoMessage("epoll_ctl(ADD)", errno));
+  }
+  return Status::OK();
+}
+
+Status Reactor::Modify(int fd, uint32_t events, uint64_t token) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.u64 = token;
+  if (epoll_ctl(epfd_, EPOLL_CTL_MOD, fd, &ev) < 0) {
+    return Status::IoError(ErrnoMessage("epoll_ctl(MOD)", errno));
+  }
+  return Status::OK();
+}
+
+void Reactor::Remove(int fd) { epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr); }
+
+int Reactor::Wait(epoll_event* out, int max_events, int timeout_ms) {
+  int n = epoll_wait(epfd_, out, max_events, timeout_ms);
+  return n < 0 ? 0 : n;
+}
+
+}  // namespace memstand

@@ -1,0 +1,26 @@
+// Parsers for user-supplied quantities. Each fault is an InvalidArgument that quotes the
+// text and says what is accepted.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "util/status.h"
+
+namespace memstand {
+
+/// "30s", "500ms", "2m", "1h", "250us", or a plain number of seconds ("1.5"). >= 0.
+Result<double> ParseDurationSeconds(std::string_view text);
+
+/// "100", "4k"/"4K"/"4KiB" (x1024), "1m"/"1M"/"1MiB" (x1024^2). > 0.
+Result<uint64_t> ParseByteSize(std::string_view text);
+
+/// "100-200": two byte sizes, min <= max.
+Result<std::pair<uint64_t, uint64_t>> ParseByteRange(std::string_view text);
+
+/// "50,90,99.9": numbers in (0, 100], ascending order after sorting, duplicates dropped.
+Result<std::vector<double>> ParsePercentiles(std::string_view text);
+
+}  // namespace memstand

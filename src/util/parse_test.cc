@@ -1,0 +1,52 @@
+#include "util/parse.h"
+
+#include <gtest/gtest.h>
+
+namespace memstand {
+namespace {
+
+TEST(ParseDuration, Units) {
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("30s"), 30);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("500ms"), 0.5);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("2m"), 120);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("1h"), 3600);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("250us"), 250e-6);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("1.5"), 1.5);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("0"), 0);
+}
+
+TEST(ParseDuration, Errors) {
+  for (const char* bad : {"", "s", "-1s", "10x", "abc", "1.2.3s", "ms"}) {
+    auto r = ParseDurationSeconds(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("bad duration"), std::string::npos);
+  }
+}
+
+TEST(ParseByteSize, UnitsAndErrors) {
+  EXPECT_EQ(*ParseByteSize("100"), 100u);
+  EXPECT_EQ(*ParseByteSize("4K"), 4096u);
+  EXPECT_EQ(*ParseByteSize("4KiB"), 4096u);
+  EXPECT_EQ(*ParseByteSize("1M"), 1u << 20);
+  for (const char* bad : {"", "0", "-5", "1G", "k", "12.5"}) {
+    EXPECT_FALSE(ParseByteSize(bad).ok()) << bad;
+  }
+  auto r = ParseByteRange("100-1K");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->first, 100u);
+  EXPECT_EQ(r->second, 1024u);
+  EXPECT_FALSE(ParseByteRange("200-100").ok());
+  EXPECT_FALSE(ParseByteRange("200").ok());
+}
+
+TEST(ParsePercentiles, SortsAndRejects) {
+  auto r = ParsePercentiles("99,50,99.9,50");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, (std::vector<double>{50, 99, 99.9}));
+  for (const char* bad : {"", "0", "101", "50,,99", "x"}) {
+    EXPECT_FALSE(ParsePercentiles(bad).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace memstand
