@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what memstand needs to build, test and run, from Debian 12 packages.
+# Idempotent: does nothing when every package is present. Needs root (or sudo).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake pkg-config
+  libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  redis-server redis-tools
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "memstand: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

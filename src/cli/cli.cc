@@ -1,0 +1,61 @@
+#include "cli/cli.h"
+
+#include <csignal>
+
+#include <fmt/format.h>
+
+#include "cli/subcommands.h"
+
+namespace memstand::cli {
+
+namespace {
+
+const Subcommand kSubcommands[] = {
+    {"run", "Generate load against a Redis-protocol server (none given: start one)", SetupRun},
+};
+
+bool IsSubcommand(const std::string& name) {
+  for (const Subcommand& s : kSubcommands) {
+    if (name == s.name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a peer closing a socket is an error value, not a signal
+  CLI::App app{"memstand: a test stand for in-memory data systems"};
+  app.set_version_flag("--version", MEMSTAND_VERSION);
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, SubcommandBody>> bodies;
+  for (const Subcommand& s : kSubcommands) {
+    CLI::App* sub = app.add_subcommand(s.name, s.help);
+    bodies.emplace_back(sub, s.setup(sub));
+  }
+  if (argc > 1 && argv[1][0] != '-' && !IsSubcommand(argv[1])) {
+    std::string known;
+    for (const Subcommand& s : kSubcommands) known += (known.empty() ? "" : ", ") + std::string(s.name);
+    fmt::print(stderr, "memstand: unknown subcommand '{}'; known: {}\n", argv[1], known);
+    return kExitUsage;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "memstand: {}\nRun 'memstand --help' or 'memstand run --help' for the flags.\n",
+               e.what());
+    return kExitUsage;
+  }
+  for (auto& [sub, body] : bodies) {
+    if (sub->parsed()) return body();
+  }
+  return kExitUsage;
+}
+
+}  // namespace memstand::cli

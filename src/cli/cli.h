@@ -1,0 +1,14 @@
+// The command line: one table of subcommands (ninja's kTools[] style).
+#pragma once
+
+namespace memstand::cli {
+
+/// Exit codes (docs/exit-codes.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;       // the run failed: unreachable, lost connection, check
+inline constexpr int kExitUsage = 2;        // a flag, target or template is wrong
+inline constexpr int kExitInterrupted = 130;  // SIGINT/SIGTERM: results so far were printed
+
+int Main(int argc, char** argv);
+
+}  // namespace memstand::cli

@@ -1,0 +1,123 @@
+// `memstand run`: flags -> config -> (local server) -> load -> report -> exit code.
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/cli.h"
+#include "cli/run_flags.h"
+#include "cli/subcommands.h"
+#include "load/engine.h"
+#include "report/run_report.h"
+#include "stand/local_redis.h"
+
+namespace memstand::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupt{false};
+
+void OnSignal(int) { g_interrupt.store(true); }
+
+void InstallSignalHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+int Fail(const Status& s) {
+  fmt::print(stderr, "memstand run: {}\n", s.message());
+  return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
+}
+
+// Opens (and truncates) the JSON path before the run, so a bad path fails early.
+Status CheckWritable(const std::string& path) {
+  if (path.empty()) return Status::OK();
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) return Status::InvalidArgument("--json: cannot write '" + path + "'");
+  return Status::OK();
+}
+
+void Judge(const RunResult& r, bool server_started, RunReport* rep) {
+  const CrossCheck& cc = r.cross_check;
+  bool counts_complete = r.failure.ok() && r.unanswered == 0;
+  uint64_t zero = 0;
+  for (const auto& c : r.totals.commands) zero += c.zero_latency;
+  if (zero * 100 > r.measured_ops() && r.measured_ops() > 0) {
+    rep->warnings.push_back("more than 1% of latencies measured 0 ns: the clock is too coarse");
+  }
+  for (const auto& t : r.threads) {
+    if (r.measured_s > 0 && (t.cpu_user_s + t.cpu_sys_s) / r.measured_s >= 0.9) {
+      rep->warnings.push_back("a load thread used >= 90% of a core: the client may be the bottleneck");
+      break;
+    }
+  }
+  if (!r.failure.ok()) {
+    rep->exit_code = kExitFailed;
+    rep->verdict = "FAILED: " + r.failure.message();
+  } else if (r.interrupted) {
+    rep->exit_code = kExitInterrupted;
+    rep->verdict = "INTERRUPTED: results so far";
+  } else if (cc.available && cc.mismatch && counts_complete && (cc.enforced || server_started)) {
+    rep->exit_code = kExitFailed;
+    rep->verdict = "FAILED: the server's command counts differ from memstand's (block 7)";
+  } else {
+    rep->exit_code = kExitOk;
+    rep->verdict = "OK";
+  }
+  if (cc.available && cc.mismatch && rep->exit_code == kExitOk) {
+    rep->warnings.push_back("command counts differ from the server's (another client?)");
+  }
+}
+
+int RunBody(const CLI::App& app, const RunFlags& flags) {
+  auto cfg = BuildRunConfig(app, flags);
+  if (!cfg.ok()) return Fail(cfg.status());
+  Status s = CheckWritable(cfg->json_path);
+  if (!s.ok()) return Fail(s);
+  InstallSignalHandlers();
+  RunReport rep;
+  std::unique_ptr<LocalRedis> local;
+  if (!cfg->target_given) {
+    LocalRedisOptions lo;
+    lo.binary = cfg->redis_server;
+    auto started = LocalRedis::Start(lo);
+    if (!started.ok()) return Fail(started.status().WithContext("no --target given, starting a local server"));
+    local = std::move(*started);
+    cfg->load.target.host = local->host();
+    cfg->load.target.port = local->port();
+    cfg->load.exclusive_server = true;
+    rep.server_started = true;
+    rep.server_pid = local->pid();
+    rep.server_note = local->Describe() + "; stopped when memstand exits";
+  } else {
+    rep.server_note = "given by the user (not started by memstand)";
+  }
+  auto result = RunLoad(cfg->load, &g_interrupt);
+  if (!result.ok()) return Fail(result.status());
+  rep.options = &cfg->load;
+  rep.result = &*result;
+  rep.platform = Platform::Detect();
+  Judge(*result, rep.server_started, &rep);
+  PrintTextReport(stdout, rep, cfg->quiet);
+  if (!cfg->json_path.empty()) {
+    std::ofstream f(cfg->json_path, std::ios::trunc);
+    f << RunReportJson(rep).dump(2) << "\n";
+    if (!f) return Fail(Status::IoError("cannot write " + cfg->json_path));
+  }
+  return rep.exit_code;
+}
+
+}  // namespace
+
+SubcommandBody SetupRun(CLI::App* app) {
+  auto flags = std::make_shared<RunFlags>();
+  AddRunFlags(app, flags.get());
+  return [app, flags] { return RunBody(*app, *flags); };
+}
+
+}  // namespace memstand::cli

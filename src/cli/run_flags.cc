@@ -1,0 +1,271 @@
+#include "cli/run_flags.h"
+
+#include "util/parse.h"
+#include "workload/command_mix.h"
+
+namespace memstand::cli {
+
+namespace {
+
+Status FlagError(const std::string& flag, const Status& s) {
+  return Status::InvalidArgument(flag + ": " + s.message());
+}
+
+void AddTargetFlags(CLI::App* app, RunFlags* f) {
+  app->add_option("--target", f->target,
+                  "redis://[user:pass@]host:port[/db]; none: start a local redis-server");
+  app->add_option("-s,--server", f->server, "Server host (memtier style)");
+  app->add_option("-p,--port", f->port, "Server port (memtier style)")->check(CLI::Range(1, 65535));
+  app->add_option("-a,--authenticate", f->authenticate, "PASSWORD or USER:PASSWORD (memtier style)");
+  app->add_option("--user", f->user, "ACL user name (with --authenticate PASSWORD)");
+  app->add_option("--db", f->db, "Database number to SELECT")->check(CLI::Range(0, 1 << 20));
+  app->add_option("--resp", f->resp, "RESP protocol version: 2 or 3 (HELLO 3)")
+      ->check(CLI::IsMember({2, 3}));
+  app->add_option("--redis-server", f->redis_server,
+                  "redis-server binary for the local server (no target given)");
+  app->add_flag("--exclusive", f->exclusive,
+                "No other client uses the server: a command-count mismatch fails the run");
+}
+
+void AddShapeFlags(CLI::App* app, RunFlags* f) {
+  app->add_option("-t,--threads", f->threads, "Load threads, one epoll reactor each")
+      ->check(CLI::Range(1, 1024));
+  app->add_option("-c,--clients", f->clients, "Connections per thread")
+      ->check(CLI::Range(1, 100000));
+  app->add_option("--pipeline", f->pipeline, "Requests in flight per connection")
+      ->check(CLI::Range(1, 65536));
+  app->add_option("-n,--requests", f->requests, "Measured requests in total")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 48));
+  app->add_option("--duration,--test-time", f->duration,
+                  "Measured time, e.g. 30s, 2m (default 10s unless --requests)");
+  app->add_option("--warmup", f->warmup, "Time sent but kept out of the statistics, e.g. 2s");
+  app->add_option("--connect-timeout", f->connect_timeout, "Connect + handshake limit, e.g. 5s");
+  app->add_option("--request-timeout", f->request_timeout,
+                  "A reply later than this fails the run, e.g. 10s");
+}
+
+void AddWorkloadFlags(CLI::App* app, RunFlags* f) {
+  app->add_option("--ratio", f->ratio, "SET:GET ratio when no --command is given");
+  app->add_option("--command", f->commands,
+                  "Command template, e.g. \"set __key__ __data__\" (repeatable)");
+  app->add_option("--command-ratio", f->command_ratios, "Weight of the preceding --command");
+  app->add_option("--command-key-pattern", f->command_key_patterns,
+                  "Key pattern of the preceding --command: R, S, G, Z or P");
+  app->add_option("--key-prefix", f->key_prefix, "Key prefix");
+  app->add_option("--key-minimum,--key-min", f->key_min, "Smallest key index");
+  app->add_option("--key-maximum,--key-max", f->key_max, "Largest key index");
+  app->add_option("--key-pattern", f->key_pattern,
+                  "R uniform, S sequential, G gaussian, Z zipf, P partitioned; SET:GET "
+                  "form (e.g. S:R) sets both");
+  app->add_option("--key-stddev", f->key_stddev, "G: standard deviation (default range/6)");
+  app->add_option("--key-median", f->key_median, "G: median (default middle of the range)");
+  app->add_option("--key-zipf-exp", f->key_zipf_exp, "Z: exponent (> 0)")
+      ->check(CLI::PositiveNumber);
+  app->add_option("-d,--data-size", f->data_size, "Value size in bytes, e.g. 100, 4K");
+  app->add_option("--data-size-range", f->data_size_range, "Value sizes MIN-MAX, e.g. 100-1K");
+  app->add_flag("-R,--random-data", f->random_data, "Incompressible random values");
+  app->add_option("--data-compress-ratio", f->compress_ratio,
+                  "Values compressible by about this ratio (>= 1)");
+  app->add_option("--seed", f->seed, "Seed of every key and value sequence");
+}
+
+// Per-command flags attach to the latest --command, in command-line order.
+Status AssignPerCommand(const CLI::App& app, const RunFlags& f, std::vector<std::string>* ratios,
+                        std::vector<std::string>* patterns) {
+  ratios->assign(f.commands.size(), "1");
+  patterns->assign(f.commands.size(), "");
+  int current = -1;
+  size_t ratio_i = 0, pattern_i = 0;
+  for (const CLI::Option* opt : app.parse_order()) {
+    const std::string& name = opt->get_name();
+    if (name == "--command") {
+      ++current;
+    } else if (name == "--command-ratio" || name == "--command-key-pattern") {
+      if (current < 0) return Status::InvalidArgument(name + " must follow a --command");
+      if (name == "--command-ratio") {
+        (*ratios)[current] = f.command_ratios[ratio_i++];
+      } else {
+        (*patterns)[current] = f.command_key_patterns[pattern_i++];
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Result<KeyPatternSpec> KeyPattern(const RunFlags& f, const std::string& letter) {
+  auto spec = ParseKeyPattern(letter);
+  if (!spec.ok()) return spec.status();
+  spec->median = f.key_median;
+  spec->stddev = f.key_stddev;
+  spec->zipf_exponent = f.key_zipf_exp;
+  Status s = ValidateKeyPatternSpec(*spec);
+  if (!s.ok()) return s;
+  return spec;
+}
+
+Status BuildCommands(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
+  std::string set_pattern = f.key_pattern, get_pattern = f.key_pattern;
+  if (size_t colon = f.key_pattern.find(':'); colon != std::string::npos) {
+    set_pattern = f.key_pattern.substr(0, colon);
+    get_pattern = f.key_pattern.substr(colon + 1);
+  }
+  std::vector<std::string> texts = f.commands, ratios, patterns;
+  Status s = AssignPerCommand(app, f, &ratios, &patterns);
+  if (!s.ok()) return s;
+  if (texts.empty()) {
+    auto w = ParseRatio(f.ratio, 2);
+    if (!w.ok()) return FlagError("--ratio", w.status());
+    texts = {"SET __key__ __data__", "GET __key__"};
+    ratios = {std::to_string((*w)[0]), std::to_string((*w)[1])};
+    patterns = {set_pattern, get_pattern};
+  }
+  for (size_t i = 0; i < texts.size(); ++i) {
+    CommandSpec c;
+    auto t = ParseCommandTemplate(texts[i]);
+    if (!t.ok()) return FlagError("--command", t.status());
+    c.tmpl = *t;
+    auto w = ParseRatio(ratios[i], 1);
+    if (!w.ok()) return FlagError("--command-ratio", w.status());
+    c.weight = (*w)[0];
+    bool own_pattern = !f.commands.empty() && !patterns[i].empty();
+    auto kp = KeyPattern(f, own_pattern ? patterns[i]
+                            : f.commands.empty() ? patterns[i]
+                                                 : f.key_pattern.substr(0, 1));
+    if (!kp.ok()) return FlagError(own_pattern ? "--command-key-pattern" : "--key-pattern", kp.status());
+    c.key_pattern = *kp;
+    c.counts_hits = c.tmpl.name == "GET" || c.tmpl.name == "HGET" || c.tmpl.name == "GETEX" ||
+                    c.tmpl.name == "GETDEL";
+    c.label = c.tmpl.name;
+    for (const auto& other : o->commands) {
+      if (other.label == c.label) c.label += "#" + std::to_string(i + 1);
+    }
+    o->commands.push_back(std::move(c));
+  }
+  uint64_t total = 0;
+  for (const auto& c : o->commands) total += c.weight;
+  if (total == 0) return Status::InvalidArgument("--command-ratio: every weight is 0");
+  return Status::OK();
+}
+
+Status BuildTarget(const RunFlags& f, RunConfig* cfg) {
+  RedisTarget& t = cfg->load.target;
+  if (!f.target.empty()) {
+    if (!f.server.empty() || f.port != 0) {
+      return Status::InvalidArgument("--target: give either --target or -s/-p, not both");
+    }
+    auto parsed = ParseRedisUrl(f.target);
+    if (!parsed.ok()) return FlagError("--target", parsed.status());
+    t = *parsed;
+    cfg->target_given = true;
+  } else if (!f.server.empty() || f.port != 0) {
+    if (!f.server.empty()) t.host = f.server;
+    if (f.port != 0) t.port = f.port;
+    cfg->target_given = true;
+  }
+  if (!f.authenticate.empty()) {
+    size_t colon = f.authenticate.find(':');
+    if (colon == std::string::npos) {
+      t.password = f.authenticate;
+    } else {
+      t.user = f.authenticate.substr(0, colon);
+      t.password = f.authenticate.substr(colon + 1);
+    }
+  }
+  if (!f.user.empty()) t.user = f.user;
+  if (f.db != 0) t.db = f.db;
+  return Status::OK();
+}
+
+Status BuildValues(const RunFlags& f, ValueSpec* v) {
+  if (!f.data_size_range.empty()) {
+    auto r = ParseByteRange(f.data_size_range);
+    if (!r.ok()) return FlagError("--data-size-range", r.status());
+    v->min_size = r->first;
+    v->max_size = r->second;
+  } else {
+    auto n = ParseByteSize(f.data_size);
+    if (!n.ok()) return FlagError("--data-size", n.status());
+    v->min_size = v->max_size = *n;
+  }
+  if (f.random_data && f.compress_ratio > 0) {
+    return Status::InvalidArgument("--random-data and --data-compress-ratio exclude each other");
+  }
+  if (f.random_data) v->content = ValueSpec::Content::kRandom;
+  if (f.compress_ratio > 0) {
+    v->content = ValueSpec::Content::kCompressible;
+    v->compress_ratio = f.compress_ratio;
+  }
+  Status s = ValidateValueSpec(*v);
+  return s.ok() ? s : FlagError("--data-size", s);
+}
+
+Status BuildTimes(const RunFlags& f, LoadOptions* o) {
+  auto seconds = [](const std::string& flag, const std::string& text, double* out) {
+    auto d = ParseDurationSeconds(text);
+    if (!d.ok()) return FlagError(flag, d.status());
+    *out = *d;
+    return Status::OK();
+  };
+  double connect = 0, request = 0;
+  Status s = seconds("--warmup", f.warmup, &o->warmup_s);
+  if (s.ok()) s = seconds("--connect-timeout", f.connect_timeout, &connect);
+  if (s.ok()) s = seconds("--request-timeout", f.request_timeout, &request);
+  if (s.ok() && !f.duration.empty()) s = seconds("--duration", f.duration, &o->duration_s);
+  if (!s.ok()) return s;
+  if (connect < 0.001 || request < 0.001) {
+    return Status::InvalidArgument("--connect-timeout/--request-timeout: must be at least 1ms");
+  }
+  o->connect_timeout_ms = static_cast<int>(connect * 1000);
+  o->request_timeout_ms = static_cast<int>(request * 1000);
+  if (f.requests > 0 && !f.duration.empty()) {
+    return Status::InvalidArgument("--requests and --duration exclude each other");
+  }
+  if (!f.duration.empty() && o->duration_s <= 0) {
+    return Status::InvalidArgument("--duration: must be above 0");
+  }
+  o->requests = f.requests;
+  if (f.requests == 0 && f.duration.empty()) o->duration_s = 10;
+  return Status::OK();
+}
+
+}  // namespace
+
+void AddRunFlags(CLI::App* app, RunFlags* flags) {
+  AddTargetFlags(app, flags);
+  AddShapeFlags(app, flags);
+  AddWorkloadFlags(app, flags);
+  app->add_option("--percentiles", flags->percentiles, "Latency percentiles to print, e.g. 50,99,99.9");
+  app->add_option("--json", flags->json_path, "Write the result as JSON (docs/json-format.md)");
+  app->add_flag("-q,--quiet", flags->quiet, "Print only the summary table");
+}
+
+Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
+  RunConfig cfg;
+  LoadOptions& o = cfg.load;
+  Status s = BuildTarget(f, &cfg);
+  if (s.ok()) s = BuildTimes(f, &o);
+  if (s.ok()) s = BuildValues(f, &o.value);
+  if (s.ok()) s = BuildCommands(app, f, &o);
+  if (!s.ok()) return s;
+  if (f.key_min > f.key_max) {
+    return Status::InvalidArgument("--key-minimum: must not be above --key-maximum");
+  }
+  auto pct = ParsePercentiles(f.percentiles);
+  if (!pct.ok()) return FlagError("--percentiles", pct.status());
+  o.percentiles = *pct;
+  o.resp = f.resp;
+  o.threads = f.threads;
+  o.clients = f.clients;
+  o.pipeline = f.pipeline;
+  o.key_prefix = f.key_prefix;
+  o.key_min = f.key_min;
+  o.key_max = f.key_max;
+  o.seed = f.seed;
+  o.exclusive_server = f.exclusive;
+  cfg.json_path = f.json_path;
+  cfg.quiet = f.quiet;
+  cfg.redis_server = f.redis_server;
+  return cfg;
+}
+
+}  // namespace memstand::cli

@@ -1,0 +1,55 @@
+// `memstand run` flags: declared on a CLI11 app, then checked and turned into a
+// RunConfig. Nothing here connects or runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "load/load_options.h"
+#include "util/status.h"
+
+namespace memstand::cli {
+
+/// The flags as typed, before checking.
+struct RunFlags {
+  std::string target, server, authenticate, user;
+  int port = 0;
+  int db = 0;
+  int resp = 2;
+  int threads = 1, clients = 50, pipeline = 1;
+  uint64_t requests = 0;
+  std::string duration, warmup = "0";
+  std::string ratio = "1:10";
+  std::vector<std::string> commands, command_ratios, command_key_patterns;
+  std::string key_prefix = "memtier-", key_pattern = "R";
+  uint64_t key_min = 0, key_max = 9'999'999;
+  double key_stddev = -1, key_median = -1, key_zipf_exp = 0.99;
+  std::string data_size = "32", data_size_range;
+  bool random_data = false;
+  double compress_ratio = 0;
+  uint64_t seed = 1;
+  std::string connect_timeout = "5s", request_timeout = "10s";
+  std::string percentiles = "50,90,95,99,99.9,99.99";
+  std::string json_path;
+  bool exclusive = false;
+  bool quiet = false;
+  std::string redis_server = "redis-server";
+};
+
+struct RunConfig {
+  LoadOptions load;
+  bool target_given = false;  // false: memstand starts its own redis-server
+  std::string json_path;
+  bool quiet = false;
+  std::string redis_server = "redis-server";
+};
+
+void AddRunFlags(CLI::App* app, RunFlags* flags);
+
+/// Checks the flags (ranges, templates, patterns, sizes) and builds the config.
+/// Every fault is an InvalidArgument naming the flag and what it accepts.
+Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& flags);
+
+}  // namespace memstand::cli

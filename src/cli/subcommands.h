@@ -1,0 +1,23 @@
+// Every subcommand registers itself here: its flags on a CLI11 sub-app, then its body.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+namespace memstand::cli {
+
+/// A subcommand's body, run after a successful parse. Returns the exit code.
+using SubcommandBody = std::function<int()>;
+
+struct Subcommand {
+  const char* name;
+  const char* help;
+  /// Declares flags on `app` and returns the body that will read them.
+  SubcommandBody (*setup)(CLI::App* app);
+};
+
+SubcommandBody SetupRun(CLI::App* app);
+
+}  // namespace memstand::cli

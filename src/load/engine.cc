@@ -1,0 +1,224 @@
+#include "load/engine.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "client/redis_client.h"
+#include "client/redis_info.h"
+#include "core/clock.h"
+#include "load/worker.h"
+
+namespace memstand {
+
+namespace {
+
+struct ServerSnapshot {
+  bool ok = false;
+  std::string error;
+  std::map<std::string, std::string> info;
+  std::map<std::string, CommandStat> commands;
+  std::map<std::string, int64_t> control_sent;  // control client's sends before INFO
+};
+
+ServerSnapshot Snapshot(RedisClient& client) {
+  ServerSnapshot snap;
+  snap.control_sent = client.sent_by_command();
+  auto reply = client.Command({"INFO", "all"});
+  if (!reply.ok()) {
+    snap.error = reply.status().message();
+    return snap;
+  }
+  if (reply->is_error()) {
+    snap.error = "INFO all: " + reply->str;
+    return snap;
+  }
+  snap.info = ParseInfo(reply->str);
+  snap.commands = ParseCommandStats(reply->str);
+  snap.ok = true;
+  return snap;
+}
+
+double InfoDouble(const std::map<std::string, std::string>& info, const std::string& key,
+                  bool* found) {
+  auto it = info.find(key);
+  if (it == info.end()) {
+    *found = false;
+    return 0;
+  }
+  return std::strtod(it->second.c_str(), nullptr);
+}
+
+void ServerCpu(const ServerSnapshot& before, const ServerSnapshot& after, RunResult* r) {
+  if (!before.ok || !after.ok) return;
+  bool found = true;
+  double u0 = InfoDouble(before.info, "used_cpu_user", &found);
+  double s0 = InfoDouble(before.info, "used_cpu_sys", &found);
+  double u1 = InfoDouble(after.info, "used_cpu_user", &found);
+  double s1 = InfoDouble(after.info, "used_cpu_sys", &found);
+  if (!found) return;
+  r->server_cpu_known = true;
+  r->server_cpu_user_s = u1 - u0;
+  r->server_cpu_sys_s = s1 - s0;
+}
+
+std::string LowerName(const std::string& upper) {
+  std::string s = upper;
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// What memstand itself sent between the two snapshots, by lower-case command name.
+std::map<std::string, int64_t> MemstandCounts(const LoadOptions& opt, const ThreadStats& t,
+                                              const ServerSnapshot& before,
+                                              const ServerSnapshot& after) {
+  std::map<std::string, int64_t> sent;
+  for (size_t i = 0; i < opt.commands.size(); ++i) {
+    sent[LowerName(opt.commands[i].tmpl.name)] += static_cast<int64_t>(t.sent_by_command[i]);
+  }
+  for (const auto& [name, n] : t.setup_commands) sent[name] += static_cast<int64_t>(n);
+  for (const auto& [name, n] : after.control_sent) {
+    auto it = before.control_sent.find(name);
+    sent[name] += n - (it == before.control_sent.end() ? 0 : it->second);
+  }
+  return sent;
+}
+
+void CrossCheckCounts(const LoadOptions& opt, const RunResult& r, const ServerSnapshot& before,
+                      const ServerSnapshot& after, CrossCheck* cc) {
+  if (!before.ok || !after.ok) {
+    cc->unavailable_reason = before.ok ? after.error : before.error;
+    return;
+  }
+  cc->available = true;
+  std::map<std::string, int64_t> sent = MemstandCounts(opt, r.totals, before, after);
+  std::set<std::string> names;
+  for (const auto& [name, n] : sent) names.insert(name);
+  for (const auto& [name, st] : after.commands) names.insert(name);
+  for (const std::string& name : names) {
+    auto server_count = [&](const ServerSnapshot& s) -> int64_t {
+      auto it = s.commands.find(name);
+      return it == s.commands.end() ? 0 : it->second.calls + it->second.rejected_calls;
+    };
+    CrossCheckRow row{name, sent.count(name) ? sent[name] : 0,
+                      server_count(after) - server_count(before)};
+    if (row.memstand == 0 && row.server == 0) continue;
+    if (row.memstand != row.server) cc->mismatch = true;
+    cc->rows.push_back(row);
+  }
+}
+
+void ProcessCpu(double* user, double* sys) {
+  rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  *user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+  *sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+Status PrepareShared(const LoadOptions& opt, WorkerShared* shared) {
+  shared->options = &opt;
+  std::vector<uint32_t> weights;
+  for (const auto& c : opt.commands) {
+    shared->builders.emplace_back(c.tmpl, opt.key_prefix);
+    weights.push_back(c.weight);
+  }
+  if (weights.empty()) return Status::InvalidArgument("no command to send");
+  shared->mix = std::make_unique<CommandMix>(weights);
+  Status s = ValidateValueSpec(opt.value);
+  if (!s.ok()) return s;
+  shared->values = std::make_unique<ValuePool>(opt.value, opt.seed);
+  shared->ready = std::make_unique<std::latch>(opt.threads);
+  return Status::OK();
+}
+
+// Runs the workers to completion; forwards an interrupt to them.
+void RunWorkers(WorkerShared* shared, std::vector<std::unique_ptr<Worker>>* workers,
+                const std::atomic<bool>* interrupt, RunResult* r) {
+  std::atomic<int> running{static_cast<int>(workers->size())};
+  std::vector<std::thread> threads;
+  for (auto& w : *workers) {
+    threads.emplace_back([&running, worker = w.get()] {
+      worker->Run();
+      --running;
+    });
+  }
+  while (running.load() > 0) {
+    if (interrupt != nullptr && interrupt->load() && !shared->stop.load()) {
+      r->interrupted = true;
+      shared->stop = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (auto& t : threads) t.join();
+}
+
+void Collect(const std::vector<std::unique_ptr<Worker>>& workers, size_t command_count,
+             RunResult* r) {
+  r->totals = ThreadStats(command_count);
+  int64_t start = INT64_MAX, end = 0;
+  for (const auto& w : workers) {
+    r->totals.Add(w->stats());
+    r->threads.push_back(w->stats());
+    r->threads.back().commands.clear();  // per-thread copies keep CPU and call counts
+    r->unanswered += w->unanswered();
+    if (r->failure.ok() && !w->failure().ok()) r->failure = w->failure();
+    if (w->measure_start_ns() > 0) start = std::min(start, w->measure_start_ns());
+    end = std::max(end, w->measure_end_ns());
+  }
+  r->measured_s = end > start ? (end - start) / 1e9 : 0;
+}
+
+}  // namespace
+
+uint64_t RunResult::measured_ops() const {
+  uint64_t n = 0;
+  for (const auto& c : totals.commands) n += c.ops;
+  return n;
+}
+
+double RunResult::client_cpu_s() const { return totals.cpu_user_s + totals.cpu_sys_s; }
+
+Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* interrupt) {
+  RunResult r;
+  r.started_at = WallClockIso();
+  RedisClientOptions co;
+  co.host = opt.target.host;
+  co.port = opt.target.port;
+  co.user = opt.target.user;
+  co.password = opt.target.password;
+  co.db = opt.target.db;
+  co.resp = 2;  // the control client reads INFO the same way on every server
+  co.timeout_ms = opt.connect_timeout_ms;
+  auto client = RedisClient::Connect(co);
+  if (!client.ok()) return client.status().WithContext("cannot use " + opt.target.Display());
+  WorkerShared shared;
+  Status s = PrepareShared(opt, &shared);
+  if (!s.ok()) return s;
+
+  double u0, s0;
+  ProcessCpu(&u0, &s0);
+  ServerSnapshot before = Snapshot(**client);
+  r.server_info = before.info;
+  if (auto it = before.info.find("redis_version"); it != before.info.end()) {
+    r.server_version = it->second;
+  }
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker>(&shared, i));
+  RunWorkers(&shared, &workers, interrupt, &r);
+  Collect(workers, opt.commands.size(), &r);
+  ServerSnapshot after = Snapshot(**client);
+  double u1, s1;
+  ProcessCpu(&u1, &s1);
+  r.process_cpu_user_s = u1 - u0;
+  r.process_cpu_sys_s = s1 - s0;
+  ServerCpu(before, after, &r);
+  CrossCheckCounts(opt, r, before, after, &r.cross_check);
+  r.cross_check.enforced = opt.exclusive_server;
+  return r;
+}
+
+}  // namespace memstand

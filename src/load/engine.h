@@ -1,0 +1,58 @@
+// `memstand run` without the CLI: connects a control client, snapshots the server's
+// counters, runs the workers, drains, snapshots again and cross-checks the counts.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "load/load_options.h"
+#include "load/run_stats.h"
+#include "util/status.h"
+
+namespace memstand {
+
+/// One command's count as memstand sent it and as the server executed it.
+struct CrossCheckRow {
+  std::string command;   // lower-case, as INFO commandstats names it
+  int64_t memstand = 0;  // data + per-connection setup + control commands
+  int64_t server = 0;    // delta of calls + rejected_calls
+};
+
+struct CrossCheck {
+  bool available = false;
+  std::string unavailable_reason;
+  std::vector<CrossCheckRow> rows;
+  bool mismatch = false;
+  bool enforced = false;  // a mismatch fails the run (exclusive server)
+};
+
+struct RunResult {
+  std::string started_at;           // wall clock, ISO 8601 UTC
+  ThreadStats totals;               // all threads merged
+  std::vector<ThreadStats> threads;  // per thread (CPU, system calls)
+  double measured_s = 0;            // measured phase: first start to last reply
+  uint64_t unanswered = 0;          // requests that never got a reply
+  Status failure;                   // first failure (connection, protocol, setup)
+  bool interrupted = false;         // stopped by SIGINT/SIGTERM
+  std::string server_version;
+  std::map<std::string, std::string> server_info;  // INFO before the run
+  bool server_cpu_known = false;    // from INFO cpu (used_cpu_user/sys) deltas
+  double server_cpu_user_s = 0;
+  double server_cpu_sys_s = 0;
+  double process_cpu_user_s = 0;    // the whole memstand process, set-up included
+  double process_cpu_sys_s = 0;
+  CrossCheck cross_check;
+
+  uint64_t measured_ops() const;
+  double client_cpu_s() const;      // worker threads, measured phase
+};
+
+/// Runs the load. Returns a Status only when nothing could be measured (target
+/// unreachable, handshake refused); failures during the load are in RunResult::failure.
+/// `interrupt` (may be null) is polled: once true, workers stop sending and drain.
+Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* interrupt);
+
+}  // namespace memstand

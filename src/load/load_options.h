@@ -1,0 +1,50 @@
+// What `memstand run` does, as plain data. Each field carries its default and why.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "load/target.h"
+#include "workload/command_template.h"
+#include "workload/key_pattern.h"
+#include "workload/value_pool.h"
+
+namespace memstand {
+
+/// One command of the mix.
+struct CommandSpec {
+  CommandTemplate tmpl;
+  uint32_t weight = 1;
+  KeyPatternSpec key_pattern;  // default R: uniform, as memtier's default for GET
+  /// Count null replies as misses and others as hits (GET-like reads).
+  bool counts_hits = false;
+  std::string label;  // e.g. "SET" or "GET"; unique within a run
+};
+
+struct LoadOptions {
+  RedisTarget target;
+  int resp = 2;                  // RESP version: 2 (every server) or 3 (HELLO 3)
+  int threads = 1;               // one reactor each; 1 leaves the other core to a local server
+  int clients = 50;              // connections per thread (memtier and redis-benchmark: 50)
+  int pipeline = 1;              // requests in flight per connection
+  uint64_t requests = 0;         // measured requests in total; 0: run for duration_s
+  double duration_s = 0;         // measured time; used when requests == 0
+  double warmup_s = 0;           // sent but kept out of every statistic
+  std::vector<CommandSpec> commands;
+  std::string key_prefix = "memtier-";  // memtier's default, so its users' keys match
+  uint64_t key_min = 0;                 // memtier's default range
+  uint64_t key_max = 9'999'999;
+  ValueSpec value;
+  uint64_t seed = 1;             // fixed by default: a run is reproducible unless asked
+  int connect_timeout_ms = 5000;
+  int request_timeout_ms = 10000;  // a reply later than this fails the connection
+  int drain_timeout_ms = 2000;     // after the end or an interrupt: wait for in-flight
+  std::vector<double> percentiles = {50, 90, 95, 99, 99.9, 99.99};
+  /// Nobody else uses the server: a command count mismatch fails the run.
+  bool exclusive_server = false;
+
+  int connections() const { return threads * clients; }
+};
+
+}  // namespace memstand

@@ -1,0 +1,43 @@
+#include "load/run_stats.h"
+
+namespace memstand {
+
+void CommandStats::Add(const CommandStats& o) {
+  ops += o.ops;
+  errors += o.errors;
+  hits += o.hits;
+  misses += o.misses;
+  bytes_out += o.bytes_out;
+  bytes_in += o.bytes_in;
+  zero_latency += o.zero_latency;
+  latency_ns.Add(o.latency_ns);
+  for (const auto& [prefix, kind] : o.errors_by_prefix) {
+    ErrorKind& mine = errors_by_prefix[prefix];
+    if (mine.count == 0) mine.example = kind.example;
+    mine.count += kind.count;
+  }
+}
+
+void ThreadStats::Add(const ThreadStats& o) {
+  if (commands.size() < o.commands.size()) {
+    commands.resize(o.commands.size());
+    sent_by_command.resize(o.commands.size());
+  }
+  for (size_t i = 0; i < o.commands.size(); ++i) {
+    commands[i].Add(o.commands[i]);
+    sent_by_command[i] += o.sent_by_command[i];
+  }
+  sent_total += o.sent_total;
+  for (const auto& [name, n] : o.setup_commands) setup_commands[name] += n;
+  socket_bytes_read += o.socket_bytes_read;
+  socket_bytes_written += o.socket_bytes_written;
+  read_calls += o.read_calls;
+  write_calls += o.write_calls;
+  wait_calls += o.wait_calls;
+  cpu_user_s += o.cpu_user_s;
+  cpu_sys_s += o.cpu_sys_s;
+  protocol_errors += o.protocol_errors;
+  connection_errors += o.connection_errors;
+}
+
+}  // namespace memstand

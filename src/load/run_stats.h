@@ -1,0 +1,53 @@
+// Counters and latency histograms of a run: one set per worker thread, merged at the
+// end (nothing shared on the hot path).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "stats/hdr_histogram.h"
+
+namespace memstand {
+
+struct ErrorKind {
+  uint64_t count = 0;
+  std::string example;  // the first full error text seen
+};
+
+struct CommandStats {
+  uint64_t ops = 0;           // replies received for measured requests
+  uint64_t errors = 0;        // error replies among them
+  uint64_t hits = 0;          // counts_hits commands: non-null replies
+  uint64_t misses = 0;        // counts_hits commands: null replies
+  uint64_t bytes_out = 0;     // request bytes
+  uint64_t bytes_in = 0;      // reply bytes
+  uint64_t zero_latency = 0;  // replies timed at 0 ns (clock check, METHOD.md rule 2)
+  HdrHistogram latency_ns;
+  std::map<std::string, ErrorKind> errors_by_prefix;  // "OOM", "MOVED", "ERR", ...
+
+  void Add(const CommandStats& other);
+};
+
+struct ThreadStats {
+  std::vector<CommandStats> commands;  // by command index
+  uint64_t sent_total = 0;             // every data request written, warm-up included
+  std::vector<uint64_t> sent_by_command;  // idem, by command index
+  std::map<std::string, uint64_t> setup_commands;  // per-connection HELLO/AUTH/SELECT
+  uint64_t socket_bytes_read = 0;      // application bytes read from sockets
+  uint64_t socket_bytes_written = 0;   // and written
+  uint64_t read_calls = 0;
+  uint64_t write_calls = 0;
+  uint64_t wait_calls = 0;
+  double cpu_user_s = 0;               // this thread's CPU in the measured phase
+  double cpu_sys_s = 0;
+  uint64_t protocol_errors = 0;
+  uint64_t connection_errors = 0;
+
+  explicit ThreadStats(size_t command_count = 0)
+      : commands(command_count), sent_by_command(command_count) {}
+  void Add(const ThreadStats& other);
+};
+
+}  // namespace memstand

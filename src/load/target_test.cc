@@ -1,0 +1,46 @@
+#include "load/target.h"
+
+#include <gtest/gtest.h>
+
+namespace memstand {
+namespace {
+
+TEST(RedisUrl, Full) {
+  auto t = ParseRedisUrl("redis://bench:s3cret@10.1.2.3:7000/5");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->host, "10.1.2.3");
+  EXPECT_EQ(t->port, 7000);
+  EXPECT_EQ(t->user, "bench");
+  EXPECT_EQ(t->password, "s3cret");
+  EXPECT_EQ(t->db, 5);
+  EXPECT_EQ(t->Display(), "redis://bench@10.1.2.3:7000/5");
+}
+
+TEST(RedisUrl, DefaultsAndForms) {
+  auto t = ParseRedisUrl("redis://localhost");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->port, 6379);
+  EXPECT_EQ(t->db, 0);
+  t = ParseRedisUrl("redis://:pw@h:1/");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->user, "");
+  EXPECT_EQ(t->password, "pw");
+  t = ParseRedisUrl("redis://[::1]:6380");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->host, "::1");
+  EXPECT_EQ(t->port, 6380);
+  EXPECT_EQ(t->Display(), "redis://[::1]:6380");
+}
+
+TEST(RedisUrl, Errors) {
+  for (const char* bad : {"http://h:1", "redis://", "redis://h:0", "redis://h:70000",
+                          "redis://h:12x", "redis://h:1/abc", "redis://[::1:5", "h:6379"}) {
+    auto t = ParseRedisUrl(bad);
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_EQ(t.status().code(), Status::Code::kInvalidArgument);
+    EXPECT_NE(t.status().message().find(bad), std::string::npos) << t.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace memstand

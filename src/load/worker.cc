@@ -1,0 +1,423 @@
+#include "load/worker.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+
+#include "core/clock.h"
+#include "core/reactor.h"
+#include "core/socket.h"
+#include "proto/resp/resp.h"
+#include "workload/key_pattern.h"
+#include "workload/rng.h"
+
+namespace memstand {
+
+namespace {
+
+constexpr uint16_t kSetupCommand = UINT16_MAX;
+constexpr size_t kReadChunk = 256 * 1024;
+constexpr int kMaxEvents = 512;
+constexpr int64_t kTickNs = 100'000'000;  // timeouts and phases checked every 100 ms
+
+void ThreadCpu(double* user, double* sys) {
+  rusage ru;
+  getrusage(RUSAGE_THREAD, &ru);
+  *user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+  *sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+std::string ErrorPrefix(const std::string& text) {
+  size_t end = text.find_first_of(" \r\n");
+  return text.substr(0, std::min<size_t>(end == std::string::npos ? text.size() : end, 32));
+}
+
+}  // namespace
+
+class Worker::ReactorHolder : public Reactor {};
+
+struct Worker::InFlight {
+  int64_t sent_ns;
+  uint16_t cmd;       // command index, or kSetupCommand
+  bool measured;      // sent in the measured phase
+};
+
+struct Worker::Conn {
+  int fd = -1;
+  uint32_t slot = 0;  // index in conns_
+  enum class State { kConnecting, kSetup, kRunning, kClosed } state = State::kConnecting;
+  Buffer out;
+  resp::Reader reader{resp::Reader::Mode::kSummary};
+  std::vector<InFlight> ring;  // FIFO of requests in flight
+  size_t head = 0;
+  size_t count = 0;
+  std::vector<KeySequence> keys;  // by command index
+  Rng rng{0};
+  uint64_t mix_pos = 0;
+  uint64_t budget = UINT64_MAX;  // measured requests left (requests mode)
+  bool want_write = false;
+  std::vector<std::string> setup_names;  // setup commands awaiting replies, in order
+
+  void Push(const InFlight& f) {
+    ring[(head + count) % ring.size()] = f;
+    ++count;
+  }
+  InFlight Pop() {
+    InFlight f = ring[head];
+    head = (head + 1) % ring.size();
+    --count;
+    return f;
+  }
+};
+
+Worker::Worker(WorkerShared* shared, int thread_index)
+    : shared_(shared),
+      opt_(*shared->options),
+      thread_index_(thread_index),
+      stats_(shared->options->commands.size()),
+      read_buf_(kReadChunk),
+      reactor_(std::make_unique<ReactorHolder>()) {}
+
+Worker::~Worker() {
+  for (auto& c : conns_) Close(*c);
+}
+
+Status Worker::OpenAll() {
+  if (!reactor_->status().ok()) return reactor_->status();
+  const uint64_t total_conns = static_cast<uint64_t>(opt_.connections());
+  for (int i = 0; i < opt_.clients; ++i) {
+    auto c = std::make_unique<Conn>();
+    uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + i;
+    c->slot = static_cast<uint32_t>(i);
+    c->ring.resize(std::max(opt_.pipeline, 4));
+    for (size_t k = 0; k < opt_.commands.size(); ++k) {
+      // Each command of each connection draws its own sequence (stream = conn, command).
+      c->keys.emplace_back(opt_.commands[k].key_pattern, opt_.key_min, opt_.key_max,
+                           DeriveSeed(opt_.seed, k), global, total_conns);
+    }
+    c->rng = Rng(DeriveSeed(opt_.seed ^ 0x5eedda7aULL, global));
+    c->mix_pos = global * 7919;  // spread the starting points of the command cycle
+    if (opt_.requests > 0) {
+      c->budget = opt_.requests / total_conns + (global < opt_.requests % total_conns ? 1 : 0);
+      budget_left_ += c->budget;
+    }
+    auto fd = ConnectTcp(opt_.target.host, opt_.target.port, opt_.connect_timeout_ms, false);
+    if (!fd.ok()) return fd.status();
+    c->fd = *fd;
+    ++open_conns_;
+    Status s = reactor_->Add(c->fd, Reactor::kWritable, c->slot);
+    conns_.push_back(std::move(c));
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+void Worker::Run() {
+  Status s = OpenAll();
+  if (!s.ok()) {
+    failure_ = s.WithContext("connecting to " + opt_.target.Display());
+    shared_->stop = true;
+  }
+  // Establish and set up every connection before the common start.
+  int64_t deadline = NowNs() + int64_t{opt_.connect_timeout_ms} * 1'000'000;
+  epoll_event events[kMaxEvents];
+  auto all_ready = [&] {
+    for (auto& c : conns_) {
+      if (c->state != Conn::State::kRunning) return false;
+    }
+    return true;
+  };
+  while (failure_.ok() && !shared_->stop && !all_ready()) {
+    int64_t now = NowNs();
+    if (now > deadline) {
+      failure_ = Status::Timeout("connection setup to " + opt_.target.Display() +
+                                 " did not finish within --connect-timeout " +
+                                 std::to_string(opt_.connect_timeout_ms) + " ms");
+      shared_->stop = true;
+      break;
+    }
+    int n = reactor_->Wait(events, kMaxEvents, 50);
+    for (int i = 0; i < n; ++i) OnEvent(*conns_[events[i].data.u64], events[i].events, now);
+  }
+  shared_->ready->arrive_and_wait();
+  if (failure_.ok()) Loop();
+  for (auto& c : conns_) {
+    unanswered_ += c->count;
+    Close(*c);
+  }
+  if (measuring_) FinishMeasuredPhase();
+}
+
+void Worker::EnterMeasuredPhase(int64_t now) {
+  measuring_ = true;
+  measure_start_ns_ = now;
+  measure_end_ns_ = now;
+  if (opt_.requests == 0) {
+    measure_end_deadline_ns_ = now + static_cast<int64_t>(opt_.duration_s * 1e9);
+  }
+  ThreadCpu(&cpu_user_start_, &cpu_sys_start_);
+}
+
+void Worker::FinishMeasuredPhase() {
+  if (measure_done_) return;
+  measure_done_ = true;
+  double user, sys;
+  ThreadCpu(&user, &sys);
+  stats_.cpu_user_s = user - cpu_user_start_;
+  stats_.cpu_sys_s = sys - cpu_sys_start_;
+}
+
+bool Worker::CanSend(const Conn& c, int64_t now) const {
+  if (!started_ || stopping_ || c.state != Conn::State::kRunning) return false;
+  if (!measuring_) return true;  // warm-up
+  if (opt_.requests > 0) return c.budget > 0;
+  return now < measure_end_deadline_ns_;
+}
+
+bool Worker::Busy() const {
+  for (const auto& c : conns_) {
+    if (c->state == Conn::State::kClosed) continue;
+    if (c->count > 0 || CanSend(*c, NowNs())) return true;
+  }
+  return false;
+}
+
+bool Worker::Finished() const {
+  return measuring_ && opt_.requests > 0 && budget_left_ == 0 && in_flight_ == 0;
+}
+
+void Worker::Loop() {
+  started_ = true;
+  int64_t start = NowNs();
+  warmup_end_ns_ = start + static_cast<int64_t>(opt_.warmup_s * 1e9);
+  if (opt_.warmup_s <= 0) EnterMeasuredPhase(start);
+  for (auto& c : conns_) {
+    Fill(*c, start);
+    Flush(*c);
+  }
+  epoll_event events[kMaxEvents];
+  int64_t next_tick = start + kTickNs;
+  for (;;) {
+    int64_t now = NowNs();
+    if (!measuring_ && now >= warmup_end_ns_) {
+      EnterMeasuredPhase(now);
+      for (auto& c : conns_) {
+        Fill(*c, now);
+        Flush(*c);
+      }
+    }
+    if (!stopping_ && shared_->stop.load(std::memory_order_relaxed)) {
+      stopping_ = true;
+      drain_deadline_ns_ = now + int64_t{opt_.drain_timeout_ms} * 1'000'000;
+    }
+    if (now >= next_tick) {
+      CheckTimeouts(now);
+      next_tick = now + kTickNs;
+      if (!Busy()) break;
+    }
+    if (stopping_ && now >= drain_deadline_ns_) break;
+    if (open_conns_ == 0) break;
+    int n = reactor_->Wait(events, kMaxEvents, 20);
+    ++stats_.wait_calls;
+    if (n == 0) continue;
+    now = NowNs();
+    for (int i = 0; i < n; ++i) OnEvent(*conns_[events[i].data.u64], events[i].events, now);
+    if (Finished()) break;
+  }
+}
+
+void Worker::OnEvent(Conn& c, uint32_t events, int64_t now) {
+  if (c.state == Conn::State::kClosed) return;
+  if (c.state == Conn::State::kConnecting) {
+    if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) OnConnected(c);
+    return;
+  }
+  if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+    OnReadable(c);
+    if (c.state == Conn::State::kClosed) return;
+    Fill(c, now);
+  }
+  if ((events & EPOLLOUT) || c.out.Readable() > 0) Flush(c);
+}
+
+void Worker::OnConnected(Conn& c) {
+  Status s = FinishConnect(c.fd);
+  if (!s.ok()) return Fail(c, s.WithContext(opt_.target.host + ":" + std::to_string(opt_.target.port)));
+  reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
+  c.state = Conn::State::kSetup;
+  // HELLO (with AUTH inside) for RESP3; else AUTH, then SELECT.
+  auto send = [&](std::initializer_list<std::string_view> args) {
+    resp::AppendCommand(&c.out, std::vector<std::string_view>(args));
+    c.Push({NowNs(), kSetupCommand, false});
+    ++in_flight_;
+    std::string name(*args.begin());
+    for (auto& ch : name) ch = static_cast<char>(std::tolower(ch));
+    c.setup_names.push_back(name);
+    ++stats_.setup_commands[name];
+  };
+  const RedisTarget& t = opt_.target;
+  std::string resp_version = std::to_string(opt_.resp);
+  if (opt_.resp == 3) {
+    if (t.password.empty()) {
+      send({"HELLO", resp_version});
+    } else {
+      send({"HELLO", resp_version, "AUTH", t.user.empty() ? "default" : t.user, t.password});
+    }
+  } else if (!t.password.empty()) {
+    if (t.user.empty()) {
+      send({"AUTH", t.password});
+    } else {
+      send({"AUTH", t.user, t.password});
+    }
+  }
+  if (t.db != 0) send({"SELECT", std::to_string(t.db)});
+  if (c.count == 0) c.state = Conn::State::kRunning;
+  Flush(c);
+}
+
+void Worker::OnReadable(Conn& c) {
+  ssize_t n = read(c.fd, read_buf_.data(), read_buf_.size());
+  ++stats_.read_calls;
+  if (n == 0) {
+    return Fail(c, Status::IoError("the server closed the connection (" +
+                                   std::to_string(c.count) + " requests in flight)"));
+  }
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EINTR) return;
+    return Fail(c, Status::IoError(ErrnoMessage("read", errno)));
+  }
+  stats_.socket_bytes_read += static_cast<uint64_t>(n);
+  int64_t now = NowNs();
+  const char* p = read_buf_.data();
+  size_t left = static_cast<size_t>(n);
+  while (left > 0) {
+    size_t used = 0;
+    resp::Reader::Event ev = c.reader.Feed(p, left, &used);
+    p += used;
+    left -= used;
+    if (ev == resp::Reader::Event::kNeedMore) break;
+    if (ev == resp::Reader::Event::kProtocolError) {
+      ++stats_.protocol_errors;
+      return Fail(c, Status::Protocol("malformed reply from " + opt_.target.Display() + ": " +
+                                      c.reader.error()));
+    }
+    HandleReply(c, now);
+    if (c.state == Conn::State::kClosed) return;
+  }
+}
+
+void Worker::HandleReply(Conn& c, int64_t now) {
+  const resp::Summary& r = c.reader.summary();
+  if (r.type == resp::Type::kPush) return;  // RESP3 out-of-band: answers no request
+  if (c.count == 0) {
+    ++stats_.protocol_errors;
+    return Fail(c, Status::Protocol("a reply arrived with no request in flight"));
+  }
+  InFlight f = c.Pop();
+  --in_flight_;
+  if (f.cmd == kSetupCommand) {
+    std::string name = c.setup_names.front();
+    c.setup_names.erase(c.setup_names.begin());
+    if (r.is_error) {
+      return Fail(c, Status::Server(name + " failed: " + r.error));
+    }
+    if (c.count == 0) c.state = Conn::State::kRunning;
+    return;
+  }
+  if (!f.measured) return;
+  CommandStats& s = stats_.commands[f.cmd];
+  int64_t latency = now - f.sent_ns;
+  s.latency_ns.Record(latency);
+  if (latency == 0) ++s.zero_latency;
+  ++s.ops;
+  s.bytes_in += r.wire_bytes;
+  measure_end_ns_ = now;
+  if (r.is_error) {
+    ++s.errors;
+    ErrorKind& kind = s.errors_by_prefix[ErrorPrefix(r.error)];
+    if (kind.count++ == 0) kind.example = r.error;
+  } else if (opt_.commands[f.cmd].counts_hits) {
+    ++(r.is_null ? s.misses : s.hits);
+  }
+}
+
+void Worker::Fill(Conn& c, int64_t now) {
+  const size_t depth = static_cast<size_t>(opt_.pipeline);
+  while (c.count < depth && CanSend(c, now)) {
+    uint32_t cmd = shared_->mix->At(c.mix_pos++);
+    const CommandSpec& spec = opt_.commands[cmd];
+    uint64_t key = spec.tmpl.uses_key ? c.keys[cmd].Next() : 0;
+    std::string_view data = spec.tmpl.uses_data ? shared_->values->Pick(c.rng) : std::string_view();
+    size_t bytes = shared_->builders[cmd].Append(&c.out, key, data);
+    c.Push({now, static_cast<uint16_t>(cmd), measuring_});
+    ++in_flight_;
+    ++stats_.sent_total;
+    ++stats_.sent_by_command[cmd];
+    if (measuring_) {
+      stats_.commands[cmd].bytes_out += bytes;
+      if (opt_.requests > 0) {
+        --c.budget;
+        --budget_left_;
+      }
+    }
+  }
+}
+
+void Worker::Flush(Conn& c) {
+  while (c.out.Readable() > 0) {
+    ssize_t n = write(c.fd, c.out.ReadPtr(), c.out.Readable());
+    ++stats_.write_calls;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) break;
+      return Fail(c, Status::IoError(ErrnoMessage("write", errno)));
+    }
+    stats_.socket_bytes_written += static_cast<uint64_t>(n);
+    c.out.Consume(static_cast<size_t>(n));
+  }
+  bool pending = c.out.Readable() > 0;
+  if (pending != c.want_write) {
+    c.want_write = pending;
+    reactor_->Modify(c.fd, Reactor::kReadable | (pending ? Reactor::kWritable : 0), c.slot);
+  }
+}
+
+void Worker::CheckTimeouts(int64_t now) {
+  const int64_t limit = int64_t{opt_.request_timeout_ms} * 1'000'000;
+  for (auto& c : conns_) {
+    if (c->state == Conn::State::kClosed || c->count == 0) continue;
+    if (now - c->ring[c->head].sent_ns > limit) {
+      Fail(*c, Status::Timeout("no reply within --request-timeout " +
+                               std::to_string(opt_.request_timeout_ms) + " ms (" +
+                               std::to_string(c->count) + " requests in flight)"));
+    }
+  }
+}
+
+void Worker::Fail(Conn& c, const Status& why) {
+  ++stats_.connection_errors;
+  if (failure_.ok()) failure_ = why;
+  shared_->stop = true;
+  unanswered_ += c.count;
+  in_flight_ -= c.count;
+  c.count = 0;
+  if (opt_.requests > 0 && c.budget != UINT64_MAX) {
+    budget_left_ -= c.budget;
+    c.budget = 0;
+  }
+  Close(c);
+}
+
+void Worker::Close(Conn& c) {
+  if (c.fd >= 0) {
+    reactor_->Remove(c.fd);
+    close(c.fd);
+    c.fd = -1;
+    --open_conns_;
+  }
+  c.state = Conn::State::kClosed;
+}
+
+}  // namespace memstand

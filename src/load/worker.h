@@ -1,0 +1,100 @@
+// One load thread: an epoll reactor driving `clients` connections, closed loop, with
+// up to `pipeline` requests in flight on each. Owns its statistics; nothing it touches
+// on the hot path is shared with other workers.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <latch>
+#include <memory>
+#include <vector>
+
+#include "load/load_options.h"
+#include "load/request_builder.h"
+#include "load/run_stats.h"
+#include "util/status.h"
+#include "workload/command_mix.h"
+#include "workload/value_pool.h"
+
+namespace memstand {
+
+/// Read-only for the whole run, shared by all workers; `stop` and `ready` excepted.
+struct WorkerShared {
+  const LoadOptions* options = nullptr;
+  std::vector<RequestBuilder> builders;  // by command index
+  std::unique_ptr<ValuePool> values;
+  std::unique_ptr<CommandMix> mix;
+  /// Set by a signal handler or a failing worker: every worker stops sending and
+  /// drains what is in flight, for at most drain_timeout_ms.
+  std::atomic<bool> stop{false};
+  /// Counted down once by every worker when its connections are ready (or failed),
+  /// so the measured phase starts together.
+  std::unique_ptr<std::latch> ready;
+};
+
+class Worker {
+ public:
+  Worker(WorkerShared* shared, int thread_index);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  /// Connects, runs the load and drains. Call once, from the thread that owns it.
+  void Run();
+
+  const ThreadStats& stats() const { return stats_; }
+  /// The first connection failure, if any.
+  const Status& failure() const { return failure_; }
+  /// Requests sent but never answered (the drain ran out or a connection failed).
+  uint64_t unanswered() const { return unanswered_; }
+  /// Monotonic times of the measured phase: its start and its last measured reply.
+  int64_t measure_start_ns() const { return measure_start_ns_; }
+  int64_t measure_end_ns() const { return measure_end_ns_; }
+
+ private:
+  struct Conn;
+  struct InFlight;
+
+  Status OpenAll();
+  void Loop();
+  void OnEvent(Conn& c, uint32_t events, int64_t now);
+  void OnConnected(Conn& c);
+  void OnReadable(Conn& c);
+  void HandleReply(Conn& c, int64_t now);
+  void Fill(Conn& c, int64_t now);
+  void Flush(Conn& c);
+  void Fail(Conn& c, const Status& why);
+  void Close(Conn& c);
+  void CheckTimeouts(int64_t now);
+  void EnterMeasuredPhase(int64_t now);
+  void FinishMeasuredPhase();
+  bool CanSend(const Conn& c, int64_t now) const;
+  bool Busy() const;
+  bool Finished() const;
+
+  WorkerShared* shared_;
+  const LoadOptions& opt_;
+  int thread_index_;
+  std::vector<std::unique_ptr<Conn>> conns_;
+  ThreadStats stats_;
+  Status failure_;
+  uint64_t unanswered_ = 0;
+  std::vector<char> read_buf_;
+  bool measuring_ = false;
+  bool measure_done_ = false;
+  bool stopping_ = false;
+  bool started_ = false;    // the common start has passed
+  uint64_t budget_left_ = 0;  // requests mode: measured requests not yet sent
+  uint64_t in_flight_ = 0;    // data and setup requests awaiting replies
+  int64_t warmup_end_ns_ = 0;
+  int64_t measure_end_deadline_ns_ = 0;  // duration mode
+  int64_t drain_deadline_ns_ = 0;
+  int64_t measure_start_ns_ = 0;
+  int64_t measure_end_ns_ = 0;
+  double cpu_user_start_ = 0, cpu_sys_start_ = 0;
+  int open_conns_ = 0;
+  class ReactorHolder;
+  std::unique_ptr<ReactorHolder> reactor_;
+};
+
+}  // namespace memstand

@@ -1,0 +1,174 @@
+// RunReportJson: docs/json-format.md is its specification; change both together.
+#include <fmt/format.h>
+
+#include "report/run_report.h"
+
+namespace memstand {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json LatencyJson(const HdrHistogram& h, const std::vector<double>& percentiles) {
+  Json j;
+  j["count"] = h.total_count();
+  j["min_us"] = h.min() / 1000.0;
+  j["mean_us"] = h.mean() / 1000.0;
+  j["max_us"] = h.max() / 1000.0;
+  Json p = Json::object();
+  for (double q : percentiles) p[fmt::format("{:g}", q)] = h.ValueAtPercentile(q) / 1000.0;
+  j["percentiles_us"] = p;
+  return j;
+}
+
+Json CommandJson(const std::string& name, const CommandStats& s, double secs,
+                 const std::vector<double>& percentiles, bool hits) {
+  Json j;
+  j["command"] = name;
+  j["ops"] = s.ops;
+  j["ops_per_sec"] = secs > 0 ? s.ops / secs : 0;
+  j["errors"] = s.errors;
+  if (hits) {
+    j["hits"] = s.hits;
+    j["misses"] = s.misses;
+  }
+  j["bytes_out"] = s.bytes_out;
+  j["bytes_in"] = s.bytes_in;
+  j["zero_latency"] = s.zero_latency;
+  Json errors = Json::object();
+  for (const auto& [prefix, kind] : s.errors_by_prefix) {
+    errors[prefix] = {{"count", kind.count}, {"example", kind.example}};
+  }
+  j["errors_by_kind"] = errors;
+  j["latency"] = LatencyJson(s.latency_ns, percentiles);
+  return j;
+}
+
+Json OptionsJson(const LoadOptions& o) {
+  Json j;
+  j["threads"] = o.threads;
+  j["clients_per_thread"] = o.clients;
+  j["connections"] = o.connections();
+  j["pipeline"] = o.pipeline;
+  j["resp"] = o.resp;
+  j["requests"] = o.requests;
+  j["duration_s"] = o.duration_s;
+  j["warmup_s"] = o.warmup_s;
+  j["key_prefix"] = o.key_prefix;
+  j["key_min"] = o.key_min;
+  j["key_max"] = o.key_max;
+  j["value_min_size"] = o.value.min_size;
+  j["value_max_size"] = o.value.max_size;
+  const char* content[] = {"pattern", "random", "compressible"};
+  j["value_content"] = content[static_cast<int>(o.value.content)];
+  if (o.value.content == ValueSpec::Content::kCompressible) j["compress_ratio"] = o.value.compress_ratio;
+  j["seed"] = o.seed;
+  Json cmds = Json::array();
+  for (const auto& c : o.commands) {
+    const char* pattern[] = {"R", "S", "G", "Z", "P"};
+    cmds.push_back({{"label", c.label}, {"name", c.tmpl.name}, {"weight", c.weight},
+                    {"key_pattern", pattern[static_cast<int>(c.key_pattern.kind)]}});
+  }
+  j["commands"] = cmds;
+  return j;
+}
+
+Json ClientJson(const RunResult& r) {
+  Json j;
+  uint64_t ops = r.measured_ops();
+  j["cpu_user_s"] = r.totals.cpu_user_s;
+  j["cpu_sys_s"] = r.totals.cpu_sys_s;
+  j["cpu_us_per_request"] = ops > 0 ? r.client_cpu_s() * 1e6 / ops : 0;
+  j["process_cpu_s"] = r.process_cpu_user_s + r.process_cpu_sys_s;
+  j["read_calls"] = r.totals.read_calls;
+  j["write_calls"] = r.totals.write_calls;
+  j["wait_calls"] = r.totals.wait_calls;
+  j["socket_bytes_read"] = r.totals.socket_bytes_read;
+  j["socket_bytes_written"] = r.totals.socket_bytes_written;
+  Json threads = Json::array();
+  for (const auto& t : r.threads) {
+    threads.push_back({{"cpu_user_s", t.cpu_user_s}, {"cpu_sys_s", t.cpu_sys_s},
+                       {"core_share", r.measured_s > 0 ? (t.cpu_user_s + t.cpu_sys_s) / r.measured_s : 0}});
+  }
+  j["threads"] = threads;
+  return j;
+}
+
+Json ServerJson(const RunReport& rep) {
+  const RunResult& r = *rep.result;
+  Json j;
+  j["url"] = rep.options->target.Display();
+  j["started_by_memstand"] = rep.server_started;
+  if (rep.server_started) j["pid"] = rep.server_pid;
+  j["note"] = rep.server_note;
+  j["redis_version"] = r.server_version;
+  if (r.server_cpu_known) {
+    uint64_t ops = r.measured_ops();
+    double cpu = r.server_cpu_user_s + r.server_cpu_sys_s;
+    j["cpu_user_s"] = r.server_cpu_user_s;
+    j["cpu_sys_s"] = r.server_cpu_sys_s;
+    j["cpu_us_per_request"] = ops > 0 ? cpu * 1e6 / ops : 0;
+  }
+  return j;
+}
+
+Json CrossCheckJson(const CrossCheck& cc) {
+  Json j;
+  j["available"] = cc.available;
+  if (!cc.available) j["reason"] = cc.unavailable_reason;
+  j["mismatch"] = cc.mismatch;
+  j["enforced"] = cc.enforced;
+  Json rows = Json::array();
+  for (const auto& row : cc.rows) {
+    rows.push_back({{"command", row.command}, {"memstand", row.memstand}, {"server", row.server}});
+  }
+  j["commands"] = rows;
+  return j;
+}
+
+Json PlatformJson(const Platform& p) {
+  return {{"kernel", p.kernel},       {"arch", p.arch},
+          {"hostname", p.hostname},   {"cpu_model", p.cpu_model},
+          {"cpus", p.cpus},           {"hypervisor", p.hypervisor},
+          {"memory_bytes", p.memory_bytes}, {"clock_resolution_ns", p.clock_resolution_ns}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json RunReportJson(const RunReport& rep) {
+  const RunResult& r = *rep.result;
+  const LoadOptions& o = *rep.options;
+  Json j;
+  j["schema"] = "memstand.run";
+  j["version"] = kRunJsonVersion;
+  j["memstand_version"] = MEMSTAND_VERSION;
+  j["started_at"] = r.started_at;
+  j["verdict"] = rep.verdict;
+  j["exit_code"] = rep.exit_code;
+  j["interrupted"] = r.interrupted;
+  j["failure"] = r.failure.ok() ? Json(nullptr) : Json(r.failure.message());
+  j["warnings"] = rep.warnings;
+  j["platform"] = PlatformJson(rep.platform);
+  j["server"] = ServerJson(rep);
+  j["options"] = OptionsJson(o);
+  j["measured_s"] = r.measured_s;
+  Json cmds = Json::array();
+  CommandStats total;
+  bool any_hits = false;
+  for (size_t i = 0; i < o.commands.size(); ++i) {
+    cmds.push_back(CommandJson(o.commands[i].label, r.totals.commands[i], r.measured_s,
+                               o.percentiles, o.commands[i].counts_hits));
+    total.Add(r.totals.commands[i]);
+    any_hits |= o.commands[i].counts_hits;
+  }
+  j["commands"] = cmds;
+  j["totals"] = CommandJson("Total", total, r.measured_s, o.percentiles, any_hits);
+  j["unanswered"] = r.unanswered;
+  j["connection_errors"] = r.totals.connection_errors;
+  j["protocol_errors"] = r.totals.protocol_errors;
+  j["client"] = ClientJson(r);
+  j["cross_check"] = CrossCheckJson(r.cross_check);
+  return j;
+}
+
+}  // namespace memstand

@@ -1,0 +1,194 @@
+#include "report/run_report.h"
+
+#include <fmt/format.h>
+
+namespace memstand {
+
+namespace {
+
+double PerSecond(uint64_t n, double seconds) { return seconds > 0 ? n / seconds : 0; }
+
+std::string PercentileLabel(double p) {
+  std::string s = fmt::format("p{:g}", p);
+  return s;
+}
+
+double Us(int64_t ns) { return ns / 1000.0; }
+
+void PrintBlock(std::FILE* out, int n, const std::string& title) {
+  fmt::print(out, "\n[{}] {}\n", n, title);
+}
+
+void PrintTarget(std::FILE* out, const RunReport& r) {
+  PrintBlock(out, 1, "Target");
+  fmt::print(out, "    {} — redis_version {}\n", r.options->target.Display(),
+             r.result->server_version.empty() ? "unknown" : r.result->server_version);
+  fmt::print(out, "    {}\n", r.server_note);
+}
+
+void PrintPlatform(std::FILE* out, const RunReport& r) {
+  PrintBlock(out, 2, "Platform");
+  fmt::print(out, "    {}\n", r.platform.Describe());
+  fmt::print(out, "    Absolute times below describe this platform, not only the server.\n");
+}
+
+std::string ValueText(const ValueSpec& v) {
+  std::string size = v.min_size == v.max_size ? fmt::format("{} B", v.min_size)
+                                              : fmt::format("{}-{} B", v.min_size, v.max_size);
+  switch (v.content) {
+    case ValueSpec::Content::kPattern: return size + " repeated pattern (highly compressible)";
+    case ValueSpec::Content::kRandom: return size + " random (incompressible)";
+    case ValueSpec::Content::kCompressible:
+      return size + fmt::format(" compressible ~{:g}x", v.compress_ratio);
+  }
+  return size;
+}
+
+const char* PatternName(KeyPatternSpec::Kind k) {
+  switch (k) {
+    case KeyPatternSpec::Kind::kUniform: return "R";
+    case KeyPatternSpec::Kind::kSequential: return "S";
+    case KeyPatternSpec::Kind::kGaussian: return "G";
+    case KeyPatternSpec::Kind::kZipf: return "Z";
+    case KeyPatternSpec::Kind::kPartitioned: return "P";
+  }
+  return "?";
+}
+
+void PrintWorkload(std::FILE* out, const RunReport& r) {
+  const LoadOptions& o = *r.options;
+  PrintBlock(out, 3, "Workload");
+  fmt::print(out, "    {} thread(s) x {} connections x pipeline {} = {} connections, RESP{}\n",
+             o.threads, o.clients, o.pipeline, o.connections(), o.resp);
+  std::string length = o.requests > 0 ? fmt::format("{} requests", o.requests)
+                                      : fmt::format("{:g} s", o.duration_s);
+  fmt::print(out, "    length {} after {:g} s warm-up; measured {:.3f} s\n", length, o.warmup_s,
+             r.result->measured_s);
+  for (const auto& c : o.commands) {
+    fmt::print(out, "    {:<8} weight {:<4} key pattern {}\n", c.label, c.weight,
+               PatternName(c.key_pattern.kind));
+  }
+  fmt::print(out, "    keys {}{}..{}{}; values {}; seed {}\n", o.key_prefix, o.key_min,
+             o.key_prefix, o.key_max, ValueText(o.value), o.seed);
+}
+
+void PrintRow(std::FILE* out, const std::string& name, const CommandStats& s, double secs,
+              const std::vector<double>& pct, bool hits) {
+  const HdrHistogram& h = s.latency_ns;
+  fmt::print(out, "    {:<8} {:>10} {:>11.1f} {:>9} {:>9} {:>8} {:>10.1f} {:>10.1f} {:>9.1f} {:>9.1f}",
+             name, s.ops, PerSecond(s.ops, secs), hits ? fmt::format("{}", s.hits) : "-",
+             hits ? fmt::format("{}", s.misses) : "-", s.errors,
+             PerSecond(s.bytes_out, secs) / 1024, PerSecond(s.bytes_in, secs) / 1024,
+             Us(h.min()), h.mean() / 1000);
+  for (double p : pct) fmt::print(out, " {:>9.1f}", Us(h.ValueAtPercentile(p)));
+  fmt::print(out, " {:>10.1f}\n", Us(h.max()));
+}
+
+void PrintResults(std::FILE* out, const RunReport& r) {
+  const LoadOptions& o = *r.options;
+  const RunResult& res = *r.result;
+  PrintBlock(out, 4, "Results (latency in µs, from the HDR histogram, 3 significant digits)");
+  fmt::print(out, "    {:<8} {:>10} {:>11} {:>9} {:>9} {:>8} {:>10} {:>10} {:>9} {:>9}", "Command",
+             "Ops", "Ops/s", "Hits", "Misses", "Errors", "KiB/s out", "KiB/s in", "min", "mean");
+  for (double p : o.percentiles) fmt::print(out, " {:>9}", PercentileLabel(p));
+  fmt::print(out, " {:>10}\n", "max");
+  CommandStats total;
+  bool any_hits = false;
+  for (size_t i = 0; i < o.commands.size(); ++i) {
+    const CommandStats& s = res.totals.commands[i];
+    PrintRow(out, o.commands[i].label, s, res.measured_s, o.percentiles, o.commands[i].counts_hits);
+    total.Add(s);
+    any_hits |= o.commands[i].counts_hits;
+  }
+  PrintRow(out, "Total", total, res.measured_s, o.percentiles, any_hits);
+}
+
+void PrintErrors(std::FILE* out, const RunReport& r) {
+  PrintBlock(out, 5, "Error replies by kind (counted, not fatal)");
+  bool any = false;
+  for (size_t i = 0; i < r.options->commands.size(); ++i) {
+    for (const auto& [prefix, kind] : r.result->totals.commands[i].errors_by_prefix) {
+      fmt::print(out, "    {:<8} {:<12} {:>10}  first: {}\n", r.options->commands[i].label,
+                 prefix, kind.count, kind.example);
+      any = true;
+    }
+  }
+  if (!any) fmt::print(out, "    none\n");
+  const ThreadStats& t = r.result->totals;
+  fmt::print(out, "    connection failures {}, protocol errors {}, unanswered requests {}\n",
+             t.connection_errors, t.protocol_errors, r.result->unanswered);
+}
+
+void PrintInstrument(std::FILE* out, const RunReport& r) {
+  const RunResult& res = *r.result;
+  const ThreadStats& t = res.totals;
+  uint64_t ops = res.measured_ops();
+  PrintBlock(out, 6, "The instrument's own cost");
+  double per_req = ops > 0 ? res.client_cpu_s() * 1e6 / ops : 0;
+  fmt::print(out, "    client CPU (load threads, measured phase): {:.3f} s (user {:.3f}, sys {:.3f})"
+             " = {:.3f} µs/request\n", res.client_cpu_s(), t.cpu_user_s, t.cpu_sys_s, per_req);
+  for (size_t i = 0; i < res.threads.size(); ++i) {
+    const ThreadStats& th = res.threads[i];
+    double busy = res.measured_s > 0 ? (th.cpu_user_s + th.cpu_sys_s) / res.measured_s : 0;
+    fmt::print(out, "    thread {}: {:.0f}% of a core{}\n", i, busy * 100,
+               busy >= 0.9 ? " — the client may be the bottleneck" : "");
+  }
+  fmt::print(out, "    memstand process CPU, whole run with set-up: {:.3f} s\n",
+             res.process_cpu_user_s + res.process_cpu_sys_s);
+  if (res.server_cpu_known) {
+    double server = res.server_cpu_user_s + res.server_cpu_sys_s;
+    fmt::print(out, "    server CPU (INFO used_cpu_user/sys delta): {:.3f} s = {:.3f} µs/request\n",
+               server, ops > 0 ? server * 1e6 / ops : 0);
+  }
+  double n = ops > 0 ? double(ops) : 1;
+  fmt::print(out, "    system calls per request: read {:.2f}, write {:.2f}, epoll_wait {:.2f}\n",
+             t.read_calls / n, t.write_calls / n, t.wait_calls / n);
+  uint64_t zero = 0;
+  for (const auto& c : t.commands) zero += c.zero_latency;
+  fmt::print(out, "    clock: resolution {} ns; zero-length durations {} of {} ({:.3f}%){}\n",
+             r.platform.clock_resolution_ns, zero, ops, ops ? 100.0 * zero / ops : 0.0,
+             ops && zero * 100 > ops ? " — ABOVE 1%: latencies are not trustworthy" : "");
+  fmt::print(out, "    socket bytes: written {}, read {}\n", t.socket_bytes_written,
+             t.socket_bytes_read);
+}
+
+void PrintCrossCheck(std::FILE* out, const RunReport& r) {
+  const CrossCheck& cc = r.result->cross_check;
+  PrintBlock(out, 7, "Cross-check with the server's INFO commandstats");
+  if (!cc.available) {
+    fmt::print(out, "    not available: {}\n", cc.unavailable_reason);
+    return;
+  }
+  fmt::print(out, "    {:<16} {:>12} {:>12}\n", "command", "memstand", "server");
+  for (const auto& row : cc.rows) {
+    fmt::print(out, "    {:<16} {:>12} {:>12}  {}\n", row.command, row.memstand, row.server,
+               row.memstand == row.server ? "ok" : "MISMATCH");
+  }
+  if (cc.mismatch) {
+    fmt::print(out, "    {}\n", cc.enforced ? "counts differ: the run fails (exclusive server)"
+                                            : "counts differ: other clients may use this server");
+  }
+}
+
+}  // namespace
+
+void PrintTextReport(std::FILE* out, const RunReport& r, bool quiet) {
+  fmt::print(out, "memstand {} run, {}\n", MEMSTAND_VERSION, r.result->started_at);
+  if (!quiet) {
+    PrintTarget(out, r);
+    PrintPlatform(out, r);
+    PrintWorkload(out, r);
+  }
+  PrintResults(out, r);
+  if (!quiet) {
+    PrintErrors(out, r);
+    PrintInstrument(out, r);
+    PrintCrossCheck(out, r);
+  }
+  PrintBlock(out, 8, "Verdict");
+  for (const auto& w : r.warnings) fmt::print(out, "    warning: {}\n", w);
+  fmt::print(out, "    {} (exit {})\n", r.verdict, r.exit_code);
+  std::fflush(out);
+}
+
+}  // namespace memstand

@@ -1,0 +1,34 @@
+// The report of `memstand run`: numbered text blocks for people, JSON for programs
+// (schema in docs/json-format.md). Both read the same RunReport.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "load/engine.h"
+#include "load/load_options.h"
+#include "report/platform.h"
+
+namespace memstand {
+
+struct RunReport {
+  const LoadOptions* options = nullptr;
+  const RunResult* result = nullptr;
+  Platform platform;
+  bool server_started = false;  // memstand started (and stopped) the server
+  int server_pid = 0;           // its pid, when server_started
+  std::string server_note;      // how the server was started, or "given by the user"
+  int exit_code = 0;
+  std::string verdict;          // "OK", "FAILED: ...", "INTERRUPTED"
+  std::vector<std::string> warnings;
+};
+
+/// The JSON schema version; bump on any incompatible change.
+inline constexpr int kRunJsonVersion = 1;
+
+void PrintTextReport(std::FILE* out, const RunReport& report, bool quiet);
+nlohmann::ordered_json RunReportJson(const RunReport& report);
+
+}  // namespace memstand

@@ -1,0 +1,72 @@
+#include "e2e/e2e_util.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "core/clock.h"
+
+namespace memstand::e2e {
+
+std::string TempDir() {
+  std::string pattern = "/tmp/memstand-e2e-XXXXXX";
+  char* dir = mkdtemp(pattern.data());
+  return dir == nullptr ? "/tmp" : std::string(dir);
+}
+
+std::unique_ptr<Running> Running::Start(const std::vector<std::string>& args) {
+  auto r = std::unique_ptr<Running>(new Running());
+  r->log_path_ = TempDir() + "/memstand.out";
+  SpawnOptions so;
+  so.argv.push_back(MEMSTAND_BINARY);
+  so.argv.insert(so.argv.end(), args.begin(), args.end());
+  so.log_path = r->log_path_;
+  auto p = Process::Spawn(so);
+  if (!p.ok()) return nullptr;
+  r->process_ = std::move(*p);
+  r->started_ = NowNs() / 1e9;
+  return r;
+}
+
+Running::~Running() { process_->Terminate(1000); }
+
+Outcome Running::Wait(double timeout_s) {
+  Outcome out;
+  while (process_->Alive()) {
+    if (NowNs() / 1e9 - started_ > timeout_s) {
+      out.timed_out = true;
+      process_->Terminate(1000);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  out.seconds = NowNs() / 1e9 - started_;
+  auto status = process_->wait_status();
+  if (!out.timed_out && status && WIFEXITED(*status)) out.exit_code = WEXITSTATUS(*status);
+  std::ifstream f(log_path_);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  out.output = ss.str();
+  return out;
+}
+
+Outcome RunMemstand(const std::vector<std::string>& args, double timeout_s) {
+  auto r = Running::Start(args);
+  if (r == nullptr) return Outcome{};
+  return r->Wait(timeout_s);
+}
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream f(path);
+  return nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+}
+
+bool ProcessExists(pid_t pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
+
+}  // namespace memstand::e2e

@@ -1,0 +1,46 @@
+// Running the real memstand binary in end-to-end tests.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "stand/process.h"
+
+namespace memstand::e2e {
+
+struct Outcome {
+  int exit_code = -1;       // -1: killed by a signal or timed out
+  bool timed_out = false;
+  double seconds = 0;       // wall time until exit
+  std::string output;       // stdout and stderr, interleaved
+};
+
+/// A memstand process started in the background; its output goes to a temp file.
+class Running {
+ public:
+  static std::unique_ptr<Running> Start(const std::vector<std::string>& args);
+  ~Running();
+  pid_t pid() const { return process_->pid(); }
+  /// Waits up to timeout_s; on timeout kills it and says so.
+  Outcome Wait(double timeout_s);
+
+ private:
+  std::unique_ptr<Process> process_;
+  std::string log_path_;
+  double started_ = 0;
+};
+
+/// Runs memstand with args to completion (bounded by timeout_s).
+Outcome RunMemstand(const std::vector<std::string>& args, double timeout_s = 60);
+
+/// A new empty temporary directory path (removed by the OS's tmp cleaning).
+std::string TempDir();
+nlohmann::json ReadJson(const std::string& path);
+bool ProcessExists(pid_t pid);
+
+}  // namespace memstand::e2e

@@ -1,0 +1,279 @@
+// The real memstand binary against real redis-server instances started by the tests.
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "client/redis_client.h"
+#include "client/redis_info.h"
+#include "core/socket.h"
+#include "e2e/e2e_util.h"
+#include "stand/local_redis.h"
+
+namespace memstand::e2e {
+namespace {
+
+std::unique_ptr<LocalRedis> StartRedis(std::vector<std::pair<std::string, std::string>> config = {}) {
+  LocalRedisOptions o;
+  o.config = std::move(config);
+  auto r = LocalRedis::Start(o);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move(*r) : nullptr;
+}
+
+std::unique_ptr<RedisClient> Connect(const LocalRedis& redis, int db = 0) {
+  RedisClientOptions o;
+  o.host = redis.host();
+  o.port = redis.port();
+  o.db = db;
+  auto c = RedisClient::Connect(o);
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? std::move(*c) : nullptr;
+}
+
+int64_t Integer(RedisClient& c, const std::vector<std::string>& cmd) {
+  auto r = c.Command(cmd);
+  EXPECT_TRUE(r.ok());
+  return r.ok() ? r->integer : -1;
+}
+
+std::string Url(const LocalRedis& r, const std::string& path = "") {
+  return "redis://127.0.0.1:" + std::to_string(r.port()) + path;
+}
+
+const nlohmann::json* FindCommand(const nlohmann::json& j, const std::string& label) {
+  for (const auto& c : j["commands"]) {
+    if (c["command"] == label) return &c;
+  }
+  return nullptr;
+}
+
+TEST(RunE2E, NoTargetStartsAndStopsItsOwnRedis) {
+  std::string json = TempDir() + "/run.json";
+  Outcome out = RunMemstand({"run", "-n", "3000", "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("started by memstand"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("[7] Cross-check"), std::string::npos);
+  auto j = ReadJson(json);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["schema"], "memstand.run");
+  EXPECT_EQ(j["totals"]["ops"], 3000);
+  EXPECT_EQ(j["cross_check"]["mismatch"], false);
+  EXPECT_TRUE(j["server"]["started_by_memstand"].get<bool>());
+  pid_t pid = j["server"]["pid"].get<pid_t>();
+  EXPECT_GT(pid, 0);
+  EXPECT_FALSE(ProcessExists(pid)) << "memstand left its redis-server running";
+  // SET:GET 1:10 by default.
+  const auto* set = FindCommand(j, "SET");
+  const auto* get = FindCommand(j, "GET");
+  ASSERT_NE(set, nullptr);
+  ASSERT_NE(get, nullptr);
+  EXPECT_NEAR((*get)["ops"].get<double>() / (*set)["ops"].get<double>(), 10.0, 0.2);
+  EXPECT_EQ((*get)["hits"].get<int64_t>() + (*get)["misses"].get<int64_t>(), (*get)["ops"]);
+}
+
+TEST(RunE2E, CountsEqualInfoCommandstats) {
+  auto redis = StartRedis();
+  ASSERT_NE(redis, nullptr);
+  std::string json = TempDir() + "/run.json";
+  Outcome out = RunMemstand({"run", "--target", Url(*redis), "--exclusive", "-n", "7777", "-c",
+                             "8", "--pipeline", "4", "--threads", "2", "--ratio", "1:3",
+                             "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  auto client = Connect(*redis);
+  ASSERT_NE(client, nullptr);
+  auto info = client->Command({"INFO", "commandstats"});
+  ASSERT_TRUE(info.ok());
+  auto stats = ParseCommandStats(info->str);
+  EXPECT_EQ(stats["set"].calls, (*FindCommand(j, "SET"))["ops"].get<int64_t>());
+  EXPECT_EQ(stats["get"].calls, (*FindCommand(j, "GET"))["ops"].get<int64_t>());
+  EXPECT_EQ(stats["set"].calls + stats["get"].calls, 7777);
+  for (const auto& row : j["cross_check"]["commands"]) {
+    EXPECT_EQ(row["memstand"], row["server"]) << row.dump();
+  }
+}
+
+TEST(RunE2E, SequentialSetsLeaveEveryKey) {
+  auto redis = StartRedis();
+  ASSERT_NE(redis, nullptr);
+  Outcome out = RunMemstand({"run", "--target", Url(*redis), "--command", "set __key__ __data__",
+                             "--key-pattern", "S", "--key-minimum", "1", "--key-maximum",
+                             "1000", "-n", "1000", "-c", "7", "-q"});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto client = Connect(*redis);
+  ASSERT_NE(client, nullptr);
+  EXPECT_EQ(Integer(*client, {"DBSIZE"}), 1000);
+  EXPECT_EQ(Integer(*client, {"EXISTS", "memtier-1", "memtier-1000"}), 2);
+}
+
+TEST(RunE2E, AclUserAndSelect) {
+  auto redis = StartRedis();
+  ASSERT_NE(redis, nullptr);
+  auto admin = Connect(*redis);
+  ASSERT_NE(admin, nullptr);
+  ASSERT_TRUE(admin->Command({"ACL", "SETUSER", "bench", "on", ">s3cret", "~*", "+@all"}).ok());
+  for (const char* resp : {"2", "3"}) {
+    Outcome out = RunMemstand({"run", "--target", Url(*redis).replace(0, 8, "redis://bench:s3cret@") + "/3",
+                               "--resp", resp, "-n", "500", "--command", "set __key__ x", "-q"});
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+  }
+  auto db3 = Connect(*redis, 3);
+  ASSERT_NE(db3, nullptr);
+  EXPECT_GT(Integer(*db3, {"DBSIZE"}), 0);
+  EXPECT_EQ(Integer(*admin, {"DBSIZE"}), 0);
+  Outcome bad = RunMemstand({"run", "--target", Url(*redis).replace(0, 8, "redis://bench:wrong@"),
+                             "-n", "10"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("WRONGPASS"), std::string::npos) << bad.output;
+}
+
+TEST(RunE2E, Resp3AndCustomCommandsWithErrorsCounted) {
+  auto redis = StartRedis();
+  ASSERT_NE(redis, nullptr);
+  std::string json = TempDir() + "/run.json";
+  // LPUSH on a key holding a string: WRONGTYPE errors are counted, not fatal.
+  Outcome out = RunMemstand({"run", "--target", Url(*redis), "--resp", "3", "--key-maximum", "9",
+                             "--command", "set __key__ __data__", "--command-ratio", "1",
+                             "--command", "lpush __key__ x", "--command-ratio", "1",
+                             "-n", "400", "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  const auto* lpush = FindCommand(j, "LPUSH");
+  ASSERT_NE(lpush, nullptr);
+  EXPECT_EQ((*lpush)["ops"], 200);
+  EXPECT_GT((*lpush)["errors_by_kind"]["WRONGTYPE"]["count"].get<int>(), 0) << lpush->dump();
+}
+
+TEST(RunE2E, BadInputIsAUsageError) {
+  // A closed port: had memstand tried to connect, it would exit 1, not 2.
+  auto port = PickFreePort();
+  ASSERT_TRUE(port.ok());
+  std::string target = "redis://127.0.0.1:" + std::to_string(*port);
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  std::vector<Case> cases = {
+      {{"run", "--no-such-flag"}, "--no-such-flag"},
+      {{"run", "--threads", "0"}, "--threads"},
+      {{"run", "--pipeline", "abc"}, "--pipeline"},
+      {{"run", "--resp", "4"}, "--resp"},
+      {{"run", "--target", "http://x"}, "invalid target"},
+      {{"run", "--target", target, "--command", "set __key__ __value__"}, "unknown placeholder __value__"},
+      {{"run", "--target", target, "--command", "set \"__key__ x"}, "unbalanced quotes"},
+      {{"run", "--target", target, "--ratio", "1:x"}, "--ratio"},
+      {{"run", "--target", target, "--key-pattern", "Q"}, "--key-pattern"},
+      {{"run", "--target", target, "--duration", "ten"}, "bad duration"},
+      {{"run", "--target", target, "--data-size", "0"}, "--data-size"},
+      {{"run", "--target", target, "--percentiles", "50,200"}, "--percentiles"},
+      {{"run", "--target", target, "--json", "/nonexistent/dir/x.json"}, "--json"},
+      {{"run", "--target", target, "--command-ratio", "2"}, "must follow a --command"},
+      {{"frobnicate"}, "unknown subcommand 'frobnicate'"},
+  };
+  for (const Case& c : cases) {
+    Outcome out = RunMemstand(c.args, 20);
+    EXPECT_EQ(out.exit_code, 2) << c.says << "\n" << out.output;
+    EXPECT_NE(out.output.find(c.says), std::string::npos) << out.output;
+  }
+}
+
+TEST(RunE2E, UnreachableTargetFailsFast) {
+  auto port = PickFreePort();
+  ASSERT_TRUE(port.ok());
+  Outcome out = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(*port),
+                             "--connect-timeout", "2s"}, 20);
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_NE(out.output.find("refused"), std::string::npos) << out.output;
+
+  // A listener that never answers: the handshake is bounded by --connect-timeout.
+  auto fd = ListenTcp("127.0.0.1", 0);
+  ASSERT_TRUE(fd.ok());
+  auto silent = LocalPort(*fd);
+  out = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(*silent),
+                     "--connect-timeout", "1s"}, 20);
+  close(*fd);
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_FALSE(out.timed_out);
+  EXPECT_NE(out.output.find("no reply within 1000 ms"), std::string::npos) << out.output;
+}
+
+TEST(RunE2E, ServerKilledMidRunEndsTheRun) {
+  auto redis = StartRedis();
+  ASSERT_NE(redis, nullptr);
+  std::string json = TempDir() + "/run.json";
+  auto run = Running::Start({"run", "--target", Url(*redis), "--duration", "60s", "--json", json});
+  ASSERT_NE(run, nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(redis->pid(), SIGKILL);
+  Outcome out = run->Wait(30);
+  EXPECT_FALSE(out.timed_out);
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_NE(out.output.find("FAILED"), std::string::npos) << out.output;
+  auto j = ReadJson(json);
+  ASSERT_TRUE(j.is_object()) << out.output;
+  EXPECT_GT(j["totals"]["ops"].get<int64_t>(), 0);
+  EXPECT_GE(j["connection_errors"].get<int64_t>(), 1);
+}
+
+// A peer that answers the control client's INFO and then sends garbage.
+void ServeGarbage(int listen_fd, std::atomic<bool>* done) {
+  std::vector<int> fds;
+  while (!*done) {
+    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK);
+    if (fd >= 0) fds.push_back(fd);
+    for (int c : fds) {
+      char buf[4096];
+      ssize_t n = read(c, buf, sizeof(buf));
+      if (n <= 0) continue;
+      std::string req(buf, static_cast<size_t>(n));
+      std::string reply = req.find("INFO") != std::string::npos   ? "$3\r\nx:1\r\n"
+                          : req.find("PING") != std::string::npos ? "+PONG\r\n"
+                                                                  : "Xgarbage\r\n";
+      (void)!write(c, reply.data(), reply.size());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (int c : fds) close(c);
+}
+
+TEST(RunE2E, MalformedReplyIsAProtocolError) {
+  auto fd = ListenTcp("127.0.0.1", 0);
+  ASSERT_TRUE(fd.ok());
+  SetNonBlocking(*fd, true);
+  auto port = LocalPort(*fd);
+  std::atomic<bool> done{false};
+  std::thread server(ServeGarbage, *fd, &done);
+  std::string json = TempDir() + "/run.json";
+  Outcome out = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(*port),
+                             "-n", "100", "-c", "2", "--json", json}, 30);
+  done = true;
+  server.join();
+  close(*fd);
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_NE(out.output.find("malformed reply"), std::string::npos) << out.output;
+  auto j = ReadJson(json);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_GE(j["protocol_errors"].get<int>(), 1);
+}
+
+TEST(RunE2E, SigintPrintsResultsMarkedInterrupted) {
+  auto redis = StartRedis();
+  ASSERT_NE(redis, nullptr);
+  auto run = Running::Start({"run", "--target", Url(*redis), "--duration", "60s"});
+  ASSERT_NE(run, nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(run->pid(), SIGINT);
+  Outcome out = run->Wait(20);
+  EXPECT_EQ(out.exit_code, 130) << out.output;
+  EXPECT_NE(out.output.find("INTERRUPTED"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("Total"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memstand::e2e
