@@ -6,18 +6,39 @@
 
 namespace memstand {
 
-size_t FormatUint(uint64_t v, char* buf) {
-  char tmp[20];
-  size_t n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  for (size_t i = 0; i < n; ++i) buf[i] = tmp[n - 1 - i];
-  return n;
+namespace {
+
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// Writes the n decimal digits of v ending at end (n == DigitCount(v)).
+void WriteDigitsBackwards(uint64_t v, char* end) {
+  while (v >= 100) {
+    const uint64_t pair = (v % 100) * 2;
+    v /= 100;
+    *--end = kDigitPairs[pair + 1];
+    *--end = kDigitPairs[pair];
+  }
+  if (v >= 10) {
+    *--end = kDigitPairs[v * 2 + 1];
+    *--end = kDigitPairs[v * 2];
+  } else {
+    *--end = static_cast<char>('0' + v);
+  }
 }
 
-namespace {
+// "$len\r\n" at w; returns the end.
+char* WriteBulkHeader(char* w, size_t len) {
+  *w++ = '$';
+  const int n = DigitCount(len);
+  WriteDigitsBackwards(len, w + n);
+  w += n;
+  *w++ = '\r';
+  *w++ = '\n';
+  return w;
+}
 
 bool IsLiteral(const TemplateArg& arg) {
   for (const auto& p : arg) {
@@ -34,70 +55,102 @@ std::string JoinLiteral(const TemplateArg& arg) {
 
 }  // namespace
 
+int DigitCount(uint64_t v) {
+  int n = 1;
+  while (v >= 10000) {
+    v /= 10000;
+    n += 4;
+  }
+  return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+size_t FormatUint(uint64_t v, char* buf) {
+  const int n = DigitCount(v);
+  WriteDigitsBackwards(v, buf + n);
+  return static_cast<size_t>(n);
+}
+
 RequestBuilder::RequestBuilder(const CommandTemplate& tmpl, std::string key_prefix)
     : key_prefix_(std::move(key_prefix)) {
   Buffer raw;
   resp::AppendArrayHeader(&raw, tmpl.args.size());
+  auto flush_raw = [&] {
+    if (raw.Readable() == 0) return;
+    steps_.push_back({Step::Kind::kRaw, std::string(raw.View()), {}, 0, 0, 0});
+    raw.Clear();
+  };
   for (const TemplateArg& arg : tmpl.args) {
     if (IsLiteral(arg)) {
       resp::AppendBulk(&raw, JoinLiteral(arg));
       continue;
     }
-    if (raw.Readable() > 0) {
-      steps_.push_back({true, std::string(raw.View()), {}, 0, 0, 0});
-      raw.Clear();
-    }
-    Step s{false, {}, arg, 0, 0, 0};
+    flush_raw();
+    Step s{Step::Kind::kMixed, {}, arg, 0, 0, 0};
     for (const auto& p : arg) {
       if (p.kind == TemplatePart::Kind::kLiteral) s.literal_len += p.literal.size();
       if (p.kind == TemplatePart::Kind::kKey) ++s.keys;
       if (p.kind == TemplatePart::Kind::kData) ++s.datas;
     }
+    if (arg.size() == 1) s.kind = s.keys == 1 ? Step::Kind::kKey : Step::Kind::kData;
     steps_.push_back(std::move(s));
   }
-  if (raw.Readable() > 0) steps_.push_back({true, std::string(raw.View()), {}, 0, 0, 0});
+  flush_raw();
+}
+
+char* RequestBuilder::WriteKey(char* w, uint64_t key_index, int digits) const {
+  std::memcpy(w, key_prefix_.data(), key_prefix_.size());
+  w += key_prefix_.size();
+  WriteDigitsBackwards(key_index, w + digits);
+  return w + digits;
+}
+
+char* RequestBuilder::WriteMixed(char* w, const Step& s, uint64_t key_index, int digits,
+                                 std::string_view data) const {
+  for (const auto& p : s.arg) {
+    switch (p.kind) {
+      case TemplatePart::Kind::kLiteral:
+        std::memcpy(w, p.literal.data(), p.literal.size());
+        w += p.literal.size();
+        break;
+      case TemplatePart::Kind::kKey:
+        w = WriteKey(w, key_index, digits);
+        break;
+      case TemplatePart::Kind::kData:
+        std::memcpy(w, data.data(), data.size());
+        w += data.size();
+        break;
+    }
+  }
+  return w;
 }
 
 size_t RequestBuilder::Append(Buffer* out, uint64_t key_index, std::string_view data) const {
-  char key_digits[20];
-  size_t key_digits_len = FormatUint(key_index, key_digits);
-  size_t key_len = key_prefix_.size() + key_digits_len;
-  size_t start = out->Readable();
+  const int digits = DigitCount(key_index);
+  const size_t key_len = key_prefix_.size() + static_cast<size_t>(digits);
+  const size_t start = out->Readable();
   for (const Step& s : steps_) {
-    if (s.raw) {
+    if (s.kind == Step::Kind::kRaw) {
       out->Append(s.bytes);
       continue;
     }
-    size_t len = s.literal_len + s.keys * key_len + s.datas * data.size();
-    char header[24];
-    header[0] = '$';
-    size_t h = 1 + FormatUint(len, header + 1);
-    header[h++] = '\r';
-    header[h++] = '\n';
-    out->EnsureWritable(h + len + 2);
-    char* w = out->WritePtr();
-    std::memcpy(w, header, h);
-    w += h;
-    for (const auto& p : s.arg) {
-      switch (p.kind) {
-        case TemplatePart::Kind::kLiteral:
-          std::memcpy(w, p.literal.data(), p.literal.size());
-          w += p.literal.size();
-          break;
-        case TemplatePart::Kind::kKey:
-          std::memcpy(w, key_prefix_.data(), key_prefix_.size());
-          std::memcpy(w + key_prefix_.size(), key_digits, key_digits_len);
-          w += key_len;
-          break;
-        case TemplatePart::Kind::kData:
-          std::memcpy(w, data.data(), data.size());
-          w += data.size();
-          break;
-      }
+    const size_t len = s.kind == Step::Kind::kKey    ? key_len
+                       : s.kind == Step::Kind::kData ? data.size()
+                                                     : s.literal_len + s.keys * key_len +
+                                                           s.datas * data.size();
+    out->EnsureWritable(len + 24);
+    char* begin = out->WritePtr();
+    char* w = WriteBulkHeader(begin, len);
+    if (s.kind == Step::Kind::kKey) {
+      w = WriteKey(w, key_index, digits);
+    } else if (s.kind == Step::Kind::kData) {
+      std::memcpy(w, data.data(), data.size());
+      w += data.size();
+    } else {
+      w = WriteMixed(w, s, key_index, digits, data);
     }
     *w++ = '\r';
     *w++ = '\n';
-    out->Commit(h + len + 2);
+    out->Commit(static_cast<size_t>(w - begin));
   }
   return out->Readable() - start;
 }

@@ -25,18 +25,25 @@ class RequestBuilder {
 
  private:
   struct Step {
-    bool raw;              // true: bytes copied as they are
-    std::string bytes;     // raw: pre-encoded RESP; else: unused
-    TemplateArg arg;       // !raw: the argument's parts
-    size_t literal_len;    // !raw: sum of literal parts
-    int keys;              // !raw: count of __key__ parts
-    int datas;             // !raw: count of __data__ parts
+    enum class Kind { kRaw, kKey, kData, kMixed };
+    Kind kind;
+    std::string bytes;     // kRaw: pre-encoded RESP
+    TemplateArg arg;       // kMixed: the argument's parts
+    size_t literal_len;    // kMixed: sum of literal parts
+    int keys;              // kMixed: count of __key__ parts
+    int datas;             // kMixed: count of __data__ parts
   };
+  char* WriteKey(char* w, uint64_t key_index, int digits) const;
+  char* WriteMixed(char* w, const Step& s, uint64_t key_index, int digits,
+                   std::string_view data) const;
+
   std::vector<Step> steps_;
   std::string key_prefix_;
 };
 
 /// Formats v in decimal into buf (>= 20 bytes); returns the length.
 size_t FormatUint(uint64_t v, char* buf);
+/// The number of decimal digits of v.
+int DigitCount(uint64_t v);
 
 }  // namespace memstand

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstdint>
 
@@ -58,15 +59,17 @@ struct Worker::Conn {
   uint64_t mix_pos = 0;
   uint64_t budget = UINT64_MAX;  // measured requests left (requests mode)
   bool want_write = false;
+  bool flush_queued = false;
   std::vector<std::string> setup_names;  // setup commands awaiting replies, in order
 
+  // REQUIRES: ring.size() is a power of two.
   void Push(const InFlight& f) {
-    ring[(head + count) % ring.size()] = f;
+    ring[(head + count) & (ring.size() - 1)] = f;
     ++count;
   }
   InFlight Pop() {
     InFlight f = ring[head];
-    head = (head + 1) % ring.size();
+    head = (head + 1) & (ring.size() - 1);
     --count;
     return f;
   }
@@ -91,7 +94,7 @@ Status Worker::OpenAll() {
     auto c = std::make_unique<Conn>();
     uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + i;
     c->slot = static_cast<uint32_t>(i);
-    c->ring.resize(std::max(opt_.pipeline, 4));
+    c->ring.resize(std::bit_ceil(static_cast<size_t>(std::max(opt_.pipeline, 4))));
     for (size_t k = 0; k < opt_.commands.size(); ++k) {
       // Each command of each connection draws its own sequence (stream = conn, command).
       c->keys.emplace_back(opt_.commands[k].key_pattern, opt_.key_min, opt_.key_max,
@@ -140,6 +143,7 @@ void Worker::Run() {
     }
     int n = reactor_->Wait(events, kMaxEvents, 50);
     for (int i = 0; i < n; ++i) OnEvent(*conns_[events[i].data.u64], events[i].events, now);
+    FlushQueued();
   }
   shared_->ready->arrive_and_wait();
   if (failure_.ok()) Loop();
@@ -224,6 +228,7 @@ void Worker::Loop() {
     if (n == 0) continue;
     now = NowNs();
     for (int i = 0; i < n; ++i) OnEvent(*conns_[events[i].data.u64], events[i].events, now);
+    FlushQueued();
     if (Finished()) break;
   }
 }
@@ -239,7 +244,23 @@ void Worker::OnEvent(Conn& c, uint32_t events, int64_t now) {
     if (c.state == Conn::State::kClosed) return;
     Fill(c, now);
   }
-  if ((events & EPOLLOUT) || c.out.Readable() > 0) Flush(c);
+  if ((events & EPOLLOUT) || c.out.Readable() > 0) QueueFlush(c);
+}
+
+void Worker::QueueFlush(Conn& c) {
+  if (c.flush_queued) return;
+  c.flush_queued = true;
+  flush_queue_.push_back(&c);
+}
+
+void Worker::FlushQueued() {
+  // Writes after every event of a wake-up is handled: the server then finds many
+  // requests at once instead of being woken once per connection.
+  for (Conn* c : flush_queue_) {
+    c->flush_queued = false;
+    if (c->state != Conn::State::kClosed) Flush(*c);
+  }
+  flush_queue_.clear();
 }
 
 void Worker::OnConnected(Conn& c) {

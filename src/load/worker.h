@@ -63,6 +63,8 @@ class Worker {
   void HandleReply(Conn& c, int64_t now);
   void Fill(Conn& c, int64_t now);
   void Flush(Conn& c);
+  void QueueFlush(Conn& c);
+  void FlushQueued();
   void Fail(Conn& c, const Status& why);
   void Close(Conn& c);
   void CheckTimeouts(int64_t now);
@@ -80,6 +82,7 @@ class Worker {
   Status failure_;
   uint64_t unanswered_ = 0;
   std::vector<char> read_buf_;
+  std::vector<Conn*> flush_queue_;  // connections with bytes to write after this wake-up
   bool measuring_ = false;
   bool measure_done_ = false;
   bool stopping_ = false;

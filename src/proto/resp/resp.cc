@@ -215,10 +215,57 @@ void Reader::StartReply() {
   emitted_ = false;
 }
 
+// The load engine's common replies (+OK, :N, $N bulk, -ERR) whole in the input, at a
+// reply boundary, in summary mode: parsed in one pass. Returns the reply's size, or 0
+// to let the general state machine handle it (split input, aggregates, faults).
+size_t Reader::FastSummary(const char* data, size_t len) {
+  if (len < 4 || len > (size_t{1} << 40)) return 0;
+  const char type = data[0];
+  if (type == '+' || type == '-' || type == ':') {
+    const size_t max = std::min(len, limits_.max_line + 3);
+    const char* nl = static_cast<const char*>(std::memchr(data, '\n', max));
+    if (nl == nullptr || nl[-1] != '\r' || nl - data < 2) return 0;
+    std::string_view text(data + 1, static_cast<size_t>(nl - data - 2));
+    if (type == ':') {
+      int64_t v = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || end != text.data() + text.size()) return 0;
+      NoteTopLevel(Type::kInteger, false, v, {});
+    } else {
+      NoteTopLevel(type == '+' ? Type::kSimpleString : Type::kError, false, 0, text);
+    }
+    return static_cast<size_t>(nl - data + 1);
+  }
+  if (type != '$') return 0;
+  size_t i = 1;
+  int64_t n = 0;
+  if (data[1] == '-') {
+    if (len < 5 || data[2] != '1' || data[3] != '\r' || data[4] != '\n') return 0;
+    NoteTopLevel(Type::kNull, true, 0, {});
+    return 5;
+  }
+  while (i < len && i < 20 && data[i] >= '0' && data[i] <= '9') n = n * 10 + (data[i++] - '0');
+  if (i == 1 || i + 1 >= len || data[i] != '\r' || data[i + 1] != '\n') return 0;
+  if (n > limits_.max_bulk) return 0;
+  const size_t total = i + 2 + static_cast<size_t>(n) + 2;
+  if (total > len || data[total - 2] != '\r' || data[total - 1] != '\n') return 0;
+  NoteTopLevel(Type::kBulkString, false, 0, {});
+  return total;
+}
+
 Reader::Event Reader::Feed(const char* data, size_t len, size_t* consumed) {
   *consumed = 0;
   if (failed_) return Event::kProtocolError;
   if (emitted_) StartReply();
+  if (mode_ == Mode::kSummary && phase_ == Phase::kLine && line_.empty() && frames_.empty() &&
+      summary_.wire_bytes == 0) {
+    if (size_t n = FastSummary(data, len); n > 0) {
+      *consumed = n;
+      summary_.wire_bytes = n;
+      emitted_ = true;
+      return Event::kReply;
+    }
+  }
   base_ = summary_.wire_bytes;
   size_t pos = 0;
   while (pos < len) {

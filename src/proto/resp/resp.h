@@ -120,6 +120,8 @@ class Reader {
   Limits limits_;
   Summary summary_;
   std::string error_;
+  size_t FastSummary(const char* data, size_t len);
+
   bool failed_ = false;
   bool emitted_ = false;  // the last Feed() returned kReply
   size_t base_ = 0;       // reply offset of the first byte of the current Feed() input
