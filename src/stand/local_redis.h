@@ -1,0 +1,93 @@
+// A redis-server that memstand starts itself on a free loopback port, with
+// persistence off, and tears down (process and directory) when done.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stand/process.h"
+#include "util/status.h"
+
+namespace memstand {
+
+struct LocalRedisOptions {
+  /// Program name (searched in PATH) or path. Default: the Debian package's binary.
+  std::string binary = "redis-server";
+  /// Extra directives, passed as `--key value` after ours (so they win), e.g.
+  /// {"maxmemory", "8mb"}. The value is one argument: multi-word values are not split.
+  std::vector<std::pair<std::string, std::string>> config;
+  /// How long to wait for the first +PONG. An empty redis starts in milliseconds;
+  /// 10 s covers a loaded CI machine.
+  int ready_timeout_ms = 10000;
+  /// Working directory (--dir, redis.log). Empty: a new mkdtemp directory under
+  /// $TMPDIR (or /tmp), removed by Stop. A given directory is created if missing
+  /// and never removed.
+  std::string base_dir;
+};
+
+/// One running redis-server started by memstand. Not thread-safe: one owner.
+/// Command line: --port P --bind 127.0.0.1 --save "" --appendonly no --dir D
+/// --logfile "" --daemonize no, then the extra directives; stdout and stderr go to
+/// D/redis.log.
+class LocalRedis {
+ public:
+  /// Finds the binary (NotFound with an apt-get hint if it is missing), starts it on
+  /// a free port and returns once it answers PING and INFO names its pid (so the
+  /// answer is not from another server on the same port). If the port was taken
+  /// meanwhile, retries with another one (3 attempts). Errors on early exit or
+  /// timeout carry the last lines of the log; a config redis rejects is
+  /// InvalidArgument.
+  static Result<std::unique_ptr<LocalRedis>> Start(const LocalRedisOptions& options);
+
+  /// Calls Stop().
+  ~LocalRedis();
+  LocalRedis(const LocalRedis&) = delete;
+  LocalRedis& operator=(const LocalRedis&) = delete;
+
+  /// SIGTERM (then SIGKILL after 5 s), reap, remove the directory if we made it.
+  /// Idempotent. Failed if redis had already died before Stop (with its exit and
+  /// log tail): the run it served is suspect. Cleanup happens in every case.
+  Status Stop();
+
+  const std::string& host() const { return host_; }
+  int port() const { return port_; }
+  pid_t pid() const { return process_ != nullptr ? process_->pid() : -1; }
+  const std::string& dir() const { return dir_; }
+  /// The last `lines` lines of redis.log (stdout + stderr), "" if unreadable.
+  std::string LogTail(int lines) const;
+  /// `redis_version` from INFO server, e.g. "7.0.15".
+  std::string version() const { return version_; }
+  /// One line naming the server and its exact configuration, for reports:
+  /// "redis-server 7.0.15 on 127.0.0.1:PORT (pid N), started by memstand,
+  /// persistence off, dir D[, config: k=v ...]".
+  std::string Describe() const;
+
+ private:
+  LocalRedis() = default;
+  Status MakeDir();
+  // One start attempt on `port`; fills process_, port_ and version_ on success.
+  // *port_taken tells whether a retry on another port may help.
+  Status TryStart(const std::string& binary_path, int port, bool* port_taken);
+  Status WaitReady(bool* port_taken);
+  // Asks the server PING + INFO server; true once it answers as our process.
+  Status Probe(bool* port_taken);
+  // A start error: the log tail appended; InvalidArgument if redis rejected its
+  // config, else make(message).
+  Status StartupFailure(const std::string& what, Status (*make)(std::string)) const;
+  std::string LogPath() const { return dir_ + "/redis.log"; }
+
+  LocalRedisOptions options_;
+  std::string host_ = "127.0.0.1";
+  int port_ = 0;
+  std::string dir_;
+  bool owns_dir_ = false;
+  std::string version_;
+  std::unique_ptr<Process> process_;
+  bool stopped_ = false;
+};
+
+}  // namespace memstand

@@ -1,0 +1,77 @@
+// A child process memstand starts and owns: spawned with fork/exec into its own process
+// group, killed with its parent, and always reaped. Used for local servers (redis-server).
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace memstand {
+
+struct SpawnOptions {
+  /// argv[0] is the program: a path if it holds a '/', else searched in PATH.
+  /// REQUIRES: not empty.
+  std::vector<std::string> argv;
+  /// Working directory of the child; empty: inherit ours.
+  std::string work_dir;
+  /// stdout and stderr go to this file (created, appended to); empty: /dev/null.
+  /// stdin is always /dev/null.
+  std::string log_path;
+};
+
+/// Resolves a program name the way execvp would: a name holding a '/' is checked as a
+/// path, any other is searched in $PATH. Returns the path of an executable regular
+/// file, or NotFound("<name> not found in PATH").
+Result<std::string> FindExecutable(const std::string& name);
+
+/// One spawned child. Not thread-safe: one owner.
+///
+/// The child runs in its own process group (so a terminal's Ctrl-C reaches memstand
+/// only, and Terminate reaches the child's own children too), has PR_SET_PDEATHSIG
+/// = SIGKILL (it dies with the *thread* that spawned it, so spawn from a long-lived
+/// thread), default signal dispositions and mask, and inherits no fds but 0, 1, 2.
+class Process {
+ public:
+  /// Forks and execs. Returns once exec succeeded; an exec failure is reported here:
+  /// NotFound if the program does not exist ("<prog> not found in PATH"), IoError
+  /// otherwise. The log file is opened before the fork, so its errors come back too.
+  static Result<std::unique_ptr<Process>> Spawn(const SpawnOptions& options);
+
+  /// Calls Terminate(kDefaultTerminateMs).
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  static constexpr int kDefaultTerminateMs = 5000;
+
+  pid_t pid() const { return pid_; }
+
+  /// True while the child runs. Reaps it (and SIGKILLs whatever is left of its
+  /// process group) once it has exited.
+  bool Alive();
+
+  /// SIGTERM to the process group; if the child has not exited after timeout_ms,
+  /// SIGKILL to the group. Always reaps the child before returning. Idempotent.
+  /// Errors only if a system call fails unexpectedly.
+  Status Terminate(int timeout_ms = kDefaultTerminateMs);
+
+  /// The raw waitpid() status once reaped; nullopt while running.
+  std::optional<int> wait_status() const { return wait_status_; }
+  /// "running", "exited with code N" or "killed by signal N (NAME)".
+  std::string DescribeExit() const;
+
+ private:
+  explicit Process(pid_t pid) : pid_(pid) {}
+  // Reaps if the child has exited (block: wait for it). Returns true once reaped.
+  bool Reap(bool block);
+
+  pid_t pid_;
+  std::optional<int> wait_status_;
+};
+
+}  // namespace memstand
