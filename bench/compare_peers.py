@@ -1,0 +1,726 @@
+#!/usr/bin/env python3
+"""Peer comparison: memstand's load generator against redis-benchmark.
+
+Both clients run single-threaded, pinned to one core, against servers this script
+starts on loopback and pins to another core: a real redis-server and the in-repo
+null_resp_server (answers every command at once, so the client is the limit).
+
+The quantity that ranks clients is the client's own CPU per request (user + sys of
+the client process, from the kernel's rusage of that child, divided by the requests
+it sent). Requests/s against a saturated server does not rank clients; it is shown
+for context. Each case is repeated --runs times with the order of the two clients
+alternated per run (METHOD.md rule 10); the table shows medians and every raw sample
+is kept (--verbose prints them, --raw-json writes them).
+
+Exit status: 0 when every run finished (targets are reported, not enforced);
+1 when a tool is missing, a server does not start, or a client run fails;
+2 on bad options; 130 on Ctrl-C. Servers are always stopped.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+CONNECTIONS = 50
+VALUE_SIZE = 100
+KEY_COUNT = 100_000  # memstand: memtier-0..99999; redis-benchmark: key:000000000000..
+MEMSTAND_KEY_PREFIX = "memtier-"  # memstand's default --key-prefix
+QUICK_REQUESTS_P1 = 20_000
+QUICK_REQUESTS_PIPELINED = 200_000
+SERVER_START_TIMEOUT_S = 10.0
+SATURATED_NOTE = ("requests/s against a saturated server does not rank clients; "
+                  "CPU per request does")
+
+TOOLS = ("memstand", "redis-benchmark")
+
+
+class BenchError(Exception):
+    """A failure that ends the benchmark with a message and exit status 1."""
+
+
+# ----------------------------------------------------------------------------- options
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--build-dir", default=os.path.join(REPO, "build"),
+                   help="directory holding memstand and null_resp_server "
+                        "(default: %(default)s)")
+    p.add_argument("--runs", type=int, default=3,
+                   help="repetitions of every case; >= 3 for a median (default: 3)")
+    p.add_argument("--requests-p1", type=int, default=100_000,
+                   help="requests per client run at pipeline 1 (default: 100000)")
+    p.add_argument("--requests-pipelined", type=int, default=1_000_000,
+                   help="requests per client run at pipeline 16 and 128 "
+                        "(default: 1000000)")
+    p.add_argument("--server-core", type=int, default=0,
+                   help="CPU the servers are pinned to (default: 0)")
+    p.add_argument("--client-core", type=int, default=1,
+                   help="CPU every client run is pinned to (default: 1)")
+    p.add_argument("--quick", action="store_true",
+                   help=f"smoke run: {QUICK_REQUESTS_P1} requests at pipeline 1, "
+                        f"{QUICK_REQUESTS_PIPELINED} pipelined")
+    p.add_argument("--only", choices=("redis", "null"),
+                   help="run only the cases against this server")
+    p.add_argument("--raw-json", metavar="FILE",
+                   help="write the platform facts, options and every raw sample here")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="print every raw sample as it is measured")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.requests_p1 = QUICK_REQUESTS_P1
+        args.requests_pipelined = QUICK_REQUESTS_PIPELINED
+    if args.runs < 1:
+        p.error("--runs must be >= 1")
+    if args.requests_p1 < 1 or args.requests_pipelined < 1:
+        p.error("request counts must be >= 1")
+    ncpu = os.cpu_count() or 1
+    for name in ("server_core", "client_core"):
+        core = getattr(args, name)
+        if not 0 <= core < ncpu:
+            p.error(f"--{name.replace('_', '-')} {core}: this machine has CPUs 0..{ncpu - 1}")
+    return args
+
+
+# ----------------------------------------------------------------------------- cases
+
+class Case:
+    """One benchmark case: a server, a command and a pipeline depth."""
+
+    def __init__(self, server, command, pipeline, requests, target):
+        self.server = server      # "redis" or "null"
+        self.command = command    # "set" or "get"
+        self.pipeline = pipeline
+        self.requests = requests
+        self.target = target      # max memstand/redis-benchmark CPU ratio, or None
+
+    @property
+    def name(self):
+        return f"{self.server} {self.command.upper()} {VALUE_SIZE}B P{self.pipeline}"
+
+
+def build_cases(args):
+    def n(pipeline):
+        return args.requests_p1 if pipeline == 1 else args.requests_pipelined
+
+    cases = []
+    if args.only in (None, "redis"):
+        for pipeline in (1, 16):
+            for command in ("set", "get"):
+                cases.append(Case("redis", command, pipeline, n(pipeline), None))
+    if args.only in (None, "null"):
+        for pipeline, target in ((1, 0.8), (16, 0.6), (128, 0.6)):
+            cases.append(Case("null", "set", pipeline, n(pipeline), target))
+    return cases
+
+
+# ----------------------------------------------------------------------------- platform
+
+def read_file(path, default=""):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def tool_version(cmd):
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=10)
+        return (out.stdout or out.stderr).strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return "unknown"
+
+
+def platform_facts(tools):
+    cpuinfo = read_file("/proc/cpuinfo")
+    model = re.search(r"^model name\s*:\s*(.*)$", cpuinfo, re.M)
+    flags = re.search(r"^flags\s*:\s*(.*)$", cpuinfo, re.M)
+    return {
+        "uname": " ".join(platform.uname()),
+        "nproc": os.cpu_count(),
+        "cpus_usable": len(os.sched_getaffinity(0)),
+        "cpu_model": model.group(1).strip() if model else "unknown",
+        "hypervisor": bool(flags and "hypervisor" in flags.group(1).split()),
+        "loadavg_start": read_file("/proc/loadavg").split()[:3],
+        "memstand_version": tool_version([tools["memstand"], "--version"]),
+        "redis_benchmark_version": tool_version([tools["redis-benchmark"], "--version"]),
+        "redis_server_version": tool_version([tools["redis-server"], "--version"]),
+        "python": platform.python_version(),
+    }
+
+
+def find_tools(args):
+    """Paths of every external program, or BenchError naming what is missing."""
+    tools = {}
+    missing = []
+    for name in ("memstand", "null_resp_server"):
+        path = os.path.join(args.build_dir, name)
+        if os.access(path, os.X_OK):
+            tools[name] = path
+        else:
+            missing.append(f"{path} not found: build it with "
+                           f"`cmake --build {args.build_dir} -j2`")
+    for name, hint in (("redis-benchmark", "apt-get install redis-tools"),
+                       ("redis-server", "apt-get install redis-server"),
+                       ("taskset", "apt-get install util-linux")):
+        path = shutil.which(name)
+        if path:
+            tools[name] = path
+        else:
+            missing.append(f"{name} not installed: {hint}")
+    if missing:
+        raise BenchError("missing tools:\n  " + "\n  ".join(missing))
+    return tools
+
+
+# ----------------------------------------------------------------------------- RESP
+
+class RespConnection:
+    """A minimal blocking RESP2 client for set-up and server counters."""
+
+    def __init__(self, port, timeout=10.0):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = b""
+
+    def close(self):
+        self.sock.close()
+
+    @staticmethod
+    def encode(*args):
+        parts = [b"*%d\r\n" % len(args)]
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        return b"".join(parts)
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                raise BenchError("server closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def _exact(self, n):
+        while len(self.buf) < n + 2:
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                raise BenchError("server closed the connection")
+            self.buf += chunk
+        data, self.buf = self.buf[:n], self.buf[n + 2:]
+        return data
+
+    def reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind in (b"+", b":"):
+            return rest.decode() if kind == b"+" else int(rest)
+        if kind == b"-":
+            raise BenchError(f"server error: {rest.decode(errors='replace')}")
+        if kind == b"$":
+            n = int(rest)
+            return None if n < 0 else self._exact(n)
+        if kind == b"*":
+            n = int(rest)
+            return None if n < 0 else [self.reply() for _ in range(n)]
+        raise BenchError(f"malformed RESP reply: {line[:60]!r}")
+
+    def call(self, *args):
+        self.sock.sendall(self.encode(*args))
+        return self.reply()
+
+    def pipeline(self, commands):
+        self.sock.sendall(b"".join(self.encode(*c) for c in commands))
+        return [self.reply() for _ in commands]
+
+
+def redis_info(port, section):
+    conn = RespConnection(port)
+    try:
+        text = conn.call("INFO", section).decode()
+    finally:
+        conn.close()
+    info = {}
+    for line in text.splitlines():
+        if ":" in line and not line.startswith("#"):
+            k, v = line.split(":", 1)
+            info[k] = v
+    return info
+
+
+def populate_redis(port):
+    """SETs every key both clients' GET cases read; checks DBSIZE afterwards."""
+    value = b"v" * VALUE_SIZE
+    conn = RespConnection(port)
+    try:
+        batch = []
+        for i in range(KEY_COUNT):
+            batch.append((b"SET", f"{MEMSTAND_KEY_PREFIX}{i}".encode(), value))
+            batch.append((b"SET", b"key:%012d" % i, value))
+            if len(batch) >= 2000:
+                conn.pipeline(batch)
+                batch = []
+        if batch:
+            conn.pipeline(batch)
+        size = conn.call("DBSIZE")
+    finally:
+        conn.close()
+    if size != 2 * KEY_COUNT:
+        raise BenchError(f"redis DBSIZE is {size} after populating, expected {2 * KEY_COUNT}")
+
+
+# ----------------------------------------------------------------------------- servers
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A server process pinned to one core; stop() ends it and its process group."""
+
+    def __init__(self, kind, argv, log_path):
+        self.kind = kind
+        self.port = None
+        self.log_path = log_path
+        self.log = open(log_path, "w+b")
+        # Own session: Ctrl-C reaches only this script, which then stops the server.
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def log_tail(self, lines=20):
+        self.log.flush()
+        return tail(read_file(self.log_path), lines)
+
+    def check_alive(self):
+        if self.proc.poll() is not None:
+            raise BenchError(f"{self.kind} server exited with status {self.proc.returncode}:\n"
+                             + self.log_tail())
+
+    def cpu_s(self):
+        """User + sys CPU seconds of the server process so far (clock-tick resolution)."""
+        fields = read_file(f"/proc/{self.proc.pid}/stat").rsplit(")", 1)[-1].split()
+        if len(fields) < 13:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+            except ProcessLookupError:
+                pass
+        self.log.close()
+
+
+def wait_until(predicate, what, server):
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        server.check_alive()
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise BenchError(f"{what} did not come up within {SERVER_START_TIMEOUT_S:.0f} s:\n"
+                     + server.log_tail())
+
+
+def start_redis(tools, core, tmpdir):
+    port = free_port()
+    argv = [tools["taskset"], "-c", str(core), tools["redis-server"],
+            "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+            "--appendonly", "no", "--daemonize", "no", "--dir", tmpdir]
+    server = Server("redis", argv, os.path.join(tmpdir, "redis-server.log"))
+    server.port = port
+
+    def pong():
+        try:
+            conn = RespConnection(port, timeout=1.0)
+            try:
+                return conn.call("PING") == "PONG"
+            finally:
+                conn.close()
+        except (OSError, BenchError):
+            return False
+
+    try:
+        wait_until(pong, f"redis-server on port {port}", server)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def start_null(tools, core, tmpdir):
+    argv = [tools["taskset"], "-c", str(core), tools["null_resp_server"], "--port", "0"]
+    server = Server("null", argv, os.path.join(tmpdir, "null_resp_server.log"))
+
+    def listening():
+        m = re.search(r"listening on 127\.0\.0\.1:(\d+)", read_file(server.log_path))
+        if m:
+            server.port = int(m.group(1))
+        return server.port is not None
+
+    try:
+        wait_until(listening, "null_resp_server", server)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+# ----------------------------------------------------------------------------- clients
+
+def tail(text, lines=20):
+    """The last non-blank lines of a tool's output (carriage returns count as breaks)."""
+    kept = [line for line in text.replace("\r", "\n").splitlines() if line.strip()]
+    return "\n".join(kept[-lines:])
+
+
+def run_child(argv, out_path):
+    """Runs argv to completion; returns (exit code, user+sys s, wall s) of that child."""
+    with open(out_path, "wb") as out:
+        start = time.monotonic()
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        wall = time.monotonic() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    return proc.returncode, usage.ru_utime + usage.ru_stime, wall
+
+
+def memstand_argv(tools, case, port, json_path):
+    command = "set __key__ __data__" if case.command == "set" else "get __key__"
+    return [tools["memstand"], "run", "--target", f"redis://127.0.0.1:{port}",
+            "-t", "1", "-c", str(CONNECTIONS), "--pipeline", str(case.pipeline),
+            "-n", str(case.requests), "--command", command, "-d", str(VALUE_SIZE),
+            "--key-maximum", str(KEY_COUNT - 1), "-q", "--json", json_path]
+
+
+def redis_benchmark_argv(tools, case, port):
+    return [tools["redis-benchmark"], "-h", "127.0.0.1", "-p", str(port),
+            "-c", str(CONNECTIONS), "-n", str(case.requests), "-P", str(case.pipeline),
+            "-t", case.command, "-d", str(VALUE_SIZE), "-r", str(KEY_COUNT), "-q"]
+
+
+def parse_memstand(json_path, case, output):
+    try:
+        with open(json_path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise BenchError(f"memstand wrote no readable JSON ({e}):\n{tail(output)}")
+    totals = doc["totals"]
+    if totals["ops"] != case.requests or totals["errors"] or doc.get("unanswered"):
+        raise BenchError(f"memstand {case.name}: ops {totals['ops']} of {case.requests}, "
+                         f"errors {totals['errors']}, unanswered {doc.get('unanswered')}:\n"
+                         + tail(output))
+    extra = {"memstand_thread_cpu_us_per_request": doc["client"]["cpu_us_per_request"],
+             "warnings": doc.get("warnings", [])}
+    if case.command == "get":
+        extra["hits"], extra["misses"] = totals.get("hits"), totals.get("misses")
+    return totals["ops_per_sec"], extra
+
+
+RB_LINE = re.compile(r"^([A-Z_]+): ([0-9.]+) requests per second", re.M)
+
+
+def parse_redis_benchmark(output, case):
+    lines = [ln for ln in output.replace("\r", "\n").splitlines() if ln.strip()]
+    m = RB_LINE.search(lines[-1]) if lines else None
+    if not m or m.group(1) != case.command.upper():
+        raise BenchError(f"redis-benchmark {case.name}: no final "
+                         f"'{case.command.upper()}: N requests per second' line:\n"
+                         + tail(output))
+    return float(m.group(2)), {}
+
+
+class Bench:
+    """Runs the clients against the servers and keeps every sample."""
+
+    def __init__(self, args, tools, tmpdir):
+        self.args = args
+        self.tools = tools
+        self.tmpdir = tmpdir
+        self.servers = {}
+        self.samples = []
+
+    def server_counters(self, server):
+        """Server CPU seconds and keyspace misses (redis) right now."""
+        if server.kind == "redis":
+            info = redis_info(server.port, "all")
+            cpu = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+            return cpu, int(info["keyspace_misses"])
+        return server.cpu_s(), 0
+
+    def run_one(self, case, tool, run_index):
+        server = self.servers[case.server]
+        server.check_alive()
+        base = os.path.join(self.tmpdir, f"{case.server}-{case.command}-p{case.pipeline}"
+                                         f"-{run_index}-{tool}")
+        if tool == "memstand":
+            client = memstand_argv(self.tools, case, server.port, base + ".json")
+        else:
+            client = redis_benchmark_argv(self.tools, case, server.port)
+        argv = [self.tools["taskset"], "-c", str(self.args.client_core)] + client
+        cpu0, miss0 = self.server_counters(server)
+        code, cpu_s, wall_s = run_child(argv, base + ".out")
+        cpu1, miss1 = self.server_counters(server)
+        output = read_file(base + ".out")
+        if code != 0:
+            raise BenchError(f"{tool} {case.name} run {run_index + 1} exited with {code}:\n"
+                             f"$ {shlex.join(argv)}\n{tail(output)}")
+        if tool == "memstand":
+            rps, extra = parse_memstand(base + ".json", case, output)
+        else:
+            rps, extra = parse_redis_benchmark(output, case)
+        sample = {
+            "case": case.name, "server": case.server, "command": case.command,
+            "pipeline": case.pipeline, "connections": CONNECTIONS,
+            "value_size": VALUE_SIZE, "requests": case.requests, "run": run_index + 1,
+            "tool": tool, "requests_per_sec": rps,
+            "client_cpu_s": cpu_s, "client_wall_s": wall_s,
+            "client_cpu_us_per_request": cpu_s * 1e6 / case.requests,
+            "client_core_share": cpu_s / wall_s if wall_s > 0 else None,
+            "server_cpu_us_per_request": (cpu1 - cpu0) * 1e6 / case.requests,
+            "argv": argv,
+        }
+        if case.server == "redis" and case.command == "get":
+            sample["server_keyspace_misses"] = miss1 - miss0
+        sample.update(extra)
+        self.samples.append(sample)
+        if self.args.verbose:
+            print(f"  run {run_index + 1} {case.name:<22} {tool:<15} "
+                  f"{rps:>12,.0f} req/s  {sample['client_cpu_us_per_request']:6.2f} "
+                  f"CPU-us/req  core {sample['client_core_share']:.2f}  "
+                  f"server {sample['server_cpu_us_per_request']:6.2f} CPU-us/req",
+                  flush=True)
+        return sample
+
+    def run(self, cases):
+        kinds = sorted({c.server for c in cases})
+        for kind in kinds:
+            start = start_redis if kind == "redis" else start_null
+            self.servers[kind] = start(self.tools, self.args.server_core, self.tmpdir)
+        if "redis" in self.servers and any(c.command == "get" for c in cases):
+            populate_redis(self.servers["redis"].port)
+        for run_index in range(self.args.runs):
+            order = TOOLS if run_index % 2 == 0 else TOOLS[::-1]
+            if not self.args.verbose:
+                print(f"run {run_index + 1}/{self.args.runs} ({' then '.join(order)}) ...",
+                      flush=True)
+            for case in cases:
+                for tool in order:
+                    self.run_one(case, tool, run_index)
+
+    def stop(self):
+        for server in self.servers.values():
+            server.stop()
+
+
+# ----------------------------------------------------------------------------- report
+
+def median_of(samples, case, tool, key):
+    values = [s[key] for s in samples if s["case"] == case.name and s["tool"] == tool]
+    return statistics.median(values) if values else float("nan")
+
+
+def per_run_ratios(samples, case):
+    """memstand / redis-benchmark CPU per request of each run (the pair ran back to back)."""
+    by_run = {}
+    for s in samples:
+        if s["case"] == case.name:
+            by_run.setdefault(s["run"], {})[s["tool"]] = s["client_cpu_us_per_request"]
+    return [pair["memstand"] / pair["redis-benchmark"]
+            for _, pair in sorted(by_run.items()) if len(pair) == 2]
+
+
+def summarize(cases, samples):
+    rows = []
+    for case in cases:
+        row = {"case": case.name, "target": case.target}
+        for tool in TOOLS:
+            for key in ("requests_per_sec", "client_cpu_us_per_request",
+                        "client_core_share", "server_cpu_us_per_request"):
+                row[f"{tool}:{key}"] = median_of(samples, case, tool, key)
+        row["ratio"] = (row["memstand:client_cpu_us_per_request"]
+                        / row["redis-benchmark:client_cpu_us_per_request"])
+        row["met"] = None if case.target is None else row["ratio"] <= case.target
+        row["per_run_ratios"] = per_run_ratios(samples, case)
+        rows.append(row)
+    return rows
+
+
+def print_table(header, rows):
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+
+    def line(cells):
+        out = []
+        for i, cell in enumerate(cells):
+            out.append(str(cell).ljust(widths[i]) if i == 0 else str(cell).rjust(widths[i]))
+        return "| " + " | ".join(out) + " |"
+
+    print(line(header))
+    print("|" + "|".join("-" * (w + 2) if i == 0 else "-" * (w + 1) + ":"
+                         for i, w in enumerate(widths)) + "|")
+    for r in rows:
+        print(line(r))
+
+
+def print_report(args, facts, cases, rows, samples):
+    median_word = "median" if args.runs >= 3 else "middle (N < 3: not a median claim)"
+    print()
+    print("memstand vs redis-benchmark: client CPU per request")
+    print(f"platform: {facts['uname']}")
+    print(f"          nproc {facts['nproc']}, cpu {facts['cpu_model']}, "
+          f"hypervisor flag: {'yes' if facts['hypervisor'] else 'no'}, "
+          f"load average at start {' '.join(facts['loadavg_start'])}, "
+          f"at end {' '.join(facts['loadavg_end'])}")
+    print(f"tools:    memstand {facts['memstand_version']}, "
+          f"{facts['redis_benchmark_version']}, {facts['redis_server_version'].split(' sha')[0]}")
+    print(f"setup:    servers pinned to CPU {args.server_core}, each client pinned to CPU "
+          f"{args.client_core}; both clients single-threaded, {CONNECTIONS} connections, "
+          f"{VALUE_SIZE}-byte values, {KEY_COUNT} keys (uniform random)")
+    print(f"runs:     N = {args.runs} per case and client, order alternated per run; "
+          f"table shows the {median_word} of the N runs")
+    print(f"requests: {args.requests_p1} per run at pipeline 1, "
+          f"{args.requests_pipelined} at pipeline 16 and 128"
+          + (" (--quick)" if args.quick else ""))
+    print("CPU-us/req: (user + sys CPU of the client process, from its rusage) * 1e6 "
+          "/ requests; ratio = memstand / redis-benchmark")
+    print(f"note:     {SATURATED_NOTE}")
+    print()
+    header = ["case", "memstand req/s", "redis-benchmark req/s", "memstand CPU-us/req",
+              "redis-benchmark CPU-us/req", "ratio", "target", "met?"]
+    table = []
+    for r in rows:
+        table.append([
+            r["case"],
+            f"{r['memstand:requests_per_sec']:,.0f}",
+            f"{r['redis-benchmark:requests_per_sec']:,.0f}",
+            f"{r['memstand:client_cpu_us_per_request']:.2f}",
+            f"{r['redis-benchmark:client_cpu_us_per_request']:.2f}",
+            f"{r['ratio']:.2f}",
+            "-" if r["target"] is None else f"<= {r['target']:.1f}",
+            "-" if r["met"] is None else ("yes" if r["met"] else "NO"),
+        ])
+    print_table(header, table)
+    print()
+    print(f"Per-run ratios (N = {args.runs}, each pair run back to back), for the spread:")
+    for r in rows:
+        ratios = ", ".join(f"{x:.2f}" for x in r["per_run_ratios"])
+        print(f"  {r['case']:<20} {ratios}")
+    print()
+    print(f"Bottleneck ({median_word}): client core share = client CPU s / client wall s "
+          "(1.00: the client is the limit); server CPU-us/req from INFO (redis) or "
+          "/proc (null, 10 ms ticks)")
+    header2 = ["case", "memstand core share", "redis-benchmark core share",
+               "server CPU-us/req (memstand runs)", "server CPU-us/req (redis-benchmark runs)"]
+    table2 = [[r["case"],
+               f"{r['memstand:client_core_share']:.2f}",
+               f"{r['redis-benchmark:client_core_share']:.2f}",
+               f"{r['memstand:server_cpu_us_per_request']:.2f}",
+               f"{r['redis-benchmark:server_cpu_us_per_request']:.2f}"] for r in rows]
+    print_table(header2, table2)
+    print_get_hit_check(samples)
+
+
+def print_get_hit_check(samples):
+    misses = [s for s in samples if s.get("server_keyspace_misses")
+              or s.get("misses")]
+    gets = [s for s in samples if s["command"] == "get"]
+    if not gets:
+        return
+    if misses:
+        print(f"\nWARNING: {len(misses)} GET runs had misses (keyspace not populated?)")
+    else:
+        print(f"\nGET check: 0 misses in all {len(gets)} GET runs "
+              "(redis keyspace_misses and memstand's own count)")
+
+
+def write_raw(path, args, facts, rows, samples):
+    doc = {"schema": "memstand.compare_peers", "version": 1, "platform": facts,
+           "options": {k: v for k, v in vars(args).items()},
+           "connections": CONNECTIONS, "value_size": VALUE_SIZE, "keys": KEY_COUNT,
+           "note": SATURATED_NOTE, "summary": rows, "samples": samples}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+
+# ----------------------------------------------------------------------------- main
+
+def interrupt(signum, frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def main(argv):
+    args = parse_args(argv)
+    # Stop the servers on Ctrl-C, kill and hang-up too, even when started with SIGINT
+    # ignored (a background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGHUP, interrupt)
+    try:
+        tools = find_tools(args)
+    except BenchError as e:
+        print(f"compare_peers: {e}", file=sys.stderr)
+        return 1
+    if args.server_core == args.client_core:
+        print("compare_peers: warning: server and client share a CPU; "
+              "CPU per request still ranks clients, requests/s does not",
+              file=sys.stderr)
+    if args.runs < 3:
+        print(f"compare_peers: warning: --runs {args.runs} < 3: no median claim",
+              file=sys.stderr)
+    facts = platform_facts(tools)
+    cases = build_cases(args)
+    with tempfile.TemporaryDirectory(prefix="compare_peers.") as tmpdir:
+        bench = Bench(args, tools, tmpdir)
+        try:
+            bench.run(cases)
+        except BenchError as e:
+            print(f"compare_peers: {e}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            print("compare_peers: interrupted; servers stopped, nothing reported",
+                  file=sys.stderr)
+            return 130
+        finally:
+            bench.stop()
+    facts["loadavg_end"] = read_file("/proc/loadavg").split()[:3]
+    rows = summarize(cases, bench.samples)
+    print_report(args, facts, cases, rows, bench.samples)
+    if args.raw_json:
+        write_raw(args.raw_json, args, facts, rows, bench.samples)
+        print(f"\nraw samples: {args.raw_json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
