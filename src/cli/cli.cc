@@ -1,5 +1,7 @@
 #include "cli/cli.h"
 
+#include <sys/resource.h>
+
 #include <csignal>
 
 #include <fmt/format.h>
@@ -14,6 +16,15 @@ const Subcommand kSubcommands[] = {
     {"run", "Generate load against a Redis-protocol server (none given: start one)", SetupRun},
 };
 
+// Thousands of connections need more descriptors than the usual soft limit of 1024.
+void RaiseFileLimit() {
+  rlimit lim;
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
 bool IsSubcommand(const std::string& name) {
   for (const Subcommand& s : kSubcommands) {
     if (name == s.name) return true;
@@ -25,6 +36,7 @@ bool IsSubcommand(const std::string& name) {
 
 int Main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a peer closing a socket is an error value, not a signal
+  RaiseFileLimit();
   CLI::App app{"memstand: a test stand for in-memory data systems"};
   app.set_version_flag("--version", MEMSTAND_VERSION);
   app.require_subcommand(1);

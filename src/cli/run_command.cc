@@ -12,6 +12,7 @@
 #include "load/engine.h"
 #include "report/run_report.h"
 #include "stand/local_redis.h"
+#include "stand/proc_stats.h"
 
 namespace memstand::cli {
 
@@ -97,8 +98,15 @@ int RunBody(const CLI::App& app, const RunFlags& flags) {
   } else {
     rep.server_note = "given by the user (not started by memstand)";
   }
+  auto before = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
   auto result = RunLoad(cfg->load, &g_interrupt);
   if (!result.ok()) return Fail(result.status());
+  auto after = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
+  if (before.ok() && after.ok()) {
+    rep.server_proc_known = true;
+    rep.server_proc_cpu_s =
+        after->user_sec + after->sys_sec - before->user_sec - before->sys_sec;
+  }
   rep.options = &cfg->load;
   rep.result = &*result;
   rep.platform = Platform::Detect();

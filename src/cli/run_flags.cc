@@ -1,5 +1,7 @@
 #include "cli/run_flags.h"
 
+#include <sys/resource.h>
+
 #include "util/parse.h"
 #include "workload/command_mix.h"
 
@@ -228,6 +230,17 @@ Status BuildTimes(const RunFlags& f, LoadOptions* o) {
   return Status::OK();
 }
 
+Status CheckFileLimit(int connections) {
+  rlimit lim;
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return Status::OK();
+  const rlim_t needed = static_cast<rlim_t>(connections) + 64;  // + control, server, files
+  if (needed <= lim.rlim_cur) return Status::OK();
+  return Status::InvalidArgument(
+      "--threads x --clients: " + std::to_string(connections) + " connections need about " +
+      std::to_string(needed) + " file descriptors, but the limit is " +
+      std::to_string(lim.rlim_cur) + " (raise it with ulimit -n)");
+}
+
 }  // namespace
 
 void AddRunFlags(CLI::App* app, RunFlags* flags) {
@@ -262,6 +275,8 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   o.key_max = f.key_max;
   o.seed = f.seed;
   o.exclusive_server = f.exclusive;
+  s = CheckFileLimit(o.connections());
+  if (!s.ok()) return s;
   cfg.json_path = f.json_path;
   cfg.quiet = f.quiet;
   cfg.redis_server = f.redis_server;

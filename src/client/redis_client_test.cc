@@ -9,7 +9,7 @@
 
 #include "client/redis_info.h"
 #include "core/socket.h"
-#include "redis_test_util.h"
+#include "stand/local_redis.h"
 
 namespace memstand {
 namespace {
@@ -20,13 +20,18 @@ using resp::Type;
 class RedisClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto server = testutil::RedisServerProcess::Start();
+    auto server = LocalRedis::Start(LocalRedisOptions{});
     ASSERT_TRUE(server.ok()) << server.status().message();
     server_ = std::move(server.value());
   }
   void TearDown() override { server_.reset(); }
 
-  RedisClientOptions Options() const { return server_->ClientOptions(); }
+  RedisClientOptions Options() const {
+    RedisClientOptions o;
+    o.host = server_->host();
+    o.port = server_->port();
+    return o;
+  }
 
   std::unique_ptr<RedisClient> MustConnect(const RedisClientOptions& options) {
     auto client = RedisClient::Connect(options);
@@ -48,7 +53,7 @@ class RedisClientTest : public ::testing::Test {
     ASSERT_EQ(r.str, "OK");
   }
 
-  std::unique_ptr<testutil::RedisServerProcess> server_;
+  std::unique_ptr<LocalRedis> server_;
 };
 
 TEST_F(RedisClientTest, PingSetGet) {

@@ -109,6 +109,11 @@ Json ServerJson(const RunReport& rep) {
     j["cpu_sys_s"] = r.server_cpu_sys_s;
     j["cpu_us_per_request"] = ops > 0 ? cpu * 1e6 / ops : 0;
   }
+  if (rep.server_proc_known) {
+    j["proc_cpu_s"] = rep.server_proc_cpu_s;
+    j["proc_cpu_us_per_request"] =
+        r.measured_ops() > 0 ? rep.server_proc_cpu_s * 1e6 / r.measured_ops() : 0;
+  }
   return j;
 }
 

@@ -140,6 +140,10 @@ void PrintInstrument(std::FILE* out, const RunReport& r) {
     fmt::print(out, "    server CPU (INFO used_cpu_user/sys delta): {:.3f} s = {:.3f} µs/request\n",
                server, ops > 0 ? server * 1e6 / ops : 0);
   }
+  if (r.server_proc_known) {
+    fmt::print(out, "    server CPU (/proc/{}/stat delta, 10 ms ticks): {:.2f} s = {:.3f} µs/request\n",
+               r.server_pid, r.server_proc_cpu_s, ops > 0 ? r.server_proc_cpu_s * 1e6 / ops : 0);
+  }
   double n = ops > 0 ? double(ops) : 1;
   fmt::print(out, "    system calls per request: read {:.2f}, write {:.2f}, epoll_wait {:.2f}\n",
              t.read_calls / n, t.write_calls / n, t.wait_calls / n);

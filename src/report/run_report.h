@@ -19,6 +19,8 @@ struct RunReport {
   Platform platform;
   bool server_started = false;  // memstand started (and stopped) the server
   int server_pid = 0;           // its pid, when server_started
+  bool server_proc_known = false;  // /proc/PID/stat CPU delta of a server memstand started
+  double server_proc_cpu_s = 0;    // (clock-tick resolution, 10 ms)
   std::string server_note;      // how the server was started, or "given by the user"
   int exit_code = 0;
   std::string verdict;          // "OK", "FAILED: ...", "INTERRUPTED"

@@ -275,5 +275,64 @@ TEST(RunE2E, SigintPrintsResultsMarkedInterrupted) {
   EXPECT_NE(out.output.find("Total"), std::string::npos);
 }
 
+TEST(RunE2E, NoTargetServerIsStoppedOnSigint) {
+  std::string json = TempDir() + "/run.json";
+  auto run = Running::Start({"run", "--duration", "60s", "--json", json});
+  ASSERT_NE(run, nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(run->pid(), SIGINT);
+  Outcome out = run->Wait(20);
+  EXPECT_EQ(out.exit_code, 130) << out.output;
+  auto j = ReadJson(json);
+  ASSERT_TRUE(j.is_object()) << out.output;
+  EXPECT_TRUE(j["interrupted"].get<bool>());
+  pid_t pid = j["server"]["pid"].get<pid_t>();
+  EXPECT_FALSE(ProcessExists(pid)) << "redis-server " << pid << " survived SIGINT";
+}
+
+TEST(RunE2E, MissingRedisServerSaysHowToInstallIt) {
+  Outcome out = RunMemstand({"run", "--redis-server", "no-such-redis-server-binary", "-n", "10"});
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_NE(out.output.find("apt-get install redis-server"), std::string::npos) << out.output;
+}
+
+TEST(RunE2E, WarmupIsSentButKeptOutOfTheStatistics) {
+  auto redis = StartRedis();
+  ASSERT_NE(redis, nullptr);
+  std::string json = TempDir() + "/run.json";
+  Outcome out = RunMemstand({"run", "--target", Url(*redis), "--exclusive", "--warmup", "1s",
+                             "-n", "1000", "-c", "4", "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  EXPECT_EQ(j["totals"]["ops"], 1000);
+  EXPECT_EQ(j["totals"]["latency"]["count"], 1000);
+  int64_t server_total = 0;
+  for (const auto& row : j["cross_check"]["commands"]) {
+    EXPECT_EQ(row["memstand"], row["server"]) << row.dump();
+    if (row["command"] == "set" || row["command"] == "get") server_total += row["server"].get<int64_t>();
+  }
+  EXPECT_GT(server_total, 1000) << "the warm-up sent nothing";
+}
+
+TEST(RunE2E, ThousandsOfConnectionsFromOneProcess) {
+  auto redis = StartRedis();
+  ASSERT_NE(redis, nullptr);
+  std::string json = TempDir() + "/run.json";
+  Outcome out = RunMemstand({"run", "--target", Url(*redis), "--exclusive", "--threads", "2",
+                             "--clients", "1500", "-n", "30000", "--json", json}, 120);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  EXPECT_EQ(j["options"]["connections"], 3000);
+  EXPECT_EQ(j["totals"]["ops"], 30000);
+  EXPECT_EQ(j["cross_check"]["mismatch"], false);
+  auto client = Connect(*redis);
+  ASSERT_NE(client, nullptr);
+  auto info = client->Command({"INFO", "stats"});
+  ASSERT_TRUE(info.ok());
+  auto stats = ParseInfo(info->str);
+  // 3000 load connections + the control client + this client.
+  EXPECT_GE(std::stoll(stats["total_connections_received"]), 3001);
+}
+
 }  // namespace
 }  // namespace memstand::e2e
