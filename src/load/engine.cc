@@ -206,10 +206,14 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   if (auto it = before.info.find("redis_version"); it != before.info.end()) {
     r.server_version = it->second;
   }
+  IntervalCollector intervals(opt.threads, opt.commands.size());
+  shared.intervals = &intervals;
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker>(&shared, i));
   RunWorkers(&shared, &workers, interrupt, &r);
   Collect(workers, opt.commands.size(), &r);
+  intervals.Finish();
+  r.series = intervals.series();
   ServerSnapshot after = Snapshot(**client);
   double u1, s1;
   ProcessCpu(&u1, &s1);

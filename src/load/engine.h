@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "load/intervals.h"
 #include "load/load_options.h"
 #include "load/run_stats.h"
 #include "util/status.h"
@@ -45,6 +46,8 @@ struct RunResult {
   double process_cpu_user_s = 0;    // the whole memstand process, set-up included
   double process_cpu_sys_s = 0;
   CrossCheck cross_check;
+  /// Per-second summaries by command index; the last entry is all commands.
+  std::vector<std::vector<SeriesPoint>> series;
 
   uint64_t measured_ops() const;
   double client_cpu_s() const;      // worker threads, measured phase

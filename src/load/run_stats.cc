@@ -18,6 +18,12 @@ void CommandStats::Add(const CommandStats& o) {
   }
 }
 
+void CommandStats::Reset() {
+  ops = errors = hits = misses = bytes_out = bytes_in = zero_latency = 0;
+  latency_ns.Reset();
+  errors_by_prefix.clear();
+}
+
 void ThreadStats::Add(const ThreadStats& o) {
   if (commands.size() < o.commands.size()) {
     commands.resize(o.commands.size());

@@ -28,6 +28,8 @@ struct CommandStats {
   std::map<std::string, ErrorKind> errors_by_prefix;  // "OOM", "MOVED", "ERR", ...
 
   void Add(const CommandStats& other);
+  /// Back to empty, keeping the histogram's memory.
+  void Reset();
 };
 
 struct ThreadStats {

@@ -22,6 +22,7 @@ constexpr uint16_t kSetupCommand = UINT16_MAX;
 constexpr size_t kReadChunk = 256 * 1024;
 constexpr int kMaxEvents = 512;
 constexpr int64_t kTickNs = 100'000'000;  // timeouts and phases checked every 100 ms
+constexpr int64_t kSecondNs = 1'000'000'000;
 
 void ThreadCpu(double* user, double* sys) {
   rusage ru;
@@ -80,6 +81,7 @@ Worker::Worker(WorkerShared* shared, int thread_index)
       opt_(*shared->options),
       thread_index_(thread_index),
       stats_(shared->options->commands.size()),
+      interval_(shared->options->commands.size()),
       read_buf_(kReadChunk),
       reactor_(std::make_unique<ReactorHolder>()) {}
 
@@ -161,16 +163,35 @@ void Worker::EnterMeasuredPhase(int64_t now) {
   if (opt_.requests == 0) {
     measure_end_deadline_ns_ = now + static_cast<int64_t>(opt_.duration_s * 1e9);
   }
+  next_interval_ns_ = now + kSecondNs;
   ThreadCpu(&cpu_user_start_, &cpu_sys_start_);
 }
 
 void Worker::FinishMeasuredPhase() {
   if (measure_done_) return;
   measure_done_ = true;
+  RollInterval(NowNs(), /*last=*/true);
   double user, sys;
   ThreadCpu(&user, &sys);
   stats_.cpu_user_s = user - cpu_user_start_;
   stats_.cpu_sys_s = sys - cpu_sys_start_;
+}
+
+// Closes the current second (and any seconds that passed without a check, as empty
+// ones): folds it into the totals and hands it to the collector.
+void Worker::RollInterval(int64_t now, bool last) {
+  do {
+    IntervalStats done;
+    done.index = interval_index_++;
+    done.commands.resize(interval_.size());
+    for (size_t i = 0; i < interval_.size(); ++i) {
+      stats_.commands[i].Add(interval_[i]);
+      done.commands[i] = interval_[i];
+      interval_[i].Reset();
+    }
+    if (shared_->intervals != nullptr) shared_->intervals->Publish(std::move(done));
+    next_interval_ns_ += kSecondNs;
+  } while (!last && now >= next_interval_ns_);
 }
 
 bool Worker::CanSend(const Conn& c, int64_t now) const {
@@ -216,6 +237,7 @@ void Worker::Loop() {
       stopping_ = true;
       drain_deadline_ns_ = now + int64_t{opt_.drain_timeout_ms} * 1'000'000;
     }
+    if (now >= next_interval_ns_) RollInterval(now, /*last=*/false);
     if (now >= next_tick) {
       CheckTimeouts(now);
       next_tick = now + kTickNs;
@@ -348,7 +370,7 @@ void Worker::HandleReply(Conn& c, int64_t now) {
     return;
   }
   if (!f.measured) return;
-  CommandStats& s = stats_.commands[f.cmd];
+  CommandStats& s = interval_[f.cmd];
   int64_t latency = now - f.sent_ns;
   s.latency_ns.Record(latency);
   if (latency == 0) ++s.zero_latency;
@@ -377,7 +399,7 @@ void Worker::Fill(Conn& c, int64_t now) {
     ++stats_.sent_total;
     ++stats_.sent_by_command[cmd];
     if (measuring_) {
-      stats_.commands[cmd].bytes_out += bytes;
+      interval_[cmd].bytes_out += bytes;
       if (opt_.requests > 0) {
         --c.budget;
         --budget_left_;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "load/intervals.h"
 #include "load/load_options.h"
 #include "load/request_builder.h"
 #include "load/run_stats.h"
@@ -30,6 +31,8 @@ struct WorkerShared {
   /// Counted down once by every worker when its connections are ready (or failed),
   /// so the measured phase starts together.
   std::unique_ptr<std::latch> ready;
+  /// Receives every worker's per-second statistics (may be null).
+  IntervalCollector* intervals = nullptr;
 };
 
 class Worker {
@@ -70,6 +73,7 @@ class Worker {
   void CheckTimeouts(int64_t now);
   void EnterMeasuredPhase(int64_t now);
   void FinishMeasuredPhase();
+  void RollInterval(int64_t now, bool last);
   bool CanSend(const Conn& c, int64_t now) const;
   bool Busy() const;
   bool Finished() const;
@@ -79,6 +83,9 @@ class Worker {
   int thread_index_;
   std::vector<std::unique_ptr<Conn>> conns_;
   ThreadStats stats_;
+  std::vector<CommandStats> interval_;  // this second's statistics, by command
+  int interval_index_ = 0;
+  int64_t next_interval_ns_ = INT64_MAX;
   Status failure_;
   uint64_t unanswered_ = 0;
   std::vector<char> read_buf_;

@@ -1,0 +1,59 @@
+// Per-second statistics of a run. Workers record into their own interval stats and hand
+// each finished second to the collector (once a second, not per request); the
+// collector merges the same second of every worker and keeps only its summary, so
+// memory does not grow with the run's length.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "load/run_stats.h"
+
+namespace memstand {
+
+/// One worker's statistics for one second of the measured phase.
+struct IntervalStats {
+  int index = 0;  // seconds since the worker's measured start
+  std::vector<CommandStats> commands;
+};
+
+/// The summary of one second, all workers merged.
+struct SeriesPoint {
+  int second = 0;
+  uint64_t ops = 0;
+  uint64_t errors = 0;
+  int64_t p50_ns = 0;
+  int64_t p99_ns = 0;
+  int64_t max_ns = 0;
+};
+
+/// Thread-safe: workers Publish(), the engine reads after the workers ended.
+class IntervalCollector {
+ public:
+  IntervalCollector(int workers, size_t command_count);
+
+  /// Hands over one worker's second. Every worker publishes each index at most once.
+  void Publish(IntervalStats&& stats);
+  /// Summarizes seconds still waiting for workers that ended early.
+  void Finish();
+
+  /// By command index; the last entry is all commands together. Sorted by second.
+  const std::vector<std::vector<SeriesPoint>>& series() const { return series_; }
+
+ private:
+  struct Pending {
+    int arrived = 0;
+    std::vector<CommandStats> commands;
+  };
+  void Summarize(int index, const std::vector<CommandStats>& commands);
+
+  const int workers_;
+  const size_t command_count_;
+  std::mutex mu_;
+  std::map<int, Pending> pending_;
+  std::vector<std::vector<SeriesPoint>> series_;
+};
+
+}  // namespace memstand

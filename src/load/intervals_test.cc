@@ -1,0 +1,61 @@
+#include "load/intervals.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace memstand {
+namespace {
+
+IntervalStats Second(int index, std::vector<std::pair<uint64_t, int64_t>> per_command) {
+  IntervalStats s;
+  s.index = index;
+  for (auto [ops, latency] : per_command) {
+    CommandStats c;
+    c.ops = ops;
+    c.errors = ops / 10;
+    for (uint64_t i = 0; i < ops; ++i) c.latency_ns.Record(latency);
+    s.commands.push_back(std::move(c));
+  }
+  return s;
+}
+
+TEST(IntervalCollector, MergesTheSameSecondOfEveryWorker) {
+  IntervalCollector c(2, 2);
+  c.Publish(Second(0, {{10, 1000}, {20, 5000}}));
+  c.Publish(Second(1, {{30, 2000}, {0, 0}}));
+  c.Publish(Second(0, {{10, 3000}, {0, 0}}));
+  c.Finish();  // second 1 only ever came from one worker
+  const auto& s = c.series();
+  ASSERT_EQ(s.size(), 3u);
+  ASSERT_EQ(s[0].size(), 2u);
+  EXPECT_EQ(s[0][0].second, 0);
+  EXPECT_EQ(s[0][0].ops, 20u);
+  EXPECT_EQ(s[0][0].errors, 2u);
+  EXPECT_EQ(s[0][0].max_ns, 3000);
+  EXPECT_EQ(s[0][1].ops, 30u);
+  EXPECT_EQ(s[1][0].ops, 20u);
+  EXPECT_EQ(s[2][0].ops, 40u);   // all commands, second 0
+  EXPECT_EQ(s[2][0].max_ns, 5000);
+  // 20 at 5000, 10 at 3000, 10 at 1000: the 20th value, reported as its bucket's top.
+  EXPECT_EQ(s[2][0].p50_ns, HdrHistogram().HighestEquivalentValue(3000));
+  EXPECT_EQ(s[2][1].ops, 30u);
+}
+
+TEST(IntervalCollector, ConcurrentPublishersLoseNothing) {
+  constexpr int kWorkers = 4, kSeconds = 50;
+  IntervalCollector c(kWorkers, 1);
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWorkers; ++w) {
+    threads.emplace_back([&c] {
+      for (int i = 0; i < kSeconds; ++i) c.Publish(Second(i, {{7, 100}}));
+    });
+  }
+  for (auto& t : threads) t.join();
+  c.Finish();
+  ASSERT_EQ(c.series()[1].size(), static_cast<size_t>(kSeconds));
+  for (const auto& p : c.series()[1]) EXPECT_EQ(p.ops, 7u * kWorkers);
+}
+
+}  // namespace
+}  // namespace memstand
