@@ -5,10 +5,15 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config
-  libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   redis-server redis-tools
+  prometheus
 )
+# Node.js and npm (the HdrHistogram log test decodes with npm's hdr-histogram-js): only
+# when missing, since a machine may carry a nodejs package that bundles npm.
+command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
+command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,0 +1,65 @@
+// Prometheus text exposition format 0.0.4 for a running `memstand run`: what a scrape
+// of --metrics-addr returns. The snapshot is plain data; the caller fills it (under its
+// own lock) and formats it at once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "stats/hdr_histogram.h"
+
+namespace memstand {
+
+/// Totals of one command label ("SET", "GET", ...) since the run started.
+struct CommandMetrics {
+  uint64_t requests_total = 0;
+  std::map<std::string, uint64_t> errors_total;  // by error kind, e.g. "OOM", "timeout"
+  uint64_t hits_total = 0;
+  uint64_t misses_total = 0;
+  uint64_t bytes_sent_total = 0;      // application bytes written to sockets
+  uint64_t bytes_received_total = 0;  // application bytes read from sockets
+  /// Latencies in nanoseconds. Not owned; must outlive the FormatPrometheus call.
+  /// nullptr: this command has no memstand_request_duration_seconds samples.
+  const HdrHistogram* latency_ns = nullptr;
+};
+
+/// Everything one scrape exposes.
+struct MetricsSnapshot {
+  std::string version;                             // memstand_build_info{version=...}
+  std::map<std::string, CommandMetrics> commands;  // by command label
+  double send_lag_seconds = 0;                     // how far sending is behind the pacer's schedule
+  double client_cpu_seconds_total = 0;             // user + system CPU of the memstand process
+  int64_t connections_open = 0;
+  double run_elapsed_seconds = 0;
+};
+
+/// Renders `s` in text format 0.0.4 (Content-Type text/plain; version=0.0.4). Families:
+///   memstand_requests_total{command}            counter
+///   memstand_errors_total{command,kind}         counter
+///   memstand_hits_total{command}                counter
+///   memstand_misses_total{command}              counter
+///   memstand_bytes_sent_total{command}          counter
+///   memstand_bytes_received_total{command}      counter
+///   memstand_request_duration_seconds{command}  histogram (_bucket{le}, _sum, _count);
+///       le = 1e-05 .. 10 in 1-2.5-5 steps, then +Inf
+///   memstand_send_lag_seconds                   gauge
+///   memstand_client_cpu_seconds_total           counter
+///   memstand_connections                        gauge
+///   memstand_run_elapsed_seconds                gauge
+///   memstand_build_info{version}                gauge, always 1
+/// Each family has one HELP and one TYPE line and its samples in one group; a family
+/// with no samples (no errors yet, no histograms) is left out. Label values are
+/// escaped (\\, \", \n).
+///
+/// Bucket rounding: the HDR histogram keeps a range of equivalent values per counts
+/// index, not the values themselves. Each index counts as its highest equivalent value
+/// clamped to the exact max() (the value ValueAtPercentile reports for it), so a
+/// bucket le=b holds the indices whose highest equivalent value is <= b. Values in an
+/// index straddling b fall in the next bucket up (e.g. 10000 ns, in index
+/// [10000, 10007], is not in le="1e-05" unless it is the maximum). Counts are exact
+/// otherwise. _sum is mean() * total_count() (bucket midpoints, within the histogram's
+/// precision); _count and le="+Inf" are total_count().
+std::string FormatPrometheus(const MetricsSnapshot& s);
+
+}  // namespace memstand
