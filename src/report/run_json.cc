@@ -44,6 +44,16 @@ Json CommandJson(const std::string& name, const CommandStats& s, double secs,
   return j;
 }
 
+Json SeriesJson(const std::vector<SeriesPoint>& points) {
+  Json a = Json::array();
+  for (const auto& p : points) {
+    a.push_back({{"second", p.second}, {"ops", p.ops}, {"errors", p.errors},
+                 {"p50_us", p.p50_ns / 1000.0}, {"p99_us", p.p99_ns / 1000.0},
+                 {"max_us", p.max_ns / 1000.0}});
+  }
+  return a;
+}
+
 Json OptionsJson(const LoadOptions& o) {
   Json j;
   j["threads"] = o.threads;
@@ -168,6 +178,11 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   }
   j["commands"] = cmds;
   j["totals"] = CommandJson("Total", total, r.measured_s, o.percentiles, any_hits);
+  Json series = Json::object();
+  for (size_t i = 0; i < r.series.size(); ++i) {
+    series[i < o.commands.size() ? o.commands[i].label : "Total"] = SeriesJson(r.series[i]);
+  }
+  j["series"] = series;
   j["unanswered"] = r.unanswered;
   j["connection_errors"] = r.totals.connection_errors;
   j["protocol_errors"] = r.totals.protocol_errors;

@@ -75,6 +75,11 @@ TEST(RunE2E, NoTargetStartsAndStopsItsOwnRedis) {
   ASSERT_NE(get, nullptr);
   EXPECT_NEAR((*get)["ops"].get<double>() / (*set)["ops"].get<double>(), 10.0, 0.2);
   EXPECT_EQ((*get)["hits"].get<int64_t>() + (*get)["misses"].get<int64_t>(), (*get)["ops"]);
+  // The per-second series adds up to the totals.
+  int64_t series_ops = 0;
+  for (const auto& p : j["series"]["Total"]) series_ops += p["ops"].get<int64_t>();
+  EXPECT_EQ(series_ops, 3000);
+  ASSERT_TRUE(j["series"].contains("GET"));
 }
 
 TEST(RunE2E, CountsEqualInfoCommandstats) {
