@@ -29,8 +29,30 @@ void WriteDigitsBackwards(uint64_t v, char* end) {
   }
 }
 
+// "$len\r\n" for the lengths most arguments have, formatted once.
+struct BulkHeaders {
+  static constexpr size_t kCount = 4096;
+  char bytes[kCount][8];  // "$4095\r\n" is 7 bytes
+  uint8_t size[kCount];
+  BulkHeaders() {
+    for (size_t len = 0; len < kCount; ++len) {
+      char* w = bytes[len];
+      *w++ = '$';
+      w += FormatUint(len, w);
+      *w++ = '\r';
+      *w++ = '\n';
+      size[len] = static_cast<uint8_t>(w - bytes[len]);
+    }
+  }
+};
+const BulkHeaders kBulkHeaders;
+
 // "$len\r\n" at w; returns the end.
 char* WriteBulkHeader(char* w, size_t len) {
+  if (len < BulkHeaders::kCount) {
+    std::memcpy(w, kBulkHeaders.bytes[len], 8);  // REQUIRES: 8 writable bytes
+    return w + kBulkHeaders.size[len];
+  }
   *w++ = '$';
   const int n = DigitCount(len);
   WriteDigitsBackwards(len, w + n);
@@ -92,9 +114,14 @@ RequestBuilder::RequestBuilder(const CommandTemplate& tmpl, std::string key_pref
       if (p.kind == TemplatePart::Kind::kData) ++s.datas;
     }
     if (arg.size() == 1) s.kind = s.keys == 1 ? Step::Kind::kKey : Step::Kind::kData;
+    literal_bytes_ += s.literal_len;
+    keys_ += static_cast<size_t>(s.keys);
+    datas_ += static_cast<size_t>(s.datas);
+    ++args_;
     steps_.push_back(std::move(s));
   }
   flush_raw();
+  for (const Step& s : steps_) raw_bytes_ += s.bytes.size();
 }
 
 char* RequestBuilder::WriteKey(char* w, uint64_t key_index, int digits) const {
@@ -127,32 +154,32 @@ char* RequestBuilder::WriteMixed(char* w, const Step& s, uint64_t key_index, int
 size_t RequestBuilder::Append(Buffer* out, uint64_t key_index, std::string_view data) const {
   const int digits = DigitCount(key_index);
   const size_t key_len = key_prefix_.size() + static_cast<size_t>(digits);
-  const size_t start = out->Readable();
+  // One capacity check: each templated argument adds at most "$" + 20 digits + 2 CRLFs.
+  out->EnsureWritable(raw_bytes_ + literal_bytes_ + keys_ * key_len + datas_ * data.size() +
+                      args_ * 25);
+  char* const begin = out->WritePtr();
+  char* w = begin;
   for (const Step& s : steps_) {
     if (s.kind == Step::Kind::kRaw) {
-      out->Append(s.bytes);
+      std::memcpy(w, s.bytes.data(), s.bytes.size());
+      w += s.bytes.size();
       continue;
     }
-    const size_t len = s.kind == Step::Kind::kKey    ? key_len
-                       : s.kind == Step::Kind::kData ? data.size()
-                                                     : s.literal_len + s.keys * key_len +
-                                                           s.datas * data.size();
-    out->EnsureWritable(len + 24);
-    char* begin = out->WritePtr();
-    char* w = WriteBulkHeader(begin, len);
     if (s.kind == Step::Kind::kKey) {
-      w = WriteKey(w, key_index, digits);
+      w = WriteKey(WriteBulkHeader(w, key_len), key_index, digits);
     } else if (s.kind == Step::Kind::kData) {
+      w = WriteBulkHeader(w, data.size());
       std::memcpy(w, data.data(), data.size());
       w += data.size();
     } else {
+      w = WriteBulkHeader(w, s.literal_len + s.keys * key_len + s.datas * data.size());
       w = WriteMixed(w, s, key_index, digits, data);
     }
     *w++ = '\r';
     *w++ = '\n';
-    out->Commit(static_cast<size_t>(w - begin));
   }
-  return out->Readable() - start;
+  out->Commit(static_cast<size_t>(w - begin));
+  return static_cast<size_t>(w - begin);
 }
 
 std::vector<std::string> RequestBuilder::Render(uint64_t key_index, std::string_view data) const {

@@ -38,6 +38,8 @@ class RequestBuilder {
                    std::string_view data) const;
 
   std::vector<Step> steps_;
+  // Sums over steps_, for one capacity check per request.
+  size_t raw_bytes_ = 0, literal_bytes_ = 0, keys_ = 0, datas_ = 0, args_ = 0;
   std::string key_prefix_;
 };
 

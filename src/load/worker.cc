@@ -103,7 +103,7 @@ Status Worker::OpenAll() {
                            DeriveSeed(opt_.seed, k), global, total_conns);
     }
     c->rng = Rng(DeriveSeed(opt_.seed ^ 0x5eedda7aULL, global));
-    c->mix_pos = global * 7919;  // spread the starting points of the command cycle
+    c->mix_pos = (global * 7919) % shared_->mix->cycle_length();  // spread the starting points
     if (opt_.requests > 0) {
       c->budget = opt_.requests / total_conns + (global < opt_.requests % total_conns ? 1 : 0);
       budget_left_ += c->budget;
@@ -389,7 +389,8 @@ void Worker::HandleReply(Conn& c, int64_t now) {
 void Worker::Fill(Conn& c, int64_t now) {
   const size_t depth = static_cast<size_t>(opt_.pipeline);
   while (c.count < depth && CanSend(c, now)) {
-    uint32_t cmd = shared_->mix->At(c.mix_pos++);
+    uint32_t cmd = shared_->mix->AtInCycle(c.mix_pos);
+    if (++c.mix_pos == shared_->mix->cycle_length()) c.mix_pos = 0;
     const CommandSpec& spec = opt_.commands[cmd];
     uint64_t key = spec.tmpl.uses_key ? c.keys[cmd].Next() : 0;
     std::string_view data = spec.tmpl.uses_data ? shared_->values->Pick(c.rng) : std::string_view();

@@ -21,6 +21,8 @@ class CommandMix {
   size_t cycle_length() const { return cycle_.size(); }
   /// The command index at position `pos` of the cycle (pos taken modulo the length).
   uint32_t At(uint64_t pos) const { return cycle_[pos % cycle_.size()]; }
+  /// The command index at position pos. REQUIRES: pos < cycle_length() (no division).
+  uint32_t AtInCycle(size_t pos) const { return cycle_[pos]; }
 
  private:
   std::vector<uint32_t> cycle_;

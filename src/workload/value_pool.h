@@ -31,7 +31,8 @@ class ValuePool {
  public:
   /// REQUIRES: ValidateValueSpec(spec).ok().
   ValuePool(const ValueSpec& spec, uint64_t seed);
-  /// A value of a size drawn uniformly in [min_size, max_size], at a random offset.
+  /// A value of a size drawn uniformly in [min_size, max_size], at a random offset
+  /// (kPattern: at offset 0, which reads the same as any other).
   /// Thread-safe (const); the view lives as long as the pool.
   std::string_view Pick(Rng& rng) const;
   const ValueSpec& spec() const { return spec_; }
