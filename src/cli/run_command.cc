@@ -1,5 +1,6 @@
 // `memstand run`: flags -> config -> (local server) -> load -> report -> exit code.
 #include <csignal>
+#include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "report/run_report.h"
 #include "stand/local_redis.h"
 #include "stand/proc_stats.h"
+#include "stats/hdr_log.h"
 
 namespace memstand::cli {
 
@@ -35,11 +37,54 @@ int Fail(const Status& s) {
   return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
 }
 
-// Opens (and truncates) the JSON path before the run, so a bad path fails early.
-Status CheckWritable(const std::string& path) {
+// Opens (and truncates) an output path before the run, so a bad path fails early.
+Status CheckWritable(const std::string& flag, const std::string& path) {
   if (path.empty()) return Status::OK();
   std::ofstream f(path, std::ios::trunc);
-  if (!f) return Status::InvalidArgument("--json: cannot write '" + path + "'");
+  if (!f) return Status::InvalidArgument(flag + ": cannot write '" + path + "'");
+  return Status::OK();
+}
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+// The --hdr-log writer: one line per command per second, as the seconds complete.
+class HdrLogSink {
+ public:
+  static Result<std::unique_ptr<HdrLogSink>> Open(const std::string& path,
+                                                  const LoadOptions& options) {
+    FilePtr f(std::fopen(path.c_str(), "w"));
+    if (!f) return Status::InvalidArgument("--hdr-log: cannot write '" + path + "'");
+    auto sink = std::unique_ptr<HdrLogSink>(new HdrLogSink(std::move(f), options));
+    Status s = sink->writer_.WriteHeader(std::time(nullptr));
+    if (!s.ok()) return s;
+    return sink;
+  }
+  void Write(int second, const std::vector<CommandStats>& commands) {
+    for (size_t i = 0; i < commands.size() && status_.ok(); ++i) {
+      status_ = writer_.WriteInterval(options_.commands[i].label, second, 1.0,
+                                      commands[i].latency_ns);
+    }
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  HdrLogSink(FilePtr f, const LoadOptions& options)
+      : file_(std::move(f)), writer_(file_.get()), options_(options) {}
+  FilePtr file_;
+  HdrLogWriter writer_;
+  const LoadOptions& options_;
+  Status status_;
+};
+
+Status WriteHgrm(const std::string& path, const RunResult& r) {
+  HdrHistogram all;
+  for (const auto& c : r.totals.commands) all.Add(c.latency_ns);
+  std::ofstream f(path, std::ios::trunc);
+  f << FormatHgrm(all, kNanosPerMilli);
+  if (!f) return Status::IoError("--hgrm: cannot write '" + path + "'");
   return Status::OK();
 }
 
@@ -78,8 +123,21 @@ void Judge(const RunResult& r, bool server_started, RunReport* rep) {
 int RunBody(const CLI::App& app, const RunFlags& flags) {
   auto cfg = BuildRunConfig(app, flags);
   if (!cfg.ok()) return Fail(cfg.status());
-  Status s = CheckWritable(cfg->json_path);
+  Status s = CheckWritable("--json", cfg->json_path);
+  if (s.ok()) s = CheckWritable("--hgrm", cfg->hgrm_path);
   if (!s.ok()) return Fail(s);
+  std::unique_ptr<HdrLogSink> hdr_log;
+  if (!cfg->hdr_log_path.empty()) {
+    auto opened = HdrLogSink::Open(cfg->hdr_log_path, cfg->load);
+    if (!opened.ok()) return Fail(opened.status());
+    hdr_log = std::move(*opened);
+  }
+  IntervalSink sink;
+  if (hdr_log) {
+    sink = [log = hdr_log.get()](int second, const std::vector<CommandStats>& commands) {
+      log->Write(second, commands);
+    };
+  }
   InstallSignalHandlers();
   RunReport rep;
   std::unique_ptr<LocalRedis> local;
@@ -99,7 +157,7 @@ int RunBody(const CLI::App& app, const RunFlags& flags) {
     rep.server_note = "given by the user (not started by memstand)";
   }
   auto before = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
-  auto result = RunLoad(cfg->load, &g_interrupt);
+  auto result = RunLoad(cfg->load, &g_interrupt, std::move(sink));
   if (!result.ok()) return Fail(result.status());
   auto after = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
   if (before.ok() && after.ok()) {
@@ -112,6 +170,11 @@ int RunBody(const CLI::App& app, const RunFlags& flags) {
   rep.platform = Platform::Detect();
   Judge(*result, rep.server_started, &rep);
   PrintTextReport(stdout, rep, cfg->quiet);
+  if (hdr_log && !hdr_log->status().ok()) return Fail(hdr_log->status());
+  if (!cfg->hgrm_path.empty()) {
+    Status w = WriteHgrm(cfg->hgrm_path, *result);
+    if (!w.ok()) return Fail(w);
+  }
   if (!cfg->json_path.empty()) {
     std::ofstream f(cfg->json_path, std::ios::trunc);
     f << RunReportJson(rep).dump(2) << "\n";

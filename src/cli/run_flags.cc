@@ -249,6 +249,10 @@ void AddRunFlags(CLI::App* app, RunFlags* flags) {
   AddWorkloadFlags(app, flags);
   app->add_option("--percentiles", flags->percentiles, "Latency percentiles to print, e.g. 50,99,99.9");
   app->add_option("--json", flags->json_path, "Write the result as JSON (docs/json-format.md)");
+  app->add_option("--hdr-log", flags->hdr_log_path,
+                  "Write an HdrHistogram interval log (format 1.3, a tag per command, ms)");
+  app->add_option("--hgrm", flags->hgrm_path,
+                  "Write the percentile distribution of all commands (.hgrm, ms)");
   app->add_flag("-q,--quiet", flags->quiet, "Print only the summary table");
 }
 
@@ -278,6 +282,8 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   s = CheckFileLimit(o.connections());
   if (!s.ok()) return s;
   cfg.json_path = f.json_path;
+  cfg.hdr_log_path = f.hdr_log_path;
+  cfg.hgrm_path = f.hgrm_path;
   cfg.quiet = f.quiet;
   cfg.redis_server = f.redis_server;
   return cfg;

@@ -32,7 +32,7 @@ struct RunFlags {
   uint64_t seed = 1;
   std::string connect_timeout = "5s", request_timeout = "10s";
   std::string percentiles = "50,90,95,99,99.9,99.99";
-  std::string json_path;
+  std::string json_path, hdr_log_path, hgrm_path;
   bool exclusive = false;
   bool quiet = false;
   std::string redis_server = "redis-server";
@@ -42,6 +42,8 @@ struct RunConfig {
   LoadOptions load;
   bool target_given = false;  // false: memstand starts its own redis-server
   std::string json_path;
+  std::string hdr_log_path;  // HdrHistogram interval log, one tag per command
+  std::string hgrm_path;     // percentile distribution of all commands
   bool quiet = false;
   std::string redis_server = "redis-server";
 };

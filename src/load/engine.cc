@@ -182,7 +182,8 @@ uint64_t RunResult::measured_ops() const {
 
 double RunResult::client_cpu_s() const { return totals.cpu_user_s + totals.cpu_sys_s; }
 
-Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* interrupt) {
+Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* interrupt,
+                          IntervalSink sink) {
   RunResult r;
   r.started_at = WallClockIso();
   RedisClientOptions co;
@@ -206,7 +207,7 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   if (auto it = before.info.find("redis_version"); it != before.info.end()) {
     r.server_version = it->second;
   }
-  IntervalCollector intervals(opt.threads, opt.commands.size());
+  IntervalCollector intervals(opt.threads, opt.commands.size(), std::move(sink));
   shared.intervals = &intervals;
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker>(&shared, i));

@@ -56,6 +56,8 @@ struct RunResult {
 /// Runs the load. Returns a Status only when nothing could be measured (target
 /// unreachable, handshake refused); failures during the load are in RunResult::failure.
 /// `interrupt` (may be null) is polled: once true, workers stop sending and drain.
-Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* interrupt);
+/// `sink` (may be empty) receives every second's statistics as it completes.
+Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* interrupt,
+                          IntervalSink sink = {});
 
 }  // namespace memstand

@@ -13,8 +13,11 @@ SeriesPoint Summary(int second, const CommandStats& s) {
 
 }  // namespace
 
-IntervalCollector::IntervalCollector(int workers, size_t command_count)
-    : workers_(workers), command_count_(command_count), series_(command_count + 1) {}
+IntervalCollector::IntervalCollector(int workers, size_t command_count, IntervalSink sink)
+    : workers_(workers),
+      command_count_(command_count),
+      series_(command_count + 1),
+      sink_(std::move(sink)) {}
 
 void IntervalCollector::Publish(IntervalStats&& stats) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -41,6 +44,7 @@ void IntervalCollector::Finish() {
 }
 
 void IntervalCollector::Summarize(int index, const std::vector<CommandStats>& commands) {
+  if (sink_) sink_(index, commands);
   CommandStats total;
   for (size_t i = 0; i < command_count_; ++i) {
     series_[i].push_back(Summary(index, commands[i]));

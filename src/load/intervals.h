@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -29,10 +30,15 @@ struct SeriesPoint {
   int64_t max_ns = 0;
 };
 
+/// Receives each second once all workers handed it in, by command index (e.g. to write
+/// an HdrHistogram interval log). Called with the collector's lock held, from a worker
+/// thread or from Finish().
+using IntervalSink = std::function<void(int second, const std::vector<CommandStats>& commands)>;
+
 /// Thread-safe: workers Publish(), the engine reads after the workers ended.
 class IntervalCollector {
  public:
-  IntervalCollector(int workers, size_t command_count);
+  IntervalCollector(int workers, size_t command_count, IntervalSink sink = {});
 
   /// Hands over one worker's second. Every worker publishes each index at most once.
   void Publish(IntervalStats&& stats);
@@ -54,6 +60,7 @@ class IntervalCollector {
   std::mutex mu_;
   std::map<int, Pending> pending_;
   std::vector<std::vector<SeriesPoint>> series_;
+  IntervalSink sink_;
 };
 
 }  // namespace memstand

@@ -1,5 +1,7 @@
 #include "stats/hdr_log.h"
 
+#include "npm_util.h"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -362,76 +364,14 @@ TEST(FormatHgrmTest, TicksSetTheRowCount) {
   EXPECT_NE(text.find("     100.000 1.000000000000        100\n"), std::string::npos) << text;
 }
 
-// ---- The reference decoder: hdr-histogram-js under node.
+// ---- The reference decoder: hdr-histogram-js under node (tests/npm_util.h).
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-CommandResult RunShell(const std::string& command) {
-  CommandResult r;
-  FILE* p = popen(command.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
-  const int status = pclose(p);
-  if (status != -1 && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  return r;
-}
-
-bool HaveProgram(const std::string& name) {
-  return RunShell("command -v " + name + " >/dev/null 2>&1").exit_code == 0;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-std::string InstalledVersion(const std::string& prefix) {
-  const std::string text = ReadFile(prefix + "/node_modules/hdr-histogram-js/package.json");
-  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("version") && j["version"].is_string()
-             ? j["version"].get<std::string>()
-             : "";
-}
-
-constexpr char kJsPackageVersion[] = "3.0.1";
-constexpr char kNpmPrefix[] = "/tmp/memstand-npm";
-
-/// A node_modules holding hdr-histogram-js 3.0.1: the shared one under kNpmPrefix,
-/// installed there (through a fresh directory renamed into place, so concurrent
-/// runs never see half an install) when missing. Empty and *error set on failure.
-std::string NodeModulesWithHdrJs(std::string* error) {
-  if (InstalledVersion(kNpmPrefix) == kJsPackageVersion) {
-    return std::string(kNpmPrefix) + "/node_modules";
-  }
-  std::string dir = std::string(kNpmPrefix) + ".XXXXXX";
-  if (mkdtemp(dir.data()) == nullptr) {
-    *error = "mkdtemp failed";
-    return "";
-  }
-  const CommandResult r =
-      RunShell("npm install --no-audit --no-fund --prefer-offline --prefix " + ShellQuote(dir) +
-               " hdr-histogram-js@" + kJsPackageVersion + " 2>&1");
-  if (r.exit_code != 0 || InstalledVersion(dir) != kJsPackageVersion) {
-    *error = "npm install hdr-histogram-js@" + std::string(kJsPackageVersion) + " into " + dir +
-             " failed (exit " + std::to_string(r.exit_code) + "):\n" + r.output;
-    return "";
-  }
-  if (std::rename(dir.c_str(), kNpmPrefix) == 0) return std::string(kNpmPrefix) + "/node_modules";
-  return dir + "/node_modules";  // another run installed it first, or a stale prefix exists
-}
+using testutil::CommandResult;
+using testutil::HaveProgram;
+using testutil::NodeModulesWithHdrJs;
+using testutil::ReadFile;
+using testutil::RunShell;
+using testutil::ShellQuote;
 
 HdrHistogram Spread(int n, int64_t base, int64_t step, int64_t modulo) {
   HdrHistogram h;

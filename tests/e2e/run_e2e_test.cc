@@ -13,6 +13,7 @@
 #include "client/redis_info.h"
 #include "core/socket.h"
 #include "e2e/e2e_util.h"
+#include "npm_util.h"
 #include "stand/local_redis.h"
 
 namespace memstand::e2e {
@@ -178,6 +179,8 @@ TEST(RunE2E, BadInputIsAUsageError) {
       {{"run", "--target", target, "--data-size", "0"}, "--data-size"},
       {{"run", "--target", target, "--percentiles", "50,200"}, "--percentiles"},
       {{"run", "--target", target, "--json", "/nonexistent/dir/x.json"}, "--json"},
+      {{"run", "--target", target, "--hdr-log", "/nonexistent/dir/x.hlog"}, "--hdr-log"},
+      {{"run", "--target", target, "--hgrm", "/nonexistent/dir/x.hgrm"}, "--hgrm"},
       {{"run", "--target", target, "--command-ratio", "2"}, "must follow a --command"},
       {{"frobnicate"}, "unknown subcommand 'frobnicate'"},
   };
@@ -337,6 +340,30 @@ TEST(RunE2E, ThousandsOfConnectionsFromOneProcess) {
   auto stats = ParseInfo(info->str);
   // 3000 load connections + the control client + this client.
   EXPECT_GE(std::stoll(stats["total_connections_received"]), 3001);
+}
+
+TEST(RunE2E, HdrLogDecodesWithTheReferenceDecoder) {
+  std::string dir = TempDir();
+  std::string json = dir + "/run.json", hlog = dir + "/run.hlog", hgrm = dir + "/run.hgrm";
+  Outcome out = RunMemstand({"run", "--duration", "2s", "--json", json, "--hdr-log", hlog,
+                             "--hgrm", hgrm, "-q"});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  std::string error;
+  auto decoded = testutil::DecodeHlog(hlog, &error);
+  ASSERT_TRUE(decoded.is_object()) << error;
+  for (const char* tag : {"SET", "GET"}) {
+    SCOPED_TRACE(tag);
+    ASSERT_TRUE(decoded["tags"].contains(tag)) << decoded.dump();
+    const auto& t = decoded["tags"][tag];
+    EXPECT_EQ(t["totalCount"], (*FindCommand(j, tag))["ops"]);
+    EXPECT_GE(t["intervals"].size(), 2u);  // one line a second
+  }
+  std::string text = testutil::ReadFile(hgrm);
+  EXPECT_NE(text.find("Value     Percentile TotalCount 1/(1-Percentile)"), std::string::npos) << text;
+  const std::string total = std::to_string(j["totals"]["ops"].get<int64_t>());
+  EXPECT_NE(text.find("Total count    = " + std::string(12 - total.size(), ' ') + total + "]"),
+            std::string::npos) << text;
 }
 
 }  // namespace
