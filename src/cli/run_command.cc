@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "cli/live_metrics.h"
 #include "cli/run_flags.h"
 #include "cli/subcommands.h"
 #include "load/engine.h"
+#include "report/metrics_server.h"
 #include "report/run_report.h"
 #include "stand/local_redis.h"
 #include "stand/proc_stats.h"
@@ -132,12 +134,20 @@ int RunBody(const CLI::App& app, const RunFlags& flags) {
     if (!opened.ok()) return Fail(opened.status());
     hdr_log = std::move(*opened);
   }
-  IntervalSink sink;
-  if (hdr_log) {
-    sink = [log = hdr_log.get()](int second, const std::vector<CommandStats>& commands) {
-      log->Write(second, commands);
-    };
+  std::unique_ptr<LiveMetrics> live;
+  std::unique_ptr<MetricsServer> metrics;
+  if (!cfg->metrics_host.empty()) {
+    live = std::make_unique<LiveMetrics>(cfg->load);
+    auto started = MetricsServer::Start(cfg->metrics_host, cfg->metrics_port,
+                                        [l = live.get()] { return l->Render(); });
+    if (!started.ok()) return Fail(started.status());
+    metrics = std::move(*started);
   }
+  IntervalSink sink = [log = hdr_log.get(), l = live.get()](
+                          int second, const std::vector<CommandStats>& commands) {
+    if (log != nullptr) log->Write(second, commands);
+    if (l != nullptr) l->OnSecond(second, commands);
+  };
   InstallSignalHandlers();
   RunReport rep;
   std::unique_ptr<LocalRedis> local;

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include "report/metrics_server.h"
 #include "util/parse.h"
 #include "workload/command_mix.h"
 
@@ -253,6 +254,8 @@ void AddRunFlags(CLI::App* app, RunFlags* flags) {
                   "Write an HdrHistogram interval log (format 1.3, a tag per command, ms)");
   app->add_option("--hgrm", flags->hgrm_path,
                   "Write the percentile distribution of all commands (.hgrm, ms)");
+  app->add_option("--metrics-addr", flags->metrics_addr,
+                  "Serve Prometheus metrics during the run at HOST:PORT, e.g. 127.0.0.1:2112");
   app->add_flag("-q,--quiet", flags->quiet, "Print only the summary table");
 }
 
@@ -284,6 +287,12 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   cfg.json_path = f.json_path;
   cfg.hdr_log_path = f.hdr_log_path;
   cfg.hgrm_path = f.hgrm_path;
+  if (!f.metrics_addr.empty()) {
+    auto addr = ParseListenAddress(f.metrics_addr);
+    if (!addr.ok()) return addr.status();
+    cfg.metrics_host = addr->first;
+    cfg.metrics_port = addr->second;
+  }
   cfg.quiet = f.quiet;
   cfg.redis_server = f.redis_server;
   return cfg;

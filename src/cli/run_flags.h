@@ -32,7 +32,7 @@ struct RunFlags {
   uint64_t seed = 1;
   std::string connect_timeout = "5s", request_timeout = "10s";
   std::string percentiles = "50,90,95,99,99.9,99.99";
-  std::string json_path, hdr_log_path, hgrm_path;
+  std::string json_path, hdr_log_path, hgrm_path, metrics_addr;
   bool exclusive = false;
   bool quiet = false;
   std::string redis_server = "redis-server";
@@ -44,6 +44,8 @@ struct RunConfig {
   std::string json_path;
   std::string hdr_log_path;  // HdrHistogram interval log, one tag per command
   std::string hgrm_path;     // percentile distribution of all commands
+  std::string metrics_host;  // empty: no live metrics
+  int metrics_port = 0;
   bool quiet = false;
   std::string redis_server = "redis-server";
 };

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
 #include <chrono>
 #include <thread>
 
@@ -364,6 +365,67 @@ TEST(RunE2E, HdrLogDecodesWithTheReferenceDecoder) {
   const std::string total = std::to_string(j["totals"]["ops"].get<int64_t>());
   EXPECT_NE(text.find("Total count    = " + std::string(12 - total.size(), ' ') + total + "]"),
             std::string::npos) << text;
+}
+
+// GET /metrics over a plain socket: the whole HTTP response.
+std::string Scrape(int port) {
+  auto fd = ConnectTcp("127.0.0.1", port, 2000, true);
+  if (!fd.ok()) return "";
+  std::string req = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+  (void)WriteAll(*fd, req.data(), req.size());
+  SetIoTimeout(*fd, 5000);
+  std::string resp;
+  char buf[65536];
+  for (;;) {
+    auto n = ReadSome(*fd, buf, sizeof(buf));
+    if (!n.ok() || *n == 0) break;
+    resp.append(buf, *n);
+  }
+  close(*fd);
+  return resp;
+}
+
+TEST(RunE2E, LiveMetricsPassPromtool) {
+  auto port = PickFreePort();
+  ASSERT_TRUE(port.ok());
+  auto run = Running::Start({"run", "--duration", "5s", "--metrics-addr",
+                             "127.0.0.1:" + std::to_string(*port), "-q"});
+  ASSERT_NE(run, nullptr);
+  std::string resp;
+  for (int i = 0; i < 80; ++i) {  // until a completed second shows up (bounded: 8 s)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    resp = Scrape(*port);
+    if (resp.find("memstand_requests_total{command=\"GET\"}") != std::string::npos) break;
+  }
+  Outcome out = run->Wait(30);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  ASSERT_NE(resp.find("HTTP/1.1 200"), std::string::npos) << resp;
+  ASSERT_NE(resp.find("memstand_requests_total{command=\"GET\"}"), std::string::npos) << resp;
+  EXPECT_NE(resp.find("memstand_request_duration_seconds_bucket{command=\"SET\",le=\"+Inf\"}"),
+            std::string::npos) << resp;
+  EXPECT_NE(resp.find("memstand_build_info"), std::string::npos);
+  std::string body = resp.substr(resp.find("\r\n\r\n") + 4);
+  std::string path = TempDir() + "/metrics.txt";
+  std::ofstream(path) << body;
+  ASSERT_TRUE(testutil::HaveProgram("promtool"))
+      << "promtool is needed: install the Debian package prometheus (scripts/deps.sh)";
+  auto check = testutil::RunShell("promtool check metrics < " + path + " 2>&1");
+  EXPECT_EQ(check.exit_code, 0) << check.output << body;
+  EXPECT_EQ(check.output, "") << check.output;
+}
+
+TEST(RunE2E, MetricsPortInUseIsAUsageError) {
+  auto fd = ListenTcp("127.0.0.1", 0);
+  ASSERT_TRUE(fd.ok());
+  auto port = LocalPort(*fd);
+  Outcome out = RunMemstand({"run", "--metrics-addr", "127.0.0.1:" + std::to_string(*port),
+                             "-n", "10"});
+  close(*fd);
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+  EXPECT_NE(out.output.find("--metrics-addr: cannot listen on"), std::string::npos) << out.output;
+  out = RunMemstand({"run", "--metrics-addr", "nonsense", "-n", "10"});
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+  EXPECT_NE(out.output.find("--metrics-addr"), std::string::npos) << out.output;
 }
 
 }  // namespace
