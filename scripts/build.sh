@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Configures and builds memstand. Usage: scripts/build.sh [release|asan] (default release).
+# Configures and builds memstand. Usage: scripts/build.sh [release|release-nobench|asan]
+# (default release).
 # Prints the build directory on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind="${1:-release}"
 case "$kind" in
   release) dir=build; flags=(-DCMAKE_BUILD_TYPE=Release) ;;
+  release-nobench) dir=build; flags=(-DCMAKE_BUILD_TYPE=Release -DMEMSTAND_BUILD_BENCH=OFF) ;;
   asan) dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMSTAND_SANITIZE=ON -DMEMSTAND_BUILD_BENCH=OFF) ;;
-  *) echo "usage: $0 [release|asan]" >&2; exit 2 ;;
+  *) echo "usage: $0 [release|release-nobench|asan]" >&2; exit 2 ;;
 esac
 cmake -S . -B "$dir" "${flags[@]}" >/dev/null
 cmake --build "$dir" -j "$(nproc)" >&2
