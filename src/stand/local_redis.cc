@@ -45,24 +45,15 @@ Result<std::string> PingAndInfo(const std::string& host, int port) {
   std::string got;
   char buf[4096];
   int64_t want = 0;
-  while (s.ok() && (want = PongInfoReplyLength(got)) == 0) {
+  auto read_more = [&] {
     auto n = ReadSome(*fd, buf, sizeof(buf));
-    if (!n.ok())
-      s = n.status();
-    else if (*n == 0)
-      s = Status::IoError("connection closed");
-    else
-      got.append(buf, *n);
-  }
-  while (s.ok() && static_cast<int64_t>(got.size()) < want) {
-    auto n = ReadSome(*fd, buf, sizeof(buf));
-    if (!n.ok())
-      s = n.status();
-    else if (*n == 0)
-      s = Status::IoError("connection closed");
-    else
-      got.append(buf, *n);
-  }
+    if (!n.ok()) return n.status();
+    if (*n == 0) return Status::IoError("connection closed");
+    got.append(buf, *n);
+    return Status::OK();
+  };
+  while (s.ok() && (want = PongInfoReplyLength(got)) == 0) s = read_more();
+  while (s.ok() && static_cast<int64_t>(got.size()) < want) s = read_more();
   close(*fd);
   if (!s.ok()) return s;
   if (want < 0) return Status::Protocol("unexpected reply: " + got.substr(0, 80));
