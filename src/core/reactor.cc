@@ -18,21 +18,19 @@ Reactor::~Reactor() {
 }
 
 Status Reactor::Add(int fd, uint32_t events, uint64_t token) {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = token;
-  if (epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev) < 0) {
-    return Status::IoError(ErrnoMessage("epoll_ctl(ADD)", errno));
-  }
-  return Status::OK();
+  return Control(EPOLL_CTL_ADD, fd, events, token);
 }
 
 Status Reactor::Modify(int fd, uint32_t events, uint64_t token) {
+  return Control(EPOLL_CTL_MOD, fd, events, token);
+}
+
+Status Reactor::Control(int op, int fd, uint32_t events, uint64_t token) {
   epoll_event ev{};
   ev.events = events;
   ev.data.u64 = token;
-  if (epoll_ctl(epfd_, EPOLL_CTL_MOD, fd, &ev) < 0) {
-    return Status::IoError(ErrnoMessage("epoll_ctl(MOD)", errno));
+  if (epoll_ctl(epfd_, op, fd, &ev) < 0) {
+    return Status::IoError(ErrnoMessage(op == EPOLL_CTL_ADD ? "epoll_ctl(ADD)" : "epoll_ctl(MOD)", errno));
   }
   return Status::OK();
 }

@@ -30,6 +30,8 @@ class Reactor {
   int Wait(epoll_event* out, int max_events, int timeout_ms);
 
  private:
+  Status Control(int op, int fd, uint32_t events, uint64_t token);
+
   int epfd_ = -1;
   Status status_;
 };
