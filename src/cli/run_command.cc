@@ -82,10 +82,8 @@ class HdrLogSink {
 };
 
 Status WriteHgrm(const std::string& path, const RunResult& r) {
-  HdrHistogram all;
-  for (const auto& c : r.totals.commands) all.Add(c.latency_ns);
   std::ofstream f(path, std::ios::trunc);
-  f << FormatHgrm(all, kNanosPerMilli);
+  f << FormatHgrm(r.AllCommands().latency_ns, kNanosPerMilli);
   if (!f) return Status::IoError("--hgrm: cannot write '" + path + "'");
   return Status::OK();
 }

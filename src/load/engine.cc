@@ -180,6 +180,12 @@ uint64_t RunResult::measured_ops() const {
   return n;
 }
 
+CommandStats RunResult::AllCommands() const {
+  CommandStats all;
+  for (const auto& c : totals.commands) all.Add(c);
+  return all;
+}
+
 double RunResult::client_cpu_s() const { return totals.cpu_user_s + totals.cpu_sys_s; }
 
 Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* interrupt,

@@ -50,6 +50,8 @@ struct RunResult {
   std::vector<std::vector<SeriesPoint>> series;
 
   uint64_t measured_ops() const;
+  /// Every command's statistics merged (the report's "Total" row).
+  CommandStats AllCommands() const;
   double client_cpu_s() const;      // worker threads, measured phase
 };
 

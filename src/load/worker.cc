@@ -202,9 +202,10 @@ bool Worker::CanSend(const Conn& c, int64_t now) const {
 }
 
 bool Worker::Busy() const {
+  const int64_t now = NowNs();
   for (const auto& c : conns_) {
     if (c->state == Conn::State::kClosed) continue;
-    if (c->count > 0 || CanSend(*c, NowNs())) return true;
+    if (c->count > 0 || CanSend(*c, now)) return true;
   }
   return false;
 }

@@ -168,16 +168,14 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   j["options"] = OptionsJson(o);
   j["measured_s"] = r.measured_s;
   Json cmds = Json::array();
-  CommandStats total;
   bool any_hits = false;
   for (size_t i = 0; i < o.commands.size(); ++i) {
     cmds.push_back(CommandJson(o.commands[i].label, r.totals.commands[i], r.measured_s,
                                o.percentiles, o.commands[i].counts_hits));
-    total.Add(r.totals.commands[i]);
     any_hits |= o.commands[i].counts_hits;
   }
   j["commands"] = cmds;
-  j["totals"] = CommandJson("Total", total, r.measured_s, o.percentiles, any_hits);
+  j["totals"] = CommandJson("Total", r.AllCommands(), r.measured_s, o.percentiles, any_hits);
   Json series = Json::object();
   for (size_t i = 0; i < r.series.size(); ++i) {
     series[i < o.commands.size() ? o.commands[i].label : "Total"] = SeriesJson(r.series[i]);

@@ -92,15 +92,13 @@ void PrintResults(std::FILE* out, const RunReport& r) {
              "Ops", "Ops/s", "Hits", "Misses", "Errors", "KiB/s out", "KiB/s in", "min", "mean");
   for (double p : o.percentiles) fmt::print(out, " {:>9}", PercentileLabel(p));
   fmt::print(out, " {:>10}\n", "max");
-  CommandStats total;
   bool any_hits = false;
   for (size_t i = 0; i < o.commands.size(); ++i) {
     const CommandStats& s = res.totals.commands[i];
     PrintRow(out, o.commands[i].label, s, res.measured_s, o.percentiles, o.commands[i].counts_hits);
-    total.Add(s);
     any_hits |= o.commands[i].counts_hits;
   }
-  PrintRow(out, "Total", total, res.measured_s, o.percentiles, any_hits);
+  PrintRow(out, "Total", res.AllCommands(), res.measured_s, o.percentiles, any_hits);
 }
 
 void PrintErrors(std::FILE* out, const RunReport& r) {
