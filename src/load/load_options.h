@@ -31,6 +31,11 @@ struct LoadOptions {
   uint64_t requests = 0;         // measured requests in total; 0: run for duration_s
   double duration_s = 0;         // measured time; used when requests == 0
   double warmup_s = 0;           // sent but kept out of every statistic
+  /// Open loop: requests per second in total, spread over the connections, each sent at
+  /// its intended time whatever the replies do. 0: closed loop (send on each reply).
+  double rate = 0;
+  /// Open loop: inter-arrival times per connection. Constant by default: reproducible.
+  bool poisson = false;
   std::vector<CommandSpec> commands;
   std::string key_prefix = "memtier-";  // memtier's default, so its users' keys match
   uint64_t key_min = 0;                 // memtier's default range
