@@ -10,7 +10,12 @@ LiveMetrics::LiveMetrics(const LoadOptions& options)
 
 void LiveMetrics::OnSecond(int second, const std::vector<CommandStats>& commands) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (size_t i = 0; i < totals_.size() && i < commands.size(); ++i) totals_[i].Add(commands[i]);
+  int64_t lag_ns = 0;
+  for (size_t i = 0; i < totals_.size() && i < commands.size(); ++i) {
+    totals_[i].Add(commands[i]);
+    lag_ns = std::max(lag_ns, commands[i].send_lag_ns.max());
+  }
+  if (second + 1 >= seconds_) last_send_lag_ns_ = lag_ns;
   seconds_ = std::max(seconds_, second + 1);
 }
 
@@ -33,6 +38,7 @@ std::string LiveMetrics::Render() {
   snap.client_cpu_seconds_total = cpu.user_sec + cpu.sys_sec;
   snap.connections_open = options_.connections();
   snap.run_elapsed_seconds = seconds_;
+  snap.send_lag_seconds = last_send_lag_ns_ / 1e9;
   return FormatPrometheus(snap);  // while the lock keeps the histograms alive
 }
 

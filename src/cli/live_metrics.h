@@ -25,6 +25,8 @@ class LiveMetrics {
   std::mutex mu_;
   std::vector<CommandStats> totals_;  // by command index
   int seconds_ = 0;
+  /// Open loop: the largest send lag of the latest completed second (0 closed loop).
+  int64_t last_send_lag_ns_ = 0;
 };
 
 }  // namespace memstand::cli

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include "core/pacer.h"
 #include "report/metrics_server.h"
 #include "util/parse.h"
 #include "workload/command_mix.h"
@@ -42,6 +43,11 @@ void AddShapeFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--duration,--test-time", f->duration,
                   "Measured time, e.g. 30s, 2m (default 10s unless --requests)");
   app->add_option("--warmup", f->warmup, "Time sent but kept out of the statistics, e.g. 2s");
+  app->add_option("--rate", f->rate,
+                  "Open loop: requests/s in total, e.g. 5000 or 20k; latency counted from each "
+                  "request's intended send time");
+  app->add_option("--arrival", f->arrival, "Open loop: constant or poisson inter-arrival times")
+      ->check(CLI::IsMember({"constant", "poisson"}));
   app->add_option("--connect-timeout", f->connect_timeout, "Connect + handshake limit, e.g. 5s");
   app->add_option("--request-timeout", f->request_timeout,
                   "A reply later than this fails the run, e.g. 10s");
@@ -231,6 +237,40 @@ Status BuildTimes(const RunFlags& f, LoadOptions* o) {
   return Status::OK();
 }
 
+// "5000", "2.5k", "1M": requests per second.
+Result<double> ParseRate(const std::string& text) {
+  double scale = 1;
+  std::string digits = text;
+  if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K')) scale = 1e3;
+  if (!digits.empty() && digits.back() == 'M') scale = 1e6;
+  if (scale != 1) digits.pop_back();
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(digits, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (digits.empty() || used != digits.size()) {
+    return Status::InvalidArgument("'" + text + "' is not a rate; give requests/s, e.g. 5000 or 20k");
+  }
+  return v * scale;
+}
+
+Status BuildRate(const RunFlags& f, LoadOptions* o) {
+  o->poisson = f.arrival == "poisson";
+  if (f.rate.empty()) {
+    return o->poisson ? Status::InvalidArgument("--arrival: applies to the open loop; give --rate too")
+                      : Status::OK();
+  }
+  auto rate = ParseRate(f.rate);
+  if (!rate.ok()) return FlagError("--rate", rate.status());
+  Status s = ValidateRate(*rate, o->connections());
+  if (!s.ok()) return s;
+  o->rate = *rate;
+  return Status::OK();
+}
+
 Status CheckFileLimit(int connections) {
   rlimit lim;
   if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return Status::OK();
@@ -282,7 +322,8 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   o.key_max = f.key_max;
   o.seed = f.seed;
   o.exclusive_server = f.exclusive;
-  s = CheckFileLimit(o.connections());
+  s = BuildRate(f, &o);
+  if (s.ok()) s = CheckFileLimit(o.connections());
   if (!s.ok()) return s;
   cfg.json_path = f.json_path;
   cfg.hdr_log_path = f.hdr_log_path;

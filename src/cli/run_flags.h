@@ -21,6 +21,8 @@ struct RunFlags {
   int threads = 1, clients = 50, pipeline = 1;
   uint64_t requests = 0;
   std::string duration, warmup = "0";
+  std::string rate;                  // empty: closed loop
+  std::string arrival = "constant";
   std::string ratio = "1:10";
   std::vector<std::string> commands, command_ratios, command_key_patterns;
   std::string key_prefix = "memtier-", key_pattern = "R";

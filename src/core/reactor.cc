@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 
 #include "core/socket.h"
 
@@ -40,6 +41,18 @@ void Reactor::Remove(int fd) { epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr); }
 int Reactor::Wait(epoll_event* out, int max_events, int timeout_ms) {
   int n = epoll_wait(epfd_, out, max_events, timeout_ms);
   return n < 0 ? 0 : n;
+}
+
+int Reactor::WaitNs(epoll_event* out, int max_events, int64_t timeout_ns) {
+  if (have_pwait2_) {
+    timespec ts{static_cast<time_t>(timeout_ns / 1'000'000'000),
+                static_cast<long>(timeout_ns % 1'000'000'000)};
+    int n = epoll_pwait2(epfd_, out, max_events, &ts, nullptr);
+    if (n >= 0) return n;
+    if (errno != ENOSYS) return 0;
+    have_pwait2_ = false;
+  }
+  return Wait(out, max_events, static_cast<int>((timeout_ns + 999'999) / 1'000'000));
 }
 
 }  // namespace memstand

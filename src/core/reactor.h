@@ -28,11 +28,15 @@ class Reactor {
   /// Waits up to timeout_ms (-1: forever) and fills out[0..n). Returns n (0 on
   /// timeout or EINTR).
   int Wait(epoll_event* out, int max_events, int timeout_ms);
+  /// The same with a timeout in nanoseconds (>= 0), for open-loop send times
+  /// (epoll_pwait2; rounded up to whole milliseconds where the kernel lacks it).
+  int WaitNs(epoll_event* out, int max_events, int64_t timeout_ns);
 
  private:
   Status Control(int op, int fd, uint32_t events, uint64_t token);
 
   int epfd_ = -1;
+  bool have_pwait2_ = true;
   Status status_;
 };
 

@@ -11,6 +11,8 @@ void CommandStats::Add(const CommandStats& o) {
   bytes_in += o.bytes_in;
   zero_latency += o.zero_latency;
   latency_ns.Add(o.latency_ns);
+  service_ns.Add(o.service_ns);
+  send_lag_ns.Add(o.send_lag_ns);
   for (const auto& [prefix, kind] : o.errors_by_prefix) {
     ErrorKind& mine = errors_by_prefix[prefix];
     if (mine.count == 0) mine.example = kind.example;
@@ -21,6 +23,8 @@ void CommandStats::Add(const CommandStats& o) {
 void CommandStats::Reset() {
   ops = errors = hits = misses = bytes_out = bytes_in = zero_latency = 0;
   latency_ns.Reset();
+  service_ns.Reset();
+  send_lag_ns.Reset();
   errors_by_prefix.clear();
 }
 
@@ -44,6 +48,7 @@ void ThreadStats::Add(const ThreadStats& o) {
   cpu_sys_s += o.cpu_sys_s;
   protocol_errors += o.protocol_errors;
   connection_errors += o.connection_errors;
+  unsent_intended += o.unsent_intended;
 }
 
 }  // namespace memstand

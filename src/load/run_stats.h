@@ -24,7 +24,13 @@ struct CommandStats {
   uint64_t bytes_out = 0;     // request bytes
   uint64_t bytes_in = 0;      // reply bytes
   uint64_t zero_latency = 0;  // replies timed at 0 ns (clock check, METHOD.md rule 2)
+  /// Closed loop: from the actual send. Open loop: from the intended send time, so a
+  /// stalled server's queueing counts (corrected for coordinated omission).
   HdrHistogram latency_ns;
+  /// Open loop only: from the actual send (service time) and the send's lag behind its
+  /// intended time. Empty in the closed loop, where both equal latency_ns and 0.
+  HdrHistogram service_ns;
+  HdrHistogram send_lag_ns;
   std::map<std::string, ErrorKind> errors_by_prefix;  // "OOM", "MOVED", "ERR", ...
 
   void Add(const CommandStats& other);
@@ -46,6 +52,10 @@ struct ThreadStats {
   double cpu_sys_s = 0;
   uint64_t protocol_errors = 0;
   uint64_t connection_errors = 0;
+  /// Open loop, duration mode: requests intended before the end but not sent by then
+  /// (the schedule fell behind). Estimated from the pacer's position and rate: exact
+  /// for constant arrivals, the expected count for Poisson ones.
+  uint64_t unsent_intended = 0;
 
   explicit ThreadStats(size_t command_count = 0)
       : commands(command_count), sent_by_command(command_count) {}

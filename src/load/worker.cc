@@ -1,13 +1,17 @@
 #include "load/worker.h"
 
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstdint>
+#include <optional>
 
 #include "core/clock.h"
+#include "core/pacer.h"
 #include "core/reactor.h"
 #include "core/socket.h"
 #include "proto/resp/resp.h"
@@ -23,6 +27,7 @@ constexpr size_t kReadChunk = 256 * 1024;
 constexpr int kMaxEvents = 512;
 constexpr int64_t kTickNs = 100'000'000;  // timeouts and phases checked every 100 ms
 constexpr int64_t kSecondNs = 1'000'000'000;
+constexpr int64_t kMaxWaitNs = 20'000'000;  // the loop's checks run at least this often
 
 void ThreadCpu(double* user, double* sys) {
   rusage ru;
@@ -41,6 +46,7 @@ std::string ErrorPrefix(const std::string& text) {
 class Worker::ReactorHolder : public Reactor {};
 
 struct Worker::InFlight {
+  int64_t intended_ns;  // open loop: the pacer's time; closed loop: sent_ns
   int64_t sent_ns;
   uint16_t cmd;       // command index, or kSetupCommand
   bool measured;      // sent in the measured phase
@@ -59,6 +65,8 @@ struct Worker::Conn {
   Rng rng{0};
   uint64_t mix_pos = 0;
   uint64_t budget = UINT64_MAX;  // measured requests left (requests mode)
+  std::optional<Pacer> pacer;    // open loop only
+  int64_t due_queued = -1;       // open loop: the time of this connection's live due_ entry
   bool want_write = false;
   bool flush_queued = false;
   std::vector<std::string> setup_names;  // setup commands awaiting replies, in order
@@ -83,6 +91,7 @@ Worker::Worker(WorkerShared* shared, int thread_index)
       stats_(shared->options->commands.size()),
       interval_(shared->options->commands.size()),
       read_buf_(kReadChunk),
+      open_loop_(shared->options->rate > 0),
       reactor_(std::make_unique<ReactorHolder>()) {}
 
 Worker::~Worker() {
@@ -171,6 +180,16 @@ void Worker::FinishMeasuredPhase() {
   if (measure_done_) return;
   measure_done_ = true;
   RollInterval(NowNs(), /*last=*/true);
+  if (open_loop_ && opt_.requests == 0 && !stopping_) {
+    for (const auto& c : conns_) {
+      if (!c->pacer) continue;
+      const int64_t left_ns = measure_end_deadline_ns_ - c->pacer->Peek();
+      if (left_ns > 0) {
+        stats_.unsent_intended +=
+            1 + static_cast<uint64_t>(left_ns * 1e-9 * opt_.rate / opt_.connections());
+      }
+    }
+  }
   double user, sys;
   ThreadCpu(&user, &sys);
   stats_.cpu_user_s = user - cpu_user_start_;
@@ -194,18 +213,31 @@ void Worker::RollInterval(int64_t now, bool last) {
   } while (!last && now >= next_interval_ns_);
 }
 
-bool Worker::CanSend(const Conn& c, int64_t now) const {
+// Whether the connection has requests left to send in this phase (now or later).
+bool Worker::MayStillSend(const Conn& c, int64_t now) const {
   if (!started_ || stopping_ || c.state != Conn::State::kRunning) return false;
   if (!measuring_) return true;  // warm-up
   if (opt_.requests > 0) return c.budget > 0;
+  // Open loop: requests intended before the end, while the end has not passed. What a
+  // late schedule leaves unsent then is counted (FinishMeasuredPhase), not sent late.
+  if (c.pacer && c.pacer->Peek() >= measure_end_deadline_ns_) return false;
   return now < measure_end_deadline_ns_;
+}
+
+// Whether the connection may send its next request now. Open loop: once it is due, and
+// a request intended after the warm-up waits for the measured phase to begin.
+bool Worker::CanSend(const Conn& c, int64_t now) const {
+  if (!MayStillSend(c, now)) return false;
+  if (!c.pacer) return true;
+  const int64_t at = c.pacer->Peek();
+  return at <= now && (measuring_ || at < warmup_end_ns_);
 }
 
 bool Worker::Busy() const {
   const int64_t now = NowNs();
   for (const auto& c : conns_) {
     if (c->state == Conn::State::kClosed) continue;
-    if (c->count > 0 || CanSend(*c, now)) return true;
+    if (c->count > 0 || MayStillSend(*c, now)) return true;
   }
   return false;
 }
@@ -214,10 +246,37 @@ bool Worker::Finished() const {
   return measuring_ && opt_.requests > 0 && budget_left_ == 0 && in_flight_ == 0;
 }
 
+void Worker::StartPacers(int64_t start) {
+  // Connection g's schedule is offset by g / rate, so with constant arrivals the
+  // connections interleave into one even stream at the total rate.
+  const double per_conn = opt_.rate / opt_.connections();
+  for (auto& c : conns_) {
+    const uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + c->slot;
+    PacerOptions po;
+    po.rate_per_s = per_conn;
+    po.arrival = opt_.poisson ? PacerOptions::Arrival::kPoisson : PacerOptions::Arrival::kConstant;
+    po.seed = DeriveSeed(opt_.seed ^ 0x9ace5ULL, global);
+    c->pacer.emplace(po, start + static_cast<int64_t>(global * 1e9 / opt_.rate));
+  }
+  prctl(PR_SET_TIMERSLACK, 1000UL);  // wake within ~1 µs of a send time, not 50 µs
+}
+
+// Closed loop: the measured phase starts when the loop sees the warm-up end. Open loop:
+// exactly at the warm-up's scheduled end, so it holds the requests intended from then.
+void Worker::MaybeEnterMeasuredPhase(int64_t now) {
+  if (measuring_ || now < warmup_end_ns_) return;
+  EnterMeasuredPhase(open_loop_ ? warmup_end_ns_ : now);
+  for (auto& c : conns_) {
+    Fill(*c, now);
+    Flush(*c);
+  }
+}
+
 void Worker::Loop() {
   started_ = true;
   int64_t start = NowNs();
   warmup_end_ns_ = start + static_cast<int64_t>(opt_.warmup_s * 1e9);
+  if (open_loop_) StartPacers(start);
   if (opt_.warmup_s <= 0) EnterMeasuredPhase(start);
   for (auto& c : conns_) {
     Fill(*c, start);
@@ -227,13 +286,7 @@ void Worker::Loop() {
   int64_t next_tick = start + kTickNs;
   for (;;) {
     int64_t now = NowNs();
-    if (!measuring_ && now >= warmup_end_ns_) {
-      EnterMeasuredPhase(now);
-      for (auto& c : conns_) {
-        Fill(*c, now);
-        Flush(*c);
-      }
-    }
+    MaybeEnterMeasuredPhase(now);
     if (!stopping_ && shared_->stop.load(std::memory_order_relaxed)) {
       stopping_ = true;
       drain_deadline_ns_ = now + int64_t{opt_.drain_timeout_ms} * 1'000'000;
@@ -246,14 +299,55 @@ void Worker::Loop() {
     }
     if (stopping_ && now >= drain_deadline_ns_) break;
     if (open_conns_ == 0) break;
-    int n = reactor_->Wait(events, kMaxEvents, 20);
+    int n = open_loop_ ? reactor_->WaitNs(events, kMaxEvents, WaitTimeoutNs(now))
+                       : reactor_->Wait(events, kMaxEvents, 20);
     ++stats_.wait_calls;
-    if (n == 0) continue;
+    if (n == 0 && !open_loop_) continue;
     now = NowNs();
     for (int i = 0; i < n; ++i) OnEvent(*conns_[events[i].data.u64], events[i].events, now);
+    if (open_loop_) SendDue(now);
     FlushQueued();
     if (Finished()) break;
   }
+}
+
+// Until the earliest live send time, at most kMaxWaitNs.
+int64_t Worker::WaitTimeoutNs(int64_t now) {
+  while (!due_.empty() && conns_[due_.top().second]->due_queued != due_.top().first) due_.pop();
+  if (due_.empty()) return kMaxWaitNs;
+  return std::clamp<int64_t>(due_.top().first - now, 0, kMaxWaitNs);
+}
+
+// Sends what is due on every connection whose send time has come. The due entries are
+// taken out first, so an entry pushed back for a time already past waits for the next
+// wake-up instead of looping here.
+void Worker::SendDue(int64_t now) {
+  MaybeEnterMeasuredPhase(now);
+  due_now_.clear();
+  while (!due_.empty() && due_.top().first <= now) {
+    auto [at, slot] = due_.top();
+    due_.pop();
+    Conn& c = *conns_[slot];
+    if (c.due_queued != at) continue;  // stale: the connection sent or rescheduled since
+    c.due_queued = -1;
+    due_now_.push_back(&c);
+  }
+  for (Conn* c : due_now_) {
+    if (c->state != Conn::State::kRunning) continue;
+    Fill(*c, now);
+    if (c->out.Readable() > 0) QueueFlush(*c);
+  }
+}
+
+// Open loop: queues the connection's next send time unless the in-flight cap holds it
+// (a reply will call Fill) or it has nothing more to send.
+void Worker::Reschedule(Conn& c) {
+  const int64_t at = c.pacer->Peek();
+  if (c.count >= static_cast<size_t>(opt_.pipeline) || !MayStillSend(c, at) || at == c.due_queued) {
+    return;
+  }
+  c.due_queued = at;
+  due_.push({at, c.slot});
 }
 
 void Worker::OnEvent(Conn& c, uint32_t events, int64_t now) {
@@ -294,7 +388,8 @@ void Worker::OnConnected(Conn& c) {
   // HELLO (with AUTH inside) for RESP3; else AUTH, then SELECT.
   auto send = [&](std::initializer_list<std::string_view> args) {
     resp::AppendCommand(&c.out, std::vector<std::string_view>(args));
-    c.Push({NowNs(), kSetupCommand, false});
+    const int64_t sent = NowNs();
+    c.Push({sent, sent, kSetupCommand, false});
     ++in_flight_;
     std::string name(*args.begin());
     for (auto& ch : name) ch = static_cast<char>(std::tolower(ch));
@@ -372,9 +467,10 @@ void Worker::HandleReply(Conn& c, int64_t now) {
   }
   if (!f.measured) return;
   CommandStats& s = interval_[f.cmd];
-  int64_t latency = now - f.sent_ns;
-  s.latency_ns.Record(latency);
-  if (latency == 0) ++s.zero_latency;
+  const int64_t service = now - f.sent_ns;
+  s.latency_ns.Record(now - f.intended_ns);
+  if (open_loop_) s.service_ns.Record(service);
+  if (service == 0) ++s.zero_latency;
   ++s.ops;
   s.bytes_in += r.wire_bytes;
   measure_end_ns_ = now;
@@ -390,23 +486,30 @@ void Worker::HandleReply(Conn& c, int64_t now) {
 void Worker::Fill(Conn& c, int64_t now) {
   const size_t depth = static_cast<size_t>(opt_.pipeline);
   while (c.count < depth && CanSend(c, now)) {
-    uint32_t cmd = shared_->mix->AtInCycle(c.mix_pos);
-    if (++c.mix_pos == shared_->mix->cycle_length()) c.mix_pos = 0;
-    const CommandSpec& spec = opt_.commands[cmd];
-    uint64_t key = spec.tmpl.uses_key ? c.keys[cmd].Next() : 0;
-    std::string_view data = spec.tmpl.uses_data ? shared_->values->Pick(c.rng) : std::string_view();
-    size_t bytes = shared_->builders[cmd].Append(&c.out, key, data);
-    c.Push({now, static_cast<uint16_t>(cmd), measuring_});
-    ++in_flight_;
-    ++stats_.sent_total;
-    ++stats_.sent_by_command[cmd];
-    if (measuring_) {
-      interval_[cmd].bytes_out += bytes;
-      if (opt_.requests > 0) {
-        --c.budget;
-        --budget_left_;
-      }
-    }
+    SendOne(c, now, c.pacer ? c.pacer->Next() : now);
+  }
+  if (c.pacer) Reschedule(c);
+}
+
+void Worker::SendOne(Conn& c, int64_t now, int64_t intended) {
+  uint32_t cmd = shared_->mix->AtInCycle(c.mix_pos);
+  if (++c.mix_pos == shared_->mix->cycle_length()) c.mix_pos = 0;
+  const CommandSpec& spec = opt_.commands[cmd];
+  uint64_t key = spec.tmpl.uses_key ? c.keys[cmd].Next() : 0;
+  std::string_view data = spec.tmpl.uses_data ? shared_->values->Pick(c.rng) : std::string_view();
+  size_t bytes = shared_->builders[cmd].Append(&c.out, key, data);
+  // Open loop: a request intended in the warm-up but held back past its end stays out.
+  const bool measured = measuring_ && intended >= measure_start_ns_;
+  c.Push({intended, now, static_cast<uint16_t>(cmd), measured});
+  ++in_flight_;
+  ++stats_.sent_total;
+  ++stats_.sent_by_command[cmd];
+  if (!measured) return;
+  interval_[cmd].bytes_out += bytes;
+  if (open_loop_) interval_[cmd].send_lag_ns.Record(now - intended);
+  if (opt_.requests > 0) {
+    --c.budget;
+    --budget_left_;
   }
 }
 

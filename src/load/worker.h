@@ -1,5 +1,7 @@
-// One load thread: an epoll reactor driving `clients` connections, closed loop, with
-// up to `pipeline` requests in flight on each. Owns its statistics; nothing it touches
+// One load thread: an epoll reactor driving `clients` connections with up to `pipeline`
+// requests in flight on each: closed loop (send on each reply) or open loop (send each
+// request at its intended time from the connection's Pacer; `pipeline` caps what is in
+// flight, and a request held back by the cap keeps its intended time). Owns its statistics; nothing it touches
 // on the hot path is shared with other workers.
 #pragma once
 
@@ -7,6 +9,8 @@
 #include <cstdint>
 #include <latch>
 #include <memory>
+#include <queue>
+#include <utility>
 #include <vector>
 
 #include "load/intervals.h"
@@ -70,10 +74,17 @@ class Worker {
   void FlushQueued();
   void Fail(Conn& c, const Status& why);
   void Close(Conn& c);
+  void SendOne(Conn& c, int64_t now, int64_t intended);
+  void Reschedule(Conn& c);
+  void SendDue(int64_t now);
+  int64_t WaitTimeoutNs(int64_t now);
   void CheckTimeouts(int64_t now);
+  void StartPacers(int64_t start);
+  void MaybeEnterMeasuredPhase(int64_t now);
   void EnterMeasuredPhase(int64_t now);
   void FinishMeasuredPhase();
   void RollInterval(int64_t now, bool last);
+  bool MayStillSend(const Conn& c, int64_t now) const;
   bool CanSend(const Conn& c, int64_t now) const;
   bool Busy() const;
   bool Finished() const;
@@ -90,6 +101,12 @@ class Worker {
   uint64_t unanswered_ = 0;
   std::vector<char> read_buf_;
   std::vector<Conn*> flush_queue_;  // connections with bytes to write after this wake-up
+  /// Open loop: (intended time, slot) of connections waiting for their next send time.
+  /// An entry is live while it equals its connection's due_queued; others are stale.
+  using Due = std::pair<int64_t, uint32_t>;
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
+  std::vector<Conn*> due_now_;  // SendDue's scratch list
+  const bool open_loop_;
   bool measuring_ = false;
   bool measure_done_ = false;
   bool stopping_ = false;

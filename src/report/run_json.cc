@@ -22,7 +22,7 @@ Json LatencyJson(const HdrHistogram& h, const std::vector<double>& percentiles) 
 }
 
 Json CommandJson(const std::string& name, const CommandStats& s, double secs,
-                 const std::vector<double>& percentiles, bool hits) {
+                 const std::vector<double>& percentiles, bool hits, bool open_loop) {
   Json j;
   j["command"] = name;
   j["ops"] = s.ops;
@@ -41,6 +41,10 @@ Json CommandJson(const std::string& name, const CommandStats& s, double secs,
   }
   j["errors_by_kind"] = errors;
   j["latency"] = LatencyJson(s.latency_ns, percentiles);
+  if (open_loop) {
+    j["service_time"] = LatencyJson(s.service_ns, percentiles);
+    j["send_lag"] = LatencyJson(s.send_lag_ns, percentiles);
+  }
   return j;
 }
 
@@ -64,6 +68,9 @@ Json OptionsJson(const LoadOptions& o) {
   j["requests"] = o.requests;
   j["duration_s"] = o.duration_s;
   j["warmup_s"] = o.warmup_s;
+  j["loop"] = o.rate > 0 ? "open" : "closed";
+  j["rate_per_s"] = o.rate;
+  j["arrival"] = o.rate > 0 ? Json(o.poisson ? "poisson" : "constant") : Json(nullptr);
   j["key_prefix"] = o.key_prefix;
   j["key_min"] = o.key_min;
   j["key_max"] = o.key_max;
@@ -171,11 +178,19 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   bool any_hits = false;
   for (size_t i = 0; i < o.commands.size(); ++i) {
     cmds.push_back(CommandJson(o.commands[i].label, r.totals.commands[i], r.measured_s,
-                               o.percentiles, o.commands[i].counts_hits));
+                               o.percentiles, o.commands[i].counts_hits, o.rate > 0));
     any_hits |= o.commands[i].counts_hits;
   }
   j["commands"] = cmds;
-  j["totals"] = CommandJson("Total", r.AllCommands(), r.measured_s, o.percentiles, any_hits);
+  j["totals"] = CommandJson("Total", r.AllCommands(), r.measured_s, o.percentiles, any_hits,
+                            o.rate > 0);
+  j["latency_from"] = o.rate > 0 ? "intended_send" : "actual_send";
+  if (o.rate > 0) {
+    j["schedule"] = {{"requested_per_s", o.rate},
+                     {"achieved_per_s", AchievedRate(r)},
+                     {"below_99pct_of_requested", RateFellShort(o, r)},
+                     {"unsent_intended", r.totals.unsent_intended}};
+  }
   Json series = Json::object();
   for (size_t i = 0; i < r.series.size(); ++i) {
     series[i < o.commands.size() ? o.commands[i].label : "Total"] = SeriesJson(r.series[i]);

@@ -55,6 +55,18 @@ const char* PatternName(KeyPatternSpec::Kind k) {
   return "?";
 }
 
+std::string LoopText(const LoadOptions& o) {
+  if (o.rate <= 0) {
+    return "closed loop: a connection sends its next request when a reply arrives; latency "
+           "from the actual send";
+  }
+  return fmt::format(
+      "open loop: {:.10g} requests/s in total ({:.6g} per connection), {} arrivals, at most {} in "
+      "flight per connection; latency from each request's intended send time (corrected "
+      "for coordinated omission)",
+      o.rate, o.rate / o.connections(), o.poisson ? "Poisson" : "constant", o.pipeline);
+}
+
 void PrintWorkload(std::FILE* out, const RunReport& r) {
   const LoadOptions& o = *r.options;
   PrintBlock(out, 3, "Workload");
@@ -64,6 +76,7 @@ void PrintWorkload(std::FILE* out, const RunReport& r) {
                                       : fmt::format("{:g} s", o.duration_s);
   fmt::print(out, "    length {} after {:g} s warm-up; measured {:.3f} s\n", length, o.warmup_s,
              r.result->measured_s);
+  fmt::print(out, "    {}\n", LoopText(o));
   for (const auto& c : o.commands) {
     fmt::print(out, "    {:<8} weight {:<4} key pattern {}\n", c.label, c.weight,
                PatternName(c.key_pattern.kind));
@@ -72,9 +85,10 @@ void PrintWorkload(std::FILE* out, const RunReport& r) {
              o.key_prefix, o.key_max, ValueText(o.value), o.seed);
 }
 
-void PrintRow(std::FILE* out, const std::string& name, const CommandStats& s, double secs,
-              const std::vector<double>& pct, bool hits) {
-  const HdrHistogram& h = s.latency_ns;
+// One row of the results table; `h` is the latency histogram to show (corrected or
+// service time).
+void PrintRow(std::FILE* out, const std::string& name, const CommandStats& s,
+              const HdrHistogram& h, double secs, const std::vector<double>& pct, bool hits) {
   fmt::print(out, "    {:<8} {:>10} {:>11.1f} {:>9} {:>9} {:>8} {:>10.1f} {:>10.1f} {:>9.1f} {:>9.1f}",
              name, s.ops, PerSecond(s.ops, secs), hits ? fmt::format("{}", s.hits) : "-",
              hits ? fmt::format("{}", s.misses) : "-", s.errors,
@@ -84,21 +98,53 @@ void PrintRow(std::FILE* out, const std::string& name, const CommandStats& s, do
   fmt::print(out, " {:>10.1f}\n", Us(h.max()));
 }
 
-void PrintResults(std::FILE* out, const RunReport& r) {
-  const LoadOptions& o = *r.options;
-  const RunResult& res = *r.result;
-  PrintBlock(out, 4, "Results (latency in µs, from the HDR histogram, 3 significant digits)");
+void PrintTableHeader(std::FILE* out, const LoadOptions& o) {
   fmt::print(out, "    {:<8} {:>10} {:>11} {:>9} {:>9} {:>8} {:>10} {:>10} {:>9} {:>9}", "Command",
              "Ops", "Ops/s", "Hits", "Misses", "Errors", "KiB/s out", "KiB/s in", "min", "mean");
   for (double p : o.percentiles) fmt::print(out, " {:>9}", PercentileLabel(p));
   fmt::print(out, " {:>10}\n", "max");
+}
+
+// The table's rows, with the latency histogram chosen by `which`.
+void PrintTable(std::FILE* out, const RunReport& r, HdrHistogram CommandStats::*which) {
+  const LoadOptions& o = *r.options;
+  const RunResult& res = *r.result;
+  PrintTableHeader(out, o);
   bool any_hits = false;
   for (size_t i = 0; i < o.commands.size(); ++i) {
     const CommandStats& s = res.totals.commands[i];
-    PrintRow(out, o.commands[i].label, s, res.measured_s, o.percentiles, o.commands[i].counts_hits);
+    PrintRow(out, o.commands[i].label, s, s.*which, res.measured_s, o.percentiles,
+             o.commands[i].counts_hits);
     any_hits |= o.commands[i].counts_hits;
   }
-  PrintRow(out, "Total", res.AllCommands(), res.measured_s, o.percentiles, any_hits);
+  const CommandStats all = res.AllCommands();
+  PrintRow(out, "Total", all, all.*which, res.measured_s, o.percentiles, any_hits);
+}
+
+void PrintSchedule(std::FILE* out, const RunReport& r) {
+  const LoadOptions& o = *r.options;
+  const HdrHistogram lag = r.result->AllCommands().send_lag_ns;
+  fmt::print(out, "    schedule: requested {:.10g}/s, achieved {:.1f}/s{}\n", o.rate,
+             AchievedRate(*r.result),
+             RateFellShort(o, *r.result) ? " — BELOW 99% OF THE REQUESTED RATE" : "");
+  if (r.result->totals.unsent_intended > 0) {
+    fmt::print(out, "    ~{} requests intended before the end were never sent (the schedule fell "
+               "behind); their latency is in no histogram\n", r.result->totals.unsent_intended);
+  }
+  fmt::print(out, "    send lag behind the intended time (µs): p50 {:.1f}, p99 {:.1f}, max {:.1f}\n",
+             Us(lag.ValueAtPercentile(50)), Us(lag.ValueAtPercentile(99)), Us(lag.max()));
+}
+
+void PrintResults(std::FILE* out, const RunReport& r) {
+  const bool open = r.options->rate > 0;
+  PrintBlock(out, 4, open ? "Results (latency in µs from the intended send time, corrected for "
+                            "coordinated omission; HDR histogram, 3 significant digits)"
+                          : "Results (latency in µs, from the HDR histogram, 3 significant digits)");
+  PrintTable(out, r, &CommandStats::latency_ns);
+  if (!open) return;
+  fmt::print(out, "\n    Service time (µs from the actual send; hides the queueing a stall causes):\n");
+  PrintTable(out, r, &CommandStats::service_ns);
+  PrintSchedule(out, r);
 }
 
 void PrintErrors(std::FILE* out, const RunReport& r) {
@@ -173,6 +219,14 @@ void PrintCrossCheck(std::FILE* out, const RunReport& r) {
 }
 
 }  // namespace
+
+double AchievedRate(const RunResult& r) {
+  return r.measured_s > 0 ? r.measured_ops() / r.measured_s : 0;
+}
+
+bool RateFellShort(const LoadOptions& o, const RunResult& r) {
+  return o.rate > 0 && AchievedRate(r) < kRateShortfall * o.rate;
+}
 
 void PrintTextReport(std::FILE* out, const RunReport& r, bool quiet) {
   fmt::print(out, "memstand {} run, {}\n", MEMSTAND_VERSION, r.result->started_at);

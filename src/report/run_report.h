@@ -27,6 +27,14 @@ struct RunReport {
   std::vector<std::string> warnings;
 };
 
+/// Open loop: a run whose achieved rate is below this share of --rate is flagged.
+inline constexpr double kRateShortfall = 0.99;
+
+/// Open loop: requests completed per measured second (0 in the closed loop).
+double AchievedRate(const RunResult& r);
+/// Open loop and the achieved rate is below kRateShortfall x the requested one.
+bool RateFellShort(const LoadOptions& o, const RunResult& r);
+
 /// The JSON schema version; bump on any incompatible change.
 inline constexpr int kRunJsonVersion = 1;
 

@@ -74,6 +74,7 @@ void HdrHistogram::Add(const HdrHistogram& other) {
   assert(other.counts_.size() == counts_.size());
   assert(other.unit_magnitude_ == unit_magnitude_);
   assert(other.sub_bucket_half_count_magnitude_ == sub_bucket_half_count_magnitude_);
+  if (other.total_count_ == 0 && other.saturated_ == 0) return;
   for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
   total_count_ += other.total_count_;
   saturated_ += other.saturated_;
@@ -82,7 +83,7 @@ void HdrHistogram::Add(const HdrHistogram& other) {
 }
 
 void HdrHistogram::Reset() {
-  std::fill(counts_.begin(), counts_.end(), 0);
+  if (total_count_ != 0) std::fill(counts_.begin(), counts_.end(), 0);
   total_count_ = 0;
   saturated_ = 0;
   min_ = INT64_MAX;

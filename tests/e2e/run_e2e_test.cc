@@ -183,6 +183,13 @@ TEST(RunE2E, BadInputIsAUsageError) {
       {{"run", "--target", target, "--hdr-log", "/nonexistent/dir/x.hlog"}, "--hdr-log"},
       {{"run", "--target", target, "--hgrm", "/nonexistent/dir/x.hgrm"}, "--hgrm"},
       {{"run", "--target", target, "--command-ratio", "2"}, "must follow a --command"},
+      {{"run", "--target", target, "--rate", "0"}, "--rate must be > 0"},
+      {{"run", "--target", target, "--rate", "-5"}, "--rate must be > 0"},
+      {{"run", "--target", target, "--rate", "fast"}, "--rate: 'fast' is not a rate"},
+      {{"run", "--target", target, "--rate", "1e12"}, "above the cap"},
+      {{"run", "--target", target, "--rate", "inf"}, "finite"},
+      {{"run", "--target", target, "--arrival", "poisson"}, "--arrival: applies to the open loop"},
+      {{"run", "--target", target, "--rate", "100", "--arrival", "bursty"}, "--arrival"},
       {{"frobnicate"}, "unknown subcommand 'frobnicate'"},
   };
   for (const Case& c : cases) {
@@ -388,14 +395,18 @@ std::string Scrape(int port) {
 TEST(RunE2E, LiveMetricsPassPromtool) {
   auto port = PickFreePort();
   ASSERT_TRUE(port.ok());
-  auto run = Running::Start({"run", "--duration", "5s", "--metrics-addr",
+  // Open loop, so the send-lag gauge has something to show.
+  auto run = Running::Start({"run", "--duration", "5s", "--rate", "5000", "--metrics-addr",
                              "127.0.0.1:" + std::to_string(*port), "-q"});
   ASSERT_NE(run, nullptr);
   std::string resp;
   for (int i = 0; i < 80; ++i) {  // until a completed second shows up (bounded: 8 s)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     resp = Scrape(*port);
-    if (resp.find("memstand_requests_total{command=\"GET\"}") != std::string::npos) break;
+    if (resp.find("memstand_run_elapsed_seconds ") != std::string::npos &&
+        resp.find("memstand_run_elapsed_seconds 0\n") == std::string::npos) {
+      break;
+    }
   }
   Outcome out = run->Wait(30);
   ASSERT_EQ(out.exit_code, 0) << out.output;
@@ -404,6 +415,9 @@ TEST(RunE2E, LiveMetricsPassPromtool) {
   EXPECT_NE(resp.find("memstand_request_duration_seconds_bucket{command=\"SET\",le=\"+Inf\"}"),
             std::string::npos) << resp;
   EXPECT_NE(resp.find("memstand_build_info"), std::string::npos);
+  size_t lag = resp.find("\nmemstand_send_lag_seconds ");
+  ASSERT_NE(lag, std::string::npos) << resp;
+  EXPECT_GT(std::stod(resp.substr(lag + 27)), 0.0) << resp;
   std::string body = resp.substr(resp.find("\r\n\r\n") + 4);
   std::string path = TempDir() + "/metrics.txt";
   std::ofstream(path) << body;
