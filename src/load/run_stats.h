@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "stats/hdr_histogram.h"
+#include "stats/reservoir.h"
 
 namespace memstand {
 
@@ -46,6 +48,10 @@ struct ThreadStats {
   double cpu_sys_s = 0;
   uint64_t protocol_errors = 0;
   uint64_t connection_errors = 0;
+  /// --samples only (LoadOptions::samples_cap > 0): the raw samples of this thread's
+  /// measured replies, created by the worker on its first one. Not merged by Add();
+  /// copies share it (no copy of a million samples).
+  std::shared_ptr<SampleReservoir> samples;
 
   explicit ThreadStats(size_t command_count = 0)
       : commands(command_count), sent_by_command(command_count) {}
