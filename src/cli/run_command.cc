@@ -12,8 +12,10 @@
 #include "cli/run_flags.h"
 #include "cli/subcommands.h"
 #include "load/engine.h"
+#include "report/memtier_json.h"
 #include "report/metrics_server.h"
 #include "report/run_report.h"
+#include "report/samples_csv.h"
 #include "stand/local_redis.h"
 #include "stand/proc_stats.h"
 #include "stats/hdr_log.h"
@@ -88,6 +90,12 @@ Status WriteHgrm(const std::string& path, const RunResult& r) {
   return Status::OK();
 }
 
+std::vector<std::string> CommandLabels(const LoadOptions& o) {
+  std::vector<std::string> labels;
+  for (const auto& c : o.commands) labels.push_back(c.label);
+  return labels;
+}
+
 void Judge(const RunResult& r, bool server_started, RunReport* rep) {
   const CrossCheck& cc = r.cross_check;
   bool counts_complete = r.failure.ok() && r.unanswered == 0;
@@ -130,6 +138,7 @@ int RunBody(const CLI::App& app, const RunFlags& flags) {
   if (!cfg.ok()) return Fail(cfg.status());
   Status s = CheckWritable("--json", cfg->json_path);
   if (s.ok()) s = CheckWritable("--hgrm", cfg->hgrm_path);
+  if (s.ok()) s = CheckWritable("--samples", cfg->samples_path);
   if (!s.ok()) return Fail(s);
   std::unique_ptr<HdrLogSink> hdr_log;
   if (!cfg->hdr_log_path.empty()) {
@@ -182,6 +191,11 @@ int RunBody(const CLI::App& app, const RunFlags& flags) {
   rep.result = &*result;
   rep.platform = Platform::Detect();
   Judge(*result, rep.server_started, &rep);
+  if (!cfg->samples_path.empty()) {  // before the report, which says what it holds
+    Status w = WriteSamplesCsv(cfg->samples_path, result->samples, CommandLabels(cfg->load));
+    if (!w.ok()) return Fail(w);
+    rep.samples_path = cfg->samples_path;
+  }
   PrintTextReport(stdout, rep, cfg->quiet);
   if (hdr_log && !hdr_log->status().ok()) return Fail(hdr_log->status());
   if (!cfg->hgrm_path.empty()) {
@@ -190,7 +204,7 @@ int RunBody(const CLI::App& app, const RunFlags& flags) {
   }
   if (!cfg->json_path.empty()) {
     std::ofstream f(cfg->json_path, std::ios::trunc);
-    f << RunReportJson(rep).dump(2) << "\n";
+    f << (cfg->json_memtier ? MemtierJson(rep) : RunReportJson(rep)).dump(2) << "\n";
     if (!f) return Fail(Status::IoError("cannot write " + cfg->json_path));
   }
   return rep.exit_code;

@@ -282,6 +282,24 @@ Status CheckFileLimit(int connections) {
       std::to_string(lim.rlim_cur) + " (raise it with ulimit -n)");
 }
 
+// --json-format, --samples, --samples-cap.
+Status BuildFormats(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
+  if (f.json_format != "memstand" && f.json_format != "memtier") {
+    return Status::InvalidArgument("--json-format: '" + f.json_format +
+                                   "' is not one of memstand, memtier");
+  }
+  if (f.json_format == "memtier" && f.json_path.empty()) {
+    return Status::InvalidArgument("--json-format: needs --json FILE to write to");
+  }
+  cfg->json_memtier = f.json_format == "memtier";
+  if (app.count("--samples-cap") > 0 && f.samples_path.empty()) {
+    return Status::InvalidArgument("--samples-cap: needs --samples FILE");
+  }
+  cfg->samples_path = f.samples_path;
+  cfg->load.samples_cap = f.samples_path.empty() ? 0 : static_cast<size_t>(f.samples_cap);
+  return Status::OK();
+}
+
 }  // namespace
 
 void AddRunFlags(CLI::App* app, RunFlags* flags) {
@@ -290,6 +308,13 @@ void AddRunFlags(CLI::App* app, RunFlags* flags) {
   AddWorkloadFlags(app, flags);
   app->add_option("--percentiles", flags->percentiles, "Latency percentiles to print, e.g. 50,99,99.9");
   app->add_option("--json", flags->json_path, "Write the result as JSON (docs/json-format.md)");
+  app->add_option("--json-format", flags->json_format,
+                  "memstand (default) or memtier: memtier_benchmark's JSON key layout");
+  app->add_option("--samples", flags->samples_path,
+                  "Write raw per-request samples as CSV (docs/samples.md)");
+  app->add_option("--samples-cap", flags->samples_cap,
+                  "Most samples kept; past it a uniform reservoir (default 1000000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
   app->add_option("--hdr-log", flags->hdr_log_path,
                   "Write an HdrHistogram interval log (format 1.3, a tag per command, ms)");
   app->add_option("--hgrm", flags->hgrm_path,
@@ -326,6 +351,8 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   if (s.ok()) s = CheckFileLimit(o.connections());
   if (!s.ok()) return s;
   cfg.json_path = f.json_path;
+  s = BuildFormats(app, f, &cfg);
+  if (!s.ok()) return s;
   cfg.hdr_log_path = f.hdr_log_path;
   cfg.hgrm_path = f.hgrm_path;
   if (!f.metrics_addr.empty()) {

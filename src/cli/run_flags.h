@@ -35,6 +35,9 @@ struct RunFlags {
   std::string connect_timeout = "5s", request_timeout = "10s";
   std::string percentiles = "50,90,95,99,99.9,99.99";
   std::string json_path, hdr_log_path, hgrm_path, metrics_addr;
+  std::string json_format = "memstand";  // or "memtier"
+  std::string samples_path;
+  uint64_t samples_cap = 1'000'000;
   bool exclusive = false;
   bool quiet = false;
   std::string redis_server = "redis-server";
@@ -44,6 +47,8 @@ struct RunConfig {
   LoadOptions load;
   bool target_given = false;  // false: memstand starts its own redis-server
   std::string json_path;
+  bool json_memtier = false;  // --json-format memtier: memtier_benchmark's key layout
+  std::string samples_path;   // raw samples CSV; load.samples_cap is its cap
   std::string hdr_log_path;  // HdrHistogram interval log, one tag per command
   std::string hgrm_path;     // percentile distribution of all commands
   std::string metrics_host;  // empty: no live metrics

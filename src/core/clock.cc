@@ -11,6 +11,12 @@ std::string WallClockIso() {
   return buf;
 }
 
+double UnixNowS() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
+}
+
 int64_t ClockResolutionNs() {
   timespec ts;
   clock_getres(CLOCK_MONOTONIC, &ts);

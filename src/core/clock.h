@@ -16,6 +16,9 @@ inline int64_t NowNs() {
 /// The wall clock as ISO 8601 UTC with seconds, e.g. "2026-11-29T22:15:03Z".
 std::string WallClockIso();
 
+/// The wall clock (CLOCK_REALTIME) in seconds since the Unix epoch, with its fraction.
+double UnixNowS();
+
 /// The clock's advertised resolution (clock_getres) in ns.
 int64_t ClockResolutionNs();
 

@@ -12,6 +12,7 @@
 #include "client/redis_info.h"
 #include "core/clock.h"
 #include "load/worker.h"
+#include "workload/rng.h"
 
 namespace memstand {
 
@@ -172,6 +173,30 @@ void Collect(const std::vector<std::unique_ptr<Worker>>& workers, size_t command
   r->measured_s = end > start ? (end - start) / 1e9 : 0;
 }
 
+// The earliest measured start of any worker (monotonic ns), or now if none started.
+int64_t MeasuredStartNs(const std::vector<std::unique_ptr<Worker>>& workers) {
+  int64_t start = INT64_MAX;
+  for (const auto& w : workers) {
+    if (w->measure_start_ns() > 0) start = std::min(start, w->measure_start_ns());
+  }
+  return start == INT64_MAX ? NowNs() : start;
+}
+
+// --samples: merges the threads' reservoirs into one uniform sample, times on the
+// common measured start.
+void MergeSamples(const LoadOptions& opt, const std::vector<std::unique_ptr<Worker>>& workers,
+                  int64_t start_ns, RunResult* r) {
+  std::vector<ReservoirPart> parts;
+  for (const auto& w : workers) {
+    const SampleReservoir* reservoir = w->stats().samples.get();
+    if (reservoir == nullptr) continue;
+    parts.push_back({reservoir, w->measure_start_ns() - start_ns});
+    r->samples_seen += reservoir->seen();
+  }
+  r->samples = MergeReservoirs(parts, opt.samples_cap, DeriveSeed(opt.seed, 0x5a3b1e5ULL));
+  for (ThreadStats& t : r->threads) t.samples.reset();  // the per-thread copies: free them
+}
+
 }  // namespace
 
 uint64_t RunResult::measured_ops() const {
@@ -219,6 +244,9 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker>(&shared, i));
   RunWorkers(&shared, &workers, interrupt, &r);
   Collect(workers, opt.commands.size(), &r);
+  const int64_t start_ns = MeasuredStartNs(workers);
+  r.measured_start_unix_s = UnixNowS() - (NowNs() - start_ns) / 1e9;
+  if (opt.samples_cap > 0) MergeSamples(opt, workers, start_ns, &r);
   intervals.Finish();
   r.series = intervals.series();
   ServerSnapshot after = Snapshot(**client);

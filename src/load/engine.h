@@ -48,6 +48,11 @@ struct RunResult {
   CrossCheck cross_check;
   /// Per-second summaries by command index; the last entry is all commands.
   std::vector<std::vector<SeriesPoint>> series;
+  double measured_start_unix_s = 0;  // wall clock at the measured start (epoch seconds)
+  /// --samples (LoadOptions::samples_cap > 0): a uniform sample, sorted by time, of the
+  /// samples_seen measured replies of all threads; all of them when they fit the cap.
+  std::vector<Sample> samples;
+  uint64_t samples_seen = 0;
 
   uint64_t measured_ops() const;
   /// Every command's statistics merged (the report's "Total" row).

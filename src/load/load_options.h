@@ -48,6 +48,9 @@ struct LoadOptions {
   std::vector<double> percentiles = {50, 90, 95, 99, 99.9, 99.99};
   /// Nobody else uses the server: a command count mismatch fails the run.
   bool exclusive_server = false;
+  /// --samples: keep raw (time, command, latency) samples of the measured replies, all
+  /// of them up to this many, beyond it a uniform reservoir. 0: no raw samples.
+  size_t samples_cap = 0;
 
   int connections() const { return threads * clients; }
 };

@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "stats/hdr_histogram.h"
+#include "stats/reservoir.h"
 
 namespace memstand {
 
@@ -56,6 +58,10 @@ struct ThreadStats {
   /// (the schedule fell behind). Estimated from the pacer's position and rate: exact
   /// for constant arrivals, the expected count for Poisson ones.
   uint64_t unsent_intended = 0;
+  /// --samples only (LoadOptions::samples_cap > 0): the raw samples of this thread's
+  /// measured replies, created by the worker on its first one. Not merged by Add();
+  /// copies share it (no copy of a million samples).
+  std::shared_ptr<SampleReservoir> samples;
 
   explicit ThreadStats(size_t command_count = 0)
       : commands(command_count), sent_by_command(command_count) {}

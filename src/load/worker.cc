@@ -468,12 +468,20 @@ void Worker::HandleReply(Conn& c, int64_t now) {
   if (!f.measured) return;
   CommandStats& s = interval_[f.cmd];
   const int64_t service = now - f.sent_ns;
-  s.latency_ns.Record(now - f.intended_ns);
+  const int64_t latency = now - f.intended_ns;  // = service in the closed loop
+  s.latency_ns.Record(latency);
   if (open_loop_) s.service_ns.Record(service);
   if (service == 0) ++s.zero_latency;
   ++s.ops;
   s.bytes_in += r.wire_bytes;
   measure_end_ns_ = now;
+  if (opt_.samples_cap > 0) {  // --samples: raw samples, a uniform reservoir past the cap
+    if (!stats_.samples) {
+      stats_.samples = std::make_shared<SampleReservoir>(
+          opt_.samples_cap, DeriveSeed(opt_.seed ^ 0x5a3b1e5ULL, thread_index_));
+    }
+    stats_.samples->Offer({now - measure_start_ns_, latency, f.cmd});
+  }
   if (r.is_error) {
     ++s.errors;
     ErrorKind& kind = s.errors_by_prefix[ErrorPrefix(r.error)];

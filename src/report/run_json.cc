@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "report/run_report.h"
+#include "stats/modality.h"
 
 namespace memstand {
 
@@ -19,6 +20,21 @@ Json LatencyJson(const HdrHistogram& h, const std::vector<double>& percentiles) 
   for (double q : percentiles) p[fmt::format("{:g}", q)] = h.ValueAtPercentile(q) / 1000.0;
   j["percentiles_us"] = p;
   return j;
+}
+
+// DetectModes of a latency histogram (src/stats/modality.h documents the method).
+Json ModalityJson(const HdrHistogram& h) {
+  ModalityResult m = DetectModes(h);
+  Json modes = Json::array();
+  for (double v : m.mode_values) modes.push_back(v / 1000.0);
+  return {{"multimodal", m.multimodal}, {"modes", m.modes}, {"mode_values_us", modes},
+          {"valley_depth", m.dip_or_score}, {"samples", m.samples}, {"method", m.method}};
+}
+
+Json SamplesJson(const RunReport& rep) {
+  const RunResult& r = *rep.result;
+  return {{"path", rep.samples_path}, {"written", r.samples.size()}, {"seen", r.samples_seen},
+          {"cap", rep.options->samples_cap}, {"reservoir", r.samples.size() < r.samples_seen}};
 }
 
 Json CommandJson(const std::string& name, const CommandStats& s, double secs,
@@ -45,6 +61,7 @@ Json CommandJson(const std::string& name, const CommandStats& s, double secs,
     j["service_time"] = LatencyJson(s.service_ns, percentiles);
     j["send_lag"] = LatencyJson(s.send_lag_ns, percentiles);
   }
+  j["modality"] = ModalityJson(s.latency_ns);
   return j;
 }
 
@@ -201,6 +218,7 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   j["protocol_errors"] = r.totals.protocol_errors;
   j["client"] = ClientJson(r);
   j["cross_check"] = CrossCheckJson(r.cross_check);
+  if (!rep.samples_path.empty()) j["samples"] = SamplesJson(rep);
   return j;
 }
 

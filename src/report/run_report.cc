@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "stats/modality.h"
+
 namespace memstand {
 
 namespace {
@@ -147,6 +149,30 @@ void PrintResults(std::FILE* out, const RunReport& r) {
   PrintSchedule(out, r);
 }
 
+// Notes under the results table: latency distributions that look multimodal (a single
+// percentile then lands in an arbitrary mode, METHOD.md rule 9) and the raw samples.
+void PrintResultNotes(std::FILE* out, const RunReport& r) {
+  bool any = false;
+  for (size_t i = 0; i < r.options->commands.size(); ++i) {
+    ModalityResult m = DetectModes(r.result->totals.commands[i].latency_ns);
+    if (!m.multimodal) continue;
+    std::string at;
+    for (double v : m.mode_values) at += fmt::format("{}{:.1f}", at.empty() ? "" : ", ", v / 1000);
+    fmt::print(out, "    {} latency looks multimodal: {} modes at {} µs (valley depth {:.2f}); a "
+               "percentile may land in either\n", r.options->commands[i].label, m.modes, at,
+               m.dip_or_score);
+    any = true;
+  }
+  if (any) fmt::print(out, "    (modes: smoothed log-histogram peaks, src/stats/modality.h)\n");
+  const RunResult& res = *r.result;
+  if (r.samples_path.empty()) return;
+  fmt::print(out, "    raw samples: {} of {} measured requests in {} ({})\n", res.samples.size(),
+             res.samples_seen, r.samples_path,
+             res.samples.size() < res.samples_seen
+                 ? "a uniform reservoir: every request had the same chance to be kept"
+                 : "all of them");
+}
+
 void PrintErrors(std::FILE* out, const RunReport& r) {
   PrintBlock(out, 5, "Error replies by kind (counted, not fatal)");
   bool any = false;
@@ -236,6 +262,7 @@ void PrintTextReport(std::FILE* out, const RunReport& r, bool quiet) {
     PrintWorkload(out, r);
   }
   PrintResults(out, r);
+  if (!quiet) PrintResultNotes(out, r);
   if (!quiet) {
     PrintErrors(out, r);
     PrintInstrument(out, r);

@@ -25,6 +25,7 @@ struct RunReport {
   int exit_code = 0;
   std::string verdict;          // "OK", "FAILED: ...", "INTERRUPTED"
   std::vector<std::string> warnings;
+  std::string samples_path;     // --samples: the CSV holding result->samples
 };
 
 /// Open loop: a run whose achieved rate is below this share of --rate is flagged.

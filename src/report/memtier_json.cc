@@ -1,0 +1,201 @@
+// MemtierJson: docs/json-format.md ("memtier layout") is its specification, and
+// tests/fixtures/memtier_2_default.json a document of the layout it follows.
+#include "report/memtier_json.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+#include "stats/hdr_log.h"
+
+namespace memstand {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr double kNsPerMs = 1e6;
+constexpr int64_t kMaxMicros = 3'600'000'000LL;  // one hour, as memstand's histograms
+
+double PerSecond(double n, double seconds) { return seconds > 0 ? n / seconds : 0.0; }
+
+// memtier records microseconds: the same counts re-binned at each bucket's midpoint, so
+// its "Compressed Histogram" decodes to the unit memtier users expect.
+HdrHistogram MicrosHistogram(const HdrHistogram& ns) {
+  HdrHistogram us(1, kMaxMicros, 3);
+  for (int i = 0; i < ns.counts_len(); ++i) {
+    const int64_t n = ns.count_at_index(i);
+    if (n == 0) continue;
+    const int64_t lo = ns.ValueFromIndex(i);
+    const int64_t hi = ns.HighestEquivalentValue(lo);
+    us.RecordN(std::llround((static_cast<double>(lo) + static_cast<double>(hi)) / 2 / 1000), n);
+  }
+  return us;
+}
+
+Json PercentilesJson(const HdrHistogram& h, const std::vector<double>& percentiles) {
+  Json j = Json::object();
+  for (double p : percentiles) {
+    j[MemtierPercentileKey(p)] = static_cast<double>(h.ValueAtPercentile(p)) / kNsPerMs;
+  }
+  j["Histogram log format"] = {
+      {"Compressed Histogram", EncodeCompressedV2Base64(MicrosHistogram(h))}};
+  return j;
+}
+
+// One "Sets"/"Gets"/.../"Totals" object.
+Json StatsJson(const CommandStats& s, double secs, const std::vector<double>& percentiles,
+               uint64_t connection_errors) {
+  const HdrHistogram& h = s.latency_ns;
+  const double mean_ms = h.mean() / kNsPerMs;
+  const double kb_rx = PerSecond(static_cast<double>(s.bytes_in), secs) / 1024;
+  const double kb_tx = PerSecond(static_cast<double>(s.bytes_out), secs) / 1024;
+  Json j;
+  j["Count"] = s.ops;
+  j["Ops/sec"] = PerSecond(static_cast<double>(s.ops), secs);
+  j["Hits/sec"] = PerSecond(static_cast<double>(s.hits), secs);
+  j["Misses/sec"] = PerSecond(static_cast<double>(s.misses), secs);
+  j["Connection Errors/sec"] = PerSecond(static_cast<double>(connection_errors), secs);
+  j["Connection Errors"] = connection_errors;
+  j["Latency"] = mean_ms;
+  j["Average Latency"] = mean_ms;
+  j["Accumulated Latency"] = std::llround(mean_ms * static_cast<double>(h.total_count()));
+  j["Min Latency"] = static_cast<double>(h.min()) / kNsPerMs;
+  j["Max Latency"] = static_cast<double>(h.max()) / kNsPerMs;
+  j["KB/sec"] = kb_rx + kb_tx;
+  j["KB/sec RX/TX"] = kb_rx + kb_tx;
+  j["KB/sec RX"] = kb_rx;
+  j["KB/sec TX"] = kb_tx;
+  j["Percentile Latencies"] = PercentilesJson(h, percentiles);
+  return j;
+}
+
+Json RuntimeJson(const RunResult& r) {
+  const int64_t start_ms = std::llround(r.measured_start_unix_s * 1000);
+  const int64_t duration_ms = std::llround(r.measured_s * 1000);
+  return {{"Start time", start_ms},
+          {"Finish time", start_ms + duration_ms},
+          {"Total duration", duration_ms},
+          {"Time unit", "MILLISECONDS"},
+          {"Interrupted", r.interrupted ? "true" : "false"}};
+}
+
+// The commands merged by memtier name, in order of first appearance (memtier merges
+// commands of one type the same way).
+std::vector<std::pair<std::string, CommandStats>> ByMemtierName(const RunReport& rep) {
+  std::vector<std::pair<std::string, CommandStats>> groups;
+  const auto& commands = rep.options->commands;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const std::string name = MemtierCommandName(commands[i].tmpl.name);
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == name; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {name, CommandStats()});
+    it->second.Add(rep.result->totals.commands[i]);
+  }
+  return groups;
+}
+
+Json AllStatsJson(const RunReport& rep) {
+  const RunResult& r = *rep.result;
+  const std::vector<double>& pct = rep.options->percentiles;
+  Json j;
+  j["Runtime"] = RuntimeJson(r);
+  for (const auto& [name, stats] : ByMemtierName(rep)) {
+    j[name] = StatsJson(stats, r.measured_s, pct, 0);  // memtier: connection errors in Totals only
+  }
+  j["Totals"] = StatsJson(r.AllCommands(), r.measured_s, pct, r.totals.connection_errors);
+  return j;
+}
+
+// SET and GET weights as memtier's --ratio, and their key patterns as --key-pattern.
+std::pair<std::string, std::string> RatioAndPattern(const LoadOptions& o) {
+  const char* letters = "RSGZP";
+  uint32_t set_weight = 0, get_weight = 0;
+  char set_pattern = 'R', get_pattern = 'R';
+  for (const CommandSpec& c : o.commands) {
+    char letter = letters[static_cast<int>(c.key_pattern.kind)];
+    if (c.tmpl.name == "SET") {
+      if (set_weight == 0) set_pattern = letter;
+      set_weight += c.weight;
+    } else if (c.tmpl.name == "GET") {
+      if (get_weight == 0) get_pattern = letter;
+      get_weight += c.weight;
+    }
+  }
+  return {fmt::format("{}:{}", set_weight, get_weight),
+          fmt::format("{}:{}", set_pattern, get_pattern)};
+}
+
+Json ConfigurationJson(const LoadOptions& o) {
+  const auto [ratio, key_pattern] = RatioAndPattern(o);
+  const uint64_t conns = static_cast<uint64_t>(std::max(o.connections(), 1));
+  const bool fixed_size = o.value.min_size == o.value.max_size;
+  Json j;
+  j["server"] = o.target.host;
+  j["port"] = o.target.port;
+  j["uri"] = o.target.Display();  // never the password
+  j["protocol"] = o.resp == 3 ? "resp3" : "redis";
+  j["run_count"] = 1;
+  j["requests"] = (o.requests + conns - 1) / conns;  // memtier: per client
+  j["clients"] = o.clients;
+  j["threads"] = o.threads;
+  j["test_time"] = o.requests > 0 ? 0 : static_cast<uint64_t>(std::llround(o.duration_s));
+  j["ratio"] = ratio;
+  j["pipeline"] = o.pipeline;
+  j["data_size"] = fixed_size ? o.value.min_size : 0;
+  j["random_data"] = o.value.content == ValueSpec::Content::kRandom ? "true" : "false";
+  j["data_size_range"] =
+      fixed_size ? std::string("0:0") : fmt::format("{}:{}", o.value.min_size, o.value.max_size);
+  j["key_prefix"] = o.key_prefix;
+  j["key_minimum"] = o.key_min;
+  j["key_maximum"] = o.key_max;
+  j["key_pattern"] = key_pattern;
+  j["select-db"] = o.target.db;
+  return j;
+}
+
+Json RunInformationJson(const LoadOptions& o) {
+  Json j;
+  j["Threads"] = o.threads;
+  j["Connections per thread"] = o.clients;
+  if (o.requests > 0) {
+    const uint64_t conns = static_cast<uint64_t>(std::max(o.connections(), 1));
+    j["Requests per client"] = (o.requests + conns - 1) / conns;
+  } else {
+    j["Seconds"] = static_cast<uint64_t>(std::llround(o.duration_s));
+  }
+  j["Format version"] = 2;
+  return j;
+}
+
+}  // namespace
+
+std::string MemtierCommandName(const std::string& command) {
+  std::string name;
+  for (char c : command) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  return name + "s";
+}
+
+std::string MemtierPercentileKey(double percentile) {
+  // memtier printed "p%.3f" into 6 characters; it widens a key only where that one
+  // names another number.
+  std::string key = fmt::format("p{:.3f}", percentile).substr(0, 6);
+  if (std::strtod(key.c_str() + 1, nullptr) == percentile) return key;
+  key = fmt::format("p{:.10g}", percentile);
+  if (std::strtod(key.c_str() + 1, nullptr) == percentile) return key;
+  return fmt::format("p{:.17g}", percentile);
+}
+
+nlohmann::ordered_json MemtierJson(const RunReport& rep) {
+  Json j;
+  j["configuration"] = ConfigurationJson(*rep.options);
+  j["run information"] = RunInformationJson(*rep.options);
+  j["ALL STATS"] = AllStatsJson(rep);
+  return j;
+}
+
+}  // namespace memstand

@@ -1,0 +1,268 @@
+#include "report/memtier_json.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "stats/hdr_log.h"
+#include "workload/command_template.h"
+
+namespace memstand {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using Path = std::vector<std::string>;
+
+// memtier_benchmark's own layout (tests/fixtures/README.md says where it comes from).
+Json Fixture() {
+  std::ifstream f(MEMSTAND_SOURCE_DIR "/tests/fixtures/memtier_2_default.json");
+  EXPECT_TRUE(f.good()) << "missing fixture";
+  return Json::parse(f);
+}
+
+// The JSON type as a script sees it: integers and floats differ (Python int vs float).
+std::string Kind(const Json& j) {
+  if (j.is_object()) return "object";
+  if (j.is_array()) return "array";
+  if (j.is_string()) return "string";
+  if (j.is_boolean()) return "boolean";
+  if (j.is_number_float()) return "float";
+  if (j.is_number()) return "integer";
+  return "null";
+}
+
+const Json* Find(const Json& root, const Path& path) {
+  const Json* j = &root;
+  for (const std::string& key : path) {
+    if (!j->is_object() || !j->contains(key)) return nullptr;
+    j = &(*j)[key];
+  }
+  return j;
+}
+
+std::string Show(const Path& path) {
+  std::string s;
+  for (const std::string& key : path) s += (s.empty() ? "" : " > ") + ("\"" + key + "\"");
+  return s;
+}
+
+void Walk(const Json& j, Path* prefix, std::vector<Path>* out) {
+  if (!j.is_object()) return;
+  for (const auto& [key, value] : j.items()) {
+    prefix->push_back(key);
+    out->push_back(*prefix);
+    Walk(value, prefix, out);
+    prefix->pop_back();
+  }
+}
+
+// docs/json-format.md, "memtier layout": every key path below is written.
+std::vector<Path> DocumentedSubset() {
+  std::vector<Path> paths;
+  for (const char* key :
+       {"server", "port", "uri", "protocol", "run_count", "requests", "clients", "threads",
+        "test_time", "ratio", "pipeline", "data_size", "random_data", "data_size_range",
+        "key_prefix", "key_minimum", "key_maximum", "key_pattern", "select-db"}) {
+    paths.push_back({"configuration", key});
+  }
+  for (const char* key : {"Threads", "Connections per thread", "Seconds", "Format version"}) {
+    paths.push_back({"run information", key});
+  }
+  for (const char* key :
+       {"Start time", "Finish time", "Total duration", "Time unit", "Interrupted"}) {
+    paths.push_back({"ALL STATS", "Runtime", key});
+  }
+  for (const char* cmd : {"Sets", "Gets", "Totals"}) {
+    for (const char* key :
+         {"Count", "Ops/sec", "Hits/sec", "Misses/sec", "Connection Errors/sec",
+          "Connection Errors", "Latency", "Average Latency", "Accumulated Latency", "Min Latency",
+          "Max Latency", "KB/sec", "KB/sec RX/TX", "KB/sec RX", "KB/sec TX"}) {
+      paths.push_back({"ALL STATS", cmd, key});
+    }
+    for (const char* p : {"p50.00", "p99.00", "p99.90"}) {
+      paths.push_back({"ALL STATS", cmd, "Percentile Latencies", p});
+    }
+    paths.push_back(
+        {"ALL STATS", cmd, "Percentile Latencies", "Histogram log format", "Compressed Histogram"});
+  }
+  return paths;
+}
+
+CommandSpec Command(const std::string& text, uint32_t weight, const std::string& label) {
+  CommandSpec c;
+  auto t = ParseCommandTemplate(text);
+  EXPECT_TRUE(t.ok());
+  c.tmpl = *t;
+  c.weight = weight;
+  c.label = label;
+  c.counts_hits = c.tmpl.name == "GET";
+  return c;
+}
+
+// A finished SET:GET 1:10 run of 2 s in duration mode, as `memstand run` reports it.
+struct Fake {
+  LoadOptions options;
+  RunResult result;
+  RunReport report;
+
+  Fake() {
+    options.commands = {Command("SET __key__ __data__", 1, "SET"),
+                        Command("GET __key__", 10, "GET")};
+    options.threads = 4;
+    options.clients = 50;
+    options.duration_s = 3;
+    result.measured_s = 2.0;
+    result.measured_start_unix_s = 1764460503.2124;
+    result.totals = ThreadStats(2);
+    result.totals.connection_errors = 4;
+    CommandStats& set = result.totals.commands[0];
+    set.ops = 1000;
+    set.bytes_in = 5 * 1024;
+    set.bytes_out = 70 * 1024;
+    // 300..999 us: below 1048 us the ns buckets are narrow enough to re-bin to exact us.
+    for (int i = 0; i < 1000; ++i) set.latency_ns.Record((300 + i % 700) * 1000LL);
+    CommandStats& get = result.totals.commands[1];
+    get.ops = 10000;
+    get.hits = 3000;
+    get.misses = 7000;
+    get.bytes_in = 50 * 1024;
+    get.bytes_out = 370 * 1024;
+    for (int i = 0; i < 10000; ++i) get.latency_ns.Record((200 + i % 1000) * 1000LL);
+    report.options = &options;
+    report.result = &result;
+  }
+};
+
+TEST(MemtierJson, DocumentedSubsetHasMemtiersKeysAndTypes) {
+  Json fixture = Fixture();
+  Fake fake;
+  Json ours = MemtierJson(fake.report);
+  for (const Path& path : DocumentedSubset()) {
+    const Json* theirs = Find(fixture, path);
+    ASSERT_NE(theirs, nullptr) << Show(path) << " is not in memtier's layout (fix the list)";
+    const Json* mine = Find(ours, path);
+    ASSERT_NE(mine, nullptr) << Show(path) << " is missing from our output";
+    EXPECT_EQ(Kind(*mine), Kind(*theirs)) << Show(path);
+  }
+}
+
+// Nothing of our own invention: every key we write is one memtier writes, at the same
+// place, with the same type (percentile keys follow --percentiles, as memtier's follow
+// --print-percentiles).
+TEST(MemtierJson, EveryKeyWeWriteIsMemtiers) {
+  Json fixture = Fixture();
+  Fake fake;
+  Json ours = MemtierJson(fake.report);
+  std::vector<Path> paths;
+  Path prefix;
+  Walk(ours, &prefix, &paths);
+  ASSERT_GT(paths.size(), 60u);
+  const std::regex percentile_key("p[0-9.]+");
+  for (const Path& path : paths) {
+    Path lookup = path;
+    if (path.size() >= 2 && path[path.size() - 2] == "Percentile Latencies" &&
+        std::regex_match(path.back(), percentile_key)) {
+      lookup.back() = "p50.00";  // compare with a percentile memtier wrote
+    }
+    const Json* theirs = Find(fixture, lookup);
+    ASSERT_NE(theirs, nullptr) << Show(path) << " is not in memtier's layout";
+    EXPECT_EQ(Kind(*Find(ours, path)), Kind(*theirs)) << Show(path);
+  }
+}
+
+TEST(MemtierJson, ValuesInMemtiersUnits) {
+  Fake fake;
+  Json j = MemtierJson(fake.report);
+  const Json& all = j["ALL STATS"];
+  ASSERT_TRUE(all.contains("Sets"));
+  ASSERT_TRUE(all.contains("Gets"));
+  EXPECT_EQ(all["Totals"]["Count"], 11000);
+  EXPECT_DOUBLE_EQ(all["Sets"]["Ops/sec"].get<double>(), 500.0);
+  EXPECT_DOUBLE_EQ(all["Totals"]["Ops/sec"].get<double>(), 5500.0);
+  EXPECT_DOUBLE_EQ(all["Gets"]["Hits/sec"].get<double>(), 1500.0);
+  EXPECT_DOUBLE_EQ(all["Gets"]["Misses/sec"].get<double>(), 3500.0);
+  EXPECT_DOUBLE_EQ(all["Sets"]["Hits/sec"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(all["Sets"]["KB/sec RX"].get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ(all["Sets"]["KB/sec TX"].get<double>(), 35.0);
+  EXPECT_DOUBLE_EQ(all["Sets"]["KB/sec"].get<double>(), 37.5);
+  EXPECT_DOUBLE_EQ(all["Totals"]["KB/sec"].get<double>(), (55.0 + 440.0) / 2);
+  EXPECT_EQ(all["Totals"]["Connection Errors"], 4);
+  EXPECT_DOUBLE_EQ(all["Totals"]["Connection Errors/sec"].get<double>(), 2.0);
+  EXPECT_EQ(all["Sets"]["Connection Errors"], 0);
+  // Latencies in milliseconds: SET recorded 300..999 us, mean 589.5 us.
+  const HdrHistogram& set = fake.result.totals.commands[0].latency_ns;
+  EXPECT_DOUBLE_EQ(all["Sets"]["Min Latency"].get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ(all["Sets"]["Max Latency"].get<double>(), set.max() / 1e6);
+  EXPECT_NEAR(all["Sets"]["Latency"].get<double>(), 0.5895, 0.001);
+  EXPECT_EQ(all["Sets"]["Latency"], all["Sets"]["Average Latency"]);
+  EXPECT_NEAR(all["Sets"]["Accumulated Latency"].get<double>(), 589.5, 1.0);  // ms in total
+  const Json& pct = all["Sets"]["Percentile Latencies"];
+  EXPECT_DOUBLE_EQ(pct["p50.00"].get<double>(), set.ValueAtPercentile(50) / 1e6);
+  EXPECT_DOUBLE_EQ(pct["p99.90"].get<double>(), set.ValueAtPercentile(99.9) / 1e6);
+  EXPECT_TRUE(pct.contains("p99.99"));  // memstand's default percentiles
+  // The runtime in epoch milliseconds, as memtier.
+  const Json& rt = all["Runtime"];
+  EXPECT_EQ(rt["Start time"], 1764460503212);
+  EXPECT_EQ(rt["Total duration"], 2000);
+  EXPECT_EQ(rt["Finish time"], 1764460505212);
+  EXPECT_EQ(rt["Time unit"], "MILLISECONDS");
+  EXPECT_EQ(rt["Interrupted"], "false");
+  EXPECT_EQ(j["configuration"]["ratio"], "1:10");
+  EXPECT_EQ(j["configuration"]["test_time"], 3);
+  EXPECT_EQ(j["run information"]["Seconds"], 3);
+  EXPECT_FALSE(j["run information"].contains("Requests per client"));
+}
+
+TEST(MemtierJson, CompressedHistogramIsInMicroseconds) {
+  Fake fake;
+  Json j = MemtierJson(fake.report);
+  // memtier records microseconds; so must the histogram its users decode.
+  HdrHistogram us(1, 3'600'000'000LL, 3);
+  for (int i = 0; i < 1000; ++i) us.Record(300 + i % 700);
+  EXPECT_EQ(j["ALL STATS"]["Sets"]["Percentile Latencies"]["Histogram log format"]
+             ["Compressed Histogram"],
+            EncodeCompressedV2Base64(us));
+  std::string fixture_blob = Fixture()["ALL STATS"]["Sets"]["Percentile Latencies"]
+                                      ["Histogram log format"]["Compressed Histogram"];
+  EXPECT_EQ(EncodeCompressedV2Base64(us).substr(0, 5), fixture_blob.substr(0, 5))
+      << "same V2 compressed cookie as memtier's";
+}
+
+TEST(MemtierJson, RequestsModeAndMergedCommandNames) {
+  Fake fake;
+  fake.options.requests = 10001;
+  fake.options.duration_s = 0;
+  fake.options.commands.push_back(Command("set __key__ x", 2, "SET#3"));
+  fake.options.commands.push_back(Command("HGET h __key__", 1, "HGET"));
+  fake.result.totals.commands.resize(4);
+  fake.result.totals.commands[2].ops = 7;
+  fake.result.totals.commands[3].ops = 9;
+  Json j = MemtierJson(fake.report);
+  EXPECT_EQ(j["ALL STATS"]["Sets"]["Count"], 1007) << "commands of one name merge, as memtier";
+  EXPECT_EQ(j["ALL STATS"]["Hgets"]["Count"], 9);
+  EXPECT_EQ(j["run information"]["Requests per client"], 51);  // 10001 over 200, rounded up
+  EXPECT_EQ(j["configuration"]["requests"], 51);
+  EXPECT_EQ(j["configuration"]["ratio"], "3:10");
+  std::vector<std::string> order;
+  for (const auto& [key, value] : j["ALL STATS"].items()) order.push_back(key);
+  EXPECT_EQ(order, (std::vector<std::string>{"Runtime", "Sets", "Gets", "Hgets", "Totals"}));
+}
+
+TEST(MemtierJson, NamesAndPercentileKeys) {
+  EXPECT_EQ(MemtierCommandName("SET"), "Sets");
+  EXPECT_EQ(MemtierCommandName("hget"), "Hgets");
+  EXPECT_EQ(MemtierPercentileKey(50), "p50.00");
+  EXPECT_EQ(MemtierPercentileKey(99), "p99.00");
+  EXPECT_EQ(MemtierPercentileKey(99.9), "p99.90");
+  EXPECT_EQ(MemtierPercentileKey(99.99), "p99.99");
+  EXPECT_EQ(MemtierPercentileKey(5), "p5.000");
+  EXPECT_EQ(MemtierPercentileKey(100), "p100.0");
+  EXPECT_EQ(MemtierPercentileKey(99.999), "p99.999");
+  EXPECT_EQ(MemtierPercentileKey(99.99999), "p99.99999");
+}
+
+}  // namespace
+}  // namespace memstand
