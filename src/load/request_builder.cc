@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "load/cluster_map.h"
 #include "proto/resp/resp.h"
 
 namespace memstand {
@@ -121,7 +122,29 @@ RequestBuilder::RequestBuilder(const CommandTemplate& tmpl, std::string key_pref
     steps_.push_back(std::move(s));
   }
   flush_raw();
-  for (const Step& s : steps_) raw_bytes_ += s.bytes.size();
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    raw_bytes_ += steps_[i].bytes.size();
+    if (key_step_ < 0 && steps_[i].keys > 0) key_step_ = static_cast<int>(i);
+  }
+}
+
+int RequestBuilder::Slot(uint64_t key_index, std::string_view data) const {
+  if (key_step_ < 0) return -1;
+  const Step& s = steps_[key_step_];
+  const int digits = DigitCount(key_index);
+  const size_t len = s.kind == Step::Kind::kKey
+                         ? key_prefix_.size() + digits
+                         : s.literal_len + s.keys * (key_prefix_.size() + digits) + s.datas * data.size();
+  char stack[256];
+  std::string heap;
+  char* w = stack;
+  if (len > sizeof(stack)) {
+    heap.resize(len);
+    w = heap.data();
+  }
+  char* end = s.kind == Step::Kind::kKey ? WriteKey(w, key_index, digits)
+                                         : WriteMixed(w, s, key_index, digits, data);
+  return KeySlot(std::string_view(w, static_cast<size_t>(end - w)));
 }
 
 char* RequestBuilder::WriteKey(char* w, uint64_t key_index, int digits) const {

@@ -20,6 +20,10 @@ class RequestBuilder {
   /// Appends one request to out. Returns the number of bytes appended.
   size_t Append(Buffer* out, uint64_t key_index, std::string_view data) const;
 
+  /// Redis Cluster: the hash slot of the request's first argument holding __key__
+  /// (KeySlot of its text), or -1 when no argument holds it.
+  int Slot(uint64_t key_index, std::string_view data) const;
+
   /// The request as text arguments (for error messages and tests).
   std::vector<std::string> Render(uint64_t key_index, std::string_view data) const;
 
@@ -41,6 +45,7 @@ class RequestBuilder {
   // Sums over steps_, for one capacity check per request.
   size_t raw_bytes_ = 0, literal_bytes_ = 0, keys_ = 0, datas_ = 0, args_ = 0;
   std::string key_prefix_;
+  int key_step_ = -1;  // index in steps_ of the first argument holding __key__
 };
 
 /// Formats v in decimal into buf (>= 20 bytes); returns the length.

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "load/cluster_map.h"
 #include "workload/rng.h"
 
 namespace memstand {
@@ -59,6 +60,21 @@ TEST(RequestBuilder, AppendsAfterExistingBytesAndGrows) {
   EXPECT_EQ(out.Readable(), n + 2);
   EXPECT_EQ(b.Render(123456789, big)[2], big);
   EXPECT_EQ(b.Render(0, "")[1], "0");
+}
+
+// The slot is that of the first argument holding __key__, whole (hash tags respected).
+TEST(RequestBuilder, SlotOfTheKeyArgument) {
+  RequestBuilder plain(Parse("get __key__"), "memtier-");
+  EXPECT_EQ(plain.Slot(42, ""), KeySlot("memtier-42"));
+  RequestBuilder mixed(Parse("hset \"user:__key__:x\" name __key__"), "k");
+  EXPECT_EQ(mixed.Slot(7, "ab"), KeySlot("user:k7:x"));
+  RequestBuilder tagged(Parse("set {tag}__key__ __data__"), "k");
+  EXPECT_EQ(tagged.Slot(1, "v"), tagged.Slot(999999, "v"));
+  EXPECT_EQ(tagged.Slot(1, "v"), KeySlot("tag"));
+  RequestBuilder data_in_key(Parse("set __key____data__ x"), "k");
+  EXPECT_EQ(data_in_key.Slot(3, std::string(300, 'z')), KeySlot("k3" + std::string(300, 'z')));
+  RequestBuilder none(Parse("ping"), "k");
+  EXPECT_EQ(none.Slot(1, ""), -1);
 }
 
 }  // namespace
