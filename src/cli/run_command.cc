@@ -113,7 +113,7 @@ void Judge(const RunResult& r, bool server_started, RunReport* rep) {
   if (RateFellShort(*rep->options, r)) {
     rep->warnings.push_back(fmt::format(
         "achieved {:.1f} requests/s, below 99% of --rate {:.10g}: the client or the server could "
-        "not keep the schedule (see the send lag)", AchievedRate(r), rep->options->rate));
+        "not keep the schedule (see the send lag)", AchievedRate(*rep->options, r), rep->options->rate));
   }
   if (!r.failure.ok()) {
     rep->exit_code = kExitFailed;

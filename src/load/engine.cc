@@ -160,7 +160,7 @@ void RunWorkers(WorkerShared* shared, std::vector<std::unique_ptr<Worker>>* work
 void Collect(const std::vector<std::unique_ptr<Worker>>& workers, size_t command_count,
              RunResult* r) {
   r->totals = ThreadStats(command_count);
-  int64_t start = INT64_MAX, end = 0;
+  int64_t start = INT64_MAX, end = 0, last_send = 0;
   for (const auto& w : workers) {
     r->totals.Add(w->stats());
     r->threads.push_back(w->stats());
@@ -169,8 +169,10 @@ void Collect(const std::vector<std::unique_ptr<Worker>>& workers, size_t command
     if (r->failure.ok() && !w->failure().ok()) r->failure = w->failure();
     if (w->measure_start_ns() > 0) start = std::min(start, w->measure_start_ns());
     end = std::max(end, w->measure_end_ns());
+    last_send = std::max(last_send, w->last_measured_send_ns());
   }
   r->measured_s = end > start ? (end - start) / 1e9 : 0;
+  r->send_span_s = last_send > start ? (last_send - start) / 1e9 : 0;
 }
 
 // The earliest measured start of any worker (monotonic ns), or now if none started.

@@ -35,6 +35,7 @@ struct RunResult {
   ThreadStats totals;               // all threads merged
   std::vector<ThreadStats> threads;  // per thread (CPU, system calls)
   double measured_s = 0;            // measured phase: first start to last reply
+  double send_span_s = 0;           // measured phase: first start to last measured send
   uint64_t unanswered = 0;          // requests that never got a reply
   Status failure;                   // first failure (connection, protocol, setup)
   bool interrupted = false;         // stopped by SIGINT/SIGTERM

@@ -38,6 +38,7 @@ void ThreadStats::Add(const ThreadStats& o) {
     sent_by_command[i] += o.sent_by_command[i];
   }
   sent_total += o.sent_total;
+  measured_sent += o.measured_sent;
   for (const auto& [name, n] : o.setup_commands) setup_commands[name] += n;
   socket_bytes_read += o.socket_bytes_read;
   socket_bytes_written += o.socket_bytes_written;
@@ -49,6 +50,9 @@ void ThreadStats::Add(const ThreadStats& o) {
   protocol_errors += o.protocol_errors;
   connection_errors += o.connection_errors;
   unsent_intended += o.unsent_intended;
+  cluster_moved += o.cluster_moved;
+  cluster_ask += o.cluster_ask;
+  cluster_tryagain += o.cluster_tryagain;
 }
 
 }  // namespace memstand

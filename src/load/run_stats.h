@@ -43,6 +43,7 @@ struct CommandStats {
 struct ThreadStats {
   std::vector<CommandStats> commands;  // by command index
   uint64_t sent_total = 0;             // every data request written, warm-up included
+  uint64_t measured_sent = 0;          // measured requests written (redirects not again)
   std::vector<uint64_t> sent_by_command;  // idem, by command index
   std::map<std::string, uint64_t> setup_commands;  // per-connection HELLO/AUTH/SELECT
   uint64_t socket_bytes_read = 0;      // application bytes read from sockets
@@ -58,6 +59,11 @@ struct ThreadStats {
   /// (the schedule fell behind). Estimated from the pacer's position and rate: exact
   /// for constant arrivals, the expected count for Poisson ones.
   uint64_t unsent_intended = 0;
+  /// --cluster: redirections followed (each request at most a few times) and TRYAGAIN
+  /// replies retried.
+  uint64_t cluster_moved = 0;
+  uint64_t cluster_ask = 0;
+  uint64_t cluster_tryagain = 0;
   /// --samples only (LoadOptions::samples_cap > 0): the raw samples of this thread's
   /// measured replies, created by the worker on its first one. Not merged by Add();
   /// copies share it (no copy of a million samples).

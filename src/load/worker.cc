@@ -22,7 +22,9 @@ namespace memstand {
 
 namespace {
 
-constexpr uint16_t kSetupCommand = UINT16_MAX;
+constexpr uint16_t kSetupCommand = UINT16_MAX;      // HELLO, AUTH, SELECT
+constexpr uint16_t kAskingCommand = UINT16_MAX - 1;  // ASKING before an ASK redirect
+constexpr uint8_t kMaxRedirects = 5;  // MOVED/ASK/TRYAGAIN per request, then an error
 constexpr size_t kReadChunk = 256 * 1024;
 constexpr int kMaxEvents = 512;
 constexpr int64_t kTickNs = 100'000'000;  // timeouts and phases checked every 100 ms
@@ -47,33 +49,55 @@ class Worker::ReactorHolder : public Reactor {};
 
 struct Worker::InFlight {
   int64_t intended_ns;  // open loop: the pacer's time; closed loop: sent_ns
-  int64_t sent_ns;
-  uint16_t cmd;       // command index, or kSetupCommand
-  bool measured;      // sent in the measured phase
+  int64_t sent_ns;      // the first send (a redirected request keeps it)
+  uint64_t key;         // to send it again after a redirect
+  const char* data;     // into the value pool, which outlives the run
+  uint32_t data_len;
+  uint16_t cmd;         // command index, kSetupCommand or kAskingCommand
+  bool measured;        // sent in the measured phase
+  uint8_t redirects;    // MOVED/ASK/TRYAGAIN followed so far
+};
+
+// A logical client: its own key and value streams, schedule and budget, and up to
+// `pipeline` requests in flight over its connection(s).
+struct Worker::Client {
+  uint32_t index = 0;             // in clients_
+  std::vector<KeySequence> keys;  // by command index
+  Rng rng{0};
+  uint64_t mix_pos = 0;
+  uint64_t budget = UINT64_MAX;   // measured requests left (requests mode)
+  std::optional<Pacer> pacer;     // open loop only
+  int64_t due_queued = -1;        // open loop: the time of this client's live due_ entry
+  size_t in_flight = 0;           // data requests sent and not yet answered
+  bool failed = false;            // one of its connections failed
+  std::vector<Conn*> conns;       // by node index; one without --cluster
 };
 
 struct Worker::Conn {
   int fd = -1;
   uint32_t slot = 0;  // index in conns_
+  int node = 0;       // index in the slot map's nodes (0 without --cluster)
+  Client* client = nullptr;
   enum class State { kConnecting, kSetup, kRunning, kClosed } state = State::kConnecting;
   Buffer out;
   resp::Reader reader{resp::Reader::Mode::kSummary};
-  std::vector<InFlight> ring;  // FIFO of requests in flight
+  std::vector<InFlight> ring;  // FIFO of requests in flight; size a power of two
   size_t head = 0;
   size_t count = 0;
-  std::vector<KeySequence> keys;  // by command index
-  Rng rng{0};
-  uint64_t mix_pos = 0;
-  uint64_t budget = UINT64_MAX;  // measured requests left (requests mode)
-  std::optional<Pacer> pacer;    // open loop only
-  int64_t due_queued = -1;       // open loop: the time of this connection's live due_ entry
   bool want_write = false;
   bool flush_queued = false;
   std::vector<std::string> setup_names;  // setup commands awaiting replies, in order
 
-  // REQUIRES: ring.size() is a power of two.
   void Push(const InFlight& f) {
+    if (count == ring.size()) Grow();
     ring[(head + count) & (ring.size() - 1)] = f;
+    ++count;
+  }
+  // Puts f before everything in flight (set-up written ahead of buffered requests).
+  void PushFront(const InFlight& f) {
+    if (count == ring.size()) Grow();
+    head = (head - 1) & (ring.size() - 1);
+    ring[head] = f;
     ++count;
   }
   InFlight Pop() {
@@ -82,12 +106,21 @@ struct Worker::Conn {
     --count;
     return f;
   }
+  // Only redirects and set-up push past the client's pipeline depth.
+  void Grow() {
+    std::vector<InFlight> bigger(ring.size() * 2);
+    for (size_t i = 0; i < count; ++i) bigger[i] = ring[(head + i) & (ring.size() - 1)];
+    ring.swap(bigger);
+    head = 0;
+  }
 };
 
 Worker::Worker(WorkerShared* shared, int thread_index)
     : shared_(shared),
       opt_(*shared->options),
       thread_index_(thread_index),
+      map_(shared->cluster_map.value_or(SlotMap())),
+      cluster_(shared->cluster_map.has_value()),
       stats_(shared->options->commands.size()),
       interval_(shared->options->commands.size()),
       read_buf_(kReadChunk),
@@ -100,30 +133,60 @@ Worker::~Worker() {
 
 Status Worker::OpenAll() {
   if (!reactor_->status().ok()) return reactor_->status();
-  const uint64_t total_conns = static_cast<uint64_t>(opt_.connections());
+  const uint64_t total = static_cast<uint64_t>(opt_.connections());
+  const int nodes = cluster_ ? static_cast<int>(map_.nodes().size()) : 1;
   for (int i = 0; i < opt_.clients; ++i) {
-    auto c = std::make_unique<Conn>();
+    auto cl = std::make_unique<Client>();
     uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + i;
-    c->slot = static_cast<uint32_t>(i);
-    c->ring.resize(std::bit_ceil(static_cast<size_t>(std::max(opt_.pipeline, 4))));
+    cl->index = static_cast<uint32_t>(i);
     for (size_t k = 0; k < opt_.commands.size(); ++k) {
-      // Each command of each connection draws its own sequence (stream = conn, command).
-      c->keys.emplace_back(opt_.commands[k].key_pattern, opt_.key_min, opt_.key_max,
-                           DeriveSeed(opt_.seed, k), global, total_conns);
+      // Each command of each client draws its own sequence (stream = client, command).
+      cl->keys.emplace_back(opt_.commands[k].key_pattern, opt_.key_min, opt_.key_max,
+                            DeriveSeed(opt_.seed, k), global, total);
     }
-    c->rng = Rng(DeriveSeed(opt_.seed ^ 0x5eedda7aULL, global));
-    c->mix_pos = (global * 7919) % shared_->mix->cycle_length();  // spread the starting points
+    cl->rng = Rng(DeriveSeed(opt_.seed ^ 0x5eedda7aULL, global));
+    cl->mix_pos = (global * 7919) % shared_->mix->cycle_length();  // spread the starting points
     if (opt_.requests > 0) {
-      c->budget = opt_.requests / total_conns + (global < opt_.requests % total_conns ? 1 : 0);
-      budget_left_ += c->budget;
+      cl->budget = opt_.requests / total + (global < opt_.requests % total ? 1 : 0);
+      budget_left_ += cl->budget;
     }
-    auto fd = ConnectTcp(opt_.target.host, opt_.target.port, opt_.connect_timeout_ms, false);
-    if (!fd.ok()) return fd.status();
-    c->fd = *fd;
-    ++open_conns_;
-    Status s = reactor_->Add(c->fd, Reactor::kWritable, c->slot);
-    conns_.push_back(std::move(c));
-    if (!s.ok()) return s;
+    clients_.push_back(std::move(cl));
+    for (int node = 0; node < nodes; ++node) {
+      auto c = OpenConn(*clients_.back(), node);
+      if (!c.ok()) return c.status();
+    }
+  }
+  return Status::OK();
+}
+
+// A non-blocking connection of `cl` to `node`; OnConnected sets it up.
+Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
+  const std::string& host = cluster_ ? map_.nodes()[node].host : opt_.target.host;
+  const int port = cluster_ ? map_.nodes()[node].port : opt_.target.port;
+  auto fd = ConnectTcp(host, port, opt_.connect_timeout_ms, false);
+  if (!fd.ok()) return fd.status().WithContext("connecting to " + host + ":" + std::to_string(port));
+  auto c = std::make_unique<Conn>();
+  c->fd = *fd;
+  c->slot = static_cast<uint32_t>(conns_.size());
+  c->node = node;
+  c->client = &cl;
+  c->ring.resize(std::bit_ceil(static_cast<size_t>(std::max(opt_.pipeline, 4))));
+  ++open_conns_;
+  Conn* raw = c.get();
+  conns_.push_back(std::move(c));
+  if (cl.conns.size() <= static_cast<size_t>(node)) cl.conns.resize(node + 1, nullptr);
+  cl.conns[node] = raw;
+  Status s = reactor_->Add(raw->fd, Reactor::kWritable, raw->slot);
+  if (!s.ok()) return s;
+  return raw;
+}
+
+// --cluster: every client gets a connection to `node` (a master a redirect named).
+Status Worker::EnsureNode(int node) {
+  for (auto& cl : clients_) {
+    if (cl->conns.size() > static_cast<size_t>(node) && cl->conns[node] != nullptr) continue;
+    auto c = OpenConn(*cl, node);
+    if (!c.ok()) return c.status();
   }
   return Status::OK();
 }
@@ -131,7 +194,7 @@ Status Worker::OpenAll() {
 void Worker::Run() {
   Status s = OpenAll();
   if (!s.ok()) {
-    failure_ = s.WithContext("connecting to " + opt_.target.Display());
+    failure_ = s;
     shared_->stop = true;
   }
   // Establish and set up every connection before the common start.
@@ -181,7 +244,7 @@ void Worker::FinishMeasuredPhase() {
   measure_done_ = true;
   RollInterval(NowNs(), /*last=*/true);
   if (open_loop_ && opt_.requests == 0 && !stopping_) {
-    for (const auto& c : conns_) {
+    for (const auto& c : clients_) {
       if (!c->pacer) continue;
       const int64_t left_ns = measure_end_deadline_ns_ - c->pacer->Peek();
       if (left_ns > 0) {
@@ -213,9 +276,9 @@ void Worker::RollInterval(int64_t now, bool last) {
   } while (!last && now >= next_interval_ns_);
 }
 
-// Whether the connection has requests left to send in this phase (now or later).
-bool Worker::MayStillSend(const Conn& c, int64_t now) const {
-  if (!started_ || stopping_ || c.state != Conn::State::kRunning) return false;
+// Whether the client has requests left to send in this phase (now or later).
+bool Worker::MayStillSend(const Client& c, int64_t now) const {
+  if (!started_ || stopping_ || c.failed) return false;
   if (!measuring_) return true;  // warm-up
   if (opt_.requests > 0) return c.budget > 0;
   // Open loop: requests intended before the end, while the end has not passed. What a
@@ -224,9 +287,9 @@ bool Worker::MayStillSend(const Conn& c, int64_t now) const {
   return now < measure_end_deadline_ns_;
 }
 
-// Whether the connection may send its next request now. Open loop: once it is due, and
+// Whether the client may send its next request now. Open loop: once it is due, and
 // a request intended after the warm-up waits for the measured phase to begin.
-bool Worker::CanSend(const Conn& c, int64_t now) const {
+bool Worker::CanSend(const Client& c, int64_t now) const {
   if (!MayStillSend(c, now)) return false;
   if (!c.pacer) return true;
   const int64_t at = c.pacer->Peek();
@@ -235,9 +298,11 @@ bool Worker::CanSend(const Conn& c, int64_t now) const {
 
 bool Worker::Busy() const {
   const int64_t now = NowNs();
+  for (const auto& c : clients_) {
+    if (MayStillSend(*c, now)) return true;
+  }
   for (const auto& c : conns_) {
-    if (c->state == Conn::State::kClosed) continue;
-    if (c->count > 0 || MayStillSend(*c, now)) return true;
+    if (c->state != Conn::State::kClosed && c->count > 0) return true;
   }
   return false;
 }
@@ -250,8 +315,8 @@ void Worker::StartPacers(int64_t start) {
   // Connection g's schedule is offset by g / rate, so with constant arrivals the
   // connections interleave into one even stream at the total rate.
   const double per_conn = opt_.rate / opt_.connections();
-  for (auto& c : conns_) {
-    const uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + c->slot;
+  for (auto& c : clients_) {
+    const uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + c->index;
     PacerOptions po;
     po.rate_per_s = per_conn;
     po.arrival = opt_.poisson ? PacerOptions::Arrival::kPoisson : PacerOptions::Arrival::kConstant;
@@ -266,10 +331,8 @@ void Worker::StartPacers(int64_t start) {
 void Worker::MaybeEnterMeasuredPhase(int64_t now) {
   if (measuring_ || now < warmup_end_ns_) return;
   EnterMeasuredPhase(open_loop_ ? warmup_end_ns_ : now);
-  for (auto& c : conns_) {
-    Fill(*c, now);
-    Flush(*c);
-  }
+  for (auto& c : clients_) Fill(*c, now);
+  FlushQueued();
 }
 
 void Worker::Loop() {
@@ -278,10 +341,8 @@ void Worker::Loop() {
   warmup_end_ns_ = start + static_cast<int64_t>(opt_.warmup_s * 1e9);
   if (open_loop_) StartPacers(start);
   if (opt_.warmup_s <= 0) EnterMeasuredPhase(start);
-  for (auto& c : conns_) {
-    Fill(*c, start);
-    Flush(*c);
-  }
+  for (auto& c : clients_) Fill(*c, start);
+  FlushQueued();
   epoll_event events[kMaxEvents];
   int64_t next_tick = start + kTickNs;
   for (;;) {
@@ -313,7 +374,7 @@ void Worker::Loop() {
 
 // Until the earliest live send time, at most kMaxWaitNs.
 int64_t Worker::WaitTimeoutNs(int64_t now) {
-  while (!due_.empty() && conns_[due_.top().second]->due_queued != due_.top().first) due_.pop();
+  while (!due_.empty() && clients_[due_.top().second]->due_queued != due_.top().first) due_.pop();
   if (due_.empty()) return kMaxWaitNs;
   return std::clamp<int64_t>(due_.top().first - now, 0, kMaxWaitNs);
 }
@@ -327,27 +388,24 @@ void Worker::SendDue(int64_t now) {
   while (!due_.empty() && due_.top().first <= now) {
     auto [at, slot] = due_.top();
     due_.pop();
-    Conn& c = *conns_[slot];
-    if (c.due_queued != at) continue;  // stale: the connection sent or rescheduled since
+    Client& c = *clients_[slot];
+    if (c.due_queued != at) continue;  // stale: the client sent or rescheduled since
     c.due_queued = -1;
     due_now_.push_back(&c);
   }
-  for (Conn* c : due_now_) {
-    if (c->state != Conn::State::kRunning) continue;
-    Fill(*c, now);
-    if (c->out.Readable() > 0) QueueFlush(*c);
-  }
+  for (Client* c : due_now_) Fill(*c, now);
 }
 
-// Open loop: queues the connection's next send time unless the in-flight cap holds it
+// Open loop: queues the client's next send time unless the in-flight cap holds it
 // (a reply will call Fill) or it has nothing more to send.
-void Worker::Reschedule(Conn& c) {
+void Worker::Reschedule(Client& c) {
   const int64_t at = c.pacer->Peek();
-  if (c.count >= static_cast<size_t>(opt_.pipeline) || !MayStillSend(c, at) || at == c.due_queued) {
+  if (c.in_flight >= static_cast<size_t>(opt_.pipeline) || !MayStillSend(c, at) ||
+      at == c.due_queued) {
     return;
   }
   c.due_queued = at;
-  due_.push({at, c.slot});
+  due_.push({at, c.index});
 }
 
 void Worker::OnEvent(Conn& c, uint32_t events, int64_t now) {
@@ -359,7 +417,7 @@ void Worker::OnEvent(Conn& c, uint32_t events, int64_t now) {
   if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
     OnReadable(c);
     if (c.state == Conn::State::kClosed) return;
-    Fill(c, now);
+    Fill(*c.client, now);
   }
   if ((events & EPOLLOUT) || c.out.Readable() > 0) QueueFlush(c);
 }
@@ -385,11 +443,14 @@ void Worker::OnConnected(Conn& c) {
   if (!s.ok()) return Fail(c, s.WithContext(opt_.target.host + ":" + std::to_string(opt_.target.port)));
   reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
   c.state = Conn::State::kSetup;
-  // HELLO (with AUTH inside) for RESP3; else AUTH, then SELECT.
+  // HELLO (with AUTH inside) for RESP3; else AUTH, then SELECT. Written ahead of
+  // requests a redirect buffered while the connection was being made.
+  Buffer setup;
+  std::vector<InFlight> setup_flights;
   auto send = [&](std::initializer_list<std::string_view> args) {
-    resp::AppendCommand(&c.out, std::vector<std::string_view>(args));
+    resp::AppendCommand(&setup, std::vector<std::string_view>(args));
     const int64_t sent = NowNs();
-    c.Push({sent, sent, kSetupCommand, false});
+    setup_flights.push_back({sent, sent, 0, nullptr, 0, kSetupCommand, false, 0});
     ++in_flight_;
     std::string name(*args.begin());
     for (auto& ch : name) ch = static_cast<char>(std::tolower(ch));
@@ -412,7 +473,10 @@ void Worker::OnConnected(Conn& c) {
     }
   }
   if (t.db != 0) send({"SELECT", std::to_string(t.db)});
-  if (c.count == 0) c.state = Conn::State::kRunning;
+  for (auto it = setup_flights.rbegin(); it != setup_flights.rend(); ++it) c.PushFront(*it);
+  if (c.out.Readable() > 0) setup.Append(c.out.View());
+  std::swap(c.out, setup);
+  if (c.setup_names.empty()) c.state = Conn::State::kRunning;
   Flush(c);
 }
 
@@ -462,9 +526,12 @@ void Worker::HandleReply(Conn& c, int64_t now) {
     if (r.is_error) {
       return Fail(c, Status::Server(name + " failed: " + r.error));
     }
-    if (c.count == 0) c.state = Conn::State::kRunning;
+    if (c.setup_names.empty()) c.state = Conn::State::kRunning;
     return;
   }
+  if (f.cmd == kAskingCommand) return;  // its request follows on the same connection
+  if (r.is_error && cluster_ && FollowRedirect(c, f, r.error)) return;
+  --c.client->in_flight;
   if (!f.measured) return;
   CommandStats& s = interval_[f.cmd];
   const int64_t service = now - f.sent_ns;
@@ -491,37 +558,95 @@ void Worker::HandleReply(Conn& c, int64_t now) {
   }
 }
 
-void Worker::Fill(Conn& c, int64_t now) {
+void Worker::Fill(Client& cl, int64_t now) {
   const size_t depth = static_cast<size_t>(opt_.pipeline);
-  while (c.count < depth && CanSend(c, now)) {
-    SendOne(c, now, c.pacer ? c.pacer->Next() : now);
+  while (cl.in_flight < depth && CanSend(cl, now)) {
+    SendOne(cl, now, cl.pacer ? cl.pacer->Next() : now);
   }
-  if (c.pacer) Reschedule(c);
+  if (cl.pacer) Reschedule(cl);
 }
 
-void Worker::SendOne(Conn& c, int64_t now, int64_t intended) {
-  uint32_t cmd = shared_->mix->AtInCycle(c.mix_pos);
-  if (++c.mix_pos == shared_->mix->cycle_length()) c.mix_pos = 0;
+// The connection a request goes to: the only one, or (--cluster) the one to the master
+// of its key's slot as this worker last learned it.
+Worker::Conn& Worker::Route(Client& cl, uint32_t cmd, uint64_t key, std::string_view data) {
+  if (!cluster_) return *cl.conns[0];
+  const int slot = shared_->builders[cmd].Slot(key, data);
+  const int node = slot < 0 ? 0 : map_.NodeOf(slot);
+  return *cl.conns[node < 0 ? 0 : node];  // an uncovered slot: the server says CLUSTERDOWN
+}
+
+void Worker::SendOne(Client& cl, int64_t now, int64_t intended) {
+  uint32_t cmd = shared_->mix->AtInCycle(cl.mix_pos);
+  if (++cl.mix_pos == shared_->mix->cycle_length()) cl.mix_pos = 0;
   const CommandSpec& spec = opt_.commands[cmd];
-  uint64_t key = spec.tmpl.uses_key ? c.keys[cmd].Next() : 0;
-  std::string_view data = spec.tmpl.uses_data ? shared_->values->Pick(c.rng) : std::string_view();
+  uint64_t key = spec.tmpl.uses_key ? cl.keys[cmd].Next() : 0;
+  std::string_view data = spec.tmpl.uses_data ? shared_->values->Pick(cl.rng) : std::string_view();
+  Conn& c = Route(cl, cmd, key, data);
   size_t bytes = shared_->builders[cmd].Append(&c.out, key, data);
   // Open loop: a request intended in the warm-up but held back past its end stays out.
   const bool measured = measuring_ && intended >= measure_start_ns_;
-  c.Push({intended, now, static_cast<uint16_t>(cmd), measured});
+  c.Push({intended, now, key, data.data(), static_cast<uint32_t>(data.size()),
+          static_cast<uint16_t>(cmd), measured, 0});
+  QueueFlush(c);
+  ++cl.in_flight;
   ++in_flight_;
   ++stats_.sent_total;
   ++stats_.sent_by_command[cmd];
   if (!measured) return;
+  last_measured_send_ns_ = now;
+  ++stats_.measured_sent;
   interval_[cmd].bytes_out += bytes;
   if (open_loop_) interval_[cmd].send_lag_ns.Record(now - intended);
   if (opt_.requests > 0) {
-    --c.budget;
+    --cl.budget;
     --budget_left_;
   }
 }
 
+// --cluster: sends a request again where a MOVED, ASK or TRYAGAIN reply points, keeping
+// its times, so its latency covers the whole detour. False when it is not a
+// redirection, or the request was redirected kMaxRedirects times: then the reply
+// counts as an error.
+bool Worker::FollowRedirect(Conn& c, const InFlight& f, const std::string& error) {
+  if (f.redirects >= kMaxRedirects) return false;
+  int node = c.node;
+  bool ask = false;
+  if (error.starts_with("TRYAGAIN")) {
+    ++stats_.cluster_tryagain;
+  } else {
+    std::optional<Redirect> r = ParseRedirect(error);
+    if (!r) return false;
+    node = map_.NodeIndex(r->host.empty() ? map_.nodes()[c.node].host : r->host, r->port);
+    if (!EnsureNode(node).ok()) return false;
+    ask = r->ask;
+    if (ask) {
+      ++stats_.cluster_ask;
+    } else {
+      ++stats_.cluster_moved;
+      map_.Assign(r->slot, node);
+    }
+  }
+  Conn& to = *c.client->conns[node];
+  if (to.state == Conn::State::kClosed) return false;
+  if (ask) {
+    resp::AppendCommand(&to.out, std::vector<std::string_view>{"ASKING"});
+    to.Push({f.intended_ns, f.sent_ns, 0, nullptr, 0, kAskingCommand, false, 0});
+    ++stats_.setup_commands["asking"];
+    ++in_flight_;
+  }
+  shared_->builders[f.cmd].Append(&to.out, f.key, std::string_view(f.data, f.data_len));
+  InFlight again = f;
+  ++again.redirects;
+  to.Push(again);
+  ++in_flight_;
+  ++stats_.sent_total;
+  ++stats_.sent_by_command[f.cmd];
+  QueueFlush(to);
+  return true;
+}
+
 void Worker::Flush(Conn& c) {
+  if (c.state == Conn::State::kConnecting) return;  // OnConnected flushes
   while (c.out.Readable() > 0) {
     ssize_t n = write(c.fd, c.out.ReadPtr(), c.out.Readable());
     ++stats_.write_calls;
@@ -559,9 +684,11 @@ void Worker::Fail(Conn& c, const Status& why) {
   unanswered_ += c.count;
   in_flight_ -= c.count;
   c.count = 0;
-  if (opt_.requests > 0 && c.budget != UINT64_MAX) {
-    budget_left_ -= c.budget;
-    c.budget = 0;
+  Client& cl = *c.client;
+  cl.failed = true;
+  if (opt_.requests > 0 && cl.budget != UINT64_MAX) {
+    budget_left_ -= cl.budget;
+    cl.budget = 0;
   }
   Close(c);
 }

@@ -1,7 +1,9 @@
-// One load thread: an epoll reactor driving `clients` connections with up to `pipeline`
-// requests in flight on each: closed loop (send on each reply) or open loop (send each
-// request at its intended time from the connection's Pacer; `pipeline` caps what is in
-// flight, and a request held back by the cap keeps its intended time). Owns its statistics; nothing it touches
+// One load thread: an epoll reactor driving `clients` logical clients with up to
+// `pipeline` requests in flight each: closed loop (send on each reply) or open loop
+// (send each request at its intended time from the client's Pacer; `pipeline` caps
+// what is in flight, and a request held back by the cap keeps its intended time).
+// A client has one connection, or with --cluster one per master, its requests routed
+// by key slot, MOVED/ASK followed and TRYAGAIN retried (bounded). Owns its statistics; nothing it touches
 // on the hot path is shared with other workers.
 #pragma once
 
@@ -9,10 +11,12 @@
 #include <cstdint>
 #include <latch>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <utility>
 #include <vector>
 
+#include "load/cluster_map.h"
 #include "load/intervals.h"
 #include "load/load_options.h"
 #include "load/request_builder.h"
@@ -37,6 +41,8 @@ struct WorkerShared {
   std::unique_ptr<std::latch> ready;
   /// Receives every worker's per-second statistics (may be null).
   IntervalCollector* intervals = nullptr;
+  /// --cluster: the slot map at the start (each worker updates its own copy).
+  std::optional<SlotMap> cluster_map;
 };
 
 class Worker {
@@ -57,25 +63,32 @@ class Worker {
   /// Monotonic times of the measured phase: its start and its last measured reply.
   int64_t measure_start_ns() const { return measure_start_ns_; }
   int64_t measure_end_ns() const { return measure_end_ns_; }
+  /// When the last measured request was first written (0: none).
+  int64_t last_measured_send_ns() const { return last_measured_send_ns_; }
 
  private:
+  struct Client;
   struct Conn;
   struct InFlight;
 
   Status OpenAll();
+  Result<Conn*> OpenConn(Client& cl, int node);
+  Status EnsureNode(int node);
+  Conn& Route(Client& cl, uint32_t cmd, uint64_t key, std::string_view data);
+  bool FollowRedirect(Conn& c, const InFlight& f, const std::string& error);
   void Loop();
   void OnEvent(Conn& c, uint32_t events, int64_t now);
   void OnConnected(Conn& c);
   void OnReadable(Conn& c);
   void HandleReply(Conn& c, int64_t now);
-  void Fill(Conn& c, int64_t now);
+  void Fill(Client& cl, int64_t now);
   void Flush(Conn& c);
   void QueueFlush(Conn& c);
   void FlushQueued();
   void Fail(Conn& c, const Status& why);
   void Close(Conn& c);
-  void SendOne(Conn& c, int64_t now, int64_t intended);
-  void Reschedule(Conn& c);
+  void SendOne(Client& cl, int64_t now, int64_t intended);
+  void Reschedule(Client& cl);
   void SendDue(int64_t now);
   int64_t WaitTimeoutNs(int64_t now);
   void CheckTimeouts(int64_t now);
@@ -84,15 +97,18 @@ class Worker {
   void EnterMeasuredPhase(int64_t now);
   void FinishMeasuredPhase();
   void RollInterval(int64_t now, bool last);
-  bool MayStillSend(const Conn& c, int64_t now) const;
-  bool CanSend(const Conn& c, int64_t now) const;
+  bool MayStillSend(const Client& cl, int64_t now) const;
+  bool CanSend(const Client& cl, int64_t now) const;
   bool Busy() const;
   bool Finished() const;
 
   WorkerShared* shared_;
   const LoadOptions& opt_;
   int thread_index_;
-  std::vector<std::unique_ptr<Conn>> conns_;
+  std::vector<std::unique_ptr<Client>> clients_;
+  std::vector<std::unique_ptr<Conn>> conns_;  // every client's, in opening order
+  SlotMap map_;                               // --cluster: this worker's view
+  bool cluster_ = false;
   ThreadStats stats_;
   std::vector<CommandStats> interval_;  // this second's statistics, by command
   int interval_index_ = 0;
@@ -101,11 +117,11 @@ class Worker {
   uint64_t unanswered_ = 0;
   std::vector<char> read_buf_;
   std::vector<Conn*> flush_queue_;  // connections with bytes to write after this wake-up
-  /// Open loop: (intended time, slot) of connections waiting for their next send time.
-  /// An entry is live while it equals its connection's due_queued; others are stale.
+  /// Open loop: (intended time, client index) of clients waiting for their next send
+  /// time. An entry is live while it equals its client's due_queued; others are stale.
   using Due = std::pair<int64_t, uint32_t>;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
-  std::vector<Conn*> due_now_;  // SendDue's scratch list
+  std::vector<Client*> due_now_;  // SendDue's scratch list
   const bool open_loop_;
   bool measuring_ = false;
   bool measure_done_ = false;
@@ -118,6 +134,7 @@ class Worker {
   int64_t drain_deadline_ns_ = 0;
   int64_t measure_start_ns_ = 0;
   int64_t measure_end_ns_ = 0;
+  int64_t last_measured_send_ns_ = 0;
   double cpu_user_start_ = 0, cpu_sys_start_ = 0;
   int open_conns_ = 0;
   class ReactorHolder;

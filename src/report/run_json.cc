@@ -204,7 +204,7 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   j["latency_from"] = o.rate > 0 ? "intended_send" : "actual_send";
   if (o.rate > 0) {
     j["schedule"] = {{"requested_per_s", o.rate},
-                     {"achieved_per_s", AchievedRate(r)},
+                     {"achieved_per_s", AchievedRate(o, r)},
                      {"below_99pct_of_requested", RateFellShort(o, r)},
                      {"unsent_intended", r.totals.unsent_intended}};
   }

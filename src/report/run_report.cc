@@ -127,7 +127,7 @@ void PrintSchedule(std::FILE* out, const RunReport& r) {
   const LoadOptions& o = *r.options;
   const HdrHistogram lag = r.result->AllCommands().send_lag_ns;
   fmt::print(out, "    schedule: requested {:.10g}/s, achieved {:.1f}/s{}\n", o.rate,
-             AchievedRate(*r.result),
+             AchievedRate(o, *r.result),
              RateFellShort(o, *r.result) ? " — BELOW 99% OF THE REQUESTED RATE" : "");
   if (r.result->totals.unsent_intended > 0) {
     fmt::print(out, "    ~{} requests intended before the end were never sent (the schedule fell "
@@ -246,12 +246,13 @@ void PrintCrossCheck(std::FILE* out, const RunReport& r) {
 
 }  // namespace
 
-double AchievedRate(const RunResult& r) {
-  return r.measured_s > 0 ? r.measured_ops() / r.measured_s : 0;
+double AchievedRate(const LoadOptions& o, const RunResult& r) {
+  if (o.rate <= 0) return 0;
+  return r.totals.measured_sent / (r.send_span_s + 1 / o.rate);
 }
 
 bool RateFellShort(const LoadOptions& o, const RunResult& r) {
-  return o.rate > 0 && AchievedRate(r) < kRateShortfall * o.rate;
+  return o.rate > 0 && AchievedRate(o, r) < kRateShortfall * o.rate;
 }
 
 void PrintTextReport(std::FILE* out, const RunReport& r, bool quiet) {

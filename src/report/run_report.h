@@ -31,8 +31,10 @@ struct RunReport {
 /// Open loop: a run whose achieved rate is below this share of --rate is flagged.
 inline constexpr double kRateShortfall = 0.99;
 
-/// Open loop: requests completed per measured second (0 in the closed loop).
-double AchievedRate(const RunResult& r);
+/// Open loop: measured requests sent per second of the schedule they were sent over,
+/// measured_sent / (send_span_s + 1 / rate): equal to the rate when every request
+/// leaves on time, whatever the replies' latency. 0 in the closed loop.
+double AchievedRate(const LoadOptions& o, const RunResult& r);
 /// Open loop and the achieved rate is below kRateShortfall x the requested one.
 bool RateFellShort(const LoadOptions& o, const RunResult& r);
 
