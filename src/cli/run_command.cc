@@ -15,7 +15,7 @@ namespace {
 
 // One run: its report, --hgrm and --json.
 int RunOnce(RunSession& session, const RunConfig& cfg) {
-  auto run = session.Measure(cfg.load);
+  auto run = session.Measure(cfg.load, "");
   if (!run.ok()) return Fail("run", run.status());
   const RunReport& rep = (*run)->report;
   PrintTextReport(stdout, rep, cfg.quiet);

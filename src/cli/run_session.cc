@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/live_metrics.h"
+#include "cli/progress_line.h"
 #include "report/metrics_server.h"
 #include "stand/local_redis.h"
 #include "stand/proc_stats.h"
@@ -138,6 +139,7 @@ struct RunSession::Outputs {
   std::unique_ptr<HdrLogSink> hdr_log;
   std::unique_ptr<LiveMetrics> live;
   std::unique_ptr<MetricsServer> metrics;
+  std::unique_ptr<ProgressLine> progress;
   std::unique_ptr<LocalRedis> local;
 };
 
@@ -163,6 +165,7 @@ Result<std::unique_ptr<RunSession>> RunSession::Open(RunConfig* cfg) {
     if (!started.ok()) return started.status();
     out.metrics = std::move(*started);
   }
+  out.progress = ProgressLine::IfTerminal(stdout, cfg->quiet);
   InstallSignalHandlers();
   s = session->StartLocalServer(cfg);
   if (!s.ok()) return s;
@@ -192,16 +195,20 @@ IntervalSink RunSession::Sink() {
                                                    const std::vector<CommandStats>& commands) {
     if (o->hdr_log != nullptr) o->hdr_log->Write(offset + second, commands);
     if (o->live != nullptr) o->live->OnSecond(offset + second, commands);
+    if (o->progress != nullptr) o->progress->OnSecond(second, commands);
   };
 }
 
-Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& options) {
+Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& options,
+                                                         const std::string& label) {
   auto run = std::make_unique<MeasuredRun>();
   run->options = options;
   LocalRedis* local = out_->local.get();
+  if (out_->progress) out_->progress->Begin(run->options, label);
   auto before = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
   auto result = RunLoad(run->options, &g_interrupt, Sink());
   auto after = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
+  if (out_->progress) out_->progress->Clear();
   if (!result.ok()) return result.status();
   run->result = std::move(*result);
   second_offset_ += SeriesSeconds(run->result);

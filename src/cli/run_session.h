@@ -1,6 +1,6 @@
 // What `memstand run` sets up once per command line — output files, live metrics, the
-// local server, the signal handlers — and the measured runs made against it, as many
-// as asked.
+// progress line, the local server, the signal handlers — and the measured runs made
+// against it, as many as asked.
 #pragma once
 
 #include <atomic>
@@ -40,7 +40,7 @@ struct MeasuredRun {
 class RunSession {
  public:
   /// Checks that --json and --hgrm are writable, opens --hdr-log, starts the metrics
-  /// server, installs SIGINT/SIGTERM handlers and, with no
+  /// server and the progress line, installs SIGINT/SIGTERM handlers and, with no
   /// target given, starts a local redis-server and points cfg->load at it.
   /// InvalidArgument for a bad path or a taken metrics port (nothing sent yet).
   static Result<std::unique_ptr<RunSession>> Open(RunConfig* cfg);
@@ -52,8 +52,9 @@ class RunSession {
   /// One run with `options` (the set-up's target; the caller may vary the shape):
   /// the load with its warm-up, the server's CPU, the verdict and exit code. An error
   /// only when nothing was measured (target unreachable, handshake refused).
+  /// `label` prefixes the progress line (e.g. "run 2/3"); may be empty.
   /// Each run's seconds follow the previous run's in the --hdr-log and live metrics.
-  Result<std::unique_ptr<MeasuredRun>> Measure(const LoadOptions& options);
+  Result<std::unique_ptr<MeasuredRun>> Measure(const LoadOptions& options, const std::string& label);
 
   /// SIGINT or SIGTERM arrived: make no further run.
   bool interrupted() const;
