@@ -1,10 +1,11 @@
-// `memstand run`: flags -> config -> session (outputs, local server) -> run -> report
-// -> exit code.
+// `memstand run`: flags -> config -> session (outputs, local server) -> one run, or a
+// series of runs (--runs) -> report -> exit code.
 #include <cstdio>
 #include <memory>
 
 #include "cli/cli.h"
 #include "cli/run_flags.h"
+#include "cli/run_series.h"
 #include "cli/run_session.h"
 #include "cli/subcommands.h"
 #include "report/run_report.h"
@@ -28,20 +29,25 @@ int RunOnce(RunSession& session, const RunConfig& cfg) {
   return rep.exit_code;
 }
 
-int RunBody(const CLI::App& app, const RunFlags& flags) {
+int RunBody(const CLI::App& app, const RunFlags& flags, int runs) {
   auto cfg = BuildRunConfig(app, flags);
   if (!cfg.ok()) return Fail("run", cfg.status());
   auto session = RunSession::Open(&*cfg);
   if (!session.ok()) return Fail("run", session.status());
-  return RunOnce(**session, *cfg);
+  return runs == 1 ? RunOnce(**session, *cfg) : RunSeries(**session, *cfg, runs);
 }
 
 }  // namespace
 
 SubcommandBody SetupRun(CLI::App* app) {
   auto flags = std::make_shared<RunFlags>();
+  auto runs = std::make_shared<int>(1);
   AddRunFlags(app, flags.get());
-  return [app, flags] { return RunBody(*app, *flags); };
+  app->add_option("--runs", *runs,
+                  "Repeat the measured run N times against the same server (warm-up each "
+                  "time); figures become min/median/max with N")
+      ->check(CLI::Range(1, 10000));
+  return [app, flags, runs] { return RunBody(*app, *flags, *runs); };
 }
 
 }  // namespace memstand::cli
