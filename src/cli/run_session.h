@@ -1,6 +1,6 @@
-// What `memstand run` sets up once per command line — output files, live metrics, the
-// progress line, the local server, the signal handlers — and the measured runs made
-// against it, as many as asked.
+// What `memstand run` and `memstand sweep` set up once per command line — output files,
+// live metrics, the progress line, the local server, the signal handlers — and the
+// measured runs made against it, as many as asked.
 #pragma once
 
 #include <atomic>
