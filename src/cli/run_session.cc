@@ -1,5 +1,6 @@
 #include "cli/run_session.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
