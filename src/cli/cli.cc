@@ -14,6 +14,8 @@ namespace {
 
 const Subcommand kSubcommands[] = {
     {"run", "Generate load against a Redis-protocol server (none given: start one)", SetupRun},
+    {"sweep", "Runs over increasing clients, pipeline or rate; a row per step and the knee",
+     SetupSweep},
 };
 
 // Thousands of connections need more descriptors than the usual soft limit of 1024.

@@ -321,7 +321,7 @@ void AddRunFlags(CLI::App* app, RunFlags* flags) {
                   "Write the percentile distribution of all commands (.hgrm, ms)");
   app->add_option("--metrics-addr", flags->metrics_addr,
                   "Serve Prometheus metrics during the run at HOST:PORT, e.g. 127.0.0.1:2112");
-  app->add_flag("-q,--quiet", flags->quiet, "Print only the summary table");
+  app->add_flag("-q,--quiet", flags->quiet, "Print only the summary table; no progress line");
 }
 
 Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {

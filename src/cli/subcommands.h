@@ -19,5 +19,6 @@ struct Subcommand {
 };
 
 SubcommandBody SetupRun(CLI::App* app);
+SubcommandBody SetupSweep(CLI::App* app);
 
 }  // namespace memstand::cli

@@ -100,4 +100,25 @@ Result<std::vector<double>> ParsePercentiles(std::string_view text) {
   return out;
 }
 
+Result<std::vector<uint64_t>> ParseIncreasingList(std::string_view text) {
+  std::vector<uint64_t> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+    uint64_t v = 0;
+    auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    bool number = !item.empty() && ec == std::errc() && p == item.data() + item.size();
+    if (!number || v == 0 || v > (1ULL << 40) || (!out.empty() && v <= out.back())) {
+      return Status::InvalidArgument("bad list " + Quote(text) + " at " + Quote(item) +
+                                     ": expected increasing positive whole numbers separated "
+                                     "by commas, e.g. 1,2,4,8");
+    }
+    out.push_back(v);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace memstand

@@ -23,4 +23,8 @@ Result<std::pair<uint64_t, uint64_t>> ParseByteRange(std::string_view text);
 /// "50,90,99.9": numbers in (0, 100], ascending order after sorting, duplicates dropped.
 Result<std::vector<double>> ParsePercentiles(std::string_view text);
 
+/// "1,2,4,8": positive whole numbers (at most 2^40) separated by commas, each above the
+/// one before it. At least one.
+Result<std::vector<uint64_t>> ParseIncreasingList(std::string_view text);
+
 }  // namespace memstand

@@ -48,5 +48,15 @@ TEST(ParsePercentiles, SortsAndRejects) {
   }
 }
 
+TEST(ParseIncreasingList, ValuesAndErrors) {
+  EXPECT_EQ(*ParseIncreasingList("1,2,4,8"), (std::vector<uint64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(*ParseIncreasingList("5000"), (std::vector<uint64_t>{5000}));
+  for (const char* bad : {"", "0", "1,1", "4,2", "1,,2", "1,2,", "-1", "1.5", "x", "1, 2"}) {
+    auto r = ParseIncreasingList(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("increasing positive"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace memstand

@@ -1,0 +1,244 @@
+#include "cli/run_session.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "cli/cli.h"
+#include "cli/live_metrics.h"
+#include "cli/progress_line.h"
+#include "report/metrics_server.h"
+#include "stand/local_redis.h"
+#include "stand/proc_stats.h"
+#include "stats/hdr_log.h"
+
+namespace memstand::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupt{false};
+
+void OnSignal(int) { g_interrupt.store(true); }
+
+void InstallSignalHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// Opens (and truncates) an output path before the run, so a bad path fails early.
+Status CheckWritable(const std::string& flag, const std::string& path) {
+  if (path.empty()) return Status::OK();
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) return Status::InvalidArgument(flag + ": cannot write '" + path + "'");
+  return Status::OK();
+}
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+// The --hdr-log writer: one line per command per second, as the seconds complete.
+class HdrLogSink {
+ public:
+  static Result<std::unique_ptr<HdrLogSink>> Open(const std::string& path,
+                                                  const LoadOptions& options) {
+    FilePtr f(std::fopen(path.c_str(), "w"));
+    if (!f) return Status::InvalidArgument("--hdr-log: cannot write '" + path + "'");
+    auto sink = std::unique_ptr<HdrLogSink>(new HdrLogSink(std::move(f), options));
+    Status s = sink->writer_.WriteHeader(std::time(nullptr));
+    if (!s.ok()) return s;
+    return sink;
+  }
+  void Write(int second, const std::vector<CommandStats>& commands) {
+    for (size_t i = 0; i < commands.size() && status_.ok(); ++i) {
+      status_ = writer_.WriteInterval(options_.commands[i].label, second, 1.0,
+                                      commands[i].latency_ns);
+    }
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  HdrLogSink(FilePtr f, const LoadOptions& options)
+      : file_(std::move(f)), writer_(file_.get()), options_(options) {}
+  FilePtr file_;
+  HdrLogWriter writer_;
+  const LoadOptions& options_;  // the command labels (the same in every run)
+  Status status_;
+};
+
+// Seconds of the measured phase that the run's series covers.
+int SeriesSeconds(const RunResult& r) {
+  int seconds = 0;
+  for (const auto& s : r.series) {
+    for (const auto& p : s) seconds = std::max(seconds, p.second + 1);
+  }
+  return seconds;
+}
+
+void Judge(const RunResult& r, bool server_started, RunReport* rep) {
+  const CrossCheck& cc = r.cross_check;
+  bool counts_complete = r.failure.ok() && r.unanswered == 0;
+  uint64_t zero = 0;
+  for (const auto& c : r.totals.commands) zero += c.zero_latency;
+  if (zero * 100 > r.measured_ops() && r.measured_ops() > 0) {
+    rep->warnings.push_back("more than 1% of latencies measured 0 ns: the clock is too coarse");
+  }
+  for (const auto& t : r.threads) {
+    if (r.measured_s > 0 && (t.cpu_user_s + t.cpu_sys_s) / r.measured_s >= 0.9) {
+      rep->warnings.push_back("a load thread used >= 90% of a core: the client may be the bottleneck");
+      break;
+    }
+  }
+  if (RateFellShort(*rep->options, r)) {
+    rep->warnings.push_back(fmt::format(
+        "achieved {:.1f} requests/s, below 99% of --rate {:.10g}: the client or the server could "
+        "not keep the schedule (see the send lag)", AchievedRate(*rep->options, r),
+        rep->options->rate));
+  }
+  if (!r.failure.ok()) {
+    rep->exit_code = kExitFailed;
+    rep->verdict = "FAILED: " + r.failure.message();
+  } else if (r.interrupted) {
+    rep->exit_code = kExitInterrupted;
+    rep->verdict = "INTERRUPTED: results so far";
+  } else if (cc.available && cc.mismatch && counts_complete && (cc.enforced || server_started)) {
+    rep->exit_code = kExitFailed;
+    rep->verdict = "FAILED: the server's command counts differ from memstand's (block 7)";
+  } else {
+    rep->exit_code = kExitOk;
+    rep->verdict = "OK";
+  }
+  if (cc.available && cc.mismatch && rep->exit_code == kExitOk) {
+    rep->warnings.push_back("command counts differ from the server's (another client?)");
+  }
+}
+
+}  // namespace
+
+int Fail(const char* subcommand, const Status& s) {
+  fmt::print(stderr, "memstand {}: {}\n", subcommand, s.message());
+  return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
+}
+
+Status WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j) {
+  std::ofstream f(path, std::ios::trunc);
+  f << j.dump(2) << "\n";
+  if (!f) return Status::IoError("cannot write " + path);
+  return Status::OK();
+}
+
+Status WriteHgrmFile(const std::string& path, const HdrHistogram& h) {
+  std::ofstream f(path, std::ios::trunc);
+  f << FormatHgrm(h, kNanosPerMilli);
+  if (!f) return Status::IoError("--hgrm: cannot write '" + path + "'");
+  return Status::OK();
+}
+
+struct RunSession::Outputs {
+  std::unique_ptr<HdrLogSink> hdr_log;
+  std::unique_ptr<LiveMetrics> live;
+  std::unique_ptr<MetricsServer> metrics;
+  std::unique_ptr<ProgressLine> progress;
+  std::unique_ptr<LocalRedis> local;
+};
+
+RunSession::RunSession() : out_(std::make_unique<Outputs>()) {}
+
+RunSession::~RunSession() = default;
+
+Result<std::unique_ptr<RunSession>> RunSession::Open(RunConfig* cfg) {
+  Status s = CheckWritable("--json", cfg->json_path);
+  if (s.ok()) s = CheckWritable("--hgrm", cfg->hgrm_path);
+  if (s.ok()) s = CheckWritable("--samples", cfg->samples_path);
+  if (!s.ok()) return s;
+  auto session = std::unique_ptr<RunSession>(new RunSession());
+  Outputs& out = *session->out_;
+  if (!cfg->hdr_log_path.empty()) {
+    auto opened = HdrLogSink::Open(cfg->hdr_log_path, cfg->load);
+    if (!opened.ok()) return opened.status();
+    out.hdr_log = std::move(*opened);
+  }
+  if (!cfg->metrics_host.empty()) {
+    out.live = std::make_unique<LiveMetrics>(cfg->load);
+    auto started = MetricsServer::Start(cfg->metrics_host, cfg->metrics_port,
+                                        [l = out.live.get()] { return l->Render(); });
+    if (!started.ok()) return started.status();
+    out.metrics = std::move(*started);
+  }
+  out.progress = ProgressLine::IfTerminal(stdout, cfg->quiet);
+  InstallSignalHandlers();
+  s = session->StartLocalServer(cfg);
+  if (!s.ok()) return s;
+  session->platform_ = Platform::Detect();
+  return session;
+}
+
+Status RunSession::StartLocalServer(RunConfig* cfg) {
+  if (cfg->target_given) {
+    server_note_ = "given by the user (not started by memstand)";
+    return Status::OK();
+  }
+  LocalRedisOptions lo;
+  lo.binary = cfg->redis_server;
+  auto started = LocalRedis::Start(lo);
+  if (!started.ok()) return started.status().WithContext("no --target given, starting a local server");
+  out_->local = std::move(*started);
+  cfg->load.target.host = out_->local->host();
+  cfg->load.target.port = out_->local->port();
+  cfg->load.exclusive_server = true;
+  server_note_ = out_->local->Describe() + "; stopped when memstand exits";
+  return Status::OK();
+}
+
+IntervalSink RunSession::Sink() {
+  return [o = out_.get(), offset = second_offset_](int second,
+                                                   const std::vector<CommandStats>& commands) {
+    if (o->hdr_log != nullptr) o->hdr_log->Write(offset + second, commands);
+    if (o->live != nullptr) o->live->OnSecond(offset + second, commands);
+    if (o->progress != nullptr) o->progress->OnSecond(second, commands);
+  };
+}
+
+Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& options,
+                                                         const std::string& label) {
+  auto run = std::make_unique<MeasuredRun>();
+  run->options = options;
+  LocalRedis* local = out_->local.get();
+  if (out_->progress) out_->progress->Begin(run->options, label);
+  auto before = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
+  auto result = RunLoad(run->options, &g_interrupt, Sink());
+  auto after = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
+  if (out_->progress) out_->progress->Clear();
+  if (!result.ok()) return result.status();
+  run->result = std::move(*result);
+  second_offset_ += SeriesSeconds(run->result);
+  RunReport& rep = run->report;
+  rep.options = &run->options;
+  rep.result = &run->result;
+  rep.platform = platform_;
+  rep.server_started = local != nullptr;
+  rep.server_pid = local ? local->pid() : 0;
+  rep.server_note = server_note_;
+  if (before.ok() && after.ok()) {
+    rep.server_proc_known = true;
+    rep.server_proc_cpu_s = after->user_sec + after->sys_sec - before->user_sec - before->sys_sec;
+  }
+  Judge(run->result, rep.server_started, &rep);
+  return run;
+}
+
+bool RunSession::interrupted() const { return g_interrupt.load(); }
+
+Status RunSession::OutputStatus() const {
+  return out_->hdr_log ? out_->hdr_log->status() : Status::OK();
+}
+
+}  // namespace memstand::cli

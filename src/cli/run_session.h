@@ -1,0 +1,79 @@
+// What `memstand run` and `memstand sweep` set up once per command line — output files,
+// live metrics, the progress line, the local server, the signal handlers — and the
+// measured runs made against it, as many as asked.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/run_flags.h"
+#include "load/engine.h"
+#include "report/run_report.h"
+#include "util/status.h"
+
+namespace memstand::cli {
+
+/// Prints "memstand <subcommand>: <message>" on stderr; returns the exit code for `s`
+/// (kExitUsage for InvalidArgument, kExitFailed otherwise).
+int Fail(const char* subcommand, const Status& s);
+
+/// Writes `j` (2-space indented) to `path`; IoError naming the path on failure.
+Status WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j);
+/// Writes the .hgrm percentile distribution of `h` (ms) to `path` (--hgrm).
+Status WriteHgrmFile(const std::string& path, const HdrHistogram& h);
+
+/// One measured run and its judged report. Not copyable: the report points at the
+/// options and the result beside it.
+struct MeasuredRun {
+  LoadOptions options;
+  RunResult result;
+  RunReport report;
+
+  MeasuredRun() = default;
+  MeasuredRun(const MeasuredRun&) = delete;
+  MeasuredRun& operator=(const MeasuredRun&) = delete;
+};
+
+class RunSession {
+ public:
+  /// Checks that --json and --hgrm are writable, opens --hdr-log, starts the metrics
+  /// server and the progress line, installs SIGINT/SIGTERM handlers and, with no
+  /// target given, starts a local redis-server and points cfg->load at it.
+  /// InvalidArgument for a bad path or a taken metrics port (nothing sent yet).
+  static Result<std::unique_ptr<RunSession>> Open(RunConfig* cfg);
+  /// Stops the local server, if any.
+  ~RunSession();
+  RunSession(const RunSession&) = delete;
+  RunSession& operator=(const RunSession&) = delete;
+
+  /// One run with `options` (the set-up's target; the caller may vary the shape):
+  /// the load with its warm-up, the server's CPU, the verdict and exit code. An error
+  /// only when nothing was measured (target unreachable, handshake refused).
+  /// `label` prefixes the progress line (e.g. "run 2/3"); may be empty.
+  /// Each run's seconds follow the previous run's in the --hdr-log and live metrics.
+  Result<std::unique_ptr<MeasuredRun>> Measure(const LoadOptions& options, const std::string& label);
+
+  /// SIGINT or SIGTERM arrived: make no further run.
+  bool interrupted() const;
+  /// The first error writing the --hdr-log; OK without one.
+  Status OutputStatus() const;
+  /// How the server was started, or that the user gave it (for reports).
+  const std::string& server_note() const { return server_note_; }
+  const Platform& platform() const { return platform_; }
+
+ private:
+  struct Outputs;
+  RunSession();
+  Status StartLocalServer(RunConfig* cfg);
+  IntervalSink Sink();
+
+  std::unique_ptr<Outputs> out_;
+  Platform platform_;
+  std::string server_note_;
+  int second_offset_ = 0;  // measured seconds of the runs before this one
+};
+
+}  // namespace memstand::cli
