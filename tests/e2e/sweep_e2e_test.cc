@@ -35,6 +35,27 @@ TEST(SweepE2E, ClientsOverOneLocalServer) {
   EXPECT_FALSE(ProcessExists(pid)) << "memstand left its redis-server running";
 }
 
+// The open loop's rate as the knob: each step is paced at its rate and says so.
+TEST(SweepE2E, RateSteps) {
+  std::string json = TempDir() + "/sweep.json";
+  Outcome out = RunMemstand({"sweep", "--sweep-rate", "500,1000,2000", "--duration", "1s",
+                             "--clients", "4", "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  ASSERT_TRUE(j.is_object()) << out.output;
+  EXPECT_EQ(j["knob"], "rate");
+  ASSERT_EQ(j["steps"].size(), 3u);
+  const double rates[] = {500, 1000, 2000};
+  for (int i = 0; i < 3; ++i) {
+    const auto& run = j["steps"][i]["run"];
+    EXPECT_EQ(run["options"]["loop"], "open");
+    EXPECT_EQ(run["options"]["rate_per_s"], rates[i]);
+    // Constant arrivals, 1 s: exactly rate requests (each client's share is whole).
+    EXPECT_EQ(run["totals"]["ops"], rates[i]) << out.output;
+    EXPECT_FALSE(run["schedule"]["below_99pct_of_requested"].get<bool>()) << out.output;
+  }
+}
+
 TEST(SweepE2E, BadListsAreUsageErrors) {
   struct Case {
     std::vector<std::string> args;
