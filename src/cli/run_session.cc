@@ -14,6 +14,7 @@
 #include "report/metrics_server.h"
 #include "stand/local_redis.h"
 #include "stand/proc_stats.h"
+#include "stand/resource_sampler.h"
 #include "stats/hdr_log.h"
 
 namespace memstand::cli {
@@ -213,9 +214,13 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
   run->options = options;
   LocalRedis* local = out_->local.get();
   if (out_->progress) out_->progress->Begin(run->options, label);
+  std::vector<WatchedProcess> watched = {{"memstand", 0}};
+  if (local) watched.insert(watched.begin(), {"redis-server", local->pid()});
+  auto sampler = ResourceSampler::Start(watched);
   auto before = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
   auto result = RunLoad(run->options, &g_interrupt, Sink());
   auto after = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
+  if (sampler.ok()) run->report.resources = (*sampler)->Stop();
   if (out_->progress) out_->progress->Clear();
   if (!result.ok()) return result.status();
   run->result = std::move(*result);

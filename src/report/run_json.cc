@@ -1,4 +1,6 @@
 // RunReportJson: docs/json-format.md is its specification; change both together.
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "report/run_report.h"
@@ -165,6 +167,29 @@ Json CrossCheckJson(const CrossCheck& cc) {
   return j;
 }
 
+Json ResourcesJson(const std::vector<ResourceSeries>& resources) {
+  Json a = Json::array();
+  for (const ResourceSeries& s : resources) {
+    const ResourceSummary sum = Summarize(s);
+    Json points = Json::array();
+    for (const ResourcePoint& p : s.points) {
+      points.push_back({{"t_s", p.t_s}, {"cpu_user_s", p.cpu_user_s}, {"cpu_sys_s", p.cpu_sys_s},
+                        {"rss_bytes", p.rss_bytes}, {"read_bytes", p.read_bytes},
+                        {"write_bytes", p.write_bytes}});
+    }
+    a.push_back({{"label", s.process.label},
+                 {"pid", s.process.pid == 0 ? getpid() : s.process.pid},
+                 {"ended", s.ended.empty() ? Json(nullptr) : Json(s.ended)},
+                 {"summary", {{"seconds", sum.seconds}, {"cpu_s", sum.cpu_s},
+                              {"cpu_share_mean", sum.cpu_share_mean},
+                              {"cpu_share_max", sum.cpu_share_max}, {"rss_mean_bytes", sum.rss_mean},
+                              {"rss_max_bytes", sum.rss_max}, {"read_bytes", sum.read_bytes},
+                              {"write_bytes", sum.write_bytes}}},
+                 {"points", points}});
+  }
+  return a;
+}
+
 Json PlatformJson(const Platform& p) {
   return {{"kernel", p.kernel},       {"arch", p.arch},
           {"hostname", p.hostname},   {"cpu_model", p.cpu_model},
@@ -218,6 +243,7 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   j["protocol_errors"] = r.totals.protocol_errors;
   j["client"] = ClientJson(r);
   j["cross_check"] = CrossCheckJson(r.cross_check);
+  j["resources"] = ResourcesJson(rep.resources);
   if (!rep.samples_path.empty()) j["samples"] = SamplesJson(rep);
   return j;
 }

@@ -1,5 +1,7 @@
 #include "report/run_report.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "stats/modality.h"
@@ -189,6 +191,24 @@ void PrintErrors(std::FILE* out, const RunReport& r) {
              t.connection_errors, t.protocol_errors, r.result->unanswered);
 }
 
+std::string IoText(int64_t bytes) {
+  return bytes < 0 ? "unknown" : fmt::format("{} B", bytes);
+}
+
+// Mean and max of the processes sampled every second over the run.
+void PrintResources(std::FILE* out, const RunReport& r) {
+  for (const ResourceSeries& s : r.resources) {
+    const ResourceSummary sum = Summarize(s);
+    fmt::print(out,
+               "    {} (pid {}), sampled each second over {:.1f} s: CPU mean {:.0f}% max {:.0f}% "
+               "of a core; RSS mean {:.1f} MiB max {:.1f} MiB; storage read {}, written {}{}\n",
+               s.process.label, s.process.pid == 0 ? getpid() : s.process.pid, sum.seconds,
+               sum.cpu_share_mean * 100, sum.cpu_share_max * 100, sum.rss_mean / 1048576.0,
+               sum.rss_max / 1048576.0, IoText(sum.read_bytes), IoText(sum.write_bytes),
+               s.ended.empty() ? "" : " (" + s.ended + " during the run)");
+  }
+}
+
 void PrintInstrument(std::FILE* out, const RunReport& r) {
   const RunResult& res = *r.result;
   const ThreadStats& t = res.totals;
@@ -224,6 +244,7 @@ void PrintInstrument(std::FILE* out, const RunReport& r) {
              ops && zero * 100 > ops ? " — ABOVE 1%: latencies are not trustworthy" : "");
   fmt::print(out, "    socket bytes: written {}, read {}\n", t.socket_bytes_written,
              t.socket_bytes_read);
+  PrintResources(out, r);
 }
 
 void PrintCrossCheck(std::FILE* out, const RunReport& r) {

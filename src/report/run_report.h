@@ -10,6 +10,7 @@
 #include "load/engine.h"
 #include "load/load_options.h"
 #include "report/platform.h"
+#include "stand/resource_sampler.h"
 
 namespace memstand {
 
@@ -22,6 +23,9 @@ struct RunReport {
   bool server_proc_known = false;  // /proc/PID/stat CPU delta of a server memstand started
   double server_proc_cpu_s = 0;    // (clock-tick resolution, 10 ms)
   std::string server_note;      // how the server was started, or "given by the user"
+  /// Per-second CPU, RSS and storage I/O of the processes memstand watched over the
+  /// run: the server it started, and itself (issue #4, METHOD.md rule 18).
+  std::vector<ResourceSeries> resources;
   int exit_code = 0;
   std::string verdict;          // "OK", "FAILED: ...", "INTERRUPTED"
   std::vector<std::string> warnings;

@@ -157,6 +157,29 @@ TEST(RunE2E, Resp3AndCustomCommandsWithErrorsCounted) {
   EXPECT_GT((*lpush)["errors_by_kind"]["WRONGTYPE"]["count"].get<int>(), 0) << lpush->dump();
 }
 
+// The server memstand started and memstand itself are sampled each second.
+TEST(RunE2E, ResourcesOfTheStartedServerAreSampled) {
+  std::string json = TempDir() + "/run.json";
+  Outcome out = RunMemstand({"run", "--duration", "2s", "--clients", "4", "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  const auto& res = j["resources"];
+  ASSERT_EQ(res.size(), 2u) << out.output;
+  EXPECT_EQ(res[0]["label"], "redis-server");
+  EXPECT_EQ(res[0]["pid"], j["server"]["pid"]);
+  EXPECT_EQ(res[1]["label"], "memstand");
+  for (const auto& r : res) {
+    EXPECT_GE(r["points"].size(), 2u);  // 2 s at 1 s, plus the last partial interval
+    EXPECT_GT(r["summary"]["cpu_s"].get<double>(), 0.0) << r.dump();
+    EXPECT_GT(r["summary"]["rss_max_bytes"].get<int64_t>(), int64_t{1} << 20);
+    EXPECT_TRUE(r["ended"].is_null());
+  }
+  // Sampled CPU of the server agrees with the /proc delta around the run (both in
+  // 10 ms ticks; the sampler's window is slightly wider).
+  EXPECT_GE(res[0]["summary"]["cpu_s"].get<double>() + 0.02, j["server"]["proc_cpu_s"].get<double>());
+  EXPECT_NE(out.output.find("redis-server (pid"), std::string::npos);
+}
+
 TEST(RunE2E, BadInputIsAUsageError) {
   // A closed port: had memstand tried to connect, it would exit 1, not 2.
   auto port = PickFreePort();
