@@ -27,6 +27,9 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
       ->check(CLI::IsMember({2, 3}));
   app->add_option("--redis-server", f->redis_server,
                   "redis-server binary for the local server (no target given)");
+  app->add_flag("--cluster", f->cluster,
+                "Redis Cluster: slot map from the target, a connection per master per client, "
+                "MOVED/ASK followed (without it: all to the target, MOVED counted as errors)");
   app->add_flag("--exclusive", f->exclusive,
                 "No other client uses the server: a command-count mismatch fails the run");
 }
@@ -124,9 +127,17 @@ Status BuildCommands(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
   if (texts.empty()) {
     auto w = ParseRatio(f.ratio, 2);
     if (!w.ok()) return FlagError("--ratio", w.status());
-    texts = {"SET __key__ __data__", "GET __key__"};
-    ratios = {std::to_string((*w)[0]), std::to_string((*w)[1])};
-    patterns = {set_pattern, get_pattern};
+    // A weight of 0 leaves that command out (1:0 is SETs only, as memtier).
+    if ((*w)[0] > 0) {
+      texts.push_back("SET __key__ __data__");
+      ratios.push_back(std::to_string((*w)[0]));
+      patterns.push_back(set_pattern);
+    }
+    if ((*w)[1] > 0) {
+      texts.push_back("GET __key__");
+      ratios.push_back(std::to_string((*w)[1]));
+      patterns.push_back(get_pattern);
+    }
   }
   for (size_t i = 0; i < texts.size(); ++i) {
     CommandSpec c;
@@ -347,6 +358,10 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   o.key_max = f.key_max;
   o.seed = f.seed;
   o.exclusive_server = f.exclusive;
+  o.cluster = f.cluster;
+  if (o.cluster && o.target.db != 0) {
+    return Status::InvalidArgument("--cluster: a cluster has database 0 only; drop --db or /db");
+  }
   s = BuildRate(f, &o);
   if (s.ok()) s = CheckFileLimit(o.connections());
   if (!s.ok()) return s;

@@ -39,6 +39,7 @@ struct RunFlags {
   std::string samples_path;
   uint64_t samples_cap = 1'000'000;
   bool exclusive = false;
+  bool cluster = false;
   bool quiet = false;
   std::string redis_server = "redis-server";
 };

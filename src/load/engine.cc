@@ -11,6 +11,7 @@
 #include "client/redis_client.h"
 #include "client/redis_info.h"
 #include "core/clock.h"
+#include "load/cluster_map.h"
 #include "load/worker.h"
 #include "workload/rng.h"
 
@@ -42,6 +43,41 @@ ServerSnapshot Snapshot(RedisClient& client) {
   snap.commands = ParseCommandStats(reply->str);
   snap.ok = true;
   return snap;
+}
+
+// Sums the snapshots of several servers (a cluster's masters): command counts, CPU
+// and memstand's control commands; the rest of INFO is the first server's.
+ServerSnapshot Merge(const std::vector<ServerSnapshot>& snaps) {
+  ServerSnapshot m = snaps.front();
+  for (size_t i = 1; i < snaps.size(); ++i) {
+    const ServerSnapshot& s = snaps[i];
+    if (!s.ok && m.ok) {
+      m.ok = false;
+      m.error = s.error;
+    }
+    for (const auto& [name, st] : s.commands) {
+      CommandStat& mine = m.commands[name];
+      mine.calls += st.calls;
+      mine.rejected_calls += st.rejected_calls;
+      mine.failed_calls += st.failed_calls;
+      mine.usec += st.usec;
+    }
+    for (const auto& [name, n] : s.control_sent) m.control_sent[name] += n;
+    for (const char* key : {"used_cpu_user", "used_cpu_sys"}) {
+      auto a = m.info.find(key);
+      auto b = s.info.find(key);
+      if (a == m.info.end() || b == s.info.end()) continue;
+      a->second = std::to_string(std::strtod(a->second.c_str(), nullptr) +
+                                 std::strtod(b->second.c_str(), nullptr));
+    }
+  }
+  return m;
+}
+
+ServerSnapshot SnapshotAll(const std::vector<std::unique_ptr<RedisClient>>& clients) {
+  std::vector<ServerSnapshot> snaps;
+  for (const auto& c : clients) snaps.push_back(Snapshot(*c));
+  return Merge(snaps);
 }
 
 double InfoDouble(const std::map<std::string, std::string>& info, const std::string& key,
@@ -215,6 +251,38 @@ CommandStats RunResult::AllCommands() const {
 
 double RunResult::client_cpu_s() const { return totals.cpu_user_s + totals.cpu_sys_s; }
 
+// --cluster: the slot map from CLUSTER SLOTS on the seed, and a control client on
+// every master (their INFO is summed; replicas are left out, since they count the
+// writes they replay). The seed's client is reused when it is a master.
+Status ConnectCluster(const LoadOptions& opt, const RedisClientOptions& co,
+                      std::unique_ptr<RedisClient> seed, WorkerShared* shared,
+                      std::vector<std::unique_ptr<RedisClient>>* controls, RunResult* r) {
+  auto reply = seed->Command({"CLUSTER", "SLOTS"});
+  if (!reply.ok()) return reply.status().WithContext("--cluster: CLUSTER SLOTS");
+  auto map = ParseClusterSlots(*reply, opt.target.host);
+  if (!map.ok()) return map.status().WithContext("--cluster");
+  if (map->UncoveredSlots() > 0) {
+    return Status::Failed("--cluster: " + std::to_string(map->UncoveredSlots()) +
+                          " of 16384 slots have no master (CLUSTER SLOTS on " +
+                          opt.target.Display() + ")");
+  }
+  for (const ClusterNode& node : map->nodes()) {
+    r->cluster_masters.push_back(node.Address());
+    if (seed && node.host == opt.target.host && node.port == opt.target.port) {
+      controls->push_back(std::move(seed));
+      continue;
+    }
+    RedisClientOptions o = co;
+    o.host = node.host;
+    o.port = node.port;
+    auto c = RedisClient::Connect(o);
+    if (!c.ok()) return c.status().WithContext("--cluster: master " + node.Address());
+    controls->push_back(std::move(*c));
+  }
+  shared->cluster_map = std::move(*map);
+  return Status::OK();
+}
+
 Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* interrupt,
                           IntervalSink sink) {
   RunResult r;
@@ -232,10 +300,17 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   WorkerShared shared;
   Status s = PrepareShared(opt, &shared);
   if (!s.ok()) return s;
+  std::vector<std::unique_ptr<RedisClient>> controls;
+  if (opt.cluster) {
+    s = ConnectCluster(opt, co, std::move(*client), &shared, &controls, &r);
+    if (!s.ok()) return s;
+  } else {
+    controls.push_back(std::move(*client));
+  }
 
   double u0, s0;
   ProcessCpu(&u0, &s0);
-  ServerSnapshot before = Snapshot(**client);
+  ServerSnapshot before = SnapshotAll(controls);
   r.server_info = before.info;
   if (auto it = before.info.find("redis_version"); it != before.info.end()) {
     r.server_version = it->second;
@@ -251,7 +326,7 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   if (opt.samples_cap > 0) MergeSamples(opt, workers, start_ns, &r);
   intervals.Finish();
   r.series = intervals.series();
-  ServerSnapshot after = Snapshot(**client);
+  ServerSnapshot after = SnapshotAll(controls);
   double u1, s1;
   ProcessCpu(&u1, &s1);
   r.process_cpu_user_s = u1 - u0;

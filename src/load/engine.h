@@ -46,7 +46,8 @@ struct RunResult {
   double server_cpu_sys_s = 0;
   double process_cpu_user_s = 0;    // the whole memstand process, set-up included
   double process_cpu_sys_s = 0;
-  CrossCheck cross_check;
+  CrossCheck cross_check;             // --cluster: summed over the masters
+  std::vector<std::string> cluster_masters;  // --cluster: host:port from CLUSTER SLOTS
   /// Per-second summaries by command index; the last entry is all commands.
   std::vector<std::vector<SeriesPoint>> series;
   double measured_start_unix_s = 0;  // wall clock at the measured start (epoch seconds)

@@ -46,6 +46,11 @@ struct LoadOptions {
   int request_timeout_ms = 10000;  // a reply later than this fails the connection
   int drain_timeout_ms = 2000;     // after the end or an interrupt: wait for in-flight
   std::vector<double> percentiles = {50, 90, 95, 99, 99.9, 99.99};
+  /// Redis Cluster: read the slot map from the target (a seed node), connect every
+  /// client to every master and route each request by its key's slot. Off: everything
+  /// goes to the target, and MOVED replies are counted as errors (a connector that is
+  /// not cluster-aware).
+  bool cluster = false;
   /// Nobody else uses the server: a command count mismatch fails the run.
   bool exclusive_server = false;
   /// --samples: keep raw (time, command, latency) samples of the measured replies, all

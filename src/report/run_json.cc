@@ -84,6 +84,7 @@ Json OptionsJson(const LoadOptions& o) {
   j["connections"] = o.connections();
   j["pipeline"] = o.pipeline;
   j["resp"] = o.resp;
+  j["cluster"] = o.cluster;
   j["requests"] = o.requests;
   j["duration_s"] = o.duration_s;
   j["warmup_s"] = o.warmup_s;
@@ -241,6 +242,12 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   j["unanswered"] = r.unanswered;
   j["connection_errors"] = r.totals.connection_errors;
   j["protocol_errors"] = r.totals.protocol_errors;
+  if (o.cluster) {
+    j["cluster"] = {{"masters", r.cluster_masters},
+                    {"moved", r.totals.cluster_moved},
+                    {"ask", r.totals.cluster_ask},
+                    {"tryagain", r.totals.cluster_tryagain}};
+  }
   j["client"] = ClientJson(r);
   j["cross_check"] = CrossCheckJson(r.cross_check);
   j["resources"] = ResourcesJson(rep.resources);

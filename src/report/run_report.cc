@@ -189,6 +189,11 @@ void PrintErrors(std::FILE* out, const RunReport& r) {
   const ThreadStats& t = r.result->totals;
   fmt::print(out, "    connection failures {}, protocol errors {}, unanswered requests {}\n",
              t.connection_errors, t.protocol_errors, r.result->unanswered);
+  if (r.options->cluster) {
+    fmt::print(out, "    cluster: {} masters from CLUSTER SLOTS; redirections followed: MOVED {}, "
+               "ASK {}; TRYAGAIN retried {} (at most 5 per request, then an error)\n",
+               r.result->cluster_masters.size(), t.cluster_moved, t.cluster_ask, t.cluster_tryagain);
+  }
 }
 
 std::string IoText(int64_t bytes) {

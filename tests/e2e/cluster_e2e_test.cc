@@ -1,0 +1,183 @@
+// memstand run --cluster against a real 3-master Redis Cluster the test builds from
+// redis-server processes (cluster-enabled) joined by `redis-cli --cluster create`.
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "client/redis_client.h"
+#include "client/redis_info.h"
+#include "e2e/e2e_util.h"
+#include "load/cluster_map.h"
+#include "npm_util.h"
+#include "stand/local_redis.h"
+
+namespace memstand::e2e {
+namespace {
+
+class ClusterE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (int i = 0; i < 3; ++i) {
+      LocalRedisOptions o;
+      o.config = {{"cluster-enabled", "yes"}, {"cluster-config-file", "nodes.conf"},
+                  {"cluster-node-timeout", "5000"}};
+      auto r = LocalRedis::Start(o);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      nodes_.push_back(std::move(*r));
+    }
+    std::string cmd = "redis-cli --cluster create";
+    for (const auto& n : nodes_) cmd += " 127.0.0.1:" + std::to_string(n->port());
+    auto created = testutil::RunShell(cmd + " --cluster-yes 2>&1");
+    ASSERT_EQ(created.exit_code, 0) << created.output;
+    for (int i = 0; i < 100 && !AllOk(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_TRUE(AllOk()) << "cluster_state:ok not reached within 10 s";
+  }
+
+  std::unique_ptr<RedisClient> Client(int i) {
+    RedisClientOptions o;
+    o.host = "127.0.0.1";
+    o.port = nodes_[i]->port();
+    auto c = RedisClient::Connect(o);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return c.ok() ? std::move(*c) : nullptr;
+  }
+  resp::Reply Call(int i, const std::vector<std::string>& args) {
+    auto c = Client(i);
+    auto r = c->Command(args);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : resp::Reply();
+  }
+  bool AllOk() {
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      auto info = Call(static_cast<int>(i), {"CLUSTER", "INFO"});
+      if (info.str.find("cluster_state:ok") == std::string::npos) return false;
+    }
+    return true;
+  }
+  std::string Url(int i) { return "redis://127.0.0.1:" + std::to_string(nodes_[i]->port()); }
+  // The node index owning `slot`, from node 0's CLUSTER SLOTS.
+  int Owner(int slot) {
+    auto map = ParseClusterSlots(Call(0, {"CLUSTER", "SLOTS"}), "127.0.0.1");
+    EXPECT_TRUE(map.ok());
+    const ClusterNode& n = map->nodes()[map->NodeOf(slot)];
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (nodes_[i]->port() == n.port) return static_cast<int>(i);
+    }
+    return -1;
+  }
+  int64_t Calls(int i, const std::string& command) {
+    auto stats = ParseCommandStats(Call(i, {"INFO", "commandstats"}).str);
+    auto it = stats.find(command);
+    return it == stats.end() ? 0 : it->second.calls + it->second.rejected_calls;
+  }
+
+  std::vector<std::unique_ptr<LocalRedis>> nodes_;
+};
+
+// Sequential SETs of 1000 keys: every master gets its share, the three DBSIZEs add up
+// to the keys, the masters' commandstats add up to memstand's counts (--exclusive
+// makes a mismatch fail the run), and with the map right from the start, no MOVED.
+TEST_F(ClusterE2E, RoutesEveryKeyToItsMaster) {
+  std::string json = TempDir() + "/run.json";
+  Outcome out = RunMemstand({"run", "--target", Url(1), "--cluster", "--exclusive", "--ratio",
+                             "1:0", "--key-pattern", "S", "--key-maximum", "999", "-n", "1000",
+                             "--clients", "4", "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  EXPECT_EQ(j["cluster"]["masters"].size(), 3u);
+  EXPECT_EQ(j["cluster"]["moved"], 0);
+  EXPECT_EQ(j["totals"]["errors"], 0);
+  EXPECT_FALSE(j["cross_check"]["mismatch"].get<bool>()) << out.output;
+  int64_t keys = 0, sets = 0;
+  for (int i = 0; i < 3; ++i) {
+    int64_t n = Call(i, {"DBSIZE"}).integer;
+    EXPECT_GT(n, 200) << "node " << i << " got too few of 1000 uniform-slot keys";
+    keys += n;
+    sets += Calls(i, "set");
+    // Every key a node holds hashes to a slot it owns.
+    auto some = Call(i, {"RANDOMKEY"});
+    EXPECT_EQ(Owner(KeySlot(some.str)), i) << some.str;
+  }
+  EXPECT_EQ(keys, 1000);
+  EXPECT_EQ(sets, 1000);
+}
+
+// Without --cluster every request goes to the given node: the keys it does not own are
+// answered MOVED, counted by kind and not followed (how a cluster-unaware client fares).
+TEST_F(ClusterE2E, LegacyModeCountsMovedReplies) {
+  std::string json = TempDir() + "/run.json";
+  Outcome out = RunMemstand({"run", "--target", Url(0), "-n", "3000", "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  const int64_t moved = j["totals"]["errors_by_kind"]["MOVED"]["count"].get<int64_t>();
+  EXPECT_GT(moved, 1000);  // ~2/3 of uniform keys belong to the other two masters
+  EXPECT_LT(moved, 3000);
+  EXPECT_EQ(j["totals"]["errors"].get<int64_t>(), moved);
+}
+
+// A slot moved from its master to another while memstand writes and reads keys in it
+// (a hash tag keeps every key in that slot): ASK while keys move, MOVED after the
+// ownership changes, and not one failed request.
+TEST_F(ClusterE2E, SlotMigratedLiveWithoutFailedRequests) {
+  const int slot = KeySlot("mig");
+  const int from = Owner(slot), to = (from + 1) % 3;
+  auto id = [&](int i) { return Call(i, {"CLUSTER", "MYID"}).str; };
+  const std::string from_id = id(from), to_id = id(to);
+  std::string json = TempDir() + "/run.json";
+  auto run = Running::Start({"run", "--target", Url(0), "--cluster", "--duration", "4s",
+                             "--clients", "4", "--command", "set {mig}__key__ __data__",
+                             "--command", "get {mig}__key__", "--key-maximum", "499",
+                             "--json", json});
+  ASSERT_NE(run, nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_EQ(Call(to, {"CLUSTER", "SETSLOT", std::to_string(slot), "IMPORTING", from_id}).str, "OK");
+  ASSERT_EQ(Call(from, {"CLUSTER", "SETSLOT", std::to_string(slot), "MIGRATING", to_id}).str, "OK");
+  for (int round = 0; round < 100; ++round) {
+    auto keys = Call(from, {"CLUSTER", "GETKEYSINSLOT", std::to_string(slot), "50"});
+    if (keys.elements.empty()) break;
+    std::vector<std::string> cmd = {"MIGRATE", "127.0.0.1", std::to_string(nodes_[to]->port()),
+                                    "", "0", "5000", "KEYS"};
+    for (const auto& k : keys.elements) cmd.push_back(k.str);
+    auto moved = Call(from, cmd);
+    ASSERT_FALSE(moved.is_error()) << moved.str;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let ASKs happen
+  }
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(Call(i, {"CLUSTER", "SETSLOT", std::to_string(slot), "NODE", to_id}).str, "OK");
+  }
+  Outcome out = run->Wait(60);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  EXPECT_EQ(j["totals"]["errors"], 0) << out.output;
+  EXPECT_EQ(j["unanswered"], 0);
+  EXPECT_GT(j["cluster"]["ask"].get<int64_t>(), 0) << out.output;
+  EXPECT_GT(j["cluster"]["moved"].get<int64_t>(), 0) << out.output;
+  EXPECT_EQ(Call(from, {"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}).integer, 0);
+  EXPECT_GT(Call(to, {"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}).integer, 0);
+  EXPECT_NE(out.output.find("cluster: 3 masters"), std::string::npos);
+}
+
+// A master killed mid-run: the run ends (no hang), exit 1, the lost connection stated.
+TEST_F(ClusterE2E, MasterKilledMidRunEndsTheRun) {
+  std::string json = TempDir() + "/run.json";
+  auto run = Running::Start({"run", "--target", Url(0), "--cluster", "--duration", "30s",
+                             "--json", json});
+  ASSERT_NE(run, nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  kill(nodes_[2]->pid(), SIGKILL);
+  Outcome out = run->Wait(30);
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_LT(out.seconds, 15) << out.output;
+  auto j = ReadJson(json);
+  EXPECT_GT(j["connection_errors"].get<int64_t>(), 0);
+  EXPECT_GT(j["totals"]["ops"].get<int64_t>(), 0);
+  EXPECT_NE(out.output.find("FAILED"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memstand::e2e
