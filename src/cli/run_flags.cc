@@ -30,6 +30,8 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
   app->add_flag("--cluster", f->cluster,
                 "Redis Cluster: slot map from the target, a connection per master per client, "
                 "MOVED/ASK followed (without it: all to the target, MOVED counted as errors)");
+  app->add_flag("--read-from-replicas", f->read_from_replicas,
+                "With --cluster: GET-like reads go to the master's replicas (READONLY)");
   app->add_flag("--exclusive", f->exclusive,
                 "No other client uses the server: a command-count mismatch fails the run");
 }
@@ -359,6 +361,10 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   o.seed = f.seed;
   o.exclusive_server = f.exclusive;
   o.cluster = f.cluster;
+  o.read_from_replicas = f.read_from_replicas;
+  if (o.read_from_replicas && !o.cluster) {
+    return Status::InvalidArgument("--read-from-replicas: needs --cluster");
+  }
   if (o.cluster && o.target.db != 0) {
     return Status::InvalidArgument("--cluster: a cluster has database 0 only; drop --db or /db");
   }

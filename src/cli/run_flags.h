@@ -40,6 +40,7 @@ struct RunFlags {
   uint64_t samples_cap = 1'000'000;
   bool exclusive = false;
   bool cluster = false;
+  bool read_from_replicas = false;
   bool quiet = false;
   std::string redis_server = "redis-server";
 };

@@ -19,6 +19,12 @@ namespace memstand {
 
 namespace {
 
+std::string LowerName(const std::string& upper) {
+  std::string s = upper;
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
 struct ServerSnapshot {
   bool ok = false;
   std::string error;
@@ -80,6 +86,25 @@ ServerSnapshot SnapshotAll(const std::vector<std::unique_ptr<RedisClient>>& clie
   return Merge(snaps);
 }
 
+// --read-from-replicas: the replicas' counts of the reads memstand sends them (never
+// replicated) and of their READONLY and INFO are added to the masters'; the writes
+// they replay from their masters are not memstand's and stay out.
+ServerSnapshot WithReplicaReads(const LoadOptions& opt, ServerSnapshot masters,
+                                const std::vector<std::unique_ptr<RedisClient>>& replicas) {
+  if (replicas.empty()) return masters;
+  std::set<std::string> names = {"readonly", "info"};
+  for (const auto& c : opt.commands) {
+    if (c.counts_hits) names.insert(LowerName(c.tmpl.name));
+  }
+  ServerSnapshot r = SnapshotAll(replicas);
+  ServerSnapshot only_reads = r;
+  only_reads.commands.clear();
+  for (const auto& [name, st] : r.commands) {
+    if (names.count(name)) only_reads.commands[name] = st;
+  }
+  return Merge({masters, only_reads});
+}
+
 double InfoDouble(const std::map<std::string, std::string>& info, const std::string& key,
                   bool* found) {
   auto it = info.find(key);
@@ -101,12 +126,6 @@ void ServerCpu(const ServerSnapshot& before, const ServerSnapshot& after, RunRes
   r->server_cpu_known = true;
   r->server_cpu_user_s = u1 - u0;
   r->server_cpu_sys_s = s1 - s0;
-}
-
-std::string LowerName(const std::string& upper) {
-  std::string s = upper;
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
 }
 
 // What memstand itself sent between the two snapshots, by lower-case command name.
@@ -256,7 +275,8 @@ double RunResult::client_cpu_s() const { return totals.cpu_user_s + totals.cpu_s
 // writes they replay). The seed's client is reused when it is a master.
 Status ConnectCluster(const LoadOptions& opt, const RedisClientOptions& co,
                       std::unique_ptr<RedisClient> seed, WorkerShared* shared,
-                      std::vector<std::unique_ptr<RedisClient>>* controls, RunResult* r) {
+                      std::vector<std::unique_ptr<RedisClient>>* controls,
+                      std::vector<std::unique_ptr<RedisClient>>* replica_controls, RunResult* r) {
   auto reply = seed->Command({"CLUSTER", "SLOTS"});
   if (!reply.ok()) return reply.status().WithContext("--cluster: CLUSTER SLOTS");
   auto map = ParseClusterSlots(*reply, opt.target.host);
@@ -279,6 +299,18 @@ Status ConnectCluster(const LoadOptions& opt, const RedisClientOptions& co,
     if (!c.ok()) return c.status().WithContext("--cluster: master " + node.Address());
     controls->push_back(std::move(*c));
   }
+  for (const ClusterNode& node : map->nodes()) {
+    if (!opt.read_from_replicas) break;
+    for (const auto& [host, port] : node.replicas) {
+      RedisClientOptions o = co;
+      o.host = host;
+      o.port = port;
+      auto c = RedisClient::Connect(o);
+      if (!c.ok()) return c.status().WithContext("--read-from-replicas: replica " + host + ":" + std::to_string(port));
+      replica_controls->push_back(std::move(*c));
+      ++r->cluster_replicas;
+    }
+  }
   shared->cluster_map = std::move(*map);
   return Status::OK();
 }
@@ -300,9 +332,9 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   WorkerShared shared;
   Status s = PrepareShared(opt, &shared);
   if (!s.ok()) return s;
-  std::vector<std::unique_ptr<RedisClient>> controls;
+  std::vector<std::unique_ptr<RedisClient>> controls, replica_controls;
   if (opt.cluster) {
-    s = ConnectCluster(opt, co, std::move(*client), &shared, &controls, &r);
+    s = ConnectCluster(opt, co, std::move(*client), &shared, &controls, &replica_controls, &r);
     if (!s.ok()) return s;
   } else {
     controls.push_back(std::move(*client));
@@ -310,7 +342,7 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
 
   double u0, s0;
   ProcessCpu(&u0, &s0);
-  ServerSnapshot before = SnapshotAll(controls);
+  ServerSnapshot before = WithReplicaReads(opt, SnapshotAll(controls), replica_controls);
   r.server_info = before.info;
   if (auto it = before.info.find("redis_version"); it != before.info.end()) {
     r.server_version = it->second;
@@ -326,7 +358,7 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   if (opt.samples_cap > 0) MergeSamples(opt, workers, start_ns, &r);
   intervals.Finish();
   r.series = intervals.series();
-  ServerSnapshot after = SnapshotAll(controls);
+  ServerSnapshot after = WithReplicaReads(opt, SnapshotAll(controls), replica_controls);
   double u1, s1;
   ProcessCpu(&u1, &s1);
   r.process_cpu_user_s = u1 - u0;

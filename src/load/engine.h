@@ -48,6 +48,7 @@ struct RunResult {
   double process_cpu_sys_s = 0;
   CrossCheck cross_check;             // --cluster: summed over the masters
   std::vector<std::string> cluster_masters;  // --cluster: host:port from CLUSTER SLOTS
+  int cluster_replicas = 0;                   // --read-from-replicas: replicas read from
   /// Per-second summaries by command index; the last entry is all commands.
   std::vector<std::vector<SeriesPoint>> series;
   double measured_start_unix_s = 0;  // wall clock at the measured start (epoch seconds)

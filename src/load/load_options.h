@@ -51,6 +51,9 @@ struct LoadOptions {
   /// goes to the target, and MOVED replies are counted as errors (a connector that is
   /// not cluster-aware).
   bool cluster = false;
+  /// --cluster: GET-like reads go to the replicas of the slot's master (READONLY on
+  /// their connections), round robin per client; writes to the master.
+  bool read_from_replicas = false;
   /// Nobody else uses the server: a command count mismatch fails the run.
   bool exclusive_server = false;
   /// --samples: keep raw (time, command, latency) samples of the measured replies, all

@@ -66,6 +66,7 @@ struct Worker::Client {
   Rng rng{0};
   uint64_t mix_pos = 0;
   uint64_t budget = UINT64_MAX;   // measured requests left (requests mode)
+  uint32_t next_replica = 0;      // --read-from-replicas: round robin
   std::optional<Pacer> pacer;     // open loop only
   int64_t due_queued = -1;        // open loop: the time of this client's live due_ entry
   size_t in_flight = 0;           // data requests sent and not yet answered
@@ -134,6 +135,7 @@ Worker::~Worker() {
 Status Worker::OpenAll() {
   if (!reactor_->status().ok()) return reactor_->status();
   const uint64_t total = static_cast<uint64_t>(opt_.connections());
+  if (cluster_ && opt_.read_from_replicas) AddReplicaNodes();
   const int nodes = cluster_ ? static_cast<int>(map_.nodes().size()) : 1;
   for (int i = 0; i < opt_.clients; ++i) {
     auto cl = std::make_unique<Client>();
@@ -157,6 +159,19 @@ Status Worker::OpenAll() {
     }
   }
   return Status::OK();
+}
+
+// --read-from-replicas: every master's replicas become nodes (without slots) that
+// every client connects to.
+void Worker::AddReplicaNodes() {
+  const size_t masters = map_.nodes().size();
+  replicas_of_.resize(masters);
+  for (size_t m = 0; m < masters; ++m) {
+    const auto replicas = map_.nodes()[m].replicas;
+    for (const auto& [host, port] : replicas) replicas_of_[m].push_back(map_.NodeIndex(host, port));
+  }
+  is_replica_.assign(map_.nodes().size(), false);
+  for (size_t i = masters; i < is_replica_.size(); ++i) is_replica_[i] = true;
 }
 
 // A non-blocking connection of `cl` to `node`; OnConnected sets it up.
@@ -473,6 +488,7 @@ void Worker::OnConnected(Conn& c) {
     }
   }
   if (t.db != 0) send({"SELECT", std::to_string(t.db)});
+  if (static_cast<size_t>(c.node) < is_replica_.size() && is_replica_[c.node]) send({"READONLY"});
   for (auto it = setup_flights.rbegin(); it != setup_flights.rend(); ++it) c.PushFront(*it);
   if (c.out.Readable() > 0) setup.Append(c.out.View());
   std::swap(c.out, setup);
@@ -571,8 +587,14 @@ void Worker::Fill(Client& cl, int64_t now) {
 Worker::Conn& Worker::Route(Client& cl, uint32_t cmd, uint64_t key, std::string_view data) {
   if (!cluster_) return *cl.conns[0];
   const int slot = shared_->builders[cmd].Slot(key, data);
-  const int node = slot < 0 ? 0 : map_.NodeOf(slot);
-  return *cl.conns[node < 0 ? 0 : node];  // an uncovered slot: the server says CLUSTERDOWN
+  int node = slot < 0 ? 0 : map_.NodeOf(slot);
+  if (node < 0) node = 0;  // an uncovered slot: the server says CLUSTERDOWN
+  if (opt_.read_from_replicas && opt_.commands[cmd].counts_hits &&
+      static_cast<size_t>(node) < replicas_of_.size() && !replicas_of_[node].empty()) {
+    const auto& replicas = replicas_of_[node];
+    node = replicas[cl.next_replica++ % replicas.size()];
+  }
+  return *cl.conns[node];
 }
 
 void Worker::SendOne(Client& cl, int64_t now, int64_t intended) {

@@ -74,6 +74,7 @@ class Worker {
   Status OpenAll();
   Result<Conn*> OpenConn(Client& cl, int node);
   Status EnsureNode(int node);
+  void AddReplicaNodes();
   Conn& Route(Client& cl, uint32_t cmd, uint64_t key, std::string_view data);
   bool FollowRedirect(Conn& c, const InFlight& f, const std::string& error);
   void Loop();
@@ -109,6 +110,8 @@ class Worker {
   std::vector<std::unique_ptr<Conn>> conns_;  // every client's, in opening order
   SlotMap map_;                               // --cluster: this worker's view
   bool cluster_ = false;
+  std::vector<std::vector<int>> replicas_of_;  // --read-from-replicas: by master node
+  std::vector<bool> is_replica_;               // by node index
   ThreadStats stats_;
   std::vector<CommandStats> interval_;  // this second's statistics, by command
   int interval_index_ = 0;

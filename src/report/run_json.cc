@@ -85,6 +85,7 @@ Json OptionsJson(const LoadOptions& o) {
   j["pipeline"] = o.pipeline;
   j["resp"] = o.resp;
   j["cluster"] = o.cluster;
+  j["read_from_replicas"] = o.read_from_replicas;
   j["requests"] = o.requests;
   j["duration_s"] = o.duration_s;
   j["warmup_s"] = o.warmup_s;
@@ -244,6 +245,7 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   j["protocol_errors"] = r.totals.protocol_errors;
   if (o.cluster) {
     j["cluster"] = {{"masters", r.cluster_masters},
+                    {"replicas_read", r.cluster_replicas},
                     {"moved", r.totals.cluster_moved},
                     {"ask", r.totals.cluster_ask},
                     {"tryagain", r.totals.cluster_tryagain}};

@@ -193,6 +193,10 @@ void PrintErrors(std::FILE* out, const RunReport& r) {
     fmt::print(out, "    cluster: {} masters from CLUSTER SLOTS; redirections followed: MOVED {}, "
                "ASK {}; TRYAGAIN retried {} (at most 5 per request, then an error)\n",
                r.result->cluster_masters.size(), t.cluster_moved, t.cluster_ask, t.cluster_tryagain);
+    if (r.options->read_from_replicas) {
+      fmt::print(out, "    reads from {} replicas{}\n", r.result->cluster_replicas,
+                 r.result->cluster_replicas == 0 ? " — CLUSTER SLOTS lists none: reads went to masters" : "");
+    }
   }
 }
 

@@ -20,7 +20,7 @@ namespace {
 class ClusterE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 3 * (1 + replicas_); ++i) {
       LocalRedisOptions o;
       o.config = {{"cluster-enabled", "yes"}, {"cluster-config-file", "nodes.conf"},
                   {"cluster-node-timeout", "5000"}};
@@ -30,6 +30,7 @@ class ClusterE2E : public ::testing::Test {
     }
     std::string cmd = "redis-cli --cluster create";
     for (const auto& n : nodes_) cmd += " 127.0.0.1:" + std::to_string(n->port());
+    cmd += " --cluster-replicas " + std::to_string(replicas_);
     auto created = testutil::RunShell(cmd + " --cluster-yes 2>&1");
     ASSERT_EQ(created.exit_code, 0) << created.output;
     for (int i = 0; i < 100 && !AllOk(); ++i) {
@@ -76,8 +77,64 @@ class ClusterE2E : public ::testing::Test {
     return it == stats.end() ? 0 : it->second.calls + it->second.rejected_calls;
   }
 
+  int replicas_ = 0;  // per master
   std::vector<std::unique_ptr<LocalRedis>> nodes_;
 };
+
+class ClusterWithReplicasE2E : public ClusterE2E {
+ protected:
+  ClusterWithReplicasE2E() { replicas_ = 1; }
+  bool IsReplica(int i) {
+    return Call(i, {"INFO", "replication"}).str.find("role:slave") != std::string::npos;
+  }
+  bool ReplicasSynced() {
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      auto info = Call(static_cast<int>(i), {"INFO", "replication"}).str;
+      if (info.find("role:slave") != std::string::npos &&
+          info.find("master_link_status:up") == std::string::npos) {
+        return false;
+      }
+    }
+    // ... and the seed's CLUSTER SLOTS lists a replica for every range (gossip lags).
+    for (const auto& range : Call(0, {"CLUSTER", "SLOTS"}).elements) {
+      if (range.elements.size() < 4) return false;
+    }
+    return true;
+  }
+};
+
+// --read-from-replicas: every GET is served by a replica (READONLY), every SET by a
+// master, and the cross-check (masters' counts plus the replicas' reads) holds.
+TEST_F(ClusterWithReplicasE2E, ReadsGoToReplicas) {
+  for (int i = 0; i < 100 && !ReplicasSynced(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(ReplicasSynced());
+  std::string json = TempDir() + "/run.json";
+  Outcome out = RunMemstand({"run", "--target", Url(0), "--cluster", "--read-from-replicas",
+                             "--exclusive", "-n", "3000", "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  EXPECT_FALSE(j["cross_check"]["mismatch"].get<bool>()) << out.output;
+  int64_t replica_gets = 0, master_gets = 0, replicas = 0;
+  for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+    if (IsReplica(i)) {
+      ++replicas;
+      replica_gets += Calls(i, "get");
+      EXPECT_GT(Calls(i, "readonly"), 0) << "replica " << i;
+    } else {
+      master_gets += Calls(i, "get");
+    }
+  }
+  EXPECT_EQ(replicas, 3);
+  EXPECT_EQ(master_gets, 0);
+  const nlohmann::json* get = nullptr;
+  for (const auto& c : j["commands"]) {
+    if (c["command"] == "GET") get = &c;
+  }
+  ASSERT_NE(get, nullptr);
+  EXPECT_EQ(replica_gets, (*get)["ops"].get<int64_t>());
+}
 
 // Sequential SETs of 1000 keys: every master gets its share, the three DBSIZEs add up
 // to the keys, the masters' commandstats add up to memstand's counts (--exclusive
