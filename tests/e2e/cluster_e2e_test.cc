@@ -39,6 +39,15 @@ class ClusterE2E : public ::testing::Test {
     ASSERT_TRUE(AllOk()) << "cluster_state:ok not reached within 10 s";
   }
 
+  // Every node is stopped and gone (checked by pid), whatever the test did to it.
+  void TearDown() override {
+    for (auto& n : nodes_) {
+      const pid_t pid = n->pid();
+      n->Stop();
+      EXPECT_FALSE(ProcessExists(pid)) << "redis-server " << pid << " left running";
+    }
+  }
+
   std::unique_ptr<RedisClient> Client(int i) {
     RedisClientOptions o;
     o.host = "127.0.0.1";
