@@ -20,7 +20,9 @@ Exit status: 0 when every run finished, 1 on a failure, 2 on bad options.
 import argparse
 import json
 import os
+import random
 import shlex
+import socket
 import statistics
 import subprocess
 import sys
@@ -51,10 +53,28 @@ def parse_args(argv):
     return args
 
 
+def cluster_port(taken):
+    """A free port p <= 55535 whose cluster bus port p + 10000 is free too."""
+    for _ in range(1000):
+        p = random.randint(20000, 45000)
+        if p in taken or p + 10000 in taken:
+            continue
+        try:
+            for q in (p, p + 10000):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", q))
+        except OSError:
+            continue
+        taken.update((p, p + 10000))
+        return p
+    raise cp.BenchError("no free port pair for a cluster node")
+
+
 def start_cluster(tools, args, tmpdir):
     servers = []
+    taken = set()
     for i in range(args.masters):
-        port = cp.free_port()
+        port = cluster_port(taken)
         d = os.path.join(tmpdir, f"node-{port}")
         os.makedirs(d)
         argv = [tools["taskset"], "-c", str(args.server_core), tools["redis-server"],
@@ -90,7 +110,8 @@ def start_cluster(tools, args, tmpdir):
 def cluster_info(port):
     c = cp.RespConnection(port)
     try:
-        return c.call("CLUSTER", "INFO")
+        info = c.call("CLUSTER", "INFO")
+        return info.decode() if isinstance(info, bytes) else info
     finally:
         c.close()
 
