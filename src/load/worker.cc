@@ -30,6 +30,9 @@ constexpr int kMaxEvents = 512;
 constexpr int64_t kTickNs = 100'000'000;  // timeouts and phases checked every 100 ms
 constexpr int64_t kSecondNs = 1'000'000'000;
 constexpr int64_t kMaxWaitNs = 20'000'000;  // the loop's checks run at least this often
+// Open loop, duration mode: a request intended before the end may still leave this
+// long after it (a late timer or a backlog); what is unsent then is counted instead.
+constexpr int64_t kLateSendGraceNs = 1'000'000'000;
 
 void ThreadCpu(double* user, double* sys) {
   rusage ru;
@@ -296,9 +299,12 @@ bool Worker::MayStillSend(const Client& c, int64_t now) const {
   if (!started_ || stopping_ || c.failed) return false;
   if (!measuring_) return true;  // warm-up
   if (opt_.requests > 0) return c.budget > 0;
-  // Open loop: requests intended before the end, while the end has not passed. What a
-  // late schedule leaves unsent then is counted (FinishMeasuredPhase), not sent late.
-  if (c.pacer && c.pacer->Peek() >= measure_end_deadline_ns_) return false;
+  // Open loop: requests intended before the end, sent until kLateSendGraceNs after
+  // it. What a late schedule leaves unsent then is counted (FinishMeasuredPhase).
+  if (c.pacer) {
+    return c.pacer->Peek() < measure_end_deadline_ns_ &&
+           now < measure_end_deadline_ns_ + kLateSendGraceNs;
+  }
   return now < measure_end_deadline_ns_;
 }
 

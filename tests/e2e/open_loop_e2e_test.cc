@@ -82,8 +82,9 @@ TEST(OpenLoopE2E, UnreachableRateIsFlagged) {
   nlohmann::json j = ReadJson(json);
   EXPECT_TRUE(j["schedule"]["below_99pct_of_requested"].get<bool>());
   EXPECT_LT(j["schedule"]["achieved_per_s"].get<double>(), 990000.0);
-  // The run still ends on time; what the schedule could not send is counted.
-  EXPECT_LT(j["measured_s"].get<double>(), 2.0);
+  // The run still ends on time (1 s, plus 1 s of grace for late sends); what the
+  // schedule could not send is counted.
+  EXPECT_LT(j["measured_s"].get<double>(), 3.0);
   EXPECT_GT(j["schedule"]["unsent_intended"].get<uint64_t>(), 0u);
   // The requests held back by the one-in-flight cap carry their wait: corrected latency
   // is far above the service time (the schedule falls behind for the whole second).
