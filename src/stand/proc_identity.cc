@@ -1,6 +1,7 @@
 #include "stand/proc_identity.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -44,7 +45,39 @@ std::vector<std::string> SplitNul(const std::string& raw) {
   return parts;
 }
 
+// The inodes of sockets listening on `port` in one /proc/net/tcp-format table.
+void ListeningInodes(const std::string& table, int port, std::vector<std::string>* inodes) {
+  std::ifstream in(table);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+    fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+        timeout >> inode;
+    size_t colon = local.rfind(':');
+    if (state != "0A" || colon == std::string::npos) continue;  // 0A: LISTEN
+    if (std::strtol(local.c_str() + colon + 1, nullptr, 16) == port) inodes->push_back(inode);
+  }
+}
+
 }  // namespace
+
+bool ListensOn(pid_t pid, int port) {
+  std::vector<std::string> inodes;
+  ListeningInodes("/proc/net/tcp", port, &inodes);
+  ListeningInodes("/proc/net/tcp6", port, &inodes);
+  if (inodes.empty()) return false;
+  std::error_code ec;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    std::string target = std::filesystem::read_symlink(entry.path(), ec).string();
+    for (const std::string& inode : inodes) {
+      if (target == "socket:[" + inode + "]") return true;
+    }
+  }
+  return false;
+}
 
 Result<ProcessIdentity> ReadProcessIdentity(pid_t pid) {
   std::string dir = "/proc/" + std::to_string(pid);

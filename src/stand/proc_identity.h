@@ -36,6 +36,11 @@ enum class Ownership {
 /// identity when there is one (for messages).
 Ownership CheckOwnership(const ProcessIdentity& recorded, ProcessIdentity* now);
 
+/// True if process `pid` holds a TCP socket listening on `port` (IPv4 or IPv6), found
+/// through /proc/net/tcp{,6} and the process's fds. For servers that cannot name their
+/// pid over the wire: it tells our process's answer from another one's on the port.
+bool ListensOn(pid_t pid, int port);
+
 /// The command line as one line, arguments separated by spaces (for messages).
 std::string JoinCmdline(const std::vector<std::string>& cmdline);
 

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/socket.h"
 #include "stand/process.h"
 
 namespace memstand {
@@ -53,6 +54,20 @@ TEST(ProcIdentityTest, ExitedAndZombieProcessesAreGone) {
   waitpid(child, nullptr, 0);
   EXPECT_EQ(ReadProcessIdentity(child).status().code(), Status::Code::kNotFound);
   EXPECT_FALSE(ReadProcessIdentity(-1).ok());
+}
+
+TEST(ProcIdentityTest, ListensOnFindsOurListeningSocketOnly) {
+  auto fd = ListenTcp("127.0.0.1", 0);
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  auto port = LocalPort(*fd);
+  ASSERT_TRUE(port.ok());
+  EXPECT_TRUE(ListensOn(getpid(), *port));
+  EXPECT_FALSE(ListensOn(getpid(), *port == 65535 ? 1 : *port + 1));
+  auto other = Process::Spawn(SpawnOptions{{"sleep", "1000"}, "", ""});
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(ListensOn((*other)->pid(), *port));
+  close(*fd);
+  EXPECT_FALSE(ListensOn(getpid(), *port));
 }
 
 }  // namespace
