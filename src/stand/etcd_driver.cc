@@ -67,12 +67,24 @@ Status EtcdDriver::Probe(const NodeLaunch& launch, pid_t pid, std::string* versi
   return Status::OK();
 }
 
+namespace {
+constexpr const char* kFlagErrors[] = {"flag provided but not defined", "invalid value",
+                                       "invalid argument", "error verifying flags"};
+}  // namespace
+
 bool EtcdDriver::ConfigRejected(const std::string& log_tail) const {
-  for (const char* sign : {"flag provided but not defined", "invalid value", "invalid argument",
-                           "error verifying flags"}) {
-    if (log_tail.find(sign) != std::string::npos) return true;
+  return !Complaint(log_tail).empty();
+}
+
+std::string EtcdDriver::Complaint(const std::string& log_tail) const {
+  for (const char* sign : kFlagErrors) {
+    size_t at = log_tail.find(sign);
+    if (at == std::string::npos) continue;
+    size_t start = log_tail.rfind('\n', at);
+    start = start == std::string::npos ? 0 : start + 1;
+    return log_tail.substr(start, log_tail.find('\n', at) - start);
   }
-  return false;
+  return "";
 }
 
 }  // namespace memstand

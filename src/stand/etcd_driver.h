@@ -30,6 +30,7 @@ class EtcdDriver : public ServerDriver {
                bool* port_taken) const override;
   std::string ProbeDescription() const override { return "answer GET /health with health true"; }
   bool ConfigRejected(const std::string& log_tail) const override;
+  std::string Complaint(const std::string& log_tail) const override;
 
  private:
   std::vector<std::pair<std::string, std::string>> settings_;

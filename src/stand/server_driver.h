@@ -44,6 +44,9 @@ class ServerDriver {
   /// True if the log tail of a server that exited during startup shows it rejected
   /// its configuration (the user's settings): the error is then InvalidArgument.
   virtual bool ConfigRejected(const std::string& log_tail) const = 0;
+  /// The line of the log that says why the server exited, when the last lines may
+  /// not hold it (etcd prints its usage after the error); "" if none.
+  virtual std::string Complaint(const std::string& /*log_tail*/) const { return ""; }
 };
 
 }  // namespace memstand

@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 
 constexpr int kStartAttempts = 3;
 constexpr int kStopTimeoutMs = 5000;
-constexpr int kErrorTailLines = 10;
+constexpr int kErrorTailLines = 10;  // shown in errors
+constexpr int kScanTailLines = 200;  // searched for the reason of an early exit
 
 bool Cancelled(const std::atomic<bool>* cancel) {
   return cancel != nullptr && cancel->load(std::memory_order_relaxed);
@@ -142,9 +143,13 @@ Status ServerNode::WaitReady(bool* port_taken) {
       }
       if (*port_taken) process_->Terminate(kStopTimeoutMs);
       if (*port_taken) return StartupFailure("lost its port to another process", Status::IoError);
+      std::string log = LogTail(kScanTailLines);
       Status (*make)(std::string) =
-          driver_->ConfigRejected(LogTail(kErrorTailLines)) ? Status::InvalidArgument : Status::Failed;
-      return StartupFailure(process_->DescribeExit() + " during startup", make);
+          driver_->ConfigRejected(log) ? Status::InvalidArgument : Status::Failed;
+      std::string complaint = driver_->Complaint(log);
+      return StartupFailure(
+          process_->DescribeExit() + " during startup" + (complaint.empty() ? "" : ": " + complaint),
+          make);
     }
     if (Cancelled(options_.cancel)) {
       process_->Terminate(kStopTimeoutMs);

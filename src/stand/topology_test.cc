@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <sys/wait.h>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -263,6 +265,265 @@ TEST_F(TopologyTest, EtcdIsHealthyWithItsQuota) {
   std::string dir = t->dir();
   EXPECT_TRUE(t->Stop().ok());
   ExpectTornDown(nodes, dir);
+}
+
+// --- bad input -----------------------------------------------------------------------
+
+bool RootIsEmpty(const std::string& root) {
+  std::error_code ec;
+  return std::filesystem::is_empty(root, ec);
+}
+
+Status StartError(const TopologySpec& spec, const TopologyOptions& options) {
+  auto t = Topology::Start(spec, options);
+  return t.ok() ? Status::OK() : t.status();
+}
+
+TEST_F(TopologyTest, BadSpecsAreInvalidArgumentNamingTheFlagAndStartNothing) {
+  auto kind = ParseTopologyKind("redis-sentinel");
+  ASSERT_FALSE(kind.ok());
+  EXPECT_EQ(kind.status().message(),
+            "unknown topology 'redis-sentinel'; known: redis, redis-replica, redis-cluster, "
+            "memcached, tarantool, etcd");
+  struct Case {
+    TopologySpec spec;
+    std::string message_part;
+  };
+  std::vector<Case> cases;
+  auto add = [&](TopologyKind k, auto edit, std::string part) {
+    TopologySpec spec;
+    spec.kind = k;
+    edit(spec);
+    cases.push_back({spec, std::move(part)});
+  };
+  add(TopologyKind::kRedisCluster, [](TopologySpec& s) { s.masters = -1; },
+      "--masters -1: a cluster needs at least 1 master");
+  add(TopologyKind::kRedisReplica, [](TopologySpec& s) { s.replicas = 0; },
+      "--replicas 0: redis-replica needs at least 1 replica");
+  add(TopologyKind::kRedis, [](TopologySpec& s) { s.masters = 3; },
+      "--masters applies to redis-cluster only, not redis");
+  add(TopologyKind::kMemcached, [](TopologySpec& s) { s.replicas = 1; },
+      "--replicas applies to redis-replica and redis-cluster only, not memcached");
+  add(TopologyKind::kRedisCluster, [](TopologySpec& s) { s.masters = 300; }, "at most 256");
+  add(TopologyKind::kRedis, [](TopologySpec& s) { s.settings = {{"port", "1"}}; },
+      "--set port: managed by memstand");
+  add(TopologyKind::kEtcd, [](TopologySpec& s) { s.settings = {{"data-dir", "/x"}}; },
+      "--set data-dir: managed by memstand");
+  add(TopologyKind::kRedis, [](TopologySpec& s) { s.settings = {{"a b", "1"}}; }, "--set 'a b=1'");
+  add(TopologyKind::kRedis, [](TopologySpec& s) { s.name = "../up"; }, "--name '../up'");
+  add(TopologyKind::kRedis, [](TopologySpec& s) { s.port = 70000; }, "--port 70000");
+  add(TopologyKind::kRedis, [](TopologySpec& s) { s.peer_port = 2380; }, "--peer-port applies to etcd");
+  add(TopologyKind::kTarantool, [](TopologySpec& s) { s.init_lua = "/nonexistent/init.lua"; },
+      "--init-lua '/nonexistent/init.lua': no such file");
+  for (const Case& c : cases) {
+    Status s = StartError(c.spec, options_);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << c.message_part;
+    EXPECT_NE(s.message().find(c.message_part), std::string::npos) << s.message();
+  }
+  EXPECT_TRUE(RootIsEmpty(root_));
+}
+
+TEST_F(TopologyTest, MissingBinaryNamesTheDebianPackage) {
+  TopologySpec spec;
+  spec.binary = "memstand-no-such-server";
+  Status s = StartError(spec, options_);
+  EXPECT_EQ(s.code(), Status::Code::kNotFound);
+  EXPECT_EQ(s.message(),
+            "memstand-no-such-server not found in PATH; install it with: apt-get install "
+            "redis-server");
+  // The default binaries, with nothing on PATH.
+  std::string path = std::getenv("PATH");
+  setenv("PATH", "/nonexistent", 1);
+  const std::vector<std::pair<TopologyKind, std::string>> expected = {
+      {TopologyKind::kRedisCluster, "redis-server not found in PATH; install it with: apt-get install redis-server"},
+      {TopologyKind::kMemcached, "memcached not found in PATH; install it with: apt-get install memcached"},
+      {TopologyKind::kTarantool, "tarantool not found in PATH; install it with: apt-get install tarantool"},
+      {TopologyKind::kEtcd, "etcd not found in PATH; install it with: apt-get install etcd-server"},
+  };
+  for (const auto& [kind, message] : expected) {
+    TopologySpec k;
+    k.kind = kind;
+    EXPECT_EQ(StartError(k, options_).message(), message);
+  }
+  setenv("PATH", path.c_str(), 1);
+  EXPECT_TRUE(RootIsEmpty(root_));
+}
+
+TEST_F(TopologyTest, GivenPortIsUsedAndABusyOneIsInvalidArgument) {
+  auto free_port = PickFreePort();
+  ASSERT_TRUE(free_port.ok());
+  TopologySpec spec;
+  spec.port = *free_port;
+  auto t = StartOrDie(spec);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->nodes()[0].port, *free_port);
+  t.reset();
+
+  auto busy = ListenTcp("127.0.0.1", 0);
+  ASSERT_TRUE(busy.ok());
+  int busy_port = *LocalPort(*busy);
+  spec.port = busy_port;
+  Status s = StartError(spec, options_);
+  close(*busy);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("port " + std::to_string(busy_port) + " on 127.0.0.1 is already in use"),
+            std::string::npos)
+      << s.message();
+  EXPECT_TRUE(RootIsEmpty(root_));
+}
+
+TEST_F(TopologyTest, RejectedSettingsAreInvalidArgumentWithTheServersComplaint) {
+  struct Case {
+    TopologyKind kind;
+    std::pair<std::string, std::string> setting;
+    std::string complaint;
+  };
+  const std::vector<Case> cases = {
+      {TopologyKind::kRedis, {"maxmemory-policy", "nonsense"}, "FATAL CONFIG FILE ERROR"},
+      {TopologyKind::kMemcached, {"threads", "0"}, "Number of threads must be greater than 0"},
+      {TopologyKind::kTarantool, {"wal_mode", "bogus"}, "Incorrect value for option 'wal_mode'"},
+      {TopologyKind::kEtcd, {"quota-backend-bytes", "lots"}, "invalid value"},
+  };
+  for (const Case& c : cases) {
+    TopologySpec spec;
+    spec.kind = c.kind;
+    spec.settings = {c.setting};
+    Status s = StartError(spec, options_);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s.message();
+    EXPECT_NE(s.message().find(c.complaint), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("last lines of " + root_), std::string::npos) << s.message();
+  }
+  EXPECT_TRUE(RootIsEmpty(root_));
+}
+
+TEST_F(TopologyTest, TheSameNameIsRefusedWhileUpAndReplacedOnceGone) {
+  TopologySpec spec;
+  spec.name = "twice";
+  auto first = StartOrDie(spec);
+  ASSERT_NE(first, nullptr);
+  Status s = StartError(spec, options_);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("topology 'twice' is already up"), std::string::npos) << s.message();
+  EXPECT_EQ(NodeOwnership(first->nodes()[0]), Ownership::kOurs);  // untouched
+
+  // A leftover state file whose processes are gone does not block a new start.
+  TopologyRecord leftover = first->record();
+  ASSERT_TRUE(first->Stop().ok());
+  std::filesystem::create_directories(leftover.dir);
+  ASSERT_TRUE(WriteTopologyRecord(leftover.dir + "/state.json", leftover).ok());
+  auto second = StartOrDie(spec);
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(second->nodes()[0].process.pid, leftover.nodes[0].process.pid);
+
+  std::filesystem::create_directories(root_ + "/not-ours");
+  spec.name = "not-ours";
+  s = StartError(spec, options_);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("is not a memstand run folder"), std::string::npos) << s.message();
+}
+
+// --- detached topologies and `down` --------------------------------------------------------
+
+TEST_F(TopologyTest, DetachedTopologyOutlivesItsObjectUntilStoppedFromItsRecord) {
+  options_.detach = true;
+  TopologySpec spec;
+  spec.kind = TopologyKind::kMemcached;
+  auto t = StartOrDie(spec);
+  ASSERT_NE(t, nullptr);
+  std::string state = t->state_path();
+  NodeRecord node = t->nodes()[0];
+  t->Detach();
+  t.reset();
+  EXPECT_EQ(NodeOwnership(node), Ownership::kOurs);
+  EXPECT_EQ(getsid(node.process.pid), node.process.pid);  // its own session
+
+  auto listed = ListTopologies(root_);
+  ASSERT_EQ(listed.size(), 1u);
+  ASSERT_TRUE(listed[0].record.ok()) << listed[0].record.status().message();
+  EXPECT_EQ(listed[0].record->name, "memcached");
+  EXPECT_TRUE(listed[0].record->detached);
+  std::vector<std::string> messages;
+  Status s = StopRecordedTopology(*listed[0].record, &messages);
+  EXPECT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0],
+            "memcached (memcached, pid " + std::to_string(node.process.pid) + "): stopped");
+  waitpid(node.process.pid, nullptr, WNOHANG);  // ours to reap: it was spawned by this process
+  EXPECT_FALSE(ReadProcessIdentity(node.process.pid).ok());
+  EXPECT_FALSE(Exists(state));
+  EXPECT_TRUE(ListTopologies(root_).empty());
+}
+
+TEST_F(TopologyTest, StoppingFromARecordLeavesAReusedPidAlone) {
+  auto stranger = Process::Spawn(SpawnOptions{{"sleep", "1000"}, "", ""});
+  ASSERT_TRUE(stranger.ok());
+  auto id = ReadProcessIdentity((*stranger)->pid());
+  ASSERT_TRUE(id.ok());
+  TopologyRecord record;
+  record.name = "reused";
+  record.kind = "redis";
+  record.status = "up";
+  record.dir = root_ + "/reused";
+  NodeRecord n;
+  n.name = "redis";
+  n.binary = "redis-server";
+  n.process = *id;
+  n.process.cmdline = {"redis-server 127.0.0.1:6379"};  // what memstand had started there
+  record.nodes = {n};
+  std::filesystem::create_directories(record.dir);
+  ASSERT_TRUE(WriteTopologyRecord(record.dir + "/state.json", record).ok());
+  auto read = ReadTopologyRecord(record.dir + "/state.json");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(NodeOwnership(read->nodes[0]), Ownership::kOther);
+  std::vector<std::string> messages;
+  EXPECT_TRUE(StopRecordedTopology(*read, &messages).ok());
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0], "redis (redis-server, pid " + std::to_string(id->pid) +
+                             "): left alone, the pid now runs 'sleep 1000', not the process "
+                             "memstand started");
+  EXPECT_TRUE((*stranger)->Alive());
+  EXPECT_FALSE(Exists(record.dir));
+}
+
+TEST(StandStateTest, RecordRoundTripsAndJunkIsRejected) {
+  char tmpl[] = "/tmp/stand_state_test-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  TopologyRecord r;
+  r.name = "c";
+  r.kind = "redis-cluster";
+  r.status = "up";
+  r.masters = 3;
+  r.replicas = 1;
+  r.detached = true;
+  r.settings = {{"maxmemory", "1gb"}};
+  NodeRecord n;
+  n.name = "replica-1-1";
+  n.role = "replica";
+  n.replica_of = "master-1";
+  n.host = "127.0.0.1";
+  n.port = 7001;
+  n.ports = {7001, 17001};
+  n.process.pid = 42;
+  n.process.start_ticks = 99;
+  n.process.cmdline = {"redis-server 127.0.0.1:7001 [cluster]"};
+  r.nodes = {n};
+  ASSERT_TRUE(WriteTopologyRecord(dir + "/state.json", r).ok());
+  auto back = ReadTopologyRecord(dir + "/state.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->dir, dir);
+  EXPECT_EQ(back->settings, r.settings);
+  EXPECT_EQ(back->masters, 3);
+  EXPECT_TRUE(back->detached);
+  ASSERT_EQ(back->nodes.size(), 1u);
+  EXPECT_EQ(back->nodes[0].replica_of, "master-1");
+  EXPECT_EQ(back->nodes[0].ports, n.ports);
+  EXPECT_EQ(back->nodes[0].process.start_ticks, 99u);
+  EXPECT_EQ(back->nodes[0].process.cmdline, n.process.cmdline);
+  std::ofstream(dir + "/state.json") << "{\"name\": 1}";
+  EXPECT_EQ(ReadTopologyRecord(dir + "/state.json").status().code(), Status::Code::kProtocol);
+  EXPECT_EQ(ReadTopologyRecord(dir + "/none.json").status().code(), Status::Code::kIoError);
+  std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 }  // namespace
