@@ -14,6 +14,11 @@ namespace {
 
 const Subcommand kSubcommands[] = {
     {"run", "Generate load against a Redis-protocol server (none given: start one)", SetupRun},
+    {"up", "Start a local topology (redis, redis-replica, redis-cluster, memcached, tarantool, "
+           "etcd) and leave it running", SetupUp},
+    {"ps", "List the topologies memstand started, with each process alive or gone", SetupPs},
+    {"down", "Stop topologies memstand started (all, or the one named) and remove their folders",
+     SetupDown},
 };
 
 // Thousands of connections need more descriptors than the usual soft limit of 1024.

@@ -25,8 +25,7 @@ Result<std::unique_ptr<LocalRedis>> LocalRedis::Start(const LocalRedisOptions& o
   std::unique_ptr<LocalRedis> redis(new LocalRedis());
   redis->options_ = options;
   if (!FindExecutable(options.binary).ok()) {  // before making a directory
-    return Status::NotFound(options.binary + " not found in PATH; install it with: apt-get install "
-                            "redis-server");
+    return MissingBinary(options.binary, "redis-server");
   }
   if (Status s = redis->MakeDir(); !s.ok()) return s;
   ServerNodeOptions node_options;

@@ -38,6 +38,12 @@ Status CheckPortFree(const std::string& host, int port) {
 
 }  // namespace
 
+Status MissingBinary(const std::string& binary, const std::string& package) {
+  bool path = binary.find('/') != std::string::npos;
+  return Status::NotFound(binary + (path ? " not found or not executable" : " not found in PATH") +
+                          "; install it with: apt-get install " + package);
+}
+
 std::string FileTail(const std::string& path, int lines) {
   constexpr std::streamoff kMaxTail = 64 * 1024;
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -60,8 +66,7 @@ Result<std::unique_ptr<ServerNode>> ServerNode::Start(std::shared_ptr<const Serv
   if (options.binary.empty()) options.binary = driver->DefaultBinary();
   auto binary = FindExecutable(options.binary);
   if (!binary.ok()) {
-    return Status::NotFound(options.binary + " not found in PATH; install it with: apt-get install " +
-                            driver->Package());
+    return MissingBinary(options.binary, driver->Package());
   }
   std::error_code ec;
   fs::create_directories(options.dir, ec);

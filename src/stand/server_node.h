@@ -92,6 +92,11 @@ class ServerNode {
   bool stopped_ = false;
 };
 
+/// The error for a server program that cannot be found: NotFound("<binary> not found
+/// in PATH; install it with: apt-get install <package>"), or for a path "<binary> not
+/// found or not executable; ...".
+Status MissingBinary(const std::string& binary, const std::string& package);
+
 /// The last `lines` lines of a text file (at most its last 64 KiB), "" if unreadable.
 std::string FileTail(const std::string& path, int lines);
 

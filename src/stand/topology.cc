@@ -64,8 +64,7 @@ Result<std::unique_ptr<Topology>> Topology::Start(TopologySpec spec, const Topol
   t->driver_ = MakeDriver(t->spec_);
   std::string binary = t->spec_.binary.empty() ? t->driver_->DefaultBinary() : t->spec_.binary;
   if (!FindExecutable(binary).ok()) {  // before any folder is made
-    return Status::NotFound(binary + " not found in PATH; install it with: apt-get install " +
-                            t->driver_->Package());
+    return MissingBinary(binary, t->driver_->Package());
   }
   std::string root = options.run_root.empty() ? DefaultRunRoot() : options.run_root;
   if (Status s = t->ClaimFolder(root); !s.ok()) return s;

@@ -90,7 +90,11 @@ Status ReadKey(const std::string& key, const toml::node& node, TopologySpec* spe
                const std::string& source, const std::string& base_dir) {
   if (key == "kind") return Status::OK();  // read first
   if (key == "name") return ReadString(node, source, key, &spec->name);
-  if (key == "masters") return ReadInt(node, source, key, &spec->masters);
+  if (key == "masters") {
+    if (Status s = ReadInt(node, source, key, &spec->masters); !s.ok()) return s;
+    if (spec->masters == 0) return Bad(source, "masters = 0: a cluster needs at least 1 master");
+    return Status::OK();
+  }
   if (key == "replicas") return ReadInt(node, source, key, &spec->replicas);
   if (key == "port") return ReadInt(node, source, key, &spec->port);
   if (key == "peer_port") return ReadInt(node, source, key, &spec->peer_port);
