@@ -42,6 +42,9 @@ std::vector<std::string> SplitNul(const std::string& raw) {
     parts.push_back(raw.substr(start, end - start));
     start = end + 1;
   }
+  // A process title written over the argv area (redis-server) leaves it padded with
+  // NULs: drop the empty strings they make at the end.
+  while (!parts.empty() && parts.back().empty()) parts.pop_back();
   return parts;
 }
 

@@ -15,8 +15,8 @@ namespace memstand {
 
 struct ProcessIdentity {
   pid_t pid = 0;
-  /// /proc/PID/cmdline split at its NULs (servers that set a process title, like
-  /// redis-server, show the title here).
+  /// /proc/PID/cmdline split at its NULs, trailing empty strings dropped (servers
+  /// that set a process title, like redis-server, show the title here).
   std::vector<std::string> cmdline;
   /// Field 22 of /proc/PID/stat: when the process started, in clock ticks after boot.
   uint64_t start_ticks = 0;
