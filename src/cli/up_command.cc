@@ -84,6 +84,9 @@ Result<TopologySpec> BuildSpec(const UpFlags& f) {
   if (f.masters_opt->count() > 0 && f.masters == 0) {
     return Status::InvalidArgument("--masters 0: a cluster needs at least 1 master");
   }
+  if (f.replicas_opt->count() > 0 && f.replicas < 0) {  // -1 is the spec's "default"
+    return Status::InvalidArgument("--replicas " + std::to_string(f.replicas) + ": must be 0 or more");
+  }
   return spec;
 }
 

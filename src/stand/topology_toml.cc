@@ -95,7 +95,11 @@ Status ReadKey(const std::string& key, const toml::node& node, TopologySpec* spe
     if (spec->masters == 0) return Bad(source, "masters = 0: a cluster needs at least 1 master");
     return Status::OK();
   }
-  if (key == "replicas") return ReadInt(node, source, key, &spec->replicas);
+  if (key == "replicas") {
+    if (Status s = ReadInt(node, source, key, &spec->replicas); !s.ok()) return s;
+    if (spec->replicas < 0) return Bad(source, "replicas must be 0 or more");
+    return Status::OK();
+  }
   if (key == "port") return ReadInt(node, source, key, &spec->port);
   if (key == "peer_port") return ReadInt(node, source, key, &spec->peer_port);
   if (key == "binary") return ReadString(node, source, key, &spec->binary);

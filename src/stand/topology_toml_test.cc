@@ -84,6 +84,10 @@ TEST(TopologyTomlTest, UnknownKeysWrongTypesAndMissingKindAreErrors) {
   EXPECT_EQ(ErrorOf("kind = \"redis-sentinel\"\n"),
             "t.toml: unknown topology 'redis-sentinel'; known: redis, redis-replica, "
             "redis-cluster, memcached, tarantool, etcd");
+  EXPECT_EQ(ErrorOf("kind = \"redis-cluster\"\nmasters = 0\n"),
+            "t.toml: masters = 0: a cluster needs at least 1 master");
+  EXPECT_EQ(ErrorOf("kind = \"redis-cluster\"\nreplicas = -1\n"),
+            "t.toml: replicas must be 0 or more");
   EXPECT_EQ(ErrorOf("kind = \"redis\"\nsettings = 3\n"),
             "t.toml: 'settings' must be a table ([settings])");
   EXPECT_EQ(ErrorOf("kind = \"redis\"\n[settings]\nsave = [1, 2]\n"),
