@@ -5,9 +5,10 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config
-  libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev zlib1g-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev zlib1g-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   redis-server redis-tools
+  memcached tarantool etcd-server
   prometheus
 )
 # Node.js and npm (the HdrHistogram log test decodes with npm's hdr-histogram-js): only

@@ -20,5 +20,8 @@ struct Subcommand {
 
 SubcommandBody SetupRun(CLI::App* app);
 SubcommandBody SetupSweep(CLI::App* app);
+SubcommandBody SetupUp(CLI::App* app);
+SubcommandBody SetupPs(CLI::App* app);
+SubcommandBody SetupDown(CLI::App* app);
 
 }  // namespace memstand::cli

@@ -1,5 +1,6 @@
 // A redis-server that memstand starts itself on a free loopback port, with
-// persistence off, and tears down (process and directory) when done.
+// persistence off, and tears down (process and directory) when done. A ServerNode
+// with the RedisDriver, plus a temporary directory of its own.
 #pragma once
 
 #include <sys/types.h>
@@ -9,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "stand/process.h"
+#include "stand/server_node.h"
 #include "util/status.h"
 
 namespace memstand {
@@ -53,14 +54,14 @@ class LocalRedis {
   /// log tail): the run it served is suspect. Cleanup happens in every case.
   Status Stop();
 
-  const std::string& host() const { return host_; }
-  int port() const { return port_; }
-  pid_t pid() const { return process_ != nullptr ? process_->pid() : -1; }
+  const std::string& host() const { return node_->host(); }
+  int port() const { return node_->port(); }
+  pid_t pid() const { return node_->pid(); }
   const std::string& dir() const { return dir_; }
   /// The last `lines` lines of redis.log (stdout + stderr), "" if unreadable.
-  std::string LogTail(int lines) const;
+  std::string LogTail(int lines) const { return node_->LogTail(lines); }
   /// `redis_version` from INFO server, e.g. "7.0.15".
-  std::string version() const { return version_; }
+  std::string version() const { return node_->version(); }
   /// One line naming the server and its exact configuration, for reports:
   /// "redis-server 7.0.15 on 127.0.0.1:PORT (pid N), started by memstand,
   /// persistence off, dir D[, config: k=v ...]".
@@ -69,25 +70,11 @@ class LocalRedis {
  private:
   LocalRedis() = default;
   Status MakeDir();
-  // One start attempt on `port`; fills process_, port_ and version_ on success.
-  // *port_taken tells whether a retry on another port may help.
-  Status TryStart(const std::string& binary_path, int port, bool* port_taken);
-  Status WaitReady(bool* port_taken);
-  // Asks the server PING + INFO server; true once it answers as our process.
-  Status Probe(bool* port_taken);
-  // A start error: the log tail appended; InvalidArgument if redis rejected its
-  // config, else make(message).
-  Status StartupFailure(const std::string& what, Status (*make)(std::string)) const;
-  std::string LogPath() const { return dir_ + "/redis.log"; }
 
   LocalRedisOptions options_;
-  std::string host_ = "127.0.0.1";
-  int port_ = 0;
   std::string dir_;
   bool owns_dir_ = false;
-  std::string version_;
-  std::unique_ptr<Process> process_;
-  bool stopped_ = false;
+  std::unique_ptr<ServerNode> node_;
 };
 
 }  // namespace memstand

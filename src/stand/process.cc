@@ -41,6 +41,7 @@ struct ChildPlan {
   int log_fd = -1;
   int err_fd = -1;
   pid_t parent = 0;
+  bool detach = false;
 };
 
 // Moves fd to a number >= 3 (keeping O_CLOEXEC) so dup2 onto 0..2 cannot clobber it.
@@ -78,9 +79,13 @@ void CloexecAboveStdio() {
 }
 
 [[noreturn]] void RunChild(const ChildPlan& plan) {
-  setpgid(0, 0);
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) ChildFail(plan, ChildStage::kSetup, errno);
-  if (getppid() != plan.parent) _exit(127);  // the parent died before prctl took effect
+  if (plan.detach) {
+    if (setsid() < 0) ChildFail(plan, ChildStage::kSetup, errno);
+  } else {
+    setpgid(0, 0);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) ChildFail(plan, ChildStage::kSetup, errno);
+    if (getppid() != plan.parent) _exit(127);  // the parent died before prctl took effect
+  }
   ResetSignals();
   if (dup2(plan.stdin_fd, 0) < 0 || dup2(plan.log_fd, 1) < 0 || dup2(plan.log_fd, 2) < 0) {
     ChildFail(plan, ChildStage::kSetup, errno);
@@ -165,6 +170,7 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
   plan.path = path->c_str();
   if (!options.work_dir.empty()) plan.work_dir = options.work_dir.c_str();
   plan.parent = getpid();
+  plan.detach = options.detach;
   int err_read = -1;
   if (Status s = OpenChildFds(options, &plan, &err_read); !s.ok()) return s;
 
@@ -176,7 +182,9 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
     close(err_read);
     return Status::IoError(ErrnoText("fork", fork_errno));
   }
-  setpgid(pid, pid);  // also done by the child; whichever runs first wins the race
+  // Also done by the child; whichever runs first wins the race. A detached child makes
+  // its own session (setsid), which fails if it is already a group leader: leave it.
+  if (!options.detach) setpgid(pid, pid);
   std::unique_ptr<Process> child(new Process(pid));
   Status report = ReadExecReport(err_read, options.argv[0], options.work_dir);
   close(err_read);
@@ -190,6 +198,7 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
 Process::~Process() { Terminate(kDefaultTerminateMs); }
 
 bool Process::Reap(bool block) {
+  if (released_) return true;
   if (wait_status_) return true;
   siginfo_t info{};
   int flags = WEXITED | WNOWAIT | (block ? 0 : WNOHANG);

@@ -22,6 +22,11 @@ struct SpawnOptions {
   /// stdout and stderr go to this file (created, appended to); empty: /dev/null.
   /// stdin is always /dev/null.
   std::string log_path;
+  /// false (the default): the child gets its own process group and PR_SET_PDEATHSIG =
+  /// SIGKILL, so it cannot outlive memstand. true (`memstand up`): the child starts a
+  /// new session (setsid: no terminal hangup reaches it) and has no death signal, so it
+  /// keeps running after memstand exits; call Process::Release() to let it go.
+  bool detach = false;
 };
 
 /// Resolves a program name the way execvp would: a name holding a '/' is checked as a
@@ -34,7 +39,8 @@ Result<std::string> FindExecutable(const std::string& name);
 /// The child runs in its own process group (so a terminal's Ctrl-C reaches memstand
 /// only, and Terminate reaches the child's own children too), has PR_SET_PDEATHSIG
 /// = SIGKILL (it dies with the *thread* that spawned it, so spawn from a long-lived
-/// thread), default signal dispositions and mask, and inherits no fds but 0, 1, 2.
+/// thread; not with SpawnOptions::detach), default signal dispositions and mask, and
+/// inherits no fds but 0, 1, 2.
 class Process {
  public:
   /// Forks and execs. Returns once exec succeeded; an exec failure is reported here:
@@ -42,7 +48,7 @@ class Process {
   /// otherwise. The log file is opened before the fork, so its errors come back too.
   static Result<std::unique_ptr<Process>> Spawn(const SpawnOptions& options);
 
-  /// Calls Terminate(kDefaultTerminateMs).
+  /// Calls Terminate(kDefaultTerminateMs) unless Release()d.
   ~Process();
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
@@ -60,6 +66,12 @@ class Process {
   /// Errors only if a system call fails unexpectedly.
   Status Terminate(int timeout_ms = kDefaultTerminateMs);
 
+  /// Gives the child up: this object no longer signals, reaps or waits for it (it is
+  /// reparented when memstand exits). For detached children that must outlive us.
+  /// Alive() is false and Terminate() a no-op afterwards.
+  void Release() { released_ = true; }
+  bool released() const { return released_; }
+
   /// The raw waitpid() status once reaped; nullopt while running.
   std::optional<int> wait_status() const { return wait_status_; }
   /// "running", "exited with code N" or "killed by signal N (NAME)".
@@ -72,6 +84,7 @@ class Process {
 
   pid_t pid_;
   std::optional<int> wait_status_;
+  bool released_ = false;
 };
 
 }  // namespace memstand

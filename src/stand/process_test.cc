@@ -215,5 +215,50 @@ TEST(ProcessTest, ChildDiesWithTheSpawningProcess) {
   EXPECT_TRUE(Eventually([&] { return Gone(orphan); }));
 }
 
+TEST(ProcessTest, DetachedChildOutlivesTheSpawningProcessInItsOwnSession) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t middle = fork();
+  ASSERT_GE(middle, 0);
+  if (middle == 0) {  // spawns a detached sleep, releases it, exits without cleanup
+    close(fds[0]);
+    SpawnOptions so{{"sleep", "1000"}, "", ""};
+    so.detach = true;
+    auto p = Process::Spawn(so);
+    pid_t pid = p.ok() ? p.value()->pid() : -1;
+    if (p.ok()) p.value()->Release();
+    if (write(fds[1], &pid, sizeof(pid)) != sizeof(pid)) _exit(2);
+    _exit(0);
+  }
+  close(fds[1]);
+  pid_t detached = -1;
+  ASSERT_EQ(read(fds[0], &detached, sizeof(detached)), static_cast<ssize_t>(sizeof(detached)));
+  close(fds[0]);
+  waitpid(middle, nullptr, 0);
+  ASSERT_GT(detached, 0);
+  // Its parent is gone; a kill-on-parent-death child would now be dying. Give a
+  // pending SIGKILL time to land (it is delivered at the parent's exit, long done).
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(Gone(detached));
+  EXPECT_EQ(getsid(detached), detached);
+  kill(detached, SIGKILL);
+  EXPECT_TRUE(Eventually([&] { return Gone(detached); }));
+}
+
+TEST(ProcessTest, ReleasedChildIsNotTerminatedByTheDestructor) {
+  SpawnOptions so{{"sleep", "1000"}, "", ""};
+  so.detach = true;
+  auto p = Process::Spawn(so);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  pid_t pid = p.value()->pid();
+  p.value()->Release();
+  EXPECT_FALSE(p.value()->Alive());
+  p.value().reset();
+  EXPECT_FALSE(Gone(pid));
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);  // still our child: reap it here
+  EXPECT_TRUE(Gone(pid));
+}
+
 }  // namespace
 }  // namespace memstand

@@ -1,0 +1,152 @@
+// `memstand up`: a TopologySpec from a TOML file and flags -> a detached Topology ->
+// the node table and a state file -> exit 0, leaving the servers running.
+#include <csignal>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/cli.h"
+#include "cli/stand_common.h"
+#include "cli/subcommands.h"
+#include "stand/topology.h"
+#include "stand/topology_toml.h"
+#include "util/parse.h"
+
+namespace memstand::cli {
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+void OnSignal(int) { g_cancel.store(true); }
+
+struct UpFlags {
+  std::string topology;
+  std::string file;
+  std::string name;
+  int masters = 0;
+  int replicas = 0;
+  int port = 0;
+  int peer_port = 0;
+  std::vector<std::string> settings;
+  std::string binary;
+  std::string init_lua;
+  std::string ready_timeout;
+  std::string run_dir;
+  // Which of them were given (a file's values are kept unless a flag overrides).
+  CLI::Option* masters_opt = nullptr;
+  CLI::Option* replicas_opt = nullptr;
+  CLI::Option* port_opt = nullptr;
+  CLI::Option* peer_port_opt = nullptr;
+};
+
+// The kind: the positional TOPOLOGY, the file's `kind`, or both when they agree.
+Status ApplyKind(const UpFlags& f, bool from_file, TopologySpec* spec) {
+  if (f.topology.empty()) {
+    if (from_file) return Status::OK();
+    return Status::InvalidArgument("name a TOPOLOGY (" + KnownTopologyKinds() + ") or give --file");
+  }
+  auto kind = ParseTopologyKind(f.topology);
+  if (!kind.ok()) return kind.status();
+  if (from_file && *kind != spec->kind) {
+    return Status::InvalidArgument("TOPOLOGY '" + f.topology + "' differs from kind '" +
+                                   TopologyKindName(spec->kind) + "' in " + f.file);
+  }
+  spec->kind = *kind;
+  return Status::OK();
+}
+
+Result<TopologySpec> BuildSpec(const UpFlags& f) {
+  TopologySpec spec;
+  if (!f.file.empty()) {
+    auto loaded = LoadTopologyFile(f.file);
+    if (!loaded.ok()) return loaded.status();
+    spec = *loaded;
+  }
+  if (Status s = ApplyKind(f, !f.file.empty(), &spec); !s.ok()) return s;
+  if (!f.name.empty()) spec.name = f.name;
+  if (f.masters_opt->count() > 0) spec.masters = f.masters;
+  if (f.replicas_opt->count() > 0) spec.replicas = f.replicas;
+  if (f.port_opt->count() > 0) spec.port = f.port;
+  if (f.peer_port_opt->count() > 0) spec.peer_port = f.peer_port;
+  if (!f.binary.empty()) spec.binary = f.binary;
+  if (!f.init_lua.empty()) spec.init_lua = f.init_lua;
+  for (const std::string& text : f.settings) {
+    auto kv = ParseSetting(text);
+    if (!kv.ok()) return kv.status();
+    spec.settings.push_back(*kv);
+  }
+  if (!f.ready_timeout.empty()) {
+    auto d = ParseDurationSeconds(f.ready_timeout);
+    if (!d.ok()) return d.status().WithContext("--ready-timeout");
+    spec.ready_timeout_ms = static_cast<int>(*d * 1000);
+  }
+  // A --masters 0 or --replicas 0 on the command line is a value to check, not "unset".
+  if (f.masters_opt->count() > 0 && f.masters == 0) {
+    return Status::InvalidArgument("--masters 0: a cluster needs at least 1 master");
+  }
+  if (f.replicas_opt->count() > 0 && f.replicas < 0) {  // -1 is the spec's "default"
+    return Status::InvalidArgument("--replicas " + std::to_string(f.replicas) + ": must be 0 or more");
+  }
+  return spec;
+}
+
+void PrintUp(const Topology& t, const std::string& root) {
+  const TopologyRecord& r = t.record();
+  fmt::print("memstand up: {} '{}' is up: {} process(es), run folder {}\n", r.kind, r.name,
+             r.nodes.size(), r.dir);
+  PrintNodeTable(r.nodes, /*with_state=*/false);
+  fmt::print("state file: {}\n", t.state_path());
+  fmt::print("stop it with: {}\n", DownCommand(r.name, root));
+}
+
+int UpBody(const UpFlags& f) {
+  auto spec = BuildSpec(f);
+  if (!spec.ok()) return FailStand("up", spec.status());
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  TopologyOptions options;
+  options.run_root = RunRoot(f.run_dir);
+  options.detach = true;
+  options.cancel = &g_cancel;
+  auto topology = Topology::Start(*spec, options);
+  if (!topology.ok()) {
+    if (g_cancel.load()) {
+      fmt::print(stderr, "memstand up: interrupted; everything started was stopped\n");
+      return kExitInterrupted;
+    }
+    return FailStand("up", topology.status());
+  }
+  PrintUp(**topology, options.run_root);
+  (*topology)->Detach();
+  return kExitOk;
+}
+
+}  // namespace
+
+SubcommandBody SetupUp(CLI::App* app) {
+  auto f = std::make_shared<UpFlags>();
+  app->add_option("topology", f->topology, "redis, redis-replica, redis-cluster, memcached, tarantool or etcd");
+  app->add_option("--file", f->file, "A topology file (TOML, docs/stand.md); flags override it");
+  app->add_option("--name", f->name, "Names the topology and its run folder (default: the kind)");
+  f->masters_opt = app->add_option("--masters", f->masters, "redis-cluster: masters (default 8)");
+  f->replicas_opt = app->add_option(
+      "--replicas", f->replicas,
+      "redis-replica: replicas (default 1); redis-cluster: replicas per master (default 0)");
+  f->port_opt = app->add_option("--port", f->port,
+                                "First client port; nodes take port, port+1, ... (default: free ports)");
+  f->peer_port_opt = app->add_option("--peer-port", f->peer_port, "etcd: peer port (default: free)");
+  app->add_option("--set", f->settings,
+                  "KEY=VALUE server option in the server's own name (repeatable): redis "
+                  "directive, memcached long option, tarantool box.cfg key, etcd flag");
+  app->add_option("--binary", f->binary, "Server program (default: the Debian package's)");
+  app->add_option("--init-lua", f->init_lua, "tarantool: a Lua file run after box.cfg");
+  app->add_option("--ready-timeout", f->ready_timeout,
+                  "Bound for each wait: a server's start, replication, the cluster (default 20s)");
+  AddRunDirFlag(app, &f->run_dir);
+  return [f] { return UpBody(*f); };
+}
+
+}  // namespace memstand::cli

@@ -1,0 +1,47 @@
+// Who a pid is: its command line and start time from /proc, recorded when memstand
+// starts a server and checked again before `memstand down` signals it, so that a pid
+// reused by an unrelated process is never signalled.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace memstand {
+
+struct ProcessIdentity {
+  pid_t pid = 0;
+  /// /proc/PID/cmdline split at its NULs, trailing empty strings dropped (servers
+  /// that set a process title, like redis-server, show the title here).
+  std::vector<std::string> cmdline;
+  /// Field 22 of /proc/PID/stat: when the process started, in clock ticks after boot.
+  uint64_t start_ticks = 0;
+};
+
+/// Reads the identity of a running process. NotFound if there is no such process or
+/// it is a zombie (it has exited and only waits to be reaped).
+Result<ProcessIdentity> ReadProcessIdentity(pid_t pid);
+
+enum class Ownership {
+  kOurs,   // same pid, same start time, same command line: the process we recorded
+  kGone,   // no such process (or a zombie)
+  kOther,  // the pid runs something else now (reused, or its title changed)
+};
+
+/// Compares what runs under recorded.pid now with the record; *now gets the current
+/// identity when there is one (for messages).
+Ownership CheckOwnership(const ProcessIdentity& recorded, ProcessIdentity* now);
+
+/// True if process `pid` holds a TCP socket listening on `port` (IPv4 or IPv6), found
+/// through /proc/net/tcp{,6} and the process's fds. For servers that cannot name their
+/// pid over the wire: it tells our process's answer from another one's on the port.
+bool ListensOn(pid_t pid, int port);
+
+/// The command line as one line, arguments separated by spaces (for messages).
+std::string JoinCmdline(const std::vector<std::string>& cmdline);
+
+}  // namespace memstand

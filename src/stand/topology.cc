@@ -1,0 +1,237 @@
+#include "stand/topology.h"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+
+#include "stand/etcd_driver.h"
+#include "stand/memcached_driver.h"
+#include "stand/redis_driver.h"
+#include "stand/redis_wiring.h"
+#include "stand/tarantool_driver.h"
+
+namespace memstand {
+namespace {
+
+namespace fs = std::filesystem;
+
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+std::shared_ptr<const ServerDriver> MakeDriver(const TopologySpec& spec) {
+  Settings settings = spec.settings;
+  switch (spec.kind) {
+    case TopologyKind::kRedis:
+      return std::make_shared<RedisDriver>(settings, false);
+    case TopologyKind::kRedisReplica:
+    case TopologyKind::kRedisCluster:
+      // A replica's first sync would wait 5 s (the diskless default) for more
+      // replicas to join it; ours all exist already. The user's value still wins.
+      settings.insert(settings.begin(), {"repl-diskless-sync-delay", "0"});
+      return std::make_shared<RedisDriver>(settings, spec.kind == TopologyKind::kRedisCluster);
+    case TopologyKind::kMemcached:
+      return std::make_shared<MemcachedDriver>(settings);
+    case TopologyKind::kTarantool:
+      return std::make_shared<TarantoolDriver>(settings, spec.init_lua);
+    case TopologyKind::kEtcd:
+      return std::make_shared<EtcdDriver>(settings);
+  }
+  return nullptr;
+}
+
+bool Cancelled(const TopologyOptions& options) {
+  return options.cancel != nullptr && options.cancel->load();
+}
+
+RedisEndpoint Endpoint(const NodeRecord& n) {
+  return RedisEndpoint{n.name, n.host, n.port, n.ports.size() > 1 ? n.ports[1] : 0};
+}
+
+}  // namespace
+
+struct Topology::NodePlan {
+  std::string name;
+  std::string role;
+  int replica_of = -1;  // index of the node it replicates
+  std::vector<int> fixed_ports;
+};
+
+Result<std::unique_ptr<Topology>> Topology::Start(TopologySpec spec, const TopologyOptions& options) {
+  if (Status s = NormalizeSpec(&spec); !s.ok()) return s;
+  std::unique_ptr<Topology> t(new Topology());
+  t->spec_ = std::move(spec);
+  t->options_ = options;
+  t->driver_ = MakeDriver(t->spec_);
+  std::string binary = t->spec_.binary.empty() ? t->driver_->DefaultBinary() : t->spec_.binary;
+  if (!FindExecutable(binary).ok()) {  // before any folder is made
+    return MissingBinary(binary, t->driver_->Package());
+  }
+  std::string root = options.run_root.empty() ? DefaultRunRoot() : options.run_root;
+  if (Status s = t->ClaimFolder(root); !s.ok()) return s;
+  if (Status s = t->StartNodes(); !s.ok()) return s;  // ~Topology tears down
+  if (Status s = t->Wire(); !s.ok()) return s;
+  t->record_.status = "up";
+  if (Status s = t->SaveState(); !s.ok()) return s;
+  return t;
+}
+
+Status Topology::ClaimFolder(const std::string& root) {
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) return Status::IoError("cannot create run root " + root + ": " + ec.message());
+  std::string dir = fs::absolute(root, ec).string() + "/" + spec_.name;
+  if (fs::exists(dir, ec)) {
+    auto old = ReadTopologyRecord(dir + "/" + kStateFileName);
+    if (!old.ok()) {
+      return Status::InvalidArgument(dir + " exists and is not a memstand run folder (" +
+                                     old.status().message() + "); remove it or pick another --name");
+    }
+    for (const NodeRecord& n : old->nodes) {
+      if (NodeOwnership(n) == Ownership::kOurs) {
+        return Status::InvalidArgument("topology '" + spec_.name + "' is already up in " + dir +
+                                       " (see memstand ps); stop it with 'memstand down " +
+                                       spec_.name + "' or pick another --name");
+      }
+    }
+    fs::remove_all(dir, ec);  // a leftover whose processes are all gone
+    if (ec) return Status::IoError("cannot remove leftover " + dir + ": " + ec.message());
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError("cannot create " + dir + ": " + ec.message());
+  owns_folder_ = true;
+  record_.name = spec_.name;
+  record_.kind = TopologyKindName(spec_.kind);
+  record_.status = "starting";
+  record_.dir = dir;
+  record_.created_unix = std::time(nullptr);
+  record_.memstand_pid = getpid();
+  record_.detached = options_.detach;
+  record_.masters = spec_.masters;
+  record_.replicas = spec_.replicas;
+  record_.settings = spec_.settings;
+  return SaveState();
+}
+
+Status Topology::StartNodes() {
+  std::vector<NodePlan> plans;
+  auto port_at = [&](size_t i) { return spec_.port == 0 ? 0 : spec_.port + static_cast<int>(i); };
+  switch (spec_.kind) {
+    case TopologyKind::kRedisReplica:
+      plans.push_back({"primary", "primary", -1, {port_at(0)}});
+      for (int r = 1; r <= spec_.replicas; ++r) {
+        plans.push_back({"replica-" + std::to_string(r), "replica", 0, {port_at(r)}});
+      }
+      break;
+    case TopologyKind::kRedisCluster:
+      for (int m = 1; m <= spec_.masters; ++m) {
+        plans.push_back({"master-" + std::to_string(m), "master", -1, {port_at(plans.size()), 0}});
+      }
+      for (int m = 1; m <= spec_.masters; ++m) {
+        for (int r = 1; r <= spec_.replicas; ++r) {
+          plans.push_back({"replica-" + std::to_string(m) + "-" + std::to_string(r), "replica",
+                           m - 1, {port_at(plans.size()), 0}});
+        }
+      }
+      break;
+    default:
+      plans.push_back({TopologyKindName(spec_.kind), "server", -1, {spec_.port, spec_.peer_port}});
+      break;
+  }
+  for (const NodePlan& plan : plans) {
+    if (Cancelled(options_)) return Status::Failed("interrupted while starting '" + spec_.name + "'");
+    if (Status s = StartNode(plan); !s.ok()) {
+      return s.WithContext(spec_.name == plan.name ? spec_.name : spec_.name + " " + plan.name);
+    }
+  }
+  return Status::OK();
+}
+
+Status Topology::StartNode(const NodePlan& plan) {
+  ServerNodeOptions o;
+  o.binary = spec_.binary;
+  o.dir = record_.dir + "/" + plan.name;
+  o.fixed_ports = plan.fixed_ports;
+  o.fixed_ports.resize(driver_->PortCount(), 0);
+  o.detach = options_.detach;
+  o.ready_timeout_ms = spec_.ready_timeout_ms;
+  o.cancel = options_.cancel;
+  // redis-replica replicas follow the primary from the start; cluster replicas are
+  // attached by CLUSTER REPLICATE once the cluster has met.
+  if (plan.replica_of >= 0 && spec_.kind == TopologyKind::kRedisReplica) {
+    const NodeRecord& primary = record_.nodes[plan.replica_of];
+    o.role_args = {"--replicaof", primary.host, std::to_string(primary.port)};
+  }
+  auto server = ServerNode::Start(driver_, o);
+  if (!server.ok()) return server.status();
+  NodeRecord n;
+  n.name = plan.name;
+  n.role = plan.role;
+  n.replica_of = plan.replica_of >= 0 ? record_.nodes[plan.replica_of].name : "";
+  n.host = (*server)->host();
+  n.port = (*server)->port();
+  n.ports = (*server)->ports();
+  n.binary = (*server)->binary();
+  n.version = (*server)->version();
+  n.dir = (*server)->dir();
+  n.log = (*server)->log_path();
+  n.process = (*server)->identity();
+  record_.nodes.push_back(std::move(n));
+  servers_.push_back(std::move(server).value());
+  return SaveState();
+}
+
+Status Topology::Wire() {
+  WiringOptions w{spec_.ready_timeout_ms, options_.cancel};
+  if (spec_.kind == TopologyKind::kRedisReplica) {
+    std::vector<RedisEndpoint> replicas;
+    for (size_t i = 1; i < record_.nodes.size(); ++i) replicas.push_back(Endpoint(record_.nodes[i]));
+    Status s = WaitReplication(Endpoint(record_.nodes[0]), replicas, w);
+    return s.ok() ? s : s.WithContext(spec_.name);
+  }
+  if (spec_.kind != TopologyKind::kRedisCluster) return Status::OK();
+  std::vector<RedisEndpoint> masters;
+  std::vector<std::vector<RedisEndpoint>> replicas(spec_.masters);
+  for (size_t i = 0; i < record_.nodes.size(); ++i) {
+    const NodeRecord& n = record_.nodes[i];
+    if (n.role == "master") {
+      masters.push_back(Endpoint(n));
+    } else {
+      replicas[(i - spec_.masters) / spec_.replicas].push_back(Endpoint(n));
+    }
+  }
+  Status s = FormCluster(masters, replicas, w);
+  return s.ok() ? s : s.WithContext(spec_.name);
+}
+
+Status Topology::SaveState() {
+  return WriteTopologyRecord(state_path(), record_);
+}
+
+Topology::~Topology() {
+  if (!detached_) Stop();
+}
+
+Status Topology::Stop() {
+  Status result;
+  for (auto it = servers_.rbegin(); it != servers_.rend(); ++it) {  // replicas first
+    Status s = (*it)->Stop();
+    if (!s.ok() && result.ok()) result = s;
+  }
+  servers_.clear();
+  if (owns_folder_) {
+    owns_folder_ = false;
+    std::error_code ec;
+    fs::remove_all(record_.dir, ec);
+    if (ec && result.ok()) result = Status::IoError("cannot remove " + record_.dir + ": " + ec.message());
+  }
+  return result;
+}
+
+void Topology::Detach() {
+  for (auto& server : servers_) server->Release();
+  servers_.clear();
+  owns_folder_ = false;
+  detached_ = true;
+}
+
+}  // namespace memstand

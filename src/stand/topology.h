@@ -1,0 +1,80 @@
+// A topology: the server processes of one TopologySpec, started from the machine's
+// installed packages on loopback ports, with data, logs and a state file under one
+// run folder (<run root>/<name>/, docs/stand.md). The library form that `memstand up`,
+// `run` and scenarios use.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stand/server_node.h"
+#include "stand/stand_state.h"
+#include "stand/topology_spec.h"
+#include "util/status.h"
+
+namespace memstand {
+
+struct TopologyOptions {
+  /// Where run folders go. Empty: DefaultRunRoot() ($MEMSTAND_RUN_DIR or
+  /// /tmp/memstand-stand).
+  std::string run_root;
+  /// false: the processes die with memstand (PR_SET_PDEATHSIG) and the destructor
+  /// stops them. true (`memstand up`): they may outlive memstand once Detach()ed.
+  bool detach = false;
+  /// Polled during every wait; true: Start gives up (Failed "interrupted") and tears
+  /// down what it started. May be null.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+/// Not thread-safe: one owner.
+class Topology {
+ public:
+  /// Normalizes and checks the spec (InvalidArgument), claims the run folder (a
+  /// folder of the same name whose processes still run is InvalidArgument; one whose
+  /// processes are all gone is replaced), starts every node, wires replication or
+  /// the cluster, and returns once everything is checked ready. The state file is
+  /// rewritten after each node starts, so a crash leaves a record `down` can use.
+  /// On any error, everything started is stopped and the folder removed.
+  static Result<std::unique_ptr<Topology>> Start(TopologySpec spec, const TopologyOptions& options);
+
+  /// Stop() unless Detach()ed.
+  ~Topology();
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
+
+  /// Stops every node (replicas first; SIGTERM, then SIGKILL after 5 s; reaped) and
+  /// removes the run folder. Idempotent. Failed if a node had died before (the run
+  /// it served is suspect), with that node's exit and log tail.
+  Status Stop();
+  /// Lets the processes run on (detached topologies only); the folder and state file
+  /// stay for `ps` and `down`. The object then owns nothing.
+  void Detach();
+
+  const TopologySpec& spec() const { return spec_; }
+  /// What the state file holds: the run folder, and every node's role, address, pid.
+  const TopologyRecord& record() const { return record_; }
+  const std::vector<NodeRecord>& nodes() const { return record_.nodes; }
+  const std::string& dir() const { return record_.dir; }
+  std::string state_path() const { return record_.dir + "/" + kStateFileName; }
+
+ private:
+  struct NodePlan;
+  Topology() = default;
+  Status ClaimFolder(const std::string& root);
+  Status StartNodes();
+  Status StartNode(const NodePlan& plan);
+  Status Wire();
+  Status SaveState();
+
+  TopologySpec spec_;
+  TopologyOptions options_;
+  TopologyRecord record_;
+  std::shared_ptr<const ServerDriver> driver_;
+  std::vector<std::unique_ptr<ServerNode>> servers_;  // parallel to record_.nodes
+  bool owns_folder_ = false;
+  bool detached_ = false;
+};
+
+}  // namespace memstand

@@ -1,0 +1,196 @@
+#include "stand/topology_spec.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace memstand {
+namespace {
+
+struct KindInfo {
+  TopologyKind kind;
+  const char* name;
+  // Options memstand sets itself; a --set of one of them would break the topology.
+  std::vector<std::string_view> managed;
+};
+
+const std::array<KindInfo, 6>& Kinds() {
+  static const std::array<KindInfo, 6> kKinds = {{
+      {TopologyKind::kRedis, "redis", {"port", "bind", "dir", "daemonize", "logfile"}},
+      {TopologyKind::kRedisReplica,
+       "redis-replica",
+       {"port", "bind", "dir", "daemonize", "logfile", "replicaof", "slaveof"}},
+      {TopologyKind::kRedisCluster,
+       "redis-cluster",
+       {"port", "bind", "dir", "daemonize", "logfile", "replicaof", "slaveof", "cluster-enabled",
+        "cluster-config-file", "cluster-port"}},
+      {TopologyKind::kMemcached,
+       "memcached",
+       {"port", "listen", "udp-port", "unix-socket", "daemon", "pidfile"}},
+      {TopologyKind::kTarantool,
+       "tarantool",
+       {"listen", "work_dir", "wal_dir", "memtx_dir", "vinyl_dir", "background", "pid_file",
+        "log"}},
+      {TopologyKind::kEtcd,
+       "etcd",
+       {"name", "data-dir", "wal-dir", "listen-client-urls", "advertise-client-urls",
+        "listen-peer-urls", "initial-advertise-peer-urls", "initial-cluster",
+        "initial-cluster-state"}},
+  }};
+  return kKinds;
+}
+
+const KindInfo& Info(TopologyKind kind) {
+  for (const KindInfo& k : Kinds()) {
+    if (k.kind == kind) return k;
+  }
+  return Kinds()[0];
+}
+
+// The largest topology memstand will start: one machine, one process per node.
+constexpr int kMaxNodes = 256;
+
+bool ValidName(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name[0] == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+bool ValidKey(std::string_view key) {
+  return !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+Status CheckCounts(TopologySpec* spec) {
+  const bool cluster = spec->kind == TopologyKind::kRedisCluster;
+  const bool replica = spec->kind == TopologyKind::kRedisReplica;
+  if (!cluster && spec->masters != 0) {
+    return Status::InvalidArgument("--masters applies to redis-cluster only, not " +
+                                   std::string(TopologyKindName(spec->kind)));
+  }
+  if (!cluster && !replica && spec->replicas != -1) {
+    return Status::InvalidArgument("--replicas applies to redis-replica and redis-cluster only, not " +
+                                   std::string(TopologyKindName(spec->kind)));
+  }
+  if (cluster && spec->masters == 0) spec->masters = 8;
+  if (cluster && spec->masters < 1) {
+    return Status::InvalidArgument("--masters " + std::to_string(spec->masters) +
+                                   ": a cluster needs at least 1 master");
+  }
+  if (spec->replicas == -1) spec->replicas = replica ? 1 : 0;
+  if (replica && spec->replicas < 1) {
+    return Status::InvalidArgument("--replicas " + std::to_string(spec->replicas) +
+                                   ": redis-replica needs at least 1 replica");
+  }
+  if (spec->replicas < 0) {
+    return Status::InvalidArgument("--replicas " + std::to_string(spec->replicas) +
+                                   ": must be 0 or more");
+  }
+  if (NodeCount(*spec) > kMaxNodes) {
+    return Status::InvalidArgument("--masters/--replicas: " + std::to_string(NodeCount(*spec)) +
+                                   " nodes; at most " + std::to_string(kMaxNodes) +
+                                   " on one machine");
+  }
+  return Status::OK();
+}
+
+Status CheckPorts(const TopologySpec& spec) {
+  if (spec.port < 0 || spec.port > 65535 || spec.port + NodeCount(spec) - 1 > 65535) {
+    return Status::InvalidArgument("--port " + std::to_string(spec.port) + ": " +
+                                   std::to_string(NodeCount(spec)) +
+                                   " ports from there do not fit in 1..65535");
+  }
+  if (spec.peer_port != 0 && spec.kind != TopologyKind::kEtcd) {
+    return Status::InvalidArgument("--peer-port applies to etcd only");
+  }
+  if (spec.peer_port < 0 || spec.peer_port > 65535) {
+    return Status::InvalidArgument("--peer-port " + std::to_string(spec.peer_port) +
+                                   ": not in 1..65535");
+  }
+  if (spec.peer_port != 0 && spec.peer_port == spec.port) {
+    return Status::InvalidArgument("--peer-port equals --port (" + std::to_string(spec.port) + ")");
+  }
+  return Status::OK();
+}
+
+Status CheckSettings(const TopologySpec& spec) {
+  const KindInfo& info = Info(spec.kind);
+  for (const auto& [key, value] : spec.settings) {
+    if (!ValidKey(key)) {
+      return Status::InvalidArgument("--set '" + key + "=" + value +
+                                     "': a key is letters, digits, '-', '_' or '.'");
+    }
+    if (std::find(info.managed.begin(), info.managed.end(), key) != info.managed.end()) {
+      return Status::InvalidArgument("--set " + key + ": managed by memstand for " + info.name +
+                                     " (ports: --port; files: the run folder)");
+    }
+  }
+  if (!spec.init_lua.empty()) {
+    if (spec.kind != TopologyKind::kTarantool) {
+      return Status::InvalidArgument("--init-lua applies to tarantool only");
+    }
+    struct stat st {};
+    if (stat(spec.init_lua.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      return Status::InvalidArgument("--init-lua '" + spec.init_lua + "': no such file");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+const char* TopologyKindName(TopologyKind kind) { return Info(kind).name; }
+
+std::string KnownTopologyKinds() {
+  std::string known;
+  for (const KindInfo& k : Kinds()) known += (known.empty() ? "" : ", ") + std::string(k.name);
+  return known;
+}
+
+Result<TopologyKind> ParseTopologyKind(std::string_view name) {
+  for (const KindInfo& k : Kinds()) {
+    if (name == k.name) return k.kind;
+  }
+  return Status::InvalidArgument("unknown topology '" + std::string(name) +
+                                 "'; known: " + KnownTopologyKinds());
+}
+
+int NodeCount(const TopologySpec& spec) {
+  switch (spec.kind) {
+    case TopologyKind::kRedisReplica:
+      return 1 + std::max(spec.replicas, 0);
+    case TopologyKind::kRedisCluster:
+      return spec.masters * (1 + std::max(spec.replicas, 0));
+    default:
+      return 1;
+  }
+}
+
+Status NormalizeSpec(TopologySpec* spec) {
+  if (spec->name.empty()) spec->name = TopologyKindName(spec->kind);
+  if (!ValidName(spec->name)) {
+    return Status::InvalidArgument("--name '" + spec->name +
+                                   "': use 1-64 letters, digits, '-', '_' or '.', not starting "
+                                   "with '.'");
+  }
+  if (spec->ready_timeout_ms <= 0) {
+    return Status::InvalidArgument("--ready-timeout must be more than 0");
+  }
+  if (Status s = CheckCounts(spec); !s.ok()) return s;
+  if (Status s = CheckPorts(*spec); !s.ok()) return s;
+  return CheckSettings(*spec);
+}
+
+Result<std::pair<std::string, std::string>> ParseSetting(std::string_view text) {
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return Status::InvalidArgument("--set '" + std::string(text) + "': expected KEY=VALUE");
+  }
+  return std::make_pair(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
+}
+
+}  // namespace memstand

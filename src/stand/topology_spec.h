@@ -1,0 +1,64 @@
+// What to stand up: one struct that `memstand up` flags and a TOML file both produce,
+// and that Topology::Start consumes.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "util/status.h"
+
+namespace memstand {
+
+enum class TopologyKind { kRedis, kRedisReplica, kRedisCluster, kMemcached, kTarantool, kEtcd };
+
+/// "redis", "redis-replica", "redis-cluster", "memcached", "tarantool", "etcd".
+const char* TopologyKindName(TopologyKind kind);
+/// The inverse of TopologyKindName; InvalidArgument naming the known kinds otherwise.
+Result<TopologyKind> ParseTopologyKind(std::string_view name);
+/// The known kinds, comma separated, for messages and help.
+std::string KnownTopologyKinds();
+
+struct TopologySpec {
+  TopologyKind kind = TopologyKind::kRedis;
+  /// Names the run folder (<run root>/<name>) and the topology in `ps` and `down`.
+  /// Empty: the kind's name, so a second `up` of the same kind needs --name.
+  std::string name;
+  /// redis-cluster: how many masters. 0: the default, 8 (the benchmark size).
+  int masters = 0;
+  /// redis-replica: replicas of the primary (default 1, the smallest that replicates);
+  /// redis-cluster: replicas per master (default 0: a cluster for load, not failover).
+  /// -1: the kind's default.
+  int replicas = -1;
+  /// The first client port. 0: free loopback ports, picked by memstand. A multi-node
+  /// topology uses port, port+1, ... in node order.
+  int port = 0;
+  /// etcd's peer port. 0: picked.
+  int peer_port = 0;
+  /// The server program, a name searched in PATH or a path. Empty: the binary of the
+  /// kind's Debian package (redis-server, memcached, tarantool, etcd).
+  std::string binary;
+  /// Server options in the server's own names, applied after memstand's own (so they
+  /// win), in order: redis directives, memcached long options, tarantool box.cfg keys,
+  /// etcd flags. Options memstand manages (ports, dirs, logs) are refused.
+  std::vector<std::pair<std::string, std::string>> settings;
+  /// tarantool: a Lua file run with dofile() after box.cfg. Empty: none.
+  std::string init_lua;
+  /// Bounds each wait: one server's readiness, replication, cluster agreement. 20 s: an
+  /// empty server is up in milliseconds and a cluster agrees in ~2 s; the rest is
+  /// headroom for a loaded 2-core CI machine.
+  int ready_timeout_ms = 20000;
+};
+
+/// Fills the defaults (name, masters, replicas) and checks the spec: counts, ports,
+/// name, setting keys, the init file. Errors are InvalidArgument naming the flag.
+Status NormalizeSpec(TopologySpec* spec);
+
+/// How many server processes the spec describes. REQUIRES: NormalizeSpec succeeded.
+int NodeCount(const TopologySpec& spec);
+
+/// Parses "KEY=VALUE" (a --set argument). The value may be empty or hold '='.
+Result<std::pair<std::string, std::string>> ParseSetting(std::string_view text);
+
+}  // namespace memstand

@@ -1,0 +1,106 @@
+#include "stand/topology_toml.h"
+
+#include <gtest/gtest.h>
+
+namespace memstand {
+namespace {
+
+Result<TopologySpec> Parse(std::string_view text) { return ParseTopologyToml(text, "t.toml", "/base"); }
+
+std::string ErrorOf(std::string_view text) {
+  auto spec = Parse(text);
+  EXPECT_FALSE(spec.ok());
+  if (spec.ok()) return "";
+  EXPECT_EQ(spec.status().code(), Status::Code::kInvalidArgument);
+  return spec.status().message();
+}
+
+TEST(TopologyTomlTest, ReadsEveryKeyIntoTheSpec) {
+  auto spec = Parse(R"(
+kind = "redis-cluster"
+name = "bench"
+masters = 8
+replicas = 1
+port = 7000
+binary = "/usr/bin/redis-server"
+ready_timeout = "30s"
+
+[settings]
+maxmemory = "256mb"
+maxmemory-policy = "allkeys-lru"
+appendonly = true
+hz = 50
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_EQ(spec->kind, TopologyKind::kRedisCluster);
+  EXPECT_EQ(spec->name, "bench");
+  EXPECT_EQ(spec->masters, 8);
+  EXPECT_EQ(spec->replicas, 1);
+  EXPECT_EQ(spec->port, 7000);
+  EXPECT_EQ(spec->binary, "/usr/bin/redis-server");
+  EXPECT_EQ(spec->ready_timeout_ms, 30000);
+  // toml++ keeps a table's keys sorted.
+  using Settings = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(spec->settings, (Settings{{"appendonly", "yes"},
+                                      {"hz", "50"},
+                                      {"maxmemory", "256mb"},
+                                      {"maxmemory-policy", "allkeys-lru"}}));
+  EXPECT_TRUE(NormalizeSpec(&*spec).ok());
+}
+
+TEST(TopologyTomlTest, TarantoolInitIsRelativeToTheFileAndBooleansAreLua) {
+  auto spec = Parse(R"(
+kind = "tarantool"
+init_lua = "app/init.lua"
+peer_port = 0
+ready_timeout = 5
+[settings]
+memtx_memory = "64m"
+wal_mode = "none"
+force_recovery = false
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_EQ(spec->init_lua, "/base/app/init.lua");
+  EXPECT_EQ(spec->ready_timeout_ms, 5000);
+  ASSERT_EQ(spec->settings.size(), 3u);
+  EXPECT_EQ(spec->settings[0], (std::pair<std::string, std::string>{"force_recovery", "false"}));
+  EXPECT_EQ(spec->name, "");  // defaulted by NormalizeSpec
+}
+
+TEST(TopologyTomlTest, MalformedTomlSaysWhere) {
+  std::string msg = ErrorOf("kind = \"redis\"\nmasters = = 3\n");
+  EXPECT_TRUE(msg.starts_with("t.toml:2:")) << msg;
+}
+
+TEST(TopologyTomlTest, UnknownKeysWrongTypesAndMissingKindAreErrors) {
+  EXPECT_EQ(ErrorOf("kind = \"redis\"\nmaster = 3\n"),
+            "t.toml: unknown key 'master'; known: kind, name, masters, replicas, port, peer_port, "
+            "binary, init_lua, ready_timeout, [settings]");
+  EXPECT_EQ(ErrorOf("kind = \"redis-cluster\"\nmasters = \"three\"\n"),
+            "t.toml: 'masters' must be an integer");
+  EXPECT_EQ(ErrorOf("name = \"x\"\n"),
+            "t.toml: missing 'kind' (one of redis, redis-replica, redis-cluster, memcached, "
+            "tarantool, etcd)");
+  EXPECT_EQ(ErrorOf("kind = \"redis-sentinel\"\n"),
+            "t.toml: unknown topology 'redis-sentinel'; known: redis, redis-replica, "
+            "redis-cluster, memcached, tarantool, etcd");
+  EXPECT_EQ(ErrorOf("kind = \"redis-cluster\"\nmasters = 0\n"),
+            "t.toml: masters = 0: a cluster needs at least 1 master");
+  EXPECT_EQ(ErrorOf("kind = \"redis-cluster\"\nreplicas = -1\n"),
+            "t.toml: replicas must be 0 or more");
+  EXPECT_EQ(ErrorOf("kind = \"redis\"\nsettings = 3\n"),
+            "t.toml: 'settings' must be a table ([settings])");
+  EXPECT_EQ(ErrorOf("kind = \"redis\"\n[settings]\nsave = [1, 2]\n"),
+            "t.toml: settings.save must be a string, number or boolean");
+  EXPECT_EQ(ErrorOf("kind = \"redis\"\nready_timeout = \"soon\"\n").substr(0, 22),
+            "t.toml: ready_timeout:");
+}
+
+TEST(TopologyTomlTest, UnreadableFileNamesTheFlag) {
+  auto spec = LoadTopologyFile("/nonexistent/topo.toml");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message(), "--file '/nonexistent/topo.toml': cannot read");
+}
+
+}  // namespace
+}  // namespace memstand
