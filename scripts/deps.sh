@@ -7,6 +7,9 @@ PACKAGES=(
   build-essential cmake pkg-config
   libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libmsgpuck-dev libssl-dev
+  memcached tarantool etcd-server
+  clang libclang-rt-dev
   redis-server redis-tools
   prometheus
 )
