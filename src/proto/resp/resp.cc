@@ -27,9 +27,12 @@ constexpr std::array<bool, 256> kTypeBytes = [] {
 
 bool IsTypeByte(char c) { return kTypeBytes[static_cast<unsigned char>(c)]; }
 
-// Parses 1 to 19 decimal digits; false on anything else.
+// Parses decimal digits with at most 19 significant ones (leading zeros are skipped, as
+// FastSummary's std::from_chars skips them); false on anything else.
 bool ParseDigits(std::string_view s, uint64_t* out) {
-  if (s.empty() || s.size() > 19) return false;
+  if (s.empty()) return false;
+  while (s.size() > 1 && s[0] == '0') s.remove_prefix(1);
+  if (s.size() > 19) return false;
   uint64_t v = 0;
   for (char c : s) {
     if (!IsDigit(c)) return false;
