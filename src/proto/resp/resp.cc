@@ -247,7 +247,8 @@ size_t Reader::FastSummary(const char* data, size_t len) {
     NoteTopLevel(Type::kNull, true, 0, {});
     return 5;
   }
-  while (i < len && i < 20 && data[i] >= '0' && data[i] <= '9') n = n * 10 + (data[i++] - '0');
+  // At most 18 digits, so n cannot overflow; longer lengths take the general path.
+  while (i < len && i < 19 && data[i] >= '0' && data[i] <= '9') n = n * 10 + (data[i++] - '0');
   if (i == 1 || i + 1 >= len || data[i] != '\r' || data[i + 1] != '\n') return 0;
   if (n > limits_.max_bulk) return 0;
   const size_t total = i + 2 + static_cast<size_t>(n) + 2;

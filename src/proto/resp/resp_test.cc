@@ -215,6 +215,18 @@ TEST(RespReaderTest, LeadingZerosParseTheSameWholeOrSplit) {
   EXPECT_EQ(ParseWhole(Mode::kFull, ":00000000000000000009223372036854775808\r\n").failed, true);
 }
 
+// Found by fuzz/resp_fuzz.cc under UBSan: a 19-digit bulk length overflowed int64 in
+// the one-pass path.
+TEST(RespReaderTest, HugeBulkLengthIsAnErrorNotAnOverflow) {
+  const std::string in = "$9999999999999999999\r\n";
+  for (Mode mode : {Mode::kFull, Mode::kSummary}) {
+    const Outcome whole = ParseWhole(mode, in);
+    EXPECT_TRUE(whole.failed);
+    EXPECT_NE(whole.error.find("bad bulk-string length"), std::string::npos) << whole.error;
+    EXPECT_EQ(Parse(mode, Bytewise(in)), whole);
+  }
+}
+
 TEST(RespReaderTest, SeveralRepliesInOneBuffer) {
   const std::string in = "+OK\r\n$3\r\nabc\r\n:1\r\n*1\r\n$-1\r\n-ERR no\r\n";
   Outcome full = ParseWhole(Mode::kFull, in);
