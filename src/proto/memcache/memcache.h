@@ -126,7 +126,8 @@ class Reader {
   /// used. After kProtocolError the reader stays failed until Reset(); error()
   /// describes the fault and its byte offset within the reply.
   /// An error line (ERROR, CLIENT_ERROR, SERVER_ERROR) inside a VALUE or STAT sequence
-  /// ends the reply as that error: memcached sends no END after it.
+  /// ends the reply as that error: memcached sends SERVER_ERROR in place of END when a
+  /// get runs out of memory midway.
   /// kSummary does not allocate in steady state, except to copy error text.
   Event Feed(const char* data, size_t len, size_t* consumed);
 
