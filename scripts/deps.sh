@@ -7,6 +7,8 @@ PACKAGES=(
   build-essential cmake pkg-config
   libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev zlib1g-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libmsgpuck-dev libssl-dev
+  clang libclang-rt-dev
   redis-server redis-tools
   memcached tarantool etcd-server
   prometheus

@@ -27,9 +27,12 @@ constexpr std::array<bool, 256> kTypeBytes = [] {
 
 bool IsTypeByte(char c) { return kTypeBytes[static_cast<unsigned char>(c)]; }
 
-// Parses 1 to 19 decimal digits; false on anything else.
+// Parses decimal digits with at most 19 significant ones (leading zeros are skipped, as
+// FastSummary's std::from_chars skips them); false on anything else.
 bool ParseDigits(std::string_view s, uint64_t* out) {
-  if (s.empty() || s.size() > 19) return false;
+  if (s.empty()) return false;
+  while (s.size() > 1 && s[0] == '0') s.remove_prefix(1);
+  if (s.size() > 19) return false;
   uint64_t v = 0;
   for (char c : s) {
     if (!IsDigit(c)) return false;
@@ -244,7 +247,8 @@ size_t Reader::FastSummary(const char* data, size_t len) {
     NoteTopLevel(Type::kNull, true, 0, {});
     return 5;
   }
-  while (i < len && i < 20 && data[i] >= '0' && data[i] <= '9') n = n * 10 + (data[i++] - '0');
+  // At most 18 digits, so n cannot overflow; longer lengths take the general path.
+  while (i < len && i < 19 && data[i] >= '0' && data[i] <= '9') n = n * 10 + (data[i++] - '0');
   if (i == 1 || i + 1 >= len || data[i] != '\r' || data[i + 1] != '\n') return 0;
   if (n > limits_.max_bulk) return 0;
   const size_t total = i + 2 + static_cast<size_t>(n) + 2;

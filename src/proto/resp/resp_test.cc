@@ -200,6 +200,33 @@ TEST(RespReaderTest, SummaryErrorTextIsCapped) {
   EXPECT_EQ(SummaryOf("!1000\r\n" + text + "\r\n").error.size(), 256u);
 }
 
+// Found by fuzz/resp_fuzz.cc: the one-pass path (std::from_chars) took leading zeros
+// past 19 characters, the incremental path refused them, so the outcome depended on
+// how the input was split.
+TEST(RespReaderTest, LeadingZerosParseTheSameWholeOrSplit) {
+  const std::string in = ":0000000000001367604570247286253\r\n";
+  for (Mode mode : {Mode::kFull, Mode::kSummary}) {
+    const Outcome whole = ParseWhole(mode, in);
+    ASSERT_FALSE(whole.failed) << whole.error;
+    EXPECT_EQ(Parse(mode, Bytewise(in)), whole);
+  }
+  EXPECT_EQ(SummaryOf(in).integer, 1367604570247286253);
+  EXPECT_EQ(Dump(ParseOne("$00000000000000000003\r\nabc\r\n")), "bulk-string'abc'");
+  EXPECT_EQ(ParseWhole(Mode::kFull, ":00000000000000000009223372036854775808\r\n").failed, true);
+}
+
+// Found by fuzz/resp_fuzz.cc under UBSan: a 19-digit bulk length overflowed int64 in
+// the one-pass path.
+TEST(RespReaderTest, HugeBulkLengthIsAnErrorNotAnOverflow) {
+  const std::string in = "$9999999999999999999\r\n";
+  for (Mode mode : {Mode::kFull, Mode::kSummary}) {
+    const Outcome whole = ParseWhole(mode, in);
+    EXPECT_TRUE(whole.failed);
+    EXPECT_NE(whole.error.find("bad bulk-string length"), std::string::npos) << whole.error;
+    EXPECT_EQ(Parse(mode, Bytewise(in)), whole);
+  }
+}
+
 TEST(RespReaderTest, SeveralRepliesInOneBuffer) {
   const std::string in = "+OK\r\n$3\r\nabc\r\n:1\r\n*1\r\n$-1\r\n-ERR no\r\n";
   Outcome full = ParseWhole(Mode::kFull, in);
