@@ -71,7 +71,17 @@ def cluster_port(taken):
 
 
 def start_cluster(tools, args, tmpdir):
+    """Started servers are stopped here if the cluster does not form."""
     servers = []
+    try:
+        return form_cluster(tools, args, tmpdir, servers)
+    except BaseException:
+        for s in servers:
+            s.stop()
+        raise
+
+
+def form_cluster(tools, args, tmpdir, servers):
     taken = set()
     for i in range(args.masters):
         port = cluster_port(taken)
