@@ -28,14 +28,7 @@ class Buffer {
   char* WritePtr() { return data_.data() + w_; }
   size_t Writable() const { return data_.size() - w_; }
   void EnsureWritable(size_t n) {
-    if (Writable() >= n) return;
-    if (r_ > 0) {  // Compact first: move unread bytes to the front.
-      std::memmove(data_.data(), data_.data() + r_, w_ - r_);
-      w_ -= r_;
-      r_ = 0;
-      if (Writable() >= n) return;
-    }
-    data_.resize(std::max(data_.size() * 2, w_ + n));
+    if (Writable() < n) [[unlikely]] MakeWritable(n);
   }
   /// Marks n bytes after WritePtr() as written. REQUIRES: n <= Writable().
   void Commit(size_t n) { w_ += n; }
@@ -50,6 +43,17 @@ class Buffer {
   size_t Capacity() const { return data_.size(); }
 
  private:
+  // The slow half of EnsureWritable, kept out of line so the check inlines.
+  [[gnu::noinline]] void MakeWritable(size_t n) {
+    if (r_ > 0) {  // Compact first: move unread bytes to the front.
+      std::memmove(data_.data(), data_.data() + r_, w_ - r_);
+      w_ -= r_;
+      r_ = 0;
+      if (Writable() >= n) return;
+    }
+    data_.resize(std::max(data_.size() * 2, w_ + n));
+  }
+
   std::vector<char> data_;
   size_t r_ = 0;
   size_t w_ = 0;

@@ -27,7 +27,7 @@ struct LoadOptions {
   int resp = 2;                  // RESP version: 2 (every server) or 3 (HELLO 3)
   int threads = 1;               // one reactor each; 1 leaves the other core to a local server
   int clients = 50;              // connections per thread (memtier and redis-benchmark: 50)
-  int pipeline = 1;              // requests in flight per connection
+  int pipeline = 1;              // requests in flight per connection (--cluster: per master connection)
   uint64_t requests = 0;         // measured requests in total; 0: run for duration_s
   double duration_s = 0;         // measured time; used when requests == 0
   double warmup_s = 0;           // sent but kept out of every statistic

@@ -1,5 +1,6 @@
 #include "load/request_builder.h"
 
+#include <bit>
 #include <cstring>
 
 #include "load/cluster_map.h"
@@ -14,19 +15,32 @@ constexpr char kDigitPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-// Writes the n decimal digits of v ending at end (n == DigitCount(v)).
+// Writes the two digits of x (< 100) ending at end.
+inline void WritePair(uint32_t x, char* end) { std::memcpy(end - 2, &kDigitPairs[x * 2], 2); }
+
+// Writes the n decimal digits of v ending at end (n == DigitCount(v)). Eight digits at a
+// time in 64-bit arithmetic, the rest in 32-bit, whose division by a constant is cheaper.
 void WriteDigitsBackwards(uint64_t v, char* end) {
-  while (v >= 100) {
-    const uint64_t pair = (v % 100) * 2;
-    v /= 100;
-    *--end = kDigitPairs[pair + 1];
-    *--end = kDigitPairs[pair];
+  while (v >= 100'000'000) {
+    const uint64_t q = v / 100'000'000;
+    uint32_t r = static_cast<uint32_t>(v - q * 100'000'000);
+    for (int i = 0; i < 4; ++i, end -= 2) {
+      const uint32_t rq = r / 100;
+      WritePair(r - rq * 100, end);
+      r = rq;
+    }
+    v = q;
   }
-  if (v >= 10) {
-    *--end = kDigitPairs[v * 2 + 1];
-    *--end = kDigitPairs[v * 2];
+  uint32_t x = static_cast<uint32_t>(v);
+  for (; x >= 100; end -= 2) {
+    const uint32_t q = x / 100;
+    WritePair(x - q * 100, end);
+    x = q;
+  }
+  if (x >= 10) {
+    WritePair(x, end);
   } else {
-    *--end = static_cast<char>('0' + v);
+    end[-1] = static_cast<char>('0' + x);
   }
 }
 
@@ -79,12 +93,31 @@ std::string JoinLiteral(const TemplateArg& arg) {
 }  // namespace
 
 int DigitCount(uint64_t v) {
-  int n = 1;
-  while (v >= 10000) {
-    v /= 10000;
-    n += 4;
-  }
-  return n + (v >= 10) + (v >= 100) + (v >= 1000);
+  // floor(log10) from the bit length (1233 / 4096 ~ log10(2)), then one comparison.
+  static constexpr uint64_t kPow10[20] = {1ULL,
+                                          10ULL,
+                                          100ULL,
+                                          1000ULL,
+                                          10000ULL,
+                                          100000ULL,
+                                          1000000ULL,
+                                          10000000ULL,
+                                          100000000ULL,
+                                          1000000000ULL,
+                                          10000000000ULL,
+                                          100000000000ULL,
+                                          1000000000000ULL,
+                                          10000000000000ULL,
+                                          100000000000000ULL,
+                                          1000000000000000ULL,
+                                          10000000000000000ULL,
+                                          100000000000000000ULL,
+                                          1000000000000000000ULL,
+                                          10000000000000000000ULL};
+  // v | 1: 0 has one digit; no other count changes, as every kPow10[t > 0] is even.
+  const uint64_t u = v | 1;
+  const int t = (std::bit_width(u) * 1233) >> 12;
+  return t + 1 - (u < kPow10[t]);
 }
 
 size_t FormatUint(uint64_t v, char* buf) {
@@ -126,6 +159,46 @@ RequestBuilder::RequestBuilder(const CommandTemplate& tmpl, std::string key_pref
     raw_bytes_ += steps_[i].bytes.size();
     if (key_step_ < 0 && steps_[i].keys > 0) key_step_ = static_cast<int>(i);
   }
+  const size_t n = steps_.size();
+  fast_ = (n == 2 || n == 3) && steps_[0].kind == Step::Kind::kRaw &&
+          steps_[0].bytes.size() <= kFastHeadMax && steps_[1].kind == Step::Kind::kKey &&
+          (n == 2 || steps_[2].kind == Step::Kind::kData) &&
+          key_prefix_.size() <= kFastPrefixMax;
+  if (fast_) {
+    fast_data_ = n == 3;
+    fast_head_len_ = steps_[0].bytes.size();
+    std::memcpy(fast_head_, steps_[0].bytes.data(), fast_head_len_);
+    std::memcpy(fast_prefix_, key_prefix_.data(), key_prefix_.size());
+  }
+}
+
+size_t RequestBuilder::AppendFast(Buffer* out, uint64_t key_index, std::string_view data) const {
+  const int digits = DigitCount(key_index);
+  const size_t key_len = key_prefix_.size() + static_cast<size_t>(digits);
+  // The bound of each part, the fixed-size copies included: head (32), "$NN\r\n"
+  // (8-byte copy), key (16-byte prefix copy + 20 digits), CRLF, "$len\r\n" (<= 23),
+  // data, CRLF.
+  out->EnsureWritable(kFastHeadMax + 8 + kFastPrefixMax + 20 + 2 + 23 + data.size() + 2);
+  char* const begin = out->WritePtr();
+  char* w = begin;
+  std::memcpy(w, fast_head_, kFastHeadMax);
+  w += fast_head_len_;
+  w = WriteBulkHeader(w, key_len);
+  std::memcpy(w, fast_prefix_, kFastPrefixMax);
+  w += key_prefix_.size();
+  WriteDigitsBackwards(key_index, w + digits);
+  w += digits;
+  *w++ = '\r';
+  *w++ = '\n';
+  if (fast_data_) {
+    w = WriteBulkHeader(w, data.size());
+    std::memcpy(w, data.data(), data.size());
+    w += data.size();
+    *w++ = '\r';
+    *w++ = '\n';
+  }
+  out->Commit(static_cast<size_t>(w - begin));
+  return static_cast<size_t>(w - begin);
 }
 
 int RequestBuilder::Slot(uint64_t key_index, std::string_view data) const {
@@ -175,6 +248,7 @@ char* RequestBuilder::WriteMixed(char* w, const Step& s, uint64_t key_index, int
 }
 
 size_t RequestBuilder::Append(Buffer* out, uint64_t key_index, std::string_view data) const {
+  if (fast_) return AppendFast(out, key_index, data);
   const int digits = DigitCount(key_index);
   const size_t key_len = key_prefix_.size() + static_cast<size_t>(digits);
   // One capacity check: each templated argument adds at most "$" + 20 digits + 2 CRLFs.

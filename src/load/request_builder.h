@@ -41,6 +41,18 @@ class RequestBuilder {
   char* WriteMixed(char* w, const Step& s, uint64_t key_index, int digits,
                    std::string_view data) const;
 
+  // The common shape "literal arguments, then __key__, then maybe __data__" (GET, SET,
+  // DEL, ...) with short literals, written without the loop over steps_: the literals
+  // and the prefix are copied as fixed-size blocks from padded copies.
+  static constexpr size_t kFastHeadMax = 32;
+  static constexpr size_t kFastPrefixMax = 16;
+  size_t AppendFast(Buffer* out, uint64_t key_index, std::string_view data) const;
+  bool fast_ = false;
+  bool fast_data_ = false;  // the shape ends with __data__
+  char fast_head_[kFastHeadMax] = {};
+  size_t fast_head_len_ = 0;
+  char fast_prefix_[kFastPrefixMax] = {};
+
   std::vector<Step> steps_;
   // Sums over steps_, for one capacity check per request.
   size_t raw_bytes_ = 0, literal_bytes_ = 0, keys_ = 0, datas_ = 0, args_ = 0;

@@ -62,6 +62,56 @@ TEST(RequestBuilder, AppendsAfterExistingBytesAndGrows) {
   EXPECT_EQ(b.Render(0, "")[1], "0");
 }
 
+std::string EncodeReference(const std::vector<std::string>& args) {
+  std::string s = "*" + std::to_string(args.size()) + "\r\n";
+  for (const auto& a : args) s += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
+  return s;
+}
+
+// Templates of the fast shape (literals, __key__, maybe __data__) and of the general one
+// give the reference bytes for every length class of head, prefix, key and data, in
+// one buffer appended to many times (the fast path copies fixed-size blocks past the
+// request's end: they must never clobber what was written before).
+TEST(RequestBuilder, FastAndGeneralShapesGiveTheReferenceBytes) {
+  struct Case {
+    std::string tmpl;
+    std::vector<std::string> literals;  // leading literal arguments
+    bool data;
+  };
+  const std::vector<Case> cases = {
+      {"get __key__", {"get"}, false},
+      {"set __key__ __data__", {"set"}, true},
+      {"hset h field __key__", {}, false},  // general: the key is not second
+      {"setex_with_a_long_name_abcdefgh 1 __key__ __data__",  // head longer than 32 bytes
+       {"setex_with_a_long_name_abcdefgh", "1"}, true},
+      {"set x __key__ __data__", {"set", "x"}, true},
+  };
+  const std::vector<std::string> prefixes = {"", "k", "memtier-", "0123456789abcdef",
+                                             "0123456789abcdefg"};
+  const std::vector<uint64_t> keys = {0, 9, 10, 12345, 99999999, UINT64_MAX};
+  const std::vector<size_t> sizes = {0, 1, 100, 4095, 4096, 70000};
+  for (const auto& c : cases) {
+    for (const auto& prefix : prefixes) {
+      RequestBuilder b(Parse(c.tmpl), prefix);
+      Buffer out(1);
+      std::string want;
+      for (uint64_t key : keys) {
+        for (size_t size : sizes) {
+          const std::string data(size, static_cast<char>('a' + size % 26));
+          std::vector<std::string> args = c.literals;
+          if (c.tmpl.starts_with("hset")) args = {"hset", "h", "field"};
+          args.push_back(prefix + std::to_string(key));
+          if (c.data) args.push_back(data);
+          want += EncodeReference(args);
+          size_t n = b.Append(&out, key, data);
+          EXPECT_EQ(n, EncodeReference(args).size()) << c.tmpl << " " << prefix << " " << key;
+        }
+      }
+      EXPECT_TRUE(out.View() == want) << c.tmpl << " with prefix '" << prefix << "'";
+    }
+  }
+}
+
 // The slot is that of the first argument holding __key__, whole (hash tags respected).
 TEST(RequestBuilder, SlotOfTheKeyArgument) {
   RequestBuilder plain(Parse("get __key__"), "memtier-");

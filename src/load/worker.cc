@@ -62,7 +62,7 @@ struct Worker::InFlight {
 };
 
 // A logical client: its own key and value streams, schedule and budget, and up to
-// `pipeline` requests in flight over its connection(s).
+// `pipeline` requests in flight over its connection(s) (x masters with --cluster).
 struct Worker::Client {
   uint32_t index = 0;             // in clients_
   std::vector<KeySequence> keys;  // by command index
@@ -125,6 +125,11 @@ Worker::Worker(WorkerShared* shared, int thread_index)
       thread_index_(thread_index),
       map_(shared->cluster_map.value_or(SlotMap())),
       cluster_(shared->cluster_map.has_value()),
+      // --cluster: --pipeline per master connection, as memtier (each of its cluster
+      // connections has the pipeline's depth) and redis-benchmark --cluster (a client
+      // per master) count it; keys spread the client's requests over the masters.
+      depth_(static_cast<size_t>(shared->options->pipeline) *
+             (cluster_ ? std::max<size_t>(1, map_.nodes().size()) : 1)),
       stats_(shared->options->commands.size()),
       interval_(shared->options->commands.size()),
       read_buf_(kReadChunk),
@@ -188,7 +193,7 @@ Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
   c->slot = static_cast<uint32_t>(conns_.size());
   c->node = node;
   c->client = &cl;
-  c->ring.resize(std::bit_ceil(static_cast<size_t>(std::max(opt_.pipeline, 4))));
+  c->ring.resize(std::bit_ceil(static_cast<size_t>(std::max<size_t>(depth_, 4))));
   ++open_conns_;
   Conn* raw = c.get();
   conns_.push_back(std::move(c));
@@ -421,7 +426,7 @@ void Worker::SendDue(int64_t now) {
 // (a reply will call Fill) or it has nothing more to send.
 void Worker::Reschedule(Client& c) {
   const int64_t at = c.pacer->Peek();
-  if (c.in_flight >= static_cast<size_t>(opt_.pipeline) || !MayStillSend(c, at) ||
+  if (c.in_flight >= depth_ || !MayStillSend(c, at) ||
       at == c.due_queued) {
     return;
   }
@@ -581,8 +586,7 @@ void Worker::HandleReply(Conn& c, int64_t now) {
 }
 
 void Worker::Fill(Client& cl, int64_t now) {
-  const size_t depth = static_cast<size_t>(opt_.pipeline);
-  while (cl.in_flight < depth && CanSend(cl, now)) {
+  while (cl.in_flight < depth_ && CanSend(cl, now)) {
     SendOne(cl, now, cl.pacer ? cl.pacer->Next() : now);
   }
   if (cl.pacer) Reschedule(cl);

@@ -110,6 +110,7 @@ class Worker {
   std::vector<std::unique_ptr<Conn>> conns_;  // every client's, in opening order
   SlotMap map_;                               // --cluster: this worker's view
   bool cluster_ = false;
+  const size_t depth_;  // requests in flight per client: --pipeline (x masters with --cluster)
   std::vector<std::vector<int>> replicas_of_;  // --read-from-replicas: by master node
   std::vector<bool> is_replica_;               // by node index
   ThreadStats stats_;

@@ -4,6 +4,8 @@
 // exported in its V2 log encoding. Not thread-safe: one per thread, merged with Add().
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -21,7 +23,17 @@ class HdrHistogram {
   /// Records one value. Negative values are recorded as 0; values above
   /// highest_trackable are recorded as highest_trackable and counted in saturated().
   /// RecordN(v, n) is n times Record(v); n <= 0 records nothing.
-  void Record(int64_t value) { RecordN(value, 1); }
+  [[gnu::always_inline]] void Record(int64_t value) {  // once per reply: in line
+    if (value < 0 || value > highest_trackable_) [[unlikely]] return RecordN(value, 1);
+    const int pow2_ceiling = std::bit_width(static_cast<uint64_t>(value | sub_bucket_mask_));
+    const int bucket = pow2_ceiling - unit_magnitude_ - (sub_bucket_half_count_magnitude_ + 1);
+    const int sub_bucket = static_cast<int>(value >> (bucket + unit_magnitude_));
+    ++counts_[((bucket + 1) << sub_bucket_half_count_magnitude_) + sub_bucket -
+              sub_bucket_half_count_];
+    ++total_count_;
+    min_ = std::min(min_, value);
+    max_ = std::max(max_, value);
+  }
   void RecordN(int64_t value, int64_t count);
 
   /// Adds all counts of `other`. REQUIRES: same construction parameters.

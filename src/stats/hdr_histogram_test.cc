@@ -340,6 +340,25 @@ TEST(HdrHistogramTest, ResetEmpties) {
   EXPECT_EQ(h.max(), 42);
 }
 
+// Record has its own inline copy of the index arithmetic: it must put every value where
+// RecordN does, for every geometry.
+TEST(HdrHistogramTest, RecordPutsEveryValueWhereRecordNDoes) {
+  std::mt19937_64 rng(7);
+  for (int sig = 1; sig <= 5; ++sig) {
+    for (int64_t lo : {int64_t{1}, int64_t{7}, int64_t{1000}}) {
+      SCOPED_TRACE(testing::Message() << "sig=" << sig << " lo=" << lo);
+      HdrHistogram a(lo, kHour, sig), b(lo, kHour, sig);
+      std::vector<int64_t> values = {-5, 0, 1, lo, 2047, 2048, kHour, kHour + 1, INT64_MAX};
+      for (int i = 0; i < 20'000; ++i) values.push_back(LogUniform(rng, 1, kHour));
+      for (int64_t v : values) {
+        a.Record(v);
+        b.RecordN(v, 1);
+      }
+      ExpectSameHistogram(a, b);
+    }
+  }
+}
+
 TEST(HdrHistogramTest, RecordNEqualsRepeatedRecord) {
   HdrHistogram a, b;
   a.RecordN(777'777, 5);

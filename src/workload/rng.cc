@@ -16,7 +16,7 @@ uint64_t SplitMix64(uint64_t& state) {
 
 uint64_t Mix(uint64_t x) { return SplitMix64(x); }
 
-inline uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 }  // namespace
 
@@ -29,34 +29,6 @@ uint64_t DeriveSeed(uint64_t seed, uint64_t stream) {
 Rng::Rng(uint64_t seed) {
   uint64_t state = seed;
   for (uint64_t& word : s_) word = SplitMix64(state);
-}
-
-uint64_t Rng::Next() {
-  // xoshiro256** (Blackman, Vigna 2018).
-  const uint64_t result = Rotl(s_[1] * 5, 7) * 9;
-  const uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = Rotl(s_[3], 45);
-  return result;
-}
-
-uint64_t Rng::Uniform(uint64_t n) {
-  // Lemire, "Fast random integer generation in an interval" (2019): the high word of
-  // x * n, rejecting the few x whose low word falls below 2^64 mod n.
-  unsigned __int128 m = static_cast<unsigned __int128>(Next()) * n;
-  uint64_t low = static_cast<uint64_t>(m);
-  if (low < n) {
-    const uint64_t threshold = (0 - n) % n;
-    while (low < threshold) {
-      m = static_cast<unsigned __int128>(Next()) * n;
-      low = static_cast<uint64_t>(m);
-    }
-  }
-  return static_cast<uint64_t>(m >> 64);
 }
 
 double Rng::NextDouble() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }

@@ -226,7 +226,19 @@ size_t Reader::FastSummary(const char* data, size_t len) {
   const char type = data[0];
   if (type == '+' || type == '-' || type == ':') {
     const size_t max = std::min(len, limits_.max_line + 3);
-    const char* nl = static_cast<const char*>(std::memchr(data, '\n', max));
+    // Most such replies are short ("+OK", ":1"): a plain scan of their first bytes
+    // costs less than a call to memchr.
+    const char* nl = nullptr;
+    const size_t quick = std::min(max, size_t{16});
+    for (size_t i = 1; i < quick; ++i) {
+      if (data[i] == '\n') {
+        nl = data + i;
+        break;
+      }
+    }
+    if (nl == nullptr && quick < max) {
+      nl = static_cast<const char*>(std::memchr(data + quick, '\n', max - quick));
+    }
     if (nl == nullptr || nl[-1] != '\r' || nl - data < 2) return 0;
     std::string_view text(data + 1, static_cast<size_t>(nl - data - 2));
     if (type == ':') {
@@ -257,7 +269,7 @@ size_t Reader::FastSummary(const char* data, size_t len) {
   return total;
 }
 
-Reader::Event Reader::Feed(const char* data, size_t len, size_t* consumed) {
+Reader::Event Reader::FeedAny(const char* data, size_t len, size_t* consumed) {
   *consumed = 0;
   if (failed_) return Event::kProtocolError;
   if (emitted_) StartReply();

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -83,7 +84,20 @@ class Reader {
   /// Bytes are never rescanned: a partial header line is kept (at most max_line bytes)
   /// and a partial bulk string is skipped (kSummary) or copied (kFull) as it arrives.
   /// kSummary does not allocate in steady state, except to copy error text.
-  Event Feed(const char* data, size_t len, size_t* consumed);
+  Event Feed(const char* data, size_t len, size_t* consumed) {
+    // "+OK\r\n", the reply to most writes, right after another reply: handled in line.
+    if (emitted_ && mode_ == Mode::kSummary && len >= 5 && std::memcmp(data, "+OK\r\n", 5) == 0) {
+      summary_.type = Type::kSimpleString;
+      summary_.is_null = false;
+      summary_.is_error = false;
+      summary_.integer = 0;
+      if (!summary_.error.empty()) summary_.error.clear();
+      summary_.wire_bytes = 5;
+      *consumed = 5;
+      return Event::kReply;
+    }
+    return FeedAny(data, len, consumed);
+  }
 
   /// REQUIRES: the last Feed() returned kReply.
   const Summary& summary() const { return summary_; }
@@ -101,6 +115,7 @@ class Reader {
     int64_t remaining;
   };
 
+  Event FeedAny(const char* data, size_t len, size_t* consumed);
   void StartReply();
   Step FeedLine(const char* data, size_t len, size_t* pos);
   Step FeedBulk(const char* data, size_t len, size_t* pos);

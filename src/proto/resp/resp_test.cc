@@ -241,6 +241,29 @@ TEST(RespReaderTest, SeveralRepliesInOneBuffer) {
   EXPECT_EQ(summary.summaries[4], "error error='ERR no' int=0 bytes=9");
 }
 
+// "+OK\r\n" after another reply takes Feed's in-line path: its summary must be the one
+// the general parser gives, whatever the reply before it left in the summary.
+TEST(RespReaderTest, OkAfterEveryKindOfReplyHasAFreshSummary) {
+  const std::vector<std::string> before = {"+OK\r\n", "-ERR bad\r\n", ":42\r\n", "$-1\r\n",
+                                           "$3\r\nabc\r\n", "*1\r\n-ERR in\r\n", "+OKAY\r\n"};
+  for (const auto& first : before) {
+    const std::string in = first + "+OK\r\n+OK\r\n";
+    Outcome whole = ParseWhole(Mode::kSummary, in);
+    ASSERT_EQ(whole.summaries.size(), 3u) << first;
+    EXPECT_EQ(whole.summaries[1], "simple-string int=0 bytes=5") << first;
+    EXPECT_EQ(whole.summaries[2], "simple-string int=0 bytes=5") << first;
+    Reader r(Mode::kSummary);
+    size_t used = 0;
+    ASSERT_EQ(r.Feed(first.data(), first.size(), &used), Reader::Event::kReply);
+    ASSERT_EQ(r.Feed("+OK\r\n", 5, &used), Reader::Event::kReply);
+    EXPECT_FALSE(r.summary().is_error);
+    EXPECT_TRUE(r.summary().error.empty()) << first;
+    EXPECT_FALSE(r.summary().is_null);
+    EXPECT_EQ(r.summary().integer, 0);
+    EXPECT_EQ(r.summary().wire_bytes, 5u);
+  }
+}
+
 TEST(RespReaderTest, FeedStopsAfterEachReply) {
   const std::string in = "+A\r\n+B\r\n";
   Reader reader(Mode::kSummary);
