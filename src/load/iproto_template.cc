@@ -20,6 +20,7 @@ constexpr size_t kMaxStrHeader = 5;   // 0xdb + uint32
 constexpr size_t kMaxDigits = 20;     // of a uint64
 constexpr int kMaxDepth = 32;         // nesting of [ ] and { }
 constexpr uint32_t kMaxRand = 1 << 20;  // memtx_max_tuple_size's default: 1 MiB
+constexpr size_t kMaxRequest = 16 << 20;  // 16 tuples of the largest size Tarantool takes
 // 64 printable characters: one draw of the rng gives ten of them.
 constexpr char kRandAlphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -589,6 +590,10 @@ Result<RequestTemplate> RequestTemplate::Parse(std::string_view text) {
   }
   if (!ok || !p.ExpectEnd()) return p.error();
   e.Finish();
+  if (t.fixed_bound_ > kMaxRequest) {
+    return Status::InvalidArgument("the request would be larger than " + std::to_string(kMaxRequest >> 20) +
+                                   " MiB before __key__ and __data__ (too many or too long __rand:N__)");
+  }
   return t;
 }
 
@@ -625,11 +630,13 @@ char* RequestTemplate::WriteOp(char* p, const Op& op, uint64_t sync, const Templ
       return mp_encode_str(p, a.data.data(), static_cast<uint32_t>(a.data.size()));
     case Op::Kind::kRand: {
       p = mp_encode_strl(p, op.rand_len);
-      for (uint32_t i = 0; i < op.rand_len;) {
-        uint64_t r = a.rng->Next();
-        for (int j = 0; j < 10 && i < op.rand_len; ++j, ++i, r >>= 6) p[i] = kRandAlphabet[r & 63];
+      char* const end = p + op.rand_len;
+      for (; end - p >= 10; p += 10) {  // ten characters per draw
+        const uint64_t r = a.rng->Next();
+        for (int j = 0; j < 10; ++j) p[j] = kRandAlphabet[(r >> (6 * j)) & 63];
       }
-      return p + op.rand_len;
+      for (uint64_t r = p < end ? a.rng->Next() : 0; p < end; r >>= 6) *p++ = kRandAlphabet[r & 63];
+      return end;
     }
     case Op::Kind::kInt: {
       const uint64_t draw = op.int_span == UINT64_MAX ? a.rng->Next() : a.rng->Uniform(op.int_span + 1);
@@ -640,10 +647,13 @@ char* RequestTemplate::WriteOp(char* p, const Op& op, uint64_t sync, const Templ
   return p;
 }
 
-size_t RequestTemplate::Append(Buffer* out, uint64_t sync, const TemplateArgs& a) const {
+size_t RequestTemplate::MaxSize(const TemplateArgs& a) const {
   const size_t key_len = a.key_prefix.size() + kMaxDigits;
-  out->EnsureWritable(fixed_bound_ + key_ops_ * (kMaxStrHeader + key_len) +
-                      data_ops_ * (kMaxStrHeader + a.data.size()));
+  return fixed_bound_ + key_ops_ * (kMaxStrHeader + key_len) + data_ops_ * (kMaxStrHeader + a.data.size());
+}
+
+size_t RequestTemplate::Append(Buffer* out, uint64_t sync, const TemplateArgs& a) const {
+  out->EnsureWritable(MaxSize(a));
   char* const start = out->WritePtr();
   char* p = start + kPrefixSize;
   const char* literal = bytes_.data();

@@ -36,6 +36,8 @@ class RequestTemplate {
   /// Appends one complete IPROTO request (0xce length prefix, header {REQUEST_TYPE,
   /// SYNC}, body) to out; returns the bytes appended. Allocates only if out must grow.
   size_t Append(Buffer* out, uint64_t sync, const TemplateArgs& a) const;
+  /// The most bytes Append() can write with these args (its one capacity check).
+  size_t MaxSize(const TemplateArgs& a) const;
 
   bool uses_key() const { return key_ops_ > 0 || uses_keynum_; }  // __key__ or __keynum__
   bool uses_data() const { return data_ops_ > 0; }

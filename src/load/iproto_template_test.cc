@@ -26,6 +26,7 @@ std::string Render(const RequestTemplate& t, uint64_t sync, const TemplateArgs& 
   Buffer out;
   const size_t n = t.Append(&out, sync, a);
   EXPECT_EQ(n, out.Readable());
+  EXPECT_LE(n, t.MaxSize(a));
   return std::string(out.View());
 }
 
@@ -324,7 +325,14 @@ TEST(IprotoTemplateTest, MalformedTemplatesNameTheFaultAndColumn) {
       {"call", "missing function name after call at column 5"},
       {"call [x]", "a function name cannot start with '['"},
       {"eval return", "eval needs a quoted Lua expression"},
-      {"replace 512 " + std::string(40, '[') , "nesting deeper than 32"},
+      {"replace 512 " + std::string(40, '['), "nesting deeper than 32"},
+      {"replace 512 [" + std::string(17, 'x') + "]", "unknown word"},
+      {[] {
+         std::string t = "replace 512 [__rand:1048576__";
+         for (int i = 0; i < 16; ++i) t += ", __rand:1048576__";
+         return t + "]";
+       }(),
+       "the request would be larger than 16 MiB before __key__ and __data__"},
   };
   for (const auto& [text, want] : kCases) {
     auto t = RequestTemplate::Parse(text);
