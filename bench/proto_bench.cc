@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "load/iproto_template.h"
 #include "proto/etcd/etcd.h"
 #include "proto/etcd/http.h"
 #include "proto/iproto/iproto.h"
@@ -99,6 +100,39 @@ void BM_IprotoEncode_Replace100(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_IprotoEncode_Replace100);
+
+// A request template per request: "replace 512 [__key__, __data__]" with a 100 B value
+// (compare BM_IprotoEncode_Replace100, whose tuple is encoded beforehand).
+void BM_IprotoTemplate_ReplaceKeyData100(benchmark::State& state) {
+  auto t = iproto::RequestTemplate::Parse("replace 512 [__key__, __data__]");
+  const std::string data(100, 'v');
+  Buffer out;
+  uint64_t sync = 0;
+  for (auto _ : state) {
+    out.Clear();
+    ++sync;
+    t->Append(&out, sync, {.key_index = sync % 10000000, .key_prefix = "memtier-", .data = data});
+    benchmark::DoNotOptimize(out.ReadPtr());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_IprotoTemplate_ReplaceKeyData100);
+
+// "insert 512 [__seq__, nil, __rand:128__]": 128 random characters per request.
+void BM_IprotoTemplate_InsertSeqRand128(benchmark::State& state) {
+  auto t = iproto::RequestTemplate::Parse("insert 512 [__seq__, nil, __rand:128__]");
+  Rng rng(1);
+  Buffer out;
+  uint64_t sync = 0;
+  for (auto _ : state) {
+    out.Clear();
+    ++sync;
+    t->Append(&out, sync, {.seq = sync, .rng = &rng});
+    benchmark::DoNotOptimize(out.ReadPtr());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_IprotoTemplate_InsertSeqRand128);
 
 const std::string kEtcdPutBody =
     R"({"header":{"cluster_id":"14841639068965178418","member_id":"10276657743932975437","revision":"2","raft_term":"2"}})";

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz and runs each for a
-# bounded time: scripts/fuzz.sh [seconds per target, default 20] [target ...].
-# Targets: resp memcache iproto http. Seeds come from fuzz/corpus/<name>/; new inputs
+# bounded time: scripts/fuzz.sh [seconds per target, default 20] [target ...], as many
+# at once as there are cores (MEMSTAND_FUZZ_JOBS to change). CI runs it (scripts/test.sh).
+# Targets: resp memcache iproto http iproto_template. Seeds come from fuzz/corpus/<name>/; new inputs
 # go to build-fuzz/corpus/<name>/, crashes to build-fuzz/artifacts/. Exit status 1 if
 # any target found a crash, a sanitizer report, a split-invariance violation or a hang.
 # To reproduce a crash: build-fuzz/<name>_fuzz build-fuzz/artifacts/<file>.
@@ -10,30 +11,46 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(resp memcache iproto http)
+[ ${#targets[@]} -eq 0 ] && targets=(resp memcache iproto http iproto_template)
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2;; esac
 
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMEMSTAND_FUZZ=ON -DMEMSTAND_BUILD_TESTS=OFF -DMEMSTAND_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
-cmake --build build-fuzz -j2 --target "${targets[@]/%/_fuzz}"
+cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/%/_fuzz}" >&2
 
+# One target: its exit status goes to build-fuzz/<name>.rc, its log to <name>.log.
+run() {
+  local t=$1 rc=0
+  mkdir -p "build-fuzz/corpus/$t"
+  "build-fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=65536 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" \
+    "build-fuzz/corpus/$t" "fuzz/corpus/$t" 2> "build-fuzz/$t.log" || rc=$?
+  echo "$rc" > "build-fuzz/$t.rc"
+}
+
+# As many targets at once as there are cores (MEMSTAND_FUZZ_JOBS), each for `seconds`.
+jobs_max="${MEMSTAND_FUZZ_JOBS:-$(nproc)}"
 mkdir -p build-fuzz/artifacts
+for t in "${targets[@]}"; do
+  rm -f "build-fuzz/$t.rc"
+  echo "fuzz: $t for ${seconds}s" >&2
+  run "$t" &
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+done
+wait
 failed=()
 for t in "${targets[@]}"; do
-  mkdir -p "build-fuzz/corpus/$t"
-  echo "fuzz: $t for ${seconds}s" >&2
-  if ! "build-fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -max_len=65536 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" \
-      "build-fuzz/corpus/$t" "fuzz/corpus/$t" 2> "build-fuzz/$t.log"; then
+  if [ "$(cat "build-fuzz/$t.rc" 2>/dev/null)" != "0" ]; then
     failed+=("$t")
+    echo "fuzz: $t FAILED:" >&2
     tail -n 40 "build-fuzz/$t.log" >&2
   fi
-  grep -E "^stat::number_of_executed_units|^Done" "build-fuzz/$t.log" >&2 || true
+  echo "fuzz: $t: $(grep -E '^stat::number_of_executed_units' "build-fuzz/$t.log" | awk '{print $2}') inputs" >&2
 done
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "fuzz: FAILED: ${failed[*]} (inputs in build-fuzz/artifacts/)" >&2
+  echo "fuzz: FAILED: ${failed[*]} (inputs in build-fuzz/artifacts/; reproduce with build-fuzz/<name>_fuzz <file>)" >&2
   exit 1
 fi
 echo "fuzz: ${#targets[@]} targets ran ${seconds}s each, no failure" >&2

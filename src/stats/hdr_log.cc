@@ -16,6 +16,8 @@
 #include <new>
 #include <vector>
 
+#include "util/base64.h"
+
 namespace memstand {
 
 namespace {
@@ -24,8 +26,6 @@ namespace {
 // for the ZigZag LEB128 "TLZE" count encoding).
 constexpr uint32_t kV2EncodingCookie = 0x1c849303 | 0x10;
 constexpr uint32_t kV2CompressedEncodingCookie = 0x1c849304 | 0x10;
-constexpr char kBase64Alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 void AppendBigEndian(uint64_t value, int bytes, std::string* out) {
   for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {
@@ -184,22 +184,6 @@ std::string EncodeV2(const HdrHistogram& h) {
   return out;
 }
 
-std::string Base64Encode(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    const size_t n = std::min<size_t>(3, bytes.size() - i);
-    uint32_t group = 0;
-    for (size_t k = 0; k < 3; ++k) {
-      group = (group << 8) | (k < n ? static_cast<uint8_t>(bytes[i + k]) : 0u);
-    }
-    for (size_t k = 0; k < 4; ++k) {
-      out.push_back(k <= n ? kBase64Alphabet[(group >> (18 - 6 * k)) & 0x3f] : '=');
-    }
-  }
-  return out;
-}
-
 }  // namespace hdr_log_internal
 
 std::string EncodeCompressedV2Base64(const HdrHistogram& h) {
@@ -208,7 +192,7 @@ std::string EncodeCompressedV2Base64(const HdrHistogram& h) {
   AppendBigEndian(kV2CompressedEncodingCookie, 4, &wrapped);
   AppendBigEndian(compressed.size(), 4, &wrapped);
   wrapped += compressed;
-  return hdr_log_internal::Base64Encode(wrapped);
+  return Base64Encode(wrapped);
 }
 
 HdrLogWriter::HdrLogWriter(std::string* out, double max_value_unit_ratio)

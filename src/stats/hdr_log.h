@@ -75,8 +75,6 @@ namespace hdr_log_internal {
 void AppendZigZagLeb128(int64_t value, std::string* out);
 /// The uncompressed V2 encoding (header and counts), before zlib.
 std::string EncodeV2(const HdrHistogram& h);
-/// Standard base64 (RFC 4648 alphabet, '=' padding).
-std::string Base64Encode(std::string_view bytes);
 }  // namespace hdr_log_internal
 
 }  // namespace memstand
