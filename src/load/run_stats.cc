@@ -53,6 +53,9 @@ void ThreadStats::Add(const ThreadStats& o) {
   cluster_moved += o.cluster_moved;
   cluster_ask += o.cluster_ask;
   cluster_tryagain += o.cluster_tryagain;
+  get_hits_all += o.get_hits_all;
+  get_misses_all += o.get_misses_all;
+  writes_applied += o.writes_applied;
 }
 
 }  // namespace memstand

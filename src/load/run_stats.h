@@ -64,6 +64,12 @@ struct ThreadStats {
   uint64_t cluster_moved = 0;
   uint64_t cluster_ask = 0;
   uint64_t cluster_tryagain = 0;
+  /// Protocols other than RESP, over every reply (warm-up included), for the
+  /// cross-check: memcache get/gets replies with and without a value, and etcd
+  /// replies that raised the store revision (a put, a delete that deleted).
+  uint64_t get_hits_all = 0;
+  uint64_t get_misses_all = 0;
+  uint64_t writes_applied = 0;
   /// --samples only (LoadOptions::samples_cap > 0): the raw samples of this thread's
   /// measured replies, created by the worker on its first one. Not merged by Add();
   /// copies share it (no copy of a million samples).
