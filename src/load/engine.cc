@@ -363,7 +363,11 @@ std::map<std::string, int64_t> ProtoSent(const LoadOptions& opt, const WorkerSha
   }
   for (size_t i = 0; i < shared.proto_requests.size(); ++i) {
     const std::string& name = shared.proto_requests[i].server_stat();
-    if (!name.empty()) sent[name] += static_cast<int64_t>(t.sent_by_command[i]);
+    if (name.empty()) continue;
+    sent[name] += static_cast<int64_t>(t.sent_by_command[i]);
+    if (name == "incr" || name == "decr") {  // memcached counts a CLIENT_ERROR in neither
+      sent[name] -= static_cast<int64_t>(t.error_replies_all[i]);
+    }
   }
   if (opt.protocol == Protocol::kMemcache && sent.count("cmd_get")) {
     sent["get_hits"] = static_cast<int64_t>(t.get_hits_all);

@@ -863,6 +863,7 @@ void Worker::HandleReplyOther(Conn& c, int64_t now) {
   }
   const ProtoReply& r = proto_reply_;
   if (r.applied_write) ++stats_.writes_applied;
+  if (r.is_error) ++stats_.error_replies_all[f.cmd];
   if (!r.is_error && (req.op() == ProtoRequest::Op::kMcGet || req.op() == ProtoRequest::Op::kMcGets)) {
     ++(r.positive ? stats_.get_hits_all : stats_.get_misses_all);
   }
