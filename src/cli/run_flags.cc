@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include "core/pacer.h"
+#include "load/proto_request.h"
 #include "report/metrics_server.h"
 #include "util/parse.h"
 #include "workload/command_mix.h"
@@ -17,7 +18,10 @@ Status FlagError(const std::string& flag, const Status& s) {
 
 void AddTargetFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--target", f->target,
-                  "redis://[user:pass@]host:port[/db]; none: start a local redis-server");
+                  "redis://[user:pass@]host:port[/db], memcache://host:port, etcd://host:port, "
+                  "tarantool://[user:pass@]host:port; none: start a local server");
+  app->add_option("--protocol", f->protocol,
+                  "resp, memcache, iproto or etcd (default: the target's scheme, else resp)");
   app->add_option("-s,--server", f->server, "Server host (memtier style)");
   app->add_option("-p,--port", f->port, "Server port (memtier style)")->check(CLI::Range(1, 65535));
   app->add_option("-a,--authenticate", f->authenticate, "PASSWORD or USER:PASSWORD (memtier style)");
@@ -130,20 +134,34 @@ Status BuildCommands(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
     auto w = ParseRatio(f.ratio, 2);
     if (!w.ok()) return FlagError("--ratio", w.status());
     // A weight of 0 leaves that command out (1:0 is SETs only, as memtier).
+    static constexpr const char* kDefaults[][2] = {
+        {"SET __key__ __data__", "GET __key__"},
+        {"set __key__ __data__", "get __key__"},
+        {"replace memstand [__key__, __data__]", "select memstand 0 [__key__]"},
+        {"put __key__ __data__", "range __key__"}};
+    const auto& defaults = kDefaults[static_cast<int>(o->protocol)];
     if ((*w)[0] > 0) {
-      texts.push_back("SET __key__ __data__");
+      texts.push_back(defaults[0]);
       ratios.push_back(std::to_string((*w)[0]));
       patterns.push_back(set_pattern);
     }
     if ((*w)[1] > 0) {
-      texts.push_back("GET __key__");
+      texts.push_back(defaults[1]);
       ratios.push_back(std::to_string((*w)[1]));
       patterns.push_back(get_pattern);
     }
   }
   for (size_t i = 0; i < texts.size(); ++i) {
     CommandSpec c;
-    auto t = ParseCommandTemplate(texts[i]);
+    c.text = texts[i];
+    std::string proto_label;
+    if (o->protocol != Protocol::kResp) {
+      auto req = ProtoRequest::Parse(o->protocol, texts[i], f.key_prefix);
+      if (!req.ok()) return FlagError("--command", req.status());
+      proto_label = req->label();
+      c.counts_hits = req->counts_hits();
+    }
+    auto t = ParseCommandTemplate(proto_label.empty() ? texts[i] : proto_label);
     if (!t.ok()) return FlagError("--command", t.status());
     c.tmpl = *t;
     auto w = ParseRatio(ratios[i], 1);
@@ -155,8 +173,10 @@ Status BuildCommands(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
                                                  : f.key_pattern.substr(0, 1));
     if (!kp.ok()) return FlagError(own_pattern ? "--command-key-pattern" : "--key-pattern", kp.status());
     c.key_pattern = *kp;
-    c.counts_hits = c.tmpl.name == "GET" || c.tmpl.name == "HGET" || c.tmpl.name == "GETEX" ||
-                    c.tmpl.name == "GETDEL";
+    if (o->protocol == Protocol::kResp) {
+      c.counts_hits = c.tmpl.name == "GET" || c.tmpl.name == "HGET" || c.tmpl.name == "GETEX" ||
+                      c.tmpl.name == "GETDEL";
+    }
     c.label = c.tmpl.name;
     for (const auto& other : o->commands) {
       if (other.label == c.label) c.label += "#" + std::to_string(i + 1);
@@ -169,13 +189,41 @@ Status BuildCommands(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
   return Status::OK();
 }
 
+// --protocol, or the target's scheme; the target then carries the protocol's scheme.
+Status BuildProtocol(const RunFlags& f, RunConfig* cfg) {
+  LoadOptions& o = cfg->load;
+  if (f.protocol.empty()) {
+    o.protocol = SchemeProtocol(o.target.scheme);
+  } else {
+    auto p = ParseProtocol(f.protocol);
+    if (!p.ok()) return FlagError("--protocol", p.status());
+    o.protocol = *p;
+  }
+  if (o.protocol == Protocol::kResp) return Status::OK();
+  o.target.scheme = ProtocolScheme(o.protocol);
+  if (f.target.empty() && f.port == 0) {  // the protocol's default port
+    o.target.port = o.protocol == Protocol::kMemcache ? 11211 : o.protocol == Protocol::kEtcd ? 2379 : 3301;
+  }
+  const char* name = ProtocolName(o.protocol);
+  if (o.target.db != 0) return Status::InvalidArgument(std::string("--db: not for --protocol ") + name);
+  if (f.resp != 2) return Status::InvalidArgument(std::string("--resp: not for --protocol ") + name);
+  if (f.cluster) return Status::InvalidArgument(std::string("--cluster: not for --protocol ") + name);
+  if (o.protocol != Protocol::kIproto && !o.target.password.empty()) {
+    return Status::InvalidArgument(std::string("--authenticate: not for --protocol ") + name);
+  }
+  if (o.protocol == Protocol::kIproto && o.target.user.empty() && !o.target.password.empty()) {
+    return Status::InvalidArgument("--authenticate: Tarantool needs USER:PASSWORD");
+  }
+  return Status::OK();
+}
+
 Status BuildTarget(const RunFlags& f, RunConfig* cfg) {
   RedisTarget& t = cfg->load.target;
   if (!f.target.empty()) {
     if (!f.server.empty() || f.port != 0) {
       return Status::InvalidArgument("--target: give either --target or -s/-p, not both");
     }
-    auto parsed = ParseRedisUrl(f.target);
+    auto parsed = ParseTargetUrl(f.target);
     if (!parsed.ok()) return FlagError("--target", parsed.status());
     t = *parsed;
     cfg->target_given = true;
@@ -195,7 +243,7 @@ Status BuildTarget(const RunFlags& f, RunConfig* cfg) {
   }
   if (!f.user.empty()) t.user = f.user;
   if (f.db != 0) t.db = f.db;
-  return Status::OK();
+  return BuildProtocol(f, cfg);
 }
 
 Status BuildValues(const RunFlags& f, ValueSpec* v) {
@@ -342,6 +390,7 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   LoadOptions& o = cfg.load;
   Status s = BuildTarget(f, &cfg);
   if (s.ok()) s = BuildTimes(f, &o);
+  o.key_prefix = f.key_prefix;
   if (s.ok()) s = BuildValues(f, &o.value);
   if (s.ok()) s = BuildCommands(app, f, &o);
   if (!s.ok()) return s;

@@ -15,6 +15,7 @@ namespace memstand::cli {
 /// The flags as typed, before checking.
 struct RunFlags {
   std::string target, server, authenticate, user;
+  std::string protocol;  // empty: from the target's scheme, else resp
   int port = 0;
   int db = 0;
   int resp = 2;
@@ -47,7 +48,8 @@ struct RunFlags {
 
 struct RunConfig {
   LoadOptions load;
-  bool target_given = false;  // false: memstand starts its own redis-server
+  bool target_given = false;  // false: memstand starts its own server (redis-server,
+                              // memcached, tarantool or etcd by --protocol)
   std::string json_path;
   bool json_memtier = false;  // --json-format memtier: memtier_benchmark's key layout
   std::string samples_path;   // raw samples CSV; load.samples_cap is its cap

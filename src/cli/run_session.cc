@@ -13,6 +13,7 @@
 #include "cli/progress_line.h"
 #include "report/metrics_server.h"
 #include "stand/local_redis.h"
+#include "stand/local_server.h"
 #include "stand/proc_stats.h"
 #include "stand/resource_sampler.h"
 #include "stats/hdr_log.h"
@@ -149,6 +150,7 @@ struct RunSession::Outputs {
   std::unique_ptr<MetricsServer> metrics;
   std::unique_ptr<ProgressLine> progress;
   std::unique_ptr<LocalRedis> local;
+  std::unique_ptr<LocalServer> local_other;  // --protocol memcache|iproto|etcd, no target
 };
 
 RunSession::RunSession() : out_(std::make_unique<Outputs>()) {}
@@ -187,6 +189,7 @@ Status RunSession::StartLocalServer(RunConfig* cfg) {
     server_note_ = "given by the user (not started by memstand)";
     return Status::OK();
   }
+  if (cfg->load.protocol != Protocol::kResp) return StartLocalOther(cfg);
   LocalRedisOptions lo;
   lo.binary = cfg->redis_server;
   auto started = LocalRedis::Start(lo);
@@ -196,6 +199,21 @@ Status RunSession::StartLocalServer(RunConfig* cfg) {
   cfg->load.target.port = out_->local->port();
   cfg->load.exclusive_server = true;
   server_note_ = out_->local->Describe() + "; stopped when memstand exits";
+  return Status::OK();
+}
+
+Status RunSession::StartLocalOther(RunConfig* cfg) {
+  const Protocol p = cfg->load.protocol;
+  const char* kind = p == Protocol::kMemcache ? "memcached" : p == Protocol::kEtcd ? "etcd" : "tarantool";
+  auto started = LocalServer::Start(kind, "");
+  if (!started.ok()) {
+    return started.status().WithContext(std::string("no --target given, starting a local ") + kind);
+  }
+  out_->local_other = std::move(*started);
+  cfg->load.target.host = out_->local_other->host();
+  cfg->load.target.port = out_->local_other->port();
+  cfg->load.exclusive_server = true;
+  server_note_ = out_->local_other->Describe() + "; stopped when memstand exits";
   return Status::OK();
 }
 
@@ -212,14 +230,20 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
                                                          const std::string& label) {
   auto run = std::make_unique<MeasuredRun>();
   run->options = options;
-  LocalRedis* local = out_->local.get();
+  const pid_t server_pid = out_->local       ? out_->local->pid()
+                           : out_->local_other ? out_->local_other->pid()
+                                               : 0;
+  const bool local = server_pid > 0;
   if (out_->progress) out_->progress->Begin(run->options, label);
   std::vector<WatchedProcess> watched = {{"memstand", 0}};
-  if (local) watched.insert(watched.begin(), {"redis-server", local->pid()});
+  if (local) {
+    watched.insert(watched.begin(),
+                   {out_->local ? "redis-server" : out_->local_other->program(), server_pid});
+  }
   auto sampler = ResourceSampler::Start(watched);
-  auto before = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
+  auto before = local ? ReadProcSample(server_pid) : Result<ProcSample>(Status::NotFound(""));
   auto result = RunLoad(run->options, &g_interrupt, Sink());
-  auto after = local ? ReadProcSample(local->pid()) : Result<ProcSample>(Status::NotFound(""));
+  auto after = local ? ReadProcSample(server_pid) : Result<ProcSample>(Status::NotFound(""));
   if (sampler.ok()) run->report.resources = (*sampler)->Stop();
   if (out_->progress) out_->progress->Clear();
   if (!result.ok()) return result.status();
@@ -229,8 +253,8 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
   rep.options = &run->options;
   rep.result = &run->result;
   rep.platform = platform_;
-  rep.server_started = local != nullptr;
-  rep.server_pid = local ? local->pid() : 0;
+  rep.server_started = local;
+  rep.server_pid = server_pid;
   rep.server_note = server_note_;
   if (before.ok() && after.ok()) {
     rep.server_proc_known = true;

@@ -68,6 +68,7 @@ class RunSession {
   struct Outputs;
   RunSession();
   Status StartLocalServer(RunConfig* cfg);
+  Status StartLocalOther(RunConfig* cfg);
   IntervalSink Sink();
 
   std::unique_ptr<Outputs> out_;

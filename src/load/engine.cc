@@ -12,6 +12,7 @@
 #include "client/redis_info.h"
 #include "core/clock.h"
 #include "load/cluster_map.h"
+#include "load/proto_control.h"
 #include "load/worker.h"
 #include "workload/rng.h"
 
@@ -317,8 +318,132 @@ Status ConnectCluster(const LoadOptions& opt, const RedisClientOptions& co,
   return Status::OK();
 }
 
+namespace {
+
+// The workers' whole run: threads started, joined, their statistics merged.
+void RunAndCollect(const LoadOptions& opt, WorkerShared* shared, const std::atomic<bool>* interrupt,
+                   IntervalSink sink, RunResult* r) {
+  IntervalCollector intervals(opt.threads, opt.commands.size(), std::move(sink));
+  shared->intervals = &intervals;
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker>(shared, i));
+  RunWorkers(shared, &workers, interrupt, r);
+  Collect(workers, opt.commands.size(), r);
+  const int64_t start_ns = MeasuredStartNs(workers);
+  r->measured_start_unix_s = UnixNowS() - (NowNs() - start_ns) / 1e9;
+  if (opt.samples_cap > 0) MergeSamples(opt, workers, start_ns, r);
+  intervals.Finish();
+  r->series = intervals.series();
+}
+
+// ---- Protocols other than RESP: a ProtoControl connection instead of INFO. ----
+
+// The requests of the mix; IPROTO space names resolved on the server.
+Status PrepareProtoRequests(const LoadOptions& opt, ProtoControl& control, WorkerShared* shared) {
+  etcd::Target et;
+  et.host = opt.target.host + ":" + std::to_string(opt.target.port);
+  for (const CommandSpec& c : opt.commands) {
+    auto req = ProtoRequest::Parse(opt.protocol, c.text, opt.key_prefix);
+    if (!req.ok()) return req.status().WithContext("--command '" + c.text + "'");
+    req->set_etcd_target(et);
+    Status s = req->ResolveSpace([&](const std::string& name) { return control.SpaceId(name); });
+    if (!s.ok()) return s;
+    shared->proto_requests.push_back(std::move(*req));
+  }
+  return Status::OK();
+}
+
+// What memstand did, in the server's counter names (see ProtoControl::Counters).
+std::map<std::string, int64_t> ProtoSent(const LoadOptions& opt, const WorkerShared& shared,
+                                         const ThreadStats& t) {
+  std::map<std::string, int64_t> sent;
+  if (opt.protocol == Protocol::kEtcd) {
+    sent["revision"] = static_cast<int64_t>(t.writes_applied);
+    return sent;
+  }
+  for (size_t i = 0; i < shared.proto_requests.size(); ++i) {
+    const std::string& name = shared.proto_requests[i].server_stat();
+    if (name.empty()) continue;
+    sent[name] += static_cast<int64_t>(t.sent_by_command[i]);
+    if (name == "incr" || name == "decr") {  // memcached counts a CLIENT_ERROR in neither
+      sent[name] -= static_cast<int64_t>(t.error_replies_all[i]);
+    }
+  }
+  if (opt.protocol == Protocol::kMemcache && sent.count("cmd_get")) {
+    sent["get_hits"] = static_cast<int64_t>(t.get_hits_all);
+    sent["get_misses"] = static_cast<int64_t>(t.get_misses_all);
+  }
+  if (auto it = t.setup_commands.find("auth"); it != t.setup_commands.end()) {
+    sent["AUTH"] += static_cast<int64_t>(it->second);
+  }
+  return sent;
+}
+
+void CrossCheckOther(const LoadOptions& opt, std::map<std::string, int64_t> sent,
+                     const Result<std::map<std::string, int64_t>>& before,
+                     const Result<std::map<std::string, int64_t>>& after, CrossCheck* cc) {
+  if (!before.ok() || !after.ok()) {
+    cc->unavailable_reason = (before.ok() ? after.status() : before.status()).message();
+    return;
+  }
+  cc->available = true;
+  // Server counters that a request of memstand's could move, compared even at 0 sent.
+  std::set<std::string> names;
+  for (const auto& [name, n] : sent) names.insert(name);
+  if (opt.protocol == Protocol::kMemcache) names.insert({"cmd_get", "cmd_set"});
+  if (opt.protocol == Protocol::kIproto) {
+    names.insert({"SELECT", "INSERT", "REPLACE", "DELETE", "UPDATE", "UPSERT", "CALL", "EVAL", "AUTH"});
+  }
+  auto value = [](const std::map<std::string, int64_t>& m, const std::string& name) -> int64_t {
+    auto it = m.find(name);
+    return it == m.end() ? 0 : it->second;
+  };
+  for (const std::string& name : names) {
+    CrossCheckRow row{name, value(sent, name), value(*after, name) - value(*before, name)};
+    if (row.memstand == 0 && row.server == 0) continue;
+    if (row.memstand != row.server) cc->mismatch = true;
+    cc->rows.push_back(row);
+  }
+}
+
+Result<RunResult> RunLoadOther(const LoadOptions& opt, const std::atomic<bool>* interrupt,
+                               IntervalSink sink) {
+  RunResult r;
+  r.started_at = WallClockIso();
+  auto control = ProtoControl::Connect(opt.protocol, opt.target, opt.connect_timeout_ms);
+  if (!control.ok()) return control.status();
+  ProtoControl& ctl = **control;
+  WorkerShared shared;
+  Status s = PrepareShared(opt, &shared);
+  if (s.ok()) s = PrepareProtoRequests(opt, ctl, &shared);
+  if (!s.ok()) return s;
+  r.server_version = ctl.version();
+  double u0, s0;
+  ProcessCpu(&u0, &s0);
+  const std::map<std::string, int64_t> control_before = ctl.sent();
+  auto before = ctl.Counters();
+  RunAndCollect(opt, &shared, interrupt, std::move(sink), &r);
+  const std::map<std::string, int64_t> control_after = ctl.sent();
+  auto after = ctl.Counters();
+  double u1, s1;
+  ProcessCpu(&u1, &s1);
+  r.process_cpu_user_s = u1 - u0;
+  r.process_cpu_sys_s = s1 - s0;
+  std::map<std::string, int64_t> sent = ProtoSent(opt, shared, r.totals);
+  for (const auto& [name, n] : control_after) {
+    auto it = control_before.find(name);
+    sent[name] += n - (it == control_before.end() ? 0 : it->second);
+  }
+  CrossCheckOther(opt, std::move(sent), before, after, &r.cross_check);
+  r.cross_check.enforced = opt.exclusive_server;
+  return r;
+}
+
+}  // namespace
+
 Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* interrupt,
                           IntervalSink sink) {
+  if (opt.protocol != Protocol::kResp) return RunLoadOther(opt, interrupt, std::move(sink));
   RunResult r;
   r.started_at = WallClockIso();
   RedisClientOptions co;
@@ -349,17 +474,7 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   if (auto it = before.info.find("redis_version"); it != before.info.end()) {
     r.server_version = it->second;
   }
-  IntervalCollector intervals(opt.threads, opt.commands.size(), std::move(sink));
-  shared.intervals = &intervals;
-  std::vector<std::unique_ptr<Worker>> workers;
-  for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker>(&shared, i));
-  RunWorkers(&shared, &workers, interrupt, &r);
-  Collect(workers, opt.commands.size(), &r);
-  const int64_t start_ns = MeasuredStartNs(workers);
-  r.measured_start_unix_s = UnixNowS() - (NowNs() - start_ns) / 1e9;
-  if (opt.samples_cap > 0) MergeSamples(opt, workers, start_ns, &r);
-  intervals.Finish();
-  r.series = intervals.series();
+  RunAndCollect(opt, &shared, interrupt, std::move(sink), &r);
   ServerSnapshot after = WithReplicaReads(opt, SnapshotAll(controls), replica_controls);
   double u1, s1;
   ProcessCpu(&u1, &s1);

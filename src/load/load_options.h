@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "load/protocol.h"
 #include "load/target.h"
 #include "workload/command_template.h"
 #include "workload/key_pattern.h"
@@ -20,10 +21,13 @@ struct CommandSpec {
   /// Count null replies as misses and others as hits (GET-like reads).
   bool counts_hits = false;
   std::string label;  // e.g. "SET" or "GET"; unique within a run
+  std::string text;   // the template as given (protocols other than RESP parse it again)
 };
 
 struct LoadOptions {
   RedisTarget target;
+  /// The wire protocol; --protocol, else the target's URL scheme, else RESP.
+  Protocol protocol = Protocol::kResp;
   int resp = 2;                  // RESP version: 2 (every server) or 3 (HELLO 3)
   int threads = 1;               // one reactor each; 1 leaves the other core to a local server
   int clients = 50;              // connections per thread (memtier and redis-benchmark: 50)

@@ -33,6 +33,10 @@ void ThreadStats::Add(const ThreadStats& o) {
     commands.resize(o.commands.size());
     sent_by_command.resize(o.commands.size());
   }
+  if (error_replies_all.size() < o.error_replies_all.size()) {
+    error_replies_all.resize(o.error_replies_all.size());
+  }
+  for (size_t i = 0; i < o.error_replies_all.size(); ++i) error_replies_all[i] += o.error_replies_all[i];
   for (size_t i = 0; i < o.commands.size(); ++i) {
     commands[i].Add(o.commands[i]);
     sent_by_command[i] += o.sent_by_command[i];
@@ -53,6 +57,9 @@ void ThreadStats::Add(const ThreadStats& o) {
   cluster_moved += o.cluster_moved;
   cluster_ask += o.cluster_ask;
   cluster_tryagain += o.cluster_tryagain;
+  get_hits_all += o.get_hits_all;
+  get_misses_all += o.get_misses_all;
+  writes_applied += o.writes_applied;
 }
 
 }  // namespace memstand

@@ -64,13 +64,22 @@ struct ThreadStats {
   uint64_t cluster_moved = 0;
   uint64_t cluster_ask = 0;
   uint64_t cluster_tryagain = 0;
+  /// Protocols other than RESP, over every reply (warm-up included), for the
+  /// cross-check: memcache get/gets replies with and without a value, and etcd
+  /// replies that raised the store revision (a put, a delete that deleted).
+  uint64_t get_hits_all = 0;
+  uint64_t get_misses_all = 0;
+  uint64_t writes_applied = 0;
+  /// Other protocols: error replies by command index over every reply (memcached
+  /// counts an incr/decr that fails with CLIENT_ERROR in neither incr_hits nor misses).
+  std::vector<uint64_t> error_replies_all;
   /// --samples only (LoadOptions::samples_cap > 0): the raw samples of this thread's
   /// measured replies, created by the worker on its first one. Not merged by Add();
   /// copies share it (no copy of a million samples).
   std::shared_ptr<SampleReservoir> samples;
 
   explicit ThreadStats(size_t command_count = 0)
-      : commands(command_count), sent_by_command(command_count) {}
+      : commands(command_count), sent_by_command(command_count), error_replies_all(command_count) {}
   void Add(const ThreadStats& other);
 };
 

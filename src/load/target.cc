@@ -8,8 +8,17 @@ namespace {
 
 Status Bad(std::string_view url, const std::string& what) {
   return Status::InvalidArgument("invalid target '" + std::string(url) + "': " + what +
-                                 " (expected redis://[user:pass@]host:port[/db])");
+                                 " (expected redis://[user:pass@]host:port[/db], "
+                                 "memcache://host:port, etcd://host:port or "
+                                 "tarantool://[user:pass@]host:port)");
 }
+
+struct Scheme {
+  std::string_view name;
+  int default_port;
+};
+constexpr Scheme kSchemes[] = {
+    {"redis", 6379}, {"memcache", 11211}, {"etcd", 2379}, {"tarantool", 3301}};
 
 bool ParseInt(std::string_view s, int lo, int hi, int* out) {
   if (s.empty()) return false;
@@ -21,7 +30,7 @@ bool ParseInt(std::string_view s, int lo, int hi, int* out) {
 
 std::string RedisTarget::Display() const {
   // Built with append: g++ 12 warns (-Wrestrict, a false positive) on "[" + host + "]".
-  std::string s = "redis://";
+  std::string s = scheme + "://";
   if (!user.empty()) s.append(user).append("@");
   bool v6 = host.find(':') != std::string::npos;
   if (v6) s.append("[");
@@ -33,22 +42,37 @@ std::string RedisTarget::Display() const {
 }
 
 Result<RedisTarget> ParseRedisUrl(std::string_view url) {
-  constexpr std::string_view kScheme = "redis://";
-  if (url.substr(0, kScheme.size()) != kScheme) return Bad(url, "the scheme must be redis://");
-  std::string_view rest = url.substr(kScheme.size());
+  if (!url.starts_with("redis://")) return Bad(url, "the scheme must be redis://");
+  return ParseTargetUrl(url);
+}
+
+Result<RedisTarget> ParseTargetUrl(std::string_view url) {
   RedisTarget t;
+  const Scheme* scheme = nullptr;
+  for (const Scheme& s : kSchemes) {
+    if (url.starts_with(s.name) && url.substr(s.name.size()).starts_with("://")) scheme = &s;
+  }
+  if (scheme == nullptr) return Bad(url, "unknown scheme");
+  t.scheme = std::string(scheme->name);
+  t.port = scheme->default_port;
+  std::string_view rest = url.substr(scheme->name.size() + 3);
   if (size_t at = rest.rfind('@'); at != std::string_view::npos) {
     std::string_view cred = rest.substr(0, at);
     rest = rest.substr(at + 1);
     size_t colon = cred.find(':');
     if (colon == std::string_view::npos) {
-      t.password = std::string(cred);  // redis://pass@host, as redis-cli -u accepts
+      // redis://pass@host, as redis-cli -u accepts; tarantool://user@host, as tarantoolctl.
+      (t.scheme == "tarantool" ? t.user : t.password) = std::string(cred);
     } else {
       t.user = std::string(cred.substr(0, colon));
       t.password = std::string(cred.substr(colon + 1));
     }
   }
+  if ((t.scheme == "memcache" || t.scheme == "etcd") && url.find('@') != std::string_view::npos) {
+    return Bad(url, t.scheme + ":// takes no user or password");
+  }
   if (size_t slash = rest.find('/'); slash != std::string_view::npos) {
+    if (t.scheme != "redis" && rest.substr(slash) != "/") return Bad(url, "a path is for redis:// only");
     std::string_view db = rest.substr(slash + 1);
     rest = rest.substr(0, slash);
     if (!db.empty() && !ParseInt(db, 0, 1 << 20, &t.db)) return Bad(url, "bad database number");

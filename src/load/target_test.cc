@@ -42,5 +42,29 @@ TEST(RedisUrl, Errors) {
   }
 }
 
+TEST(TargetUrl, OtherSchemes) {
+  auto t = ParseTargetUrl("memcache://10.0.0.1");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->scheme, "memcache");
+  EXPECT_EQ(t->port, 11211);
+  EXPECT_EQ(t->Display(), "memcache://10.0.0.1:11211");
+  t = ParseTargetUrl("tarantool://bench:secret@h:3302");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->user, "bench");
+  EXPECT_EQ(t->password, "secret");
+  EXPECT_EQ(t->Display(), "tarantool://bench@h:3302");
+  t = ParseTargetUrl("tarantool://guest@h");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->user, "guest");
+  EXPECT_EQ(t->port, 3301);
+  t = ParseTargetUrl("etcd://h:2379");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->scheme, "etcd");
+  EXPECT_FALSE(ParseTargetUrl("etcd://u:p@h:2379").ok());
+  EXPECT_FALSE(ParseTargetUrl("memcache://h:1/3").ok());
+  EXPECT_FALSE(ParseTargetUrl("http://h:1").ok());
+  EXPECT_FALSE(ParseRedisUrl("memcache://h:1").ok());  // the redis-only parser stays strict
+}
+
 }  // namespace
 }  // namespace memstand

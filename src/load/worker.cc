@@ -14,6 +14,7 @@
 #include "core/pacer.h"
 #include "core/reactor.h"
 #include "core/socket.h"
+#include "proto/iproto/greeting.h"
 #include "proto/resp/resp.h"
 #include "workload/key_pattern.h"
 #include "workload/rng.h"
@@ -91,6 +92,13 @@ struct Worker::Conn {
   bool want_write = false;
   bool flush_queued = false;
   std::vector<std::string> setup_names;  // setup commands awaiting replies, in order
+  // Protocols other than RESP: the reply reader; IPROTO: `ring` is a slot table
+  // indexed by sync & (size - 1), slot_sync[i] the sync in flight there (0: free).
+  std::unique_ptr<ProtoReader> proto;
+  std::vector<uint64_t> slot_sync;
+  std::vector<uint32_t> free_slots;
+  uint64_t next_seq = 0;
+  std::string greeting;  // IPROTO: greeting bytes received so far
 
   void Push(const InFlight& f) {
     if (count == ring.size()) Grow();
@@ -130,6 +138,7 @@ Worker::Worker(WorkerShared* shared, int thread_index)
       // per master) count it; keys spread the client's requests over the masters.
       depth_(static_cast<size_t>(shared->options->pipeline) *
              (cluster_ ? std::max<size_t>(1, map_.nodes().size()) : 1)),
+      proto_(shared->options->protocol),
       stats_(shared->options->commands.size()),
       interval_(shared->options->commands.size()),
       read_buf_(kReadChunk),
@@ -465,6 +474,7 @@ void Worker::FlushQueued() {
 }
 
 void Worker::OnConnected(Conn& c) {
+  if (proto_ != Protocol::kResp) return OnConnectedOther(c);
   Status s = FinishConnect(c.fd);
   if (!s.ok()) return Fail(c, s.WithContext(opt_.target.host + ":" + std::to_string(opt_.target.port)));
   reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
@@ -508,6 +518,7 @@ void Worker::OnConnected(Conn& c) {
 }
 
 void Worker::OnReadable(Conn& c) {
+  if (proto_ != Protocol::kResp) return OnReadableOther(c);
   ssize_t n = read(c.fd, read_buf_.data(), read_buf_.size());
   ++stats_.read_calls;
   if (n == 0) {
@@ -608,6 +619,7 @@ Worker::Conn& Worker::Route(Client& cl, uint32_t cmd, uint64_t key, std::string_
 }
 
 void Worker::SendOne(Client& cl, int64_t now, int64_t intended) {
+  if (proto_ != Protocol::kResp) return SendOneOther(cl, now, intended);
   uint32_t cmd = shared_->mix->AtInCycle(cl.mix_pos);
   if (++cl.mix_pos == shared_->mix->cycle_length()) cl.mix_pos = 0;
   const CommandSpec& spec = opt_.commands[cmd];
@@ -701,7 +713,8 @@ void Worker::CheckTimeouts(int64_t now) {
   const int64_t limit = int64_t{opt_.request_timeout_ms} * 1'000'000;
   for (auto& c : conns_) {
     if (c->state == Conn::State::kClosed || c->count == 0) continue;
-    if (now - c->ring[c->head].sent_ns > limit) {
+    const int64_t oldest = proto_ == Protocol::kIproto ? OldestSent(*c) : c->ring[c->head].sent_ns;
+    if (now - oldest > limit) {
       Fail(*c, Status::Timeout("no reply within --request-timeout " +
                                std::to_string(opt_.request_timeout_ms) + " ms (" +
                                std::to_string(c->count) + " requests in flight)"));
@@ -733,6 +746,211 @@ void Worker::Close(Conn& c) {
     --open_conns_;
   }
   c.state = Conn::State::kClosed;
+}
+
+// ---- Protocols other than RESP: memcached text, etcd JSON gateway, Tarantool IPROTO.
+// The RESP path above branches here once per connect, read and send. memcache and etcd
+// replies come in request order (the ring is a FIFO, as for RESP); IPROTO replies are
+// matched by sync: the ring is then a slot table, a request's sync = (sequence <<
+// bits) | slot, with the slot taken from the free list (pipeline <= slots).
+
+void Worker::OnConnectedOther(Conn& c) {
+  Status s = FinishConnect(c.fd);
+  if (!s.ok()) return Fail(c, s.WithContext(opt_.target.host + ":" + std::to_string(opt_.target.port)));
+  reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
+  c.proto = std::make_unique<ProtoReader>(proto_);
+  if (proto_ != Protocol::kIproto) {
+    c.state = Conn::State::kRunning;
+    return Flush(c);
+  }
+  c.slot_sync.assign(c.ring.size(), 0);
+  c.free_slots.clear();
+  for (size_t i = c.ring.size(); i > 0; --i) c.free_slots.push_back(static_cast<uint32_t>(i - 1));
+  c.state = Conn::State::kSetup;  // until the greeting (and AUTH) are through
+}
+
+void Worker::OnReadableOther(Conn& c) {
+  ssize_t n = read(c.fd, read_buf_.data(), read_buf_.size());
+  ++stats_.read_calls;
+  if (n == 0) {
+    return Fail(c, Status::IoError("the server closed the connection (" +
+                                   std::to_string(c.count) + " requests in flight)"));
+  }
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EINTR) return;
+    return Fail(c, Status::IoError(ErrnoMessage("read", errno)));
+  }
+  stats_.socket_bytes_read += static_cast<uint64_t>(n);
+  int64_t now = NowNs();
+  const char* p = read_buf_.data();
+  size_t left = static_cast<size_t>(n);
+  if (c.state == Conn::State::kSetup && !FeedGreeting(c, &p, &left)) return;
+  while (left > 0) {
+    size_t used = 0;
+    ProtoReader::Event ev = c.proto->Feed(p, left, &used);
+    p += used;
+    left -= used;
+    if (ev == ProtoReader::Event::kNeedMore) break;
+    if (ev == ProtoReader::Event::kProtocolError) {
+      ++stats_.protocol_errors;
+      return Fail(c, Status::Protocol("malformed reply from " + opt_.target.Display() + " (" +
+                                      ProtocolServer(proto_) + " expected): " + c.proto->error()));
+    }
+    HandleReplyOther(c, now);
+    if (c.state == Conn::State::kClosed) return;
+  }
+}
+
+// IPROTO set-up: takes the greeting's bytes; once whole, sends AUTH if the target has a
+// user. True when the bytes after it (*p, *left) are replies to read.
+bool Worker::FeedGreeting(Conn& c, const char** p, size_t* left) {
+  if (c.greeting.size() < iproto::kGreetingSize) {
+    const size_t take = std::min(*left, iproto::kGreetingSize - c.greeting.size());
+    c.greeting.append(*p, take);
+    *p += take;
+    *left -= take;
+    if (c.greeting.size() < iproto::kGreetingSize) return false;
+    auto g = iproto::ParseGreeting(c.greeting);
+    if (!g.ok()) {
+      Fail(c, g.status().WithContext(opt_.target.Display()));
+      return false;
+    }
+    const RedisTarget& t = opt_.target;
+    if (t.user.empty()) {
+      c.state = Conn::State::kRunning;
+      return true;
+    }
+    iproto::AppendAuth(&c.out, 0, t.user, iproto::ChapSha1Scramble(t.password, g->salt));
+    ++stats_.setup_commands["auth"];
+    Flush(c);
+  }
+  return true;
+}
+
+void Worker::HandleReplyOther(Conn& c, int64_t now) {
+  InFlight f;
+  if (proto_ == Protocol::kIproto) {
+    if (c.proto->is_push()) return;  // box.session.push: the response follows
+    const uint64_t sync = c.proto->sync();
+    if (c.state == Conn::State::kSetup) {
+      std::string refused = c.proto->AuthError();
+      if (!refused.empty()) {
+        return Fail(c, Status::Server("AUTH as '" + opt_.target.user + "' failed: " + refused));
+      }
+      c.state = Conn::State::kRunning;
+      return;
+    }
+    const size_t slot = sync & (c.ring.size() - 1);
+    if (sync == 0 || c.slot_sync[slot] != sync) {
+      ++stats_.protocol_errors;
+      return Fail(c, Status::Protocol("a reply with sync " + std::to_string(sync) +
+                                      " that no request in flight has"));
+    }
+    f = c.ring[slot];
+    c.slot_sync[slot] = 0;
+    c.free_slots.push_back(static_cast<uint32_t>(slot));
+    --c.count;
+  } else {
+    if (c.count == 0) {
+      ++stats_.protocol_errors;
+      return Fail(c, Status::Protocol("a reply arrived with no request in flight"));
+    }
+    f = c.Pop();
+  }
+  --in_flight_;
+  --c.client->in_flight;
+  const ProtoRequest& req = shared_->proto_requests[f.cmd];
+  Status s = c.proto->Interpret(req, &proto_reply_);
+  if (!s.ok()) {
+    ++stats_.protocol_errors;
+    return Fail(c, s.WithContext("reply from " + opt_.target.Display()));
+  }
+  const ProtoReply& r = proto_reply_;
+  if (r.applied_write) ++stats_.writes_applied;
+  if (r.is_error) ++stats_.error_replies_all[f.cmd];
+  if (!r.is_error && (req.op() == ProtoRequest::Op::kMcGet || req.op() == ProtoRequest::Op::kMcGets)) {
+    ++(r.positive ? stats_.get_hits_all : stats_.get_misses_all);
+  }
+  if (f.measured) RecordOther(f, r, now);
+  if (c.proto->closes()) {
+    Fail(c, Status::IoError("the server answered with Connection: close (" +
+                            std::to_string(c.count) +
+                            " requests in flight); memstand keeps one connection per client "
+                            "and does not reconnect"));
+  }
+}
+
+void Worker::RecordOther(const InFlight& f, const ProtoReply& r, int64_t now) {
+  CommandStats& s = interval_[f.cmd];
+  const int64_t service = now - f.sent_ns;
+  const int64_t latency = now - f.intended_ns;
+  s.latency_ns.Record(latency);
+  if (open_loop_) s.service_ns.Record(service);
+  if (service == 0) ++s.zero_latency;
+  ++s.ops;
+  s.bytes_in += r.wire_bytes;
+  measure_end_ns_ = now;
+  if (opt_.samples_cap > 0) {
+    if (!stats_.samples) {
+      stats_.samples = std::make_shared<SampleReservoir>(
+          opt_.samples_cap, DeriveSeed(opt_.seed ^ 0x5a3b1e5ULL, thread_index_));
+    }
+    stats_.samples->Offer({now - measure_start_ns_, latency, f.cmd});
+  }
+  if (r.is_error) {
+    ++s.errors;
+    ErrorKind& kind = s.errors_by_prefix[r.error_kind];
+    if (kind.count++ == 0) kind.example = r.error_text;
+  } else if (opt_.commands[f.cmd].counts_hits) {
+    ++(r.positive ? s.hits : s.misses);
+  }
+}
+
+void Worker::SendOneOther(Client& cl, int64_t now, int64_t intended) {
+  uint32_t cmd = shared_->mix->AtInCycle(cl.mix_pos);
+  if (++cl.mix_pos == shared_->mix->cycle_length()) cl.mix_pos = 0;
+  const ProtoRequest& req = shared_->proto_requests[cmd];
+  uint64_t key = req.uses_key() ? cl.keys[cmd].Next() : 0;
+  std::string_view data = req.uses_data() ? shared_->values->Pick(cl.rng) : std::string_view();
+  Conn& c = *cl.conns[0];
+  const bool measured = measuring_ && intended >= measure_start_ns_;
+  const InFlight f{intended, now, key, data.data(), static_cast<uint32_t>(data.size()),
+                   static_cast<uint16_t>(cmd), measured, 0};
+  ProtoArgs a{key, data, 0, &scratch_, &scratch2_};
+  if (proto_ == Protocol::kIproto) {
+    const uint32_t slot = c.free_slots.back();  // cl.in_flight < pipeline <= slots
+    c.free_slots.pop_back();
+    a.sync = (++c.next_seq << std::countr_zero(c.ring.size())) | slot;
+    c.slot_sync[slot] = a.sync;
+    c.ring[slot] = f;
+    ++c.count;
+  } else {
+    c.Push(f);
+  }
+  size_t bytes = req.Append(&c.out, a);
+  QueueFlush(c);
+  ++cl.in_flight;
+  ++in_flight_;
+  ++stats_.sent_total;
+  ++stats_.sent_by_command[cmd];
+  if (!measured) return;
+  last_measured_send_ns_ = now;
+  ++stats_.measured_sent;
+  interval_[cmd].bytes_out += bytes;
+  if (open_loop_) interval_[cmd].send_lag_ns.Record(now - intended);
+  if (opt_.requests > 0) {
+    --cl.budget;
+    --budget_left_;
+  }
+}
+
+// IPROTO: when the oldest request in flight on c was sent.
+int64_t Worker::OldestSent(const Conn& c) const {
+  int64_t oldest = INT64_MAX;
+  for (size_t i = 0; i < c.slot_sync.size(); ++i) {
+    if (c.slot_sync[i] != 0) oldest = std::min(oldest, c.ring[i].sent_ns);
+  }
+  return oldest;
 }
 
 }  // namespace memstand

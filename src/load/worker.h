@@ -19,6 +19,7 @@
 #include "load/cluster_map.h"
 #include "load/intervals.h"
 #include "load/load_options.h"
+#include "load/proto_request.h"
 #include "load/request_builder.h"
 #include "load/run_stats.h"
 #include "util/status.h"
@@ -31,6 +32,8 @@ namespace memstand {
 struct WorkerShared {
   const LoadOptions* options = nullptr;
   std::vector<RequestBuilder> builders;  // by command index
+  /// Protocols other than RESP: the request of each command (by command index).
+  std::vector<ProtoRequest> proto_requests;
   std::unique_ptr<ValuePool> values;
   std::unique_ptr<CommandMix> mix;
   /// Set by a signal handler or a failing worker: every worker stops sending and
@@ -102,6 +105,14 @@ class Worker {
   bool CanSend(const Client& cl, int64_t now) const;
   bool Busy() const;
   bool Finished() const;
+  // Protocols other than RESP (worker_other.cc), each behind one branch of the RESP path.
+  void OnConnectedOther(Conn& c);
+  void OnReadableOther(Conn& c);
+  bool FeedGreeting(Conn& c, const char** p, size_t* left);
+  void HandleReplyOther(Conn& c, int64_t now);
+  void RecordOther(const InFlight& f, const ProtoReply& r, int64_t now);
+  void SendOneOther(Client& cl, int64_t now, int64_t intended);
+  int64_t OldestSent(const Conn& c) const;
 
   WorkerShared* shared_;
   const LoadOptions& opt_;
@@ -113,6 +124,9 @@ class Worker {
   const size_t depth_;  // requests in flight per client: --pipeline (x masters with --cluster)
   std::vector<std::vector<int>> replicas_of_;  // --read-from-replicas: by master node
   std::vector<bool> is_replica_;               // by node index
+  const Protocol proto_;
+  std::string scratch_, scratch2_;  // other protocols: keys and values rendered per request
+  ProtoReply proto_reply_;          // other protocols: the reply being handled
   ThreadStats stats_;
   std::vector<CommandStats> interval_;  // this second's statistics, by command
   int interval_index_ = 0;

@@ -136,10 +136,12 @@ Json ServerJson(const RunReport& rep) {
   const RunResult& r = *rep.result;
   Json j;
   j["url"] = rep.options->target.Display();
+  j["protocol"] = ProtocolName(rep.options->protocol);
   j["started_by_memstand"] = rep.server_started;
   if (rep.server_started) j["pid"] = rep.server_pid;
   j["note"] = rep.server_note;
-  j["redis_version"] = r.server_version;
+  j["redis_version"] = rep.options->protocol == Protocol::kResp ? r.server_version : "";
+  j["version"] = r.server_version;
   if (r.server_cpu_known) {
     uint64_t ops = r.measured_ops();
     double cpu = r.server_cpu_user_s + r.server_cpu_sys_s;

@@ -25,7 +25,8 @@ void PrintBlock(std::FILE* out, int n, const std::string& title) {
 
 void PrintTarget(std::FILE* out, const RunReport& r) {
   PrintBlock(out, 1, "Target");
-  fmt::print(out, "    {} — redis_version {}\n", r.options->target.Display(),
+  fmt::print(out, "    {} — {} {}\n", r.options->target.Display(),
+             r.options->protocol == Protocol::kResp ? "redis_version" : ProtocolServer(r.options->protocol),
              r.result->server_version.empty() ? "unknown" : r.result->server_version);
   fmt::print(out, "    {}\n", r.server_note);
 }
@@ -258,7 +259,10 @@ void PrintInstrument(std::FILE* out, const RunReport& r) {
 
 void PrintCrossCheck(std::FILE* out, const RunReport& r) {
   const CrossCheck& cc = r.result->cross_check;
-  PrintBlock(out, 7, "Cross-check with the server's INFO commandstats");
+  static constexpr const char* kSources[] = {
+      "INFO commandstats", "memcached stats", "box.stat()", "etcd revision (one per applied write)"};
+  PrintBlock(out, 7, std::string("Cross-check with the server's ") +
+                         kSources[static_cast<int>(r.options->protocol)]);
   if (!cc.available) {
     fmt::print(out, "    not available: {}\n", cc.unavailable_reason);
     return;

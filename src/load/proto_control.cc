@@ -1,0 +1,257 @@
+#include "load/proto_control.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "core/buffer.h"
+#include "core/clock.h"
+#include "core/socket.h"
+#include "proto/etcd/etcd.h"
+#include "proto/etcd/http.h"
+#include "proto/iproto/greeting.h"
+#include "proto/iproto/iproto.h"
+#include "proto/memcache/memcache.h"
+
+namespace memstand {
+
+namespace {
+
+// Reads what arrives within timeout_ms (at most cap bytes); "" on silence or close.
+std::string ReadWithin(int fd, int timeout_ms, size_t cap) {
+  std::string got;
+  const int64_t deadline = NowNs() + int64_t{timeout_ms} * 1'000'000;
+  char buf[512];
+  while (got.size() < cap) {
+    const int64_t left_ms = (deadline - NowNs()) / 1'000'000;
+    if (left_ms <= 0) break;
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left_ms)) <= 0) break;
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+    if (got.find('\n') != std::string::npos) break;
+  }
+  return got;
+}
+
+// Tarantool's box.stat() totals as one map.
+constexpr const char* kBoxStatLua =
+    "local t = {} for k, v in pairs(box.stat()) do t[k] = v.total end return t";
+
+}  // namespace
+
+std::string IdentifyServer(const std::string& host, int port, int timeout_ms) {
+  auto fd = ConnectTcp(host, port, timeout_ms, true);
+  if (!fd.ok()) return "";
+  std::string first = ReadWithin(*fd, std::min(timeout_ms, 300), 128);
+  std::string kind;
+  if (first.starts_with("Tarantool")) {
+    kind = first.find("Lua console") != std::string::npos ? "a Tarantool console port"
+                                                          : "Tarantool (IPROTO)";
+  } else if (first.empty() && WriteAll(*fd, "PING\r\n", 6).ok()) {
+    std::string answer = ReadWithin(*fd, std::min(timeout_ms, 700), 64);
+    if (answer.starts_with("+PONG") || answer.starts_with("-")) {
+      kind = "Redis (RESP)";
+    } else if (answer.starts_with("ERROR")) {
+      kind = "memcached (text protocol)";
+    } else if (answer.starts_with("HTTP/")) {
+      kind = "an HTTP server";
+    }
+  }
+  close(*fd);
+  return kind;
+}
+
+Result<std::unique_ptr<ProtoControl>> ProtoControl::Connect(Protocol p, const RedisTarget& target,
+                                                            int timeout_ms) {
+  std::unique_ptr<ProtoControl> c(new ProtoControl());
+  c->protocol_ = p;
+  c->target_ = target;
+  c->timeout_ms_ = timeout_ms;
+  auto fd = ConnectTcp(target.host, target.port, timeout_ms, true);
+  if (!fd.ok()) return fd.status().WithContext("cannot use " + target.Display());
+  c->fd_ = *fd;
+  Status s = SetIoTimeout(c->fd_, timeout_ms);
+  if (s.ok()) s = c->Handshake();
+  if (!s.ok()) return s;
+  return c;
+}
+
+ProtoControl::~ProtoControl() {
+  if (fd_ >= 0) close(fd_);
+}
+
+// The error for a server that did not answer as `protocol_` does, naming what it is.
+Status ProtoControl::WrongServer(const std::string& detail) const {
+  std::string other = IdentifyServer(target_.host, target_.port, 1000);
+  std::string msg = std::string("--protocol ") + ProtocolName(protocol_) + ": " +
+                    target_.Display() + " does not answer as " + ProtocolServer(protocol_) +
+                    " (" + detail + ")";
+  if (!other.empty()) msg += "; the server there speaks " + other;
+  return Status::Protocol(msg);
+}
+
+Status ProtoControl::Send(std::string_view bytes) {
+  Status s = WriteAll(fd_, bytes.data(), bytes.size());
+  return s.ok() ? s : s.WithContext(target_.Display());
+}
+
+template <class Reader>
+Status ProtoControl::ReadReply(Reader* reader) {
+  char buf[16 * 1024];
+  for (;;) {
+    auto n = ReadSome(fd_, buf, sizeof(buf));
+    if (!n.ok()) {
+      return n.status().code() == Status::Code::kTimeout
+                 ? Status::Timeout("no reply within " + std::to_string(timeout_ms_) + " ms")
+                 : n.status();
+    }
+    if (*n == 0) return Status::IoError("the connection closed before a reply");
+    size_t used = 0;
+    auto ev = reader->Feed(buf, *n, &used);
+    if (ev == Reader::Event::kProtocolError) return Status::Protocol(reader->error());
+    if (ev == Reader::Event::kReply) return Status::OK();
+    // kNeedMore: the control exchange is one request at a time, so nothing is left over.
+  }
+}
+
+Status ProtoControl::Handshake() {
+  if (protocol_ == Protocol::kMemcache) {
+    Buffer out;
+    memcache::AppendVersion(&out);
+    memcache::Reader reader(memcache::Reader::Mode::kFull);
+    Status s = Send(out.View());
+    if (s.ok()) s = ReadReply(&reader);
+    if (!s.ok()) return WrongServer("version: " + s.message());
+    memcache::Reply r = reader.TakeReply();
+    if (r.kind != memcache::Kind::kVersion) return WrongServer("version: not a VERSION reply");
+    version_ = r.text;
+    return Status::OK();
+  }
+  if (protocol_ == Protocol::kEtcd) {
+    auto counters = EtcdCounters();
+    return counters.ok() ? Status::OK() : counters.status();
+  }
+  // IPROTO: the greeting, bounded by the socket's read timeout.
+  std::string greeting;
+  char buf[iproto::kGreetingSize];
+  while (greeting.size() < iproto::kGreetingSize) {
+    auto n = ReadSome(fd_, buf, iproto::kGreetingSize - greeting.size());
+    if (!n.ok() || *n == 0) {
+      return WrongServer(n.ok() ? "closed before sending a greeting"
+                                : "no Tarantool greeting within " + std::to_string(timeout_ms_) + " ms");
+    }
+    greeting.append(buf, *n);
+  }
+  auto g = iproto::ParseGreeting(greeting);
+  if (!g.ok()) return WrongServer(g.status().message());
+  version_ = g->version;
+  if (target_.user.empty()) return Status::OK();
+  Buffer out;
+  iproto::AppendAuth(&out, ++sync_, target_.user, iproto::ChapSha1Scramble(target_.password, g->salt));
+  iproto::Reader reader;
+  Status s = Send(out.View());
+  if (s.ok()) s = ReadReply(&reader);
+  if (!s.ok()) return s.WithContext("AUTH on " + target_.Display());
+  ++sent_["AUTH"];
+  if (reader.summary().is_error) {
+    return Status::Server("AUTH as '" + target_.user + "' on " + target_.Display() + ": " +
+                          reader.summary().error);
+  }
+  return Status::OK();
+}
+
+Result<std::map<std::string, int64_t>> ProtoControl::Counters() {
+  switch (protocol_) {
+    case Protocol::kMemcache: return MemcacheCounters();
+    case Protocol::kEtcd: return EtcdCounters();
+    default: return IprotoCounters();
+  }
+}
+
+Result<std::map<std::string, int64_t>> ProtoControl::MemcacheCounters() {
+  Buffer out;
+  memcache::AppendStats(&out);
+  memcache::Reader reader(memcache::Reader::Mode::kFull);
+  Status s = Send(out.View());
+  if (s.ok()) s = ReadReply(&reader);
+  if (!s.ok()) return s.WithContext("stats on " + target_.Display());
+  auto stats = memcache::StatsMap(reader.TakeReply());
+  auto num = [&](const char* name) -> int64_t {
+    auto it = stats.find(name);
+    return it == stats.end() ? 0 : std::strtoll(it->second.c_str(), nullptr, 10);
+  };
+  std::map<std::string, int64_t> c;
+  for (const char* name : {"cmd_get", "cmd_set", "get_hits", "get_misses", "cmd_touch"}) {
+    c[name] = num(name);
+  }
+  c["delete"] = num("delete_hits") + num("delete_misses");
+  c["incr"] = num("incr_hits") + num("incr_misses");
+  c["decr"] = num("decr_hits") + num("decr_misses");
+  return c;
+}
+
+Result<std::map<std::string, int64_t>> ProtoControl::EtcdCounters() {
+  Buffer out;
+  etcd::Target t;
+  t.host = target_.host + ":" + std::to_string(target_.port);
+  etcd::AppendStatus(&out, t);
+  http::ResponseReader reader;
+  Status s = Send(out.View());
+  if (s.ok()) s = ReadReply(&reader);
+  if (!s.ok()) return WrongServer("maintenance/status: " + s.message());
+  auto sum = etcd::DecodeReply(reader.response().status, reader.response().body);
+  if (!sum.ok()) return WrongServer("maintenance/status: " + sum.status().message());
+  if (!sum->ok) return WrongServer("maintenance/status: " + sum->error);
+  if (version_.empty()) version_ = sum->version;
+  return std::map<std::string, int64_t>{{"revision", sum->revision}};
+}
+
+Result<std::map<std::string, int64_t>> ProtoControl::IprotoCounters() {
+  Buffer out;
+  iproto::AppendEval(&out, ++sync_, kBoxStatLua, "\x90");
+  iproto::Reader reader(iproto::Reader::Mode::kFull);
+  Status s = Send(out.View());
+  if (s.ok()) s = ReadReply(&reader);
+  if (!s.ok()) return s.WithContext("box.stat() on " + target_.Display());
+  ++sent_["EVAL"];
+  if (reader.summary().is_error) {
+    return Status::Server("box.stat() on " + target_.Display() + ": " + reader.summary().error);
+  }
+  iproto::Value data = reader.TakeData();
+  std::map<std::string, int64_t> c;
+  if (data.items().empty() || data.items()[0].type() != iproto::Value::Type::kMap) {
+    return Status::Protocol("box.stat() on " + target_.Display() + ": not a map: " + ToString(data));
+  }
+  const auto& kv = data.items()[0].items();
+  for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+    const iproto::Value& v = kv[i + 1];
+    c[kv[i].str()] = v.type() == iproto::Value::Type::kUint ? static_cast<int64_t>(v.uint_value())
+                                                            : v.int_value();
+  }
+  return c;
+}
+
+Result<uint32_t> ProtoControl::SpaceId(const std::string& name) {
+  Buffer out;
+  iproto::AppendEval(&out, ++sync_, "local s = box.space[...] return s and s.id",
+                     iproto::Encode(iproto::Value::Array({iproto::Value::String(name)})));
+  iproto::Reader reader(iproto::Reader::Mode::kFull);
+  Status s = Send(out.View());
+  if (s.ok()) s = ReadReply(&reader);
+  if (!s.ok()) return s.WithContext("looking up space '" + name + "' on " + target_.Display());
+  ++sent_["EVAL"];
+  if (reader.summary().is_error) {
+    return Status::Server("looking up space '" + name + "': " + reader.summary().error);
+  }
+  iproto::Value data = reader.TakeData();
+  if (data.items().empty() || data.items()[0].type() != iproto::Value::Type::kUint) {
+    return Status::InvalidArgument("--command: space '" + name + "' does not exist on " +
+                                   target_.Display());
+  }
+  return static_cast<uint32_t>(data.items()[0].uint_value());
+}
+
+}  // namespace memstand

@@ -1,0 +1,73 @@
+// A blocking control connection to a memcached, etcd or Tarantool server, beside the
+// load: checks that the server speaks the protocol asked for (naming both protocols
+// when it does not), reads its version, resolves Tarantool space names, and reads the
+// server's own counters before and after the run for the cross-check.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "load/protocol.h"
+#include "load/target.h"
+#include "util/status.h"
+
+namespace memstand {
+
+class ProtoControl {
+ public:
+  /// Connects and performs one exchange that only the right server answers well:
+  /// memcache `version`, etcd maintenance/status, Tarantool greeting (+ AUTH when the
+  /// target has a user). A server that speaks another protocol is a Protocol error
+  /// naming both ("... speaks Redis (RESP), not memcached (text protocol)"); wrong
+  /// credentials are a Server error with Tarantool's message. Every read is bounded by
+  /// timeout_ms. REQUIRES: p != kResp.
+  static Result<std::unique_ptr<ProtoControl>> Connect(Protocol p, const RedisTarget& target,
+                                                       int timeout_ms);
+  ~ProtoControl();
+  ProtoControl(const ProtoControl&) = delete;
+  ProtoControl& operator=(const ProtoControl&) = delete;
+
+  /// The server's counters by name:
+  ///   memcache: cmd_get, cmd_set, get_hits, get_misses, cmd_touch, delete
+  ///             (delete_hits + delete_misses), incr, decr (hits + misses each);
+  ///   etcd:     revision (header.revision of maintenance/status);
+  ///   iproto:   box.stat() totals (SELECT, INSERT, REPLACE, DELETE, EVAL, AUTH, ...).
+  Result<std::map<std::string, int64_t>> Counters();
+  /// Tarantool: the id of space `name` (NotFound naming it if there is none).
+  Result<uint32_t> SpaceId(const std::string& name);
+  /// The server's version (memcached `version`, etcd status, the Tarantool greeting).
+  const std::string& version() const { return version_; }
+  /// Requests this connection made that the server's counters include, by counter
+  /// name (Tarantool: EVAL and AUTH).
+  const std::map<std::string, int64_t>& sent() const { return sent_; }
+
+ private:
+  ProtoControl() = default;
+  Status Send(std::string_view bytes);
+  template <class Reader>
+  Status ReadReply(Reader* reader);
+  Status Handshake();
+  Status WrongServer(const std::string& detail) const;
+  Result<std::map<std::string, int64_t>> MemcacheCounters();
+  Result<std::map<std::string, int64_t>> EtcdCounters();
+  Result<std::map<std::string, int64_t>> IprotoCounters();
+
+  Protocol protocol_ = Protocol::kMemcache;
+  RedisTarget target_;
+  int timeout_ms_ = 5000;
+  int fd_ = -1;
+  uint64_t sync_ = 0;
+  std::string version_;
+  std::map<std::string, int64_t> sent_;
+};
+
+/// Connects to host:port and tells which kind of server answers: a greeting that
+/// names Tarantool; else the answer to "PING\r\n": "+PONG"/"-..." is Redis (RESP),
+/// "ERROR" memcached, "HTTP/" an HTTP server (etcd's gateway among them). "" when
+/// nothing tells (closed, silent). Bounded by about timeout_ms in all.
+std::string IdentifyServer(const std::string& host, int port, int timeout_ms);
+
+}  // namespace memstand

@@ -1,0 +1,542 @@
+#include "load/proto_request.h"
+
+#include <msgpuck.h>
+
+#include <cctype>
+#include <charconv>
+
+#include "load/request_builder.h"
+#include <cstring>
+
+namespace memstand {
+
+namespace {
+
+// Box error codes 0..60 by name, as Tarantool 2.6's box.error lists them.
+constexpr const char* kErrorNames[] = {
+    "UNKNOWN", "ILLEGAL_PARAMS", "MEMORY_ISSUE", "TUPLE_FOUND", "TUPLE_NOT_FOUND",
+    "UNSUPPORTED", "NONMASTER", "READONLY", "INJECTION", "CREATE_SPACE", "SPACE_EXISTS",
+    "DROP_SPACE", "ALTER_SPACE", "INDEX_TYPE", "MODIFY_INDEX", "LAST_DROP",
+    "TUPLE_FORMAT_LIMIT", "DROP_PRIMARY_KEY", "KEY_PART_TYPE", "EXACT_MATCH",
+    "INVALID_MSGPACK", "PROC_RET", "TUPLE_NOT_ARRAY", "FIELD_TYPE",
+    "INDEX_PART_TYPE_MISMATCH", "UPDATE_SPLICE", "UPDATE_ARG_TYPE",
+    "FORMAT_MISMATCH_INDEX_PART", "UNKNOWN_UPDATE_OP", "UPDATE_FIELD",
+    "FUNCTION_TX_ACTIVE", "KEY_PART_COUNT", "PROC_LUA", "NO_SUCH_PROC", "NO_SUCH_TRIGGER",
+    "NO_SUCH_INDEX_ID", "NO_SUCH_SPACE", "NO_SUCH_FIELD_NO", "EXACT_FIELD_COUNT",
+    "FIELD_MISSING", "WAL_IO", "MORE_THAN_ONE_TUPLE", "ACCESS_DENIED", "CREATE_USER",
+    "DROP_USER", "NO_SUCH_USER", "USER_EXISTS", "PASSWORD_MISMATCH", "UNKNOWN_REQUEST_TYPE",
+    "UNKNOWN_SCHEMA_OBJECT", "CREATE_FUNCTION", "NO_SUCH_FUNCTION", "FUNCTION_EXISTS",
+    "BEFORE_REPLACE_RET", "MULTISTATEMENT_TRANSACTION", "TRIGGER_EXISTS", "USER_MAX",
+    "NO_SUCH_ENGINE", "RELOAD_CFG", "CFG", "SAVEPOINT_EMPTY_TX"};
+
+constexpr const char* kMemcacheForms =
+    "get K | gets K | set|add|replace|append|prepend K V | cas K V UNIQUE | delete K | "
+    "incr K [DELTA] | decr K [DELTA] | touch K EXPTIME";
+constexpr const char* kEtcdForms = "put K V | range K | delete K";
+constexpr const char* kIprotoForms =
+    "ping | insert|replace SPACE [ITEMS] | select SPACE INDEX [ITEMS] | "
+    "delete SPACE INDEX [ITEMS] | call FUNC [ITEMS] | eval \"EXPR\" [ITEMS]";
+
+Status Bad(const std::string& what, const char* forms) {
+  return Status::InvalidArgument(what + " (accepted: " + forms + ")");
+}
+
+bool HasPart(const TemplateArg& arg, TemplatePart::Kind kind) {
+  for (const auto& p : arg) {
+    if (p.kind == kind) return true;
+  }
+  return false;
+}
+
+// A literal argument's text, or nullopt when it holds a placeholder.
+bool LiteralUint(const TemplateArg& arg, uint64_t* out) {
+  if (arg.size() != 1 || arg[0].kind != TemplatePart::Kind::kLiteral) return false;
+  const std::string& s = arg[0].literal;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+std::string Upper(std::string_view s) {
+  std::string u(s);
+  for (auto& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return u;
+}
+
+// ---- The IPROTO template parser: words, a quoted string, or a [list]. ----
+class Scanner {
+ public:
+  explicit Scanner(std::string_view s) : s_(s) {}
+  void SkipSpace() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+  bool AtEnd() {
+    SkipSpace();
+    return i_ >= s_.size();
+  }
+  char Peek() {
+    SkipSpace();
+    return i_ < s_.size() ? s_[i_] : '\0';
+  }
+  std::string Word() {
+    SkipSpace();
+    size_t start = i_;
+    while (i_ < s_.size() && !std::isspace(static_cast<unsigned char>(s_[i_])) && s_[i_] != '[' &&
+           s_[i_] != ',' && s_[i_] != ']') {
+      ++i_;
+    }
+    return std::string(s_.substr(start, i_ - start));
+  }
+  Result<std::string> Quoted() {
+    SkipSpace();
+    char q = s_[i_++];
+    size_t end = s_.find(q, i_);
+    if (end == std::string_view::npos) return Status::InvalidArgument("unbalanced quote");
+    std::string text(s_.substr(i_, end - i_));
+    i_ = end + 1;
+    return text;
+  }
+  bool Take(char c) {
+    if (Peek() != c) return false;
+    ++i_;
+    return true;
+  }
+
+ private:
+  std::string_view s_;
+  size_t i_ = 0;
+};
+
+}  // namespace
+
+std::string IprotoErrorName(uint32_t code) {
+  if (code < std::size(kErrorNames)) return std::string("ER_") + kErrorNames[code];
+  return "error code " + std::to_string(code);
+}
+
+Result<ProtoRequest> ProtoRequest::Parse(Protocol p, std::string_view text, std::string key_prefix) {
+  Result<ProtoRequest> r = Status::InvalidArgument("no protocol");
+  if (p == Protocol::kIproto) {
+    r = ParseIproto(text);
+  } else {
+    auto t = ParseCommandTemplate(text);
+    if (!t.ok()) return t.status();
+    r = p == Protocol::kMemcache ? ParseMemcache(*t) : ParseEtcd(*t);
+  }
+  if (r.ok()) r->key_prefix_ = std::move(key_prefix);
+  return r;
+}
+
+Result<ProtoRequest> ProtoRequest::ParseMemcache(const CommandTemplate& t) {
+  ProtoRequest r;
+  const std::string& n = t.name;
+  const size_t args = t.args.size() - 1;
+  auto want = [&](size_t lo, size_t hi) -> Status {
+    if (args < lo || args > hi) {
+      return Bad("memcache '" + n + "' takes " + std::to_string(lo) +
+                 (hi > lo ? ".." + std::to_string(hi) : "") + " arguments, got " +
+                 std::to_string(args), kMemcacheForms);
+    }
+    return Status::OK();
+  };
+  Status s;
+  if (n == "GET" || n == "GETS") {
+    s = want(1, 1);
+    r.op_ = n == "GET" ? Op::kMcGet : Op::kMcGets;
+    r.server_stat_ = "cmd_get";
+    r.counts_hits_ = true;
+  } else if (n == "SET" || n == "ADD" || n == "REPLACE" || n == "APPEND" || n == "PREPEND") {
+    s = want(2, 2);
+    r.op_ = Op::kMcStore;
+    r.store_ = n == "SET" ? memcache::StoreCommand::kSet
+               : n == "ADD" ? memcache::StoreCommand::kAdd
+               : n == "REPLACE" ? memcache::StoreCommand::kReplace
+               : n == "APPEND" ? memcache::StoreCommand::kAppend
+                               : memcache::StoreCommand::kPrepend;
+    r.server_stat_ = "cmd_set";
+    r.counts_hits_ = n != "SET";
+  } else if (n == "CAS") {
+    s = want(3, 3);
+    if (s.ok() && !LiteralUint(t.args[3], &r.number_)) {
+      s = Bad("memcache 'CAS': the cas unique must be a literal number", kMemcacheForms);
+    }
+    r.op_ = Op::kMcCas;
+    r.server_stat_ = "cmd_set";
+    r.counts_hits_ = true;
+  } else if (n == "DELETE") {
+    s = want(1, 1);
+    r.op_ = Op::kMcDelete;
+    r.server_stat_ = "delete";
+    r.counts_hits_ = true;
+  } else if (n == "INCR" || n == "DECR" || n == "TOUCH") {
+    s = want(n == "TOUCH" ? 2 : 1, 2);
+    r.number_ = n == "TOUCH" ? 0 : 1;
+    if (s.ok() && args == 2 && !LiteralUint(t.args[2], &r.number_)) {
+      s = Bad("memcache '" + n + "': the second argument must be a literal number", kMemcacheForms);
+    }
+    r.op_ = n == "INCR" ? Op::kMcIncr : n == "DECR" ? Op::kMcDecr : Op::kMcTouch;
+    r.server_stat_ = n == "INCR" ? "incr" : n == "DECR" ? "decr" : "cmd_touch";
+    r.counts_hits_ = true;
+  } else {
+    s = Bad("memcache has no command '" + n + "'", kMemcacheForms);
+  }
+  if (!s.ok()) return s;
+  r.label_ = n;
+  r.key_arg_ = t.args[1];
+  if (r.op_ == Op::kMcStore || r.op_ == Op::kMcCas) r.value_arg_ = t.args[2];
+  r.uses_key_ = t.uses_key;
+  r.uses_data_ = t.uses_data;
+  if (HasPart(r.key_arg_, TemplatePart::Kind::kData)) {
+    return Bad("memcache keys cannot hold __data__", kMemcacheForms);
+  }
+  return r;
+}
+
+Result<ProtoRequest> ProtoRequest::ParseEtcd(const CommandTemplate& t) {
+  ProtoRequest r;
+  const std::string& n = t.name;
+  const size_t want = n == "PUT" ? 2 : 1;
+  if (n == "PUT") {
+    r.op_ = Op::kEtcdPut;
+  } else if (n == "RANGE" || n == "GET") {
+    r.op_ = Op::kEtcdRange;
+    r.counts_hits_ = true;
+  } else if (n == "DELETE" || n == "DELETERANGE") {
+    r.op_ = Op::kEtcdDelete;
+    r.counts_hits_ = true;
+  } else {
+    return Bad("etcd has no request '" + n + "'", kEtcdForms);
+  }
+  if (t.args.size() - 1 != want) {
+    return Bad("etcd '" + n + "' takes " + std::to_string(want) + " argument(s)", kEtcdForms);
+  }
+  r.label_ = r.op_ == Op::kEtcdPut ? "PUT" : r.op_ == Op::kEtcdRange ? "RANGE" : "DELETE";
+  r.key_arg_ = t.args[1];
+  if (want == 2) r.value_arg_ = t.args[2];
+  r.uses_key_ = t.uses_key;
+  r.uses_data_ = t.uses_data;
+  return r;
+}
+
+Result<ProtoRequest> ProtoRequest::ParseIproto(std::string_view text) {
+  ProtoRequest r;
+  Scanner sc(text);
+  const std::string name = Upper(sc.Word());
+  struct Form {
+    const char* name;
+    Op op;
+    bool space, index, items, function;
+  };
+  static constexpr Form kForms[] = {
+      {"PING", Op::kIpPing, false, false, false, false},
+      {"INSERT", Op::kIpInsert, true, false, true, false},
+      {"REPLACE", Op::kIpReplace, true, false, true, false},
+      {"SELECT", Op::kIpSelect, true, true, true, false},
+      {"DELETE", Op::kIpDelete, true, true, true, false},
+      {"CALL", Op::kIpCall, false, false, true, true},
+      {"EVAL", Op::kIpEval, false, false, true, true}};
+  const Form* form = nullptr;
+  for (const Form& f : kForms) {
+    if (name == f.name) form = &f;
+  }
+  if (form == nullptr) return Bad("iproto has no request '" + name + "'", kIprotoForms);
+  r.op_ = form->op;
+  r.label_ = name;
+  r.server_stat_ = name == "PING" ? "" : name;
+  r.counts_hits_ = r.op_ == Op::kIpSelect || r.op_ == Op::kIpDelete;
+  if (form->space) {
+    std::string space = sc.Word();
+    if (space.empty()) return Bad("iproto '" + name + "' needs a space", kIprotoForms);
+    uint64_t id = 0;
+    auto [p, ec] = std::from_chars(space.data(), space.data() + space.size(), id);
+    if (ec == std::errc() && p == space.data() + space.size() && id <= UINT32_MAX) {
+      r.space_id_ = static_cast<uint32_t>(id);
+    } else {
+      r.space_name_ = space;
+    }
+  }
+  if (form->index) {
+    std::string index = sc.Word();
+    uint64_t id = 0;
+    auto [p, ec] = std::from_chars(index.data(), index.data() + index.size(), id);
+    if (index.empty() || ec != std::errc() || p != index.data() + index.size() || id > UINT32_MAX) {
+      return Bad("iproto '" + name + "': the index must be a number, got '" + index + "'",
+                 kIprotoForms);
+    }
+    r.index_id_ = static_cast<uint32_t>(id);
+  }
+  if (form->function) {
+    char c = sc.Peek();
+    auto fn = (c == '"' || c == '\'') ? sc.Quoted() : Result<std::string>(sc.Word());
+    if (!fn.ok() || fn->empty()) return Bad("iproto '" + name + "' needs a function or expression", kIprotoForms);
+    r.function_ = *fn;
+  }
+  if (form->items && !sc.AtEnd()) {
+    if (!sc.Take('[')) return Bad("iproto '" + name + "': expected [ITEMS]", kIprotoForms);
+    while (!sc.Take(']')) {
+      if (sc.AtEnd()) return Bad("iproto '" + name + "': unbalanced [", kIprotoForms);
+      Item item;
+      item.kind = Item::Kind::kString;
+      char c = sc.Peek();
+      if (c == '"' || c == '\'') {
+        auto q = sc.Quoted();
+        if (!q.ok()) return Bad("iproto '" + name + "': " + q.status().message(), kIprotoForms);
+        item.text = *q;
+      } else {
+        std::string w = sc.Word();
+        auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), item.number);
+        if (w == "__key__") {
+          item.kind = Item::Kind::kKey;
+          r.uses_key_ = true;
+        } else if (w == "__data__") {
+          item.kind = Item::Kind::kData;
+          r.uses_data_ = true;
+        } else if (!w.empty() && ec == std::errc() && p == w.data() + w.size()) {
+          item.kind = Item::Kind::kInt;
+        } else {
+          return Bad("iproto '" + name + "': '" + w +
+                     "' is not __key__, __data__, an integer or a quoted string", kIprotoForms);
+        }
+      }
+      r.items_.push_back(std::move(item));
+      sc.Take(',');
+    }
+  }
+  if (!sc.AtEnd()) return Bad("iproto '" + name + "': unexpected text after the request", kIprotoForms);
+  return r;
+}
+
+Status ProtoRequest::ResolveSpace(
+    const std::function<Result<uint32_t>(const std::string&)>& lookup) {
+  if (space_name_.empty()) return Status::OK();
+  auto id = lookup(space_name_);
+  if (!id.ok()) return id.status();
+  space_id_ = *id;
+  return Status::OK();
+}
+
+std::string_view ProtoRequest::Render(const TemplateArg& arg, const ProtoArgs& a,
+                                      std::string* out) const {
+  if (arg.size() == 1 && arg[0].kind == TemplatePart::Kind::kData) return a.data;
+  if (arg.size() == 1 && arg[0].kind == TemplatePart::Kind::kLiteral) return arg[0].literal;
+  out->clear();
+  char digits[24];
+  for (const TemplatePart& p : arg) {
+    switch (p.kind) {
+      case TemplatePart::Kind::kLiteral: out->append(p.literal); break;
+      case TemplatePart::Kind::kData: out->append(a.data); break;
+      case TemplatePart::Kind::kKey:
+        out->append(key_prefix_);
+        out->append(digits, FormatUint(a.key_index, digits));
+        break;
+    }
+  }
+  return *out;
+}
+
+size_t ProtoRequest::Append(Buffer* out, const ProtoArgs& a) const {
+  const size_t before = out->Readable();
+  switch (op_) {
+    case Op::kEtcdPut:
+    case Op::kEtcdRange:
+    case Op::kEtcdDelete: AppendEtcd(out, a); break;
+    case Op::kIpPing:
+    case Op::kIpInsert:
+    case Op::kIpReplace:
+    case Op::kIpSelect:
+    case Op::kIpDelete:
+    case Op::kIpCall:
+    case Op::kIpEval: AppendIproto(out, a); break;
+    default: AppendMemcache(out, a); break;
+  }
+  return out->Readable() - before;
+}
+
+size_t ProtoRequest::AppendMemcache(Buffer* out, const ProtoArgs& a) const {
+  const std::string_view key = Render(key_arg_, a, a.scratch);
+  switch (op_) {
+    case Op::kMcGet: memcache::AppendGet(out, key, false); break;
+    case Op::kMcGets: memcache::AppendGet(out, key, true); break;
+    case Op::kMcStore:
+      memcache::AppendStore(out, store_, key, 0, 0, Render(value_arg_, a, a.scratch2));
+      break;
+    case Op::kMcCas:
+      memcache::AppendCas(out, key, 0, 0, Render(value_arg_, a, a.scratch2), number_);
+      break;
+    case Op::kMcDelete: memcache::AppendDelete(out, key); break;
+    case Op::kMcIncr: memcache::AppendIncr(out, key, number_); break;
+    case Op::kMcDecr: memcache::AppendDecr(out, key, number_); break;
+    case Op::kMcTouch: memcache::AppendTouch(out, key, static_cast<int64_t>(number_)); break;
+    default: break;
+  }
+  return 0;
+}
+
+size_t ProtoRequest::AppendEtcd(Buffer* out, const ProtoArgs& a) const {
+  const std::string_view key = Render(key_arg_, a, a.scratch);
+  switch (op_) {
+    case Op::kEtcdPut:
+      etcd::AppendPut(out, etcd_target_, key, Render(value_arg_, a, a.scratch2));
+      break;
+    case Op::kEtcdRange: etcd::AppendRange(out, etcd_target_, key); break;
+    case Op::kEtcdDelete: etcd::AppendDeleteRange(out, etcd_target_, key); break;
+    default: break;
+  }
+  return 0;
+}
+
+// The [ITEMS] array, MessagePack-encoded into the scratch string.
+std::string_view ProtoRequest::EncodeItems(const ProtoArgs& a) const {
+  char digits[24];
+  const size_t key_len = uses_key_ ? key_prefix_.size() + FormatUint(a.key_index, digits) : 0;
+  size_t size = mp_sizeof_array(static_cast<uint32_t>(items_.size()));
+  for (const Item& it : items_) {
+    switch (it.kind) {
+      case Item::Kind::kKey: size += mp_sizeof_str(static_cast<uint32_t>(key_len)); break;
+      case Item::Kind::kData: size += mp_sizeof_str(static_cast<uint32_t>(a.data.size())); break;
+      case Item::Kind::kInt:
+        size += it.number < 0 ? mp_sizeof_int(it.number) : mp_sizeof_uint(it.number);
+        break;
+      case Item::Kind::kString: size += mp_sizeof_str(static_cast<uint32_t>(it.text.size())); break;
+    }
+  }
+  std::string& s = *a.scratch;
+  s.resize(size);
+  char* w = s.data();
+  w = mp_encode_array(w, static_cast<uint32_t>(items_.size()));
+  for (const Item& it : items_) {
+    switch (it.kind) {
+      case Item::Kind::kKey:
+        w = mp_encode_strl(w, static_cast<uint32_t>(key_len));
+        std::memcpy(w, key_prefix_.data(), key_prefix_.size());
+        std::memcpy(w + key_prefix_.size(), digits, key_len - key_prefix_.size());
+        w += key_len;
+        break;
+      case Item::Kind::kData:
+        w = mp_encode_str(w, a.data.data(), static_cast<uint32_t>(a.data.size()));
+        break;
+      case Item::Kind::kInt:
+        w = it.number < 0 ? mp_encode_int(w, it.number)
+                          : mp_encode_uint(w, static_cast<uint64_t>(it.number));
+        break;
+      case Item::Kind::kString:
+        w = mp_encode_str(w, it.text.data(), static_cast<uint32_t>(it.text.size()));
+        break;
+    }
+  }
+  return s;
+}
+
+size_t ProtoRequest::AppendIproto(Buffer* out, const ProtoArgs& a) const {
+  if (op_ == Op::kIpPing) {
+    iproto::AppendPing(out, a.sync);
+    return 0;
+  }
+  const std::string_view items = EncodeItems(a);
+  switch (op_) {
+    case Op::kIpInsert: iproto::AppendInsert(out, a.sync, space_id_, items); break;
+    case Op::kIpReplace: iproto::AppendReplace(out, a.sync, space_id_, items); break;
+    case Op::kIpSelect: {
+      iproto::SelectRequest sel;
+      sel.space_id = space_id_;
+      sel.index_id = index_id_;
+      sel.key = items;
+      iproto::AppendSelect(out, a.sync, sel);
+      break;
+    }
+    case Op::kIpDelete: iproto::AppendDelete(out, a.sync, space_id_, index_id_, items); break;
+    case Op::kIpCall: iproto::AppendCall(out, a.sync, function_, items); break;
+    case Op::kIpEval: iproto::AppendEval(out, a.sync, function_, items); break;
+    default: break;
+  }
+  return 0;
+}
+
+// ---- Replies. ----
+
+ProtoReader::ProtoReader(Protocol p) : protocol_(p) {}
+
+ProtoReader::Event ProtoReader::Feed(const char* data, size_t len, size_t* consumed) {
+  switch (protocol_) {
+    case Protocol::kMemcache:
+      return static_cast<Event>(memcache_.Feed(data, len, consumed));
+    case Protocol::kIproto:
+      return static_cast<Event>(iproto_.Feed(data, len, consumed));
+    default:
+      return static_cast<Event>(http_.Feed(data, len, consumed));
+  }
+}
+
+bool ProtoReader::closes() const {
+  return protocol_ == Protocol::kEtcd && !http_.response().keep_alive;
+}
+
+const std::string& ProtoReader::error() const {
+  switch (protocol_) {
+    case Protocol::kMemcache: return memcache_.error();
+    case Protocol::kIproto: return iproto_.error();
+    default: return http_.error();
+  }
+}
+
+std::string ProtoReader::AuthError() const {
+  const iproto::Summary& s = iproto_.summary();
+  return s.is_error ? s.error : "";
+}
+
+Status ProtoReader::Interpret(const ProtoRequest& request, ProtoReply* out) {
+  out->is_error = false;
+  out->positive = false;
+  out->applied_write = false;
+  if (protocol_ == Protocol::kMemcache) {
+    const memcache::Summary& s = memcache_.summary();
+    out->wire_bytes = s.wire_bytes;
+    out->is_error = s.is_error;
+    if (s.is_error) {
+      out->error_kind = memcache::KindName(s.kind);
+      out->error_text = s.error;
+      return Status::OK();
+    }
+    using K = memcache::Kind;
+    out->positive = s.kind == K::kValues ? s.values > 0
+                                         : (s.kind == K::kStored || s.kind == K::kDeleted ||
+                                            s.kind == K::kTouched || s.kind == K::kNumber);
+    return Status::OK();
+  }
+  if (protocol_ == Protocol::kIproto) {
+    const iproto::Summary& s = iproto_.summary();
+    out->wire_bytes = s.wire_bytes;
+    out->is_error = s.is_error;
+    if (s.is_error) {
+      out->error_kind = IprotoErrorName(s.error_code) + " (" + std::to_string(s.error_code) + ")";
+      out->error_text = s.error;
+      return Status::OK();
+    }
+    out->positive = s.data_count > 0;
+    return Status::OK();
+  }
+  const http::Response& resp = http_.response();
+  out->wire_bytes = resp.wire_bytes;
+  auto sum = etcd::DecodeReply(resp.status, resp.body);
+  if (!sum.ok()) return sum.status();
+  if (!sum->ok) {
+    out->is_error = true;
+    out->error_kind = sum->code != 0 ? sum->error + " (code " + std::to_string(sum->code) + ")"
+                                     : sum->error;
+    out->error_text = sum->error;
+    return Status::OK();
+  }
+  switch (request.op()) {
+    case ProtoRequest::Op::kEtcdPut:
+      out->positive = true;
+      out->applied_write = true;
+      break;
+    case ProtoRequest::Op::kEtcdRange: out->positive = sum->count > 0; break;
+    default:
+      out->positive = sum->deleted > 0;
+      out->applied_write = sum->deleted > 0;
+      break;
+  }
+  return Status::OK();
+}
+
+}  // namespace memstand
