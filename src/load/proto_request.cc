@@ -1,12 +1,10 @@
 #include "load/proto_request.h"
 
-#include <msgpuck.h>
-
 #include <cctype>
 #include <charconv>
+#include <cstring>
 
 #include "load/request_builder.h"
-#include <cstring>
 
 namespace memstand {
 
@@ -33,9 +31,6 @@ constexpr const char* kMemcacheForms =
     "get K | gets K | set|add|replace|append|prepend K V | cas K V UNIQUE | delete K | "
     "incr K [DELTA] | decr K [DELTA] | touch K EXPTIME";
 constexpr const char* kEtcdForms = "put K V | range K | delete K";
-constexpr const char* kIprotoForms =
-    "ping | insert|replace SPACE [ITEMS] | select SPACE INDEX [ITEMS] | "
-    "delete SPACE INDEX [ITEMS] | call FUNC [ITEMS] | eval \"EXPR\" [ITEMS]";
 
 Status Bad(const std::string& what, const char* forms) {
   return Status::InvalidArgument(what + " (accepted: " + forms + ")");
@@ -61,50 +56,6 @@ std::string Upper(std::string_view s) {
   for (auto& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return u;
 }
-
-// ---- The IPROTO template parser: words, a quoted string, or a [list]. ----
-class Scanner {
- public:
-  explicit Scanner(std::string_view s) : s_(s) {}
-  void SkipSpace() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-  }
-  bool AtEnd() {
-    SkipSpace();
-    return i_ >= s_.size();
-  }
-  char Peek() {
-    SkipSpace();
-    return i_ < s_.size() ? s_[i_] : '\0';
-  }
-  std::string Word() {
-    SkipSpace();
-    size_t start = i_;
-    while (i_ < s_.size() && !std::isspace(static_cast<unsigned char>(s_[i_])) && s_[i_] != '[' &&
-           s_[i_] != ',' && s_[i_] != ']') {
-      ++i_;
-    }
-    return std::string(s_.substr(start, i_ - start));
-  }
-  Result<std::string> Quoted() {
-    SkipSpace();
-    char q = s_[i_++];
-    size_t end = s_.find(q, i_);
-    if (end == std::string_view::npos) return Status::InvalidArgument("unbalanced quote");
-    std::string text(s_.substr(i_, end - i_));
-    i_ = end + 1;
-    return text;
-  }
-  bool Take(char c) {
-    if (Peek() != c) return false;
-    ++i_;
-    return true;
-  }
-
- private:
-  std::string_view s_;
-  size_t i_ = 0;
-};
 
 }  // namespace
 
@@ -217,92 +168,80 @@ Result<ProtoRequest> ProtoRequest::ParseEtcd(const CommandTemplate& t) {
   return r;
 }
 
+namespace {
+
+// Requests whose second word is the space.
+bool TakesSpace(std::string_view kind) {
+  for (std::string_view k : {"select", "insert", "replace", "upsert", "update", "delete"}) {
+    if (kind.size() == k.size() && Upper(kind) == Upper(k)) return true;
+  }
+  return false;
+}
+
+// A space name rather than an id: a word of letters, digits and '_' that does not
+// start with a digit and is not a placeholder (__key__).
+bool IsSpaceName(std::string_view w) {
+  if (w.empty() || std::isdigit(static_cast<unsigned char>(w[0]))) return false;
+  if (w.size() >= 4 && w.substr(0, 2) == "__" && w.substr(w.size() - 2) == "__") return false;
+  for (char c : w) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<ProtoRequest> ProtoRequest::ParseIproto(std::string_view text) {
   ProtoRequest r;
-  Scanner sc(text);
-  const std::string name = Upper(sc.Word());
-  struct Form {
-    const char* name;
-    Op op;
-    bool space, index, items, function;
-  };
-  static constexpr Form kForms[] = {
-      {"PING", Op::kIpPing, false, false, false, false},
-      {"INSERT", Op::kIpInsert, true, false, true, false},
-      {"REPLACE", Op::kIpReplace, true, false, true, false},
-      {"SELECT", Op::kIpSelect, true, true, true, false},
-      {"DELETE", Op::kIpDelete, true, true, true, false},
-      {"CALL", Op::kIpCall, false, false, true, true},
-      {"EVAL", Op::kIpEval, false, false, true, true}};
-  const Form* form = nullptr;
-  for (const Form& f : kForms) {
-    if (name == f.name) form = &f;
-  }
-  if (form == nullptr) return Bad("iproto has no request '" + name + "'", kIprotoForms);
-  r.op_ = form->op;
-  r.label_ = name;
-  r.server_stat_ = name == "PING" ? "" : name;
-  r.counts_hits_ = r.op_ == Op::kIpSelect || r.op_ == Op::kIpDelete;
-  if (form->space) {
-    std::string space = sc.Word();
-    if (space.empty()) return Bad("iproto '" + name + "' needs a space", kIprotoForms);
-    uint64_t id = 0;
-    auto [p, ec] = std::from_chars(space.data(), space.data() + space.size(), id);
-    if (ec == std::errc() && p == space.data() + space.size() && id <= UINT32_MAX) {
-      r.space_id_ = static_cast<uint32_t>(id);
-    } else {
-      r.space_name_ = space;
+  r.iproto_text_ = std::string(text);
+  // A space given by name: remember where, and parse with zeros of the same length
+  // in its place (columns in messages stay right) until ResolveSpace knows the id.
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  size_t i = 0;
+  while (i < text.size() && is_space(text[i])) ++i;
+  const size_t kind_start = i;
+  while (i < text.size() && !is_space(text[i])) ++i;
+  std::string probe(text);
+  if (TakesSpace(text.substr(kind_start, i - kind_start))) {
+    while (i < text.size() && is_space(text[i])) ++i;
+    size_t end = i;
+    while (end < text.size() && !is_space(text[end]) && text[end] != '[') ++end;
+    if (IsSpaceName(text.substr(i, end - i))) {
+      r.space_name_ = std::string(text.substr(i, end - i));
+      r.space_pos_ = i;
+      probe.replace(i, end - i, end - i, '0');
     }
   }
-  if (form->index) {
-    std::string index = sc.Word();
-    uint64_t id = 0;
-    auto [p, ec] = std::from_chars(index.data(), index.data() + index.size(), id);
-    if (index.empty() || ec != std::errc() || p != index.data() + index.size() || id > UINT32_MAX) {
-      return Bad("iproto '" + name + "': the index must be a number, got '" + index + "'",
-                 kIprotoForms);
-    }
-    r.index_id_ = static_cast<uint32_t>(id);
-  }
-  if (form->function) {
-    char c = sc.Peek();
-    auto fn = (c == '"' || c == '\'') ? sc.Quoted() : Result<std::string>(sc.Word());
-    if (!fn.ok() || fn->empty()) return Bad("iproto '" + name + "' needs a function or expression", kIprotoForms);
-    r.function_ = *fn;
-  }
-  if (form->items && !sc.AtEnd()) {
-    if (!sc.Take('[')) return Bad("iproto '" + name + "': expected [ITEMS]", kIprotoForms);
-    while (!sc.Take(']')) {
-      if (sc.AtEnd()) return Bad("iproto '" + name + "': unbalanced [", kIprotoForms);
-      Item item;
-      item.kind = Item::Kind::kString;
-      char c = sc.Peek();
-      if (c == '"' || c == '\'') {
-        auto q = sc.Quoted();
-        if (!q.ok()) return Bad("iproto '" + name + "': " + q.status().message(), kIprotoForms);
-        item.text = *q;
-      } else {
-        std::string w = sc.Word();
-        auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), item.number);
-        if (w == "__key__") {
-          item.kind = Item::Kind::kKey;
-          r.uses_key_ = true;
-        } else if (w == "__data__") {
-          item.kind = Item::Kind::kData;
-          r.uses_data_ = true;
-        } else if (!w.empty() && ec == std::errc() && p == w.data() + w.size()) {
-          item.kind = Item::Kind::kInt;
-        } else {
-          return Bad("iproto '" + name + "': '" + w +
-                     "' is not __key__, __data__, an integer or a quoted string", kIprotoForms);
-        }
-      }
-      r.items_.push_back(std::move(item));
-      sc.Take(',');
-    }
-  }
-  if (!sc.AtEnd()) return Bad("iproto '" + name + "': unexpected text after the request", kIprotoForms);
+  Status s = r.SetTemplate(probe);
+  if (!s.ok()) return s;
   return r;
+}
+
+Status ProtoRequest::SetTemplate(const std::string& text) {
+  auto t = iproto::RequestTemplate::Parse(text);
+  if (!t.ok()) return t.status();
+  using iproto::RequestType;
+  switch (t->type()) {
+    case iproto::kPing: op_ = Op::kIpPing; break;
+    case iproto::kInsert: op_ = Op::kIpInsert; break;
+    case iproto::kReplace: op_ = Op::kIpReplace; break;
+    case iproto::kSelect: op_ = Op::kIpSelect; break;
+    case iproto::kDelete: op_ = Op::kIpDelete; break;
+    case iproto::kUpsert: op_ = Op::kIpUpsert; break;
+    case iproto::kUpdate: op_ = Op::kIpUpdate; break;
+    case iproto::kCall: op_ = Op::kIpCall; break;
+    default: op_ = Op::kIpEval; break;
+  }
+  label_ = t->label();
+  // box.stat() names the request kinds; "CALL crud.replace" counts as CALL.
+  server_stat_ = op_ == Op::kIpPing ? "" : label_.substr(0, label_.find(' '));
+  counts_hits_ = op_ == Op::kIpSelect || op_ == Op::kIpDelete;
+  uses_key_ = t->uses_key();
+  uses_data_ = t->uses_data();
+  uses_seq_ = t->uses_seq();
+  uses_rng_ = t->uses_rng();
+  iproto_ = std::make_shared<const iproto::RequestTemplate>(std::move(*t));
+  return Status::OK();
 }
 
 Status ProtoRequest::ResolveSpace(
@@ -310,8 +249,9 @@ Status ProtoRequest::ResolveSpace(
   if (space_name_.empty()) return Status::OK();
   auto id = lookup(space_name_);
   if (!id.ok()) return id.status();
-  space_id_ = *id;
-  return Status::OK();
+  std::string text = iproto_text_;
+  text.replace(space_pos_, space_name_.size(), std::to_string(*id));
+  return SetTemplate(text);
 }
 
 std::string_view ProtoRequest::Render(const TemplateArg& arg, const ProtoArgs& a,
@@ -344,6 +284,8 @@ size_t ProtoRequest::Append(Buffer* out, const ProtoArgs& a) const {
     case Op::kIpReplace:
     case Op::kIpSelect:
     case Op::kIpDelete:
+    case Op::kIpUpsert:
+    case Op::kIpUpdate:
     case Op::kIpCall:
     case Op::kIpEval: AppendIproto(out, a); break;
     default: AppendMemcache(out, a); break;
@@ -384,71 +326,14 @@ size_t ProtoRequest::AppendEtcd(Buffer* out, const ProtoArgs& a) const {
   return 0;
 }
 
-// The [ITEMS] array, MessagePack-encoded into the scratch string.
-std::string_view ProtoRequest::EncodeItems(const ProtoArgs& a) const {
-  char digits[24];
-  const size_t key_len = uses_key_ ? key_prefix_.size() + FormatUint(a.key_index, digits) : 0;
-  size_t size = mp_sizeof_array(static_cast<uint32_t>(items_.size()));
-  for (const Item& it : items_) {
-    switch (it.kind) {
-      case Item::Kind::kKey: size += mp_sizeof_str(static_cast<uint32_t>(key_len)); break;
-      case Item::Kind::kData: size += mp_sizeof_str(static_cast<uint32_t>(a.data.size())); break;
-      case Item::Kind::kInt:
-        size += it.number < 0 ? mp_sizeof_int(it.number) : mp_sizeof_uint(it.number);
-        break;
-      case Item::Kind::kString: size += mp_sizeof_str(static_cast<uint32_t>(it.text.size())); break;
-    }
-  }
-  std::string& s = *a.scratch;
-  s.resize(size);
-  char* w = s.data();
-  w = mp_encode_array(w, static_cast<uint32_t>(items_.size()));
-  for (const Item& it : items_) {
-    switch (it.kind) {
-      case Item::Kind::kKey:
-        w = mp_encode_strl(w, static_cast<uint32_t>(key_len));
-        std::memcpy(w, key_prefix_.data(), key_prefix_.size());
-        std::memcpy(w + key_prefix_.size(), digits, key_len - key_prefix_.size());
-        w += key_len;
-        break;
-      case Item::Kind::kData:
-        w = mp_encode_str(w, a.data.data(), static_cast<uint32_t>(a.data.size()));
-        break;
-      case Item::Kind::kInt:
-        w = it.number < 0 ? mp_encode_int(w, it.number)
-                          : mp_encode_uint(w, static_cast<uint64_t>(it.number));
-        break;
-      case Item::Kind::kString:
-        w = mp_encode_str(w, it.text.data(), static_cast<uint32_t>(it.text.size()));
-        break;
-    }
-  }
-  return s;
-}
-
 size_t ProtoRequest::AppendIproto(Buffer* out, const ProtoArgs& a) const {
-  if (op_ == Op::kIpPing) {
-    iproto::AppendPing(out, a.sync);
-    return 0;
-  }
-  const std::string_view items = EncodeItems(a);
-  switch (op_) {
-    case Op::kIpInsert: iproto::AppendInsert(out, a.sync, space_id_, items); break;
-    case Op::kIpReplace: iproto::AppendReplace(out, a.sync, space_id_, items); break;
-    case Op::kIpSelect: {
-      iproto::SelectRequest sel;
-      sel.space_id = space_id_;
-      sel.index_id = index_id_;
-      sel.key = items;
-      iproto::AppendSelect(out, a.sync, sel);
-      break;
-    }
-    case Op::kIpDelete: iproto::AppendDelete(out, a.sync, space_id_, index_id_, items); break;
-    case Op::kIpCall: iproto::AppendCall(out, a.sync, function_, items); break;
-    case Op::kIpEval: iproto::AppendEval(out, a.sync, function_, items); break;
-    default: break;
-  }
-  return 0;
+  iproto::TemplateArgs t;
+  t.key_index = a.key_index;
+  t.key_prefix = key_prefix_;
+  t.data = a.data;
+  t.seq = a.seq;
+  t.rng = a.rng;
+  return iproto_->Append(out, a.sync, t);
 }
 
 // ---- Replies. ----

@@ -7,10 +7,10 @@
 //   memcache: get K | gets K | set|add|replace|append|prepend K V | cas K V UNIQUE |
 //             delete K | incr K [DELTA] | decr K [DELTA] | touch K EXPTIME
 //   etcd:     put K V | range K | delete K
-//   iproto:   ping | insert|replace SPACE [ITEMS] | select SPACE INDEX [ITEMS] |
-//             delete SPACE INDEX [ITEMS] | call FUNC [ITEMS] | eval "EXPR" [ITEMS]
-// K and V may hold __key__ / __data__ (also inside literal text); ITEMS are __key__,
-// __data__, integers or quoted strings, comma-separated.
+//   iproto:   an iproto::RequestTemplate (docs/protocols.md, "Tarantool request
+//             templates"), where SPACE may also be a space name, resolved on the
+//             server once (ResolveSpace)
+// K and V may hold __key__ / __data__ (also inside literal text).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/buffer.h"
+#include "load/iproto_template.h"
 #include "load/protocol.h"
 #include "proto/etcd/etcd.h"
 #include "proto/etcd/http.h"
@@ -28,6 +29,7 @@
 #include "proto/memcache/memcache.h"
 #include "util/status.h"
 #include "workload/command_template.h"
+#include "workload/rng.h"
 
 namespace memstand {
 
@@ -39,6 +41,8 @@ struct ProtoArgs {
   uint64_t sync = 0;  // IPROTO only
   std::string* scratch = nullptr;
   std::string* scratch2 = nullptr;
+  uint64_t seq = 0;     // IPROTO __seq__
+  Rng* rng = nullptr;   // IPROTO __rand:N__ / __int:A:B__; REQUIRES non-null if uses_rng()
 };
 
 class ProtoRequest {
@@ -49,7 +53,7 @@ class ProtoRequest {
     // etcd
     kEtcdPut, kEtcdRange, kEtcdDelete,
     // iproto
-    kIpPing, kIpInsert, kIpReplace, kIpSelect, kIpDelete, kIpCall, kIpEval,
+    kIpPing, kIpInsert, kIpReplace, kIpSelect, kIpDelete, kIpUpsert, kIpUpdate, kIpCall, kIpEval,
   };
 
   /// Parses one --command for protocol p (REQUIRES: p != kResp). InvalidArgument
@@ -57,7 +61,8 @@ class ProtoRequest {
   static Result<ProtoRequest> Parse(Protocol p, std::string_view text, std::string key_prefix);
 
   /// IPROTO: SPACE given by name is resolved to its id with `lookup` (a control
-  /// connection's query); a no-op for other requests.
+  /// connection's query) and the template parsed again with the id; a no-op for other
+  /// requests and for a space given by id. Until then such a request encodes space 0.
   Status ResolveSpace(const std::function<Result<uint32_t>(const std::string&)>& lookup);
 
   /// Appends one request; returns the bytes appended.
@@ -74,20 +79,18 @@ class ProtoRequest {
   const std::string& label() const { return label_; }
   bool uses_key() const { return uses_key_; }
   bool uses_data() const { return uses_data_; }
+  /// IPROTO: the template holds __seq__ / __rand:N__ or __int:A:B__.
+  bool uses_seq() const { return uses_seq_; }
+  bool uses_rng() const { return uses_rng_; }
   /// etcd: the Host header and gateway prefix.
   void set_etcd_target(const etcd::Target& t) { etcd_target_ = t; }
 
  private:
-  struct Item {  // an IPROTO array element
-    enum class Kind : uint8_t { kKey, kData, kInt, kString } kind = Kind::kString;
-    int64_t number = 0;
-    std::string text;
-  };
   static Result<ProtoRequest> ParseMemcache(const CommandTemplate& t);
   static Result<ProtoRequest> ParseEtcd(const CommandTemplate& t);
   static Result<ProtoRequest> ParseIproto(std::string_view text);
   std::string_view Render(const TemplateArg& arg, const ProtoArgs& a, std::string* out) const;
-  std::string_view EncodeItems(const ProtoArgs& a) const;
+  Status SetTemplate(const std::string& text);
   size_t AppendMemcache(Buffer* out, const ProtoArgs& a) const;
   size_t AppendEtcd(Buffer* out, const ProtoArgs& a) const;
   size_t AppendIproto(Buffer* out, const ProtoArgs& a) const;
@@ -96,6 +99,8 @@ class ProtoRequest {
   bool counts_hits_ = false;
   bool uses_key_ = false;
   bool uses_data_ = false;
+  bool uses_seq_ = false;
+  bool uses_rng_ = false;
   std::string label_;
   std::string server_stat_;
   std::string key_prefix_;
@@ -105,12 +110,11 @@ class ProtoRequest {
   memcache::StoreCommand store_ = memcache::StoreCommand::kSet;
   uint64_t number_ = 0;  // cas unique, incr/decr delta, touch exptime
   etcd::Target etcd_target_;
-  // iproto
-  std::string space_name_;  // empty: space_id_ was a number
-  uint32_t space_id_ = 0;
-  uint32_t index_id_ = 0;
-  std::string function_;  // call: the function; eval: the expression
-  std::vector<Item> items_;
+  // iproto: the template (shared: ProtoRequest is copied into every worker's view)
+  std::string iproto_text_;
+  std::string space_name_;  // empty: the space was a number (or the request has none)
+  size_t space_pos_ = 0;    // where space_name_ starts in iproto_text_
+  std::shared_ptr<const iproto::RequestTemplate> iproto_;
 };
 
 /// What a reply means for the statistics.

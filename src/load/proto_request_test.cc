@@ -69,8 +69,59 @@ TEST(ProtoRequestTest, IprotoTemplates) {
   EXPECT_FALSE(ProtoRequest::Parse(Protocol::kIproto, "select memstand [__key__]", "k").ok());
   EXPECT_FALSE(ProtoRequest::Parse(Protocol::kIproto, "replace 1 [__value__]", "k").ok());
   EXPECT_FALSE(ProtoRequest::Parse(Protocol::kIproto, "upsert 1 []", "k").ok());
+  EXPECT_FALSE(ProtoRequest::Parse(Protocol::kIproto, "replace __key__ [1]", "k").ok());
   EXPECT_EQ(IprotoErrorName(3), "ER_TUPLE_FOUND");
   EXPECT_EQ(IprotoErrorName(47), "ER_PASSWORD_MISMATCH");
+}
+
+}  // namespace
+}  // namespace memstand
+
+namespace memstand {
+namespace {
+
+// A space name resolves to the same bytes as the id written in the template; every
+// grammar element of iproto::RequestTemplate is accepted.
+TEST(ProtoRequestTest, IprotoSpaceNamesAndFullGrammar) {
+  auto byname = ProtoRequest::Parse(Protocol::kIproto,
+                                    "select users 0 ge [__key__] limit 10 offset 2", "k");
+  ASSERT_TRUE(byname.ok()) << byname.status().message();
+  ASSERT_TRUE(byname->ResolveSpace([](const std::string& name) -> Result<uint32_t> {
+                       EXPECT_EQ(name, "users");
+                       return 512u;
+                     }).ok());
+  auto byid = ProtoRequest::Parse(Protocol::kIproto, "select 512 0 ge [__key__] limit 10 offset 2", "k");
+  ASSERT_TRUE(byid.ok());
+  EXPECT_EQ(Encode(*byname, 5, "", 3), Encode(*byid, 5, "", 3));
+  EXPECT_EQ(byname->server_stat(), "SELECT");
+  auto missing = ProtoRequest::Parse(Protocol::kIproto, "insert nosuch [1]", "k");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->ResolveSpace([](const std::string&) -> Result<uint32_t> {
+                         return Status::NotFound("no space 'nosuch'");
+                       }).ok());
+  for (const char* text : {"ping", "insert 512 [__seq__, __rand:16__]", "upsert 512 [__key__, 1] [['+', 2, 1]]",
+                           "update 512 0 [__key__] [['=', 2, __data__]]", "delete 512 0 [__keynum__]",
+                           "call crud.replace 'users' [__seq__, nil, __rand:128__]",
+                           "eval 'return ...' __int:1:9__ __key__"}) {
+    auto r = ProtoRequest::Parse(Protocol::kIproto, text, "k");
+    EXPECT_TRUE(r.ok()) << text << ": " << r.status().message();
+  }
+  auto call = ProtoRequest::Parse(Protocol::kIproto, "call crud.replace 'users' [__seq__]", "k");
+  ASSERT_TRUE(call.ok());
+  EXPECT_EQ(call->server_stat(), "CALL");
+  EXPECT_TRUE(call->uses_seq());
+  EXPECT_FALSE(call->uses_rng());
+  // __seq__ is what the caller numbers: 300 is encoded as uint16 0xcd 0x01 0x2c.
+  Buffer out;
+  std::string s1, s2;
+  ProtoArgs a{0, "", 1, &s1, &s2};
+  a.seq = 300;
+  call->Append(&out, a);
+  EXPECT_NE(std::string(out.View()).find("\x91\xcd\x01\x2c"), std::string::npos);
+  auto upd = ProtoRequest::Parse(Protocol::kIproto, "update 1 0 [__key__] [['=', 2, 1]]", "k");
+  ASSERT_TRUE(upd.ok());
+  EXPECT_EQ(upd->server_stat(), "UPDATE");
+  EXPECT_FALSE(upd->counts_hits());
 }
 
 }  // namespace

@@ -69,6 +69,7 @@ struct Worker::Client {
   std::vector<KeySequence> keys;  // by command index
   Rng rng{0};
   uint64_t mix_pos = 0;
+  uint64_t seq = 0;               // IPROTO: the next __seq__ (global index + k x clients)
   uint64_t budget = UINT64_MAX;   // measured requests left (requests mode)
   uint32_t next_replica = 0;      // --read-from-replicas: round robin
   std::optional<Pacer> pacer;     // open loop only
@@ -165,6 +166,7 @@ Status Worker::OpenAll() {
     }
     cl->rng = Rng(DeriveSeed(opt_.seed ^ 0x5eedda7aULL, global));
     cl->mix_pos = (global * 7919) % shared_->mix->cycle_length();  // spread the starting points
+    cl->seq = global;
     if (opt_.requests > 0) {
       cl->budget = opt_.requests / total + (global < opt_.requests % total ? 1 : 0);
       budget_left_ += cl->budget;
@@ -918,6 +920,11 @@ void Worker::SendOneOther(Client& cl, int64_t now, int64_t intended) {
                    static_cast<uint16_t>(cmd), measured, 0};
   ProtoArgs a{key, data, 0, &scratch_, &scratch2_};
   if (proto_ == Protocol::kIproto) {
+    a.rng = &cl.rng;
+    if (req.uses_seq()) {  // unique in the run: client g sends g, g + C, g + 2C, ...
+      a.seq = cl.seq;
+      cl.seq += static_cast<uint64_t>(opt_.connections());
+    }
     const uint32_t slot = c.free_slots.back();  // cl.in_flight < pipeline <= slots
     c.free_slots.pop_back();
     a.sync = (++c.next_seq << std::countr_zero(c.ring.size())) | slot;

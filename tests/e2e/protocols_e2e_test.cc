@@ -137,6 +137,63 @@ TEST(ProtocolsE2E, IprotoAuthAndDuplicateInsertCountedByKind) {
       << bad.output;
 }
 
+constexpr const char* kSeqInit = R"(
+box.cfg{memtx_memory = 64 * 1024 * 1024, wal_mode = 'none', log_level = 4}
+box.schema.space.create('seqs'):create_index('pk', {parts = {1, 'unsigned'}})
+box.schema.space.create('calls'):create_index('pk', {parts = {1, 'unsigned'}})
+function put_row(space, tuple) return box.space[space]:insert(tuple) end
+box.schema.user.grant('guest', 'read,write,execute', 'universe')
+box.cfg{listen = '127.0.0.1:{PORT}'}
+)";
+
+// Selects keys 0..n-1 of `space` one by one; returns the hits.
+int64_t SelectHits(const std::string& url, const std::string& space, int n) {
+  nlohmann::json j = RunOk({"--target", url, "--command", "select " + space + " 0 [__keynum__]",
+                            "--command-key-pattern", "S", "--key-minimum", "0", "--key-maximum",
+                            std::to_string(n - 1), "-n", std::to_string(n), "-c", "1"});
+  const nlohmann::json* select = FindCommand(j, "SELECT");
+  return select == nullptr ? -1 : (*select)["hits"].get<int64_t>();
+}
+
+// __seq__ is unique over every connection of every thread: 8 pipelined connections
+// insert 4000 tuples keyed by it without one duplicate, and the keys are exactly 0..3999.
+TEST(ProtocolsE2E, IprotoSeqInsertsNeverCollide) {
+  auto server = codec_test::StartTarantool(kSeqInit);
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  const std::string url = "tarantool://127.0.0.1:" + std::to_string((*server)->port());
+  nlohmann::json j = RunOk({"--target", url, "--command", "insert seqs [__seq__, __rand:16__]",
+                            "-t", "2", "-c", "4", "--pipeline", "8", "-n", "4000"});
+  const nlohmann::json* insert = FindCommand(j, "INSERT");
+  ASSERT_NE(insert, nullptr) << j.dump();
+  EXPECT_EQ((*insert)["ops"], 4000);
+  EXPECT_EQ((*insert)["errors"], 0) << (*insert).dump();
+  EXPECT_EQ(CrossCheckServer(j, "INSERT"), 4000);
+  EXPECT_EQ(j["cross_check"]["mismatch"], false);
+  EXPECT_EQ(SelectHits(url, "seqs", 4000), 4000);
+}
+
+// call with templated arguments: a Lua function gets (space, {seq, int, key}).
+TEST(ProtocolsE2E, IprotoCallWithTemplatedArgs) {
+  auto server = codec_test::StartTarantool(kSeqInit);
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  const std::string url = "tarantool://127.0.0.1:" + std::to_string((*server)->port());
+  nlohmann::json j = RunOk({"--target", url, "--command",
+                            "call put_row 'calls' [__seq__, __int:1:9__, __key__]", "-t", "2",
+                            "-c", "2", "--pipeline", "4", "-n", "1000"});
+  const nlohmann::json* call = FindCommand(j, "CALL");
+  ASSERT_NE(call, nullptr) << j.dump();
+  EXPECT_EQ((*call)["ops"], 1000);
+  EXPECT_EQ((*call)["errors"], 0) << (*call).dump();
+  EXPECT_EQ(CrossCheckServer(j, "CALL"), 1000);
+  EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();  // the Lua's INSERTs
+  EXPECT_EQ(SelectHits(url, "calls", 1000), 1000);
+  // A function that does not exist: every call an error of its kind, no hang.
+  j = RunOk({"--target", url, "--command", "call no_such_fn 1", "-n", "20", "-c", "1"});
+  call = FindCommand(j, "CALL");
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ((*call)["errors"], 20) << (*call).dump();
+}
+
 TEST(ProtocolsE2E, EtcdNoTargetRevisionMatchesPuts) {
   nlohmann::json j = RunOk({"--protocol", "etcd", "-n", "600", "-c", "4", "--key-maximum", "50",
                             "--command", "put __key__ __data__", "--command", "range __key__",
