@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Configures and builds memstand. Usage: scripts/build.sh [release|release-nobench|asan]
-# (default release).
+# Configures and builds memstand. Usage: scripts/build.sh [release|release-nobench|test|asan]
+# (default release). `test`: Release without LTO and micro-benchmarks, in its own
+# directory (the test job's build: LTO of the test binary takes minutes and changes no
+# test's outcome; the `release` build users run keeps LTO).
 # Prints the build directory on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,8 +10,9 @@ kind="${1:-release}"
 case "$kind" in
   release) dir=build; flags=(-DCMAKE_BUILD_TYPE=Release) ;;
   release-nobench) dir=build; flags=(-DCMAKE_BUILD_TYPE=Release -DMEMSTAND_BUILD_BENCH=OFF) ;;
+  test) dir=build-test; flags=(-DCMAKE_BUILD_TYPE=Release -DMEMSTAND_BUILD_BENCH=OFF -DMEMSTAND_LTO=OFF) ;;
   asan) dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMSTAND_SANITIZE=ON -DMEMSTAND_BUILD_BENCH=OFF) ;;
-  *) echo "usage: $0 [release|release-nobench|asan]" >&2; exit 2 ;;
+  *) echo "usage: $0 [release|release-nobench|test|asan]" >&2; exit 2 ;;
 esac
 cmake -S . -B "$dir" "${flags[@]}" >/dev/null
 cmake --build "$dir" -j "$(nproc)" >&2

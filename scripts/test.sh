@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-# The micro-benchmarks are not tests; building them would only lengthen the run.
-dir=$(scripts/build.sh release-nobench | tail -n 1)
+# Release without LTO and without the micro-benchmarks (not tests): see scripts/build.sh.
+dir=$(scripts/build.sh test | tail -n 1)
 ctest --test-dir "$dir" --output-on-failure -j 2 --timeout 600
 # Every libFuzzer target for a bounded time, from the seeds in fuzz/corpus (clang; only
 # the codecs are built, in build-fuzz): a crash, a sanitizer report or a hang fails the

@@ -135,12 +135,10 @@ void KeySequence::InitZipf() {
   zipf_s_ = 2.0 - ZipfBigHInverse(ZipfBigH(2.5, q) - ZipfH(2.0, q), q);
 }
 
-uint64_t KeySequence::Next() {
+uint64_t KeySequence::NextOther() {
   switch (spec_.kind) {
-    case KeyPatternSpec::Kind::kUniform: {
-      const uint64_t span = max_ - min_;
-      return min_ + (span == UINT64_MAX ? rng_.Next() : rng_.Uniform(span + 1));
-    }
+    case KeyPatternSpec::Kind::kUniform:
+      return NextUniform();
     case KeyPatternSpec::Kind::kSequential:
       return NextSequential();
     case KeyPatternSpec::Kind::kGaussian:

@@ -47,9 +47,16 @@ class KeySequence {
   /// ValidateKeyPatternSpec(spec).ok().
   KeySequence(const KeyPatternSpec& spec, uint64_t key_min, uint64_t key_max, uint64_t seed,
               uint64_t conn_index, uint64_t conn_count);
-  uint64_t Next();
+  uint64_t Next() {  // the uniform case in line: it is the default, drawn per request
+    return spec_.kind == KeyPatternSpec::Kind::kUniform ? NextUniform() : NextOther();
+  }
 
  private:
+  uint64_t NextUniform() {
+    const uint64_t span = max_ - min_;
+    return min_ + (span == UINT64_MAX ? rng_.Next() : rng_.Uniform(span + 1));
+  }
+  uint64_t NextOther();
   uint64_t NextSequential();
   uint64_t NextPartitioned();
   uint64_t NextGaussian();

@@ -93,13 +93,4 @@ ValuePool::ValuePool(const ValueSpec& spec, uint64_t seed) : spec_(spec) {
   }
 }
 
-std::string_view ValuePool::Pick(Rng& rng) const {
-  size_t size = spec_.min_size;
-  if (spec_.max_size > spec_.min_size) size += rng.Uniform(spec_.max_size - spec_.min_size + 1);
-  // A repeated pattern reads the same at every offset: no draw needed.
-  if (spec_.content == ValueSpec::Content::kPattern) return std::string_view(bytes_).substr(0, size);
-  const size_t offset = rng.Uniform(bytes_.size() - size + 1);
-  return std::string_view(bytes_).substr(offset, size);
-}
-
 }  // namespace memstand

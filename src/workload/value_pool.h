@@ -34,7 +34,15 @@ class ValuePool {
   /// A value of a size drawn uniformly in [min_size, max_size], at a random offset
   /// (kPattern: at offset 0, which reads the same as any other).
   /// Thread-safe (const); the view lives as long as the pool.
-  std::string_view Pick(Rng& rng) const;
+  /// In line: one per request.
+  std::string_view Pick(Rng& rng) const {
+    size_t size = spec_.min_size;
+    if (spec_.max_size > spec_.min_size) size += rng.Uniform(spec_.max_size - spec_.min_size + 1);
+    // A repeated pattern reads the same at every offset: no draw needed.
+    if (spec_.content == ValueSpec::Content::kPattern) return {bytes_.data(), size};
+    const size_t offset = rng.Uniform(bytes_.size() - size + 1);
+    return {bytes_.data() + offset, size};
+  }
   const ValueSpec& spec() const { return spec_; }
 
  private:
