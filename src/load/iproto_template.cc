@@ -623,10 +623,12 @@ char* RequestTemplate::WriteOp(char* p, const Op& op, uint64_t sync, const Templ
     case Op::Kind::kKey: {
       const int digits = DigitCount(a.key_index);
       p = mp_encode_strl(p, static_cast<uint32_t>(a.key_prefix.size() + digits));
-      std::memcpy(p, a.key_prefix.data(), a.key_prefix.size());
+      // An empty prefix may be a null view: memcpy from null is undefined even for 0 bytes.
+      if (!a.key_prefix.empty()) std::memcpy(p, a.key_prefix.data(), a.key_prefix.size());
       return WriteDecimal(p + a.key_prefix.size(), a.key_index, digits);
     }
     case Op::Kind::kData:
+      if (a.data.empty()) return mp_encode_strl(p, 0);  // as above: data may be null
       return mp_encode_str(p, a.data.data(), static_cast<uint32_t>(a.data.size()));
     case Op::Kind::kRand: {
       p = mp_encode_strl(p, op.rand_len);
