@@ -519,22 +519,31 @@ void Worker::OnConnected(Conn& c) {
   Flush(c);
 }
 
-void Worker::OnReadable(Conn& c) {
-  if (proto_ != Protocol::kResp) return OnReadableOther(c);
+// Reads what the socket has into read_buf_ (both protocol paths): the byte count, or 0
+// when there is nothing to parse (it would block, or the connection failed and Fail ran).
+size_t Worker::ReadSome(Conn& c) {
   ssize_t n = read(c.fd, read_buf_.data(), read_buf_.size());
   ++stats_.read_calls;
   if (n == 0) {
-    return Fail(c, Status::IoError("the server closed the connection (" +
-                                   std::to_string(c.count) + " requests in flight)"));
+    Fail(c, Status::IoError("the server closed the connection (" + std::to_string(c.count) +
+                            " requests in flight)"));
+    return 0;
   }
   if (n < 0) {
-    if (errno == EAGAIN || errno == EINTR) return;
-    return Fail(c, Status::IoError(ErrnoMessage("read", errno)));
+    if (errno != EAGAIN && errno != EINTR) Fail(c, Status::IoError(ErrnoMessage("read", errno)));
+    return 0;
   }
   stats_.socket_bytes_read += static_cast<uint64_t>(n);
+  return static_cast<size_t>(n);
+}
+
+void Worker::OnReadable(Conn& c) {
+  if (proto_ != Protocol::kResp) return OnReadableOther(c);
+  const size_t n = ReadSome(c);
+  if (n == 0) return;
   int64_t now = NowNs();
   const char* p = read_buf_.data();
-  size_t left = static_cast<size_t>(n);
+  size_t left = n;
   while (left > 0) {
     size_t used = 0;
     resp::Reader::Event ev = c.reader.Feed(p, left, &used);
@@ -772,20 +781,11 @@ void Worker::OnConnectedOther(Conn& c) {
 }
 
 void Worker::OnReadableOther(Conn& c) {
-  ssize_t n = read(c.fd, read_buf_.data(), read_buf_.size());
-  ++stats_.read_calls;
-  if (n == 0) {
-    return Fail(c, Status::IoError("the server closed the connection (" +
-                                   std::to_string(c.count) + " requests in flight)"));
-  }
-  if (n < 0) {
-    if (errno == EAGAIN || errno == EINTR) return;
-    return Fail(c, Status::IoError(ErrnoMessage("read", errno)));
-  }
-  stats_.socket_bytes_read += static_cast<uint64_t>(n);
+  const size_t n = ReadSome(c);
+  if (n == 0) return;
   int64_t now = NowNs();
   const char* p = read_buf_.data();
-  size_t left = static_cast<size_t>(n);
+  size_t left = n;
   if (c.state == Conn::State::kSetup && !FeedGreeting(c, &p, &left)) return;
   while (left > 0) {
     size_t used = 0;

@@ -83,6 +83,7 @@ class Worker {
   void Loop();
   void OnEvent(Conn& c, uint32_t events, int64_t now);
   void OnConnected(Conn& c);
+  size_t ReadSome(Conn& c);
   void OnReadable(Conn& c);
   void HandleReply(Conn& c, int64_t now);
   void Fill(Client& cl, int64_t now);
