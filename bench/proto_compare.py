@@ -54,8 +54,9 @@ from benchlib import (BenchError, Server, base_platform_facts, free_port,  # noq
 CONNECTIONS = 50
 VALUE_SIZE = 100
 KEYS = {"memcache": 100_000, "iproto": 100_000, "etcd": 10_000}
-REQUESTS = 200_000          # per run, memcache and iproto
-ETCD_REQUESTS = 20_000      # per run: etcd fsyncs every put, ~2,000 requests/s here
+REQUESTS_P1 = 100_000       # per memcache / iproto run at pipeline 1 (as compare_peers.py)
+REQUESTS_PIPELINED = 200_000
+ETCD_REQUESTS = 20_000      # per run: etcd fsyncs every put, ~1,000-2,500 requests/s here
 QUICK_REQUESTS = 20_000
 QUICK_ETCD_REQUESTS = 2_000
 # memcslap 1.1.4's values, measured on its stored items: 55..4998 bytes, mean ~2,530.
@@ -77,8 +78,12 @@ def parse_args(argv):
                    help="directory holding a Release build of memstand (default: %(default)s)")
     p.add_argument("--runs", type=int, default=3,
                    help="repetitions of every case; >= 3 for a median (default: 3)")
-    p.add_argument("--requests", type=int, default=REQUESTS,
-                   help=f"requests per memcache and iproto run (default: {REQUESTS})")
+    p.add_argument("--requests-p1", type=int, default=REQUESTS_P1,
+                   help=f"requests per memcache and iproto run at pipeline 1 "
+                        f"(default: {REQUESTS_P1})")
+    p.add_argument("--requests-pipelined", type=int, default=REQUESTS_PIPELINED,
+                   help=f"requests per memcache and iproto run at pipeline 16 "
+                        f"(default: {REQUESTS_PIPELINED})")
     p.add_argument("--etcd-requests", type=int, default=ETCD_REQUESTS,
                    help=f"requests per etcd run (default: {ETCD_REQUESTS})")
     p.add_argument("--server-core", type=int, default=0,
@@ -95,11 +100,13 @@ def parse_args(argv):
                    help="print every raw sample as it is measured")
     args = p.parse_args(argv)
     if args.quick:
-        args.requests, args.etcd_requests = QUICK_REQUESTS, QUICK_ETCD_REQUESTS
+        args.requests_p1 = args.requests_pipelined = QUICK_REQUESTS
+        args.etcd_requests = QUICK_ETCD_REQUESTS
     if args.runs < 1:
         p.error("--runs must be >= 1")
-    if args.requests < CONNECTIONS or args.etcd_requests < CONNECTIONS:
-        p.error(f"--requests and --etcd-requests must be >= {CONNECTIONS} (the connections)")
+    for name in ("requests_p1", "requests_pipelined", "etcd_requests"):
+        if getattr(args, name) < CONNECTIONS:
+            p.error(f"--{name.replace('_', '-')} must be >= {CONNECTIONS} (the connections)")
     ncpu = os.cpu_count() or 1
     for name in ("server_core", "client_core"):
         core = getattr(args, name)
@@ -130,18 +137,26 @@ class Case:
         return ("memstand", self.peer) if self.peer else ("memstand",)
 
 
+def slap_keys(args):
+    """Keys of the memcslap-shaped cases: memcslap's N per thread at pipeline 1."""
+    return args.requests_p1 // CONNECTIONS
+
+
 def build_cases(args):
-    slap_n = args.requests // CONNECTIONS * CONNECTIONS  # memcslap: N per thread
+    def n(pipeline):
+        return args.requests_p1 if pipeline == 1 else args.requests_pipelined
+
+    slap_n = slap_keys(args) * CONNECTIONS  # memcslap: N per thread
     cases = []
     if args.only in (None, "memcache"):
         for pipeline in (1, 16):
-            cases.append(Case("memcache", "SET:GET 1:1 100B", pipeline, args.requests))
+            cases.append(Case("memcache", "SET:GET 1:1 100B", pipeline, n(pipeline)))
         for test in ("set", "get"):
             cases.append(Case("memcache", f"{test.upper()} {MEMCSLAP_VALUE_RANGE}B", 1, slap_n,
                               "memcslap", test))
     if args.only in (None, "iproto"):
         for pipeline in (1, 16):
-            cases.append(Case("iproto", "REPLACE:SELECT 1:1 100B", pipeline, args.requests,
+            cases.append(Case("iproto", "REPLACE:SELECT 1:1 100B", pipeline, n(pipeline),
                               "net.box"))
     if args.only in (None, "etcd"):
         cases.append(Case("etcd", "PUT:RANGE 1:1 100B", 1, args.etcd_requests))
@@ -398,8 +413,7 @@ class Bench:
         port = self.current.port
         jobs = [(KEYS[proto], ["--command", WRITE_COMMAND[proto], "-d", str(VALUE_SIZE)])]
         if proto == "memcache":
-            slap_keys = self.args.requests // CONNECTIONS
-            jobs.append((slap_keys, ["--command", WRITE_COMMAND[proto], "--key-prefix",
+            jobs.append((slap_keys(self.args), ["--command", WRITE_COMMAND[proto], "--key-prefix",
                                      SLAP_PREFIX, "--data-size-range", MEMCSLAP_VALUE_RANGE]))
         for i, (keys, extra) in enumerate(jobs):
             base = os.path.join(self.tmpdir, f"populate-{proto}-{i}")
@@ -575,8 +589,9 @@ def print_header(args, facts):
           f"connections")
     print(f"runs:     N = {args.runs} per case and client, order alternated per run; "
           f"tables show the {median_word}")
-    print(f"requests: {args.requests} per memcache/iproto run, {args.etcd_requests} per etcd "
-          f"run" + (" (--quick)" if args.quick else ""))
+    print(f"requests: {args.requests_p1} per memcache/iproto run at pipeline 1, "
+          f"{args.requests_pipelined} at 16, {args.etcd_requests} per etcd run"
+          + (" (--quick)" if args.quick else ""))
     print("CPU-us/req: (user + sys CPU of the client process, from its rusage) * 1e6 / "
           "requests; server: /proc/<pid>/stat utime + stime over the run (10 ms ticks)")
     print()
