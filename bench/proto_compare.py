@@ -549,6 +549,16 @@ def median_of(samples, case, tool, key):
     return statistics.median(values) if values else float("nan")
 
 
+def per_run_ratios(samples, case):
+    """memstand / peer client CPU per request of each run (the pair ran back to back)."""
+    by_run = {}
+    for s in samples:
+        if s["case"] == case.name:
+            by_run.setdefault(s["run"], {})[s["tool"]] = s["client_cpu_us_per_request"]
+    return [pair["memstand"] / pair[case.peer]
+            for _, pair in sorted(by_run.items()) if len(pair) == 2]
+
+
 def summarize(cases, samples):
     rows = []
     keys = ("requests_per_sec", "client_cpu_us_per_request", "client_core_share",
@@ -563,6 +573,7 @@ def summarize(cases, samples):
         if case.peer:
             row["ratio"] = (row["memstand:client_cpu_us_per_request"]
                             / row[f"{case.peer}:client_cpu_us_per_request"])
+            row["per_run_ratios"] = per_run_ratios(samples, case)
         rows.append(row)
     return rows
 
@@ -624,6 +635,7 @@ def print_report(args, facts, cases, rows, samples):
         if r["peer"]:
             parts.append(f"{r['peer']} "
                          f"{', '.join(f'{x:.2f}' for x in r[r['peer'] + ':cpu_per_run'])}")
+            parts.append(f"ratios {', '.join(f'{x:.2f}' for x in r['per_run_ratios'])}")
         print(f"  {r['case']:<34} {'; '.join(parts)}")
     print()
     print("Client core share (client CPU s / wall s; 1.00: the client is the limit):")
