@@ -6,7 +6,10 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -14,10 +17,40 @@
 
 namespace memstand::e2e {
 
+namespace {
+
+// The directories TempDir made in this process, removed when it exits (each test is
+// its own process under ctest), unless MEMSTAND_KEEP_TEST_DIRS is set to look at them.
+class TempDirs {
+ public:
+  ~TempDirs() {
+    if (std::getenv("MEMSTAND_KEEP_TEST_DIRS") != nullptr) return;
+    std::error_code ec;
+    for (const auto& d : dirs_) std::filesystem::remove_all(d, ec);
+  }
+  void Add(std::string dir) {
+    std::lock_guard<std::mutex> lock(mu_);
+    dirs_.push_back(std::move(dir));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> dirs_;
+};
+
+TempDirs& Registry() {
+  static TempDirs dirs;
+  return dirs;
+}
+
+}  // namespace
+
 std::string TempDir() {
   std::string pattern = "/tmp/memstand-e2e-XXXXXX";
   char* dir = mkdtemp(pattern.data());
-  return dir == nullptr ? "/tmp" : std::string(dir);
+  if (dir == nullptr) return "/tmp";
+  Registry().Add(dir);
+  return dir;
 }
 
 std::unique_ptr<Running> Running::Start(const std::vector<std::string>& args) {

@@ -38,7 +38,8 @@ class Running {
 /// Runs memstand with args to completion (bounded by timeout_s).
 Outcome RunMemstand(const std::vector<std::string>& args, double timeout_s = 60);
 
-/// A new empty temporary directory path (removed by the OS's tmp cleaning).
+/// A new empty temporary directory path, removed with its contents when the test
+/// process exits (MEMSTAND_KEEP_TEST_DIRS=1 keeps it).
 std::string TempDir();
 nlohmann::json ReadJson(const std::string& path);
 bool ProcessExists(pid_t pid);
