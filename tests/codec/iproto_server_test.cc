@@ -7,17 +7,19 @@
 #include <set>
 #include <string>
 
-#include "codec/server_util.h"
-#include "proto/iproto/greeting.h"
+#include "codec/tarantool_test_util.h"
 #include "proto/iproto/iproto.h"
 
 namespace memstand::iproto {
 namespace {
 
+using codec_test::A;
 using codec_test::BlockingConn;
+using codec_test::S;
+using codec_test::U;
 
 // Schema first, listen last: once the port accepts, the space and the user exist.
-constexpr const char* kInitLua = R"(
+constexpr const char* kSuiteLua = R"(
 box.cfg{memtx_memory = 64 * 1024 * 1024, wal_mode = 'none', log_level = 4}
 local s = box.schema.space.create('test', {id = 512})
 s:create_index('pk', {type = 'tree', parts = {1, 'unsigned'}})
@@ -28,34 +30,11 @@ function fail() error('boom') end
 box.cfg{listen = '127.0.0.1:{PORT}'}
 )";
 
-Value U(uint64_t u) { return Value::Uint(u); }
-Value S(std::string s) { return Value::String(std::move(s)); }
-Value A(std::vector<Value> v) { return Value::Array(std::move(v)); }
+class IprotoServerTest : public codec_test::TarantoolTest<IprotoServerTest> {
+ public:
+  static constexpr const char* kInitLua = kSuiteLua;
 
-class IprotoServerTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    auto server = codec_test::StartTarantool(kInitLua);
-    ASSERT_TRUE(server.ok()) << server.status().message();
-    server_ = server->release();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-
-  void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    auto conn = BlockingConn::Connect(server_->port());
-    ASSERT_TRUE(conn.ok()) << conn.status().message();
-    conn_ = std::move(*conn);
-    auto bytes = conn_->ReadExactly(kGreetingSize);
-    ASSERT_TRUE(bytes.ok()) << bytes.status().message();
-    auto greeting = ParseGreeting(*bytes);
-    ASSERT_TRUE(greeting.ok()) << greeting.status().message();
-    greeting_ = *greeting;
-  }
-
   // Sends what out_ holds and reads one response (full mode).
   Summary RoundTrip(Value* data = nullptr) {
     EXPECT_TRUE(conn_->Send(out_).ok());
@@ -84,15 +63,10 @@ class IprotoServerTest : public ::testing::Test {
     return data.items()[0].uint_value();
   }
 
-  static codec_test::TestServer* server_;
-  std::unique_ptr<BlockingConn> conn_;
-  Greeting greeting_;
   Buffer out_;
   Reader reader_{Reader::Mode::kFull};
   uint64_t sync_ = 0;
 };
-
-codec_test::TestServer* IprotoServerTest::server_ = nullptr;
 
 TEST_F(IprotoServerTest, GreetingAndAuth) {
   EXPECT_EQ(greeting_.protocol, "Binary");

@@ -6,19 +6,21 @@
 #include <map>
 #include <string>
 
-#include "codec/server_util.h"
+#include "codec/tarantool_test_util.h"
 #include "load/iproto_template.h"
-#include "proto/iproto/greeting.h"
 #include "proto/iproto/iproto.h"
 
 namespace memstand::iproto {
 namespace {
 
+using codec_test::A;
 using codec_test::BlockingConn;
+using codec_test::S;
+using codec_test::U;
 
 // A 'scalar' primary key takes both the string keys of __key__ and the numbers of
 // __seq__. Guest may do everything: no auth needed.
-constexpr const char* kInitLua = R"(
+constexpr const char* kSuiteLua = R"(
 box.cfg{memtx_memory = 64 * 1024 * 1024, wal_mode = 'none', log_level = 4}
 local s = box.schema.space.create('test', {id = 512})
 s:create_index('pk', {type = 'tree', parts = {1, 'scalar'}})
@@ -29,32 +31,11 @@ crud = {replace = function(space, tuple) return box.space[space]:replace(tuple) 
 box.cfg{listen = '127.0.0.1:{PORT}'}
 )";
 
-Value U(uint64_t u) { return Value::Uint(u); }
-Value S(std::string s) { return Value::String(std::move(s)); }
-Value A(std::vector<Value> v) { return Value::Array(std::move(v)); }
+class IprotoTemplateServerTest : public codec_test::TarantoolTest<IprotoTemplateServerTest> {
+ public:
+  static constexpr const char* kInitLua = kSuiteLua;
 
-class IprotoTemplateServerTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    auto server = codec_test::StartTarantool(kInitLua);
-    ASSERT_TRUE(server.ok()) << server.status().message();
-    server_ = server->release();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-
-  void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    auto conn = BlockingConn::Connect(server_->port());
-    ASSERT_TRUE(conn.ok()) << conn.status().message();
-    conn_ = std::move(*conn);
-    auto greeting = conn_->ReadExactly(kGreetingSize);
-    ASSERT_TRUE(greeting.ok()) << greeting.status().message();
-    ASSERT_TRUE(ParseGreeting(*greeting).ok());
-  }
-
   // Sends one request from `text` and returns its reply's IPROTO_DATA; fails the test
   // on an error reply or a wrong sync.
   Value Send(const std::string& text, TemplateArgs args = {}) {
@@ -87,15 +68,11 @@ class IprotoTemplateServerTest : public ::testing::Test {
     return out;
   }
 
-  static codec_test::TestServer* server_;
-  std::unique_ptr<BlockingConn> conn_;
   Reader reader_{Reader::Mode::kFull};
   Rng rng_{1};
   uint64_t sync_ = 0;
   std::map<std::string, uint64_t> sent_;
 };
-
-codec_test::TestServer* IprotoTemplateServerTest::server_ = nullptr;
 
 TEST_F(IprotoTemplateServerTest, EveryKindFromATemplate) {
   EXPECT_EQ(Send("ping"), Value());
