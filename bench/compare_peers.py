@@ -20,19 +20,19 @@ Exit status: 0 when every run finished (targets are reported, not enforced);
 import argparse
 import json
 import os
-import platform
 import re
 import shlex
 import shutil
-import signal
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# Shared helpers; re-exported here too, as cluster_compare.py reaches them as cp.<name>.
+from benchlib import (REPO, BenchError, Server, base_platform_facts,  # noqa: E402,F401
+                      free_port, install_signal_handlers, print_table, read_file,
+                      run_child, tail, tool_version, wait_until)
 
 CONNECTIONS = 50
 VALUE_SIZE = 100
@@ -40,15 +40,10 @@ KEY_COUNT = 100_000  # memstand: memtier-0..99999; redis-benchmark: key:00000000
 MEMSTAND_KEY_PREFIX = "memtier-"  # memstand's default --key-prefix
 QUICK_REQUESTS_P1 = 20_000
 QUICK_REQUESTS_PIPELINED = 200_000
-SERVER_START_TIMEOUT_S = 10.0
 SATURATED_NOTE = ("requests/s against a saturated server does not rank clients; "
                   "CPU per request does")
 
 TOOLS = ("memstand", "redis-benchmark")
-
-
-class BenchError(Exception):
-    """A failure that ends the benchmark with a message and exit status 1."""
 
 
 # ----------------------------------------------------------------------------- options
@@ -130,38 +125,14 @@ def build_cases(args):
 
 # ----------------------------------------------------------------------------- platform
 
-def read_file(path, default=""):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return default
-
-
-def tool_version(cmd):
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=10)
-        return (out.stdout or out.stderr).strip().splitlines()[0]
-    except (OSError, subprocess.SubprocessError, IndexError):
-        return "unknown"
-
-
 def platform_facts(tools):
-    cpuinfo = read_file("/proc/cpuinfo")
-    model = re.search(r"^model name\s*:\s*(.*)$", cpuinfo, re.M)
-    flags = re.search(r"^flags\s*:\s*(.*)$", cpuinfo, re.M)
-    return {
-        "uname": " ".join(platform.uname()),
-        "nproc": os.cpu_count(),
-        "cpus_usable": len(os.sched_getaffinity(0)),
-        "cpu_model": model.group(1).strip() if model else "unknown",
-        "hypervisor": bool(flags and "hypervisor" in flags.group(1).split()),
-        "loadavg_start": read_file("/proc/loadavg").split()[:3],
+    facts = base_platform_facts()
+    facts.update({
         "memstand_version": tool_version([tools["memstand"], "--version"]),
         "redis_benchmark_version": tool_version([tools["redis-benchmark"], "--version"]),
         "redis_server_version": tool_version([tools["redis-server"], "--version"]),
-        "python": platform.python_version(),
-    }
+    })
+    return facts
 
 
 def find_tools(args):
@@ -288,64 +259,6 @@ def populate_redis(port):
 
 # ----------------------------------------------------------------------------- servers
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """A server process pinned to one core; stop() ends it and its process group."""
-
-    def __init__(self, kind, argv, log_path):
-        self.kind = kind
-        self.port = None
-        self.log_path = log_path
-        self.log = open(log_path, "w+b")
-        # Own session: Ctrl-C reaches only this script, which then stops the server.
-        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
-
-    def log_tail(self, lines=20):
-        self.log.flush()
-        return tail(read_file(self.log_path), lines)
-
-    def check_alive(self):
-        if self.proc.poll() is not None:
-            raise BenchError(f"{self.kind} server exited with status {self.proc.returncode}:\n"
-                             + self.log_tail())
-
-    def cpu_s(self):
-        """User + sys CPU seconds of the server process so far (clock-tick resolution)."""
-        fields = read_file(f"/proc/{self.proc.pid}/stat").rsplit(")", 1)[-1].split()
-        if len(fields) < 13:
-            return float("nan")
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGTERM)
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-            except ProcessLookupError:
-                pass
-        self.log.close()
-
-
-def wait_until(predicate, what, server):
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        server.check_alive()
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise BenchError(f"{what} did not come up within {SERVER_START_TIMEOUT_S:.0f} s:\n"
-                     + server.log_tail())
-
-
 def start_redis(tools, core, tmpdir):
     port = free_port()
     argv = [tools["taskset"], "-c", str(core), tools["redis-server"],
@@ -391,29 +304,6 @@ def start_null(tools, core, tmpdir):
 
 
 # ----------------------------------------------------------------------------- clients
-
-def tail(text, lines=20):
-    """The last non-blank lines of a tool's output (carriage returns count as breaks)."""
-    kept = [line for line in text.replace("\r", "\n").splitlines() if line.strip()]
-    return "\n".join(kept[-lines:])
-
-
-def run_child(argv, out_path):
-    """Runs argv to completion; returns (exit code, user+sys s, wall s) of that child."""
-    with open(out_path, "wb") as out:
-        start = time.monotonic()
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-        wall = time.monotonic() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-    return proc.returncode, usage.ru_utime + usage.ru_stime, wall
-
 
 def memstand_argv(tools, case, port, json_path):
     command = "set __key__ __data__" if case.command == "set" else "get __key__"
@@ -576,22 +466,6 @@ def summarize(cases, samples):
     return rows
 
 
-def print_table(header, rows):
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-
-    def line(cells):
-        out = []
-        for i, cell in enumerate(cells):
-            out.append(str(cell).ljust(widths[i]) if i == 0 else str(cell).rjust(widths[i]))
-        return "| " + " | ".join(out) + " |"
-
-    print(line(header))
-    print("|" + "|".join("-" * (w + 2) if i == 0 else "-" * (w + 1) + ":"
-                         for i, w in enumerate(widths)) + "|")
-    for r in rows:
-        print(line(r))
-
-
 def print_report(args, facts, cases, rows, samples):
     median_word = "median" if args.runs >= 3 else "middle (N < 3: not a median claim)"
     print()
@@ -675,17 +549,11 @@ def write_raw(path, args, facts, rows, samples):
 
 # ----------------------------------------------------------------------------- main
 
-def interrupt(signum, frame):
-    raise KeyboardInterrupt(signal.Signals(signum).name)
-
-
 def main(argv):
     args = parse_args(argv)
     # Stop the servers on Ctrl-C, kill and hang-up too, even when started with SIGINT
     # ignored (a background job).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, interrupt)
-    signal.signal(signal.SIGHUP, interrupt)
+    install_signal_handlers()
     try:
         tools = find_tools(args)
     except BenchError as e:

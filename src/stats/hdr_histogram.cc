@@ -10,6 +10,11 @@
 #include <cassert>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include <sys/mman.h>
 
 namespace memstand {
 
@@ -34,6 +39,33 @@ int64_t RankAtPercentile(double p, int64_t total) {
   return std::clamp(static_cast<int64_t>(rank), int64_t{1}, total);
 }
 
+/// Arrays from this size on are mapped from the kernel, whose pages are zero and cost
+/// nothing until written; smaller ones come zeroed from calloc.
+constexpr size_t kMapBytes = 64 * 1024;
+
+int64_t* AllocateZeroed(int n) {
+  const size_t bytes = static_cast<size_t>(n) * sizeof(int64_t);
+  void* p;
+  if (bytes >= kMapBytes) {
+    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+  } else {
+    p = std::calloc(static_cast<size_t>(n), sizeof(int64_t));
+    if (p == nullptr) throw std::bad_alloc();
+  }
+  return static_cast<int64_t*>(p);
+}
+
+void ReleaseCounts(int64_t* counts, int n) {
+  if (counts == nullptr) return;
+  const size_t bytes = static_cast<size_t>(n) * sizeof(int64_t);
+  if (bytes >= kMapBytes) {
+    munmap(counts, bytes);
+  } else {
+    std::free(counts);
+  }
+}
+
 }  // namespace
 
 HdrHistogram::HdrHistogram(int64_t lowest_discernible, int64_t highest_trackable,
@@ -54,8 +86,99 @@ HdrHistogram::HdrHistogram(int64_t lowest_discernible, int64_t highest_trackable
   bucket_count_ = std::max(BitLength(static_cast<uint64_t>(highest_trackable)) - unit_magnitude_ -
                                sub_bucket_half_count_magnitude_,
                            1);
-  counts_.assign(static_cast<size_t>(bucket_count_ + 1) * sub_bucket_half_count_, 0);
+  counts_len_ = (bucket_count_ + 1) * sub_bucket_half_count_;
+  counts_ = AllocateZeroed(counts_len_);
 }
+
+HdrHistogram::HdrHistogram(const HdrHistogram& other)
+    : lowest_discernible_(other.lowest_discernible_),
+      highest_trackable_(other.highest_trackable_),
+      significant_figures_(other.significant_figures_),
+      unit_magnitude_(other.unit_magnitude_),
+      sub_bucket_half_count_magnitude_(other.sub_bucket_half_count_magnitude_),
+      sub_bucket_count_(other.sub_bucket_count_),
+      sub_bucket_half_count_(other.sub_bucket_half_count_),
+      sub_bucket_mask_(other.sub_bucket_mask_),
+      bucket_count_(other.bucket_count_),
+      counts_len_(other.counts_len_),
+      counts_(AllocateZeroed(other.counts_len_)),
+      total_count_(other.total_count_),
+      saturated_(other.saturated_),
+      min_(other.min_),
+      max_(other.max_) {
+  const int first = other.FirstUsedIndex();
+  const int last = other.LastUsedIndex();
+  if (first <= last) {
+    std::memcpy(counts_ + first, other.counts_ + first,
+                static_cast<size_t>(last - first + 1) * sizeof(int64_t));
+  }
+}
+
+HdrHistogram& HdrHistogram::operator=(const HdrHistogram& other) {
+  if (this == &other) return *this;
+  if (counts_ == nullptr || counts_len_ != other.counts_len_) {
+    HdrHistogram copy(other);
+    return *this = std::move(copy);
+  }
+  Reset();  // same geometry: reuse the array, clearing only what was used
+  lowest_discernible_ = other.lowest_discernible_;
+  highest_trackable_ = other.highest_trackable_;
+  significant_figures_ = other.significant_figures_;
+  unit_magnitude_ = other.unit_magnitude_;
+  sub_bucket_half_count_magnitude_ = other.sub_bucket_half_count_magnitude_;
+  sub_bucket_count_ = other.sub_bucket_count_;
+  sub_bucket_half_count_ = other.sub_bucket_half_count_;
+  sub_bucket_mask_ = other.sub_bucket_mask_;
+  bucket_count_ = other.bucket_count_;
+  Add(other);
+  return *this;
+}
+
+HdrHistogram::HdrHistogram(HdrHistogram&& other) noexcept
+    : lowest_discernible_(other.lowest_discernible_),
+      highest_trackable_(other.highest_trackable_),
+      significant_figures_(other.significant_figures_),
+      unit_magnitude_(other.unit_magnitude_),
+      sub_bucket_half_count_magnitude_(other.sub_bucket_half_count_magnitude_),
+      sub_bucket_count_(other.sub_bucket_count_),
+      sub_bucket_half_count_(other.sub_bucket_half_count_),
+      sub_bucket_mask_(other.sub_bucket_mask_),
+      bucket_count_(other.bucket_count_),
+      counts_len_(other.counts_len_),
+      counts_(other.counts_),
+      total_count_(other.total_count_),
+      saturated_(other.saturated_),
+      min_(other.min_),
+      max_(other.max_) {
+  other.counts_ = nullptr;
+  other.total_count_ = 0;
+  other.saturated_ = 0;
+  other.min_ = INT64_MAX;
+  other.max_ = 0;
+}
+
+HdrHistogram& HdrHistogram::operator=(HdrHistogram&& other) noexcept {
+  if (this == &other) return *this;
+  // Swapped: `other` keeps a valid (if unspecified) array, ours, released with it.
+  std::swap(lowest_discernible_, other.lowest_discernible_);
+  std::swap(highest_trackable_, other.highest_trackable_);
+  std::swap(significant_figures_, other.significant_figures_);
+  std::swap(unit_magnitude_, other.unit_magnitude_);
+  std::swap(sub_bucket_half_count_magnitude_, other.sub_bucket_half_count_magnitude_);
+  std::swap(sub_bucket_count_, other.sub_bucket_count_);
+  std::swap(sub_bucket_half_count_, other.sub_bucket_half_count_);
+  std::swap(sub_bucket_mask_, other.sub_bucket_mask_);
+  std::swap(bucket_count_, other.bucket_count_);
+  std::swap(counts_len_, other.counts_len_);
+  std::swap(counts_, other.counts_);
+  std::swap(total_count_, other.total_count_);
+  std::swap(saturated_, other.saturated_);
+  std::swap(min_, other.min_);
+  std::swap(max_, other.max_);
+  return *this;
+}
+
+HdrHistogram::~HdrHistogram() { ReleaseCounts(counts_, counts_len_); }
 
 void HdrHistogram::RecordN(int64_t value, int64_t count) {
   if (count <= 0) return;
@@ -71,11 +194,12 @@ void HdrHistogram::RecordN(int64_t value, int64_t count) {
 }
 
 void HdrHistogram::Add(const HdrHistogram& other) {
-  assert(other.counts_.size() == counts_.size());
+  assert(other.counts_len_ == counts_len_);
   assert(other.unit_magnitude_ == unit_magnitude_);
   assert(other.sub_bucket_half_count_magnitude_ == sub_bucket_half_count_magnitude_);
   if (other.total_count_ == 0 && other.saturated_ == 0) return;
-  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  const int last = other.LastUsedIndex();
+  for (int i = other.FirstUsedIndex(); i <= last; ++i) counts_[i] += other.counts_[i];
   total_count_ += other.total_count_;
   saturated_ += other.saturated_;
   min_ = std::min(min_, other.min_);
@@ -83,7 +207,9 @@ void HdrHistogram::Add(const HdrHistogram& other) {
 }
 
 void HdrHistogram::Reset() {
-  if (total_count_ != 0) std::fill(counts_.begin(), counts_.end(), 0);
+  const int first = FirstUsedIndex();
+  const int last = LastUsedIndex();
+  if (first <= last) std::fill(counts_ + first, counts_ + last + 1, 0);
   total_count_ = 0;
   saturated_ = 0;
   min_ = INT64_MAX;
@@ -97,7 +223,8 @@ int64_t HdrHistogram::max() const { return total_count_ == 0 ? 0 : max_; }
 double HdrHistogram::mean() const {
   if (total_count_ == 0) return 0.0;
   double sum = 0.0;
-  for (int i = 0; i < counts_len(); ++i) {
+  const int last = LastUsedIndex();
+  for (int i = FirstUsedIndex(); i <= last; ++i) {
     if (counts_[i] != 0) sum += static_cast<double>(counts_[i]) * MedianEquivalentValue(i);
   }
   const double mean = sum / static_cast<double>(total_count_);
@@ -108,7 +235,8 @@ double HdrHistogram::stddev() const {
   if (total_count_ == 0) return 0.0;
   const double mu = mean();
   double sum_sq = 0.0;
-  for (int i = 0; i < counts_len(); ++i) {
+  const int last = LastUsedIndex();
+  for (int i = FirstUsedIndex(); i <= last; ++i) {
     if (counts_[i] == 0) continue;
     const double d = MedianEquivalentValue(i) - mu;
     sum_sq += static_cast<double>(counts_[i]) * d * d;
@@ -122,7 +250,8 @@ int64_t HdrHistogram::ValueAtPercentile(double p) const {
   if (p >= 100.0) return max();
   const int64_t rank = RankAtPercentile(p, total_count_);
   int64_t cumulative = 0;
-  for (int i = 0; i < counts_len(); ++i) {
+  const int last = LastUsedIndex();
+  for (int i = FirstUsedIndex(); i <= last; ++i) {
     cumulative += counts_[i];
     if (cumulative >= rank) return std::min(HighestEquivalentValue(ValueFromIndex(i)), max_);
   }

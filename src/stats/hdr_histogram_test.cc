@@ -367,5 +367,49 @@ TEST(HdrHistogramTest, RecordNEqualsRepeatedRecord) {
   ExpectSameHistogram(a, b);
 }
 
+// Copy, assignment, Add and Reset visit only the indexes between min and max: every
+// count must still arrive, and nothing a reused array held before may stay behind.
+TEST(HdrHistogramTest, CopiesAndAssignmentsCarryEveryCountAndNothingStale) {
+  for (int64_t hi : {int64_t{1'000'000}, kHour}) {  // calloc'd and mapped arrays
+    SCOPED_TRACE(testing::Message() << "highest=" << hi);
+    HdrHistogram ref(1, hi, 3);
+    for (int64_t v : {int64_t{-3}, int64_t{0}, int64_t{1}, int64_t{999}, hi / 3, hi, hi + 5}) {
+      ref.RecordN(v, 2);
+    }
+    const HdrHistogram copy(ref);
+    ExpectSameHistogram(copy, ref);
+
+    HdrHistogram reused(1, hi, 3);  // same geometry, other values: reuses its array
+    reused.RecordN(hi / 2, 9);
+    reused.RecordN(7, 1);
+    reused = ref;
+    ExpectSameHistogram(reused, ref);
+
+    HdrHistogram other_geometry(1, hi * 4, 2);
+    other_geometry.Record(12345);
+    other_geometry = ref;
+    ExpectSameHistogram(other_geometry, ref);
+
+    HdrHistogram moved(std::move(other_geometry));
+    ExpectSameHistogram(moved, ref);
+    other_geometry = ref;  // a moved-from histogram takes an assignment
+    ExpectSameHistogram(other_geometry, ref);
+
+    HdrHistogram target(1, hi, 3);
+    target.Record(hi / 5);
+    target = std::move(moved);
+    ExpectSameHistogram(target, ref);
+
+    HdrHistogram narrow(1, hi, 3);  // Add of a wider range into a narrower one
+    narrow.Record(500);
+    narrow.Add(ref);
+    HdrHistogram expected = ref;
+    expected.Record(500);
+    ExpectSameHistogram(narrow, expected);
+    narrow.Reset();
+    ExpectEmpty(narrow);
+  }
+}
+
 }  // namespace
 }  // namespace memstand
