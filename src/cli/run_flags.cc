@@ -17,9 +17,13 @@ Status FlagError(const std::string& flag, const Status& s) {
 }
 
 void AddTargetFlags(CLI::App* app, RunFlags* f) {
-  app->add_option("--target", f->target,
+  app->add_option("--target", f->targets,
                   "redis://[user:pass@]host:port[/db], memcache://host:port, etcd://host:port, "
-                  "tarantool://[user:pass@]host:port; none: start a local server");
+                  "tarantool://[user:pass@]host:port; none: start a local server; repeated: a "
+                  "pool of servers of one protocol, connections spread by --balance");
+  app->add_option("--balance", f->balance,
+                  "Several --target: round-robin (client i to target i % N) or random (a "
+                  "draw per connection from --seed)");
   app->add_option("--protocol", f->protocol,
                   "resp, memcache, iproto or etcd (default: the target's scheme, else resp)");
   app->add_option("-s,--server", f->server, "Server host (memtier style)");
@@ -201,29 +205,78 @@ Status BuildProtocol(const RunFlags& f, RunConfig* cfg) {
   }
   if (o.protocol == Protocol::kResp) return Status::OK();
   o.target.scheme = ProtocolScheme(o.protocol);
-  if (f.target.empty() && f.port == 0) {  // the protocol's default port
+  for (RedisTarget& t : o.pool) t.scheme = o.target.scheme;
+  if (f.targets.empty() && f.port == 0) {  // the protocol's default port
     o.target.port = o.protocol == Protocol::kMemcache ? 11211 : o.protocol == Protocol::kEtcd ? 2379 : 3301;
   }
   const char* name = ProtocolName(o.protocol);
-  if (o.target.db != 0) return Status::InvalidArgument(std::string("--db: not for --protocol ") + name);
   if (f.resp != 2) return Status::InvalidArgument(std::string("--resp: not for --protocol ") + name);
   if (f.cluster) return Status::InvalidArgument(std::string("--cluster: not for --protocol ") + name);
-  if (o.protocol != Protocol::kIproto && !o.target.password.empty()) {
-    return Status::InvalidArgument(std::string("--authenticate: not for --protocol ") + name);
-  }
-  if (o.protocol == Protocol::kIproto && o.target.user.empty() && !o.target.password.empty()) {
-    return Status::InvalidArgument("--authenticate: Tarantool needs USER:PASSWORD");
+  for (int i = 0; i < o.pool_size(); ++i) {
+    const RedisTarget& t = o.pool_target(i);
+    if (t.db != 0) return Status::InvalidArgument(std::string("--db: not for --protocol ") + name);
+    if (o.protocol != Protocol::kIproto && !t.password.empty()) {
+      return Status::InvalidArgument(std::string("--authenticate: not for --protocol ") + name);
+    }
+    if (o.protocol == Protocol::kIproto && t.user.empty() && !t.password.empty()) {
+      return Status::InvalidArgument("--authenticate: Tarantool needs USER:PASSWORD");
+    }
   }
   return Status::OK();
 }
 
+// Several --target: one protocol, no two alike, not with --cluster.
+Status BuildPool(const RunFlags& f, LoadOptions* o) {
+  auto balance = ParseBalance(f.balance);
+  if (!balance.ok()) return FlagError("--balance", balance.status());
+  o->balance = *balance;
+  if (f.targets.size() < 2) return Status::OK();
+  if (f.cluster) {
+    return Status::InvalidArgument(
+        "--cluster: takes one --target (a seed node; the masters come from CLUSTER SLOTS), "
+        "not a pool of " + std::to_string(f.targets.size()));
+  }
+  for (const std::string& url : f.targets) {
+    auto t = ParseTargetUrl(url);
+    if (!t.ok()) return FlagError("--target", t.status());
+    for (const RedisTarget& other : o->pool) {
+      if (t->scheme != other.scheme) {
+        return Status::InvalidArgument("--target: a pool speaks one protocol, but " +
+                                       other.Display() + " is " + other.scheme + ":// and " +
+                                       t->Display() + " is " + t->scheme + "://");
+      }
+      if (t->host == other.host && t->port == other.port) {
+        return Status::InvalidArgument("--target: " + t->host + ":" + std::to_string(t->port) +
+                                       " is given twice (a pool's members are different servers)");
+      }
+    }
+    o->pool.push_back(*t);
+  }
+  return Status::OK();
+}
+
+// --authenticate, --user and --db: on the target, or on every member of a pool.
+void ApplyCredentialFlags(const RunFlags& f, RedisTarget* t) {
+  if (!f.authenticate.empty()) {
+    size_t colon = f.authenticate.find(':');
+    if (colon == std::string::npos) {
+      t->password = f.authenticate;
+    } else {
+      t->user = f.authenticate.substr(0, colon);
+      t->password = f.authenticate.substr(colon + 1);
+    }
+  }
+  if (!f.user.empty()) t->user = f.user;
+  if (f.db != 0) t->db = f.db;
+}
+
 Status BuildTarget(const RunFlags& f, RunConfig* cfg) {
   RedisTarget& t = cfg->load.target;
-  if (!f.target.empty()) {
+  if (!f.targets.empty()) {
     if (!f.server.empty() || f.port != 0) {
       return Status::InvalidArgument("--target: give either --target or -s/-p, not both");
     }
-    auto parsed = ParseTargetUrl(f.target);
+    auto parsed = ParseTargetUrl(f.targets.front());
     if (!parsed.ok()) return FlagError("--target", parsed.status());
     t = *parsed;
     cfg->target_given = true;
@@ -232,17 +285,10 @@ Status BuildTarget(const RunFlags& f, RunConfig* cfg) {
     if (f.port != 0) t.port = f.port;
     cfg->target_given = true;
   }
-  if (!f.authenticate.empty()) {
-    size_t colon = f.authenticate.find(':');
-    if (colon == std::string::npos) {
-      t.password = f.authenticate;
-    } else {
-      t.user = f.authenticate.substr(0, colon);
-      t.password = f.authenticate.substr(colon + 1);
-    }
-  }
-  if (!f.user.empty()) t.user = f.user;
-  if (f.db != 0) t.db = f.db;
+  Status s = BuildPool(f, &cfg->load);
+  if (!s.ok()) return s;
+  ApplyCredentialFlags(f, &t);
+  for (RedisTarget& member : cfg->load.pool) ApplyCredentialFlags(f, &member);
   return BuildProtocol(f, cfg);
 }
 

@@ -14,7 +14,9 @@ namespace memstand::cli {
 
 /// The flags as typed, before checking.
 struct RunFlags {
-  std::string target, server, authenticate, user;
+  std::vector<std::string> targets;  // --target, repeatable: several form a pool
+  std::string balance = "round-robin";
+  std::string server, authenticate, user;
   std::string protocol;  // empty: from the target's scheme, else resp
   int port = 0;
   int db = 0;

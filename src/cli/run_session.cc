@@ -105,6 +105,13 @@ void Judge(const RunResult& r, bool server_started, RunReport* rep) {
         "not keep the schedule (see the send lag)", AchievedRate(*rep->options, r),
         rep->options->rate));
   }
+  for (const PoolMemberResult& m : r.pool) {
+    if (m.connections > 0) continue;
+    rep->warnings.push_back(fmt::format(
+        "{} of the pool gets no connection (--threads x --clients = {} connections, --balance {} "
+        "over {} targets)", m.url, rep->options->connections(), BalanceName(rep->options->balance),
+        r.pool.size()));
+  }
   if (!r.failure.ok()) {
     rep->exit_code = kExitFailed;
     rep->verdict = "FAILED: " + r.failure.message();

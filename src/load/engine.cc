@@ -12,6 +12,7 @@
 #include "client/redis_info.h"
 #include "core/clock.h"
 #include "load/cluster_map.h"
+#include "load/pool.h"
 #include "load/proto_control.h"
 #include "load/worker.h"
 #include "workload/rng.h"
@@ -81,10 +82,51 @@ ServerSnapshot Merge(const std::vector<ServerSnapshot>& snaps) {
   return m;
 }
 
-ServerSnapshot SnapshotAll(const std::vector<std::unique_ptr<RedisClient>>& clients) {
+std::vector<ServerSnapshot> SnapshotEach(const std::vector<std::unique_ptr<RedisClient>>& clients) {
   std::vector<ServerSnapshot> snaps;
   for (const auto& c : clients) snaps.push_back(Snapshot(*c));
-  return Merge(snaps);
+  return snaps;
+}
+
+ServerSnapshot SnapshotAll(const std::vector<std::unique_ptr<RedisClient>>& clients) {
+  return Merge(SnapshotEach(clients));
+}
+
+// One server's counts as the cross-check compares them (calls + rejected_calls).
+Result<std::map<std::string, int64_t>> CommandCounts(const ServerSnapshot& s) {
+  if (!s.ok) return Status::Failed(s.error);
+  std::map<std::string, int64_t> counts;
+  for (const auto& [name, st] : s.commands) counts[name] = st.calls + st.rejected_calls;
+  return counts;
+}
+
+using Counts = Result<std::map<std::string, int64_t>>;
+
+// A pool: each member's connections and its deltas of the cross-check's counters.
+void PoolMembers(const LoadOptions& opt, const std::vector<Counts>& before,
+                 const std::vector<Counts>& after, RunResult* r) {
+  if (opt.pool.empty()) return;
+  const std::vector<uint64_t> conns =
+      PoolConnections(opt.balance, opt.seed, static_cast<uint64_t>(opt.connections()), opt.pool_size());
+  for (int i = 0; i < opt.pool_size(); ++i) {
+    PoolMemberResult m{opt.pool_target(i).Display(), conns[i], {}};
+    if (before[i].ok() && after[i].ok()) {
+      for (const CrossCheckRow& row : r->cross_check.rows) {
+        auto value = [&](const std::map<std::string, int64_t>& c) -> int64_t {
+          auto it = c.find(row.command);
+          return it == c.end() ? 0 : it->second;
+        };
+        m.server_counts[row.command] = value(*after[i]) - value(*before[i]);
+      }
+    }
+    r->pool.push_back(std::move(m));
+  }
+}
+
+std::vector<Counts> EachCommandCounts(const std::vector<ServerSnapshot>& snaps) {
+  std::vector<Counts> counts;
+  for (const ServerSnapshot& s : snaps) counts.push_back(CommandCounts(s));
+  return counts;
 }
 
 // --read-from-replicas: the replicas' counts of the reads memstand sends them (never
@@ -273,6 +315,35 @@ CommandStats RunResult::AllCommands() const {
 
 double RunResult::client_cpu_s() const { return totals.cpu_user_s + totals.cpu_sys_s; }
 
+namespace {
+
+// The control client of target t: RESP2, so that it reads INFO alike on every server.
+RedisClientOptions ControlOptions(const LoadOptions& opt, const RedisTarget& t) {
+  RedisClientOptions co;
+  co.host = t.host;
+  co.port = t.port;
+  co.user = t.user;
+  co.password = t.password;
+  co.db = t.db;
+  co.resp = 2;  // the control client reads INFO the same way on every server
+  co.timeout_ms = opt.connect_timeout_ms;
+  return co;
+}
+
+// A pool: a control client on every member after the first, each with its own
+// credentials; their INFO is summed as a cluster's masters' is.
+Status ConnectPool(const LoadOptions& opt, std::vector<std::unique_ptr<RedisClient>>* controls) {
+  for (int i = 1; i < opt.pool_size(); ++i) {
+    const RedisTarget& t = opt.pool_target(i);
+    auto c = RedisClient::Connect(ControlOptions(opt, t));
+    if (!c.ok()) return c.status().WithContext("cannot use " + t.Display());
+    controls->push_back(std::move(*c));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 // --cluster: the slot map from CLUSTER SLOTS on the seed, and a control client on
 // every master (their INFO is summed; replicas are left out, since they count the
 // writes they replay). The seed's client is reused when it is a master.
@@ -338,15 +409,37 @@ void RunAndCollect(const LoadOptions& opt, WorkerShared* shared, const std::atom
 
 // ---- Protocols other than RESP: a ProtoControl connection instead of INFO. ----
 
-// The requests of the mix; IPROTO space names resolved on the server.
-Status PrepareProtoRequests(const LoadOptions& opt, ProtoControl& control, WorkerShared* shared) {
+using Controls = std::vector<std::unique_ptr<ProtoControl>>;
+
+// A Tarantool space's id, the same on every member of a pool (else the requests,
+// encoded once for all connections, would write to different spaces).
+Result<uint32_t> PoolSpaceId(const LoadOptions& opt, const Controls& controls,
+                             const std::string& name) {
+  auto first = controls.front()->SpaceId(name);
+  for (size_t i = 1; i < controls.size() && first.ok(); ++i) {
+    auto id = controls[i]->SpaceId(name);
+    if (!id.ok()) return id.status().WithContext(opt.pool_target(static_cast<int>(i)).Display());
+    if (*id != *first) {
+      return Status::Failed("space '" + name + "' has id " + std::to_string(*first) + " on " +
+                            opt.target.Display() + " but " + std::to_string(*id) + " on " +
+                            opt.pool_target(static_cast<int>(i)).Display() +
+                            ": a pool's members must define their spaces alike");
+    }
+  }
+  return first;
+}
+
+// The requests of the mix; IPROTO space names resolved on the server(s). etcd: the
+// Host header names the first target for every member (the gateway does not read it).
+Status PrepareProtoRequests(const LoadOptions& opt, const Controls& controls, WorkerShared* shared) {
   etcd::Target et;
   et.host = opt.target.host + ":" + std::to_string(opt.target.port);
   for (const CommandSpec& c : opt.commands) {
     auto req = ProtoRequest::Parse(opt.protocol, c.text, opt.key_prefix);
     if (!req.ok()) return req.status().WithContext("--command '" + c.text + "'");
     req->set_etcd_target(et);
-    Status s = req->ResolveSpace([&](const std::string& name) { return control.SpaceId(name); });
+    Status s = req->ResolveSpace(
+        [&](const std::string& name) { return PoolSpaceId(opt, controls, name); });
     if (!s.ok()) return s;
     shared->proto_requests.push_back(std::move(*req));
   }
@@ -413,25 +506,54 @@ void CrossCheckOther(const LoadOptions& opt, std::map<std::string, int64_t> sent
   }
 }
 
+// Every control's requests that the servers count, summed by counter name.
+std::map<std::string, int64_t> ControlSent(const Controls& controls) {
+  std::map<std::string, int64_t> sent;
+  for (const auto& c : controls) {
+    for (const auto& [name, n] : c->sent()) sent[name] += n;
+  }
+  return sent;
+}
+
+// The counters of every member, and their sum (the first failure if one fails).
+Counts SumCounters(const Controls& controls, std::vector<Counts>* each) {
+  std::map<std::string, int64_t> sum;
+  Status failed;
+  for (const auto& c : controls) {
+    each->push_back(c->Counters());
+    if (!each->back().ok()) {
+      if (failed.ok()) failed = each->back().status();
+      continue;
+    }
+    for (const auto& [name, n] : *each->back()) sum[name] += n;
+  }
+  if (!failed.ok()) return failed;
+  return sum;
+}
+
 Result<RunResult> RunLoadOther(const LoadOptions& opt, const std::atomic<bool>* interrupt,
                                IntervalSink sink) {
   RunResult r;
   r.started_at = WallClockIso();
-  auto control = ProtoControl::Connect(opt.protocol, opt.target, opt.connect_timeout_ms);
-  if (!control.ok()) return control.status();
-  ProtoControl& ctl = **control;
+  Controls controls;  // one per pool member, each checking what its server speaks
+  for (int i = 0; i < opt.pool_size(); ++i) {
+    auto control = ProtoControl::Connect(opt.protocol, opt.pool_target(i), opt.connect_timeout_ms);
+    if (!control.ok()) return control.status();
+    controls.push_back(std::move(*control));
+  }
   WorkerShared shared;
   Status s = PrepareShared(opt, &shared);
-  if (s.ok()) s = PrepareProtoRequests(opt, ctl, &shared);
+  if (s.ok()) s = PrepareProtoRequests(opt, controls, &shared);
   if (!s.ok()) return s;
-  r.server_version = ctl.version();
+  r.server_version = controls.front()->version();
   double u0, s0;
   ProcessCpu(&u0, &s0);
-  const std::map<std::string, int64_t> control_before = ctl.sent();
-  auto before = ctl.Counters();
+  const std::map<std::string, int64_t> control_before = ControlSent(controls);
+  std::vector<Counts> each_before, each_after;
+  auto before = SumCounters(controls, &each_before);
   RunAndCollect(opt, &shared, interrupt, std::move(sink), &r);
-  const std::map<std::string, int64_t> control_after = ctl.sent();
-  auto after = ctl.Counters();
+  const std::map<std::string, int64_t> control_after = ControlSent(controls);
+  auto after = SumCounters(controls, &each_after);
   double u1, s1;
   ProcessCpu(&u1, &s1);
   r.process_cpu_user_s = u1 - u0;
@@ -443,6 +565,7 @@ Result<RunResult> RunLoadOther(const LoadOptions& opt, const std::atomic<bool>* 
   }
   CrossCheckOther(opt, std::move(sent), before, after, &r.cross_check);
   r.cross_check.enforced = opt.exclusive_server;
+  PoolMembers(opt, each_before, each_after, &r);
   return r;
 }
 
@@ -453,14 +576,7 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   if (opt.protocol != Protocol::kResp) return RunLoadOther(opt, interrupt, std::move(sink));
   RunResult r;
   r.started_at = WallClockIso();
-  RedisClientOptions co;
-  co.host = opt.target.host;
-  co.port = opt.target.port;
-  co.user = opt.target.user;
-  co.password = opt.target.password;
-  co.db = opt.target.db;
-  co.resp = 2;  // the control client reads INFO the same way on every server
-  co.timeout_ms = opt.connect_timeout_ms;
+  RedisClientOptions co = ControlOptions(opt, opt.target);
   auto client = RedisClient::Connect(co);
   if (!client.ok()) return client.status().WithContext("cannot use " + opt.target.Display());
   WorkerShared shared;
@@ -472,17 +588,21 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
     if (!s.ok()) return s;
   } else {
     controls.push_back(std::move(*client));
+    s = ConnectPool(opt, &controls);
+    if (!s.ok()) return s;
   }
 
   double u0, s0;
   ProcessCpu(&u0, &s0);
-  ServerSnapshot before = WithReplicaReads(opt, SnapshotAll(controls), replica_controls);
+  const std::vector<ServerSnapshot> each_before = SnapshotEach(controls);
+  ServerSnapshot before = WithReplicaReads(opt, Merge(each_before), replica_controls);
   r.server_info = before.info;
   if (auto it = before.info.find("redis_version"); it != before.info.end()) {
     r.server_version = it->second;
   }
   RunAndCollect(opt, &shared, interrupt, std::move(sink), &r);
-  ServerSnapshot after = WithReplicaReads(opt, SnapshotAll(controls), replica_controls);
+  const std::vector<ServerSnapshot> each_after = SnapshotEach(controls);
+  ServerSnapshot after = WithReplicaReads(opt, Merge(each_after), replica_controls);
   double u1, s1;
   ProcessCpu(&u1, &s1);
   r.process_cpu_user_s = u1 - u0;
@@ -490,6 +610,7 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   ServerCpu(before, after, &r);
   CrossCheckCounts(opt, r, before, after, &r.cross_check);
   r.cross_check.enforced = opt.exclusive_server;
+  PoolMembers(opt, EachCommandCounts(each_before), EachCommandCounts(each_after), &r);
   return r;
 }
 

@@ -30,6 +30,15 @@ struct CrossCheck {
   bool enforced = false;  // a mismatch fails the run (exclusive server)
 };
 
+/// A pool member (several --target): its connections and its own counts.
+struct PoolMemberResult {
+  std::string url;           // RedisTarget::Display(): no password
+  uint64_t connections = 0;  // load connections assigned to it by --balance
+  /// The server's deltas of the cross-check's counters, on this member alone (the
+  /// cross-check compares their sum over the pool); empty if its counters failed.
+  std::map<std::string, int64_t> server_counts;
+};
+
 struct RunResult {
   std::string started_at;           // wall clock, ISO 8601 UTC
   ThreadStats totals;               // all threads merged
@@ -49,6 +58,9 @@ struct RunResult {
   CrossCheck cross_check;             // --cluster: summed over the masters
   std::vector<std::string> cluster_masters;  // --cluster: host:port from CLUSTER SLOTS
   int cluster_replicas = 0;                   // --read-from-replicas: replicas read from
+  /// Several --target: one entry per member, in LoadOptions::pool order; the
+  /// cross-check and the server CPU are summed over them. Empty without a pool.
+  std::vector<PoolMemberResult> pool;
   /// Per-second summaries by command index; the last entry is all commands.
   std::vector<std::vector<SeriesPoint>> series;
   double measured_start_unix_s = 0;  // wall clock at the measured start (epoch seconds)

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "load/pool.h"
 #include "load/protocol.h"
 #include "load/target.h"
 #include "workload/command_template.h"
@@ -25,7 +26,14 @@ struct CommandSpec {
 };
 
 struct LoadOptions {
+  /// The target; with a pool (several --target), its first member.
   RedisTarget target;
+  /// Several --target: the pool, in the order given (pool[0] == target), each with its
+  /// own credentials and db; all of one protocol. Empty: `target` alone.
+  std::vector<RedisTarget> pool;
+  /// A pool: which member each connection goes to (round robin by global client index:
+  /// an even split that a server-side count can check).
+  Balance balance = Balance::kRoundRobin;
   /// The wire protocol; --protocol, else the target's URL scheme, else RESP.
   Protocol protocol = Protocol::kResp;
   int resp = 2;                  // RESP version: 2 (every server) or 3 (HELLO 3)
@@ -65,6 +73,10 @@ struct LoadOptions {
   size_t samples_cap = 0;
 
   int connections() const { return threads * clients; }
+  /// The pool's size: 1 without one.
+  int pool_size() const { return pool.empty() ? 1 : static_cast<int>(pool.size()); }
+  /// Pool member i (`target` without a pool). REQUIRES: 0 <= i < pool_size().
+  const RedisTarget& pool_target(int i) const { return pool.empty() ? target : pool[i]; }
 };
 
 }  // namespace memstand

@@ -72,6 +72,7 @@ struct Worker::Client {
   uint64_t seq = 0;               // IPROTO: the next __seq__ (global index + k x clients)
   uint64_t budget = UINT64_MAX;   // measured requests left (requests mode)
   uint32_t next_replica = 0;      // --read-from-replicas: round robin
+  const RedisTarget* target = nullptr;  // its pool member (--cluster: the seed); in opt_
   std::optional<Pacer> pacer;     // open loop only
   int64_t due_queued = -1;        // open loop: the time of this client's live due_ entry
   size_t in_flight = 0;           // data requests sent and not yet answered
@@ -167,6 +168,7 @@ Status Worker::OpenAll() {
     cl->rng = Rng(DeriveSeed(opt_.seed ^ 0x5eedda7aULL, global));
     cl->mix_pos = (global * 7919) % shared_->mix->cycle_length();  // spread the starting points
     cl->seq = global;
+    cl->target = &opt_.pool_target(PoolIndex(opt_.balance, opt_.seed, global, opt_.pool_size()));
     if (opt_.requests > 0) {
       cl->budget = opt_.requests / total + (global < opt_.requests % total ? 1 : 0);
       budget_left_ += cl->budget;
@@ -195,8 +197,8 @@ void Worker::AddReplicaNodes() {
 
 // A non-blocking connection of `cl` to `node`; OnConnected sets it up.
 Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
-  const std::string& host = cluster_ ? map_.nodes()[node].host : opt_.target.host;
-  const int port = cluster_ ? map_.nodes()[node].port : opt_.target.port;
+  const std::string& host = cluster_ ? map_.nodes()[node].host : cl.target->host;
+  const int port = cluster_ ? map_.nodes()[node].port : cl.target->port;
   auto fd = ConnectTcp(host, port, opt_.connect_timeout_ms, false);
   if (!fd.ok()) return fd.status().WithContext("connecting to " + host + ":" + std::to_string(port));
   auto c = std::make_unique<Conn>();
@@ -213,6 +215,14 @@ Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
   Status s = reactor_->Add(raw->fd, Reactor::kWritable, raw->slot);
   if (!s.ok()) return s;
   return raw;
+}
+
+// The target of the first connection not yet set up (for a set-up timeout's message).
+std::string Worker::PendingTarget() const {
+  for (const auto& c : conns_) {
+    if (c->state != Conn::State::kRunning) return c->client->target->Display();
+  }
+  return opt_.target.Display();
 }
 
 // --cluster: every client gets a connection to `node` (a master a redirect named).
@@ -243,7 +253,7 @@ void Worker::Run() {
   while (failure_.ok() && !shared_->stop && !all_ready()) {
     int64_t now = NowNs();
     if (now > deadline) {
-      failure_ = Status::Timeout("connection setup to " + opt_.target.Display() +
+      failure_ = Status::Timeout("connection setup to " + PendingTarget() +
                                  " did not finish within --connect-timeout " +
                                  std::to_string(opt_.connect_timeout_ms) + " ms");
       shared_->stop = true;
@@ -478,7 +488,7 @@ void Worker::FlushQueued() {
 void Worker::OnConnected(Conn& c) {
   if (proto_ != Protocol::kResp) return OnConnectedOther(c);
   Status s = FinishConnect(c.fd);
-  if (!s.ok()) return Fail(c, s.WithContext(opt_.target.host + ":" + std::to_string(opt_.target.port)));
+  if (!s.ok()) return Fail(c, s.WithContext(c.client->target->host + ":" + std::to_string(c.client->target->port)));
   reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
   c.state = Conn::State::kSetup;
   // HELLO (with AUTH inside) for RESP3; else AUTH, then SELECT. Written ahead of
@@ -495,7 +505,7 @@ void Worker::OnConnected(Conn& c) {
     c.setup_names.push_back(name);
     ++stats_.setup_commands[name];
   };
-  const RedisTarget& t = opt_.target;
+  const RedisTarget& t = *c.client->target;
   std::string resp_version = std::to_string(opt_.resp);
   if (opt_.resp == 3) {
     if (t.password.empty()) {
@@ -552,7 +562,7 @@ void Worker::OnReadable(Conn& c) {
     if (ev == resp::Reader::Event::kNeedMore) break;
     if (ev == resp::Reader::Event::kProtocolError) {
       ++stats_.protocol_errors;
-      return Fail(c, Status::Protocol("malformed reply from " + opt_.target.Display() + ": " +
+      return Fail(c, Status::Protocol("malformed reply from " + c.client->target->Display() + ": " +
                                       c.reader.error()));
     }
     HandleReply(c, now);
@@ -767,7 +777,7 @@ void Worker::Close(Conn& c) {
 
 void Worker::OnConnectedOther(Conn& c) {
   Status s = FinishConnect(c.fd);
-  if (!s.ok()) return Fail(c, s.WithContext(opt_.target.host + ":" + std::to_string(opt_.target.port)));
+  if (!s.ok()) return Fail(c, s.WithContext(c.client->target->host + ":" + std::to_string(c.client->target->port)));
   reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
   c.proto = std::make_unique<ProtoReader>(proto_);
   if (proto_ != Protocol::kIproto) {
@@ -795,7 +805,7 @@ void Worker::OnReadableOther(Conn& c) {
     if (ev == ProtoReader::Event::kNeedMore) break;
     if (ev == ProtoReader::Event::kProtocolError) {
       ++stats_.protocol_errors;
-      return Fail(c, Status::Protocol("malformed reply from " + opt_.target.Display() + " (" +
+      return Fail(c, Status::Protocol("malformed reply from " + c.client->target->Display() + " (" +
                                       ProtocolServer(proto_) + " expected): " + c.proto->error()));
     }
     HandleReplyOther(c, now);
@@ -814,10 +824,10 @@ bool Worker::FeedGreeting(Conn& c, const char** p, size_t* left) {
     if (c.greeting.size() < iproto::kGreetingSize) return false;
     auto g = iproto::ParseGreeting(c.greeting);
     if (!g.ok()) {
-      Fail(c, g.status().WithContext(opt_.target.Display()));
+      Fail(c, g.status().WithContext(c.client->target->Display()));
       return false;
     }
-    const RedisTarget& t = opt_.target;
+    const RedisTarget& t = *c.client->target;
     if (t.user.empty()) {
       c.state = Conn::State::kRunning;
       return true;
@@ -837,7 +847,9 @@ void Worker::HandleReplyOther(Conn& c, int64_t now) {
     if (c.state == Conn::State::kSetup) {
       std::string refused = c.proto->AuthError();
       if (!refused.empty()) {
-        return Fail(c, Status::Server("AUTH as '" + opt_.target.user + "' failed: " + refused));
+        return Fail(c, Status::Server(
+            "AUTH as '" + c.client->target->user + "' failed" +
+            (opt_.pool.empty() ? "" : " on " + c.client->target->Display()) + ": " + refused));
       }
       c.state = Conn::State::kRunning;
       return;
@@ -865,7 +877,7 @@ void Worker::HandleReplyOther(Conn& c, int64_t now) {
   Status s = c.proto->Interpret(req, &proto_reply_);
   if (!s.ok()) {
     ++stats_.protocol_errors;
-    return Fail(c, s.WithContext("reply from " + opt_.target.Display()));
+    return Fail(c, s.WithContext("reply from " + c.client->target->Display()));
   }
   const ProtoReply& r = proto_reply_;
   if (r.applied_write) ++stats_.writes_applied;

@@ -19,6 +19,7 @@
 #include "load/cluster_map.h"
 #include "load/intervals.h"
 #include "load/load_options.h"
+#include "load/pool.h"
 #include "load/proto_request.h"
 #include "load/request_builder.h"
 #include "load/run_stats.h"
@@ -77,6 +78,7 @@ class Worker {
   Status OpenAll();
   Result<Conn*> OpenConn(Client& cl, int node);
   Status EnsureNode(int node);
+  std::string PendingTarget() const;
   void AddReplicaNodes();
   Conn& Route(Client& cl, uint32_t cmd, uint64_t key, std::string_view data);
   bool FollowRedirect(Conn& c, const InFlight& f, const std::string& error);

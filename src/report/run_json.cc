@@ -157,6 +157,16 @@ Json ServerJson(const RunReport& rep) {
   return j;
 }
 
+Json PoolJson(const LoadOptions& o, const RunResult& r) {
+  Json targets = Json::array();
+  for (const PoolMemberResult& m : r.pool) {
+    Json counts = Json::object();
+    for (const auto& [name, n] : m.server_counts) counts[name] = n;
+    targets.push_back({{"url", m.url}, {"connections", m.connections}, {"server_counts", counts}});
+  }
+  return {{"balance", BalanceName(o.balance)}, {"targets", targets}};
+}
+
 Json CrossCheckJson(const CrossCheck& cc) {
   Json j;
   j["available"] = cc.available;
@@ -252,6 +262,7 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
                     {"ask", r.totals.cluster_ask},
                     {"tryagain", r.totals.cluster_tryagain}};
   }
+  if (!r.pool.empty()) j["pool"] = PoolJson(o, r);
   j["client"] = ClientJson(r);
   j["cross_check"] = CrossCheckJson(r.cross_check);
   j["resources"] = ResourcesJson(rep.resources);

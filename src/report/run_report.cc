@@ -29,6 +29,12 @@ void PrintTarget(std::FILE* out, const RunReport& r) {
              r.options->protocol == Protocol::kResp ? "redis_version" : ProtocolServer(r.options->protocol),
              r.result->server_version.empty() ? "unknown" : r.result->server_version);
   fmt::print(out, "    {}\n", r.server_note);
+  if (r.result->pool.empty()) return;
+  fmt::print(out, "    a pool of {} targets, connections by --balance {}:\n", r.result->pool.size(),
+             BalanceName(r.options->balance));
+  for (const PoolMemberResult& m : r.result->pool) {
+    fmt::print(out, "      {:<40} {} connections\n", m.url, m.connections);
+  }
 }
 
 void PrintPlatform(std::FILE* out, const RunReport& r) {
@@ -257,6 +263,15 @@ void PrintInstrument(std::FILE* out, const RunReport& r) {
   PrintResources(out, r);
 }
 
+// A pool: the server column split by member (the rows above are their sums).
+void PrintPoolCounts(std::FILE* out, const RunReport& r) {
+  for (const PoolMemberResult& m : r.result->pool) {
+    std::string counts;
+    for (const auto& [name, n] : m.server_counts) counts += fmt::format(" {} {}", name, n);
+    fmt::print(out, "    on {}:{}\n", m.url, counts.empty() ? " counters not read" : counts);
+  }
+}
+
 void PrintCrossCheck(std::FILE* out, const RunReport& r) {
   const CrossCheck& cc = r.result->cross_check;
   static constexpr const char* kSources[] = {
@@ -272,6 +287,7 @@ void PrintCrossCheck(std::FILE* out, const RunReport& r) {
     fmt::print(out, "    {:<16} {:>12} {:>12}  {}\n", row.command, row.memstand, row.server,
                row.memstand == row.server ? "ok" : "MISMATCH");
   }
+  PrintPoolCounts(out, r);
   if (cc.mismatch) {
     fmt::print(out, "    {}\n", cc.enforced ? "counts differ: the run fails (exclusive server)"
                                             : "counts differ: other clients may use this server");

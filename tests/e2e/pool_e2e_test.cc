@@ -1,0 +1,295 @@
+// memstand run with several --target (a pool): each connection goes to one member by
+// --balance, each member's own counters move by what its connections sent, and the
+// cross-check sums them. Checked against each server's statistics, read by the test.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "client/redis_client.h"
+#include "client/redis_info.h"
+#include "codec/server_util.h"
+#include "core/socket.h"
+#include "e2e/e2e_util.h"
+#include "stand/local_redis.h"
+
+namespace memstand::e2e {
+namespace {
+
+std::unique_ptr<LocalRedis> StartRedis() {
+  auto r = LocalRedis::Start(LocalRedisOptions{});
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move(*r) : nullptr;
+}
+
+// What the test itself reads from a redis-server: INFO all, parsed.
+struct RedisCounts {
+  std::map<std::string, std::string> info;
+  std::map<std::string, CommandStat> commands;
+  int64_t Calls(const std::string& name) const {
+    auto it = commands.find(name);
+    return it == commands.end() ? 0 : it->second.calls;
+  }
+  int64_t Info(const std::string& key) const {
+    auto it = info.find(key);
+    return it == info.end() ? -1 : std::stoll(it->second);
+  }
+};
+
+class RedisProbe {
+ public:
+  explicit RedisProbe(int port) {
+    RedisClientOptions o;
+    o.host = "127.0.0.1";
+    o.port = port;
+    auto c = RedisClient::Connect(o);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    if (c.ok()) client_ = std::move(*c);
+  }
+  RedisCounts Read() {
+    RedisCounts counts;
+    if (!client_) return counts;
+    auto reply = client_->Command({"INFO", "all"});
+    EXPECT_TRUE(reply.ok());
+    if (!reply.ok()) return counts;
+    counts.info = ParseInfo(reply->str);
+    counts.commands = ParseCommandStats(reply->str);
+    return counts;
+  }
+
+ private:
+  std::unique_ptr<RedisClient> client_;
+};
+
+// memcached `stats`, read over a connection of the test's own.
+std::map<std::string, int64_t> MemcachedStats(int port) {
+  std::map<std::string, int64_t> stats;
+  auto fd = ConnectTcp("127.0.0.1", port, 5000, true);
+  EXPECT_TRUE(fd.ok());
+  if (!fd.ok()) return stats;
+  EXPECT_TRUE(SetIoTimeout(*fd, 5000).ok());
+  EXPECT_TRUE(WriteAll(*fd, "stats\r\n", 7).ok());
+  std::string text;
+  char buf[4096];
+  while (text.size() < 5 || text.compare(text.size() - 5, 5, "END\r\n") != 0) {
+    auto n = ReadSome(*fd, buf, sizeof buf);
+    if (!n.ok() || *n == 0) break;
+    text.append(buf, *n);
+  }
+  close(*fd);
+  size_t pos = 0;
+  while ((pos = text.find("STAT ", pos)) != std::string::npos) {
+    size_t sp = text.find(' ', pos + 5), eol = text.find("\r\n", pos);
+    std::string value = text.substr(sp + 1, eol - sp - 1);
+    if (!value.empty() && value.find_first_not_of("0123456789") == std::string::npos) {
+      stats[text.substr(pos + 5, sp - pos - 5)] = std::stoll(value);
+    }
+    pos = eol;
+  }
+  return stats;
+}
+
+std::string RedisUrl(int port, const std::string& path = "") {
+  return "redis://127.0.0.1:" + std::to_string(port) + path;
+}
+
+// A run that must succeed; returns its JSON.
+nlohmann::json RunOk(std::vector<std::string> args) {
+  const std::string json = TempDir() + "/run.json";
+  args.insert(args.begin(), "run");
+  args.insert(args.end(), {"--json", json, "-q"});
+  Outcome out = RunMemstand(args, 120);
+  EXPECT_EQ(out.exit_code, 0) << out.output;
+  return out.exit_code == 0 ? ReadJson(json) : nlohmann::json::object();
+}
+
+int64_t Ops(const nlohmann::json& j, const std::string& label) {
+  for (const auto& c : j["commands"]) {
+    if (c["command"] == label) return c["ops"].get<int64_t>();
+  }
+  ADD_FAILURE() << "no command " << label;
+  return -1;
+}
+
+std::vector<uint64_t> PoolConnections(const nlohmann::json& j) {
+  std::vector<uint64_t> conns;
+  if (!j.contains("pool")) return conns;
+  for (const auto& t : j["pool"]["targets"]) conns.push_back(t["connections"].get<uint64_t>());
+  return conns;
+}
+
+TEST(PoolE2E, RedisRoundRobinSplitsConnectionsAndTheCountsSumOverThePool) {
+  auto a = StartRedis(), b = StartRedis();
+  ASSERT_TRUE(a && b);
+  RedisProbe pa(a->port()), pb(b->port());
+  RedisCounts a0 = pa.Read(), b0 = pb.Read();
+  // The second member keeps its own database (/2): its connections SELECT 2.
+  nlohmann::json j = RunOk({"--target", RedisUrl(a->port()), "--target", RedisUrl(b->port(), "/2"),
+                            "-t", "2", "-c", "2", "-n", "4000", "--key-maximum", "500"});
+  RedisCounts a1 = pa.Read(), b1 = pb.Read();
+  ASSERT_TRUE(j.contains("pool")) << j.dump();
+  EXPECT_EQ(j["pool"]["balance"], "round-robin");
+  EXPECT_EQ(j["pool"]["targets"][1]["url"], RedisUrl(b->port(), "/2"));
+  EXPECT_EQ(PoolConnections(j), (std::vector<uint64_t>{2, 2}));
+  // Server side: each got 2 load connections and memstand's control connection.
+  EXPECT_EQ(a1.Info("total_connections_received") - a0.Info("total_connections_received"), 3);
+  EXPECT_EQ(b1.Info("total_connections_received") - b0.Info("total_connections_received"), 3);
+  const int64_t a_ops = a1.Calls("get") + a1.Calls("set") - a0.Calls("get") - a0.Calls("set");
+  const int64_t b_ops = b1.Calls("get") + b1.Calls("set") - b0.Calls("get") - b0.Calls("set");
+  EXPECT_GT(a_ops, 0);
+  EXPECT_GT(b_ops, 0);
+  EXPECT_EQ(a_ops + b_ops, Ops(j, "GET") + Ops(j, "SET"));
+  EXPECT_EQ(a_ops + b_ops, 4000);
+  // Once per connection to b: its 2 load connections and memstand's control connection.
+  EXPECT_EQ(b1.Calls("select") - b0.Calls("select"), 3);
+  EXPECT_EQ(a1.Calls("select") - a0.Calls("select"), 0);
+  EXPECT_EQ(j["pool"]["targets"][0]["server_counts"]["get"].get<int64_t>(),
+            a1.Calls("get") - a0.Calls("get"));
+  EXPECT_EQ(j["pool"]["targets"][1]["server_counts"]["set"].get<int64_t>(),
+            b1.Calls("set") - b0.Calls("set"));
+  EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
+  EXPECT_EQ(b1.info.count("db2"), 1u);  // b's keys went to database 2
+  EXPECT_EQ(b1.info.count("db0"), 0u);
+}
+
+TEST(PoolE2E, RandomBalanceIsReproducibleFromTheSeed) {
+  auto a = StartRedis(), b = StartRedis();
+  ASSERT_TRUE(a && b);
+  RedisProbe pa(a->port()), pb(b->port());
+  std::vector<std::vector<uint64_t>> splits;
+  for (int run = 0; run < 2; ++run) {
+    RedisCounts a0 = pa.Read(), b0 = pb.Read();
+    nlohmann::json j = RunOk({"--target", RedisUrl(a->port()), "--target", RedisUrl(b->port()),
+                              "--balance", "random", "--seed", "5", "-c", "8", "-n", "800"});
+    RedisCounts a1 = pa.Read(), b1 = pb.Read();
+    EXPECT_EQ(j["pool"]["balance"], "random");
+    std::vector<uint64_t> split = PoolConnections(j);
+    ASSERT_EQ(split.size(), 2u);
+    EXPECT_EQ(split[0] + split[1], 8u);
+    // The server side agrees with the split (+1: memstand's control connection).
+    EXPECT_EQ(a1.Info("total_connections_received") - a0.Info("total_connections_received"),
+              static_cast<int64_t>(split[0]) + 1);
+    EXPECT_EQ(b1.Info("total_connections_received") - b0.Info("total_connections_received"),
+              static_cast<int64_t>(split[1]) + 1);
+    splits.push_back(split);
+  }
+  EXPECT_EQ(splits[0], splits[1]);
+}
+
+TEST(PoolE2E, MemcachedPoolCountsMatchEachServersStats) {
+  auto a = codec_test::StartMemcached(), b = codec_test::StartMemcached();
+  ASSERT_TRUE(a.ok() && b.ok());
+  const int pa = (*a)->port(), pb = (*b)->port();
+  auto a0 = MemcachedStats(pa), b0 = MemcachedStats(pb);
+  nlohmann::json j = RunOk({"--target", "memcache://127.0.0.1:" + std::to_string(pa), "--target",
+                            "memcache://127.0.0.1:" + std::to_string(pb), "-c", "4", "-n", "3000",
+                            "--pipeline", "4", "--key-maximum", "200"});
+  auto a1 = MemcachedStats(pa), b1 = MemcachedStats(pb);
+  EXPECT_EQ(PoolConnections(j), (std::vector<uint64_t>{2, 2}));
+  // 2 load connections, memstand's control connection and the test's second `stats` one.
+  EXPECT_EQ(a1["total_connections"] - a0["total_connections"], 4);
+  EXPECT_EQ(b1["total_connections"] - b0["total_connections"], 4);
+  for (const char* stat : {"cmd_get", "cmd_set"}) {
+    EXPECT_GT(a1[stat] - a0[stat], 0) << stat;
+    EXPECT_GT(b1[stat] - b0[stat], 0) << stat;
+  }
+  EXPECT_EQ(a1["cmd_get"] - a0["cmd_get"] + b1["cmd_get"] - b0["cmd_get"], Ops(j, "GET"));
+  EXPECT_EQ(a1["cmd_set"] - a0["cmd_set"] + b1["cmd_set"] - b0["cmd_set"], Ops(j, "SET"));
+  EXPECT_EQ(Ops(j, "GET") + Ops(j, "SET"), 3000);
+  EXPECT_EQ(j["pool"]["targets"][1]["server_counts"]["cmd_get"].get<int64_t>(),
+            b1["cmd_get"] - b0["cmd_get"]);
+  EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
+}
+
+// {EXTRA} is Lua run before the space is made (another space shifts its id).
+constexpr const char* kTarantoolInit = R"(
+box.cfg{memtx_memory = 64 * 1024 * 1024, wal_mode = 'none', log_level = 4}
+{EXTRA}
+local s = box.schema.space.create('memstand')
+s:create_index('pk', {type = 'hash', parts = {1, 'string'}})
+box.schema.user.grant('guest', 'read,write,execute', 'universe')
+box.cfg{listen = '127.0.0.1:{PORT}'}
+)";
+
+Result<std::unique_ptr<codec_test::TestServer>> StartTarantool(const std::string& extra) {
+  std::string init = kTarantoolInit;
+  init.replace(init.find("{EXTRA}"), 7, extra);
+  return codec_test::StartTarantool(init);
+}
+
+std::string TarantoolUrl(const codec_test::TestServer& s) {
+  return "tarantool://127.0.0.1:" + std::to_string(s.port());
+}
+
+// IPROTO: box.stat() of each member as memstand's control connections read it.
+TEST(PoolE2E, IprotoPoolSplitsAndSpacesMustAgree) {
+  auto a = StartTarantool(""), b = StartTarantool("");
+  ASSERT_TRUE(a.ok() && b.ok());
+  nlohmann::json j = RunOk({"--target", TarantoolUrl(**a), "--target", TarantoolUrl(**b), "-c", "2",
+                            "--pipeline", "8", "-n", "2000"});
+  EXPECT_EQ(PoolConnections(j), (std::vector<uint64_t>{1, 1}));
+  int64_t replaces = 0;
+  for (const auto& t : j["pool"]["targets"]) {
+    EXPECT_GT(t["server_counts"]["REPLACE"].get<int64_t>(), 0) << t.dump();
+    replaces += t["server_counts"]["REPLACE"].get<int64_t>();
+  }
+  EXPECT_EQ(replaces, Ops(j, "REPLACE"));
+  EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
+  // A member whose space 'memstand' has another id: refused before any load.
+  auto c = StartTarantool("box.schema.space.create('first')");
+  ASSERT_TRUE(c.ok());
+  Outcome out = RunMemstand({"run", "--target", TarantoolUrl(**a), "--target", TarantoolUrl(**c),
+                             "-n", "100", "-q"}, 60);
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_NE(out.output.find("space 'memstand' has id 512 on " + TarantoolUrl(**a) + " but 513 on " +
+                            TarantoolUrl(**c)),
+            std::string::npos)
+      << out.output;
+}
+
+TEST(PoolE2E, BadPoolsExitTwoNamingTheFlag) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--target", "redis://127.0.0.1:1", "--target", "memcache://127.0.0.1:2"},
+       "--target: a pool speaks one protocol"},
+      {{"--target", "redis://127.0.0.1:1", "--target", "redis://127.0.0.1:2", "--cluster"},
+       "--cluster: takes one --target"},
+      {{"--target", "redis://127.0.0.1:1", "--target", "redis://127.0.0.1:2", "--balance",
+        "least-conn"},
+       "--balance: 'least-conn' is not a balancing policy; use round-robin or random"},
+      {{"--target", "redis://127.0.0.1:1", "--target", "redis://127.0.0.1:1/3"},
+       "--target: 127.0.0.1:1 is given twice"},
+      {{"--target", "redis://127.0.0.1:1", "--target", "redis://127.0.0.1:2", "-p", "3"},
+       "give either --target or -s/-p"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = c.args;
+    args.insert(args.begin(), "run");
+    Outcome out = RunMemstand(args, 30);
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_NE(out.output.find(c.message), std::string::npos) << out.output;
+  }
+}
+
+TEST(PoolE2E, AnUnreachableSecondTargetIsNamed) {
+  auto a = StartRedis();
+  ASSERT_TRUE(a);
+  auto port = PickFreePort();
+  ASSERT_TRUE(port.ok());
+  const std::string dead = RedisUrl(*port);
+  Outcome out = RunMemstand({"run", "--target", RedisUrl(a->port()), "--target", dead, "-n", "100",
+                             "--connect-timeout", "3s", "-q"},
+                            60);
+  EXPECT_FALSE(out.timed_out);
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_NE(out.output.find("cannot use " + dead), std::string::npos) << out.output;
+}
+
+}  // namespace
+}  // namespace memstand::e2e
