@@ -370,9 +370,18 @@ TEST(HdrHistogramTest, RecordNEqualsRepeatedRecord) {
 // Copy, assignment, Add and Reset visit only the indexes between min and max: every
 // count must still arrive, and nothing a reused array held before may stay behind.
 TEST(HdrHistogramTest, CopiesAndAssignmentsCarryEveryCountAndNothingStale) {
-  for (int64_t hi : {int64_t{1'000'000}, kHour}) {  // calloc'd and mapped arrays
+  // Arrays under 64 KB come from calloc, larger ones are mapped (hdr_histogram.cc
+  // kMapBytes): hi = 10'000 at 3 digits is 5 * 1024 counts (40 KB), kHour 43 * 1024.
+  constexpr size_t kMapBytes = 64 * 1024;
+  for (int64_t hi : {int64_t{10'000}, kHour}) {
     SCOPED_TRACE(testing::Message() << "highest=" << hi);
     HdrHistogram ref(1, hi, 3);
+    const size_t bytes = static_cast<size_t>(ref.counts_len()) * sizeof(int64_t);
+    if (hi == kHour) {
+      ASSERT_GE(bytes, kMapBytes);
+    } else {
+      ASSERT_LT(bytes, kMapBytes);
+    }
     for (int64_t v : {int64_t{-3}, int64_t{0}, int64_t{1}, int64_t{999}, hi / 3, hi, hi + 5}) {
       ref.RecordN(v, 2);
     }
@@ -384,6 +393,22 @@ TEST(HdrHistogramTest, CopiesAndAssignmentsCarryEveryCountAndNothingStale) {
     reused.RecordN(7, 1);
     reused = ref;
     ExpectSameHistogram(reused, ref);
+
+    // Equal counts_len, other geometry: the array is reused, the geometry must not be.
+    // (1, hi, 3) and (2, 2 * hi, 3) have the same bucket count at another unit.
+    HdrHistogram same_len(2, 2 * hi, 3);
+    ASSERT_EQ(same_len.counts_len(), ref.counts_len());
+    same_len.RecordN(hi / 7, 3);
+    same_len.RecordN(2 * hi - 1, 4);
+    same_len.RecordN(4 * hi, 1);  // saturated
+    same_len = ref;
+    ExpectSameHistogram(same_len, ref);
+    HdrHistogram ref_plus = ref;  // and it records as ref does: ref's geometry
+    for (int64_t v : {int64_t{1}, int64_t{3}, hi / 2 + 1, hi + 1}) {
+      same_len.Record(v);
+      ref_plus.Record(v);
+    }
+    ExpectSameHistogram(same_len, ref_plus);
 
     HdrHistogram other_geometry(1, hi * 4, 2);
     other_geometry.Record(12345);
