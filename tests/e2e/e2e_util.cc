@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include <gtest/gtest.h>
+
 #include "core/clock.h"
 
 namespace memstand::e2e {
@@ -101,5 +103,13 @@ nlohmann::json ReadJson(const std::string& path) {
 }
 
 bool ProcessExists(pid_t pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
+
+std::unique_ptr<LocalRedis> StartRedis(std::vector<std::pair<std::string, std::string>> config) {
+  LocalRedisOptions o;
+  o.config = std::move(config);
+  auto r = LocalRedis::Start(o);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move(*r) : nullptr;
+}
 
 }  // namespace memstand::e2e

@@ -5,10 +5,12 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "stand/local_redis.h"
 #include "stand/process.h"
 
 namespace memstand::e2e {
@@ -43,5 +45,10 @@ Outcome RunMemstand(const std::vector<std::string>& args, double timeout_s = 60)
 std::string TempDir();
 nlohmann::json ReadJson(const std::string& path);
 bool ProcessExists(pid_t pid);
+
+/// A redis-server of the test's own (LocalRedis: a free loopback port, a temp dir),
+/// with `config` added to its defaults; nullptr (and a test failure) if it cannot start.
+std::unique_ptr<LocalRedis> StartRedis(
+    std::vector<std::pair<std::string, std::string>> config = {});
 
 }  // namespace memstand::e2e

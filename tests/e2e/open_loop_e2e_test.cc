@@ -12,14 +12,6 @@
 namespace memstand::e2e {
 namespace {
 
-std::unique_ptr<LocalRedis> StartRedis(std::vector<std::pair<std::string, std::string>> config = {}) {
-  LocalRedisOptions o;
-  o.config = std::move(config);
-  auto r = LocalRedis::Start(o);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? std::move(*r) : nullptr;
-}
-
 std::string Url(const LocalRedis& r) { return "redis://127.0.0.1:" + std::to_string(r.port()); }
 
 double Ms(const nlohmann::json& latency, const std::string& percentile) {

@@ -19,12 +19,6 @@
 namespace memstand::e2e {
 namespace {
 
-std::unique_ptr<LocalRedis> StartRedis() {
-  auto r = LocalRedis::Start(LocalRedisOptions{});
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? std::move(*r) : nullptr;
-}
-
 // What the test itself reads from a redis-server: INFO all, parsed.
 struct RedisCounts {
   std::map<std::string, std::string> info;

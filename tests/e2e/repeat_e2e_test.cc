@@ -14,12 +14,6 @@
 namespace memstand::e2e {
 namespace {
 
-std::unique_ptr<LocalRedis> StartRedis() {
-  auto r = LocalRedis::Start(LocalRedisOptions{});
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? std::move(*r) : nullptr;
-}
-
 std::string Url(const LocalRedis& r) { return "redis://127.0.0.1:" + std::to_string(r.port()); }
 
 int64_t ServerCalls(const LocalRedis& redis, const std::string& command) {

@@ -20,14 +20,6 @@
 namespace memstand::e2e {
 namespace {
 
-std::unique_ptr<LocalRedis> StartRedis(std::vector<std::pair<std::string, std::string>> config = {}) {
-  LocalRedisOptions o;
-  o.config = std::move(config);
-  auto r = LocalRedis::Start(o);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? std::move(*r) : nullptr;
-}
-
 std::unique_ptr<RedisClient> Connect(const LocalRedis& redis, int db = 0) {
   RedisClientOptions o;
   o.host = redis.host();
