@@ -1,10 +1,9 @@
 // memstand run with several --target (a pool): each connection goes to one member by
 // --balance, each member's own counters move by what its connections sent, and the
 // cross-check sums them. Checked against each server's statistics, read by the test.
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <map>
 #include <string>
 #include <vector>
@@ -12,8 +11,10 @@
 #include "client/redis_client.h"
 #include "client/redis_info.h"
 #include "codec/server_util.h"
+#include "core/buffer.h"
 #include "core/socket.h"
 #include "e2e/e2e_util.h"
+#include "proto/memcache/memcache.h"
 #include "stand/local_redis.h"
 
 namespace memstand::e2e {
@@ -58,31 +59,27 @@ class RedisProbe {
   std::unique_ptr<RedisClient> client_;
 };
 
-// memcached `stats`, read over a connection of the test's own.
+// memcached `stats`, read over a connection of the test's own with the project's codec;
+// the numeric ones.
 std::map<std::string, int64_t> MemcachedStats(int port) {
   std::map<std::string, int64_t> stats;
-  auto fd = ConnectTcp("127.0.0.1", port, 5000, true);
-  EXPECT_TRUE(fd.ok());
-  if (!fd.ok()) return stats;
-  EXPECT_TRUE(SetIoTimeout(*fd, 5000).ok());
-  EXPECT_TRUE(WriteAll(*fd, "stats\r\n", 7).ok());
-  std::string text;
-  char buf[4096];
-  while (text.size() < 5 || text.compare(text.size() - 5, 5, "END\r\n") != 0) {
-    auto n = ReadSome(*fd, buf, sizeof buf);
-    if (!n.ok() || *n == 0) break;
-    text.append(buf, *n);
+  auto conn = codec_test::BlockingConn::Connect(port);
+  EXPECT_TRUE(conn.ok()) << conn.status().message();
+  if (!conn.ok()) return stats;
+  Buffer request;
+  memcache::AppendStats(&request);
+  memcache::Reader reader(memcache::Reader::Mode::kFull);
+  Status s = (*conn)->Send(request);
+  if (s.ok()) s = (*conn)->ReadReply(&reader);
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (!s.ok()) return stats;
+  for (const auto& [name, value] : memcache::StatsMap(reader.TakeReply())) {
+    int64_t n = 0;
+    const char* end = value.data() + value.size();
+    auto [ptr, ec] = std::from_chars(value.data(), end, n);
+    if (ec == std::errc() && ptr == end) stats[name] = n;
   }
-  close(*fd);
-  size_t pos = 0;
-  while ((pos = text.find("STAT ", pos)) != std::string::npos) {
-    size_t sp = text.find(' ', pos + 5), eol = text.find("\r\n", pos);
-    std::string value = text.substr(sp + 1, eol - sp - 1);
-    if (!value.empty() && value.find_first_not_of("0123456789") == std::string::npos) {
-      stats[text.substr(pos + 5, sp - pos - 5)] = std::stoll(value);
-    }
-    pos = eol;
-  }
+  EXPECT_GT(stats.count("total_connections"), 0u);
   return stats;
 }
 
