@@ -615,7 +615,9 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   ServerCpu(before, after, &r);
   CrossCheckCounts(opt, r, before, after, &r.cross_check);
   r.cross_check.enforced = opt.exclusive_server;
-  PoolMembers(opt, EachCommandCounts(each_before), EachCommandCounts(each_after), &r);
+  if (!opt.pool.empty()) {
+    PoolMembers(opt, EachCommandCounts(each_before), EachCommandCounts(each_after), &r);
+  }
   return r;
 }
 
