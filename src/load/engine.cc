@@ -416,7 +416,8 @@ using Controls = std::vector<std::unique_ptr<ProtoControl>>;
 Result<uint32_t> PoolSpaceId(const LoadOptions& opt, const Controls& controls,
                              const std::string& name) {
   auto first = controls.front()->SpaceId(name);
-  for (size_t i = 1; i < controls.size() && first.ok(); ++i) {
+  if (!first.ok() && controls.size() > 1) return first.status().WithContext(opt.pool_target(0).Display());
+  for (size_t i = 1; i < controls.size(); ++i) {
     auto id = controls[i]->SpaceId(name);
     if (!id.ok()) return id.status().WithContext(opt.pool_target(static_cast<int>(i)).Display());
     if (*id != *first) {
@@ -516,8 +517,10 @@ std::map<std::string, int64_t> ControlSent(const Controls& controls) {
 }
 
 // The counters of every member, and their sum (the first failure if one fails).
+// Members that share one store (endpoints of one etcd cluster) count it once.
 Counts SumCounters(const Controls& controls, std::vector<Counts>* each) {
   std::map<std::string, int64_t> sum;
+  std::set<uint64_t> stores;
   Status failed;
   for (const auto& c : controls) {
     each->push_back(c->Counters());
@@ -525,6 +528,8 @@ Counts SumCounters(const Controls& controls, std::vector<Counts>* each) {
       if (failed.ok()) failed = each->back().status();
       continue;
     }
+    const uint64_t store = c->shared_store_id();
+    if (store != 0 && !stores.insert(store).second) continue;
     for (const auto& [name, n] : *each->back()) sum[name] += n;
   }
   if (!failed.ok()) return failed;
@@ -610,7 +615,9 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   ServerCpu(before, after, &r);
   CrossCheckCounts(opt, r, before, after, &r.cross_check);
   r.cross_check.enforced = opt.exclusive_server;
-  PoolMembers(opt, EachCommandCounts(each_before), EachCommandCounts(each_after), &r);
+  if (!opt.pool.empty()) {
+    PoolMembers(opt, EachCommandCounts(each_before), EachCommandCounts(each_after), &r);
+  }
   return r;
 }
 

@@ -35,7 +35,8 @@ struct PoolMemberResult {
   std::string url;           // RedisTarget::Display(): no password
   uint64_t connections = 0;  // load connections assigned to it by --balance
   /// The server's deltas of the cross-check's counters, on this member alone (the
-  /// cross-check compares their sum over the pool); empty if its counters failed.
+  /// cross-check compares their sum over the pool; endpoints of one etcd cluster are
+  /// one store, counted once). Empty when the cross-check is not available.
   std::map<std::string, int64_t> server_counts;
 };
 

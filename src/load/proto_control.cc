@@ -206,6 +206,7 @@ Result<std::map<std::string, int64_t>> ProtoControl::EtcdCounters() {
   if (!sum.ok()) return WrongServer("maintenance/status: " + sum.status().message());
   if (!sum->ok) return WrongServer("maintenance/status: " + sum->error);
   if (version_.empty()) version_ = sum->version;
+  shared_store_id_ = sum->cluster_id;
   return std::map<std::string, int64_t>{{"revision", sum->revision}};
 }
 

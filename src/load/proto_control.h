@@ -43,6 +43,11 @@ class ProtoControl {
   /// Requests this connection made that the server's counters include, by counter
   /// name (Tarantool: EVAL and AUTH).
   const std::map<std::string, int64_t>& sent() const { return sent_; }
+  /// Non-zero when the counters are those of a store the server shares with others
+  /// (etcd: the cluster id; every member of a cluster reports the cluster's revision),
+  /// so a pool counts them once per id. 0: the server's own (memcached, Tarantool).
+  /// Known after Counters().
+  uint64_t shared_store_id() const { return shared_store_id_; }
 
  private:
   ProtoControl() = default;
@@ -58,6 +63,7 @@ class ProtoControl {
   Protocol protocol_ = Protocol::kMemcache;
   RedisTarget target_;
   int timeout_ms_ = 5000;
+  uint64_t shared_store_id_ = 0;
   int fd_ = -1;
   uint64_t sync_ = 0;
   std::string version_;

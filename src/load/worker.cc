@@ -220,7 +220,7 @@ Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
 // The target of the first connection not yet set up (for a set-up timeout's message).
 std::string Worker::PendingTarget() const {
   for (const auto& c : conns_) {
-    if (c->state != Conn::State::kRunning) return c->client->target->Display();
+    if (c->state != Conn::State::kRunning) return Peer(*c);
   }
   return opt_.target.Display();
 }
@@ -488,7 +488,7 @@ void Worker::FlushQueued() {
 void Worker::OnConnected(Conn& c) {
   if (proto_ != Protocol::kResp) return OnConnectedOther(c);
   Status s = FinishConnect(c.fd);
-  if (!s.ok()) return Fail(c, s.WithContext(c.client->target->host + ":" + std::to_string(c.client->target->port)));
+  if (!s.ok()) return Fail(c, s.WithContext(Peer(c)));
   reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
   c.state = Conn::State::kSetup;
   // HELLO (with AUTH inside) for RESP3; else AUTH, then SELECT. Written ahead of
@@ -562,7 +562,7 @@ void Worker::OnReadable(Conn& c) {
     if (ev == resp::Reader::Event::kNeedMore) break;
     if (ev == resp::Reader::Event::kProtocolError) {
       ++stats_.protocol_errors;
-      return Fail(c, Status::Protocol("malformed reply from " + c.client->target->Display() + ": " +
+      return Fail(c, Status::Protocol("malformed reply from " + Peer(c) + ": " +
                                       c.reader.error()));
     }
     HandleReply(c, now);
@@ -583,7 +583,7 @@ void Worker::HandleReply(Conn& c, int64_t now) {
     std::string name = c.setup_names.front();
     c.setup_names.erase(c.setup_names.begin());
     if (r.is_error) {
-      return Fail(c, Status::Server(name + " failed: " + r.error));
+      return Fail(c, Status::Server(name + " failed: " + r.error + " (" + Peer(c) + ")"));
     }
     if (c.setup_names.empty()) c.state = Conn::State::kRunning;
     return;
@@ -743,6 +743,10 @@ void Worker::CheckTimeouts(int64_t now) {
   }
 }
 
+std::string Worker::Peer(const Conn& c) const {
+  return cluster_ ? map_.nodes()[c.node].Address() : c.client->target->Display();
+}
+
 void Worker::Fail(Conn& c, const Status& why) {
   ++stats_.connection_errors;
   if (failure_.ok()) failure_ = why;
@@ -777,7 +781,7 @@ void Worker::Close(Conn& c) {
 
 void Worker::OnConnectedOther(Conn& c) {
   Status s = FinishConnect(c.fd);
-  if (!s.ok()) return Fail(c, s.WithContext(c.client->target->host + ":" + std::to_string(c.client->target->port)));
+  if (!s.ok()) return Fail(c, s.WithContext(Peer(c)));
   reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
   c.proto = std::make_unique<ProtoReader>(proto_);
   if (proto_ != Protocol::kIproto) {
@@ -805,7 +809,7 @@ void Worker::OnReadableOther(Conn& c) {
     if (ev == ProtoReader::Event::kNeedMore) break;
     if (ev == ProtoReader::Event::kProtocolError) {
       ++stats_.protocol_errors;
-      return Fail(c, Status::Protocol("malformed reply from " + c.client->target->Display() + " (" +
+      return Fail(c, Status::Protocol("malformed reply from " + Peer(c) + " (" +
                                       ProtocolServer(proto_) + " expected): " + c.proto->error()));
     }
     HandleReplyOther(c, now);
@@ -824,7 +828,7 @@ bool Worker::FeedGreeting(Conn& c, const char** p, size_t* left) {
     if (c.greeting.size() < iproto::kGreetingSize) return false;
     auto g = iproto::ParseGreeting(c.greeting);
     if (!g.ok()) {
-      Fail(c, g.status().WithContext(c.client->target->Display()));
+      Fail(c, g.status().WithContext(Peer(c)));
       return false;
     }
     const RedisTarget& t = *c.client->target;
@@ -848,8 +852,7 @@ void Worker::HandleReplyOther(Conn& c, int64_t now) {
       std::string refused = c.proto->AuthError();
       if (!refused.empty()) {
         return Fail(c, Status::Server(
-            "AUTH as '" + c.client->target->user + "' failed" +
-            (opt_.pool.empty() ? "" : " on " + c.client->target->Display()) + ": " + refused));
+            "AUTH as '" + c.client->target->user + "' failed: " + refused + " (" + Peer(c) + ")"));
       }
       c.state = Conn::State::kRunning;
       return;
@@ -877,7 +880,7 @@ void Worker::HandleReplyOther(Conn& c, int64_t now) {
   Status s = c.proto->Interpret(req, &proto_reply_);
   if (!s.ok()) {
     ++stats_.protocol_errors;
-    return Fail(c, s.WithContext("reply from " + c.client->target->Display()));
+    return Fail(c, s.WithContext("reply from " + Peer(c)));
   }
   const ProtoReply& r = proto_reply_;
   if (r.applied_write) ++stats_.writes_applied;

@@ -92,6 +92,9 @@ class Worker {
   void Flush(Conn& c);
   void QueueFlush(Conn& c);
   void FlushQueued();
+  /// The server a connection talks to, for messages: its cluster node, else its
+  /// client's target (a pool member or the only target).
+  std::string Peer(const Conn& c) const;
   void Fail(Conn& c, const Status& why);
   void Close(Conn& c);
   void SendOne(Client& cl, int64_t now, int64_t intended);

@@ -268,7 +268,7 @@ void PrintPoolCounts(std::FILE* out, const RunReport& r) {
   for (const PoolMemberResult& m : r.result->pool) {
     std::string counts;
     for (const auto& [name, n] : m.server_counts) counts += fmt::format(" {} {}", name, n);
-    fmt::print(out, "    on {}:{}\n", m.url, counts.empty() ? " counters not read" : counts);
+    fmt::print(out, "    on {}:{}\n", m.url, counts.empty() ? " none" : counts);
   }
 }
 

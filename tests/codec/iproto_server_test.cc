@@ -18,8 +18,10 @@ using codec_test::BlockingConn;
 using codec_test::S;
 using codec_test::U;
 
-// Schema first, listen last: once the port accepts, the space and the user exist.
-constexpr const char* kSuiteLua = R"(
+class IprotoServerTest : public codec_test::TarantoolTest<IprotoServerTest> {
+ public:
+  // Schema first, listen last: once the port accepts, the space and the user exist.
+  static constexpr const char* kInitLua = R"(
 box.cfg{memtx_memory = 64 * 1024 * 1024, wal_mode = 'none', log_level = 4}
 local s = box.schema.space.create('test', {id = 512})
 s:create_index('pk', {type = 'tree', parts = {1, 'unsigned'}})
@@ -29,10 +31,6 @@ function echo(...) return ... end
 function fail() error('boom') end
 box.cfg{listen = '127.0.0.1:{PORT}'}
 )";
-
-class IprotoServerTest : public codec_test::TarantoolTest<IprotoServerTest> {
- public:
-  static constexpr const char* kInitLua = kSuiteLua;
 
  protected:
   // Sends what out_ holds and reads one response (full mode).

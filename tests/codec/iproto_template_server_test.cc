@@ -18,9 +18,11 @@ using codec_test::BlockingConn;
 using codec_test::S;
 using codec_test::U;
 
-// A 'scalar' primary key takes both the string keys of __key__ and the numbers of
-// __seq__. Guest may do everything: no auth needed.
-constexpr const char* kSuiteLua = R"(
+class IprotoTemplateServerTest : public codec_test::TarantoolTest<IprotoTemplateServerTest> {
+ public:
+  // A 'scalar' primary key takes both the string keys of __key__ and the numbers of
+  // __seq__. Guest may do everything: no auth needed.
+  static constexpr const char* kInitLua = R"(
 box.cfg{memtx_memory = 64 * 1024 * 1024, wal_mode = 'none', log_level = 4}
 local s = box.schema.space.create('test', {id = 512})
 s:create_index('pk', {type = 'tree', parts = {1, 'scalar'}})
@@ -30,10 +32,6 @@ box.schema.user.grant('guest', 'read,write,execute', 'universe')
 crud = {replace = function(space, tuple) return box.space[space]:replace(tuple) end}
 box.cfg{listen = '127.0.0.1:{PORT}'}
 )";
-
-class IprotoTemplateServerTest : public codec_test::TarantoolTest<IprotoTemplateServerTest> {
- public:
-  static constexpr const char* kInitLua = kSuiteLua;
 
  protected:
   // Sends one request from `text` and returns its reply's IPROTO_DATA; fails the test

@@ -194,7 +194,8 @@ bool DecodeError(const json& j, Summary* s) {
 Status DecodeFields(const json& j, bool want_kvs, Summary* s) {
   if (auto h = j.find("header"); h != j.end()) {
     if (!h->is_object() || !ReadInt64(*h, "revision", &s->revision) ||
-        !ReadUint64(*h, "member_id", &s->member_id)) {
+        !ReadUint64(*h, "member_id", &s->member_id) ||
+        !ReadUint64(*h, "cluster_id", &s->cluster_id)) {
       return Bad("header");
     }
   }

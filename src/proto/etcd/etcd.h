@@ -77,6 +77,7 @@ struct Summary {
   int code = 0;          // its gRPC code, e.g. 8 (RESOURCE_EXHAUSTED)
   int64_t revision = 0;  // header.revision: the store revision after the request
   uint64_t member_id = 0;  // header.member_id
+  uint64_t cluster_id = 0;  // header.cluster_id: the same on every member of a cluster
   int64_t count = 0;     // range: keys in the range
   size_t kvs = 0;        // range: key-values returned
   bool more = false;     // range: more keys past the limit

@@ -87,6 +87,7 @@ TEST(EtcdReplyTest, DecodesRealReplies) {
   EXPECT_TRUE(put->ok);
   EXPECT_EQ(put->revision, 2);
   EXPECT_EQ(put->member_id, 10276657743932975437u);
+  EXPECT_EQ(put->cluster_id, 14841639068965178418u);
 
   Result<Summary> range = DecodeReply(
       200,
