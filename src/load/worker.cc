@@ -639,19 +639,9 @@ Worker::Conn& Worker::Route(Client& cl, uint32_t cmd, uint64_t key, std::string_
   return *cl.conns[node];
 }
 
-void Worker::SendOne(Client& cl, int64_t now, int64_t intended) {
-  if (proto_ != Protocol::kResp) return SendOneOther(cl, now, intended);
-  uint32_t cmd = shared_->mix->AtInCycle(cl.mix_pos);
-  if (++cl.mix_pos == shared_->mix->cycle_length()) cl.mix_pos = 0;
-  const CommandSpec& spec = opt_.commands[cmd];
-  uint64_t key = spec.tmpl.uses_key ? cl.keys[cmd].Next() : 0;
-  std::string_view data = spec.tmpl.uses_data ? shared_->values->Pick(cl.rng) : std::string_view();
-  Conn& c = Route(cl, cmd, key, data);
-  size_t bytes = shared_->builders[cmd].Append(&c.out, key, data);
-  // Open loop: a request intended in the warm-up but held back past its end stays out.
-  const bool measured = measuring_ && intended >= measure_start_ns_;
-  c.Push({intended, now, key, data.data(), static_cast<uint32_t>(data.size()),
-          static_cast<uint16_t>(cmd), measured, 0});
+// The bookkeeping of a request just encoded into c.out (both protocol paths).
+void Worker::CountSent(Client& cl, Conn& c, uint32_t cmd, size_t bytes, bool measured,
+                       int64_t now, int64_t intended) {
   QueueFlush(c);
   ++cl.in_flight;
   ++in_flight_;
@@ -666,6 +656,22 @@ void Worker::SendOne(Client& cl, int64_t now, int64_t intended) {
     --cl.budget;
     --budget_left_;
   }
+}
+
+void Worker::SendOne(Client& cl, int64_t now, int64_t intended) {
+  if (proto_ != Protocol::kResp) return SendOneOther(cl, now, intended);
+  uint32_t cmd = shared_->mix->AtInCycle(cl.mix_pos);
+  if (++cl.mix_pos == shared_->mix->cycle_length()) cl.mix_pos = 0;
+  const CommandSpec& spec = opt_.commands[cmd];
+  uint64_t key = spec.tmpl.uses_key ? cl.keys[cmd].Next() : 0;
+  std::string_view data = spec.tmpl.uses_data ? shared_->values->Pick(cl.rng) : std::string_view();
+  Conn& c = Route(cl, cmd, key, data);
+  size_t bytes = shared_->builders[cmd].Append(&c.out, key, data);
+  // Open loop: a request intended in the warm-up but held back past its end stays out.
+  const bool measured = measuring_ && intended >= measure_start_ns_;
+  c.Push({intended, now, key, data.data(), static_cast<uint32_t>(data.size()),
+          static_cast<uint16_t>(cmd), measured, 0});
+  CountSent(cl, c, cmd, bytes, measured, now, intended);
 }
 
 // --cluster: sends a request again where a MOVED, ASK or TRYAGAIN reply points, keeping
@@ -950,20 +956,7 @@ void Worker::SendOneOther(Client& cl, int64_t now, int64_t intended) {
     c.Push(f);
   }
   size_t bytes = req.Append(&c.out, a);
-  QueueFlush(c);
-  ++cl.in_flight;
-  ++in_flight_;
-  ++stats_.sent_total;
-  ++stats_.sent_by_command[cmd];
-  if (!measured) return;
-  last_measured_send_ns_ = now;
-  ++stats_.measured_sent;
-  interval_[cmd].bytes_out += bytes;
-  if (open_loop_) interval_[cmd].send_lag_ns.Record(now - intended);
-  if (opt_.requests > 0) {
-    --cl.budget;
-    --budget_left_;
-  }
+  CountSent(cl, c, cmd, bytes, measured, now, intended);
 }
 
 // IPROTO: when the oldest request in flight on c was sent.

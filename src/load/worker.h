@@ -92,6 +92,10 @@ class Worker {
   void Flush(Conn& c);
   void QueueFlush(Conn& c);
   void FlushQueued();
+  /// After a request is encoded into c.out: queues the write, counts it in flight and
+  /// sent, and (measured) its bytes, send lag and the budget.
+  [[gnu::always_inline]] inline void CountSent(Client& cl, Conn& c, uint32_t cmd, size_t bytes,
+                                               bool measured, int64_t now, int64_t intended);
   /// The server a connection talks to, for messages: its cluster node, else its
   /// client's target (a pool member or the only target).
   std::string Peer(const Conn& c) const;
