@@ -97,6 +97,15 @@ Outcome RunMemstand(const std::vector<std::string>& args, double timeout_s) {
   return r->Wait(timeout_s);
 }
 
+nlohmann::json RunOk(std::vector<std::string> args) {
+  const std::string json = TempDir() + "/run.json";
+  args.insert(args.begin(), "run");
+  args.insert(args.end(), {"--json", json, "-q"});
+  Outcome out = RunMemstand(args, 120);
+  EXPECT_EQ(out.exit_code, 0) << out.output;
+  return out.exit_code == 0 ? ReadJson(json) : nlohmann::json::object();
+}
+
 nlohmann::json ReadJson(const std::string& path) {
   std::ifstream f(path);
   return nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);

@@ -44,6 +44,9 @@ Outcome RunMemstand(const std::vector<std::string>& args, double timeout_s = 60)
 /// process exits (MEMSTAND_KEEP_TEST_DIRS=1 keeps it).
 std::string TempDir();
 nlohmann::json ReadJson(const std::string& path);
+/// `memstand run ARGS --json FILE -q`, which must exit 0 (a test failure otherwise,
+/// with its output); its JSON, or an empty object.
+nlohmann::json RunOk(std::vector<std::string> args);
 bool ProcessExists(pid_t pid);
 
 /// A redis-server of the test's own (LocalRedis: a free loopback port, a temp dir),

@@ -87,16 +87,6 @@ std::string RedisUrl(int port, const std::string& path = "") {
   return "redis://127.0.0.1:" + std::to_string(port) + path;
 }
 
-// A run that must succeed; returns its JSON.
-nlohmann::json RunOk(std::vector<std::string> args) {
-  const std::string json = TempDir() + "/run.json";
-  args.insert(args.begin(), "run");
-  args.insert(args.end(), {"--json", json, "-q"});
-  Outcome out = RunMemstand(args, 120);
-  EXPECT_EQ(out.exit_code, 0) << out.output;
-  return out.exit_code == 0 ? ReadJson(json) : nlohmann::json::object();
-}
-
 int64_t Ops(const nlohmann::json& j, const std::string& label) {
   for (const auto& c : j["commands"]) {
     if (c["command"] == label) return c["ops"].get<int64_t>();

@@ -31,16 +31,6 @@ int64_t CrossCheckServer(const nlohmann::json& j, const std::string& name) {
   return -1;
 }
 
-// A run that must succeed; returns its JSON.
-nlohmann::json RunOk(std::vector<std::string> args) {
-  const std::string json = TempDir() + "/run.json";
-  args.insert(args.begin(), "run");
-  args.insert(args.end(), {"--json", json, "-q"});
-  Outcome out = RunMemstand(args, 120);
-  EXPECT_EQ(out.exit_code, 0) << out.output;
-  return out.exit_code == 0 ? ReadJson(json) : nlohmann::json::object();
-}
-
 TEST(ProtocolsE2E, MemcacheNoTargetCountsMatchStats) {
   nlohmann::json j = RunOk({"--protocol", "memcache", "-n", "3000", "-c", "4", "--pipeline", "4",
                             "--key-maximum", "200"});
