@@ -90,22 +90,15 @@ HdrHistogram::HdrHistogram(int64_t lowest_discernible, int64_t highest_trackable
   counts_ = AllocateZeroed(counts_len_);
 }
 
+// The geometry follows from the three construction parameters; the counts are copied
+// over the used range only.
 HdrHistogram::HdrHistogram(const HdrHistogram& other)
-    : lowest_discernible_(other.lowest_discernible_),
-      highest_trackable_(other.highest_trackable_),
-      significant_figures_(other.significant_figures_),
-      unit_magnitude_(other.unit_magnitude_),
-      sub_bucket_half_count_magnitude_(other.sub_bucket_half_count_magnitude_),
-      sub_bucket_count_(other.sub_bucket_count_),
-      sub_bucket_half_count_(other.sub_bucket_half_count_),
-      sub_bucket_mask_(other.sub_bucket_mask_),
-      bucket_count_(other.bucket_count_),
-      counts_len_(other.counts_len_),
-      counts_(AllocateZeroed(other.counts_len_)),
-      total_count_(other.total_count_),
-      saturated_(other.saturated_),
-      min_(other.min_),
-      max_(other.max_) {
+    : HdrHistogram(other.lowest_discernible_, other.highest_trackable_,
+                   other.significant_figures_) {
+  total_count_ = other.total_count_;
+  saturated_ = other.saturated_;
+  min_ = other.min_;
+  max_ = other.max_;
   const int first = other.FirstUsedIndex();
   const int last = other.LastUsedIndex();
   if (first <= last) {
@@ -116,20 +109,15 @@ HdrHistogram::HdrHistogram(const HdrHistogram& other)
 
 HdrHistogram& HdrHistogram::operator=(const HdrHistogram& other) {
   if (this == &other) return *this;
-  if (counts_ == nullptr || counts_len_ != other.counts_len_) {
+  const bool same_geometry = counts_ != nullptr &&
+                             lowest_discernible_ == other.lowest_discernible_ &&
+                             highest_trackable_ == other.highest_trackable_ &&
+                             significant_figures_ == other.significant_figures_;
+  if (!same_geometry) {
     HdrHistogram copy(other);
     return *this = std::move(copy);
   }
-  Reset();  // same geometry: reuse the array, clearing only what was used
-  lowest_discernible_ = other.lowest_discernible_;
-  highest_trackable_ = other.highest_trackable_;
-  significant_figures_ = other.significant_figures_;
-  unit_magnitude_ = other.unit_magnitude_;
-  sub_bucket_half_count_magnitude_ = other.sub_bucket_half_count_magnitude_;
-  sub_bucket_count_ = other.sub_bucket_count_;
-  sub_bucket_half_count_ = other.sub_bucket_half_count_;
-  sub_bucket_mask_ = other.sub_bucket_mask_;
-  bucket_count_ = other.bucket_count_;
+  Reset();  // the same geometry: reuse the array, clearing only what was used
   Add(other);
   return *this;
 }
