@@ -8,6 +8,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -168,3 +169,28 @@ def install_signal_handlers():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, interrupt)
     signal.signal(signal.SIGHUP, interrupt)
+
+
+def warn_setup(name, args):
+    """The warnings every peer comparison prints about its options."""
+    if args.server_core == args.client_core:
+        print(f"{name}: warning: server and client share a CPU; CPU per request "
+              "still ranks clients, requests/s does not", file=sys.stderr)
+    if args.runs < 3:
+        print(f"{name}: warning: --runs {args.runs} < 3: no median claim", file=sys.stderr)
+
+
+def run_cases(name, bench, cases):
+    """Runs the cases and always stops the servers. None on success, else the exit
+    status (1 a run failed, 130 interrupted), its reason printed."""
+    try:
+        bench.run(cases)
+    except BenchError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted; servers stopped, nothing reported", file=sys.stderr)
+        return 130
+    finally:
+        bench.stop()
+    return None

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # Shared helpers; re-exported here too, as cluster_compare.py reaches them as cp.<name>.
 from benchlib import (REPO, BenchError, Server, base_platform_facts,  # noqa: E402,F401
                       free_port, install_signal_handlers, print_table, read_file,
-                      run_child, tail, tool_version, wait_until)
+                      run_cases, run_child, tail, tool_version, wait_until, warn_setup)
 
 CONNECTIONS = 50
 VALUE_SIZE = 100
@@ -559,28 +559,14 @@ def main(argv):
     except BenchError as e:
         print(f"compare_peers: {e}", file=sys.stderr)
         return 1
-    if args.server_core == args.client_core:
-        print("compare_peers: warning: server and client share a CPU; "
-              "CPU per request still ranks clients, requests/s does not",
-              file=sys.stderr)
-    if args.runs < 3:
-        print(f"compare_peers: warning: --runs {args.runs} < 3: no median claim",
-              file=sys.stderr)
+    warn_setup("compare_peers", args)
     facts = platform_facts(tools)
     cases = build_cases(args)
     with tempfile.TemporaryDirectory(prefix="compare_peers.") as tmpdir:
         bench = Bench(args, tools, tmpdir)
-        try:
-            bench.run(cases)
-        except BenchError as e:
-            print(f"compare_peers: {e}", file=sys.stderr)
-            return 1
-        except KeyboardInterrupt:
-            print("compare_peers: interrupted; servers stopped, nothing reported",
-                  file=sys.stderr)
-            return 130
-        finally:
-            bench.stop()
+        status = run_cases("compare_peers", bench, cases)
+        if status is not None:
+            return status
     facts["loadavg_end"] = read_file("/proc/loadavg").split()[:3]
     rows = summarize(cases, bench.samples)
     print_report(args, facts, cases, rows, bench.samples)

@@ -49,7 +49,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (BenchError, Server, base_platform_facts, free_port,  # noqa: E402
                       install_signal_handlers, loadavg, print_table, read_file,
-                      run_child, tail, tool_version, wait_until)
+                      run_cases, run_child, tail, tool_version, wait_until, warn_setup)
 
 CONNECTIONS = 50
 VALUE_SIZE = 100
@@ -702,26 +702,13 @@ def main(argv):
     except BenchError as e:
         print(f"proto_compare: {e}", file=sys.stderr)
         return 1
-    if args.server_core == args.client_core:
-        print("proto_compare: warning: server and client share a CPU; CPU per request "
-              "still ranks clients, requests/s does not", file=sys.stderr)
-    if args.runs < 3:
-        print(f"proto_compare: warning: --runs {args.runs} < 3: no median claim",
-              file=sys.stderr)
+    warn_setup("proto_compare", args)
     facts = platform_facts(tools)
     with tempfile.TemporaryDirectory(prefix="proto_compare.") as tmpdir:
         bench = Bench(args, tools, tmpdir)
-        try:
-            bench.run(cases)
-        except BenchError as e:
-            print(f"proto_compare: {e}", file=sys.stderr)
-            return 1
-        except KeyboardInterrupt:
-            print("proto_compare: interrupted; servers stopped, nothing reported",
-                  file=sys.stderr)
-            return 130
-        finally:
-            bench.stop()
+        status = run_cases("proto_compare", bench, cases)
+        if status is not None:
+            return status
     facts["loadavg_end"] = loadavg()
     rows = summarize(cases, bench.samples)
     print_report(args, facts, cases, rows, bench.samples)
