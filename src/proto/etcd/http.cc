@@ -66,7 +66,8 @@ void AppendPost(Buffer* out, std::string_view host, std::string_view path, std::
   out->Append(body);
 }
 
-ResponseReader::ResponseReader(Limits limits) : limits_(limits) { line_.reserve(128); }
+ResponseReader::ResponseReader(Limits limits)
+    : limits_(limits), lines_(limits.max_line, /*reserve=*/128) {}
 
 void ResponseReader::Reset() {
   StartResponse();
@@ -81,7 +82,7 @@ void ResponseReader::StartResponse() {
   response_.body.clear();
   response_.wire_bytes = 0;
   phase_ = Phase::kStatus;
-  line_.clear();
+  lines_.Clear();
   headers_ = 0;
   http10_ = false;
   has_length_ = false;
@@ -118,32 +119,14 @@ ResponseReader::Step ResponseReader::Fail(const std::string& what, size_t offset
 }
 
 ResponseReader::Step ResponseReader::FeedLine(const char* data, size_t len, size_t* pos) {
-  const char* start = data + *pos;
-  const size_t avail = len - *pos;
-  if (line_.empty()) line_start_ = base_ + *pos;
-  const char* nl = static_cast<const char*>(std::memchr(start, '\n', avail));
-  const size_t n = nl == nullptr ? avail : static_cast<size_t>(nl - start);
-  if (line_.size() + n > limits_.max_line + 1) {
-    return Fail("line longer than " + std::to_string(limits_.max_line) + " bytes", line_start_);
-  }
-  if (nl == nullptr) {
-    line_.append(start, avail);
-    *pos = len;
-    return Step::kMore;
-  }
-  *pos += n + 1;
-  if (line_.empty()) return ProcessLine({start, n});
-  line_.append(start, n);
-  Step step = ProcessLine(line_);
-  line_.clear();
-  return step;
+  using LineStep = proto::LineAccumulator::Step;
+  const LineStep step = lines_.Feed(data, len, base_, pos);
+  if (step == LineStep::kLine) return ProcessLine(lines_.line());
+  if (step == LineStep::kMore) return Step::kMore;
+  return Fail(lines_.error(), lines_.error_offset());
 }
 
 ResponseReader::Step ResponseReader::ProcessLine(std::string_view line) {
-  if (line.empty() || line.back() != '\r') {
-    return Fail("line not terminated by CRLF", line_start_ + line.size());
-  }
-  line.remove_suffix(1);
   switch (phase_) {
     case Phase::kStatus:
       return StatusLine(line);
@@ -152,7 +135,7 @@ ResponseReader::Step ResponseReader::ProcessLine(std::string_view line) {
     case Phase::kChunkSize:
       return ChunkSizeLine(line);
     case Phase::kChunkEnd:
-      if (!line.empty()) return Fail("chunk not followed by CRLF", line_start_);
+      if (!line.empty()) return Fail("chunk not followed by CRLF", line_start());
       phase_ = Phase::kChunkSize;
       return Step::kMore;
     case Phase::kTrailer:
@@ -162,7 +145,7 @@ ResponseReader::Step ResponseReader::ProcessLine(std::string_view line) {
     case Phase::kChunkData:
       break;
   }
-  return Fail("internal: line in a body phase", line_start_);
+  return Fail("internal: line in a body phase", line_start());
 }
 
 // `HTTP/1.1 200 OK`
@@ -174,10 +157,10 @@ ResponseReader::Step ResponseReader::StatusLine(std::string_view line) {
                         return c >= '0' && c <= '9';
                       });
   if (!(v11 || v10) || !digits || (line.size() > 12 && line[12] != ' ')) {
-    return Fail("bad HTTP status line " + Quote(line), line_start_);
+    return Fail("bad HTTP status line " + Quote(line), line_start());
   }
   response_.status = (code[0] - '0') * 100 + (code[1] - '0') * 10 + (code[2] - '0');
-  if (response_.status < 100) return Fail("bad HTTP status line " + Quote(line), line_start_);
+  if (response_.status < 100) return Fail("bad HTTP status line " + Quote(line), line_start());
   http10_ = v10;
   phase_ = Phase::kHeader;
   return Step::kMore;
@@ -185,24 +168,24 @@ ResponseReader::Step ResponseReader::StatusLine(std::string_view line) {
 
 ResponseReader::Step ResponseReader::HeaderLine(std::string_view line) {
   if (++headers_ > limits_.max_headers) {
-    return Fail("more than " + std::to_string(limits_.max_headers) + " header lines", line_start_);
+    return Fail("more than " + std::to_string(limits_.max_headers) + " header lines", line_start());
   }
   const size_t colon = line.find(':');
   if (colon == 0 || colon == std::string_view::npos || line[0] == ' ' || line[0] == '\t') {
-    return Fail("bad header line " + Quote(line), line_start_);
+    return Fail("bad header line " + Quote(line), line_start());
   }
   const std::string_view name = line.substr(0, colon);
   const std::string_view value = Trim(line.substr(colon + 1));
   if (EqualsNoCase(name, "Content-Length")) {
     uint64_t n = 0;
     if (!proto::ParseUint64(value, &n) || (has_length_ && n != content_length_)) {
-      return Fail("bad Content-Length " + Quote(value), line_start_);
+      return Fail("bad Content-Length " + Quote(value), line_start());
     }
     has_length_ = true;
     content_length_ = n;
   } else if (EqualsNoCase(name, "Transfer-Encoding")) {
     if (!ContainsNoCase(value, "chunked")) {
-      return Fail("unsupported Transfer-Encoding " + Quote(value), line_start_);
+      return Fail("unsupported Transfer-Encoding " + Quote(value), line_start());
     }
     response_.chunked = true;
   } else if (EqualsNoCase(name, "Connection")) {
@@ -225,12 +208,12 @@ ResponseReader::Step ResponseReader::EndOfHeaders() {
     return Step::kMore;
   }
   if (!has_length_) {
-    return Fail("response without Content-Length or chunked encoding", line_start_);
+    return Fail("response without Content-Length or chunked encoding", line_start());
   }
   if (content_length_ > limits_.max_body) {
     return Fail("body of " + std::to_string(content_length_) + " bytes over the limit of " +
                     std::to_string(limits_.max_body),
-                line_start_);
+                line_start());
   }
   if (content_length_ == 0) return Step::kReply;
   left_ = content_length_;
@@ -242,15 +225,15 @@ ResponseReader::Step ResponseReader::EndOfHeaders() {
 ResponseReader::Step ResponseReader::ChunkSizeLine(std::string_view line) {
   const std::string_view hex = Trim(line.substr(0, line.find(';')));
   uint64_t n = 0;
-  if (hex.empty() || hex.size() > 15) return Fail("bad chunk size " + Quote(line), line_start_);
+  if (hex.empty() || hex.size() > 15) return Fail("bad chunk size " + Quote(line), line_start());
   for (char c : hex) {
     const int d = HexDigit(c);
-    if (d < 0) return Fail("bad chunk size " + Quote(line), line_start_);
+    if (d < 0) return Fail("bad chunk size " + Quote(line), line_start());
     n = n * 16 + static_cast<uint64_t>(d);
   }
   if (n > limits_.max_body - std::min(limits_.max_body, response_.body.size())) {
     return Fail("body over the limit of " + std::to_string(limits_.max_body) + " bytes",
-                line_start_);
+                line_start());
   }
   if (n == 0) {
     phase_ = Phase::kTrailer;

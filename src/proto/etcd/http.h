@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/buffer.h"
+#include "proto/line_accumulator.h"
 
 namespace memstand::http {
 
@@ -60,12 +61,14 @@ class ResponseReader {
   void StartResponse();
   Step FeedLine(const char* data, size_t len, size_t* pos);
   Step FeedBody(const char* data, size_t len, size_t* pos);
-  Step ProcessLine(std::string_view line);
+  Step ProcessLine(std::string_view line);  // a complete line without its CRLF
   Step StatusLine(std::string_view line);
   Step HeaderLine(std::string_view line);
   Step EndOfHeaders();
   Step ChunkSizeLine(std::string_view line);
   Step Fail(const std::string& what, size_t offset);
+  /// The response offset of the current line.
+  size_t line_start() const { return lines_.line_start(); }
 
   Limits limits_;
   Response response_;
@@ -74,8 +77,7 @@ class ResponseReader {
   bool emitted_ = false;
   Phase phase_ = Phase::kStatus;
   size_t base_ = 0;        // response offset of the current Feed() input's first byte
-  std::string line_;       // line bytes carried over from earlier input
-  size_t line_start_ = 0;  // response offset of the current line
+  proto::LineAccumulator lines_;
   size_t headers_ = 0;
   bool http10_ = false;
   bool has_length_ = false;

@@ -187,14 +187,15 @@ std::map<std::string, std::string> StatsMap(const Reply& reply) {
   return out;
 }
 
-Reader::Reader(Mode mode, Limits limits) : mode_(mode), limits_(limits) { line_.reserve(64); }
+Reader::Reader(Mode mode, Limits limits)
+    : mode_(mode), limits_(limits), lines_(limits.max_line, /*reserve=*/64) {}
 
 void Reader::Reset() {
   StartReply();
   error_.clear();
   failed_ = false;
   phase_ = Phase::kLine;
-  line_.clear();
+  lines_.Clear();
 }
 
 void Reader::StartReply() {
@@ -239,32 +240,14 @@ Reader::Step Reader::Fail(const std::string& what, size_t offset) {
 }
 
 Reader::Step Reader::FeedLine(const char* data, size_t len, size_t* pos) {
-  const char* start = data + *pos;
-  const size_t avail = len - *pos;
-  if (line_.empty()) line_start_ = base_ + *pos;
-  const char* nl = static_cast<const char*>(std::memchr(start, '\n', avail));
-  const size_t n = nl == nullptr ? avail : static_cast<size_t>(nl - start);
-  if (line_.size() + n > limits_.max_line + 1) {  // the line and its CR
-    return Fail("line longer than " + std::to_string(limits_.max_line) + " bytes", line_start_);
-  }
-  if (nl == nullptr) {
-    line_.append(start, avail);
-    *pos = len;
-    return Step::kMore;
-  }
-  *pos += n + 1;
-  if (line_.empty()) return ProcessLine({start, n});
-  line_.append(start, n);
-  Step step = ProcessLine(line_);
-  line_.clear();
-  return step;
+  using LineStep = proto::LineAccumulator::Step;
+  const LineStep step = lines_.Feed(data, len, base_, pos);
+  if (step == LineStep::kLine) return ProcessLine(lines_.line());
+  if (step == LineStep::kMore) return Step::kMore;
+  return Fail(lines_.error(), lines_.error_offset());
 }
 
 Reader::Step Reader::ProcessLine(std::string_view line) {
-  if (line.empty() || line.back() != '\r') {
-    return Fail("line not terminated by CRLF", line_start_ + line.size());
-  }
-  line.remove_suffix(1);
   std::string_view rest = line;
   const std::string_view word = NextToken(&rest);
   if (word == "ERROR" && rest.empty() && line.size() == 5) return ErrorLine(Kind::kError, {});
@@ -274,7 +257,7 @@ Reader::Step Reader::ProcessLine(std::string_view line) {
   if (in_block_) {
     return Fail(std::string("unexpected ") + Quote(line) + " inside a " +
                     KindName(summary_.kind) + " reply",
-                line_start_);
+                line_start());
   }
   for (const SingleLine& s : kSingles) {
     if (line == s.word) return Single(s.kind, {});
@@ -282,12 +265,12 @@ Reader::Step Reader::ProcessLine(std::string_view line) {
   if (word == "VERSION" && !rest.empty()) return Single(Kind::kVersion, rest);
   if (IsDigits(line)) {
     uint64_t v = 0;
-    if (!proto::ParseUint64(line, &v)) return Fail("number " + Quote(line) + " over 2^64", line_start_);
+    if (!proto::ParseUint64(line, &v)) return Fail("number " + Quote(line) + " over 2^64", line_start());
     summary_.number = v;
     if (mode_ == Mode::kFull) reply_.number = v;
     return Single(Kind::kNumber, {});
   }
-  return Fail("unknown reply line " + Quote(line), line_start_);
+  return Fail("unknown reply line " + Quote(line), line_start());
 }
 
 Reader::Step Reader::ProcessBlockLine(std::string_view line) {
@@ -295,20 +278,20 @@ Reader::Step Reader::ProcessBlockLine(std::string_view line) {
   const std::string_view word = NextToken(&rest);
   const Kind kind = word == "STAT" ? Kind::kStats : Kind::kValues;
   if (word == "END") {
-    if (!rest.empty() || line.size() != 3) return Fail("bad END line " + Quote(line), line_start_);
+    if (!rest.empty() || line.size() != 3) return Fail("bad END line " + Quote(line), line_start());
     if (!in_block_) summary_.kind = Kind::kValues;
     if (mode_ == Mode::kFull) reply_.kind = summary_.kind;
     return Step::kReply;
   }
   if (in_block_ && summary_.kind != kind) {
     return Fail("unexpected " + Quote(line) + " inside a " + KindName(summary_.kind) + " reply",
-                line_start_);
+                line_start());
   }
   summary_.kind = kind;
   in_block_ = true;
   if (summary_.values >= limits_.max_values) {
     return Fail("more than " + std::to_string(limits_.max_values) + " lines in one reply",
-                line_start_);
+                line_start());
   }
   ++summary_.values;
   return kind == Kind::kStats ? AddStat(rest) : StartValue(rest);
@@ -327,12 +310,12 @@ Reader::Step Reader::StartValue(std::string_view args) {
   if (key.empty() || !args.empty() || !proto::ParseUint64(flags, &flags_v) ||
       flags_v > UINT32_MAX || !proto::ParseUint64(bytes, &bytes_v) ||
       (!cas.empty() && !proto::ParseUint64(cas, &cas_v))) {
-    return Fail("bad VALUE line " + Quote("VALUE " + std::string(all)), line_start_);
+    return Fail("bad VALUE line " + Quote("VALUE " + std::string(all)), line_start());
   }
   if (bytes_v > limits_.max_value) {
     return Fail("value of " + std::to_string(bytes_v) + " bytes over the limit of " +
                     std::to_string(limits_.max_value),
-                line_start_);
+                line_start());
   }
   if (mode_ == Mode::kFull) {
     Value& v = reply_.values.emplace_back();
@@ -354,7 +337,7 @@ Reader::Step Reader::StartValue(std::string_view args) {
 Reader::Step Reader::AddStat(std::string_view args) {
   const size_t sp = args.find(' ');
   if (sp == 0 || sp == std::string_view::npos) {
-    return Fail("bad STAT line " + Quote("STAT " + std::string(args)), line_start_);
+    return Fail("bad STAT line " + Quote("STAT " + std::string(args)), line_start());
   }
   if (mode_ == Mode::kFull) reply_.stats.emplace_back(args.substr(0, sp), args.substr(sp + 1));
   return Step::kMore;

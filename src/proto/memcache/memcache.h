@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/buffer.h"
+#include "proto/line_accumulator.h"
 
 namespace memstand::memcache {
 
@@ -145,13 +146,15 @@ class Reader {
   void StartReply();
   Step FeedLine(const char* data, size_t len, size_t* pos);
   Step FeedData(const char* data, size_t len, size_t* pos);
-  Step ProcessLine(std::string_view line);
+  Step ProcessLine(std::string_view line);  // a complete line without its CRLF
   Step ProcessBlockLine(std::string_view line);
   Step StartValue(std::string_view args);
   Step AddStat(std::string_view args);
   Step Single(Kind kind, std::string_view text);
   Step ErrorLine(Kind kind, std::string_view message);
   Step Fail(const std::string& what, size_t offset);
+  /// The reply offset of the current line.
+  size_t line_start() const { return lines_.line_start(); }
 
   Mode mode_;
   Limits limits_;
@@ -163,8 +166,7 @@ class Reader {
   bool in_block_ = false;  // inside VALUE ... END or STAT ... END
   size_t base_ = 0;        // reply offset of the first byte of the current Feed() input
   Phase phase_ = Phase::kLine;
-  std::string line_;       // line bytes carried over from earlier input
-  size_t line_start_ = 0;  // reply offset of the current line
+  proto::LineAccumulator lines_;
   uint64_t data_size_ = 0;
   uint64_t data_left_ = 0;
   int crlf_left_ = 0;
