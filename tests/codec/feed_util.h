@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,51 @@ inline std::vector<std::string> Bytewise(const std::string& in) {
   std::vector<std::string> out;
   for (char c : in) out.emplace_back(1, c);
   return out;
+}
+
+/// `in` cut into consecutive chunks of 1 to max_chunk bytes drawn from rng.
+inline std::vector<std::string> RandomChunks(const std::string& in, size_t max_chunk,
+                                             std::mt19937* rng) {
+  std::vector<std::string> chunks;
+  for (size_t pos = 0; pos < in.size(); pos += chunks.back().size()) {
+    chunks.push_back(in.substr(pos, 1 + (*rng)() % max_chunk));
+  }
+  return chunks;
+}
+
+/// Feeds `in` whole to `reader` and expects one complete reply that uses all of it.
+template <typename Reader>
+void ExpectOneReply(Reader* reader, const std::string& in) {
+  size_t used = 0;
+  EXPECT_EQ(reader->Feed(in.data(), in.size(), &used), Reader::Event::kReply) << reader->error();
+  EXPECT_EQ(used, in.size());
+}
+
+/// The reply `in` holds (all of it), read by a Reader in Mode::kFull (TakeReply()).
+template <typename Reader>
+auto FullReplyOf(const std::string& in) {
+  Reader reader(Reader::Mode::kFull);
+  ExpectOneReply(&reader, in);
+  return reader.TakeReply();
+}
+
+/// The summary of the reply `in` holds (all of it), read in Mode::kSummary.
+template <typename Reader>
+auto SummaryOf(const std::string& in) {
+  Reader reader(Reader::Mode::kSummary);
+  ExpectOneReply(&reader, in);
+  return reader.summary();
+}
+
+/// Expects parse(chunks) to fail with an error containing `what`, for `in` fed whole and
+/// one byte at a time. parse returns an Outcome-like value (failed, error).
+template <typename Parse>
+void ExpectFailsWholeAndBytewise(const std::string& in, const std::string& what, Parse parse) {
+  for (const auto& chunks : {std::vector<std::string>{in}, Bytewise(in)}) {
+    const auto o = parse(chunks);
+    EXPECT_TRUE(o.failed) << in;
+    EXPECT_NE(o.error.find(what), std::string::npos) << in << " -> " << o.error;
+  }
 }
 
 /// Checks that feeding `in` one byte at a time and in every two-part split gives the

@@ -17,6 +17,7 @@ using codec_test::Bytewise;
 using codec_test::ExpectSplitInvariant;
 using codec_test::FeedChunks;
 using codec_test::Outcome;
+using codec_test::RandomChunks;
 using Mode = Reader::Mode;
 using Event = Reader::Event;
 using namespace std::string_literals;
@@ -336,11 +337,8 @@ TEST(IprotoReaderTest, MutationsAreSplitInvariant) {
     }
     const Mode mode = iter % 2 == 0 ? Mode::kFull : Mode::kSummary;
     const Outcome whole = Parse(mode, {in}, limits);
-    std::vector<std::string> chunks;
-    for (size_t pos = 0; pos < in.size(); pos += chunks.back().size()) {
-      chunks.push_back(in.substr(pos, 1 + rng() % 9));
-    }
-    ASSERT_EQ(Parse(mode, chunks, limits), whole) << "iteration " << iter << ": " << Hex(in);
+    ASSERT_EQ(Parse(mode, RandomChunks(in, 9, &rng), limits), whole)
+        << "iteration " << iter << ": " << Hex(in);
   }
 }
 

@@ -12,9 +12,11 @@ namespace memstand::memcache {
 namespace {
 
 using codec_test::Bytewise;
+using codec_test::ExpectFailsWholeAndBytewise;
 using codec_test::ExpectSplitInvariant;
 using codec_test::FeedChunks;
 using codec_test::Outcome;
+using codec_test::RandomChunks;
 using Mode = Reader::Mode;
 using Event = Reader::Event;
 
@@ -56,21 +58,8 @@ Outcome SplitInvariant(Mode mode, const std::string& in) {
       in, [mode] { return Reader(mode); }, [mode](Reader* r) { return DumpReader(r, mode); });
 }
 
-Reply ParseOne(const std::string& in) {
-  Reader reader(Mode::kFull);
-  size_t used = 0;
-  EXPECT_EQ(reader.Feed(in.data(), in.size(), &used), Event::kReply) << reader.error();
-  EXPECT_EQ(used, in.size());
-  return reader.TakeReply();
-}
-
-Summary SummaryOf(const std::string& in) {
-  Reader reader(Mode::kSummary);
-  size_t used = 0;
-  EXPECT_EQ(reader.Feed(in.data(), in.size(), &used), Event::kReply) << reader.error();
-  EXPECT_EQ(used, in.size());
-  return reader.summary();
-}
+Reply ParseOne(const std::string& in) { return codec_test::FullReplyOf<Reader>(in); }
+Summary SummaryOf(const std::string& in) { return codec_test::SummaryOf<Reader>(in); }
 
 TEST(MemcacheReaderTest, SingleLineReplies) {
   EXPECT_EQ(Dump(ParseOne("STORED\r\n")), "stored");
@@ -259,11 +248,7 @@ TEST(MemcacheReaderTest, Limits) {
   limits.max_values = 2;
   auto fails = [&](const std::string& in, const std::string& what) {
     for (Mode mode : {Mode::kFull, Mode::kSummary}) {
-      for (const auto& chunks : {std::vector<std::string>{in}, Bytewise(in)}) {
-        Outcome o = Parse(mode, chunks, limits);
-        EXPECT_TRUE(o.failed) << in;
-        EXPECT_NE(o.error.find(what), std::string::npos) << in << " -> " << o.error;
-      }
+      ExpectFailsWholeAndBytewise(in, what, [&](const auto& c) { return Parse(mode, c, limits); });
     }
   };
   auto passes = [&](const std::string& in) {
@@ -303,11 +288,7 @@ TEST(MemcacheReaderTest, MutationsAreSplitInvariant) {
     }
     const Mode mode = iter % 2 == 0 ? Mode::kFull : Mode::kSummary;
     const Outcome whole = Parse(mode, {in}, limits);
-    std::vector<std::string> chunks;
-    for (size_t pos = 0; pos < in.size(); pos += chunks.back().size()) {
-      chunks.push_back(in.substr(pos, 1 + rng() % 7));
-    }
-    ASSERT_EQ(Parse(mode, chunks, limits), whole) << "iteration " << iter;
+    ASSERT_EQ(Parse(mode, RandomChunks(in, 7, &rng), limits), whole) << "iteration " << iter;
   }
 }
 

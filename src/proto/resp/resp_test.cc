@@ -6,9 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "codec/feed_util.h"
+
 namespace memstand::resp {
 namespace {
 
+using codec_test::Bytewise;
+using codec_test::ExpectFailsWholeAndBytewise;
+using codec_test::RandomChunks;
 using Mode = Reader::Mode;
 using Event = Reader::Event;
 
@@ -76,27 +81,8 @@ Outcome Parse(Mode mode, const std::vector<std::string>& chunks, Reader::Limits 
 
 Outcome ParseWhole(Mode mode, const std::string& in) { return Parse(mode, {in}); }
 
-Reply ParseOne(const std::string& in) {
-  Reader reader(Mode::kFull);
-  size_t used = 0;
-  EXPECT_EQ(reader.Feed(in.data(), in.size(), &used), Event::kReply) << reader.error();
-  EXPECT_EQ(used, in.size());
-  return reader.TakeReply();
-}
-
-Summary SummaryOf(const std::string& in) {
-  Reader reader(Mode::kSummary);
-  size_t used = 0;
-  EXPECT_EQ(reader.Feed(in.data(), in.size(), &used), Event::kReply) << reader.error();
-  EXPECT_EQ(used, in.size());
-  return reader.summary();
-}
-
-std::vector<std::string> Bytewise(const std::string& in) {
-  std::vector<std::string> out;
-  for (char c : in) out.emplace_back(1, c);
-  return out;
-}
+Reply ParseOne(const std::string& in) { return codec_test::FullReplyOf<Reader>(in); }
+Summary SummaryOf(const std::string& in) { return codec_test::SummaryOf<Reader>(in); }
 
 TEST(RespReaderTest, Resp2Scalars) {
   EXPECT_EQ(Dump(ParseOne("+OK\r\n")), "simple-string'OK'");
@@ -389,11 +375,7 @@ TEST(RespReaderTest, Limits) {
   limits.max_depth = 2;
   auto fails = [&](const std::string& in, const std::string& what) {
     for (Mode mode : {Mode::kFull, Mode::kSummary}) {
-      for (const auto& chunks : {std::vector<std::string>{in}, Bytewise(in)}) {
-        Outcome o = Parse(mode, chunks, limits);
-        EXPECT_TRUE(o.failed) << in;
-        EXPECT_NE(o.error.find(what), std::string::npos) << in << " -> " << o.error;
-      }
+      ExpectFailsWholeAndBytewise(in, what, [&](const auto& c) { return Parse(mode, c, limits); });
     }
   };
   auto passes = [&](const std::string& in) {
@@ -442,13 +424,7 @@ TEST(RespReaderTest, FuzzNeverCrashesAndIsSplitInvariant) {
     }
     const Mode mode = iter % 2 == 0 ? Mode::kFull : Mode::kSummary;
     const Outcome whole = Parse(mode, {in}, limits);
-    std::vector<std::string> chunks;
-    for (size_t pos = 0; pos < in.size();) {
-      size_t n = 1 + rng() % 7;
-      chunks.push_back(in.substr(pos, n));
-      pos += n;
-    }
-    ASSERT_EQ(Parse(mode, chunks, limits), whole) << "iteration " << iter;
+    ASSERT_EQ(Parse(mode, RandomChunks(in, 7, &rng), limits), whole) << "iteration " << iter;
   }
 }
 
