@@ -18,21 +18,22 @@ Exit status: 0 when every run finished (targets are reported, not enforced);
 """
 
 import argparse
-import json
 import os
 import re
 import shlex
-import shutil
+import shutil  # noqa: F401  (cluster_compare.py reaches it as cp.shutil)
 import socket
-import statistics
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # Shared helpers; re-exported here too, as cluster_compare.py reaches them as cp.<name>.
-from benchlib import (REPO, BenchError, Server, base_platform_facts,  # noqa: E402,F401
-                      free_port, install_signal_handlers, print_table, read_file,
-                      run_cases, run_child, tail, tool_version, wait_until, warn_setup)
+from benchlib import (REPO, BenchBase, BenchError, Server,  # noqa: E402,F401
+                      add_core_args, add_medians, add_output_args, base_platform_facts,
+                      check_cores, client_cpu_fields, find_programs, free_port,
+                      install_signal_handlers, median_word, per_run_ratios,
+                      print_platform, print_sample, print_table, read_file,
+                      read_memstand_json, run_child, run_comparison, start_checked, tail,
+                      tool_version, wait_until, write_raw_json)
 
 CONNECTIONS = 50
 VALUE_SIZE = 100
@@ -62,19 +63,13 @@ def parse_args(argv):
     p.add_argument("--requests-pipelined", type=int, default=1_000_000,
                    help="requests per client run at pipeline 16 and 128 "
                         "(default: 1000000)")
-    p.add_argument("--server-core", type=int, default=0,
-                   help="CPU the servers are pinned to (default: 0)")
-    p.add_argument("--client-core", type=int, default=1,
-                   help="CPU every client run is pinned to (default: 1)")
+    add_core_args(p)
     p.add_argument("--quick", action="store_true",
                    help=f"smoke run: {QUICK_REQUESTS_P1} requests at pipeline 1, "
                         f"{QUICK_REQUESTS_PIPELINED} pipelined")
     p.add_argument("--only", choices=("redis", "null"),
                    help="run only the cases against this server")
-    p.add_argument("--raw-json", metavar="FILE",
-                   help="write the platform facts, options and every raw sample here")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="print every raw sample as it is measured")
+    add_output_args(p)
     args = p.parse_args(argv)
     if args.quick:
         args.requests_p1 = QUICK_REQUESTS_P1
@@ -83,11 +78,7 @@ def parse_args(argv):
         p.error("--runs must be >= 1")
     if args.requests_p1 < 1 or args.requests_pipelined < 1:
         p.error("request counts must be >= 1")
-    ncpu = os.cpu_count() or 1
-    for name in ("server_core", "client_core"):
-        core = getattr(args, name)
-        if not 0 <= core < ncpu:
-            p.error(f"--{name.replace('_', '-')} {core}: this machine has CPUs 0..{ncpu - 1}")
+    check_cores(p, args)
     return args
 
 
@@ -135,7 +126,7 @@ def platform_facts(tools):
     return facts
 
 
-def find_tools(args):
+def find_tools(args, cases):  # every case needs the same tools
     """Paths of every external program, or BenchError naming what is missing."""
     tools = {}
     missing = []
@@ -146,17 +137,9 @@ def find_tools(args):
         else:
             missing.append(f"{path} not found: build it with "
                            f"`cmake --build {args.build_dir} -j2`")
-    for name, hint in (("redis-benchmark", "apt-get install redis-tools"),
-                       ("redis-server", "apt-get install redis-server"),
-                       ("taskset", "apt-get install util-linux")):
-        path = shutil.which(name)
-        if path:
-            tools[name] = path
-        else:
-            missing.append(f"{name} not installed: {hint}")
-    if missing:
-        raise BenchError("missing tools:\n  " + "\n  ".join(missing))
-    return tools
+    return find_programs((("redis-benchmark", "apt-get install redis-tools"),
+                          ("redis-server", "apt-get install redis-server"),
+                          ("taskset", "apt-get install util-linux")), tools, missing)
 
 
 # ----------------------------------------------------------------------------- RESP
@@ -277,12 +260,7 @@ def start_redis(tools, core, tmpdir):
         except (OSError, BenchError):
             return False
 
-    try:
-        wait_until(pong, f"redis-server on port {port}", server)
-    except BaseException:
-        server.stop()
-        raise
-    return server
+    return start_checked(server, pong, f"redis-server on port {port}")
 
 
 def start_null(tools, core, tmpdir):
@@ -295,12 +273,7 @@ def start_null(tools, core, tmpdir):
             server.port = int(m.group(1))
         return server.port is not None
 
-    try:
-        wait_until(listening, "null_resp_server", server)
-    except BaseException:
-        server.stop()
-        raise
-    return server
+    return start_checked(server, listening, "null_resp_server")
 
 
 # ----------------------------------------------------------------------------- clients
@@ -320,16 +293,8 @@ def redis_benchmark_argv(tools, case, port):
 
 
 def parse_memstand(json_path, case, output):
-    try:
-        with open(json_path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        raise BenchError(f"memstand wrote no readable JSON ({e}):\n{tail(output)}")
+    doc = read_memstand_json(json_path, case.name, case.requests, output)
     totals = doc["totals"]
-    if totals["ops"] != case.requests or totals["errors"] or doc.get("unanswered"):
-        raise BenchError(f"memstand {case.name}: ops {totals['ops']} of {case.requests}, "
-                         f"errors {totals['errors']}, unanswered {doc.get('unanswered')}:\n"
-                         + tail(output))
     extra = {"memstand_thread_cpu_us_per_request": doc["client"]["cpu_us_per_request"],
              "warnings": doc.get("warnings", [])}
     if case.command == "get":
@@ -350,15 +315,8 @@ def parse_redis_benchmark(output, case):
     return float(m.group(2)), {}
 
 
-class Bench:
+class Bench(BenchBase):
     """Runs the clients against the servers and keeps every sample."""
-
-    def __init__(self, args, tools, tmpdir):
-        self.args = args
-        self.tools = tools
-        self.tmpdir = tmpdir
-        self.servers = {}
-        self.samples = []
 
     def server_counters(self, server):
         """Server CPU seconds and keyspace misses (redis) right now."""
@@ -394,9 +352,7 @@ class Bench:
             "pipeline": case.pipeline, "connections": CONNECTIONS,
             "value_size": VALUE_SIZE, "requests": case.requests, "run": run_index + 1,
             "tool": tool, "requests_per_sec": rps,
-            "client_cpu_s": cpu_s, "client_wall_s": wall_s,
-            "client_cpu_us_per_request": cpu_s * 1e6 / case.requests,
-            "client_core_share": cpu_s / wall_s if wall_s > 0 else None,
+            **client_cpu_fields(cpu_s, wall_s, case.requests),
             "server_cpu_us_per_request": (cpu1 - cpu0) * 1e6 / case.requests,
             "argv": argv,
         }
@@ -405,11 +361,7 @@ class Bench:
         sample.update(extra)
         self.samples.append(sample)
         if self.args.verbose:
-            print(f"  run {run_index + 1} {case.name:<22} {tool:<15} "
-                  f"{rps:>12,.0f} req/s  {sample['client_cpu_us_per_request']:6.2f} "
-                  f"CPU-us/req  core {sample['client_core_share']:.2f}  "
-                  f"server {sample['server_cpu_us_per_request']:6.2f} CPU-us/req",
-                  flush=True)
+            print_sample(sample, 22, 15, 12)
         return sample
 
     def run(self, cases):
@@ -428,60 +380,35 @@ class Bench:
                 for tool in order:
                     self.run_one(case, tool, run_index)
 
-    def stop(self):
-        for server in self.servers.values():
-            server.stop()
-
 
 # ----------------------------------------------------------------------------- report
-
-def median_of(samples, case, tool, key):
-    values = [s[key] for s in samples if s["case"] == case.name and s["tool"] == tool]
-    return statistics.median(values) if values else float("nan")
-
-
-def per_run_ratios(samples, case):
-    """memstand / redis-benchmark CPU per request of each run (the pair ran back to back)."""
-    by_run = {}
-    for s in samples:
-        if s["case"] == case.name:
-            by_run.setdefault(s["run"], {})[s["tool"]] = s["client_cpu_us_per_request"]
-    return [pair["memstand"] / pair["redis-benchmark"]
-            for _, pair in sorted(by_run.items()) if len(pair) == 2]
-
 
 def summarize(cases, samples):
     rows = []
     for case in cases:
         row = {"case": case.name, "target": case.target}
         for tool in TOOLS:
-            for key in ("requests_per_sec", "client_cpu_us_per_request",
-                        "client_core_share", "server_cpu_us_per_request"):
-                row[f"{tool}:{key}"] = median_of(samples, case, tool, key)
+            add_medians(row, samples, case.name, tool)
         row["ratio"] = (row["memstand:client_cpu_us_per_request"]
                         / row["redis-benchmark:client_cpu_us_per_request"])
         row["met"] = None if case.target is None else row["ratio"] <= case.target
-        row["per_run_ratios"] = per_run_ratios(samples, case)
+        row["per_run_ratios"] = per_run_ratios(samples, case.name, "redis-benchmark")
         rows.append(row)
     return rows
 
 
 def print_report(args, facts, cases, rows, samples):
-    median_word = "median" if args.runs >= 3 else "middle (N < 3: not a median claim)"
+    median = median_word(args.runs)
     print()
     print("memstand vs redis-benchmark: client CPU per request")
-    print(f"platform: {facts['uname']}")
-    print(f"          nproc {facts['nproc']}, cpu {facts['cpu_model']}, "
-          f"hypervisor flag: {'yes' if facts['hypervisor'] else 'no'}, "
-          f"load average at start {' '.join(facts['loadavg_start'])}, "
-          f"at end {' '.join(facts['loadavg_end'])}")
+    print_platform(facts)
     print(f"tools:    memstand {facts['memstand_version']}, "
           f"{facts['redis_benchmark_version']}, {facts['redis_server_version'].split(' sha')[0]}")
     print(f"setup:    servers pinned to CPU {args.server_core}, each client pinned to CPU "
           f"{args.client_core}; both clients single-threaded, {CONNECTIONS} connections, "
           f"{VALUE_SIZE}-byte values, {KEY_COUNT} keys (uniform random)")
     print(f"runs:     N = {args.runs} per case and client, order alternated per run; "
-          f"table shows the {median_word} of the N runs")
+          f"table shows the {median} of the N runs")
     print(f"requests: {args.requests_p1} per run at pipeline 1, "
           f"{args.requests_pipelined} at pipeline 16 and 128"
           + (" (--quick)" if args.quick else ""))
@@ -510,7 +437,7 @@ def print_report(args, facts, cases, rows, samples):
         ratios = ", ".join(f"{x:.2f}" for x in r["per_run_ratios"])
         print(f"  {r['case']:<20} {ratios}")
     print()
-    print(f"Bottleneck ({median_word}): client core share = client CPU s / client wall s "
+    print(f"Bottleneck ({median}): client core share = client CPU s / client wall s "
           "(1.00: the client is the limit); server CPU-us/req from INFO (redis) or "
           "/proc (null, 10 ms ticks)")
     header2 = ["case", "memstand core share", "redis-benchmark core share",
@@ -542,9 +469,7 @@ def write_raw(path, args, facts, rows, samples):
            "options": {k: v for k, v in vars(args).items()},
            "connections": CONNECTIONS, "value_size": VALUE_SIZE, "keys": KEY_COUNT,
            "note": SATURATED_NOTE, "summary": rows, "samples": samples}
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
+    write_raw_json(path, doc)
 
 
 # ----------------------------------------------------------------------------- main
@@ -554,26 +479,7 @@ def main(argv):
     # Stop the servers on Ctrl-C, kill and hang-up too, even when started with SIGINT
     # ignored (a background job).
     install_signal_handlers()
-    try:
-        tools = find_tools(args)
-    except BenchError as e:
-        print(f"compare_peers: {e}", file=sys.stderr)
-        return 1
-    warn_setup("compare_peers", args)
-    facts = platform_facts(tools)
-    cases = build_cases(args)
-    with tempfile.TemporaryDirectory(prefix="compare_peers.") as tmpdir:
-        bench = Bench(args, tools, tmpdir)
-        status = run_cases("compare_peers", bench, cases)
-        if status is not None:
-            return status
-    facts["loadavg_end"] = read_file("/proc/loadavg").split()[:3]
-    rows = summarize(cases, bench.samples)
-    print_report(args, facts, cases, rows, bench.samples)
-    if args.raw_json:
-        write_raw(args.raw_json, args, facts, rows, bench.samples)
-        print(f"\nraw samples: {args.raw_json}")
-    return 0
+    return run_comparison("compare_peers", sys.modules[__name__], args)
 
 
 if __name__ == "__main__":

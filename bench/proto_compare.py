@@ -40,16 +40,18 @@ import json
 import os
 import re
 import shlex
-import shutil
 import socket
 import statistics
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (BenchError, Server, base_platform_facts, free_port,  # noqa: E402
-                      install_signal_handlers, loadavg, print_table, read_file,
-                      run_cases, run_child, tail, tool_version, wait_until, warn_setup)
+from benchlib import (BenchBase, BenchError, Server, add_core_args,  # noqa: E402
+                      add_medians, add_output_args, base_platform_facts, check_cores,
+                      client_cpu_fields, find_programs, free_port,
+                      install_signal_handlers, median_word, per_run_ratios,
+                      print_platform, print_sample, print_table, read_file,
+                      read_memstand_json, run_child, run_comparison, start_checked, tail,
+                      tool_version, values_of, write_raw_json)
 
 CONNECTIONS = 50
 VALUE_SIZE = 100
@@ -86,18 +88,12 @@ def parse_args(argv):
                         f"(default: {REQUESTS_PIPELINED})")
     p.add_argument("--etcd-requests", type=int, default=ETCD_REQUESTS,
                    help=f"requests per etcd run (default: {ETCD_REQUESTS})")
-    p.add_argument("--server-core", type=int, default=0,
-                   help="CPU the servers are pinned to (default: 0)")
-    p.add_argument("--client-core", type=int, default=1,
-                   help="CPU every client run is pinned to (default: 1)")
+    add_core_args(p)
     p.add_argument("--quick", action="store_true",
                    help=f"smoke run: {QUICK_REQUESTS} requests per run "
                         f"({QUICK_ETCD_REQUESTS} for etcd)")
     p.add_argument("--only", choices=PROTOCOLS, help="run only this protocol's cases")
-    p.add_argument("--raw-json", metavar="FILE",
-                   help="write the platform facts, options and every raw sample here")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="print every raw sample as it is measured")
+    add_output_args(p)
     args = p.parse_args(argv)
     if args.quick:
         args.requests_p1 = args.requests_pipelined = QUICK_REQUESTS
@@ -107,11 +103,7 @@ def parse_args(argv):
     for name in ("requests_p1", "requests_pipelined", "etcd_requests"):
         if getattr(args, name) < CONNECTIONS:
             p.error(f"--{name.replace('_', '-')} must be >= {CONNECTIONS} (the connections)")
-    ncpu = os.cpu_count() or 1
-    for name in ("server_core", "client_core"):
-        core = getattr(args, name)
-        if not 0 <= core < ncpu:
-            p.error(f"--{name.replace('_', '-')} {core}: this machine has CPUs 0..{ncpu - 1}")
+    check_cores(p, args)
     return args
 
 
@@ -165,8 +157,9 @@ def build_cases(args):
 
 # ----------------------------------------------------------------------------- tools
 
-def find_tools(args, protos):
-    """Paths of every program the chosen protocols need, or BenchError naming what is missing."""
+def find_tools(args, cases):
+    """Paths of every program the cases' protocols need, or BenchError naming what is missing."""
+    protos = {c.proto for c in cases}
     tools, missing = {}, []
     path = os.path.join(args.build_dir, "memstand")
     if os.access(path, os.X_OK):
@@ -181,15 +174,7 @@ def find_tools(args, protos):
         needed.append(("tarantool", "apt-get install tarantool"))
     if "etcd" in protos:
         needed.append(("etcd", "apt-get install etcd-server"))
-    for name, hint in needed:
-        found = shutil.which(name)
-        if found:
-            tools[name] = found
-        else:
-            missing.append(f"{name} not installed: {hint}")
-    if missing:
-        raise BenchError("missing tools:\n  " + "\n  ".join(missing))
-    return tools
+    return find_programs(needed, tools, missing)
 
 
 def platform_facts(tools):
@@ -233,7 +218,7 @@ def start_memcached(tools, core, tmpdir):
         except (OSError, BenchError):
             return False
 
-    return started(server, up, f"memcached on port {port}")
+    return start_checked(server, up, f"memcached on port {port}")
 
 
 TARANTOOL_INIT = """\
@@ -255,8 +240,8 @@ def start_tarantool(tools, core, tmpdir):
     argv = [tools["taskset"], "-c", str(core), tools["tarantool"], init]
     server = Server("tarantool", argv, os.path.join(tmpdir, "tarantool.log"))
     server.port = port
-    return started(server, lambda: "space memstand ready" in read_file(server.log_path),
-                   f"tarantool on port {port}")
+    return start_checked(server, lambda: "space memstand ready" in read_file(server.log_path),
+                         f"tarantool on port {port}")
 
 
 def etcd_status(port):
@@ -289,16 +274,7 @@ def start_etcd(tools, core, tmpdir):
         except (OSError, ValueError, BenchError):
             return False
 
-    return started(server, up, f"etcd on port {port}")
-
-
-def started(server, predicate, what):
-    try:
-        wait_until(predicate, what, server)
-    except BaseException:
-        server.stop()
-        raise
-    return server
+    return start_checked(server, up, f"etcd on port {port}")
 
 
 STARTERS = {"memcache": start_memcached, "iproto": start_tarantool, "etcd": start_etcd}
@@ -337,17 +313,9 @@ def netbox_argv(tools, case, port):
             str(case.requests), str(case.pipeline), str(KEYS["iproto"]), str(VALUE_SIZE)]
 
 
-def read_memstand_json(json_path, what, requests, output):
-    try:
-        with open(json_path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        raise BenchError(f"memstand wrote no readable JSON ({e}):\n{tail(output)}")
-    totals = doc["totals"]
-    if totals["ops"] != requests or totals["errors"] or doc.get("unanswered"):
-        raise BenchError(f"memstand {what}: ops {totals['ops']} of {requests}, errors "
-                         f"{totals['errors']} {totals.get('errors_by_kind')}, unanswered "
-                         f"{doc.get('unanswered')}:\n" + tail(output))
+def read_checked_json(json_path, what, requests, output):
+    """read_memstand_json, and memstand's counts must equal the server's."""
+    doc = read_memstand_json(json_path, what, requests, output)
     if doc.get("cross_check", {}).get("mismatch"):
         raise BenchError(f"memstand {what}: its counts differ from the server's: "
                          f"{doc['cross_check']}")
@@ -355,7 +323,7 @@ def read_memstand_json(json_path, what, requests, output):
 
 
 def parse_memstand(json_path, case, output):
-    doc = read_memstand_json(json_path, case.name, case.requests, output)
+    doc = read_checked_json(json_path, case.name, case.requests, output)
     totals = doc["totals"]
     return totals["ops_per_sec"], {"hits": totals.get("hits"), "misses": totals.get("misses"),
                                    "warnings": doc.get("warnings", [])}
@@ -383,15 +351,8 @@ def parse_netbox(output, case):
     return None, {"hits": hits, "misses": selects - hits}
 
 
-class Bench:
+class Bench(BenchBase):
     """Starts the servers, runs the clients against them and keeps every sample."""
-
-    def __init__(self, args, tools, tmpdir):
-        self.args = args
-        self.tools = tools
-        self.tmpdir = tmpdir
-        self.servers = {}
-        self.samples = []
 
     def pinned(self, argv):
         return [self.tools["taskset"], "-c", str(self.args.client_core)] + argv
@@ -424,7 +385,7 @@ class Bench:
                 _, _, _, output = self.run_client(self.pinned(argv), base)
             except BenchError as e:
                 raise BenchError(f"populating {proto}: {e}")
-            read_memstand_json(base + ".json", f"populate {proto}", keys, output)
+            read_checked_json(base + ".json", f"populate {proto}", keys, output)
 
     def run_tool(self, case, tool, run_index):
         base = os.path.join(self.tmpdir, f"{case.proto}-{case.workload.split()[0]}"
@@ -497,9 +458,7 @@ class Bench:
             "case": case.name, "protocol": case.proto, "workload": case.workload,
             "pipeline": case.pipeline, "connections": CONNECTIONS, "requests": case.requests,
             "run": run_index + 1, "tool": tool, "requests_per_sec": rps,
-            "client_cpu_s": cpu_s, "client_wall_s": wall_s,
-            "client_cpu_us_per_request": cpu_s * 1e6 / case.requests,
-            "client_core_share": cpu_s / wall_s if wall_s > 0 else None,
+            **client_cpu_fields(cpu_s, wall_s, case.requests),
             "server_cpu_s": server_cpu,
             "server_cpu_us_per_request": server_cpu * 1e6 / case.requests,
             "argv": argv,
@@ -509,10 +468,7 @@ class Bench:
 
     def report_sample(self, s):
         if self.args.verbose:
-            print(f"  run {s['run']} {s['case']:<34} {s['tool']:<9} "
-                  f"{s['requests_per_sec']:>10,.0f} req/s  {s['client_cpu_us_per_request']:6.2f} "
-                  f"CPU-us/req  core {s['client_core_share']:.2f}  "
-                  f"server {s['server_cpu_us_per_request']:6.2f} CPU-us/req", flush=True)
+            print_sample(s, 34, 9, 10)
 
     def run(self, cases):
         for proto in PROTOCOLS:
@@ -533,47 +489,21 @@ class Bench:
                         self.run_tool(case, tool, run_index)
             self.current.stop()
 
-    def stop(self):
-        for server in self.servers.values():
-            server.stop()
-
 
 # ----------------------------------------------------------------------------- report
 
-def values_of(samples, case, tool, key):
-    return [s[key] for s in samples if s["case"] == case.name and s["tool"] == tool]
-
-
-def median_of(samples, case, tool, key):
-    values = values_of(samples, case, tool, key)
-    return statistics.median(values) if values else float("nan")
-
-
-def per_run_ratios(samples, case):
-    """memstand / peer client CPU per request of each run (the pair ran back to back)."""
-    by_run = {}
-    for s in samples:
-        if s["case"] == case.name:
-            by_run.setdefault(s["run"], {})[s["tool"]] = s["client_cpu_us_per_request"]
-    return [pair["memstand"] / pair[case.peer]
-            for _, pair in sorted(by_run.items()) if len(pair) == 2]
-
-
 def summarize(cases, samples):
     rows = []
-    keys = ("requests_per_sec", "client_cpu_us_per_request", "client_core_share",
-            "server_cpu_us_per_request")
     for case in cases:
         row = {"case": case.name, "peer": case.peer}
         for tool in case.tools:
-            for key in keys:
-                row[f"{tool}:{key}"] = median_of(samples, case, tool, key)
-            row[f"{tool}:cpu_per_run"] = values_of(samples, case, tool,
+            add_medians(row, samples, case.name, tool)
+            row[f"{tool}:cpu_per_run"] = values_of(samples, case.name, tool,
                                                    "client_cpu_us_per_request")
         if case.peer:
             row["ratio"] = (row["memstand:client_cpu_us_per_request"]
                             / row[f"{case.peer}:client_cpu_us_per_request"])
-            row["per_run_ratios"] = per_run_ratios(samples, case)
+            row["per_run_ratios"] = per_run_ratios(samples, case.name, case.peer)
         rows.append(row)
     return rows
 
@@ -583,23 +513,19 @@ def fmt(value, spec):
 
 
 def print_header(args, facts):
-    median_word = "median" if args.runs >= 3 else "middle (N < 3: not a median claim)"
     versions = ", ".join(f"{facts[k]}" for k in ("memstand_version", "memcached_version",
                                                   "memcslap_version", "tarantool_version",
                                                   "etcd_version") if k in facts)
     print()
     print("memstand against memcached, Tarantool (IPROTO) and etcd (v3 JSON gateway)")
-    print(f"platform: {facts['uname']}")
-    print(f"          nproc {facts['nproc']}, cpu {facts['cpu_model']}, hypervisor flag: "
-          f"{'yes' if facts['hypervisor'] else 'no'}, load average at start "
-          f"{' '.join(facts['loadavg_start'])}, at end {' '.join(facts['loadavg_end'])}")
+    print_platform(facts)
     print(f"tools:    memstand {versions}")
     print(f"setup:    servers pinned to CPU {args.server_core} (memcached -t 1 -m 1024; "
           f"tarantool memtx, WAL default 'write'; etcd, data in a temp dir, fsync per commit), "
           f"clients pinned to CPU {args.client_core}; memstand 1 thread, {CONNECTIONS} "
           f"connections")
     print(f"runs:     N = {args.runs} per case and client, order alternated per run; "
-          f"tables show the {median_word}")
+          f"tables show the {median_word(args.runs)}")
     print(f"requests: {args.requests_p1} per memcache/iproto run at pipeline 1, "
           f"{args.requests_pipelined} at 16, {args.etcd_requests} per etcd run"
           + (" (--quick)" if args.quick else ""))
@@ -686,9 +612,7 @@ def write_raw(path, args, facts, rows, samples):
     doc = {"schema": "memstand.proto_compare", "version": 1, "platform": facts,
            "options": dict(vars(args)), "connections": CONNECTIONS, "value_size": VALUE_SIZE,
            "keys": KEYS, "summary": rows, "samples": samples}
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
+    write_raw_json(path, doc)
 
 
 # ----------------------------------------------------------------------------- main
@@ -696,26 +620,7 @@ def write_raw(path, args, facts, rows, samples):
 def main(argv):
     args = parse_args(argv)
     install_signal_handlers()
-    cases = build_cases(args)
-    try:
-        tools = find_tools(args, {c.proto for c in cases})
-    except BenchError as e:
-        print(f"proto_compare: {e}", file=sys.stderr)
-        return 1
-    warn_setup("proto_compare", args)
-    facts = platform_facts(tools)
-    with tempfile.TemporaryDirectory(prefix="proto_compare.") as tmpdir:
-        bench = Bench(args, tools, tmpdir)
-        status = run_cases("proto_compare", bench, cases)
-        if status is not None:
-            return status
-    facts["loadavg_end"] = loadavg()
-    rows = summarize(cases, bench.samples)
-    print_report(args, facts, cases, rows, bench.samples)
-    if args.raw_json:
-        write_raw(args.raw_json, args, facts, rows, bench.samples)
-        print(f"\nraw samples: {args.raw_json}")
-    return 0
+    return run_comparison("proto_compare", sys.modules[__name__], args)
 
 
 if __name__ == "__main__":
