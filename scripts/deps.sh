@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config
   libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev zlib1g-dev libtomlplusplus-dev
+  liburing-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libmsgpuck-dev libssl-dev
   clang libclang-rt-dev

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include "core/pacer.h"
+#include "core/uring.h"
 #include "load/proto_request.h"
 #include "report/metrics_server.h"
 #include "util/parse.h"
@@ -45,12 +46,16 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
 }
 
 void AddShapeFlags(CLI::App* app, RunFlags* f) {
-  app->add_option("-t,--threads", f->threads, "Load threads, one epoll reactor each")
+  app->add_option("-t,--threads", f->threads, "Load threads, one event loop each")
       ->check(CLI::Range(1, 1024));
   app->add_option("-c,--clients", f->clients, "Connections per thread")
       ->check(CLI::Range(1, 100000));
   app->add_option("--pipeline", f->pipeline, "Requests in flight per connection")
       ->check(CLI::Range(1, 65536));
+  app->add_option("--io", f->io,
+                  "Socket I/O of the measured loop: epoll (a read and a write call per "
+                  "connection), uring (io_uring: one call per wake-up for all connections) "
+                  "or auto (default: uring where the kernel allows it, else epoll)");
   app->add_option("-n,--requests", f->requests, "Measured requests in total")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 48));
   app->add_option("--duration,--test-time", f->duration,
@@ -378,6 +383,28 @@ Status BuildRate(const RunFlags& f, LoadOptions* o) {
   return Status::OK();
 }
 
+// --io. io_uring is tried here, so that a kernel without it is an error before any
+// connection (uring) or a stated fall-back to epoll (auto).
+Status BuildIo(const RunFlags& f, LoadOptions* o) {
+  if (f.io == "epoll") return Status::OK();
+  if (f.io != "uring" && f.io != "auto") {
+    return Status::InvalidArgument("--io: takes epoll, uring or auto, got '" + f.io + "'");
+  }
+  std::string why_not;
+  if (o->cluster) {
+    why_not = "not with --cluster (its connections to new masters open mid-run, over epoll)";
+  } else if (Result<std::unique_ptr<Uring>> u = Uring::Create(1); !u.ok()) {
+    why_not = "io_uring is not available here: " + u.status().message();
+  }
+  if (why_not.empty()) {
+    o->io = IoMode::kUring;
+    return Status::OK();
+  }
+  if (f.io == "uring") return Status::InvalidArgument("--io uring: " + why_not + "; use --io epoll");
+  o->io_fallback = why_not;
+  return Status::OK();
+}
+
 Status CheckFileLimit(int connections) {
   rlimit lim;
   if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return Status::OK();
@@ -464,6 +491,7 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
     return Status::InvalidArgument("--cluster: a cluster has database 0 only; drop --db or /db");
   }
   s = BuildRate(f, &o);
+  if (s.ok()) s = BuildIo(f, &o);
   if (s.ok()) s = CheckFileLimit(o.connections());
   if (!s.ok()) return s;
   cfg.json_path = f.json_path;

@@ -45,6 +45,7 @@ struct RunFlags {
   bool cluster = false;
   bool read_from_replicas = false;
   bool quiet = false;
+  std::string io = "auto";  // --io: epoll, uring or auto (uring where the kernel allows it)
   std::string redis_server = "redis-server";
 };
 

@@ -25,6 +25,12 @@ struct CommandSpec {
   std::string text;   // the template as given (protocols other than RESP parse it again)
 };
 
+/// How the load threads move socket data in the measured loop (--io).
+enum class IoMode : uint8_t {
+  kEpoll,  // readiness: a read and a write system call per connection and wake-up
+  kUring,  // completions: one io_uring_enter per wake-up for every connection
+};
+
 struct LoadOptions {
   /// The target; with a pool (several --target), its first member.
   RedisTarget target;
@@ -71,6 +77,11 @@ struct LoadOptions {
   /// --samples: keep raw (time, command, latency) samples of the measured replies, all
   /// of them up to this many, beyond it a uniform reservoir. 0: no raw samples.
   size_t samples_cap = 0;
+  /// --io: epoll, or io_uring (run_flags resolves "auto", the CLI's default, to uring
+  /// where the kernel allows it). The library's default stays epoll.
+  IoMode io = IoMode::kEpoll;
+  /// --io auto fell back to epoll: why (for the report).
+  std::string io_fallback;
 
   int connections() const { return threads * clients; }
   /// The pool's size: 1 without one.

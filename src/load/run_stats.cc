@@ -49,6 +49,7 @@ void ThreadStats::Add(const ThreadStats& o) {
   read_calls += o.read_calls;
   write_calls += o.write_calls;
   wait_calls += o.wait_calls;
+  receive_buffer_waits += o.receive_buffer_waits;
   cpu_user_s += o.cpu_user_s;
   cpu_sys_s += o.cpu_sys_s;
   protocol_errors += o.protocol_errors;

@@ -48,9 +48,13 @@ struct ThreadStats {
   std::map<std::string, uint64_t> setup_commands;  // per-connection HELLO/AUTH/SELECT
   uint64_t socket_bytes_read = 0;      // application bytes read from sockets
   uint64_t socket_bytes_written = 0;   // and written
+  /// System calls of the measured loop: read/write/epoll_wait. With --io uring:
+  /// receive completions and sends (no system call of their own) and io_uring_enter.
   uint64_t read_calls = 0;
   uint64_t write_calls = 0;
   uint64_t wait_calls = 0;
+  /// --io uring: multishot receives re-armed because every receive buffer was taken.
+  uint64_t receive_buffer_waits = 0;
   double cpu_user_s = 0;               // this thread's CPU in the measured phase
   double cpu_sys_s = 0;
   uint64_t protocol_errors = 0;

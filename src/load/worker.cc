@@ -14,6 +14,7 @@
 #include "core/pacer.h"
 #include "core/reactor.h"
 #include "core/socket.h"
+#include "core/uring.h"
 #include "proto/iproto/greeting.h"
 #include "proto/resp/resp.h"
 #include "workload/key_pattern.h"
@@ -87,6 +88,10 @@ struct Worker::Conn {
   Client* client = nullptr;
   enum class State { kConnecting, kSetup, kRunning, kClosed } state = State::kConnecting;
   Buffer out;
+  /// --io uring: the bytes of the send in flight (out's former contents; out takes
+  /// new requests meanwhile, and the two swap when the send completes).
+  Buffer sending;
+  bool send_in_flight = false;
   resp::Reader reader{resp::Reader::Mode::kSummary};
   std::vector<InFlight> ring;  // FIFO of requests in flight; size a power of two
   size_t head = 0;
@@ -264,6 +269,7 @@ void Worker::Run() {
     FlushQueued();
   }
   shared_->ready->arrive_and_wait();
+  if (failure_.ok() && opt_.io == IoMode::kUring) SwitchToUring();
   if (failure_.ok()) Loop();
   for (auto& c : conns_) {
     unanswered_ += c->count;
@@ -407,12 +413,16 @@ void Worker::Loop() {
     }
     if (stopping_ && now >= drain_deadline_ns_) break;
     if (open_conns_ == 0) break;
-    int n = open_loop_ ? reactor_->WaitNs(events, kMaxEvents, WaitTimeoutNs(now))
-                       : reactor_->Wait(events, kMaxEvents, 20);
     ++stats_.wait_calls;
-    if (n == 0 && !open_loop_) continue;
-    now = NowNs();
-    for (int i = 0; i < n; ++i) OnEvent(*conns_[events[i].data.u64], events[i].events, now);
+    if (uring_) {
+      if (!WaitCompletions(open_loop_ ? WaitTimeoutNs(now) : kMaxWaitNs, &now)) break;
+    } else {
+      int n = open_loop_ ? reactor_->WaitNs(events, kMaxEvents, WaitTimeoutNs(now))
+                         : reactor_->Wait(events, kMaxEvents, 20);
+      if (n == 0 && !open_loop_) continue;
+      now = NowNs();
+      for (int i = 0; i < n; ++i) OnEvent(*conns_[events[i].data.u64], events[i].events, now);
+    }
     if (open_loop_) SendDue(now);
     FlushQueued();
     if (Finished()) break;
@@ -551,9 +561,11 @@ void Worker::OnReadable(Conn& c) {
   if (proto_ != Protocol::kResp) return OnReadableOther(c);
   const size_t n = ReadSome(c);
   if (n == 0) return;
+  OnBytes(c, read_buf_.data(), n);
+}
+
+void Worker::OnBytes(Conn& c, const char* p, size_t left) {
   int64_t now = NowNs();
-  const char* p = read_buf_.data();
-  size_t left = n;
   while (left > 0) {
     size_t used = 0;
     resp::Reader::Event ev = c.reader.Feed(p, left, &used);
@@ -718,6 +730,7 @@ bool Worker::FollowRedirect(Conn& c, const InFlight& f, const std::string& error
 
 void Worker::Flush(Conn& c) {
   if (c.state == Conn::State::kConnecting) return;  // OnConnected flushes
+  if (uring_) return SendQueued(c);
   while (c.out.Readable() > 0) {
     ssize_t n = write(c.fd, c.out.ReadPtr(), c.out.Readable());
     ++stats_.write_calls;
@@ -771,7 +784,11 @@ void Worker::Fail(Conn& c, const Status& why) {
 
 void Worker::Close(Conn& c) {
   if (c.fd >= 0) {
-    reactor_->Remove(c.fd);
+    if (uring_) {
+      uring_->CancelAll(c.fd);  // its completions come back to a closed connection
+    } else {
+      reactor_->Remove(c.fd);
+    }
     close(c.fd);
     c.fd = -1;
     --open_conns_;
@@ -803,9 +820,11 @@ void Worker::OnConnectedOther(Conn& c) {
 void Worker::OnReadableOther(Conn& c) {
   const size_t n = ReadSome(c);
   if (n == 0) return;
+  OnBytesOther(c, read_buf_.data(), n);
+}
+
+void Worker::OnBytesOther(Conn& c, const char* p, size_t left) {
   int64_t now = NowNs();
-  const char* p = read_buf_.data();
-  size_t left = n;
   if (c.state == Conn::State::kSetup && !FeedGreeting(c, &p, &left)) return;
   while (left > 0) {
     size_t used = 0;
@@ -966,6 +985,97 @@ int64_t Worker::OldestSent(const Conn& c) const {
     if (c.slot_sync[i] != 0) oldest = std::min(oldest, c.ring[i].sent_ns);
   }
   return oldest;
+}
+
+// ---------------------------------------------------------------------------------
+// --io uring: the measured loop's socket I/O through one io_uring (core/uring.h).
+// Connections are made and set up over epoll; at the common start each one leaves
+// epoll for a multishot receive, and its writes become sends, one in flight at a time.
+
+void Worker::SwitchToUring() {
+  Result<std::unique_ptr<Uring>> u = Uring::Create(conns_.size());
+  if (!u.ok()) {
+    failure_ = u.status().WithContext("--io uring");
+    shared_->stop = true;
+    return;
+  }
+  uring_ = std::move(*u);
+  completions_.reserve(conns_.size() * 2);
+  for (auto& c : conns_) {
+    if (c->fd < 0) continue;
+    reactor_->Remove(c->fd);
+    c->want_write = false;
+    uring_->ArmRecv(c->fd, c->slot);
+    if (c->out.Readable() > 0) QueueFlush(*c);
+  }
+}
+
+bool Worker::WaitCompletions(int64_t timeout_ns, int64_t* now_out) {
+  Status s = uring_->Wait(timeout_ns, &completions_);
+  if (!s.ok()) {
+    if (failure_.ok()) failure_ = s;
+    shared_->stop = true;
+    return false;
+  }
+  const int64_t now = NowNs();
+  *now_out = now;
+  for (const Uring::Completion& e : completions_) {
+    Conn& c = *conns_[e.token];
+    if (c.state == Conn::State::kClosed) continue;  // cancelled or late
+    if (e.kind == Uring::Completion::Kind::kSend) {
+      OnSent(c, e.result);
+    } else {
+      OnReceived(c, e, now);
+    }
+  }
+  return true;
+}
+
+void Worker::OnReceived(Conn& c, const Uring::Completion& e, int64_t now) {
+  if (e.result == -ENOBUFS) {  // every receive buffer was taken: the multishot ended
+    ++stats_.receive_buffer_waits;
+    return uring_->ArmRecv(c.fd, c.slot);
+  }
+  if (e.result < 0) return Fail(c, Status::IoError(ErrnoMessage("recv", -e.result)));
+  if (e.result == 0) {
+    return Fail(c, Status::IoError("the server closed the connection (" +
+                                   std::to_string(c.count) + " requests in flight)"));
+  }
+  ++stats_.read_calls;
+  stats_.socket_bytes_read += static_cast<uint64_t>(e.result);
+  if (proto_ == Protocol::kResp) {
+    OnBytes(c, e.data, static_cast<size_t>(e.result));
+  } else {
+    OnBytesOther(c, e.data, static_cast<size_t>(e.result));
+  }
+  if (c.state == Conn::State::kClosed) return;
+  if (!e.more) uring_->ArmRecv(c.fd, c.slot);
+  Fill(*c.client, now);
+  if (c.out.Readable() > 0) QueueFlush(c);
+}
+
+void Worker::SendQueued(Conn& c) {
+  if (c.send_in_flight || c.out.Readable() == 0) return;
+  std::swap(c.out, c.sending);  // `sending` was empty: out keeps its capacity for the next
+  c.send_in_flight = true;
+  uring_->Send(c.fd, c.sending.ReadPtr(), c.sending.Readable(), c.slot);
+  ++stats_.write_calls;
+}
+
+void Worker::OnSent(Conn& c, int result) {
+  c.send_in_flight = false;
+  if (result < 0) return Fail(c, Status::IoError(ErrnoMessage("send", -result)));
+  stats_.socket_bytes_written += static_cast<uint64_t>(result);
+  c.sending.Consume(static_cast<size_t>(result));
+  // The kernel completes a stream send whole, across as many socket writes as it takes
+  // (it waits for room itself); should one still come back short, the rest goes first.
+  if (c.sending.Readable() > 0) {
+    c.send_in_flight = true;
+    uring_->Send(c.fd, c.sending.ReadPtr(), c.sending.Readable(), c.slot);
+    ++stats_.write_calls;
+    return;
+  }
+  if (c.out.Readable() > 0) QueueFlush(c);
 }
 
 }  // namespace memstand

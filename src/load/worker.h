@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/uring.h"
 #include "load/cluster_map.h"
 #include "load/intervals.h"
 #include "load/load_options.h"
@@ -87,6 +88,8 @@ class Worker {
   void OnConnected(Conn& c);
   size_t ReadSome(Conn& c);
   void OnReadable(Conn& c);
+  /// RESP replies in p[0, n): parsed and handled (the part of OnReadable after read).
+  [[gnu::always_inline]] inline void OnBytes(Conn& c, const char* p, size_t n);
   void HandleReply(Conn& c, int64_t now);
   void Fill(Client& cl, int64_t now);
   void Flush(Conn& c);
@@ -118,11 +121,20 @@ class Worker {
   // Protocols other than RESP (worker_other.cc), each behind one branch of the RESP path.
   void OnConnectedOther(Conn& c);
   void OnReadableOther(Conn& c);
+  void OnBytesOther(Conn& c, const char* p, size_t n);
   bool FeedGreeting(Conn& c, const char** p, size_t* left);
   void HandleReplyOther(Conn& c, int64_t now);
   void RecordOther(const InFlight& f, const ProtoReply& r, int64_t now);
   void SendOneOther(Client& cl, int64_t now, int64_t intended);
   int64_t OldestSent(const Conn& c) const;
+  // --io uring (the end of worker.cc): the measured loop's I/O as completions.
+  void SwitchToUring();
+  /// One io_uring_enter: submits the queued sends, handles every completion; *now: the
+  /// time they were taken. False when the ring failed (the run stops).
+  bool WaitCompletions(int64_t timeout_ns, int64_t* now);
+  void OnReceived(Conn& c, const Uring::Completion& e, int64_t now);
+  void SendQueued(Conn& c);
+  void OnSent(Conn& c, int result);
 
   WorkerShared* shared_;
   const LoadOptions& opt_;
@@ -167,6 +179,10 @@ class Worker {
   int open_conns_ = 0;
   class ReactorHolder;
   std::unique_ptr<ReactorHolder> reactor_;
+  /// --io uring, from the common start on; declared after conns_ so that it goes first
+  /// (its sends may point into their buffers).
+  std::unique_ptr<Uring> uring_;
+  std::vector<Uring::Completion> completions_;
 };
 
 }  // namespace memstand

@@ -83,6 +83,8 @@ Json OptionsJson(const LoadOptions& o) {
   j["clients_per_thread"] = o.clients;
   j["connections"] = o.connections();
   j["pipeline"] = o.pipeline;
+  j["io"] = o.io == IoMode::kUring ? "uring" : "epoll";
+  if (!o.io_fallback.empty()) j["io_fallback"] = o.io_fallback;
   j["resp"] = o.resp;
   j["cluster"] = o.cluster;
   j["read_from_replicas"] = o.read_from_replicas;
@@ -121,6 +123,7 @@ Json ClientJson(const RunResult& r) {
   j["read_calls"] = r.totals.read_calls;
   j["write_calls"] = r.totals.write_calls;
   j["wait_calls"] = r.totals.wait_calls;
+  j["receive_buffer_waits"] = r.totals.receive_buffer_waits;
   j["socket_bytes_read"] = r.totals.socket_bytes_read;
   j["socket_bytes_written"] = r.totals.socket_bytes_written;
   Json threads = Json::array();

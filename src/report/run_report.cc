@@ -251,8 +251,18 @@ void PrintInstrument(std::FILE* out, const RunReport& r) {
                r.server_pid, r.server_proc_cpu_s, ops > 0 ? r.server_proc_cpu_s * 1e6 / ops : 0);
   }
   double n = ops > 0 ? double(ops) : 1;
-  fmt::print(out, "    system calls per request: read {:.2f}, write {:.2f}, epoll_wait {:.2f}\n",
-             t.read_calls / n, t.write_calls / n, t.wait_calls / n);
+  if (r.options->io == IoMode::kUring) {
+    fmt::print(out, "    socket I/O: io_uring; io_uring_enter calls per request {:.3f}, carrying "
+               "{:.2f} receive completions and {:.2f} sends{}\n",
+               t.wait_calls / n, t.read_calls / n, t.write_calls / n,
+               t.receive_buffer_waits > 0
+                   ? fmt::format(" ({} re-arms: receive buffers ran out)", t.receive_buffer_waits)
+                   : "");
+  } else {
+    fmt::print(out, "    system calls per request: read {:.2f}, write {:.2f}, epoll_wait {:.2f}{}\n",
+               t.read_calls / n, t.write_calls / n, t.wait_calls / n,
+               r.options->io_fallback.empty() ? "" : " (--io auto: " + r.options->io_fallback + ")");
+  }
   uint64_t zero = 0;
   for (const auto& c : t.commands) zero += c.zero_latency;
   fmt::print(out, "    clock: resolution {} ns; zero-length durations {} of {} ({:.3f}%){}\n",

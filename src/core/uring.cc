@@ -1,0 +1,182 @@
+#include "core/uring.h"
+
+#include <liburing.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "core/socket.h"
+
+namespace memstand {
+namespace {
+
+constexpr unsigned kBufferSize = 16 * 1024;  // one receive completion's most
+constexpr unsigned kMinBuffers = 256, kMaxBuffers = 4096;
+constexpr unsigned kSubmissionEntries = 1024;
+constexpr int kBufferGroup = 0;
+// user_data: the token in the low 32 bits, what the entry is above them.
+constexpr uint64_t kRecvTag = 0, kSendTag = 1ULL << 32, kCancelTag = 2ULL << 32;
+constexpr uint64_t kTagMask = 0xffffffffULL << 32;
+
+Status KernelError(const std::string& what, int negative_errno) {
+  return Status::IoError(ErrnoMessage(what, -negative_errno));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Uring>> Uring::Create(size_t sockets) {
+  // Two buffers a socket (its data and the next), a power of two for the ring.
+  size_t want = std::clamp<size_t>(std::bit_ceil(std::max<size_t>(sockets, 1) * 2), kMinBuffers,
+                                   kMaxBuffers);
+  std::unique_ptr<Uring> u(new Uring(static_cast<unsigned>(want)));
+  Status s = u->SetUp(sockets);
+  if (!s.ok()) return s;
+  return u;
+}
+
+Uring::Uring(size_t buffers) : ring_(std::make_unique<io_uring>()), buf_count_(buffers) {}
+
+Uring::~Uring() {
+  if (ring_ready_) io_uring_queue_exit(ring_.get());  // cancels what is in flight
+  if (buf_ring_ != nullptr) munmap(buf_ring_, buf_ring_bytes_);
+}
+
+Status Uring::SetUp(size_t sockets) {
+  io_uring_params params{};
+  // Completions: a receive and a send per socket at once, and room for bursts.
+  const unsigned cq = static_cast<unsigned>(
+      std::clamp<size_t>(std::bit_ceil(sockets * 4 + kSubmissionEntries), 4096, 65536));
+  params.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+  params.cq_entries = cq;
+  int r = io_uring_queue_init_params(kSubmissionEntries, ring_.get(), &params);
+  if (r == -EINVAL) {  // before 6.1: completions run at interrupt time instead
+    params = {};
+    params.flags = IORING_SETUP_CQSIZE;
+    params.cq_entries = cq;
+    r = io_uring_queue_init_params(kSubmissionEntries, ring_.get(), &params);
+  }
+  if (r < 0) return KernelError("io_uring_setup", r);
+  ring_ready_ = true;
+  if (!(params.features & IORING_FEAT_EXT_ARG)) {
+    return Status::Failed("io_uring without IORING_FEAT_EXT_ARG (a kernel before 5.11)");
+  }
+
+  buf_ring_bytes_ = buf_count_ * sizeof(io_uring_buf);
+  void* mem = mmap(nullptr, buf_ring_bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE,
+                   -1, 0);
+  if (mem == MAP_FAILED) return Status::IoError(ErrnoMessage("mmap", errno));
+  buf_ring_ = static_cast<io_uring_buf_ring*>(mem);
+  io_uring_buf_ring_init(buf_ring_);
+  io_uring_buf_reg reg{};
+  reg.ring_addr = reinterpret_cast<uint64_t>(buf_ring_);
+  reg.ring_entries = buf_count_;
+  reg.bgid = kBufferGroup;
+  r = io_uring_register_buf_ring(ring_.get(), &reg, 0);
+  if (r < 0) return KernelError("io_uring provided buffer ring (kernel 5.19+)", r);
+  buffers_.resize(static_cast<size_t>(buf_count_) * kBufferSize);
+  for (unsigned id = 0; id < buf_count_; ++id) RecycleBuffer(id);
+
+  // Multishot receive came in 6.0: try it on a socket before relying on it.
+  int probe[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, probe) != 0) {
+    return Status::IoError(ErrnoMessage("socketpair", errno));
+  }
+  ArmRecv(probe[0], 0);
+  CancelAll(probe[0]);
+  std::vector<Completion> got;
+  bool answered = false, refused = false;
+  Status s;
+  for (int i = 0; i < 4 && s.ok() && !answered; ++i) {
+    s = Wait(100'000'000, &got);
+    for (const Completion& c : got) {
+      if (c.kind != Completion::Kind::kRecv) continue;
+      answered = true;
+      refused = c.result == -EINVAL;
+    }
+  }
+  close(probe[0]);
+  close(probe[1]);
+  if (!s.ok()) return s;
+  if (refused) return Status::Failed("io_uring without multishot receive (a kernel before 6.0)");
+  return Status::OK();
+}
+
+void Uring::RecycleBuffer(unsigned id) {
+  io_uring_buf_ring_add(buf_ring_, buffers_.data() + static_cast<size_t>(id) * kBufferSize,
+                        kBufferSize, static_cast<unsigned short>(id),
+                        io_uring_buf_ring_mask(buf_count_), 0);
+  io_uring_buf_ring_advance(buf_ring_, 1);
+}
+
+io_uring_sqe* Uring::Sqe() {
+  io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
+  if (sqe == nullptr) {  // the submission queue is full: hand it to the kernel now
+    io_uring_submit(ring_.get());
+    sqe = io_uring_get_sqe(ring_.get());
+  }
+  return sqe;  // not null: a submit empties the submission queue
+}
+
+void Uring::ArmRecv(int fd, uint32_t token) {
+  io_uring_sqe* sqe = Sqe();
+  io_uring_prep_recv_multishot(sqe, fd, nullptr, 0, 0);
+  sqe->flags |= IOSQE_BUFFER_SELECT;
+  sqe->buf_group = kBufferGroup;
+  io_uring_sqe_set_data64(sqe, kRecvTag | token);
+}
+
+void Uring::Send(int fd, const char* data, size_t len, uint32_t token) {
+  io_uring_sqe* sqe = Sqe();
+  io_uring_prep_send(sqe, fd, data, len, MSG_NOSIGNAL);
+  io_uring_sqe_set_data64(sqe, kSendTag | token);
+}
+
+void Uring::CancelAll(int fd) {
+  io_uring_sqe* sqe = Sqe();
+  io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
+  io_uring_sqe_set_data64(sqe, kCancelTag);
+}
+
+Status Uring::Wait(int64_t timeout_ns, std::vector<Completion>* out) {
+  out->clear();
+  for (unsigned id : to_recycle_) RecycleBuffer(id);
+  to_recycle_.clear();
+  __kernel_timespec ts{};
+  ts.tv_sec = timeout_ns / 1'000'000'000;
+  ts.tv_nsec = timeout_ns % 1'000'000'000;
+  io_uring_cqe* first = nullptr;
+  int r = io_uring_submit_and_wait_timeout(ring_.get(), &first, 1, &ts, nullptr);
+  if (r < 0 && r != -ETIME && r != -EINTR && r != -EBUSY) return KernelError("io_uring_enter", r);
+  unsigned head, seen = 0;
+  io_uring_cqe* cqe;
+  io_uring_for_each_cqe(ring_.get(), head, cqe) {
+    ++seen;
+    const uint64_t data = io_uring_cqe_get_data64(cqe);
+    const uint64_t tag = data & kTagMask;
+    if (tag == kCancelTag) continue;
+    Completion c{};
+    c.token = static_cast<uint32_t>(data);
+    c.result = cqe->res;
+    if (tag == kSendTag) {
+      c.kind = Completion::Kind::kSend;
+    } else {
+      c.kind = Completion::Kind::kRecv;
+      c.more = (cqe->flags & IORING_CQE_F_MORE) != 0;
+      if (cqe->flags & IORING_CQE_F_BUFFER) {
+        const unsigned id = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+        c.data = buffers_.data() + static_cast<size_t>(id) * kBufferSize;
+        to_recycle_.push_back(id);
+      }
+    }
+    out->push_back(c);
+  }
+  io_uring_cq_advance(ring_.get(), seen);
+  return Status::OK();
+}
+
+}  // namespace memstand

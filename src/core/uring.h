@@ -1,0 +1,74 @@
+// An io_uring for a load thread's sockets, where the kernel allows it: one multishot
+// receive per socket into a ring of buffers the kernel picks from, sends queued as
+// submission entries, and one io_uring_enter per wake-up that submits them all and reaps
+// every completion (SINGLE_ISSUER | DEFER_TASKRUN where the kernel has them, 6.1+).
+// It batches the system calls of many connections into one; it does not remove the
+// kernel's per-segment TCP work (bench/README.md measures what it buys).
+// Not thread-safe: owned and driven by one thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "util/status.h"
+
+struct io_uring;
+struct io_uring_buf_ring;
+struct io_uring_sqe;
+
+namespace memstand {
+
+class Uring {
+ public:
+  /// What one completion says.
+  struct Completion {
+    enum class Kind : uint8_t { kRecv, kSend } kind;
+    uint32_t token;  // the caller's, from ArmRecv or Send
+    /// kRecv: bytes received (data/size), 0 at end of stream; kSend: bytes sent.
+    /// Negative: -errno. A receive buffer is valid until the next Wait.
+    int result;
+    const char* data;
+    /// kRecv: false when the kernel ended the multishot receive (re-arm with ArmRecv
+    /// unless result says the connection is done).
+    bool more;
+  };
+
+  /// Sets up a ring for up to `sockets` sockets. Fails (with the kernel's reason) where
+  /// io_uring, multishot receive or provided buffer rings are missing or disabled
+  /// (kernel.io_uring_disabled, seccomp): the caller then uses epoll.
+  static Result<std::unique_ptr<Uring>> Create(size_t sockets);
+  ~Uring();
+  Uring(const Uring&) = delete;
+  Uring& operator=(const Uring&) = delete;
+
+  /// Queues a multishot receive on fd; every completion carries `token`.
+  void ArmRecv(int fd, uint32_t token);
+  /// Queues a send of data[0, len), which must stay valid and unchanged until its
+  /// completion.
+  void Send(int fd, const char* data, size_t len, uint32_t token);
+  /// Cancels everything queued or in flight on fd (call before closing it); their
+  /// completions still arrive, with -ECANCELED or what they had done.
+  void CancelAll(int fd);
+  /// Submits what is queued and waits up to timeout_ns (>= 0) for at least one
+  /// completion; fills `out` with every completion there is. Returns an error only when
+  /// the ring itself fails. One system call.
+  Status Wait(int64_t timeout_ns, std::vector<Completion>* out);
+
+ private:
+  explicit Uring(size_t buffers);
+  Status SetUp(size_t sockets);
+  void RecycleBuffer(unsigned id);
+  io_uring_sqe* Sqe();
+
+  std::unique_ptr<io_uring> ring_;
+  bool ring_ready_ = false;
+  io_uring_buf_ring* buf_ring_ = nullptr;
+  size_t buf_ring_bytes_ = 0;
+  const unsigned buf_count_;
+  std::vector<char> buffers_;
+  std::vector<unsigned> to_recycle_;  // buffers handed out by the last Wait
+};
+
+}  // namespace memstand
