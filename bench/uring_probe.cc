@@ -5,10 +5,9 @@
 //   --mode epoll  the pattern of memstand's worker: level-triggered epoll, one read()
 //                 per readable connection, the refills of one wake-up written at its
 //                 end with one write() per connection;
-//   --mode uring  one io_uring per client: a multishot recv per connection into a ring
-//                 of provided buffers, the refills queued as send SQEs, and one
-//                 io_uring_enter per wake-up that submits every send and reaps every
-//                 completion (SINGLE_ISSUER | DEFER_TASKRUN where the kernel has them).
+//   --mode uring  memstand's own io_uring (core/uring.h, what `run --io uring` uses): a
+//                 multishot recv per connection into provided buffers, the refills
+//                 queued as sends, one io_uring_enter per wake-up for all of them.
 //
 // Each connection keeps --pipeline SET requests (100-byte value) in flight and sends one
 // more per "+OK" until --requests replies have come back (plus a --warmup that is not
@@ -20,9 +19,7 @@
 // Usage: uring_probe --port P [--host 127.0.0.1] --mode epoll|uring [--conns 50]
 //                    [--pipeline 1] [--requests 1000000] [--warmup 100000]
 // Talks to bench/null_resp_server (or any server that answers SET with "+OK\r\n").
-#include <liburing.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -39,6 +36,7 @@
 
 #include "core/clock.h"
 #include "core/socket.h"
+#include "core/uring.h"
 
 namespace memstand {
 namespace {
@@ -194,140 +192,55 @@ void RunEpoll(Probe& p) {
   p.Report("epoll");
 }
 
-// The same over io_uring: multishot recv into provided buffers, batched sends, one
+// The same over io_uring, through memstand's own ring (core/uring.h): multishot
+// receives into provided buffers, the refills of a wake-up queued as sends, one
 // io_uring_enter per wake-up.
-class UringClient {
- public:
-  static constexpr unsigned kBufCount = 1024;  // provided receive buffers (a power of 2)
-  static constexpr unsigned kBufSize = 16 * 1024;
-  static constexpr int kGroup = 0;
-  static constexpr uint64_t kSendTag = 1ULL << 32;
-
-  explicit UringClient(Probe& p) : p_(p), n_(p.fds().size()) {
-    io_uring_params params{};
-    params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE;
-    params.cq_entries = 8192;
-    int r = io_uring_queue_init_params(512, &ring_, &params);
-    if (r == -EINVAL) {  // a kernel before 6.1: plain flags
-      params = {};
-      params.flags = IORING_SETUP_CQSIZE;
-      params.cq_entries = 8192;
-      r = io_uring_queue_init_params(512, &ring_, &params);
-    }
-    if (r < 0) Die(ErrnoMessage("io_uring_queue_init_params", -r));
-    SetUpBuffers();
-    pending_.assign(n_, 0);
-    sending_.assign(n_, 0);
-  }
-  ~UringClient() {
-    io_uring_queue_exit(&ring_);
-    munmap(br_, kBufCount * sizeof(io_uring_buf));
-  }
-
-  void Run() {
-    for (size_t i = 0; i < n_; ++i) {
-      ArmRecv(i);
-      pending_[i] = p_.Initial();
-      QueueSend(i);
-    }
-    while (!p_.Done()) {
-      p_.CountSyscall();
-      int r = io_uring_submit_and_wait(&ring_, 1);
-      if (r < 0 && r != -EINTR && r != -ETIME) Die(ErrnoMessage("io_uring_submit_and_wait", -r));
-      unsigned head, seen = 0;
-      io_uring_cqe* cqe;
-      io_uring_for_each_cqe(&ring_, head, cqe) {
-        ++seen;
-        OnCompletion(cqe);
-      }
-      io_uring_cq_advance(&ring_, seen);
-      for (size_t i : ready_) QueueSend(i);
-      ready_.clear();
-    }
-    p_.Report("uring");
-  }
-
- private:
-  void SetUpBuffers() {
-    size_t ring_bytes = kBufCount * sizeof(io_uring_buf);
-    void* mem = mmap(nullptr, ring_bytes, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE,
-                     -1, 0);
-    if (mem == MAP_FAILED) Die(ErrnoMessage("mmap", errno));
-    br_ = static_cast<io_uring_buf_ring*>(mem);
-    io_uring_buf_ring_init(br_);
-    io_uring_buf_reg reg{};
-    reg.ring_addr = reinterpret_cast<uint64_t>(br_);
-    reg.ring_entries = kBufCount;
-    reg.bgid = kGroup;
-    int r = io_uring_register_buf_ring(&ring_, &reg, 0);
-    if (r < 0) Die(ErrnoMessage("io_uring_register_buf_ring", -r));
-    bufs_.resize(static_cast<size_t>(kBufCount) * kBufSize);
-    for (unsigned b = 0; b < kBufCount; ++b) Recycle(b);
-  }
-  void Recycle(unsigned b) {
-    io_uring_buf_ring_add(br_, bufs_.data() + static_cast<size_t>(b) * kBufSize, kBufSize, b,
-                          io_uring_buf_ring_mask(kBufCount), 0);
-    io_uring_buf_ring_advance(br_, 1);
-  }
-  io_uring_sqe* Sqe() {
-    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-    if (sqe == nullptr) {  // the submission queue is full: hand it to the kernel now
-      p_.CountSyscall();
-      io_uring_submit(&ring_);
-      sqe = io_uring_get_sqe(&ring_);
-      if (sqe == nullptr) Die("no submission queue entry after a submit");
-    }
-    return sqe;
-  }
-  void ArmRecv(size_t i) {
-    io_uring_sqe* sqe = Sqe();
-    io_uring_prep_recv_multishot(sqe, p_.fds()[i], nullptr, 0, 0);
-    sqe->flags |= IOSQE_BUFFER_SELECT;
-    sqe->buf_group = kGroup;
-    io_uring_sqe_set_data64(sqe, i);
-  }
+void RunUring(Probe& p) {
+  const auto& fds = p.fds();
+  Result<std::unique_ptr<Uring>> made = Uring::Create(fds.size());
+  if (!made.ok()) Die(made.status().message());
+  Uring& ring = **made;
+  std::vector<uint64_t> pending(fds.size(), 0);  // requests due, not yet in a send
+  std::vector<size_t> sending(fds.size(), 0);    // bytes of the send in flight (0: none)
+  std::vector<size_t> ready;                     // connections with requests due
   // One send per connection at a time, so that its bytes cannot be reordered; what comes
-  // due meanwhile waits in pending_ (the request bytes are constant, so any prefix works).
-  void QueueSend(size_t i) {
-    if (sending_[i] != 0 || pending_[i] == 0) return;
-    size_t len = pending_[i] * p_.request_size();
-    pending_[i] = 0;
-    sending_[i] = len;
-    io_uring_sqe* sqe = Sqe();
-    io_uring_prep_send(sqe, p_.fds()[i], p_.request_bytes(), len, MSG_NOSIGNAL);
-    io_uring_sqe_set_data64(sqe, kSendTag | i);
+  // due meanwhile waits in `pending` (the request bytes are constant, any prefix works).
+  auto send = [&](size_t i) {
+    if (sending[i] != 0 || pending[i] == 0) return;
+    sending[i] = pending[i] * p.request_size();
+    pending[i] = 0;
+    ring.Send(fds[i], p.request_bytes(), sending[i], static_cast<uint32_t>(i));
+  };
+  for (size_t i = 0; i < fds.size(); ++i) {
+    ring.ArmRecv(fds[i], static_cast<uint32_t>(i));
+    pending[i] = p.Initial();
+    send(i);
   }
-  void OnCompletion(const io_uring_cqe* cqe) {
-    uint64_t data = io_uring_cqe_get_data64(cqe);
-    size_t i = data & 0xffffffffu;
-    if (data & kSendTag) {
-      if (cqe->res != static_cast<int>(sending_[i])) Die(ErrnoMessage("short or failed send", -cqe->res));
-      sending_[i] = 0;
-      if (pending_[i] != 0) ready_.push_back(i);
-      return;
+  std::vector<Uring::Completion> got;
+  while (!p.Done()) {
+    p.CountSyscall();
+    if (Status s = ring.Wait(1'000'000'000, &got); !s.ok()) Die(s.message());
+    for (const Uring::Completion& c : got) {
+      const size_t i = c.token;
+      if (c.kind == Uring::Completion::Kind::kSend) {
+        if (c.result != static_cast<int>(sending[i])) Die(ErrnoMessage("short or failed send", -c.result));
+        sending[i] = 0;
+        if (pending[i] != 0) ready.push_back(i);
+        continue;
+      }
+      if (c.result == -ENOBUFS) Die("out of provided receive buffers");
+      if (c.result < 0) Die(ErrnoMessage("recv", -c.result));
+      if (c.result == 0) Die("the server closed a connection");
+      if (!c.more) ring.ArmRecv(fds[i], c.token);  // the multishot ended: re-arm
+      uint64_t k = p.OnBytes(static_cast<int>(i), static_cast<size_t>(c.result));
+      if (k != 0 && pending[i] == 0 && sending[i] == 0) ready.push_back(i);
+      pending[i] += k;
     }
-    if (cqe->res == -ENOBUFS) Die("out of provided receive buffers");
-    if (cqe->res < 0) Die(ErrnoMessage("recv", -cqe->res));
-    if (cqe->res == 0) Die("the server closed a connection");
-    unsigned b = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
-    uint64_t k = p_.OnBytes(static_cast<int>(i), static_cast<size_t>(cqe->res));
-    Recycle(b);
-    if (!(cqe->flags & IORING_CQE_F_MORE)) ArmRecv(i);  // the multishot ended: re-arm
-    if (k != 0) {
-      if (pending_[i] == 0 && sending_[i] == 0) ready_.push_back(i);
-      pending_[i] += k;
-    }
+    for (size_t i : ready) send(i);
+    ready.clear();
   }
-
-  Probe& p_;
-  const size_t n_;
-  io_uring ring_{};
-  io_uring_buf_ring* br_ = nullptr;
-  std::vector<char> bufs_;
-  std::vector<uint64_t> pending_;  // requests due, not yet in a send, by connection
-  std::vector<size_t> sending_;    // bytes of the send in flight (0: none), by connection
-  std::vector<size_t> ready_;      // connections with requests due after this wake-up
-};
+  p.Report("uring");
+}
 
 Options ParseArgs(int argc, char** argv) {
   Options o;
@@ -367,8 +280,7 @@ int main(int argc, char** argv) {
   if (o.mode == "epoll") {
     memstand::RunEpoll(probe);
   } else {
-    memstand::UringClient client(probe);
-    client.Run();
+    memstand::RunUring(probe);
   }
   return 0;
 }

@@ -16,7 +16,7 @@ namespace memstand {
 namespace {
 
 constexpr unsigned kBufferSize = 16 * 1024;  // one receive completion's most
-constexpr unsigned kMinBuffers = 256, kMaxBuffers = 4096;
+constexpr unsigned kMinBuffers = 256, kMaxBuffers = 2048;  // at most 32 MiB a ring
 constexpr unsigned kSubmissionEntries = 1024;
 constexpr int kBufferGroup = 0;
 // user_data: the token in the low 32 bits, what the entry is above them.
@@ -42,8 +42,11 @@ Result<std::unique_ptr<Uring>> Uring::Create(size_t sockets) {
 Uring::Uring(size_t buffers) : ring_(std::make_unique<io_uring>()), buf_count_(buffers) {}
 
 Uring::~Uring() {
-  if (ring_ready_) io_uring_queue_exit(ring_.get());  // cancels what is in flight
+  // Closed connections were cancelled synchronously (CancelAll); the exit cancels what
+  // is left before the buffers go.
+  if (ring_ready_) io_uring_queue_exit(ring_.get());
   if (buf_ring_ != nullptr) munmap(buf_ring_, buf_ring_bytes_);
+  if (buffers_ != nullptr) munmap(buffers_, buffers_bytes_);
 }
 
 Status Uring::SetUp(size_t sockets) {
@@ -78,7 +81,10 @@ Status Uring::SetUp(size_t sockets) {
   reg.bgid = kBufferGroup;
   r = io_uring_register_buf_ring(ring_.get(), &reg, 0);
   if (r < 0) return KernelError("io_uring provided buffer ring (kernel 5.19+)", r);
-  buffers_.resize(static_cast<size_t>(buf_count_) * kBufferSize);
+  buffers_bytes_ = static_cast<size_t>(buf_count_) * kBufferSize;
+  mem = mmap(nullptr, buffers_bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if (mem == MAP_FAILED) return Status::IoError(ErrnoMessage("mmap", errno));
+  buffers_ = static_cast<char*>(mem);
   for (unsigned id = 0; id < buf_count_; ++id) RecycleBuffer(id);
 
   // Multishot receive came in 6.0: try it on a socket before relying on it.
@@ -107,23 +113,27 @@ Status Uring::SetUp(size_t sockets) {
 }
 
 void Uring::RecycleBuffer(unsigned id) {
-  io_uring_buf_ring_add(buf_ring_, buffers_.data() + static_cast<size_t>(id) * kBufferSize,
+  io_uring_buf_ring_add(buf_ring_, buffers_ + static_cast<size_t>(id) * kBufferSize,
                         kBufferSize, static_cast<unsigned short>(id),
                         io_uring_buf_ring_mask(buf_count_), 0);
   io_uring_buf_ring_advance(buf_ring_, 1);
 }
 
 io_uring_sqe* Uring::Sqe() {
+  if (!failure_.ok()) return nullptr;
   io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
   if (sqe == nullptr) {  // the submission queue is full: hand it to the kernel now
-    io_uring_submit(ring_.get());
-    sqe = io_uring_get_sqe(ring_.get());
+    ++enter_calls_;
+    int r = io_uring_submit(ring_.get());
+    if (r < 0) failure_ = KernelError("io_uring_enter", r);
+    sqe = r < 0 ? nullptr : io_uring_get_sqe(ring_.get());
   }
-  return sqe;  // not null: a submit empties the submission queue
+  return sqe;
 }
 
 void Uring::ArmRecv(int fd, uint32_t token) {
   io_uring_sqe* sqe = Sqe();
+  if (sqe == nullptr) return;  // Wait reports the failure
   io_uring_prep_recv_multishot(sqe, fd, nullptr, 0, 0);
   sqe->flags |= IOSQE_BUFFER_SELECT;
   sqe->buf_group = kBufferGroup;
@@ -132,24 +142,34 @@ void Uring::ArmRecv(int fd, uint32_t token) {
 
 void Uring::Send(int fd, const char* data, size_t len, uint32_t token) {
   io_uring_sqe* sqe = Sqe();
-  io_uring_prep_send(sqe, fd, data, len, MSG_NOSIGNAL);
+  if (sqe == nullptr) return;
+  io_uring_prep_send(sqe, fd, data, std::min(len, kMaxSend), MSG_NOSIGNAL | MSG_WAITALL);
   io_uring_sqe_set_data64(sqe, kSendTag | token);
 }
 
 void Uring::CancelAll(int fd) {
   io_uring_sqe* sqe = Sqe();
+  if (sqe == nullptr) return;
   io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
   io_uring_sqe_set_data64(sqe, kCancelTag);
+  // Submitted now, while fd still names the socket: a cancel by fd looks it up when it
+  // runs, and the requests it finds (a poll-armed receive or send) end within it. With
+  // the deferred task work run too (GETEVENTS), they also let go of the socket.
+  ++enter_calls_;
+  int r = io_uring_submit_and_get_events(ring_.get());
+  if (r < 0) failure_ = KernelError("io_uring_enter", r);
 }
 
 Status Uring::Wait(int64_t timeout_ns, std::vector<Completion>* out) {
   out->clear();
+  if (!failure_.ok()) return failure_;
   for (unsigned id : to_recycle_) RecycleBuffer(id);
   to_recycle_.clear();
   __kernel_timespec ts{};
   ts.tv_sec = timeout_ns / 1'000'000'000;
   ts.tv_nsec = timeout_ns % 1'000'000'000;
   io_uring_cqe* first = nullptr;
+  ++enter_calls_;
   int r = io_uring_submit_and_wait_timeout(ring_.get(), &first, 1, &ts, nullptr);
   if (r < 0 && r != -ETIME && r != -EINTR && r != -EBUSY) return KernelError("io_uring_enter", r);
   unsigned head, seen = 0;
@@ -169,7 +189,7 @@ Status Uring::Wait(int64_t timeout_ns, std::vector<Completion>* out) {
       c.more = (cqe->flags & IORING_CQE_F_MORE) != 0;
       if (cqe->flags & IORING_CQE_F_BUFFER) {
         const unsigned id = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
-        c.data = buffers_.data() + static_cast<size_t>(id) * kBufferSize;
+        c.data = buffers_ + static_cast<size_t>(id) * kBufferSize;
         to_recycle_.push_back(id);
       }
     }

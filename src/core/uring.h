@@ -3,8 +3,9 @@
 // submission entries, and one io_uring_enter per wake-up that submits them all and reaps
 // every completion (SINGLE_ISSUER | DEFER_TASKRUN where the kernel has them, 6.1+).
 // It batches the system calls of many connections into one; it does not remove the
-// kernel's per-segment TCP work (bench/README.md measures what it buys).
-// Not thread-safe: owned and driven by one thread.
+// kernel's per-segment TCP work (bench/README.md, "io_uring", measures what it buys).
+// Not thread-safe: created and driven by one thread (SINGLE_ISSUER); only the
+// destructor may run on another.
 #pragma once
 
 #include <cstddef>
@@ -46,20 +47,28 @@ class Uring {
   /// Queues a multishot receive on fd; every completion carries `token`.
   void ArmRecv(int fd, uint32_t token);
   /// Queues a send of data[0, len), which must stay valid and unchanged until its
-  /// completion.
+  /// completion. The kernel sends it whole (MSG_WAITALL) unless the connection fails;
+  /// len is capped at kMaxSend, the completion says how much went.
   void Send(int fd, const char* data, size_t len, uint32_t token);
-  /// Cancels everything queued or in flight on fd (call before closing it); their
-  /// completions still arrive, with -ECANCELED or what they had done.
+  static constexpr size_t kMaxSend = size_t{1} << 30;
+  /// Submits what is queued and cancels everything in flight on fd, before returning
+  /// (one system call): then fd may be closed, and no request of it reads or fills
+  /// memory any more. Their completions come with the next Wait (-ECANCELED, or what
+  /// they had done).
   void CancelAll(int fd);
   /// Submits what is queued and waits up to timeout_ns (>= 0) for at least one
   /// completion; fills `out` with every completion there is. Returns an error only when
-  /// the ring itself fails. One system call.
+  /// the ring itself fails (then no request can be queued any more).
   Status Wait(int64_t timeout_ns, std::vector<Completion>* out);
+  /// io_uring_enter calls made so far (Wait, CancelAll, a full submission queue).
+  uint64_t enter_calls() const { return enter_calls_; }
 
  private:
   explicit Uring(size_t buffers);
   Status SetUp(size_t sockets);
   void RecycleBuffer(unsigned id);
+  /// A free submission entry (submitting the queue when it is full); null once the
+  /// ring has failed (failure_ says why).
   io_uring_sqe* Sqe();
 
   std::unique_ptr<io_uring> ring_;
@@ -67,8 +76,13 @@ class Uring {
   io_uring_buf_ring* buf_ring_ = nullptr;
   size_t buf_ring_bytes_ = 0;
   const unsigned buf_count_;
-  std::vector<char> buffers_;
+  /// The receive buffers: anonymous memory, so a page costs only once the kernel
+  /// first writes into it (a ring for 50 sockets maps 4 MiB).
+  char* buffers_ = nullptr;
+  size_t buffers_bytes_ = 0;
   std::vector<unsigned> to_recycle_;  // buffers handed out by the last Wait
+  uint64_t enter_calls_ = 0;
+  Status failure_;
 };
 
 }  // namespace memstand

@@ -110,6 +110,44 @@ TEST(UringTest, CancelAllEndsTheReceive) {
   EXPECT_FALSE(got[0].more);
 }
 
+// What Worker::Close does: cancel, then close at once. The peer must see the socket
+// closed (the receive no longer holds it) and the cancelled receive still reports.
+TEST(UringTest, CancelAllThenCloseReleasesTheSocket) {
+  auto u = MakeRing(1);
+  ASSERT_NE(u, nullptr);
+  Pair p;
+  u->ArmRecv(p.a, 5);
+  std::vector<Uring::Completion> got;
+  ASSERT_TRUE(u->Wait(0, &got).ok());  // the receive is armed and waiting
+  u->CancelAll(p.a);
+  close(p.a);
+  p.a = -1;
+  char buf[8];
+  ssize_t n = -1;
+  for (int i = 0; i < 100 && n != 0; ++i) {  // the peer sees end of stream
+    n = read(p.b, buf, sizeof(buf));
+    if (n < 0) usleep(10'000);
+  }
+  EXPECT_EQ(n, 0);
+  got = WaitFor(*u, Kind::kRecv, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].token, 5u);
+  EXPECT_EQ(got[0].result, -ECANCELED);
+}
+
+TEST(UringTest, SendsAreCappedAndCountedAsEnterCalls) {
+  auto u = MakeRing(1);
+  ASSERT_NE(u, nullptr);
+  const uint64_t before = u->enter_calls();
+  Pair p;
+  u->Send(p.a, "x", 1, 1);
+  auto got = WaitFor(*u, Kind::kSend, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].result, 1);
+  EXPECT_GE(u->enter_calls(), before + 1);
+  EXPECT_EQ(Uring::kMaxSend, size_t{1} << 30);
+}
+
 // More sockets with data than receive buffers: the kernel ends some multishot receives
 // with -ENOBUFS; re-armed after the buffers come back, they get everything.
 TEST(UringTest, RunningOutOfBuffersEndsReceivesWithEnobufsAndRearmingRecovers) {

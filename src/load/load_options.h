@@ -43,7 +43,7 @@ struct LoadOptions {
   /// The wire protocol; --protocol, else the target's URL scheme, else RESP.
   Protocol protocol = Protocol::kResp;
   int resp = 2;                  // RESP version: 2 (every server) or 3 (HELLO 3)
-  int threads = 1;               // one reactor each; 1 leaves the other core to a local server
+  int threads = 1;               // one event loop each; 1 leaves the other core to a local server
   int clients = 50;              // connections per thread (memtier and redis-benchmark: 50)
   int pipeline = 1;              // requests in flight per connection (--cluster: per master connection)
   uint64_t requests = 0;         // measured requests in total; 0: run for duration_s

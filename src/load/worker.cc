@@ -89,9 +89,8 @@ struct Worker::Conn {
   enum class State { kConnecting, kSetup, kRunning, kClosed } state = State::kConnecting;
   Buffer out;
   /// --io uring: the bytes of the send in flight (out's former contents; out takes
-  /// new requests meanwhile, and the two swap when the send completes).
-  Buffer sending;
-  bool send_in_flight = false;
+  /// new requests meanwhile); empty: no send in flight. Grows on first use only.
+  Buffer sending{0};
   resp::Reader reader{resp::Reader::Mode::kSummary};
   std::vector<InFlight> ring;  // FIFO of requests in flight; size a power of two
   size_t head = 0;
@@ -268,9 +267,21 @@ void Worker::Run() {
     for (int i = 0; i < n; ++i) OnEvent(*conns_[events[i].data.u64], events[i].events, now);
     FlushQueued();
   }
+  // The ring is set up before the common start, so that its cost does not stagger it.
+  std::unique_ptr<Uring> ring;
+  if (failure_.ok() && opt_.io == IoMode::kUring) {
+    Result<std::unique_ptr<Uring>> u = Uring::Create(conns_.size());
+    if (u.ok()) {
+      ring = std::move(*u);
+    } else {
+      failure_ = u.status().WithContext("--io uring (--io epoll avoids it)");
+      shared_->stop = true;
+    }
+  }
   shared_->ready->arrive_and_wait();
-  if (failure_.ok() && opt_.io == IoMode::kUring) SwitchToUring();
+  if (failure_.ok() && ring) SwitchToUring(std::move(ring));
   if (failure_.ok()) Loop();
+  if (uring_) stats_.wait_calls = uring_->enter_calls();
   for (auto& c : conns_) {
     unanswered_ += c->count;
     Close(*c);
@@ -413,12 +424,12 @@ void Worker::Loop() {
     }
     if (stopping_ && now >= drain_deadline_ns_) break;
     if (open_conns_ == 0) break;
-    ++stats_.wait_calls;
     if (uring_) {
       if (!WaitCompletions(open_loop_ ? WaitTimeoutNs(now) : kMaxWaitNs, &now)) break;
     } else {
       int n = open_loop_ ? reactor_->WaitNs(events, kMaxEvents, WaitTimeoutNs(now))
                          : reactor_->Wait(events, kMaxEvents, 20);
+      ++stats_.wait_calls;
       if (n == 0 && !open_loop_) continue;
       now = NowNs();
       for (int i = 0; i < n; ++i) OnEvent(*conns_[events[i].data.u64], events[i].events, now);
@@ -545,16 +556,21 @@ size_t Worker::ReadSome(Conn& c) {
   ssize_t n = read(c.fd, read_buf_.data(), read_buf_.size());
   ++stats_.read_calls;
   if (n == 0) {
-    Fail(c, Status::IoError("the server closed the connection (" + std::to_string(c.count) +
-                            " requests in flight)"));
+    FailRead(c, 0);
     return 0;
   }
   if (n < 0) {
-    if (errno != EAGAIN && errno != EINTR) Fail(c, Status::IoError(ErrnoMessage("read", errno)));
+    if (errno != EAGAIN && errno != EINTR) FailRead(c, errno);
     return 0;
   }
   stats_.socket_bytes_read += static_cast<uint64_t>(n);
   return static_cast<size_t>(n);
+}
+
+void Worker::FailRead(Conn& c, int err) {
+  if (err != 0) return Fail(c, Status::IoError(ErrnoMessage("read", err)));
+  Fail(c, Status::IoError("the server closed the connection (" + std::to_string(c.count) +
+                          " requests in flight)"));
 }
 
 void Worker::OnReadable(Conn& c) {
@@ -785,7 +801,7 @@ void Worker::Fail(Conn& c, const Status& why) {
 void Worker::Close(Conn& c) {
   if (c.fd >= 0) {
     if (uring_) {
-      uring_->CancelAll(c.fd);  // its completions come back to a closed connection
+      uring_->CancelAll(c.fd);  // done before close; late completions find kClosed
     } else {
       reactor_->Remove(c.fd);
     }
@@ -992,14 +1008,8 @@ int64_t Worker::OldestSent(const Conn& c) const {
 // Connections are made and set up over epoll; at the common start each one leaves
 // epoll for a multishot receive, and its writes become sends, one in flight at a time.
 
-void Worker::SwitchToUring() {
-  Result<std::unique_ptr<Uring>> u = Uring::Create(conns_.size());
-  if (!u.ok()) {
-    failure_ = u.status().WithContext("--io uring");
-    shared_->stop = true;
-    return;
-  }
-  uring_ = std::move(*u);
+void Worker::SwitchToUring(std::unique_ptr<Uring> ring) {
+  uring_ = std::move(ring);
   completions_.reserve(conns_.size() * 2);
   for (auto& c : conns_) {
     if (c->fd < 0) continue;
@@ -1036,11 +1046,7 @@ void Worker::OnReceived(Conn& c, const Uring::Completion& e, int64_t now) {
     ++stats_.receive_buffer_waits;
     return uring_->ArmRecv(c.fd, c.slot);
   }
-  if (e.result < 0) return Fail(c, Status::IoError(ErrnoMessage("recv", -e.result)));
-  if (e.result == 0) {
-    return Fail(c, Status::IoError("the server closed the connection (" +
-                                   std::to_string(c.count) + " requests in flight)"));
-  }
+  if (e.result <= 0) return FailRead(c, -e.result);
   ++stats_.read_calls;
   stats_.socket_bytes_read += static_cast<uint64_t>(e.result);
   if (proto_ == Protocol::kResp) {
@@ -1055,26 +1061,23 @@ void Worker::OnReceived(Conn& c, const Uring::Completion& e, int64_t now) {
 }
 
 void Worker::SendQueued(Conn& c) {
-  if (c.send_in_flight || c.out.Readable() == 0) return;
-  std::swap(c.out, c.sending);  // `sending` was empty: out keeps its capacity for the next
-  c.send_in_flight = true;
+  if (c.sending.Readable() > 0 || c.out.Readable() == 0) return;  // one send at a time
+  std::swap(c.out, c.sending);  // out goes on with the buffer the last send emptied
+  SendRest(c);
+}
+
+void Worker::SendRest(Conn& c) {
   uring_->Send(c.fd, c.sending.ReadPtr(), c.sending.Readable(), c.slot);
   ++stats_.write_calls;
 }
 
 void Worker::OnSent(Conn& c, int result) {
-  c.send_in_flight = false;
   if (result < 0) return Fail(c, Status::IoError(ErrnoMessage("send", -result)));
+  if (result == 0) return Fail(c, Status::IoError("send: the connection took no bytes"));
   stats_.socket_bytes_written += static_cast<uint64_t>(result);
   c.sending.Consume(static_cast<size_t>(result));
-  // The kernel completes a stream send whole, across as many socket writes as it takes
-  // (it waits for room itself); should one still come back short, the rest goes first.
-  if (c.sending.Readable() > 0) {
-    c.send_in_flight = true;
-    uring_->Send(c.fd, c.sending.ReadPtr(), c.sending.Readable(), c.slot);
-    ++stats_.write_calls;
-    return;
-  }
+  // Sends go whole (MSG_WAITALL) but are capped at Uring::kMaxSend: the rest goes first.
+  if (c.sending.Readable() > 0) return SendRest(c);
   if (c.out.Readable() > 0) QueueFlush(c);
 }
 

@@ -1,4 +1,4 @@
-// One load thread: an epoll reactor driving `clients` logical clients with up to
+// One load thread: an event loop (epoll, or io_uring with --io uring) driving `clients` logical clients with up to
 // `pipeline` requests in flight each: closed loop (send on each reply) or open loop
 // (send each request at its intended time from the client's Pacer; `pipeline` caps
 // what is in flight, and a request held back by the cap keeps its intended time).
@@ -87,6 +87,8 @@ class Worker {
   void OnEvent(Conn& c, uint32_t events, int64_t now);
   void OnConnected(Conn& c);
   size_t ReadSome(Conn& c);
+  /// The server closed the connection (err 0) or reading failed: fails it.
+  void FailRead(Conn& c, int err);
   void OnReadable(Conn& c);
   /// RESP replies in p[0, n): parsed and handled (the part of OnReadable after read).
   [[gnu::always_inline]] inline void OnBytes(Conn& c, const char* p, size_t n);
@@ -128,12 +130,13 @@ class Worker {
   void SendOneOther(Client& cl, int64_t now, int64_t intended);
   int64_t OldestSent(const Conn& c) const;
   // --io uring (the end of worker.cc): the measured loop's I/O as completions.
-  void SwitchToUring();
+  void SwitchToUring(std::unique_ptr<Uring> ring);
   /// One io_uring_enter: submits the queued sends, handles every completion; *now: the
   /// time they were taken. False when the ring failed (the run stops).
   bool WaitCompletions(int64_t timeout_ns, int64_t* now);
   void OnReceived(Conn& c, const Uring::Completion& e, int64_t now);
   void SendQueued(Conn& c);
+  void SendRest(Conn& c);  // a send of what `sending` holds
   void OnSent(Conn& c, int result);
 
   WorkerShared* shared_;

@@ -166,6 +166,10 @@ TEST_F(ClusterE2E, RoutesEveryKeyToItsMaster) {
   EXPECT_EQ(j["cluster"]["moved"], 0);
   EXPECT_EQ(j["totals"]["errors"], 0);
   EXPECT_FALSE(j["cross_check"]["mismatch"].get<bool>()) << out.output;
+  // --io auto (the default) keeps epoll with --cluster, and says why.
+  EXPECT_EQ(j["options"]["io"], "epoll");
+  EXPECT_NE(j["options"].value("io_fallback", "").find("--cluster"), std::string::npos)
+      << j["options"].dump();
   int64_t keys = 0, sets = 0;
   for (int i = 0; i < 3; ++i) {
     int64_t n = Call(i, {"DBSIZE"}).integer;
