@@ -2,7 +2,8 @@
 # Checks "no heap allocation per request in steady state": counts malloc calls (valgrind
 # memcheck's heap summary) in two runs that differ only in their request count, against
 # the null server. Allocations per extra request should be 0.00.
-# Usage: bench/check_allocations.sh [build-dir]   (needs valgrind)
+# Usage: [IO=auto|uring|epoll] bench/check_allocations.sh [build-dir]   (needs valgrind;
+# IO: memstand --io, default auto)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -14,7 +15,7 @@ trap 'kill $server 2>/dev/null || true' EXIT
 sleep 0.3
 
 allocs() {
-  valgrind --tool=memcheck "$build/memstand" run --target "redis://127.0.0.1:$port" -c 20 \
+  valgrind --tool=memcheck "$build/memstand" run --target "redis://127.0.0.1:$port" --io "${IO:-auto}" -c 20 \
     --pipeline "$2" -n "$1" --ratio 1:1 -d 100 --data-size-range 50-500 -q 2>&1 >/dev/null |
     sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,
 }

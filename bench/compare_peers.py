@@ -69,6 +69,8 @@ def parse_args(argv):
                         f"{QUICK_REQUESTS_PIPELINED} pipelined")
     p.add_argument("--only", choices=("redis", "null"),
                    help="run only the cases against this server")
+    p.add_argument("--io", choices=("auto", "uring", "epoll"), default="auto",
+                   help="memstand's --io (default: auto, memstand's own default)")
     add_output_args(p)
     args = p.parse_args(argv)
     if args.quick:
@@ -278,9 +280,9 @@ def start_null(tools, core, tmpdir):
 
 # ----------------------------------------------------------------------------- clients
 
-def memstand_argv(tools, case, port, json_path):
+def memstand_argv(tools, case, port, json_path, io="auto"):
     command = "set __key__ __data__" if case.command == "set" else "get __key__"
-    return [tools["memstand"], "run", "--target", f"redis://127.0.0.1:{port}",
+    return [tools["memstand"], "run", "--target", f"redis://127.0.0.1:{port}", "--io", io,
             "-t", "1", "-c", str(CONNECTIONS), "--pipeline", str(case.pipeline),
             "-n", str(case.requests), "--command", command, "-d", str(VALUE_SIZE),
             "--key-maximum", str(KEY_COUNT - 1), "-q", "--json", json_path]
@@ -296,6 +298,7 @@ def parse_memstand(json_path, case, output):
     doc = read_memstand_json(json_path, case.name, case.requests, output)
     totals = doc["totals"]
     extra = {"memstand_thread_cpu_us_per_request": doc["client"]["cpu_us_per_request"],
+             "memstand_io": doc["options"].get("io"),
              "warnings": doc.get("warnings", [])}
     if case.command == "get":
         extra["hits"], extra["misses"] = totals.get("hits"), totals.get("misses")
@@ -332,7 +335,7 @@ class Bench(BenchBase):
         base = os.path.join(self.tmpdir, f"{case.server}-{case.command}-p{case.pipeline}"
                                          f"-{run_index}-{tool}")
         if tool == "memstand":
-            client = memstand_argv(self.tools, case, server.port, base + ".json")
+            client = memstand_argv(self.tools, case, server.port, base + ".json", self.args.io)
         else:
             client = redis_benchmark_argv(self.tools, case, server.port)
         argv = [self.tools["taskset"], "-c", str(self.args.client_core)] + client
@@ -402,7 +405,9 @@ def print_report(args, facts, cases, rows, samples):
     print()
     print("memstand vs redis-benchmark: client CPU per request")
     print_platform(facts)
-    print(f"tools:    memstand {facts['memstand_version']}, "
+    used = sorted({s.get("memstand_io") for s in samples if s.get("memstand_io")})
+    print(f"tools:    memstand {facts['memstand_version']} (--io {args.io}: "
+          f"{', '.join(used) or '?'}), "
           f"{facts['redis_benchmark_version']}, {facts['redis_server_version'].split(' sha')[0]}")
     print(f"setup:    servers pinned to CPU {args.server_core}, each client pinned to CPU "
           f"{args.client_core}; both clients single-threaded, {CONNECTIONS} connections, "

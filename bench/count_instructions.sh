@@ -3,7 +3,8 @@
 # a shared VM) of memstand and redis-benchmark against the null server, SET 100 B,
 # 50 connections, pipeline 1, 16 and 128. Kernel work (system calls, TCP) is not counted:
 # compare_peers.py measures the whole CPU cost.
-# Usage: bench/count_instructions.sh [build-dir]   (needs valgrind, redis-tools)
+# Usage: [IO=auto|uring|epoll] bench/count_instructions.sh [build-dir]   (needs valgrind,
+# redis-tools; IO: memstand --io, default auto)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -25,7 +26,7 @@ instructions() {  # command... -> total instructions
 printf '%-9s %9s %16s %16s %7s\n' pipeline requests "memstand/req" "redis-bench/req" ratio
 for p in 1 16 128; do
   n=$((p == 1 ? 50000 : 400000))
-  a=$(instructions "$build/memstand" run --target "redis://127.0.0.1:$port" -c 50 --pipeline "$p" \
+  a=$(instructions "$build/memstand" run --target "redis://127.0.0.1:$port" --io "${IO:-auto}" -c 50 --pipeline "$p" \
       -n "$n" --command "set __key__ __data__" -d 100 --key-maximum 99999 -q)
   b=$(instructions redis-benchmark -p "$port" -c 50 -n "$n" -P "$p" -t set -d 100 -r 100000 -q)
   awk -v p="$p" -v n="$n" -v a="$a" -v b="$b" \
