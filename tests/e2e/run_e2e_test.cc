@@ -234,23 +234,7 @@ TEST(RunE2E, UnreachableTargetFailsFast) {
   EXPECT_NE(out.output.find("no reply within 1000 ms"), std::string::npos) << out.output;
 }
 
-TEST(RunE2E, ServerKilledMidRunEndsTheRun) {
-  auto redis = StartRedis();
-  ASSERT_NE(redis, nullptr);
-  std::string json = TempDir() + "/run.json";
-  auto run = Running::Start({"run", "--target", Url(*redis), "--duration", "60s", "--json", json});
-  ASSERT_NE(run, nullptr);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  kill(redis->pid(), SIGKILL);
-  Outcome out = run->Wait(30);
-  EXPECT_FALSE(out.timed_out);
-  EXPECT_EQ(out.exit_code, 1) << out.output;
-  EXPECT_NE(out.output.find("FAILED"), std::string::npos) << out.output;
-  auto j = ReadJson(json);
-  ASSERT_TRUE(j.is_object()) << out.output;
-  EXPECT_GT(j["totals"]["ops"].get<int64_t>(), 0);
-  EXPECT_GE(j["connection_errors"].get<int64_t>(), 1);
-}
+// A server killed mid-run: IoModeE2E.ServerKilledMidRunEndsTheRun, over each I/O path.
 
 // A peer that answers the control client's INFO and then sends garbage.
 void ServeGarbage(int listen_fd, std::atomic<bool>* done) {
