@@ -49,7 +49,8 @@ struct ThreadStats {
   uint64_t socket_bytes_read = 0;      // application bytes read from sockets
   uint64_t socket_bytes_written = 0;   // and written
   /// System calls of the measured loop: read/write/epoll_wait. With --io uring:
-  /// receive completions and sends (no system call of their own) and io_uring_enter.
+  /// receive completions and sends (no system call of their own), and every
+  /// io_uring_enter of the thread's ring (set-up and cancels included).
   uint64_t read_calls = 0;
   uint64_t write_calls = 0;
   uint64_t wait_calls = 0;
