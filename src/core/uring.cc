@@ -27,6 +27,14 @@ Status KernelError(const std::string& what, int negative_errno) {
   return Status::IoError(ErrnoMessage(what, -negative_errno));
 }
 
+// Private anonymous memory: page-aligned (as a buffer ring must be), zero, and costing a
+// page only once something writes into it.
+Result<void*> MapAnonymous(size_t bytes) {
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if (mem == MAP_FAILED) return Status::IoError(ErrnoMessage("mmap", errno));
+  return mem;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Uring>> Uring::Create(size_t sockets) {
@@ -45,9 +53,12 @@ Uring::~Uring() {
   // Closed connections were cancelled synchronously (CancelAll); the exit cancels what
   // is left before the buffers go.
   if (ring_ready_) io_uring_queue_exit(ring_.get());
-  if (buf_ring_ != nullptr) munmap(buf_ring_, buf_ring_bytes_);
-  if (buffers_ != nullptr) munmap(buffers_, buffers_bytes_);
+  if (buf_ring_ != nullptr) munmap(buf_ring_, RingBytes());
+  if (buffers_ != nullptr) munmap(buffers_, BufferBytes());
 }
+
+size_t Uring::RingBytes() const { return buf_count_ * sizeof(io_uring_buf); }
+size_t Uring::BufferBytes() const { return static_cast<size_t>(buf_count_) * kBufferSize; }
 
 Status Uring::SetUp(size_t sockets) {
   io_uring_params params{};
@@ -69,11 +80,9 @@ Status Uring::SetUp(size_t sockets) {
     return Status::Failed("io_uring without IORING_FEAT_EXT_ARG (a kernel before 5.11)");
   }
 
-  buf_ring_bytes_ = buf_count_ * sizeof(io_uring_buf);
-  void* mem = mmap(nullptr, buf_ring_bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE,
-                   -1, 0);
-  if (mem == MAP_FAILED) return Status::IoError(ErrnoMessage("mmap", errno));
-  buf_ring_ = static_cast<io_uring_buf_ring*>(mem);
+  Result<void*> ring_mem = MapAnonymous(RingBytes());
+  if (!ring_mem.ok()) return ring_mem.status();
+  buf_ring_ = static_cast<io_uring_buf_ring*>(*ring_mem);
   io_uring_buf_ring_init(buf_ring_);
   io_uring_buf_reg reg{};
   reg.ring_addr = reinterpret_cast<uint64_t>(buf_ring_);
@@ -81,10 +90,9 @@ Status Uring::SetUp(size_t sockets) {
   reg.bgid = kBufferGroup;
   r = io_uring_register_buf_ring(ring_.get(), &reg, 0);
   if (r < 0) return KernelError("io_uring provided buffer ring (kernel 5.19+)", r);
-  buffers_bytes_ = static_cast<size_t>(buf_count_) * kBufferSize;
-  mem = mmap(nullptr, buffers_bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
-  if (mem == MAP_FAILED) return Status::IoError(ErrnoMessage("mmap", errno));
-  buffers_ = static_cast<char*>(mem);
+  Result<void*> buffer_mem = MapAnonymous(BufferBytes());
+  if (!buffer_mem.ok()) return buffer_mem.status();
+  buffers_ = static_cast<char*>(*buffer_mem);
   for (unsigned id = 0; id < buf_count_; ++id) RecycleBuffer(id);
 
   // Multishot receive came in 6.0: try it on a socket before relying on it.

@@ -73,13 +73,14 @@ class Uring {
 
   std::unique_ptr<io_uring> ring_;
   bool ring_ready_ = false;
+  size_t RingBytes() const;    // the provided-buffer ring's descriptors
+  size_t BufferBytes() const;  // the receive buffers
+
   io_uring_buf_ring* buf_ring_ = nullptr;
-  size_t buf_ring_bytes_ = 0;
   const unsigned buf_count_;
   /// The receive buffers: anonymous memory, so a page costs only once the kernel
   /// first writes into it (a ring for 50 sockets maps 4 MiB).
   char* buffers_ = nullptr;
-  size_t buffers_bytes_ = 0;
   std::vector<unsigned> to_recycle_;  // buffers handed out by the last Wait
   uint64_t enter_calls_ = 0;
   Status failure_;
