@@ -14,6 +14,9 @@ case "$kind" in
   asan) dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMSTAND_SANITIZE=ON -DMEMSTAND_BUILD_BENCH=OFF) ;;
   *) echo "usage: $0 [release|release-nobench|test|asan]" >&2; exit 2 ;;
 esac
+# ccache, where installed (scripts/deps.sh installs it): a rebuild of the same sources
+# (the test job's second run, a developer's other worktree) compiles only what changed.
+if command -v ccache >/dev/null 2>&1; then flags+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B "$dir" "${flags[@]}" >/dev/null
 cmake --build "$dir" -j "$(nproc)" >&2
 echo "$dir"
