@@ -21,6 +21,7 @@ const Subcommand kSubcommands[] = {
     {"ps", "List the topologies memstand started, with each process alive or gone", SetupPs},
     {"down", "Stop topologies memstand started (all, or the one named) and remove their folders",
      SetupDown},
+    {"dataset", "The scenarios' products dataset: stats, or export as JSONL or CSV", SetupDataset},
 };
 
 // Thousands of connections need more descriptors than the usual soft limit of 1024.

@@ -23,5 +23,6 @@ SubcommandBody SetupSweep(CLI::App* app);
 SubcommandBody SetupUp(CLI::App* app);
 SubcommandBody SetupPs(CLI::App* app);
 SubcommandBody SetupDown(CLI::App* app);
+SubcommandBody SetupDataset(CLI::App* app);
 
 }  // namespace memstand::cli
