@@ -35,7 +35,7 @@ void BM_ValuePick(benchmark::State& state) {
   spec.content = ValueSpec::Content::kRandom;
   const ValuePool pool(spec, 1);
   Rng rng(2);
-  for (auto _ : state) benchmark::DoNotOptimize(pool.Pick(rng));
+  for (auto _ : state) benchmark::DoNotOptimize(pool.Pick(rng, 0));
 }
 BENCHMARK(BM_ValuePick)->Arg(32)->Arg(4096)->Arg(1 << 20);
 

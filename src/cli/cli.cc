@@ -22,6 +22,8 @@ const Subcommand kSubcommands[] = {
     {"down", "Stop topologies memstand started (all, or the one named) and remove their folders",
      SetupDown},
     {"dataset", "The scenarios' products dataset: stats, or export as JSONL or CSV", SetupDataset},
+    {"scenario", "Experiments: list them, or run one (working-set, mvcc-quota) with its invariants "
+                 "checked", SetupScenario},
 };
 
 // Thousands of connections need more descriptors than the usual soft limit of 1024.

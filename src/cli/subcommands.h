@@ -24,5 +24,6 @@ SubcommandBody SetupUp(CLI::App* app);
 SubcommandBody SetupPs(CLI::App* app);
 SubcommandBody SetupDown(CLI::App* app);
 SubcommandBody SetupDataset(CLI::App* app);
+SubcommandBody SetupScenario(CLI::App* app);
 
 }  // namespace memstand::cli

@@ -231,6 +231,13 @@ Status PrepareShared(const LoadOptions& opt, WorkerShared* shared) {
   shared->mix = std::make_unique<CommandMix>(weights);
   Status s = ValidateValueSpec(opt.value);
   if (!s.ok()) return s;
+  if (opt.value.keyed != nullptr &&
+      (opt.key_min < opt.value.keyed->first() || opt.key_max > opt.value.keyed->last())) {
+    return Status::InvalidArgument("keyed values cover keys " +
+                                   std::to_string(opt.value.keyed->first()) + ".." +
+                                   std::to_string(opt.value.keyed->last()) + ", not the key range " +
+                                   std::to_string(opt.key_min) + ".." + std::to_string(opt.key_max));
+  }
   shared->values = std::make_unique<ValuePool>(opt.value, opt.seed);
   shared->ready = std::make_unique<std::latch>(opt.threads);
   return Status::OK();

@@ -255,4 +255,49 @@ Result<uint32_t> ProtoControl::SpaceId(const std::string& name) {
   return static_cast<uint32_t>(data.items()[0].uint_value());
 }
 
+Result<std::map<std::string, std::string>> ProtoControl::MemcacheStats() {
+  Buffer out;
+  memcache::AppendStats(&out);
+  memcache::Reader reader(memcache::Reader::Mode::kFull);
+  Status s = Send(out.View());
+  if (s.ok()) s = ReadReply(&reader);
+  if (!s.ok()) return s.WithContext("stats on " + target_.Display());
+  return memcache::StatsMap(reader.TakeReply());
+}
+
+Result<memcache::Reply> ProtoControl::MemcacheSet(std::string_view key, std::string_view value) {
+  Buffer out;
+  memcache::AppendStore(&out, memcache::StoreCommand::kSet, key, 0, 0, value);
+  memcache::Reader reader(memcache::Reader::Mode::kFull);
+  Status s = Send(out.View());
+  if (s.ok()) s = ReadReply(&reader);
+  if (!s.ok()) return s.WithContext("set on " + target_.Display());
+  return reader.TakeReply();
+}
+
+Result<iproto::Value> ProtoControl::Eval(std::string_view lua, const iproto::Value& args) {
+  Buffer out;
+  iproto::AppendEval(&out, ++sync_, lua, iproto::Encode(args));
+  iproto::Reader reader(iproto::Reader::Mode::kFull);
+  Status s = Send(out.View());
+  if (s.ok()) s = ReadReply(&reader);
+  if (!s.ok()) return s.WithContext("eval on " + target_.Display());
+  ++sent_["EVAL"];
+  if (reader.summary().is_error) return Status::Server(reader.summary().error);
+  return reader.TakeData();
+}
+
+Result<etcd::Summary> ProtoControl::EtcdRequest(
+    const std::function<void(Buffer*, const etcd::Target&)>& encode) {
+  Buffer out;
+  etcd::Target t;
+  t.host = target_.host + ":" + std::to_string(target_.port);
+  encode(&out, t);
+  http::ResponseReader reader;
+  Status s = Send(out.View());
+  if (s.ok()) s = ReadReply(&reader);
+  if (!s.ok()) return s.WithContext("etcd request on " + target_.Display());
+  return etcd::DecodeReply(reader.response().status, reader.response().body);
+}
+
 }  // namespace memstand

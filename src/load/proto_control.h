@@ -5,13 +5,18 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "core/buffer.h"
 #include "load/protocol.h"
 #include "load/target.h"
+#include "proto/etcd/etcd.h"
+#include "proto/iproto/value.h"
+#include "proto/memcache/memcache.h"
 #include "util/status.h"
 
 namespace memstand {
@@ -48,6 +53,19 @@ class ProtoControl {
   /// so a pool counts them once per id. 0: the server's own (memcached, Tarantool).
   /// Known after Counters().
   uint64_t shared_store_id() const { return shared_store_id_; }
+
+  // Requests for scenarios (src/scenario), one at a time. I/O failures are a Status.
+  /// memcached: every field of `stats`, by name.
+  Result<std::map<std::string, std::string>> MemcacheStats();
+  /// memcached: `set key 0 0 <len>`; the reply as it came (STORED, SERVER_ERROR ...).
+  Result<memcache::Reply> MemcacheSet(std::string_view key, std::string_view value);
+  /// Tarantool: EVAL of `lua` with `args` (an array); the reply's data (an array of the
+  /// returned values). An error reply is Status::Server with Tarantool's text.
+  Result<iproto::Value> Eval(std::string_view lua, const iproto::Value& args);
+  /// etcd: one request, appended by `encode` (an etcd::Append* encoder); its reply
+  /// decoded. An etcd error (e.g. "etcdserver: mvcc: database space exceeded") is a
+  /// Summary with ok == false, not a Status.
+  Result<etcd::Summary> EtcdRequest(const std::function<void(Buffer*, const etcd::Target&)>& encode);
 
  private:
   ProtoControl() = default;

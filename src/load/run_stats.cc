@@ -15,7 +15,10 @@ void CommandStats::Add(const CommandStats& o) {
   send_lag_ns.Add(o.send_lag_ns);
   for (const auto& [prefix, kind] : o.errors_by_prefix) {
     ErrorKind& mine = errors_by_prefix[prefix];
-    if (mine.count == 0) mine.example = kind.example;
+    if (mine.count == 0) {
+      mine.example = kind.example;
+      mine.first_reply = kind.first_reply;
+    }
     mine.count += kind.count;
   }
 }

@@ -16,6 +16,10 @@ namespace memstand {
 struct ErrorKind {
   uint64_t count = 0;
   std::string example;  // the first full error text seen
+  /// Which measured reply of its command (1-based, in reply order within one thread)
+  /// brought that first error. With one connection replies come in request order, so
+  /// it is the request's ordinal; merged over threads it is the first thread's.
+  uint64_t first_reply = 0;
 };
 
 struct CommandStats {

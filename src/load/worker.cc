@@ -639,7 +639,10 @@ void Worker::HandleReply(Conn& c, int64_t now) {
   if (r.is_error) {
     ++s.errors;
     ErrorKind& kind = s.errors_by_prefix[ErrorPrefix(r.error)];
-    if (kind.count++ == 0) kind.example = r.error;
+    if (kind.count++ == 0) {
+      kind.example = r.error;
+      kind.first_reply = stats_.commands[f.cmd].ops + s.ops;
+    }
   } else if (opt_.commands[f.cmd].counts_hits) {
     ++(r.is_null ? s.misses : s.hits);
   }
@@ -692,7 +695,7 @@ void Worker::SendOne(Client& cl, int64_t now, int64_t intended) {
   if (++cl.mix_pos == shared_->mix->cycle_length()) cl.mix_pos = 0;
   const CommandSpec& spec = opt_.commands[cmd];
   uint64_t key = spec.tmpl.uses_key ? cl.keys[cmd].Next() : 0;
-  std::string_view data = spec.tmpl.uses_data ? shared_->values->Pick(cl.rng) : std::string_view();
+  std::string_view data = spec.tmpl.uses_data ? shared_->values->Pick(cl.rng, key) : std::string_view();
   Conn& c = Route(cl, cmd, key, data);
   size_t bytes = shared_->builders[cmd].Append(&c.out, key, data);
   // Open loop: a request intended in the warm-up but held back past its end stays out.
@@ -958,7 +961,10 @@ void Worker::RecordOther(const InFlight& f, const ProtoReply& r, int64_t now) {
   if (r.is_error) {
     ++s.errors;
     ErrorKind& kind = s.errors_by_prefix[r.error_kind];
-    if (kind.count++ == 0) kind.example = r.error_text;
+    if (kind.count++ == 0) {
+      kind.example = r.error_text;
+      kind.first_reply = stats_.commands[f.cmd].ops + s.ops;
+    }
   } else if (opt_.commands[f.cmd].counts_hits) {
     ++(r.positive ? s.hits : s.misses);
   }
@@ -969,7 +975,7 @@ void Worker::SendOneOther(Client& cl, int64_t now, int64_t intended) {
   if (++cl.mix_pos == shared_->mix->cycle_length()) cl.mix_pos = 0;
   const ProtoRequest& req = shared_->proto_requests[cmd];
   uint64_t key = req.uses_key() ? cl.keys[cmd].Next() : 0;
-  std::string_view data = req.uses_data() ? shared_->values->Pick(cl.rng) : std::string_view();
+  std::string_view data = req.uses_data() ? shared_->values->Pick(cl.rng, key) : std::string_view();
   Conn& c = *cl.conns[0];
   const bool measured = measuring_ && intended >= measure_start_ns_;
   const InFlight f{intended, now, key, data.data(), static_cast<uint32_t>(data.size()),

@@ -58,6 +58,10 @@ void FillCompressible(std::string& bytes, double ratio, Rng& rng) {
 }  // namespace
 
 Status ValidateValueSpec(const ValueSpec& spec) {
+  if (spec.keyed != nullptr) {
+    return spec.keyed->size() > 0 ? Status::OK()
+                                  : Status::InvalidArgument("keyed values: the table is empty");
+  }
   if (spec.min_size < 1) return Status::InvalidArgument("value size must be at least 1 byte");
   if (spec.max_size > kMaxValueSize) {
     return Status::InvalidArgument("value size " + std::to_string(spec.max_size) +
@@ -76,8 +80,9 @@ Status ValidateValueSpec(const ValueSpec& spec) {
   return Status::OK();
 }
 
-ValuePool::ValuePool(const ValueSpec& spec, uint64_t seed) : spec_(spec) {
+ValuePool::ValuePool(const ValueSpec& spec, uint64_t seed) : spec_(spec), keyed_(spec.keyed.get()) {
   assert(ValidateValueSpec(spec).ok());
+  if (keyed_ != nullptr) return;
   bytes_.resize(spec.max_size + kOffsetWindow);
   Rng rng(DeriveSeed(seed, kPoolStream));
   switch (spec.content) {

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "util/status.h"
+#include "workload/keyed_values.h"
 #include "workload/rng.h"
 
 namespace memstand {
@@ -22,6 +24,9 @@ struct ValueSpec {
   };
   Content content = Content::kPattern;
   double compress_ratio = 1.0;  // kCompressible: >= 1
+  /// Set: the value of key k is keyed->At(k) (a dataset's records), and the fields
+  /// above are ignored; every key of the run must lie in [first(), last()]. Null: drawn.
+  std::shared_ptr<const KeyedValues> keyed;
 };
 
 /// Checks sizes (1 .. 512 MiB, min <= max) and ratio (>= 1).
@@ -34,8 +39,9 @@ class ValuePool {
   /// A value of a size drawn uniformly in [min_size, max_size], at a random offset
   /// (kPattern: at offset 0, which reads the same as any other).
   /// Thread-safe (const); the view lives as long as the pool.
-  /// In line: one per request.
-  std::string_view Pick(Rng& rng) const {
+  /// With ValueSpec::keyed, the key's own value instead. In line: one per request.
+  std::string_view Pick(Rng& rng, uint64_t key) const {
+    if (keyed_ != nullptr) [[unlikely]] return keyed_->At(key);
     size_t size = spec_.min_size;
     if (spec_.max_size > spec_.min_size) size += rng.Uniform(spec_.max_size - spec_.min_size + 1);
     // A repeated pattern reads the same at every offset: no draw needed.
@@ -47,6 +53,7 @@ class ValuePool {
 
  private:
   ValueSpec spec_;
+  const KeyedValues* keyed_ = nullptr;  // spec_.keyed, for the hot path
   std::string bytes_;  // max_size + a window of offsets
 };
 

@@ -26,7 +26,7 @@ double MeasuredRatio(const ValuePool& pool, int level, int draws = 300) {
   std::vector<char> out(ZSTD_compressBound(pool.spec().max_size));
   double in_bytes = 0, out_bytes = 0;
   for (int i = 0; i < draws; ++i) {
-    const std::string_view value = pool.Pick(rng);
+    const std::string_view value = pool.Pick(rng, 0);
     const size_t n = ZSTD_compress(out.data(), out.size(), value.data(), value.size(), level);
     EXPECT_FALSE(ZSTD_isError(n)) << ZSTD_getErrorName(n);
     in_bytes += static_cast<double>(value.size());
@@ -62,7 +62,7 @@ TEST(ValuePoolTest, SizesStayInRangeAndCoverIt) {
   Rng rng(2);
   std::vector<int> seen(21);
   for (int i = 0; i < 10000; ++i) {
-    const size_t size = pool.Pick(rng).size();
+    const size_t size = pool.Pick(rng, 0).size();
     ASSERT_GE(size, 10u);
     ASSERT_LE(size, 20u);
     ++seen[size];
@@ -74,16 +74,16 @@ TEST(ValuePoolTest, FixedSizeAndSingleByte) {
   for (size_t size : {size_t{1}, size_t{32}, size_t{100000}}) {
     ValuePool pool(SpecOf(Content::kPattern, size, size), 1);
     Rng rng(3);
-    for (int i = 0; i < 100; ++i) ASSERT_EQ(pool.Pick(rng).size(), size);
+    for (int i = 0; i < 100; ++i) ASSERT_EQ(pool.Pick(rng, 0).size(), size);
   }
 }
 
 TEST(ValuePoolTest, ValuesComeFromDifferentOffsets) {
   ValuePool pool(SpecOf(Content::kRandom, 64, 64), 1);
   Rng rng(4);
-  const std::string_view first = pool.Pick(rng);
+  const std::string_view first = pool.Pick(rng, 0);
   int same = 0;
-  for (int i = 0; i < 100; ++i) same += pool.Pick(rng) == first;
+  for (int i = 0; i < 100; ++i) same += pool.Pick(rng, 0) == first;
   EXPECT_LT(same, 3);
 }
 
@@ -93,9 +93,9 @@ TEST(ValuePoolTest, SameSeedSameValues) {
   Rng ra(5), rb(5), rother(5);
   bool differs = false;
   for (int i = 0; i < 100; ++i) {
-    const std::string_view va = a.Pick(ra);
-    EXPECT_EQ(va, b.Pick(rb));
-    differs |= va != other.Pick(rother);
+    const std::string_view va = a.Pick(ra, 0);
+    EXPECT_EQ(va, b.Pick(rb, 0));
+    differs |= va != other.Pick(rother, 0);
   }
   EXPECT_TRUE(differs);
 }
@@ -128,4 +128,24 @@ TEST(ValuePoolTest, HighRatiosHoldForLargerValues) {
 }
 
 }  // namespace
+TEST(ValuePoolTest, KeyedValuesGiveEachKeyItsOwnBytes) {
+  auto table = std::make_shared<KeyedValues>(5);
+  table->Add("five");
+  table->Add("six!!");
+  table->Add("");
+  ValueSpec spec;
+  spec.keyed = table;
+  ASSERT_TRUE(ValidateValueSpec(spec).ok());
+  ValuePool pool(spec, 1);
+  Rng rng(1);
+  EXPECT_EQ(pool.Pick(rng, 6), "six!!");
+  EXPECT_EQ(pool.Pick(rng, 5), "five");
+  EXPECT_EQ(pool.Pick(rng, 7), "");
+  EXPECT_EQ(table->last(), 7u);
+  EXPECT_EQ(table->max_size(), 5u);
+  ValueSpec empty;
+  empty.keyed = std::make_shared<KeyedValues>(1);
+  EXPECT_FALSE(ValidateValueSpec(empty).ok());
+}
+
 }  // namespace memstand

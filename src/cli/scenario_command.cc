@@ -1,0 +1,244 @@
+// `memstand scenario list | run NAME`: the experiments (docs/scenarios.md). Flags map
+// to each scenario's option struct; the scenario itself lives in src/scenario.
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/cli.h"
+#include "cli/subcommands.h"
+#include "core/clock.h"
+#include "scenario/catalog.h"
+#include "scenario/mvcc_quota.h"
+#include "scenario/output.h"
+#include "scenario/working_set.h"
+#include "util/parse.h"
+
+namespace memstand::cli {
+
+namespace {
+
+std::atomic<bool> g_scenario_interrupt{false};
+
+void OnSignal(int) { g_scenario_interrupt.store(true); }
+
+void InstallSignalHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
+// Flags every scenario takes.
+struct CommonFlags {
+  int runs = 1;
+  uint64_t seed = 1;
+  std::string json, evidence;
+  bool quiet = false;
+};
+
+void AddCommonFlags(CLI::App* app, CommonFlags* f) {
+  app->add_option("--runs", f->runs, "Repeat the whole procedure N times; every figure becomes "
+                                     "min / median / max with its N")->capture_default_str();
+  app->add_option("--seed", f->seed, "Seed of the dataset and the values")->capture_default_str();
+  app->add_option("--json", f->json, "Write the result as JSON (docs/scenarios.md)");
+  app->add_option("--evidence", f->evidence, "Write the evidence folder: scenario.json, CSV tables, "
+                                             "server configurations, log tails, README.txt");
+  app->add_flag("-q,--quiet", f->quiet, "No progress lines on stderr");
+}
+
+std::string CommandLine(const CLI::App* app) {
+  std::string out = "memstand scenario run " + app->get_name();
+  for (const std::string& a : app->remaining(true)) out += " " + a;
+  for (const CLI::Option* o : app->get_options()) {
+    if (o->count() == 0 || o->get_name() == "--help") continue;
+    const std::string name = o->get_name(false, true);
+    if (o->get_type_size() == 0) {
+      out += " " + name;
+      continue;
+    }
+    for (const std::string& v : o->results()) out += " " + name + " " + (v.find(' ') == std::string::npos ? v : "'" + v + "'");
+  }
+  return out;
+}
+
+// Runs `body` (the scenario) and writes what it produced. Returns the exit code.
+template <class Body>
+int RunScenario(const CLI::App* app, const CommonFlags& f, Body body) {
+  if (f.runs < 1 || f.runs > 1000) {
+    fmt::print(stderr, "memstand: --runs must be 1..1000, got {}\n", f.runs);
+    return kExitUsage;
+  }
+  for (const auto& [flag, path] : {std::pair{"--json", &f.json}, std::pair{"--evidence", &f.evidence}}) {
+    if (app->count(flag) > 0 && path->empty()) {
+      fmt::print(stderr, "memstand: {}: an empty path\n", flag);
+      return kExitUsage;
+    }
+  }
+  if (!f.evidence.empty()) {
+    Status s = CheckEvidenceDir(f.evidence);
+    if (!s.ok()) {
+      fmt::print(stderr, "memstand: {}\n", s.message());
+      return kExitUsage;
+    }
+  }
+  InstallSignalHandlers();
+  ScenarioContext ctx;
+  ctx.seed = f.seed;
+  ctx.runs = f.runs;
+  ctx.interrupt = &g_scenario_interrupt;
+  ctx.progress = f.quiet ? nullptr : stderr;
+  ScenarioRunInfo info;
+  info.command_line = CommandLine(app);
+  info.started_at = WallClockIso();
+  info.platform = Platform::Detect();
+  Result<ScenarioReport> report = body(ctx);
+  if (!report.ok()) {
+    fmt::print(stderr, "memstand: {}\n", report.status().message());
+    return report.status().code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
+  }
+  PrintScenarioReport(stdout, *report, info);
+  std::fflush(stdout);
+  int code = report->ExitCode();
+  if (!f.json.empty()) {
+    Status s = WriteFileWhole(f.json, ScenarioJson(*report, info).dump(2) + "\n");
+    if (!s.ok()) {
+      fmt::print(stderr, "memstand: --json: {}\n", s.message());
+      code = kExitFailed;
+    }
+  }
+  if (!f.evidence.empty()) {
+    Status s = WriteEvidence(f.evidence, *report, info);
+    if (!s.ok()) {
+      fmt::print(stderr, "memstand: --evidence: {}\n", s.message());
+      code = kExitFailed;
+    }
+  }
+  return code;
+}
+
+struct WorkingSetFlags {
+  CommonFlags common;
+  uint32_t records = 200000;
+  uint32_t portion = 10000;
+  int pipeline = 16;
+  std::vector<std::string> configs;
+  std::vector<std::string> only;
+  bool no_exact = false;
+};
+
+Result<WorkingSetOptions> BuildWorkingSet(const WorkingSetFlags& f) {
+  WorkingSetOptions o;
+  o.records = f.records;
+  o.portion = f.portion;
+  o.pipeline = f.pipeline;
+  o.exact = !f.no_exact;
+  o.configs = DefaultWorkingSetConfigs();
+  for (size_t i = 0; i < f.configs.size(); ++i) {
+    auto c = ParseServerConfig(f.configs[i], static_cast<int>(i + 1));
+    if (!c.ok()) return c.status();
+    o.configs.push_back(*c);
+  }
+  if (!f.only.empty()) {
+    std::vector<ServerConfig> kept;
+    for (const std::string& name : f.only) {
+      auto it = std::find_if(o.configs.begin(), o.configs.end(), [&](const ServerConfig& c) { return c.name == name; });
+      if (it == o.configs.end()) {
+        std::string known;
+        for (const ServerConfig& c : o.configs) known += (known.empty() ? "" : ", ") + c.name;
+        return Status::InvalidArgument("--only: no configuration '" + name.substr(0, 80) + "'; known: " + known);
+      }
+      kept.push_back(*it);
+    }
+    o.configs = kept;
+  }
+  Status s = ValidateWorkingSet(o);
+  if (!s.ok()) return s;
+  return o;
+}
+
+void SetupWorkingSet(CLI::App* run, std::vector<std::function<int()>>* bodies) {
+  auto f = std::make_shared<WorkingSetFlags>();
+  CLI::App* app = run->add_subcommand("working-set", ScenarioCatalog()[0].question);
+  AddCommonFlags(app, &f->common);
+  app->add_option("--records", f->records, "Records of the products dataset to load (ids 1..N)")->capture_default_str();
+  app->add_option("--portion", f->portion, "Writes between two counter reads (the detection's resolution)")
+      ->capture_default_str();
+  app->add_option("--pipeline", f->pipeline, "Requests in flight on the one load connection")->capture_default_str();
+  app->add_option("--config", f->configs, "Add a configuration: \"SYSTEM [KEY=VALUE ...]\", e.g. "
+                                          "\"redis maxmemory=16mb maxmemory-policy=allkeys-lfu name=lfu\"");
+  app->add_option("--only", f->only, "Run only these configurations (by name)")->delimiter(',');
+  app->add_flag("--no-exact", f->no_exact, "Do not search the exact write of the first eviction");
+  bodies->push_back([app, f]() -> int {
+    if (!app->parsed()) return -1;
+    auto o = BuildWorkingSet(*f);
+    if (!o.ok()) {
+      fmt::print(stderr, "memstand: {}\n", o.status().message());
+      return kExitUsage;
+    }
+    return RunScenario(app, f->common, [&](const ScenarioContext& ctx) { return RunWorkingSet(*o, ctx); });
+  });
+}
+
+struct MvccQuotaFlags {
+  CommonFlags common;
+  std::string quota = "64MiB";
+  MvccQuotaOptions options;
+};
+
+void SetupMvccQuota(CLI::App* run, std::vector<std::function<int()>>* bodies) {
+  auto f = std::make_shared<MvccQuotaFlags>();
+  CLI::App* app = run->add_subcommand("mvcc-quota", ScenarioCatalog()[1].question);
+  AddCommonFlags(app, &f->common);
+  app->add_option("--quota", f->quota, "etcd --quota-backend-bytes (64MiB, 128mb, ...)")->capture_default_str();
+  app->add_option("--keys", f->options.keys, "The hot set: write i goes to key i mod KEYS")->capture_default_str();
+  app->add_option("--writes", f->options.writes, "Writes in all")->capture_default_str();
+  app->add_option("--value-size", f->options.value_size, "Bytes per value (random)")->capture_default_str();
+  app->add_option("--portion", f->options.portion, "Writes between two status reads")->capture_default_str();
+  app->add_option("--pipeline", f->options.pipeline, "Requests in flight per connection")->capture_default_str();
+  bodies->push_back([app, f]() -> int {
+    if (!app->parsed()) return -1;
+    auto quota = ParseByteSize(f->quota);
+    if (!quota.ok()) {
+      fmt::print(stderr, "memstand: --quota: {}\n", quota.status().message());
+      return kExitUsage;
+    }
+    MvccQuotaOptions o = f->options;
+    o.quota_bytes = static_cast<int64_t>(*quota);
+    Status s = ValidateMvccQuota(o);
+    if (!s.ok()) {
+      fmt::print(stderr, "memstand: {}\n", s.message());
+      return kExitUsage;
+    }
+    return RunScenario(app, f->common, [&](const ScenarioContext& ctx) { return RunMvccQuota(o, ctx); });
+  });
+}
+
+}  // namespace
+
+SubcommandBody SetupScenario(CLI::App* app) {
+  app->require_subcommand(1);
+  CLI::App* list = app->add_subcommand("list", "Each scenario, its question, and whether its servers are installed");
+  CLI::App* run = app->add_subcommand("run", "Run one scenario: memstand scenario run NAME [flags]");
+  run->require_subcommand(1);
+  auto bodies = std::make_shared<std::vector<std::function<int()>>>();
+  SetupWorkingSet(run, bodies.get());
+  SetupMvccQuota(run, bodies.get());
+  return [list, bodies]() -> int {
+    if (list->parsed()) {
+      fmt::print("{}", DescribeCatalog());
+      return kExitOk;
+    }
+    for (const auto& body : *bodies) {
+      int code = body();
+      if (code >= 0) return code;
+    }
+    return kExitUsage;
+  };
+}
+
+}  // namespace memstand::cli

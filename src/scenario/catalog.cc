@@ -1,0 +1,36 @@
+#include "scenario/catalog.h"
+
+#include <fmt/format.h>
+
+namespace memstand {
+
+const std::vector<ScenarioEntry>& ScenarioCatalog() {
+  static const std::vector<ScenarioEntry> kCatalog = {
+      {"working-set",
+       "What does a configuration do when its memory limit is reached: evict old data and keep accepting, "
+       "reject writes, or keep everything on a device?",
+       {SystemKind::kRedis, SystemKind::kMemcached, SystemKind::kTarantool}},
+      {"mvcc-quota",
+       "What happens when a hot, frequently overwritten set is written to etcd, whose every write is a new "
+       "MVCC revision kept until compaction?",
+       {SystemKind::kEtcd, SystemKind::kRedis}},
+  };
+  return kCatalog;
+}
+
+std::string DescribeCatalog() {
+  std::string out;
+  for (const ScenarioEntry& e : ScenarioCatalog()) {
+    out += fmt::format("{}\n  {}\n", e.name, e.question);
+    for (SystemKind s : e.systems) {
+      out += SystemInstalled(s) ? fmt::format("  {}: installed ({})\n", SystemName(s), SystemBinary(s))
+                                : fmt::format("  {}: not installed (apt-get install {})\n", SystemName(s),
+                                              SystemPackage(s));
+    }
+  }
+  out += "\nRun one: memstand scenario run NAME [--runs N] [--json FILE] [--evidence DIR]; "
+         "memstand scenario run NAME --help for its flags.\n";
+  return out;
+}
+
+}  // namespace memstand

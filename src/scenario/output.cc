@@ -1,0 +1,141 @@
+#include "scenario/output.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "report/samples_csv.h"
+
+namespace memstand {
+namespace {
+
+namespace fs = std::filesystem;
+
+void Block(std::FILE* out, int n, const std::string& title, const std::string& body) {
+  fmt::print(out, "\n[{}] {}\n{}", n, title, body);
+}
+
+std::string Lines(const std::vector<std::string>& lines, const char* bullet = "    ") {
+  std::string out;
+  for (const std::string& l : lines) out += bullet + l + "\n";
+  return out;
+}
+
+std::string TableCsv(const Table& t) {
+  std::string out;
+  auto row = [&](const std::vector<std::string>& fields) {
+    for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + CsvField(fields[i]);
+    out += "\n";
+  };
+  row(t.columns);
+  for (const auto& r : t.rows) row(r);
+  return out;
+}
+
+}  // namespace
+
+void PrintScenarioReport(std::FILE* out, const ScenarioReport& r, const ScenarioRunInfo& info) {
+  fmt::print(out, "memstand scenario {} — {}\n", r.scenario, r.question);
+  int n = 0;
+  Block(out, ++n, "What ran and how",
+        fmt::format("    command: {}\n    started {}, memstand {}, runs made {} of {}\n{}", info.command_line,
+                    info.started_at, MEMSTAND_VERSION, r.runs_made, r.runs_requested,
+                    Lines(r.configuration_lines)));
+  Block(out, ++n, "Platform (absolute times describe it; counts and outcomes survive it)",
+        "    " + info.platform.Describe() + "\n");
+  Block(out, ++n, "Procedure", Lines(r.procedure, "    - "));
+  for (const auto& [title, body] : r.blocks) Block(out, ++n, title, body);
+  Block(out, ++n, "What this result does not show", Lines(r.limits, "    - "));
+  std::string verdict = fmt::format("    {} (exit code {})\n", VerdictName(r.verdict), r.ExitCode());
+  verdict += Lines(r.verdict_lines, "    - ");
+  Block(out, ++n, "Verdict", verdict);
+}
+
+nlohmann::json ScenarioJson(const ScenarioReport& r, const ScenarioRunInfo& info) {
+  nlohmann::json j{{"format", kScenarioJsonVersion},
+                   {"scenario", r.scenario},
+                   {"memstand_version", MEMSTAND_VERSION},
+                   {"question", r.question},
+                   {"command_line", info.command_line},
+                   {"started_at", info.started_at},
+                   {"platform", info.platform.Describe()},
+                   {"runs", r.runs_made},
+                   {"runs_requested", r.runs_requested},
+                   {"verdict", VerdictName(r.verdict)},
+                   {"verdict_reasons", r.verdict_lines},
+                   {"partial", r.verdict != ScenarioVerdict::kOk},
+                   {"procedure", r.procedure},
+                   {"limits", r.limits}};
+  for (const auto& [key, value] : r.json.items()) j[key] = value;
+  return j;
+}
+
+Status WriteFileWhole(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IoError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      close(fd);
+      unlink(tmp.c_str());
+      return Status::IoError(fmt::format("cannot write {}: {}", path, std::strerror(err)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0 || rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    unlink(tmp.c_str());
+    return Status::IoError(fmt::format("cannot write {}: {}", path, std::strerror(err)));
+  }
+  return Status::OK();
+}
+
+Status CheckEvidenceDir(const std::string& dir) {
+  if (dir.empty()) return Status::InvalidArgument("--evidence: an empty path");
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(dir, ec))) return Status::OK();
+  if (!fs::is_directory(fs::symlink_status(dir, ec))) {
+    return Status::InvalidArgument("--evidence " + dir + ": exists and is not a folder");
+  }
+  if (!fs::is_empty(dir, ec)) {
+    return Status::InvalidArgument("--evidence " + dir + ": the folder is not empty (memstand writes "
+                                   "only into a new or empty folder)");
+  }
+  return Status::OK();
+}
+
+Status WriteEvidence(const std::string& dir, const ScenarioReport& r, const ScenarioRunInfo& info) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError(fmt::format("--evidence {}: {}", dir, ec.message()));
+  Status s = WriteFileWhole(dir + "/scenario.json", ScenarioJson(r, info).dump(2) + "\n");
+  for (const Table& t : r.tables) {
+    if (s.ok()) s = WriteFileWhole(dir + "/" + t.name + ".csv", TableCsv(t));
+  }
+  for (const auto& [name, content] : r.files) {
+    if (!s.ok()) break;
+    fs::create_directories(fs::path(dir + "/" + name).parent_path(), ec);
+    s = WriteFileWhole(dir + "/" + name, content);
+  }
+  std::string readme = fmt::format(
+      "memstand scenario evidence: {}\n\nProduced by memstand {} on {}.\nCommand line: {}\n"
+      "Platform: {}\nVerdict: {}\n\nscenario.json  the whole result (docs/scenarios.md)\n",
+      r.scenario, MEMSTAND_VERSION, info.started_at, info.command_line, info.platform.Describe(),
+      VerdictName(r.verdict));
+  for (const Table& t : r.tables) readme += fmt::format("{}.csv  one row per {}\n", t.name, t.columns.at(0));
+  readme += "servers/       each server's exact configuration (command line, init files)\n"
+            "logs/          the last lines of each server's log, per run\n";
+  if (s.ok()) s = WriteFileWhole(dir + "/README.txt", readme);
+  return s;
+}
+
+}  // namespace memstand

@@ -1,0 +1,75 @@
+#include "scenario/scenario.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace memstand {
+
+std::string Invariant::Describe() const {
+  return fmt::format("{}: {} == {} ({} == {}) {}", name, lhs_value, rhs_value, lhs, rhs,
+                     ok() ? "ok" : "BROKEN");
+}
+
+nlohmann::json Invariant::ToJson() const {
+  return {{"name", name}, {"lhs", lhs}, {"lhs_value", lhs_value},
+          {"rhs", rhs},   {"rhs_value", rhs_value}, {"ok", ok()}};
+}
+
+Invariant MakeInvariant(std::string lhs, int64_t lhs_value, std::string rhs, int64_t rhs_value) {
+  Invariant i;
+  i.name = lhs + " == " + rhs;
+  i.lhs = std::move(lhs);
+  i.lhs_value = lhs_value;
+  i.rhs = std::move(rhs);
+  i.rhs_value = rhs_value;
+  return i;
+}
+
+std::string Interval::Describe() const { return fmt::format("({}; {}]", low, high); }
+
+Interval PortionOf(int64_t index, int64_t portion, int64_t total) {
+  Interval i;
+  i.low = (index - 1) / portion * portion;
+  i.high = std::min(i.low + portion, total);
+  return i;
+}
+
+namespace {
+int Rank(ScenarioVerdict v) {
+  switch (v) {
+    case ScenarioVerdict::kOk: return 0;
+    case ScenarioVerdict::kPartial: return 1;
+    case ScenarioVerdict::kInterrupted: return 2;
+    case ScenarioVerdict::kFailed: return 3;
+  }
+  return 3;
+}
+}  // namespace
+
+void ScenarioReport::Mark(ScenarioVerdict v, std::string why) {
+  if (Rank(v) > Rank(verdict)) verdict = v;
+  if (!why.empty()) verdict_lines.push_back(std::move(why));
+}
+
+int ScenarioReport::ExitCode() const {
+  switch (verdict) {
+    case ScenarioVerdict::kOk: return kScenarioExitOk;
+    case ScenarioVerdict::kPartial: return kScenarioExitPartial;
+    case ScenarioVerdict::kInterrupted: return kScenarioExitInterrupted;
+    case ScenarioVerdict::kFailed: return kScenarioExitFailed;
+  }
+  return kScenarioExitFailed;
+}
+
+const char* VerdictName(ScenarioVerdict v) {
+  switch (v) {
+    case ScenarioVerdict::kOk: return "ok";
+    case ScenarioVerdict::kPartial: return "partial";
+    case ScenarioVerdict::kInterrupted: return "interrupted";
+    case ScenarioVerdict::kFailed: return "failed";
+  }
+  return "failed";
+}
+
+}  // namespace memstand

@@ -1,0 +1,104 @@
+// What every scenario shares: the context it runs in, the invariants it checks, and
+// the report it hands to the writers (text blocks, JSON, evidence folder). A scenario
+// is a function: options in, ScenarioReport out (docs/scenarios.md).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace memstand {
+
+/// Exit codes of `memstand scenario run` (docs/exit-codes.md).
+inline constexpr int kScenarioExitOk = 0;
+inline constexpr int kScenarioExitFailed = 1;   // a run failed or an invariant broke
+inline constexpr int kScenarioExitPartial = 3;  // a configuration could not run at all
+inline constexpr int kScenarioExitInterrupted = 130;
+
+struct ScenarioContext {
+  uint64_t seed = 1;  // the dataset's and the values' seed
+  int runs = 1;       // the whole procedure this many times (--runs)
+  /// Polled between steps; true: stop, keep what was measured, mark it partial.
+  const std::atomic<bool>* interrupt = nullptr;
+  /// One line per step ("working-set: redis-allkeys-lru run 1: portion 3 of 20").
+  /// Null: quiet.
+  std::FILE* progress = stderr;
+  bool interrupted() const { return interrupt != nullptr && interrupt->load(); }
+};
+
+/// One equation that must hold. A figure is printed only after its invariant was
+/// checked; a broken one fails the run (METHOD.md rule 4).
+struct Invariant {
+  std::string name;  // "present == successful - evicted"
+  std::string lhs;   // "present"
+  int64_t lhs_value = 0;
+  std::string rhs;   // "successful - evicted"
+  int64_t rhs_value = 0;
+  bool ok() const { return lhs_value == rhs_value; }
+  /// "present == successful - evicted: 1200 == 1500 - 300 ok" with both sides' values.
+  std::string Describe() const;
+  nlohmann::json ToJson() const;
+};
+
+/// lhs == rhs, named "<lhs> == <rhs>".
+Invariant MakeInvariant(std::string lhs, int64_t lhs_value, std::string rhs, int64_t rhs_value);
+
+/// A table of the evidence folder (one CSV each) and of the text report.
+struct Table {
+  std::string name;  // file name without .csv, e.g. "configurations"
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
+/// A portion interval (low; high]: the event happened after write `low` and by write
+/// `high` (METHOD.md rule 7: the resolution of a detection).
+struct Interval {
+  int64_t low = 0;
+  int64_t high = 0;
+  std::string Describe() const;  // "(30000; 40000]"
+};
+
+/// The portion interval in which write `index` (1-based) lies, for portions of
+/// `portion` writes: (floor((index - 1) / portion) * portion; ... + portion], the high
+/// end capped at `total`. REQUIRES: index >= 1, portion >= 1.
+Interval PortionOf(int64_t index, int64_t portion, int64_t total);
+
+enum class ScenarioVerdict { kOk, kPartial, kFailed, kInterrupted };
+
+/// What a scenario run produced, for the writers (scenario/output.h).
+struct ScenarioReport {
+  std::string scenario;
+  std::string question;
+  int runs_requested = 1;
+  int runs_made = 0;
+  /// Numbered text blocks after the common ones ([1] what ran, [2] platform): title and
+  /// body (already indented lines).
+  std::vector<std::pair<std::string, std::string>> blocks;
+  /// The scenario's own JSON fields (docs/scenarios.md), merged into the document.
+  nlohmann::json json = nlohmann::json::object();
+  std::vector<Table> tables;
+  /// Evidence files by relative path: server configurations, log tails, raw samples.
+  std::map<std::string, std::string> files;
+  ScenarioVerdict verdict = ScenarioVerdict::kOk;
+  std::vector<std::string> verdict_lines;  // why, one reason a line
+  /// The configurations as run, one line each, for block [1].
+  std::vector<std::string> configuration_lines;
+  /// What this result does not show (a block of its own).
+  std::vector<std::string> limits;
+  std::vector<std::string> procedure;
+
+  /// Worsens the verdict: kFailed > kInterrupted > kPartial > kOk.
+  void Mark(ScenarioVerdict v, std::string why);
+  int ExitCode() const;
+};
+
+/// "ok", "partial", "failed", "interrupted".
+const char* VerdictName(ScenarioVerdict v);
+
+}  // namespace memstand

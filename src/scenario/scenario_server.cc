@@ -1,0 +1,398 @@
+#include "scenario/scenario_server.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "client/redis_info.h"
+#include "stand/process.h"
+#include "stand/server_node.h"
+
+namespace memstand {
+namespace {
+
+constexpr int kControlTimeoutMs = 5000;
+
+// The space every Tarantool configuration stores records in: [id, record JSON].
+constexpr char kTarantoolInit[] =
+    "-- Written by memstand scenario: the products space and guest access on loopback.\n"
+    "box.schema.user.grant('guest', 'super', nil, nil, {if_not_exists = true})\n"
+    "local s = box.schema.space.create('products', {engine = '%ENGINE%', if_not_exists = true})\n"
+    "s:create_index('primary', {type = 'tree', parts = {1, 'unsigned'}, if_not_exists = true})\n";
+
+// One table of counters; vinyl's len() is approximate, count() is exact.
+constexpr char kTarantoolCounters[] =
+    "local s = box.space.products\n"
+    "local slab = box.slab.info()\n"
+    "local v = box.stat.vinyl()\n"
+    "local present = s.engine == 'vinyl' and s:count() or s:len()\n"
+    "return {present = present, quota_used = slab.quota_used, quota_size = slab.quota_size,\n"
+    "        arena_used = slab.arena_used, items_used = slab.items_used,\n"
+    "        vinyl_memory_level0 = v.memory.level0, vinyl_disk_data = v.disk.data,\n"
+    "        vinyl_disk_index = v.disk.index}";
+
+constexpr char kTarantoolWrite[] =
+    "local id, record = ...\nbox.space.products:replace({id, record})";
+
+TopologyKind KindOf(SystemKind s) {
+  switch (s) {
+    case SystemKind::kRedis: return TopologyKind::kRedis;
+    case SystemKind::kMemcached: return TopologyKind::kMemcached;
+    case SystemKind::kTarantool: return TopologyKind::kTarantool;
+    case SystemKind::kEtcd: return TopologyKind::kEtcd;
+  }
+  return TopologyKind::kRedis;
+}
+
+int64_t ToInt(const std::string& text) { return std::strtoll(text.c_str(), nullptr, 10); }
+
+std::string NextTopologyName() {
+  static std::atomic<int> counter{0};
+  return fmt::format("scenario-{}-{}", getpid(), ++counter);
+}
+
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+}  // namespace
+
+const char* SystemName(SystemKind kind) {
+  switch (kind) {
+    case SystemKind::kRedis: return "redis";
+    case SystemKind::kMemcached: return "memcached";
+    case SystemKind::kTarantool: return "tarantool";
+    case SystemKind::kEtcd: return "etcd";
+  }
+  return "?";
+}
+
+const char* SystemPackage(SystemKind kind) {
+  switch (kind) {
+    case SystemKind::kRedis: return "redis-server";
+    case SystemKind::kMemcached: return "memcached";
+    case SystemKind::kTarantool: return "tarantool";
+    case SystemKind::kEtcd: return "etcd-server";
+  }
+  return "?";
+}
+
+const char* SystemBinary(SystemKind kind) {
+  switch (kind) {
+    case SystemKind::kRedis: return "redis-server";
+    case SystemKind::kMemcached: return "memcached";
+    case SystemKind::kTarantool: return "tarantool";
+    case SystemKind::kEtcd: return "etcd";
+  }
+  return "?";
+}
+
+bool SystemInstalled(SystemKind kind) { return FindExecutable(SystemBinary(kind)).ok(); }
+
+std::string ServerConfig::Describe() const {
+  std::string out = SystemName(system);
+  if (system == SystemKind::kTarantool) out += " engine=" + engine;
+  for (const auto& [key, value] : settings) out += " " + key + "=" + value;
+  return out;
+}
+
+Result<ServerConfig> ParseServerConfig(std::string_view text, int index) {
+  std::vector<std::string> words;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(' ', at);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > at) words.emplace_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  if (words.empty()) return Status::InvalidArgument("--config: empty; e.g. \"redis maxmemory=16mb\"");
+  ServerConfig c;
+  const std::string& system = words[0];
+  if (system == "redis") c.system = SystemKind::kRedis;
+  else if (system == "memcached") c.system = SystemKind::kMemcached;
+  else if (system == "tarantool") c.system = SystemKind::kTarantool;
+  else return Status::InvalidArgument("--config '" + std::string(text.substr(0, 80)) + "': unknown system '" +
+                                      system.substr(0, 40) + "'; known: redis, memcached, tarantool");
+  c.name = fmt::format("{}-{}", system, index);
+  for (size_t i = 1; i < words.size(); ++i) {
+    auto setting = ParseSetting(words[i]);
+    if (!setting.ok()) return setting.status().WithContext("--config");
+    if (setting->first == "name") {
+      c.name = setting->second;
+    } else if (setting->first == "engine" && c.system == SystemKind::kTarantool) {
+      if (setting->second != "memtx" && setting->second != "vinyl") {
+        return Status::InvalidArgument("--config: engine must be memtx or vinyl, got '" +
+                                       setting->second.substr(0, 40) + "'");
+      }
+      c.engine = setting->second;
+    } else {
+      c.settings.push_back(*setting);
+    }
+  }
+  return c;
+}
+
+Result<std::unique_ptr<ServerUnderTest>> ServerUnderTest::Start(const ServerConfig& config,
+                                                                const std::atomic<bool>* cancel) {
+  std::unique_ptr<ServerUnderTest> s(new ServerUnderTest());
+  s->config_ = config;
+  if (!SystemInstalled(config.system)) {
+    return MissingBinary(SystemBinary(config.system), SystemPackage(config.system));
+  }
+  TopologySpec spec;
+  spec.kind = KindOf(config.system);
+  spec.name = NextTopologyName();
+  spec.settings = config.settings;
+  if (config.system == SystemKind::kTarantool) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "memstand-scenario-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) {
+      return Status::IoError(fmt::format("cannot create a folder for init.lua: {}", std::strerror(errno)));
+    }
+    s->init_dir_ = tmpl;
+    spec.init_lua = s->init_dir_ + "/products.lua";
+    std::ofstream out(spec.init_lua);
+    out << ReplaceAll(kTarantoolInit, "%ENGINE%", config.engine);
+    out.close();
+    if (!out) return Status::IoError("cannot write " + spec.init_lua);
+  }
+  TopologyOptions options;
+  options.cancel = cancel;
+  auto topology = Topology::Start(spec, options);
+  if (!topology.ok()) return topology.status();
+  s->topology_ = std::move(*topology);
+  Status c = s->Connect();
+  if (!c.ok()) return c;
+  return s;
+}
+
+ServerUnderTest::~ServerUnderTest() { Stop(); }
+
+Status ServerUnderTest::Stop() {
+  redis_.reset();
+  control_.reset();
+  Status s;
+  if (topology_ != nullptr) {
+    s = topology_->Stop();
+    topology_.reset();
+  }
+  if (!init_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(init_dir_, ec);
+    init_dir_.clear();
+  }
+  return s;
+}
+
+bool ServerUnderTest::Alive() {
+  if (topology_ == nullptr || topology_->nodes().empty()) return false;
+  return NodeOwnership(topology_->nodes()[0]) == Ownership::kOurs;
+}
+
+Status ServerUnderTest::Connect() {
+  const RedisTarget t = target();
+  if (config_.system == SystemKind::kRedis) {
+    RedisClientOptions o;
+    o.host = t.host;
+    o.port = t.port;
+    o.timeout_ms = kControlTimeoutMs;
+    auto c = RedisClient::Connect(o);
+    if (!c.ok()) return c.status();
+    redis_ = std::move(*c);
+    return Status::OK();
+  }
+  auto c = ProtoControl::Connect(protocol(), t, kControlTimeoutMs);
+  if (!c.ok()) return c.status();
+  control_ = std::move(*c);
+  return Status::OK();
+}
+
+RedisTarget ServerUnderTest::target() const {
+  RedisTarget t;
+  const NodeRecord& n = topology_->nodes().at(0);
+  t.host = n.host;
+  t.port = n.port;
+  t.scheme = ProtocolScheme(protocol());
+  return t;
+}
+
+Protocol ServerUnderTest::protocol() const {
+  switch (config_.system) {
+    case SystemKind::kRedis: return Protocol::kResp;
+    case SystemKind::kMemcached: return Protocol::kMemcache;
+    case SystemKind::kTarantool: return Protocol::kIproto;
+    case SystemKind::kEtcd: return Protocol::kEtcd;
+  }
+  return Protocol::kResp;
+}
+
+std::string ServerUnderTest::WriteTemplate() const {
+  switch (config_.system) {
+    case SystemKind::kRedis: return "SET __key__ __data__";
+    case SystemKind::kMemcached: return "set __key__ __data__";
+    case SystemKind::kTarantool: return "replace products [__keynum__, __data__]";
+    case SystemKind::kEtcd: return "put __key__ __data__";
+  }
+  return "";
+}
+
+Result<ServerCounters> ServerUnderTest::Read() {
+  if (redis_ == nullptr && control_ == nullptr) {
+    Status c = Connect();
+    if (!c.ok()) return c;
+  }
+  Result<ServerCounters> r = Status::Failed("no control connection");
+  switch (config_.system) {
+    case SystemKind::kRedis: r = ReadRedis(); break;
+    case SystemKind::kMemcached: r = ReadMemcached(); break;
+    case SystemKind::kTarantool: r = ReadTarantool(); break;
+    case SystemKind::kEtcd: r = ReadEtcd(); break;
+  }
+  if (!r.ok()) {  // a broken control connection is never reused
+    redis_.reset();
+    control_.reset();
+  }
+  return r;
+}
+
+Result<ServerCounters> ServerUnderTest::ReadRedis() {
+  auto info = redis_->Command({"INFO"});
+  if (!info.ok()) return info.status();
+  if (info->is_error()) return Status::Server("INFO: " + info->str);
+  auto dbsize = redis_->Command({"DBSIZE"});
+  if (!dbsize.ok()) return dbsize.status();
+  if (dbsize->is_error()) return Status::Server("DBSIZE: " + dbsize->str);
+  auto fields = ParseInfo(info->str);
+  ServerCounters c;
+  for (const char* name : {"evicted_keys", "used_memory", "used_memory_dataset", "maxmemory",
+                           "expired_keys", "rejected_calls", "total_commands_processed"}) {
+    auto it = fields.find(name);
+    if (it != fields.end()) c.raw[name] = ToInt(it->second);
+  }
+  c.raw["dbsize"] = dbsize->integer;
+  c.present = dbsize->integer;
+  c.evicted = c.raw["evicted_keys"];
+  c.memory = c.raw["used_memory"];
+  return c;
+}
+
+Result<ServerCounters> ServerUnderTest::ReadMemcached() {
+  auto stats = control_->MemcacheStats();
+  if (!stats.ok()) return stats.status();
+  ServerCounters c;
+  for (const char* name : {"curr_items", "evictions", "bytes", "limit_maxbytes", "total_items",
+                           "reclaimed", "expired_unfetched", "evicted_unfetched",
+                           "slab_reassign_evictions_nomem", "total_malloced"}) {
+    auto it = stats->find(name);
+    if (it != stats->end()) c.raw[name] = ToInt(it->second);
+  }
+  c.present = c.raw["curr_items"];
+  c.evicted = c.raw["evictions"];
+  c.memory = c.raw["bytes"];
+  return c;
+}
+
+Result<ServerCounters> ServerUnderTest::ReadTarantool() {
+  auto data = control_->Eval(kTarantoolCounters, iproto::Value::Array({}));
+  if (!data.ok()) return data.status();
+  if (data->items().empty() || data->items()[0].type() != iproto::Value::Type::kMap) {
+    return Status::Protocol("the counters of space products: not a map: " + ToString(*data));
+  }
+  ServerCounters c;
+  const auto& kv = data->items()[0].items();
+  for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+    const iproto::Value& v = kv[i + 1];
+    c.raw[kv[i].str()] = v.type() == iproto::Value::Type::kUint ? static_cast<int64_t>(v.uint_value())
+                                                                : v.int_value();
+  }
+  c.present = c.raw["present"];
+  c.memory = config_.engine == "vinyl" ? c.raw["vinyl_memory_level0"] : c.raw["quota_used"];
+  return c;
+}
+
+Result<ServerCounters> ServerUnderTest::ReadEtcd() {
+  auto status = control_->EtcdRequest(etcd::AppendStatus);
+  if (!status.ok()) return status.status();
+  if (!status->ok) return Status::Server("maintenance/status: " + status->error);
+  ServerCounters c;
+  c.raw["db_size"] = status->db_size;
+  c.raw["db_size_in_use"] = status->db_size_in_use;
+  c.raw["revision"] = status->revision;
+  c.memory = status->db_size;
+  return c;
+}
+
+Status ServerUnderTest::Write(uint64_t id, std::string_view key, std::string_view value,
+                              std::string* error) {
+  error->clear();
+  if (redis_ == nullptr && control_ == nullptr) {
+    Status c = Connect();
+    if (!c.ok()) return c;
+  }
+  switch (config_.system) {
+    case SystemKind::kRedis: {
+      auto r = redis_->Command({"SET", std::string(key), std::string(value)});
+      if (!r.ok()) return r.status();
+      if (r->is_error()) *error = r->str;
+      return Status::OK();
+    }
+    case SystemKind::kMemcached: {
+      auto r = control_->MemcacheSet(key, value);
+      if (!r.ok()) return r.status();
+      if (r->kind != memcache::Kind::kStored) *error = r->text.empty() ? "not stored" : r->text;
+      return Status::OK();
+    }
+    case SystemKind::kTarantool: {
+      auto r = control_->Eval(kTarantoolWrite, iproto::Value::Array({iproto::Value::Uint(id),
+                                                                     iproto::Value::String(std::string(value))}));
+      if (!r.ok() && r.status().code() == Status::Code::kServer) {
+        *error = r.status().message();
+        return Status::OK();
+      }
+      return r.status();
+    }
+    case SystemKind::kEtcd: {
+      auto r = control_->EtcdRequest([&](Buffer* out, const etcd::Target& t) {
+        etcd::AppendPut(out, t, key, value);
+      });
+      if (!r.ok()) return r.status();
+      if (!r->ok) *error = r->error;
+      return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
+std::string ServerUnderTest::Describe() const {
+  const NodeRecord& n = topology_->nodes().at(0);
+  return fmt::format("{} {} on {}:{} (pid {}), {}", n.binary, n.version, n.host, n.port,
+                     n.process.pid, config_.Describe());
+}
+
+std::string ServerUnderTest::ConfigText() const {
+  const NodeRecord& n = topology_->nodes().at(0);
+  std::string out = "# " + config_.name + ": " + config_.Describe() + "\n# command line:\n" +
+                    JoinCmdline(n.process.cmdline) + "\n";
+  if (config_.system == SystemKind::kTarantool) {
+    std::ifstream in(n.dir + "/init.lua");
+    out += "# init.lua:\n" + std::string(std::istreambuf_iterator<char>(in), {});
+    out += "# products.lua:\n" + ReplaceAll(kTarantoolInit, "%ENGINE%", config_.engine);
+  }
+  return out;
+}
+
+std::string ServerUnderTest::LogTail(int lines) const {
+  return FileTail(topology_->nodes().at(0).log, lines);
+}
+
+const std::string& ServerUnderTest::version() const { return topology_->nodes().at(0).version; }
+
+}  // namespace memstand
