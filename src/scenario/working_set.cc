@@ -80,23 +80,6 @@ Result<ServerCounters> Settle(ServerUnderTest& server, int timeout_ms, int64_t* 
   }
 }
 
-std::string Outcome(const ConfigRun& r) {
-  if (r.final.evicted > 0 && r.rejected > 0) return "evicts and rejects";
-  if (r.final.evicted > 0) return "evicts";
-  if (r.rejected > 0) return "rejects";
-  return "keeps all";
-}
-
-void CheckInvariants(ConfigRun* r) {
-  r->invariants.push_back(MakeInvariant("present", r->final.present, "successful - evicted",
-                                        r->successful - r->final.evicted));
-  r->invariants.push_back(MakeInvariant("successful + rejected", r->successful + r->rejected,
-                                        "attempted", r->attempted));
-  if (r->outcome == "keeps all") {
-    r->invariants.push_back(MakeInvariant("present", r->final.present, "attempted", r->attempted));
-  }
-}
-
 class WorkingSetRun {
  public:
   WorkingSetRun(const WorkingSetOptions& o, const ScenarioContext& ctx,
@@ -246,8 +229,8 @@ void RunOnce(const WorkingSetOptions& o, const ScenarioContext& ctx, int run,
     servers[i]->Stop();
     servers[i].reset();
     if (r.failure.empty()) {
-      r.outcome = Outcome(r);
-      CheckInvariants(&r);
+      r.outcome = WorkingSetOutcome(r.final.evicted, r.rejected);
+      r.invariants = WorkingSetInvariants(r.attempted, r.successful, r.rejected, r.final.evicted, r.final.present);
       procedure.FindExactEviction(st.config, &r);
     }
     st.runs.push_back(std::move(r));
@@ -464,6 +447,24 @@ void FillVerdict(const std::vector<ConfigState>& states, bool interrupted, Scena
 }
 
 }  // namespace
+
+std::string WorkingSetOutcome(int64_t evicted, int64_t rejected) {
+  if (evicted > 0 && rejected > 0) return "evicts and rejects";
+  if (evicted > 0) return "evicts";
+  if (rejected > 0) return "rejects";
+  return "keeps all";
+}
+
+std::vector<Invariant> WorkingSetInvariants(int64_t attempted, int64_t successful, int64_t rejected,
+                                            int64_t evicted, int64_t present) {
+  std::vector<Invariant> out = {
+      MakeInvariant("present", present, "successful - evicted", successful - evicted),
+      MakeInvariant("successful + rejected", successful + rejected, "attempted", attempted)};
+  if (WorkingSetOutcome(evicted, rejected) == "keeps all") {
+    out.push_back(MakeInvariant("present", present, "attempted", attempted));
+  }
+  return out;
+}
 
 std::vector<ServerConfig> DefaultWorkingSetConfigs() {
   std::vector<ServerConfig> c(5);

@@ -37,6 +37,15 @@ struct WorkingSetOptions {
 /// fails to allocate its system spaces' slabs), Tarantool vinyl with vinyl_memory 8 MiB.
 std::vector<ServerConfig> DefaultWorkingSetConfigs();
 
+/// "evicts", "rejects", "evicts and rejects" or "keeps all".
+std::string WorkingSetOutcome(int64_t evicted, int64_t rejected);
+
+/// The invariants of one configuration's final counts (METHOD.md rule 4): present ==
+/// successful - evicted; successful + rejected == attempted; and for "keeps all"
+/// present == attempted.
+std::vector<Invariant> WorkingSetInvariants(int64_t attempted, int64_t successful, int64_t rejected,
+                                            int64_t evicted, int64_t present);
+
 /// Checks the options (InvalidArgument naming the flag).
 Status ValidateWorkingSet(const WorkingSetOptions& options);
 

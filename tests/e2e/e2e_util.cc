@@ -71,6 +71,21 @@ std::unique_ptr<Running> Running::Start(const std::vector<std::string>& args) {
 
 Running::~Running() { process_->Terminate(1000); }
 
+std::string Running::OutputSoFar() const {
+  std::ifstream in(log_path_);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+bool Running::WaitForOutput(const std::string& needle, double timeout_s) {
+  const double until = NowNs() / 1e9 + timeout_s;
+  while (NowNs() / 1e9 < until) {
+    if (OutputSoFar().find(needle) != std::string::npos) return true;
+    if (!process_->Alive()) return OutputSoFar().find(needle) != std::string::npos;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 Outcome Running::Wait(double timeout_s) {
   Outcome out;
   while (process_->Alive()) {

@@ -30,6 +30,11 @@ class Running {
   pid_t pid() const { return process_->pid(); }
   /// Waits up to timeout_s; on timeout kills it and says so.
   Outcome Wait(double timeout_s);
+  /// Its stdout and stderr so far.
+  std::string OutputSoFar() const;
+  /// Polls the output until it holds `needle` (true) or the process exits or timeout_s
+  /// passes (false).
+  bool WaitForOutput(const std::string& needle, double timeout_s);
 
  private:
   std::unique_ptr<Process> process_;

@@ -1,0 +1,76 @@
+#include "scenario/output.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace memstand {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string NewDir() {
+  std::string tmpl = (fs::temp_directory_path() / "memstand-output-test-XXXXXX").string();
+  EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
+  return tmpl;
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(EvidenceDirTest, TakesOnlyANewOrEmptyFolder) {
+  const std::string dir = NewDir();
+  EXPECT_TRUE(CheckEvidenceDir(dir + "/new").ok());
+  EXPECT_TRUE(CheckEvidenceDir(dir).ok());
+  std::ofstream(dir + "/someone-elses-file") << "x";
+  EXPECT_FALSE(CheckEvidenceDir(dir).ok());
+  EXPECT_FALSE(CheckEvidenceDir(dir + "/someone-elses-file").ok());
+  EXPECT_FALSE(CheckEvidenceDir("").ok());
+  EXPECT_EQ(Read(dir + "/someone-elses-file"), "x");
+  fs::remove_all(dir);
+}
+
+TEST(EvidenceTest, WritesTheJsonTablesFilesAndReadme) {
+  const std::string dir = NewDir();
+  ScenarioReport r;
+  r.scenario = "working-set";
+  r.runs_made = r.runs_requested = 1;
+  r.json["configurations"] = nlohmann::json::array({{{"name", "a"}}});
+  r.tables.push_back({"portions", {"configuration", "written"}, {{"a,b", "10"}}});
+  r.files["servers/a.conf"] = "--maxmemory 8mb\n";
+  ScenarioRunInfo info;
+  info.command_line = "memstand scenario run working-set";
+  info.started_at = "2026-12-01T00:00:00Z";
+  ASSERT_TRUE(WriteEvidence(dir + "/ev", r, info).ok());
+  auto j = nlohmann::json::parse(Read(dir + "/ev/scenario.json"));
+  EXPECT_EQ(j["scenario"], "working-set");
+  EXPECT_EQ(j["format"], kScenarioJsonVersion);
+  EXPECT_EQ(j["configurations"][0]["name"], "a");
+  EXPECT_EQ(Read(dir + "/ev/portions.csv"), "configuration,written\n\"a,b\",10\n");
+  EXPECT_EQ(Read(dir + "/ev/servers/a.conf"), "--maxmemory 8mb\n");
+  const std::string readme = Read(dir + "/ev/README.txt");
+  EXPECT_NE(readme.find("memstand scenario run working-set"), std::string::npos);
+  EXPECT_NE(readme.find(MEMSTAND_VERSION), std::string::npos);
+  EXPECT_NE(readme.find("2026-12-01T00:00:00Z"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(WriteFileWholeTest, ReplacesWholeAndLeavesNoTemporaryFile) {
+  const std::string dir = NewDir();
+  ASSERT_TRUE(WriteFileWhole(dir + "/out.json", "first").ok());
+  ASSERT_TRUE(WriteFileWhole(dir + "/out.json", "second").ok());
+  EXPECT_EQ(Read(dir + "/out.json"), "second");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  Status s = WriteFileWhole(dir + "/missing/out.json", "x");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("No such file or directory"), std::string::npos) << s.message();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace memstand
