@@ -112,8 +112,8 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
   PrintIntro(**session, *cfg, *axis);
   SweepOutcome out = Sweep(**session, *cfg, *axis);
   PrintSweepEnd(stdout, out);
-  s = (*session)->OutputStatus();
-  if (s.ok() && !cfg->json_path.empty()) s = WriteJsonFile(cfg->json_path, SweepJson(out));
+  s = (*session)->FinishHdrLog();
+  if (s.ok() && !cfg->json_path.empty()) s = (*session)->WriteJson(SweepJson(out));
   if (!s.ok()) return Fail("sweep", s);
   return out.exit_code;
 }
