@@ -194,6 +194,24 @@ TEST(ExitPathsE2E, BadOutputPathsExit2BeforeAnythingIsSent) {
   EXPECT_TRUE(Entries(dir).empty());
 }
 
+// Outputs of one run have no place in a sweep: refused, not accepted and left unwritten.
+TEST(ExitPathsE2E, SweepRefusesOneRunOutputs) {
+  const std::string dir = TempDir();
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--samples", dir + "/s.csv"}, "--samples: not available with sweep"},
+      {{"--json", dir + "/j", "--json-format", "memtier"},
+       "--json-format memtier: not available with sweep"}};
+  for (const auto& [extra, message] : cases) {
+    std::vector<std::string> args = {"sweep", "--target", kNowhere, "--sweep-clients", "1,2",
+                                     "-n", "10"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Outcome out = RunMemstand(args, 20);
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_NE(out.output.find(message), std::string::npos) << out.output;
+  }
+  EXPECT_TRUE(Entries(dir).empty());
+}
+
 TEST(ExitPathsE2E, AFullDeviceAfterTheRunExits1NamingTheFlagAndErrno) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
