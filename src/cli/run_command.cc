@@ -10,7 +10,6 @@
 #include "cli/subcommands.h"
 #include "report/memtier_json.h"
 #include "report/run_report.h"
-#include "report/samples_csv.h"
 
 namespace memstand::cli {
 
@@ -27,19 +26,12 @@ int RunOnce(RunSession& session, const RunConfig& cfg) {
   auto run = session.Measure(cfg.load, "");
   if (!run.ok()) return Fail("run", run.status());
   RunReport& rep = (*run)->report;
-  Status s;
-  if (!cfg.samples_path.empty()) {  // before the report, which says what it holds
-    s = WriteSamplesCsv(cfg.samples_path, (*run)->result.samples, CommandLabels(cfg.load));
-    rep.samples_path = cfg.samples_path;
-  }
+  rep.samples_path = cfg.samples_path;  // --samples before the report, which says what it holds
+  Status s = session.WriteSamples((*run)->result.samples, CommandLabels(cfg.load));
   PrintTextReport(stdout, rep, cfg.quiet);
-  if (s.ok()) s = session.OutputStatus();
-  if (s.ok() && !cfg.hgrm_path.empty()) {
-    s = WriteHgrmFile(cfg.hgrm_path, (*run)->result.AllCommands().latency_ns);
-  }
-  if (s.ok() && !cfg.json_path.empty()) {
-    s = WriteJsonFile(cfg.json_path, cfg.json_memtier ? MemtierJson(rep) : RunReportJson(rep));
-  }
+  if (s.ok()) s = session.FinishHdrLog();
+  if (s.ok()) s = session.WriteHgrm((*run)->result.AllCommands().latency_ns);
+  if (s.ok()) s = session.WriteJson(cfg.json_memtier ? MemtierJson(rep) : RunReportJson(rep));
   if (!s.ok()) return Fail("run", s);
   return rep.exit_code;
 }

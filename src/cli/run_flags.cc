@@ -416,8 +416,23 @@ Status CheckFileLimit(int connections) {
       std::to_string(lim.rlim_cur) + " (raise it with ulimit -n)");
 }
 
+// An output flag given an empty path (`--json ''`) is refused, not taken as absent.
+Status CheckOutputPathsGiven(const CLI::App& app, const RunFlags& f) {
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--json", &f.json_path}, {"--samples", &f.samples_path},
+      {"--hdr-log", &f.hdr_log_path}, {"--hgrm", &f.hgrm_path}};
+  for (const auto& [flag, path] : outputs) {
+    if (app.count(flag) > 0 && path->empty()) {
+      return Status::InvalidArgument(std::string(flag) + ": needs a file path, got ''");
+    }
+  }
+  return Status::OK();
+}
+
 // --json-format, --samples, --samples-cap.
 Status BuildFormats(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
+  Status s = CheckOutputPathsGiven(app, f);
+  if (!s.ok()) return s;
   if (f.json_format != "memstand" && f.json_format != "memtier") {
     return Status::InvalidArgument("--json-format: '" + f.json_format +
                                    "' is not one of memstand, memtier");

@@ -51,14 +51,15 @@ std::string Verdict(const RepeatSummary& s) {
   return fmt::format("OK: {} of {} runs", s.ok, s.requested);
 }
 
-Status WriteOutputs(const RunConfig& cfg, const Series& series, const RepeatSummary& s) {
-  if (!cfg.hgrm_path.empty()) {
+Status WriteOutputs(RunSession& session, const RunConfig& cfg, const Series& series,
+                    const RepeatSummary& s) {
+  Status w = session.FinishHdrLog();
+  if (w.ok() && !cfg.hgrm_path.empty()) {
     CommandStats all;
     for (const auto& run : series.measured) all.Add(run->result.AllCommands());
-    Status w = WriteHgrmFile(cfg.hgrm_path, all.latency_ns);
-    if (!w.ok()) return w;
+    w = session.WriteHgrm(all.latency_ns);
   }
-  if (cfg.json_path.empty()) return Status::OK();
+  if (!w.ok() || cfg.json_path.empty()) return w;
   Json j;
   j["schema"] = "memstand.run";
   j["version"] = kRunJsonVersion;
@@ -68,7 +69,7 @@ Status WriteOutputs(const RunConfig& cfg, const Series& series, const RepeatSumm
   j["interrupted"] = s.interrupted > 0 || s.runs < s.requested;
   j["runs"] = series.runs;
   j["summary"] = RepeatSummaryJson(s);
-  return WriteJsonFile(cfg.json_path, j);
+  return session.WriteJson(j);
 }
 
 }  // namespace
@@ -80,8 +81,7 @@ int RunSeries(RunSession& session, const RunConfig& cfg, int runs) {
   PrintRepeatSummary(stdout, summary);
   fmt::print("    {} (exit {})\n", Verdict(summary), ExitCode(summary));
   std::fflush(stdout);
-  Status s = session.OutputStatus();
-  if (s.ok()) s = WriteOutputs(cfg, series, summary);
+  Status s = WriteOutputs(session, cfg, series, summary);
   if (!s.ok()) return Fail("run", s);
   return ExitCode(summary);
 }

@@ -4,7 +4,6 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -12,11 +11,13 @@
 #include "cli/live_metrics.h"
 #include "cli/progress_line.h"
 #include "report/metrics_server.h"
+#include "report/samples_csv.h"
 #include "stand/local_redis.h"
 #include "stand/local_server.h"
 #include "stand/proc_stats.h"
 #include "stand/resource_sampler.h"
 #include "stats/hdr_log.h"
+#include "util/output_file.h"
 
 namespace memstand::cli {
 
@@ -30,51 +31,58 @@ void InstallSignalHandlers() {
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 
-// Opens (and truncates) an output path before the run, so a bad path fails early.
-Status CheckWritable(const std::string& flag, const std::string& path) {
-  if (path.empty()) return Status::OK();
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) return Status::InvalidArgument(flag + ": cannot write '" + path + "'");
-  return Status::OK();
-}
-
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
-// The --hdr-log writer: one line per command per second, as the seconds complete.
+// The --hdr-log writer: one line per command per second, as the seconds complete, into
+// the output's temporary file.
 class HdrLogSink {
  public:
-  static Result<std::unique_ptr<HdrLogSink>> Open(const std::string& path,
+  static Result<std::unique_ptr<HdrLogSink>> Open(std::unique_ptr<OutputFile> file,
                                                   const LoadOptions& options) {
-    FilePtr f(std::fopen(path.c_str(), "w"));
-    if (!f) return Status::InvalidArgument("--hdr-log: cannot write '" + path + "'");
-    auto sink = std::unique_ptr<HdrLogSink>(new HdrLogSink(std::move(f), options));
-    Status s = sink->writer_.WriteHeader(std::time(nullptr));
-    if (!s.ok()) return s;
+    auto sink = std::unique_ptr<HdrLogSink>(new HdrLogSink(std::move(file), options));
+    sink->Check(sink->writer_.WriteHeader(std::time(nullptr)));
+    if (!sink->status_.ok()) return Status::InvalidArgument(sink->status_.message());
     return sink;
   }
   void Write(int second, const std::vector<CommandStats>& commands) {
     for (size_t i = 0; i < commands.size() && status_.ok(); ++i) {
-      status_ = writer_.WriteInterval(options_.commands[i].label, second, 1.0,
-                                      commands[i].latency_ns);
+      Check(writer_.WriteInterval(options_.commands[i].label, second, 1.0,
+                                  commands[i].latency_ns));
     }
   }
-  const Status& status() const { return status_; }
+  Status Finish() { return status_.ok() ? file_->Commit() : status_; }
 
  private:
-  HdrLogSink(FilePtr f, const LoadOptions& options)
-      : file_(std::move(f)), writer_(file_.get()), options_(options) {}
-  FilePtr file_;
+  HdrLogSink(std::unique_ptr<OutputFile> f, const LoadOptions& options)
+      : file_(std::move(f)), writer_(file_->stream()), options_(options) {}
+  void Check(const Status& s) {
+    if (s.code() == Status::Code::kIoError) {
+      status_ = file_->Error(errno);  // errno of the failed write, with flag and path
+    } else if (!s.ok()) {
+      status_ = s;
+    }
+  }
+  std::unique_ptr<OutputFile> file_;
   HdrLogWriter writer_;
   const LoadOptions& options_;  // the command labels (the same in every run)
   Status status_;
 };
+
+// Prepares the output of `flag` at `path`; null (and OK) when not given.
+Status OpenOutput(const char* flag, const std::string& path, std::unique_ptr<OutputFile>* out) {
+  if (path.empty()) return Status::OK();
+  auto opened = OutputFile::Open(flag, path);
+  if (!opened.ok()) return opened.status();
+  *out = std::move(*opened);
+  return Status::OK();
+}
+
+Status WriteWhole(OutputFile* out, const std::string& text) {
+  if (out == nullptr) return Status::OK();
+  Status s = out->Write(text);
+  return s.ok() ? out->Commit() : s;
+}
 
 // Seconds of the measured phase that the run's series covers.
 int SeriesSeconds(const RunResult& r) {
@@ -137,21 +145,8 @@ int Fail(const char* subcommand, const Status& s) {
   return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
 }
 
-Status WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j) {
-  std::ofstream f(path, std::ios::trunc);
-  f << j.dump(2) << "\n";
-  if (!f) return Status::IoError("cannot write " + path);
-  return Status::OK();
-}
-
-Status WriteHgrmFile(const std::string& path, const HdrHistogram& h) {
-  std::ofstream f(path, std::ios::trunc);
-  f << FormatHgrm(h, kNanosPerMilli);
-  if (!f) return Status::IoError("--hgrm: cannot write '" + path + "'");
-  return Status::OK();
-}
-
 struct RunSession::Outputs {
+  std::unique_ptr<OutputFile> json, samples, hgrm;
   std::unique_ptr<HdrLogSink> hdr_log;
   std::unique_ptr<LiveMetrics> live;
   std::unique_ptr<MetricsServer> metrics;
@@ -164,18 +159,28 @@ RunSession::RunSession() : out_(std::make_unique<Outputs>()) {}
 
 RunSession::~RunSession() = default;
 
+Status RunSession::OpenOutputs(const RunConfig& cfg) {
+  Status s = CheckDistinctOutputs({{"--json", cfg.json_path},
+                                   {"--samples", cfg.samples_path},
+                                   {"--hdr-log", cfg.hdr_log_path},
+                                   {"--hgrm", cfg.hgrm_path}});
+  if (s.ok()) s = OpenOutput("--json", cfg.json_path, &out_->json);
+  if (s.ok()) s = OpenOutput("--samples", cfg.samples_path, &out_->samples);
+  if (s.ok()) s = OpenOutput("--hgrm", cfg.hgrm_path, &out_->hgrm);
+  std::unique_ptr<OutputFile> hdr_log;
+  if (s.ok()) s = OpenOutput("--hdr-log", cfg.hdr_log_path, &hdr_log);
+  if (!s.ok() || hdr_log == nullptr) return s;
+  auto sink = HdrLogSink::Open(std::move(hdr_log), cfg.load);
+  if (!sink.ok()) return sink.status();
+  out_->hdr_log = std::move(*sink);
+  return Status::OK();
+}
+
 Result<std::unique_ptr<RunSession>> RunSession::Open(RunConfig* cfg) {
-  Status s = CheckWritable("--json", cfg->json_path);
-  if (s.ok()) s = CheckWritable("--hgrm", cfg->hgrm_path);
-  if (s.ok()) s = CheckWritable("--samples", cfg->samples_path);
-  if (!s.ok()) return s;
   auto session = std::unique_ptr<RunSession>(new RunSession());
+  Status s = session->OpenOutputs(*cfg);
+  if (!s.ok()) return s;
   Outputs& out = *session->out_;
-  if (!cfg->hdr_log_path.empty()) {
-    auto opened = HdrLogSink::Open(cfg->hdr_log_path, cfg->load);
-    if (!opened.ok()) return opened.status();
-    out.hdr_log = std::move(*opened);
-  }
   if (!cfg->metrics_host.empty()) {
     out.live = std::make_unique<LiveMetrics>(cfg->load);
     auto started = MetricsServer::Start(cfg->metrics_host, cfg->metrics_port,
@@ -273,8 +278,23 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
 
 bool RunSession::interrupted() const { return g_interrupt.load(); }
 
-Status RunSession::OutputStatus() const {
-  return out_->hdr_log ? out_->hdr_log->status() : Status::OK();
+Status RunSession::WriteSamples(const std::vector<Sample>& samples,
+                                const std::vector<std::string>& labels) {
+  if (out_->samples == nullptr) return Status::OK();
+  Status s = WriteSamplesCsv(out_->samples.get(), samples, labels);
+  return s.ok() ? out_->samples->Commit() : s;
+}
+
+Status RunSession::WriteHgrm(const HdrHistogram& h) {
+  return WriteWhole(out_->hgrm.get(), FormatHgrm(h, kNanosPerMilli));
+}
+
+Status RunSession::WriteJson(const nlohmann::ordered_json& j) {
+  return WriteWhole(out_->json.get(), j.dump(2) + "\n");
+}
+
+Status RunSession::FinishHdrLog() {
+  return out_->hdr_log ? out_->hdr_log->Finish() : Status::OK();
 }
 
 }  // namespace memstand::cli

@@ -1,4 +1,5 @@
-// What `memstand run` and `memstand sweep` set up once per command line — output files,
+// What `memstand run` and `memstand sweep` set up once per command line — output files
+// (each written whole or not at all, util/output_file.h),
 // live metrics, the progress line, the local server, the signal handlers — and the
 // measured runs made against it, as many as asked.
 #pragma once
@@ -12,6 +13,7 @@
 #include "cli/run_flags.h"
 #include "load/engine.h"
 #include "report/run_report.h"
+#include "stats/reservoir.h"
 #include "util/status.h"
 
 namespace memstand::cli {
@@ -19,11 +21,6 @@ namespace memstand::cli {
 /// Prints "memstand <subcommand>: <message>" on stderr; returns the exit code for `s`
 /// (kExitUsage for InvalidArgument, kExitFailed otherwise).
 int Fail(const char* subcommand, const Status& s);
-
-/// Writes `j` (2-space indented) to `path`; IoError naming the path on failure.
-Status WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j);
-/// Writes the .hgrm percentile distribution of `h` (ms) to `path` (--hgrm).
-Status WriteHgrmFile(const std::string& path, const HdrHistogram& h);
 
 /// One measured run and its judged report. Not copyable: the report points at the
 /// options and the result beside it.
@@ -39,10 +36,11 @@ struct MeasuredRun {
 
 class RunSession {
  public:
-  /// Checks that --json and --hgrm are writable, opens --hdr-log, starts the metrics
-  /// server and the progress line, installs SIGINT/SIGTERM handlers and, with no
-  /// target given, starts a local redis-server and points cfg->load at it.
-  /// InvalidArgument for a bad path or a taken metrics port (nothing sent yet).
+  /// Prepares --json, --samples, --hdr-log and --hgrm (nothing appears at their paths
+  /// before they are written whole), starts the metrics server and the progress line,
+  /// installs SIGINT/SIGTERM/SIGHUP handlers and, with no target given, starts a local
+  /// server and points cfg->load at it. InvalidArgument for a bad or shared output
+  /// path, or a taken metrics port (nothing sent yet).
   static Result<std::unique_ptr<RunSession>> Open(RunConfig* cfg);
   /// Stops the local server, if any.
   ~RunSession();
@@ -56,10 +54,17 @@ class RunSession {
   /// Each run's seconds follow the previous run's in the --hdr-log and live metrics.
   Result<std::unique_ptr<MeasuredRun>> Measure(const LoadOptions& options, const std::string& label);
 
-  /// SIGINT or SIGTERM arrived: make no further run.
+  /// SIGINT, SIGTERM or SIGHUP arrived: make no further run.
   bool interrupted() const;
-  /// The first error writing the --hdr-log; OK without one.
-  Status OutputStatus() const;
+
+  /// Each writes its output whole and puts it at its path; OK when the flag was not
+  /// given. IoError naming the flag, the path and the errno text, and then the path is
+  /// left as it was. Call each once, after the last run.
+  Status WriteSamples(const std::vector<Sample>& samples, const std::vector<std::string>& labels);
+  Status WriteHgrm(const HdrHistogram& h);  // --hgrm, milliseconds
+  Status WriteJson(const nlohmann::ordered_json& j);  // --json, 2-space indented
+  /// Puts the --hdr-log written during the runs in place; its first write error.
+  Status FinishHdrLog();
   /// How the server was started, or that the user gave it (for reports).
   const std::string& server_note() const { return server_note_; }
   const Platform& platform() const { return platform_; }
@@ -67,6 +72,7 @@ class RunSession {
  private:
   struct Outputs;
   RunSession();
+  Status OpenOutputs(const RunConfig& cfg);
   Status StartLocalServer(RunConfig* cfg);
   Status StartLocalOther(RunConfig* cfg);
   IntervalSink Sink();

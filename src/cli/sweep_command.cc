@@ -55,6 +55,24 @@ Status CheckAxis(const Axis& axis) {
   return Status::OK();
 }
 
+// Outputs that describe one run: a sweep has no place for them (it used to accept
+// --samples and --json-format memtier and write nothing, or an empty file).
+Status CheckOneRunOutputs(const RunConfig& cfg) {
+  if (!cfg.hgrm_path.empty()) {
+    return Status::InvalidArgument("--hgrm: not available with sweep (the steps' "
+                                   "distributions differ; --json has each step's)");
+  }
+  if (!cfg.samples_path.empty()) {
+    return Status::InvalidArgument("--samples: not available with sweep (samples describe one "
+                                   "run; use memstand run at the step's value)");
+  }
+  if (cfg.json_memtier) {
+    return Status::InvalidArgument("--json-format memtier: not available with sweep (its "
+                                   "--json is memstand.sweep, docs/json-format.md)");
+  }
+  return Status::OK();
+}
+
 LoadOptions AtStep(const LoadOptions& base, const Axis& axis, uint64_t x) {
   LoadOptions o = base;
   if (axis.knob == "clients") o.clients = static_cast<int>(x);
@@ -103,17 +121,15 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
   if (!s.ok()) return Fail("sweep", s);
   auto cfg = BuildRunConfig(app, flags);
   if (!cfg.ok()) return Fail("sweep", cfg.status());
-  if (!cfg->hgrm_path.empty()) {
-    return Fail("sweep", Status::InvalidArgument("--hgrm: not available with sweep (the steps' "
-                                                 "distributions differ; --json has each step's)"));
-  }
+  s = CheckOneRunOutputs(*cfg);
+  if (!s.ok()) return Fail("sweep", s);
   auto session = RunSession::Open(&*cfg);
   if (!session.ok()) return Fail("sweep", session.status());
   PrintIntro(**session, *cfg, *axis);
   SweepOutcome out = Sweep(**session, *cfg, *axis);
   PrintSweepEnd(stdout, out);
-  s = (*session)->OutputStatus();
-  if (s.ok() && !cfg->json_path.empty()) s = WriteJsonFile(cfg->json_path, SweepJson(out));
+  s = (*session)->FinishHdrLog();
+  if (s.ok() && !cfg->json_path.empty()) s = (*session)->WriteJson(SweepJson(out));
   if (!s.ok()) return Fail("sweep", s);
   return out.exit_code;
 }

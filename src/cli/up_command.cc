@@ -107,6 +107,7 @@ int UpBody(const UpFlags& f) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
   TopologyOptions options;
   options.run_root = RunRoot(f.run_dir);
   options.detach = true;

@@ -22,11 +22,13 @@ std::vector<SweepPoint> OkPoints(const SweepOutcome& o, std::vector<size_t>* ind
   return points;
 }
 
-size_t OkSteps(const SweepOutcome& o) {
+size_t StepsExiting(const SweepOutcome& o, int exit_code) {
   size_t n = 0;
-  for (const auto& s : o.steps) n += s.exit_code == 0;
+  for (const auto& s : o.steps) n += s.exit_code == exit_code;
   return n;
 }
+
+size_t OkSteps(const SweepOutcome& o) { return StepsExiting(o, 0); }
 
 std::string Rule() {
   return fmt::format("the knee is the step after which the next step adds less than {:g}% "
@@ -68,8 +70,9 @@ void Conclude(SweepOutcome* o) {
   std::vector<SweepPoint> points = OkPoints(*o, &index);
   auto knee = FindKnee(points, kKneeMinGain);
   o->knee = knee ? std::optional<size_t>(index[*knee]) : std::nullopt;
-  size_t failed = o->steps.size() - OkSteps(*o);
-  bool cut = o->interrupted || o->steps.size() < o->values.size();
+  // A step a signal stopped (exit 130) is cut short, not failed.
+  size_t failed = o->steps.size() - OkSteps(*o) - StepsExiting(*o, 130);
+  bool cut = o->interrupted || o->steps.size() < o->values.size() || StepsExiting(*o, 130) > 0;
   if (failed > 0) {
     o->exit_code = 1;
     o->verdict = fmt::format("FAILED: {} of {} steps failed", failed, o->steps.size());
@@ -123,7 +126,8 @@ void PrintSweepRow(std::FILE* out, const SweepStep& s) {
 void PrintSweepEnd(std::FILE* out, const SweepOutcome& o) {
   fmt::print(out, "\n    {}\n", KneeText(o));
   if (OkSteps(o) < o.steps.size()) {
-    fmt::print(out, "    failed steps are left out of the knee (their rows say why)\n");
+    fmt::print(out, "    failed and interrupted steps are left out of the knee (their rows say "
+                    "why)\n");
   }
   for (const SweepStep& s : o.steps) {
     for (const auto& w : s.warnings) fmt::print(out, "    {}={}: warning: {}\n", o.knob, s.x, w);

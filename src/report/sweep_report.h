@@ -48,7 +48,8 @@ struct SweepOutcome {
 };
 
 /// Finds the knee over the steps whose run ended OK (exit 0), by FindKnee with
-/// kKneeMinGain on (x, ops/s, p99); fills knee, exit code (1 if a step failed, else
+/// kKneeMinGain on (x, ops/s, p99); fills knee, exit code (1 if a step failed (exit 1;
+/// a step a signal stopped, exit 130, is not a failure), else
 /// 130 if interrupted, else 0) and verdict.
 void Conclude(SweepOutcome* outcome);
 

@@ -79,5 +79,19 @@ TEST(SweepReport, InterruptedSweepIsNotOk) {
   EXPECT_EQ(o.verdict, "INTERRUPTED: 1 of 3 steps made");
 }
 
+// The step a signal stopped ends with 130, the run's own code: the sweep was cut
+// short, nothing failed (it used to say "FAILED: 1 of 2 steps failed", exit 1).
+TEST(SweepReport, TheStepASignalStoppedIsNotAFailure) {
+  SweepOutcome o;
+  o.knob = "clients";
+  o.values = {1, 4, 16};
+  o.steps = {Step(1, 10000, 50), Step(4, 20000, 60, 130)};
+  o.interrupted = true;
+  Conclude(&o);
+  EXPECT_EQ(o.exit_code, 130);
+  EXPECT_EQ(o.verdict, "INTERRUPTED: 2 of 3 steps made");
+  EXPECT_FALSE(o.knee.has_value());
+}
+
 }  // namespace
 }  // namespace memstand
