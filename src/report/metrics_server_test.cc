@@ -355,6 +355,34 @@ TEST(MetricsServerTest, DeadlineClosesAClientThatKeepsSending) {
   EXPECT_EQ(SuccessfulScrapes(server->port(), 1), 1);
 }
 
+// After its response a client keeps the connection open and goes on sending: the
+// answered stage has a deadline of its own, so the server closes it all the same (the
+// client's send fails once the server has closed and reset it).
+TEST(MetricsServerTest, DeadlineClosesAnAnsweredClientThatNeverCloses) {
+  MetricsServerOptions options;
+  options.request_deadline = std::chrono::milliseconds(300);
+  auto server = StartOrDie([] { return std::string(kBody); }, options);
+  ASSERT_NE(server, nullptr);
+  auto fd = ConnectTcp("127.0.0.1", server->port(), kHangGuardMs, true);
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  ASSERT_TRUE(SetIoTimeout(*fd, kHangGuardMs).ok());
+  ASSERT_TRUE(WriteAll(*fd, kGetMetrics, sizeof(kGetMetrics) - 1).ok());
+  std::string response;
+  char buf[4096];
+  for (auto n = ReadSome(*fd, buf, sizeof(buf)); n.ok() && *n > 0;
+       n = ReadSome(*fd, buf, sizeof(buf))) {
+    response.append(buf, *n);
+  }
+  EXPECT_EQ(Split(response).body, kBody) << response;
+  int sent = 0;
+  while (sent < 200 && send(*fd, "x", 1, MSG_NOSIGNAL) == 1) {
+    ++sent;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_LT(sent, 200) << "the server never closed the connection";
+  close(*fd);
+}
+
 // Runs `promtool check metrics` on `text`; returns its exit status and output.
 std::pair<int, std::string> PromtoolCheck(const std::string& text) {
   char path[] = "/tmp/memstand_promtool_XXXXXX";
