@@ -223,6 +223,15 @@ int SuccessfulScrapes(int port, int count) {
   return ok;
 }
 
+// A server answering /metrics with kBody, with these options.
+std::unique_ptr<MetricsServer> StartBodyServer(std::chrono::milliseconds request_deadline,
+                                               size_t max_connections = 1024) {
+  MetricsServerOptions options;
+  options.request_deadline = request_deadline;
+  options.max_connections = max_connections;
+  return StartOrDie([] { return std::string(kBody); }, options);
+}
+
 // Opens `count` connections to port; appends their descriptors to fds.
 Status OpenIdle(int port, int count, std::vector<int>* fds) {
   for (int i = 0; i < count; ++i) {
@@ -274,9 +283,7 @@ class FileLimitAtLeast {
 // 500 ms while 6 scrapes run; the slow ones are still connected afterwards, so the
 // scrapes succeeded beside them rather than after they were dropped.
 TEST(MetricsServerTest, ScrapesSucceedBesideSlowlorisClients) {
-  MetricsServerOptions options;
-  options.request_deadline = std::chrono::seconds(60);  // outlives the test on a slow machine
-  auto server = StartOrDie([] { return std::string(kBody); }, options);
+  auto server = StartBodyServer(std::chrono::seconds(60));  // outlives the test on a slow machine
   ASSERT_NE(server, nullptr);
   std::vector<int> slow;
   Status s = OpenIdle(server->port(), 40, &slow);
@@ -307,9 +314,7 @@ TEST(MetricsServerTest, ScrapesSucceedBesideSlowlorisClients) {
 TEST(MetricsServerTest, ScrapesSucceedBeside500IdleConnections) {
   FileLimitAtLeast limit(4096);  // 500 here, 500 in the server; its table takes a quarter
   ASSERT_TRUE(limit.ok()) << "cannot raise RLIMIT_NOFILE to 4096";
-  MetricsServerOptions options;
-  options.request_deadline = std::chrono::seconds(60);
-  auto server = StartOrDie([] { return std::string(kBody); }, options);
+  auto server = StartBodyServer(std::chrono::seconds(60));
   ASSERT_NE(server, nullptr);
   std::vector<int> idle;
   Status s = OpenIdle(server->port(), 500, &idle);
@@ -320,9 +325,7 @@ TEST(MetricsServerTest, ScrapesSucceedBeside500IdleConnections) {
 }
 
 TEST(MetricsServerTest, FullTableClosesTheOldestConnection) {
-  MetricsServerOptions options;
-  options.max_connections = 4;
-  auto server = StartOrDie([] { return std::string(kBody); }, options);
+  auto server = StartBodyServer(std::chrono::seconds(5), 4);
   ASSERT_NE(server, nullptr);
   std::vector<int> idle;
   Status s = OpenIdle(server->port(), 4, &idle);
@@ -336,9 +339,7 @@ TEST(MetricsServerTest, FullTableClosesTheOldestConnection) {
 // A client that sends a byte every 50 ms never goes idle, but its request head never
 // ends: the server closes it at the 300 ms deadline (the loop gives up after 10 s).
 TEST(MetricsServerTest, DeadlineClosesAClientThatKeepsSending) {
-  MetricsServerOptions options;
-  options.request_deadline = std::chrono::milliseconds(300);
-  auto server = StartOrDie([] { return std::string(kBody); }, options);
+  auto server = StartBodyServer(std::chrono::milliseconds(300));
   ASSERT_NE(server, nullptr);
   auto fd = ConnectTcp("127.0.0.1", server->port(), kHangGuardMs, true);
   ASSERT_TRUE(fd.ok()) << fd.status().message();
@@ -359,9 +360,7 @@ TEST(MetricsServerTest, DeadlineClosesAClientThatKeepsSending) {
 // answered stage has a deadline of its own, so the server closes it all the same (the
 // client's send fails once the server has closed and reset it).
 TEST(MetricsServerTest, DeadlineClosesAnAnsweredClientThatNeverCloses) {
-  MetricsServerOptions options;
-  options.request_deadline = std::chrono::milliseconds(300);
-  auto server = StartOrDie([] { return std::string(kBody); }, options);
+  auto server = StartBodyServer(std::chrono::milliseconds(300));
   ASSERT_NE(server, nullptr);
   auto fd = ConnectTcp("127.0.0.1", server->port(), kHangGuardMs, true);
   ASSERT_TRUE(fd.ok()) << fd.status().message();
