@@ -1,13 +1,19 @@
 #include "report/metrics_server.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "core/socket.h"
 #include "report/prometheus.h"
@@ -18,11 +24,13 @@ namespace {
 
 constexpr int kHangGuardMs = 30'000;  // a broken server fails the test instead of hanging it
 
-// Sends `request` (in pieces of `chunk` bytes) and reads until the server closes.
-Result<std::string> Exchange(int port, const std::string& request, size_t chunk = 1 << 20) {
-  auto fd = ConnectTcp("127.0.0.1", port, kHangGuardMs, true);
+// Sends `request` (in pieces of `chunk` bytes) and reads until the server closes, each
+// step bounded by guard_ms.
+Result<std::string> Exchange(int port, const std::string& request, size_t chunk = 1 << 20,
+                             int guard_ms = kHangGuardMs) {
+  auto fd = ConnectTcp("127.0.0.1", port, guard_ms, true);
   if (!fd.ok()) return fd.status();
-  Status s = SetIoTimeout(*fd, kHangGuardMs);
+  Status s = SetIoTimeout(*fd, guard_ms);
   for (size_t off = 0; s.ok() && off < request.size(); off += chunk) {
     s = WriteAll(*fd, request.data() + off, std::min(chunk, request.size() - off));
   }
@@ -56,8 +64,9 @@ HttpResponse Split(const std::string& raw) {
   return r;
 }
 
-std::unique_ptr<MetricsServer> StartOrDie(std::function<std::string()> render) {
-  auto server = MetricsServer::Start("127.0.0.1", 0, std::move(render));
+std::unique_ptr<MetricsServer> StartOrDie(std::function<std::string()> render,
+                                          MetricsServerOptions options = {}) {
+  auto server = MetricsServer::Start("127.0.0.1", 0, std::move(render), options);
   EXPECT_TRUE(server.ok()) << server.status().message();
   return server.ok() ? std::move(server).value() : nullptr;
 }
@@ -123,6 +132,21 @@ TEST(MetricsServerTest, RequestArrivingByteByByte) {
   EXPECT_EQ(Split(*raw).body, "x 1\n");
 }
 
+TEST(MetricsServerTest, BareLineFeeds) {
+  auto server = StartOrDie([] { return std::string("x 1\n"); });
+  ASSERT_NE(server, nullptr);
+  for (const char* request :
+       {"GET /metrics HTTP/1.0\n\n", "GET /metrics HTTP/1.1\nHost: a\n\n",
+        "GET /metrics HTTP/1.1\r\nHost: a\n\n", "GET /metrics HTTP/1.1\nHost: a\r\n\r\n"}) {
+    for (size_t chunk : {size_t{1} << 20, size_t{1}}) {
+      auto raw = Exchange(server->port(), request, chunk);
+      ASSERT_TRUE(raw.ok()) << raw.status().message();
+      EXPECT_EQ(Split(*raw).status_line, "HTTP/1.1 200 OK") << request;
+      EXPECT_EQ(Split(*raw).body, "x 1\n") << request;
+    }
+  }
+}
+
 TEST(MetricsServerTest, OtherRequests) {
   std::atomic<int> renders{0};
   auto server = StartOrDie([&] { return std::to_string(++renders) + "\n"; });
@@ -179,6 +203,183 @@ TEST(MetricsServerTest, StopEndsWithAnIdleClientConnected) {
   auto refused = ConnectTcp("127.0.0.1", server->port(), kHangGuardMs, true);
   EXPECT_FALSE(refused.ok());
   if (refused.ok()) close(*refused);
+}
+
+constexpr char kBody[] = "memstand_up 1\n";
+constexpr int kScrapeGuardMs = 10'000;  // a starved scrape fails instead of waiting on
+
+// GET /metrics `count` times, one after another; returns how many got a 200 with kBody
+// (stops at the first that did not).
+int SuccessfulScrapes(int port, int count) {
+  int ok = 0;
+  for (int i = 0; i < count; ++i) {
+    auto raw = Exchange(port, kGetMetrics, 1 << 20, kScrapeGuardMs);
+    if (!raw.ok() || Split(*raw).status_line != "HTTP/1.1 200 OK" || Split(*raw).body != kBody) {
+      ADD_FAILURE() << "scrape " << i << ": " << (raw.ok() ? *raw : raw.status().message());
+      break;
+    }
+    ++ok;
+  }
+  return ok;
+}
+
+// A server answering /metrics with kBody, with these options.
+std::unique_ptr<MetricsServer> StartBodyServer(std::chrono::milliseconds request_deadline,
+                                               size_t max_connections = 1024) {
+  MetricsServerOptions options;
+  options.request_deadline = request_deadline;
+  options.max_connections = max_connections;
+  return StartOrDie([] { return std::string(kBody); }, options);
+}
+
+// Opens `count` connections to port; appends their descriptors to fds.
+Status OpenIdle(int port, int count, std::vector<int>* fds) {
+  for (int i = 0; i < count; ++i) {
+    auto fd = ConnectTcp("127.0.0.1", port, kHangGuardMs, true);
+    if (!fd.ok()) return fd.status();
+    fds->push_back(*fd);
+  }
+  return Status::OK();
+}
+
+// Whether the server has closed fd: it never sends to a connection that has not
+// finished its request, so anything readable (EOF or a reset) means closed.
+bool ClosedByServer(int fd, int wait_ms = 0) {
+  pollfd p{fd, POLLIN, 0};
+  return poll(&p, 1, wait_ms) > 0;
+}
+
+int CountClosed(const std::vector<int>& fds) {
+  int n = 0;
+  for (int fd : fds) n += ClosedByServer(fd) ? 1 : 0;
+  return n;
+}
+
+void CloseAll(std::vector<int>* fds) {
+  for (int fd : *fds) close(fd);
+  fds->clear();
+}
+
+// Raises the soft RLIMIT_NOFILE to at least `want` (the hard limit too, as root) for
+// the life of the object.
+class FileLimitAtLeast {
+ public:
+  explicit FileLimitAtLeast(rlim_t want) {
+    getrlimit(RLIMIT_NOFILE, &saved_);
+    rlimit raised = saved_;
+    if (raised.rlim_cur < want) raised.rlim_cur = want;
+    if (raised.rlim_max < want) raised.rlim_max = want;
+    ok_ = setrlimit(RLIMIT_NOFILE, &raised) == 0;
+  }
+  ~FileLimitAtLeast() { setrlimit(RLIMIT_NOFILE, &saved_); }
+  bool ok() const { return ok_; }
+
+ private:
+  rlimit saved_{};
+  bool ok_ = false;
+};
+
+// 40 clients (more than the old table of 32) each send a request head one byte every
+// 500 ms while 6 scrapes run; the slow ones are still connected afterwards, so the
+// scrapes succeeded beside them rather than after they were dropped.
+TEST(MetricsServerTest, ScrapesSucceedBesideSlowlorisClients) {
+  auto server = StartBodyServer(std::chrono::seconds(60));  // outlives the test on a slow machine
+  ASSERT_NE(server, nullptr);
+  std::vector<int> slow;
+  Status s = OpenIdle(server->port(), 40, &slow);
+  ASSERT_TRUE(s.ok()) << s.message();
+  std::atomic<bool> done{false};
+  std::thread dribbler([&] {
+    const std::string head = "GET /metrics HTTP/1.1\r\nX-Slow: " + std::string(64, 'a');
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    for (size_t i = 0; i < head.size() && !done && std::chrono::steady_clock::now() < until; ++i) {
+      for (int fd : slow) send(fd, &head[i], 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+      for (int step = 0; step < 10 && !done; ++step) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+  });
+  int ok = 0;
+  for (int round = 0; round < 6 && ok == round; ++round) {
+    ok += SuccessfulScrapes(server->port(), 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  done = true;
+  dribbler.join();
+  EXPECT_EQ(ok, 6);
+  EXPECT_EQ(CountClosed(slow), 0);
+  CloseAll(&slow);
+}
+
+TEST(MetricsServerTest, ScrapesSucceedBeside500IdleConnections) {
+  FileLimitAtLeast limit(4096);  // 500 here, 500 in the server; its table takes a quarter
+  ASSERT_TRUE(limit.ok()) << "cannot raise RLIMIT_NOFILE to 4096";
+  auto server = StartBodyServer(std::chrono::seconds(60));
+  ASSERT_NE(server, nullptr);
+  std::vector<int> idle;
+  Status s = OpenIdle(server->port(), 500, &idle);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(SuccessfulScrapes(server->port(), 5), 5);
+  EXPECT_EQ(CountClosed(idle), 0);
+  CloseAll(&idle);
+}
+
+TEST(MetricsServerTest, FullTableClosesTheOldestConnection) {
+  auto server = StartBodyServer(std::chrono::seconds(5), 4);
+  ASSERT_NE(server, nullptr);
+  std::vector<int> idle;
+  Status s = OpenIdle(server->port(), 4, &idle);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(SuccessfulScrapes(server->port(), 1), 1);
+  EXPECT_TRUE(ClosedByServer(idle[0], kHangGuardMs));  // made room for the scrape
+  for (size_t i = 1; i < idle.size(); ++i) EXPECT_FALSE(ClosedByServer(idle[i])) << i;
+  CloseAll(&idle);
+}
+
+// A client that sends a byte every 50 ms never goes idle, but its request head never
+// ends: the server closes it at the 300 ms deadline (the loop gives up after 10 s).
+TEST(MetricsServerTest, DeadlineClosesAClientThatKeepsSending) {
+  auto server = StartBodyServer(std::chrono::milliseconds(300));
+  ASSERT_NE(server, nullptr);
+  auto fd = ConnectTcp("127.0.0.1", server->port(), kHangGuardMs, true);
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  const std::string head = "GET /metrics HTTP/1.1\r\nX-Slow: " + std::string(200, 'a');
+  int sent = 0;
+  bool closed = false;
+  for (size_t i = 0; i < head.size() && !closed; ++i) {
+    closed = send(*fd, &head[i], 1, MSG_NOSIGNAL) != 1 || ClosedByServer(*fd, 50);
+    if (!closed) ++sent;
+  }
+  EXPECT_TRUE(closed) << "still open after " << sent << " bytes";
+  EXPECT_GE(sent, 1);
+  close(*fd);
+  EXPECT_EQ(SuccessfulScrapes(server->port(), 1), 1);
+}
+
+// After its response a client keeps the connection open and goes on sending: the
+// answered stage has a deadline of its own, so the server closes it all the same (the
+// client's send fails once the server has closed and reset it).
+TEST(MetricsServerTest, DeadlineClosesAnAnsweredClientThatNeverCloses) {
+  auto server = StartBodyServer(std::chrono::milliseconds(300));
+  ASSERT_NE(server, nullptr);
+  auto fd = ConnectTcp("127.0.0.1", server->port(), kHangGuardMs, true);
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  ASSERT_TRUE(SetIoTimeout(*fd, kHangGuardMs).ok());
+  ASSERT_TRUE(WriteAll(*fd, kGetMetrics, sizeof(kGetMetrics) - 1).ok());
+  std::string response;
+  char buf[4096];
+  for (auto n = ReadSome(*fd, buf, sizeof(buf)); n.ok() && *n > 0;
+       n = ReadSome(*fd, buf, sizeof(buf))) {
+    response.append(buf, *n);
+  }
+  EXPECT_EQ(Split(response).body, kBody) << response;
+  int sent = 0;
+  while (sent < 200 && send(*fd, "x", 1, MSG_NOSIGNAL) == 1) {
+    ++sent;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_LT(sent, 200) << "the server never closed the connection";
+  close(*fd);
 }
 
 // Runs `promtool check metrics` on `text`; returns its exit status and output.
