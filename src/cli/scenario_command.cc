@@ -16,6 +16,7 @@
 #include "scenario/mvcc_quota.h"
 #include "scenario/output.h"
 #include "scenario/working_set.h"
+#include "util/output_file.h"
 #include "util/parse.h"
 
 namespace memstand::cli {
@@ -86,6 +87,15 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, Body body) {
       return kExitUsage;
     }
   }
+  std::unique_ptr<OutputFile> json;
+  if (!f.json.empty()) {
+    auto opened = OutputFile::Open("--json", f.json);
+    if (!opened.ok()) {
+      fmt::print(stderr, "memstand: {}\n", opened.status().message());
+      return kExitUsage;
+    }
+    json = std::move(*opened);
+  }
   InstallSignalHandlers();
   ScenarioContext ctx;
   ctx.seed = f.seed;
@@ -104,10 +114,11 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, Body body) {
   PrintScenarioReport(stdout, *report, info);
   std::fflush(stdout);
   int code = report->ExitCode();
-  if (!f.json.empty()) {
-    Status s = WriteFileWhole(f.json, ScenarioJson(*report, info).dump(2) + "\n");
+  if (json != nullptr) {
+    Status s = json->Write(ScenarioJson(*report, info).dump(2) + "\n");
+    if (s.ok()) s = json->Commit();
     if (!s.ok()) {
-      fmt::print(stderr, "memstand: --json: {}\n", s.message());
+      fmt::print(stderr, "memstand: {}\n", s.message());
       code = kExitFailed;
     }
   }

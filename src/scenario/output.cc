@@ -1,15 +1,12 @@
 #include "scenario/output.h"
 
-#include <fcntl.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "report/samples_csv.h"
+#include "util/output_file.h"
 
 namespace memstand {
 namespace {
@@ -75,28 +72,11 @@ nlohmann::json ScenarioJson(const ScenarioReport& r, const ScenarioRunInfo& info
   return j;
 }
 
-Status WriteFileWhole(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::IoError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      close(fd);
-      unlink(tmp.c_str());
-      return Status::IoError(fmt::format("cannot write {}: {}", path, std::strerror(err)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (close(fd) != 0 || rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    unlink(tmp.c_str());
-    return Status::IoError(fmt::format("cannot write {}: {}", path, std::strerror(err)));
-  }
-  return Status::OK();
+Status WriteFileWhole(const std::string& flag, const std::string& path, const std::string& text) {
+  auto file = OutputFile::Open(flag, path);
+  if (!file.ok()) return file.status();
+  Status s = (*file)->Write(text);
+  return s.ok() ? (*file)->Commit() : s;
 }
 
 Status CheckEvidenceDir(const std::string& dir) {
@@ -117,14 +97,14 @@ Status WriteEvidence(const std::string& dir, const ScenarioReport& r, const Scen
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::IoError(fmt::format("--evidence {}: {}", dir, ec.message()));
-  Status s = WriteFileWhole(dir + "/scenario.json", ScenarioJson(r, info).dump(2) + "\n");
+  Status s = WriteFileWhole("--evidence", dir + "/scenario.json", ScenarioJson(r, info).dump(2) + "\n");
   for (const Table& t : r.tables) {
-    if (s.ok()) s = WriteFileWhole(dir + "/" + t.name + ".csv", TableCsv(t));
+    if (s.ok()) s = WriteFileWhole("--evidence", dir + "/" + t.name + ".csv", TableCsv(t));
   }
   for (const auto& [name, content] : r.files) {
     if (!s.ok()) break;
     fs::create_directories(fs::path(dir + "/" + name).parent_path(), ec);
-    s = WriteFileWhole(dir + "/" + name, content);
+    s = WriteFileWhole("--evidence", dir + "/" + name, content);
   }
   std::string readme = fmt::format(
       "memstand scenario evidence: {}\n\nProduced by memstand {} on {}.\nCommand line: {}\n"
@@ -134,7 +114,7 @@ Status WriteEvidence(const std::string& dir, const ScenarioReport& r, const Scen
   for (const Table& t : r.tables) readme += fmt::format("{}.csv  one row per {}\n", t.name, t.columns.at(0));
   readme += "servers/       each server's exact configuration (command line, init files)\n"
             "logs/          the last lines of each server's log, per run\n";
-  if (s.ok()) s = WriteFileWhole(dir + "/README.txt", readme);
+  if (s.ok()) s = WriteFileWhole("--evidence", dir + "/README.txt", readme);
   return s;
 }
 

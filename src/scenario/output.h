@@ -31,10 +31,9 @@ void PrintScenarioReport(std::FILE* out, const ScenarioReport& report, const Sce
 /// the scenario's own fields.
 nlohmann::json ScenarioJson(const ScenarioReport& report, const ScenarioRunInfo& info);
 
-/// Writes `text` to `path` through a temporary file in the same folder, renamed into
-/// place once complete (a killed run leaves no truncated file). IoError naming the
-/// path and errno.
-Status WriteFileWhole(const std::string& path, const std::string& text);
+/// Writes `text` to `path` whole or not at all (util/output_file.h); errors name `flag`,
+/// the path and the errno text.
+Status WriteFileWhole(const std::string& flag, const std::string& path, const std::string& text);
 
 /// Checks an --evidence folder before the run: absent (created later) or an empty
 /// folder. InvalidArgument otherwise (memstand never writes into a folder it did not

@@ -62,11 +62,11 @@ TEST(EvidenceTest, WritesTheJsonTablesFilesAndReadme) {
 
 TEST(WriteFileWholeTest, ReplacesWholeAndLeavesNoTemporaryFile) {
   const std::string dir = NewDir();
-  ASSERT_TRUE(WriteFileWhole(dir + "/out.json", "first").ok());
-  ASSERT_TRUE(WriteFileWhole(dir + "/out.json", "second").ok());
+  ASSERT_TRUE(WriteFileWhole("--json", dir + "/out.json", "first").ok());
+  ASSERT_TRUE(WriteFileWhole("--json", dir + "/out.json", "second").ok());
   EXPECT_EQ(Read(dir + "/out.json"), "second");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
-  Status s = WriteFileWhole(dir + "/missing/out.json", "x");
+  Status s = WriteFileWhole("--json", dir + "/missing/out.json", "x");
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("No such file or directory"), std::string::npos) << s.message();
   fs::remove_all(dir);

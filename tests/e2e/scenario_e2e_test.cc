@@ -1,0 +1,274 @@
+// `memstand scenario` on the real binary against the real servers it stands up itself:
+// outcomes, invariants, ranges over runs, the evidence folder, missing servers, a
+// server killed mid-scenario, SIGINT, and memstand killed with its servers running.
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "e2e/e2e_util.h"
+
+namespace memstand::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Pids whose parent is `parent` and whose name is `name` (from /proc/PID/stat).
+std::set<pid_t> ChildrenNamed(pid_t parent, const std::string& name) {
+  std::set<pid_t> out;
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return out;
+  while (dirent* e = readdir(d)) {
+    const pid_t pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    std::ifstream in("/proc/" + std::string(e->d_name) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), {});
+    const size_t open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    const std::string comm = stat.substr(open + 1, close - open - 1);
+    const pid_t ppid = std::atoi(stat.c_str() + close + 4);  // ") S PPID"
+    if (ppid == parent && comm.starts_with(name)) out.insert(pid);
+  }
+  closedir(d);
+  return out;
+}
+
+// Waits until `pids` are all gone (true) or timeout_s passes.
+bool AllGone(const std::set<pid_t>& pids, double timeout_s) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < until) {
+    bool any = false;
+    for (pid_t p : pids) any |= ProcessExists(p);
+    if (!any) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+const json& Config(const json& doc, const std::string& name) {
+  for (const json& c : doc["configurations"]) {
+    if (c["name"] == name) return c;
+  }
+  static const json kNone;
+  ADD_FAILURE() << "no configuration " << name;
+  return kNone;
+}
+
+void ExpectInvariantsOk(const json& run) {
+  ASSERT_FALSE(run["invariants"].empty());
+  for (const json& i : run["invariants"]) {
+    EXPECT_TRUE(i["ok"].get<bool>()) << i.dump();
+    EXPECT_EQ(i["lhs_value"], i["rhs_value"]) << i.dump();
+  }
+}
+
+TEST(ScenarioE2E, ListNamesEachScenarioAndWhetherItsServersAreInstalled) {
+  Outcome out = RunMemstand({"scenario", "list"});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("working-set"), std::string::npos);
+  EXPECT_NE(out.output.find("mvcc-quota"), std::string::npos);
+  EXPECT_NE(out.output.find("redis: installed"), std::string::npos) << out.output;
+  Outcome help = RunMemstand({"scenario", "run", "working-set", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("--portion"), std::string::npos) << help.output;
+  Outcome unknown = RunMemstand({"scenario", "run", "no-such-scenario"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+}
+
+// The full size of SCENARIOS.md for the Redis configurations: 200,000 records, 8mb.
+TEST(ScenarioE2E, WorkingSetRedisFullSizeEvictsOrRejectsWithInvariantsChecked) {
+  const std::string dir = TempDir();
+  Outcome out = RunMemstand({"scenario", "run", "working-set", "--only", "redis-allkeys-lru,redis-noeviction",
+                             "--json", dir + "/ws.json", "-q"}, 240);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("first eviction detected in ("), std::string::npos) << out.output;
+  json doc = ReadJson(dir + "/ws.json");
+  EXPECT_EQ(doc["scenario"], "working-set");
+  EXPECT_EQ(doc["runs"], 1);
+  EXPECT_EQ(doc["records"], 200000);
+  const json& lru = Config(doc, "redis-allkeys-lru");
+  EXPECT_EQ(lru["outcome"], "evicts");
+  const json& lru_run = lru["runs"][0];
+  ExpectInvariantsOk(lru_run);
+  EXPECT_EQ(lru_run["attempted"], 200000);
+  EXPECT_EQ(lru_run["successful"], 200000);
+  EXPECT_GT(lru_run["evicted"].get<int64_t>(), 0);
+  EXPECT_EQ(lru_run["present"].get<int64_t>(), 200000 - lru_run["evicted"].get<int64_t>());
+  // The exact write lies inside the detected portion interval.
+  const int64_t low = lru_run["detected_in"][0], high = lru_run["detected_in"][1];
+  EXPECT_EQ(high - low, 10000);
+  ASSERT_TRUE(lru_run["exact_point"].is_number()) << lru_run.dump();
+  EXPECT_GT(lru_run["exact_point"].get<int64_t>(), low);
+  EXPECT_LE(lru_run["exact_point"].get<int64_t>(), high);
+  const json& noev = Config(doc, "redis-noeviction");
+  EXPECT_EQ(noev["outcome"], "rejects");
+  const json& noev_run = noev["runs"][0];
+  ExpectInvariantsOk(noev_run);
+  EXPECT_EQ(noev_run["evicted"], 0);
+  EXPECT_EQ(noev_run["successful"].get<int64_t>() + noev_run["rejected"].get<int64_t>(), 200000);
+  EXPECT_NE(noev_run["first_error"].get<std::string>().find("OOM"), std::string::npos);
+  const int64_t first = noev_run["first_rejected_write"];
+  EXPECT_GT(first, noev_run["detected_in"][0].get<int64_t>());
+  EXPECT_LE(first, noev_run["detected_in"][1].get<int64_t>());
+  // Every write before the first rejection was stored (later writes may be stored again
+  // as memory moves: rejections under noeviction are not monotone).
+  EXPECT_GE(noev_run["present"].get<int64_t>(), first - 1);
+}
+
+// Tarantool at full size (memtx rejects past 32 MiB; vinyl keeps all 200,000).
+TEST(ScenarioE2E, WorkingSetTarantoolMemtxRejectsAndVinylKeepsAll) {
+  const std::string dir = TempDir();
+  Outcome out = RunMemstand({"scenario", "run", "working-set", "--only", "tarantool-memtx,tarantool-vinyl",
+                             "--json", dir + "/ws.json", "-q"}, 300);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  json doc = ReadJson(dir + "/ws.json");
+  const json& memtx = Config(doc, "tarantool-memtx");
+  EXPECT_EQ(memtx["outcome"], "rejects");
+  ExpectInvariantsOk(memtx["runs"][0]);
+  EXPECT_NE(memtx["runs"][0]["first_error"].get<std::string>().find("Failed to allocate"), std::string::npos);
+  const json& vinyl = Config(doc, "tarantool-vinyl");
+  EXPECT_EQ(vinyl["outcome"], "keeps all");
+  ExpectInvariantsOk(vinyl["runs"][0]);
+  EXPECT_EQ(vinyl["runs"][0]["present"], 200000);
+  EXPECT_EQ(vinyl["runs"][0]["invariants"].size(), 3u);
+}
+
+TEST(ScenarioE2E, RunsGiveRangesWithTheirNAndTheEvidenceFolder) {
+  const std::string dir = TempDir();
+  const std::string evidence = dir + "/evidence";
+  Outcome out = RunMemstand({"scenario", "run", "working-set", "--only", "redis-allkeys-lru,memcached-8m",
+                             "--records", "50000", "--portion", "5000", "--runs", "2", "--seed", "7",
+                             "--json", dir + "/ws.json", "--evidence", evidence, "-q"}, 240);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("(min median max, N=2)"), std::string::npos) << out.output;
+  json doc = ReadJson(dir + "/ws.json");
+  EXPECT_EQ(doc["runs"], 2);
+  for (const char* name : {"redis-allkeys-lru", "memcached-8m"}) {
+    const json& c = Config(doc, name);
+    EXPECT_EQ(c["outcome"], "evicts");
+    ASSERT_EQ(c["runs"].size(), 2u);
+    for (const json& run : c["runs"]) ExpectInvariantsOk(run);
+    EXPECT_EQ(c["summary"]["evicted"]["n"], 2);
+    EXPECT_EQ(c["failed_runs"], 0);
+  }
+  for (const char* f : {"scenario.json", "configurations.csv", "portions.csv", "invariants.csv", "README.txt",
+                        "servers/redis-allkeys-lru.conf", "servers/memcached-8m.conf",
+                        "logs/redis-allkeys-lru-run2.log"}) {
+    EXPECT_TRUE(fs::exists(evidence + "/" + f)) << f;
+  }
+  std::ifstream csv(evidence + "/configurations.csv");
+  int lines = 0;
+  for (std::string line; std::getline(csv, line);) ++lines;
+  EXPECT_EQ(lines, 1 + 2 * 2);  // header + 2 configurations x 2 runs
+  std::ifstream conf(evidence + "/servers/redis-allkeys-lru.conf");
+  std::string text((std::istreambuf_iterator<char>(conf)), {});
+  EXPECT_NE(text.find("maxmemory-policy"), std::string::npos) << text;
+  EXPECT_EQ(ReadJson(evidence + "/scenario.json")["runs"], 2);
+  // An evidence folder that is not empty is refused before anything runs.
+  Outcome again = RunMemstand({"scenario", "run", "working-set", "--evidence", evidence}, 30);
+  EXPECT_EQ(again.exit_code, 2) << again.output;
+  EXPECT_NE(again.output.find("not empty"), std::string::npos);
+}
+
+TEST(ScenarioE2E, AMissingServerIsARowSayingSoAndThePartialExitCode) {
+  const std::string bin = TempDir();
+  for (const char* prog : {"redis-server", "memcached"}) {
+    auto path = FindExecutable(prog);
+    ASSERT_TRUE(path.ok());
+    fs::create_symlink(*path, bin + "/" + prog);
+  }
+  const std::string saved = std::getenv("PATH");
+  setenv("PATH", bin.c_str(), 1);
+  Outcome out = RunMemstand({"scenario", "run", "working-set", "--only", "redis-allkeys-lru,tarantool-memtx",
+                             "--records", "20000", "--portion", "5000", "-q"}, 120);
+  setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(out.exit_code, 3) << out.output;
+  EXPECT_NE(out.output.find("not run: tarantool is not installed (apt-get install tarantool)"), std::string::npos)
+      << out.output;
+  EXPECT_NE(out.output.find("redis-allkeys-lru run 1: present == successful - evicted"), std::string::npos);
+  EXPECT_NE(out.output.find("partial (exit code 3)"), std::string::npos);
+}
+
+TEST(ScenarioE2E, AServerKilledMidScenarioEndsItsRowWithTheReason) {
+  auto r = Running::Start({"scenario", "run", "working-set", "--only", "redis-allkeys-lru,memcached-8m",
+                           "--pipeline", "1"});
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->WaitForOutput("run 1: redis-allkeys-lru", 60)) << r->OutputSoFar();
+  auto redis = ChildrenNamed(r->pid(), "redis-server");
+  ASSERT_EQ(redis.size(), 1u) << r->OutputSoFar();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill(*redis.begin(), SIGKILL);
+  Outcome out = r->Wait(120);
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_NE(out.output.find("FAILED"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("memcached-8m run 1: present == successful - evicted"), std::string::npos)
+      << out.output;
+}
+
+TEST(ScenarioE2E, SigintWritesTheEvidenceSoFarMarkedPartial) {
+  const std::string dir = TempDir();
+  auto r = Running::Start({"scenario", "run", "working-set", "--only", "redis-allkeys-lru,memcached-8m",
+                           "--evidence", dir + "/ev", "--json", dir + "/ws.json"});
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->WaitForOutput("run 1: memcached-8m", 120)) << r->OutputSoFar();
+  auto servers = ChildrenNamed(r->pid(), "memcached");
+  kill(r->pid(), SIGINT);
+  Outcome out = r->Wait(60);
+  EXPECT_EQ(out.exit_code, 130) << out.output;
+  json doc = ReadJson(dir + "/ev/scenario.json");
+  EXPECT_EQ(doc["verdict"], "interrupted");
+  EXPECT_EQ(doc["partial"], true);
+  EXPECT_EQ(ReadJson(dir + "/ws.json")["verdict"], "interrupted");
+  // The configuration that completed before the signal is in it, checked.
+  ExpectInvariantsOk(Config(doc, "redis-allkeys-lru")["runs"][0]);
+  EXPECT_TRUE(AllGone(servers, 10));
+}
+
+TEST(ScenarioE2E, ServersDieWithAMemstandThatIsKilled) {
+  auto r = Running::Start({"scenario", "run", "working-set", "--only", "redis-allkeys-lru,redis-noeviction"});
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->WaitForOutput("run 1: redis-allkeys-lru", 60)) << r->OutputSoFar();
+  auto servers = ChildrenNamed(r->pid(), "redis-server");
+  ASSERT_EQ(servers.size(), 2u);
+  kill(r->pid(), SIGKILL);
+  r->Wait(30);
+  EXPECT_TRUE(AllGone(servers, 10)) << "a server outlived the memstand that started it";
+}
+
+TEST(ScenarioE2E, MvccQuotaFailsAtTheQuotaRecoversAndComparesWithRedis) {
+  const std::string dir = TempDir();
+  // Scaled down: 8 MiB of quota fills within 20,000 writes of 1 KiB over 1,000 keys.
+  Outcome out = RunMemstand({"scenario", "run", "mvcc-quota", "--quota", "8MiB", "--keys", "1000",
+                             "--writes", "20000", "--portion", "500", "--json", dir + "/m.json", "-q"}, 240);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("specific to this profile and quota"), std::string::npos) << out.output;
+  json doc = ReadJson(dir + "/m.json");
+  const json& etcd = doc["etcd"];
+  ASSERT_TRUE(etcd["first_failed_write"].is_number()) << doc.dump(2);
+  const int64_t first = etcd["first_failed_write"];
+  EXPECT_GT(first, 1);
+  EXPECT_LE(first, 20000);
+  EXPECT_EQ(etcd["successful"].get<int64_t>(), first - 1);
+  EXPECT_EQ(etcd["error"], "etcdserver: mvcc: database space exceeded");
+  EXPECT_EQ(etcd["alarm"], "NOSPACE");
+  EXPECT_GE(etcd["db_size_at_failure"].get<int64_t>(), int64_t{8} << 20);
+  EXPECT_LT(etcd["db_size_after_recovery"].get<int64_t>(), etcd["db_size_at_failure"].get<int64_t>());
+  EXPECT_EQ(etcd["canary_ok"], true);
+  EXPECT_EQ(doc["redis"]["successful"], 20000);
+  EXPECT_EQ(doc["redis"]["errors"], 0);
+  EXPECT_GT(doc["redis"]["used_memory_delta"].get<int64_t>(), 0);
+  EXPECT_GT(doc["ratio"].get<double>(), 1.0);
+  for (const json& i : doc["runs_detail"][0]["invariants"]) EXPECT_TRUE(i["ok"].get<bool>()) << i.dump();
+}
+
+}  // namespace
+}  // namespace memstand::e2e
