@@ -69,8 +69,11 @@ ReplyShape ShapeOf(const std::vector<std::string>& args) {
   using T = resp::Type;
   const std::string name = Lower(args[0]);
   const std::string sub = args.size() > 1 ? Lower(args[1]) : "";
-  if (name == "info" || (name == "cluster" && sub == "info")) return {{T::kBulkString, T::kVerbatim}, ""};
-  if (name == "ping") return args.size() == 1 ? ReplyShape{{T::kSimpleString}, "PONG"} : ReplyShape{{T::kBulkString}, ""};
+  if (name == "info" || (name == "cluster" && sub == "info"))
+    return {{T::kBulkString, T::kVerbatim}, ""};
+  if (name == "ping")
+    return args.size() == 1 ? ReplyShape{{T::kSimpleString}, "PONG"}
+                            : ReplyShape{{T::kBulkString}, ""};
   if (name == "auth" || name == "select" || name == "readonly") return {{T::kSimpleString}, "OK"};
   if (name == "hello") return {{T::kMap, T::kArray}, ""};
   if (name == "dbsize") return {{T::kInteger}, ""};
@@ -89,7 +92,8 @@ Status CheckShape(const std::vector<std::string>& args, const resp::Reply& reply
       std::find(shape.types.begin(), shape.types.end(), reply.type) != shape.types.end();
   if (type_ok && (shape.text.empty() || reply.str == shape.text)) return Status::OK();
   std::string want;
-  for (resp::Type t : shape.types) want += std::string(want.empty() ? "" : " or ") + resp::TypeName(t);
+  for (resp::Type t : shape.types)
+    want += std::string(want.empty() ? "" : " or ") + resp::TypeName(t);
   if (!shape.text.empty()) want += " \"" + shape.text + "\"";
   return Status::Protocol("the reply to " + args[0] + " must be " + want + ", not " +
                           resp::TypeName(reply.type) + " \"" + Printable(received) +
@@ -170,9 +174,8 @@ Status RedisClient::CheckInStep(const std::string& command) {
   auto n = ReadSomeBy(fd_, in_.WritePtr(), kMaxShown, NowNs());
   if (n.ok()) in_.Commit(*n);
   const std::string_view stray(in_.ReadPtr(), std::min(in_.Readable(), kMaxShown));
-  return Broken(Status::Protocol("bytes with no command in flight came before " + command +
-                                 ": \"" + Printable(stray) +
-                                 "\" (replies out of step); connection closed"));
+  return Broken(Status::Protocol("bytes with no command in flight came before " + command + ": \"" +
+                                 Printable(stray) + "\" (replies out of step); connection closed"));
 }
 
 std::string RedisClient::Bound() const {

@@ -217,7 +217,8 @@ TEST(RedisClientPeerTest, SilentPeerTimesOut) {
 }
 
 // Answers PING at once, then serves each later command with `answer`.
-ScriptedPeer::Serve PongThen(std::function<void(PeerConn&, const std::vector<std::string>&)> answer) {
+ScriptedPeer::Serve PongThen(
+    std::function<void(PeerConn&, const std::vector<std::string>&)> answer) {
   return [answer](PeerConn& c) {
     for (auto cmd = c.NextCommand(); cmd; cmd = c.NextCommand()) {
       if ((*cmd)[0] == "PING") {

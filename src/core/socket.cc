@@ -199,7 +199,8 @@ Status WriteAllBy(int fd, const char* data, size_t len, int64_t deadline_ns) {
       continue;
     }
     if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) return Status::IoError(ErrnoMessage("write", errno));
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      return Status::IoError(ErrnoMessage("write", errno));
     Status s = WaitReady(fd, POLLOUT, deadline_ns);
     if (!s.ok()) return s.code() == Status::Code::kTimeout ? Status::Timeout("write timed out") : s;
   }
@@ -211,7 +212,8 @@ Result<size_t> ReadSomeBy(int fd, char* buf, size_t cap, int64_t deadline_ns) {
     const ssize_t n = read(fd, buf, cap);
     if (n >= 0) return static_cast<size_t>(n);
     if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) return Status::IoError(ErrnoMessage("read", errno));
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      return Status::IoError(ErrnoMessage("read", errno));
     Status s = WaitReady(fd, POLLIN, deadline_ns);
     if (!s.ok()) return s.code() == Status::Code::kTimeout ? Status::Timeout("read timed out") : s;
   }
@@ -224,7 +226,8 @@ bool HasPendingBytes(int fd) {
 
 int MsUntil(int64_t deadline_ns) {
   const int64_t left = deadline_ns - NowNs();
-  return left <= 0 ? 1 : static_cast<int>(std::min<int64_t>((left + 999'999) / 1'000'000, INT32_MAX));
+  return left <= 0 ? 1
+                   : static_cast<int>(std::min<int64_t>((left + 999'999) / 1'000'000, INT32_MAX));
 }
 
 }  // namespace memstand

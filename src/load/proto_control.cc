@@ -286,8 +286,8 @@ Result<std::map<std::string, int64_t>> ProtoControl::IprotoCounters() {
   iproto::Value data = reader.TakeData();
   std::map<std::string, int64_t> c;
   if (data.items().empty() || data.items()[0].type() != iproto::Value::Type::kMap) {
-    return Broken(Status::Protocol("box.stat() on " + target_.Display() + ": not a map: " +
-                                   ToString(data)));
+    return Broken(
+        Status::Protocol("box.stat() on " + target_.Display() + ": not a map: " + ToString(data)));
   }
   const auto& kv = data.items()[0].items();
   for (size_t i = 0; i + 1 < kv.size(); i += 2) {

@@ -83,7 +83,7 @@ class ProtoControl {
   RedisTarget target_;
   int timeout_ms_ = 5000;
   uint64_t shared_store_id_ = 0;
-  int fd_ = -1;           // non-blocking; -1 once broken (closed)
+  int fd_ = -1;              // non-blocking; -1 once broken (closed)
   int64_t deadline_ns_ = 0;  // of the exchange under way
   bool in_setup_ = false;    // Connect's exchange: the deadline counts from the connect
   Status broken_;

@@ -133,10 +133,11 @@ TEST(ProtoControlTest, IprotoReplyWithAnotherSyncIsOutOfStep) {
       iproto::Encode(Value::Map({{Value::Uint(iproto::kRequestTypeKey), Value::Uint(0)},
                                  {Value::Uint(iproto::kSyncKey), Value::Uint(77)},
                                  {Value::Uint(iproto::kSchemaVersionKey), Value::Uint(80)}})) +
-      iproto::Encode(Value::Map(
-          {{Value::Uint(iproto::kDataKey), Value::Array({Value::Uint(512)})}}));
+      iproto::Encode(
+          Value::Map({{Value::Uint(iproto::kDataKey), Value::Array({Value::Uint(512)})}}));
   std::string reply = "\xce";
-  for (int shift = 24; shift >= 0; shift -= 8) reply += static_cast<char>((payload.size() >> shift) & 0xff);
+  for (int shift = 24; shift >= 0; shift -= 8)
+    reply += static_cast<char>((payload.size() >> shift) & 0xff);
   reply += payload;
   ScriptedPeer peer([&](PeerConn& c) {
     c.Write(greeting);

@@ -98,7 +98,7 @@ struct Worker::Conn {
   bool want_write = false;
   bool flush_queued = false;
   std::vector<std::string> setup_names;  // setup commands awaiting replies, in order
-  int64_t setup_deadline_ns = 0;  // connect + set-up by then (--connect-timeout)
+  int64_t setup_deadline_ns = 0;         // connect + set-up by then (--connect-timeout)
   // Protocols other than RESP: the reply reader; IPROTO: `ring` is a slot table
   // indexed by sync & (size - 1), slot_sync[i] the sync in flight there (0: free).
   std::unique_ptr<ProtoReader> proto;
@@ -770,8 +770,10 @@ void Worker::CheckTimeouts(int64_t now) {
   for (auto& c : conns_) {
     if (c->state == Conn::State::kClosed) continue;
     const bool setup = c->state != Conn::State::kRunning;
-    const int64_t request = c->count == 0 ? INT64_MAX
-        : (proto_ == Protocol::kIproto ? OldestSent(*c) : c->ring[c->head].sent_ns) + limit;
+    const int64_t request =
+        c->count == 0
+            ? INT64_MAX
+            : (proto_ == Protocol::kIproto ? OldestSent(*c) : c->ring[c->head].sent_ns) + limit;
     if (setup && now >= c->setup_deadline_ns) {
       Fail(*c, Status::Timeout("connection setup to " + Peer(*c) +
                                " did not finish within --connect-timeout " +

@@ -117,9 +117,9 @@ TEST_P(LateReplyE2E, AReplyPastTheDeadlineTimesOut) {
     if (c.index() == 1 && n == 0) c.Sleep(160);
     return c.Write("+OK\r\n");
   }));
-  std::vector<std::string> args = {"run", "--target", Url(peer), "--io", io,
-                                   "--request-timeout", "120ms", "-c", "2", "-n", "400",
-                                   "--command", "set __key__ __data__", "-q"};
+  std::vector<std::string> args = {
+      "run", "--target", Url(peer), "--io", io,          "--request-timeout",    "120ms",
+      "-c",  "2",        "-n",      "400",  "--command", "set __key__ __data__", "-q"};
   if (open_loop) args.insert(args.end(), {"--rate", "1000"});
   Outcome out = RunMemstand(args, 30);
   EXPECT_EQ(out.exit_code, 1) << out.output;

@@ -85,7 +85,7 @@ class ScriptedPeer {
   std::atomic<int> accepted_{0};
   std::atomic<int> served_{0};
   std::mutex mu_;
-  std::vector<int> fds_;  // accepted, guarded by mu_
+  std::vector<int> fds_;              // accepted, guarded by mu_
   std::vector<std::thread> threads_;  // serving, guarded by mu_
   std::thread acceptor_;
 };
