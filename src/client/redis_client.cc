@@ -6,6 +6,7 @@
 #include <cctype>
 #include <string_view>
 
+#include "core/clock.h"
 #include "core/socket.h"
 
 namespace memstand {
@@ -56,6 +57,49 @@ std::vector<std::vector<std::string>> HandshakeCommands(const RedisClientOptions
   return steps;
 }
 
+// What the reply to a command of the control paths must be, besides an error reply:
+// one of `types`, and `text` when it is not empty. No types: anything (a command a
+// caller sends for its own reasons).
+struct ReplyShape {
+  std::vector<resp::Type> types;
+  std::string text;
+};
+
+ReplyShape ShapeOf(const std::vector<std::string>& args) {
+  using T = resp::Type;
+  const std::string name = Lower(args[0]);
+  const std::string sub = args.size() > 1 ? Lower(args[1]) : "";
+  if (name == "info" || (name == "cluster" && sub == "info"))
+    return {{T::kBulkString, T::kVerbatim}, ""};
+  if (name == "ping")
+    return args.size() == 1 ? ReplyShape{{T::kSimpleString}, "PONG"}
+                            : ReplyShape{{T::kBulkString}, ""};
+  if (name == "auth" || name == "select" || name == "readonly") return {{T::kSimpleString}, "OK"};
+  if (name == "hello") return {{T::kMap, T::kArray}, ""};
+  if (name == "dbsize") return {{T::kInteger}, ""};
+  if ((name == "cluster" && sub == "slots") || (name == "config" && sub == "get")) {
+    return {{T::kArray, T::kMap}, ""};
+  }
+  return {};
+}
+
+// OK when `reply` can answer `args`; else a Protocol error naming both.
+Status CheckShape(const std::vector<std::string>& args, const resp::Reply& reply,
+                  const std::string& received) {
+  const ReplyShape shape = ShapeOf(args);
+  if (shape.types.empty() || reply.is_error()) return Status::OK();
+  const bool type_ok =
+      std::find(shape.types.begin(), shape.types.end(), reply.type) != shape.types.end();
+  if (type_ok && (shape.text.empty() || reply.str == shape.text)) return Status::OK();
+  std::string want;
+  for (resp::Type t : shape.types)
+    want += std::string(want.empty() ? "" : " or ") + resp::TypeName(t);
+  if (!shape.text.empty()) want += " \"" + shape.text + "\"";
+  return Status::Protocol("the reply to " + args[0] + " must be " + want + ", not " +
+                          resp::TypeName(reply.type) + " \"" + Printable(received) +
+                          "\" (replies out of step); connection closed");
+}
+
 }  // namespace
 
 Result<std::unique_ptr<RedisClient>> RedisClient::Connect(const RedisClientOptions& options) {
@@ -64,50 +108,82 @@ Result<std::unique_ptr<RedisClient>> RedisClient::Connect(const RedisClientOptio
                                    std::to_string(options.resp));
   }
   if (options.timeout_ms <= 0) return Status::InvalidArgument("timeout_ms must be positive");
+  const int64_t deadline = NowNs() + int64_t{options.timeout_ms} * 1'000'000;
   auto fd = ConnectTcp(options.host, options.port, options.timeout_ms, /*blocking=*/true);
   if (!fd.ok()) return fd.status().WithContext("connect to redis");
   std::unique_ptr<RedisClient> client(new RedisClient(*fd, options.timeout_ms));
-  Status s = SetIoTimeout(*fd, options.timeout_ms);
-  if (s.ok()) s = client->Handshake(options);
+  Status s = SetNonBlocking(*fd, true);
+  if (s.ok()) s = client->Handshake(options, deadline);
   if (s.code() == Status::Code::kServer) return s;
   if (!s.ok())
     return s.WithContext("redis at " + options.host + ":" + std::to_string(options.port));
   return client;
 }
 
-RedisClient::~RedisClient() { close(fd_); }
+RedisClient::~RedisClient() {
+  if (fd_ >= 0) close(fd_);
+}
 
-Status RedisClient::Handshake(const RedisClientOptions& options) {
+// Every set-up command within the deadline counted from the connect.
+Status RedisClient::Handshake(const RedisClientOptions& options, int64_t deadline_ns) {
+  in_setup_ = true;
   for (const auto& args : HandshakeCommands(options)) {
-    Status s = HandshakeStep(args);
+    Status s = HandshakeStep(args, deadline_ns);
     if (!s.ok()) return s;
   }
+  in_setup_ = false;
   return Status::OK();
 }
 
-Status RedisClient::HandshakeStep(const std::vector<std::string>& args) {
-  auto reply = Command(args);
+Status RedisClient::HandshakeStep(const std::vector<std::string>& args, int64_t deadline_ns) {
+  auto reply = Exchange(args, deadline_ns);
   if (!reply.ok()) return reply.status().WithContext(args[0]);
   if (reply->is_error()) return Status::Server(reply->str);
   return Status::OK();
 }
 
 Result<resp::Reply> RedisClient::Command(const std::vector<std::string>& args) {
+  return Exchange(args, NowNs() + int64_t{timeout_ms_} * 1'000'000);
+}
+
+Result<resp::Reply> RedisClient::Exchange(const std::vector<std::string>& args,
+                                          int64_t deadline_ns) {
   if (!broken_.ok()) return broken_;
   if (args.empty()) return Status::InvalidArgument("empty command");
+  Status s = CheckInStep(args[0]);
+  if (!s.ok()) return s;
   const std::vector<std::string_view> views(args.begin(), args.end());
   Buffer out(256);
   resp::AppendCommand(&out, views);
-  Status s = WriteAll(fd_, out.ReadPtr(), out.Readable());
-  if (s.code() == Status::Code::kTimeout) {
-    s = Status::Timeout("could not send within " + std::to_string(timeout_ms_) + " ms");
-  }
+  s = WriteAllBy(fd_, out.ReadPtr(), out.Readable(), deadline_ns);
+  if (s.code() == Status::Code::kTimeout) s = Status::Timeout("could not send within " + Bound());
   if (!s.ok()) return Broken(s);
   ++sent_[Lower(args[0])];
-  return ReadReply();
+  auto reply = ReadReply(deadline_ns);
+  if (!reply.ok()) return reply;
+  s = CheckShape(args, *reply, received_);
+  if (!s.ok()) return Broken(s);
+  return reply;
 }
 
-Result<resp::Reply> RedisClient::ReadReply() {
+// One command at a time: bytes that came before this command was sent answer none of
+// ours (a reply to an earlier one, or a second reply to it).
+Status RedisClient::CheckInStep(const std::string& command) {
+  if (in_.Readable() == 0 && !HasPendingBytes(fd_)) return Status::OK();
+  in_.EnsureWritable(kMaxShown);
+  auto n = ReadSomeBy(fd_, in_.WritePtr(), kMaxShown, NowNs());
+  if (n.ok()) in_.Commit(*n);
+  const std::string_view stray(in_.ReadPtr(), std::min(in_.Readable(), kMaxShown));
+  return Broken(Status::Protocol("bytes with no command in flight came before " + command + ": \"" +
+                                 Printable(stray) + "\" (replies out of step); connection closed"));
+}
+
+std::string RedisClient::Bound() const {
+  return std::to_string(timeout_ms_) + " ms" +
+         (in_setup_ ? " of connecting (the connect and the set-up commands together)" : "");
+}
+
+Result<resp::Reply> RedisClient::ReadReply(int64_t deadline_ns) {
   received_.clear();
   for (;;) {
     if (in_.Readable() > 0) {
@@ -123,9 +199,9 @@ Result<resp::Reply> RedisClient::ReadReply() {
       }
     }
     in_.EnsureWritable(kReadChunk);
-    auto n = ReadSome(fd_, in_.WritePtr(), in_.Writable());
+    auto n = ReadSomeBy(fd_, in_.WritePtr(), in_.Writable(), deadline_ns);
     if (!n.ok() && n.status().code() == Status::Code::kTimeout) {
-      return Broken(Status::Timeout("no reply within " + std::to_string(timeout_ms_) + " ms"));
+      return Broken(Status::Timeout("no reply within " + Bound()));
     }
     if (!n.ok()) return Broken(n.status());
     if (*n == 0) {
@@ -136,8 +212,11 @@ Result<resp::Reply> RedisClient::ReadReply() {
   }
 }
 
+// Closes the connection for good: whatever the server sends later answers nothing.
 Status RedisClient::Broken(Status s) {
-  broken_ = Status(s).WithContext("connection unusable after an earlier error");
+  broken_ = Status(s).WithContext("connection closed after an earlier error");
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
   return s;
 }
 

@@ -1,6 +1,8 @@
 // A blocking RESP client for control paths (setup, INFO, CONFIG, DBSIZE, cross-checks),
-// never for the load path. One connection, one command at a time, every read and write
-// bounded by the timeout. Not thread-safe.
+// never for the load path. One connection, one command at a time: the connect and its
+// set-up commands share one deadline, and each later command (its write and its whole
+// reply) has one of its own. A connection that times out or gets a reply out of step
+// is closed and never used again. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +24,9 @@ struct RedisClientOptions {
   std::string password;   // empty: no AUTH
   int db = 0;             // SELECTed after connecting when not 0
   int resp = 2;           // 2, or 3 to switch with HELLO 3
-  int timeout_ms = 5000;  // bounds the connect and every read and write
+  /// Bounds the connect and the set-up commands together (one deadline from the
+  /// connect on), then each later command with its whole reply.
+  int timeout_ms = 5000;
 };
 
 class RedisClient {
@@ -38,9 +42,14 @@ class RedisClient {
   RedisClient(const RedisClient&) = delete;
   RedisClient& operator=(const RedisClient&) = delete;
 
-  /// Sends one command and waits for its reply. An error reply is returned as a Reply
-  /// (is_error()); I/O failures, timeouts and protocol errors are a Status, after
-  /// which the connection is unusable and every later call fails.
+  /// Sends one command and waits for its reply, within timeout_ms in all. An error
+  /// reply is returned as a Reply (is_error()). I/O failures, timeouts, protocol errors
+  /// and replies out of step are a Status, after which the connection is closed and
+  /// every later call fails without sending. Out of step: bytes that arrived before
+  /// the command was sent, or a reply of a kind the command never gives (the control
+  /// paths' commands are checked: INFO and CLUSTER INFO a bulk or verbatim string,
+  /// PING PONG, AUTH/SELECT/READONLY OK, HELLO a map, DBSIZE an integer, CLUSTER SLOTS
+  /// and CONFIG GET an array); a Protocol error naming the command and what came.
   /// REQUIRES: !args.empty().
   Result<resp::Reply> Command(const std::vector<std::string>& args);
 
@@ -50,13 +59,17 @@ class RedisClient {
 
  private:
   RedisClient(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {}
-  Status Handshake(const RedisClientOptions& options);
-  Status HandshakeStep(const std::vector<std::string>& args);
-  Result<resp::Reply> ReadReply();
+  Status Handshake(const RedisClientOptions& options, int64_t deadline_ns);
+  Status HandshakeStep(const std::vector<std::string>& args, int64_t deadline_ns);
+  Result<resp::Reply> Exchange(const std::vector<std::string>& args, int64_t deadline_ns);
+  Status CheckInStep(const std::string& command);
+  Result<resp::Reply> ReadReply(int64_t deadline_ns);
+  std::string Bound() const;
   Status Broken(Status s);
 
-  int fd_;
+  int fd_;  // non-blocking; -1 once broken (closed)
   int timeout_ms_;
+  bool in_setup_ = false;  // the handshake runs: its deadline counts from the connect
   Status broken_;  // not OK once the connection is unusable
   resp::Reader reader_{resp::Reader::Mode::kFull};
   Buffer in_{4096};       // bytes read and not yet parsed

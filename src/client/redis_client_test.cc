@@ -4,11 +4,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <functional>
-#include <thread>
 
 #include "client/redis_info.h"
 #include "core/socket.h"
+#include "peer/peer_util.h"
 #include "stand/local_redis.h"
 
 namespace memstand {
@@ -161,40 +162,15 @@ TEST_F(RedisClientTest, SentByCommandMatchesTheServersCommandStats) {
   EXPECT_EQ(stats["get"].rejected_calls, 1);
 }
 
-// A loopback listener that serves one connection with `serve`, on its own thread.
-class OneShotListener {
- public:
-  explicit OneShotListener(std::function<void(int)> serve) {
-    auto fd = ListenTcp("127.0.0.1", 0);
-    EXPECT_TRUE(fd.ok()) << fd.status().message();
-    listen_fd_ = fd.ok() ? *fd : -1;
-    auto port = LocalPort(listen_fd_);
-    port_ = port.ok() ? *port : 0;
-    thread_ = std::thread([this, serve] {
-      int conn = accept(listen_fd_, nullptr, nullptr);
-      if (conn < 0) return;
-      serve(conn);
-      close(conn);
-    });
-  }
-  ~OneShotListener() {
-    shutdown(listen_fd_, SHUT_RDWR);  // wakes accept() if no one connected
-    thread_.join();
-    close(listen_fd_);
-  }
-  int port() const { return port_; }
+using peer_test::Bulk;
+using peer_test::PeerConn;
+using peer_test::ScriptedPeer;
 
- private:
-  int listen_fd_ = -1;
-  int port_ = 0;
-  std::thread thread_;
-};
-
-// Reads until the peer closes its side.
-void Drain(int fd) {
-  char buf[256];
-  while (read(fd, buf, sizeof(buf)) > 0) {
-  }
+RedisClientOptions PeerOptions(const ScriptedPeer& peer, int timeout_ms = 5000) {
+  RedisClientOptions o;
+  o.port = peer.port();
+  o.timeout_ms = timeout_ms;
+  return o;
 }
 
 TEST(RedisClientPeerTest, ClosedPortFailsWithAClearError) {
@@ -211,17 +187,12 @@ TEST(RedisClientPeerTest, ClosedPortFailsWithAClearError) {
 }
 
 TEST(RedisClientPeerTest, HttpServerIsAProtocolError) {
-  OneShotListener http([](int fd) {
-    char buf[64];
-    [[maybe_unused]] ssize_t n = read(fd, buf, sizeof(buf));  // the PING
-    const std::string answer = "HTTP/1.1 400 Bad Request\r\n";
-    [[maybe_unused]] ssize_t w = write(fd, answer.data(), answer.size());
-    shutdown(fd, SHUT_WR);
-    Drain(fd);
+  ScriptedPeer http([](PeerConn& c) {
+    c.ReadSome();  // the PING
+    c.Write("HTTP/1.1 400 Bad Request\r\n");
+    c.WaitClosed();
   });
-  RedisClientOptions options;
-  options.port = http.port();
-  auto c = RedisClient::Connect(options);
+  auto c = RedisClient::Connect(PeerOptions(http));
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), Status::Code::kProtocol);
   EXPECT_NE(c.status().message().find("received \"HTTP/1.1 400 Bad Request\\r\\n\""),
@@ -230,27 +201,119 @@ TEST(RedisClientPeerTest, HttpServerIsAProtocolError) {
 }
 
 TEST(RedisClientPeerTest, PeerThatClosesIsAnIoError) {
-  OneShotListener closer([](int fd) {
-    char buf[64];
-    [[maybe_unused]] ssize_t n = read(fd, buf, sizeof(buf));
-  });
-  RedisClientOptions options;
-  options.port = closer.port();
-  auto c = RedisClient::Connect(options);
+  ScriptedPeer closer([](PeerConn& c) { c.ReadSome(); });
+  auto c = RedisClient::Connect(PeerOptions(closer));
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), Status::Code::kIoError);
   EXPECT_NE(c.status().message().find("closed"), std::string::npos) << c.status().message();
 }
 
 TEST(RedisClientPeerTest, SilentPeerTimesOut) {
-  OneShotListener silent([](int fd) { Drain(fd); });
-  RedisClientOptions options;
-  options.port = silent.port();
-  options.timeout_ms = 100;
-  auto c = RedisClient::Connect(options);
+  ScriptedPeer silent([](PeerConn& c) { c.WaitClosed(); });
+  auto c = RedisClient::Connect(PeerOptions(silent, 100));
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), Status::Code::kTimeout) << c.status().message();
   EXPECT_NE(c.status().message().find("no reply within 100 ms"), std::string::npos);
+}
+
+// Answers PING at once, then serves each later command with `answer`.
+ScriptedPeer::Serve PongThen(
+    std::function<void(PeerConn&, const std::vector<std::string>&)> answer) {
+  return [answer](PeerConn& c) {
+    for (auto cmd = c.NextCommand(); cmd; cmd = c.NextCommand()) {
+      if ((*cmd)[0] == "PING") {
+        c.Write("+PONG\r\n");
+      } else {
+        answer(c, *cmd);
+      }
+    }
+  };
+}
+
+// A peer that dribbles a valid reply one byte every 200 ms: the set-up (connect +
+// PING) has one deadline, not a fresh timeout per read (each byte would meet that).
+TEST(RedisClientPeerTest, DribbledSetUpIsBoundedAsAWhole) {
+  ScriptedPeer dribbler([](PeerConn& c) {
+    while (c.NextCommand()) c.Dribble("+PONG\r\n", 200);
+  });
+  auto c = RedisClient::Connect(PeerOptions(dribbler, 500));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Status::Code::kTimeout) << c.status().message();
+  EXPECT_NE(c.status().message().find("PING: no reply within 500 ms of connecting"),
+            std::string::npos)
+      << c.status().message();
+}
+
+// A command's whole reply has one deadline; after the timeout (in the middle of the
+// reply) the connection is closed, and the rest of the reply is never read as the
+// answer to a later command.
+TEST(RedisClientPeerTest, DribbledReplyTimesOutMidReplyAndCloses) {
+  std::atomic<bool> closed{false};
+  std::atomic<size_t> after{0};
+  ScriptedPeer dribbler(PongThen([&](PeerConn& c, const auto&) {
+    c.Dribble(Bulk("redis_version:7.0.0"), 200);
+    size_t bytes = 0;
+    closed = c.WaitClosed(&bytes);
+    after = bytes;
+  }));
+  auto c = RedisClient::Connect(PeerOptions(dribbler, 500));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto info = (*c)->Command({"INFO", "server"});
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.status().code(), Status::Code::kTimeout);
+  EXPECT_EQ(info.status().message(), "no reply within 500 ms");
+  auto again = (*c)->Command({"PING"});
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find("connection closed after an earlier error"),
+            std::string::npos)
+      << again.status().message();
+  ASSERT_TRUE(dribbler.WaitServed(1));
+  EXPECT_TRUE(closed.load());
+  EXPECT_EQ(after.load(), 0u);  // the PING after the timeout was never sent
+}
+
+// +PONG where INFO's reply belongs: replies out of step, a Protocol error naming both,
+// and the connection closed (the peer sees its end, and no further command).
+TEST(RedisClientPeerTest, PongForInfoIsAProtocolErrorAndCloses) {
+  std::atomic<bool> closed{false};
+  std::atomic<size_t> after{1};
+  ScriptedPeer peer(PongThen([&](PeerConn& c, const auto&) {
+    c.Write("+PONG\r\n");
+    size_t bytes = 0;
+    closed = c.WaitClosed(&bytes);
+    after = bytes;
+  }));
+  {
+    auto c = RedisClient::Connect(PeerOptions(peer));
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    auto info = (*c)->Command({"INFO", "all"});
+    ASSERT_FALSE(info.ok());
+    EXPECT_EQ(info.status().code(), Status::Code::kProtocol);
+    EXPECT_EQ(info.status().message(),
+              "the reply to INFO must be bulk-string or verbatim-string, not simple-string "
+              "\"+PONG\\r\\n\" (replies out of step); connection closed");
+    EXPECT_FALSE((*c)->Command({"INFO", "all"}).ok());
+    EXPECT_EQ((*c)->sent_by_command().at("info"), 1);
+  }
+  ASSERT_TRUE(peer.WaitServed(1));
+  EXPECT_TRUE(closed.load());
+  EXPECT_EQ(after.load(), 0u);
+}
+
+// Two replies to one command: the second is out of step, found before the next command
+// is sent rather than taken as its reply.
+TEST(RedisClientPeerTest, ASecondReplyIsOutOfStep) {
+  ScriptedPeer peer([](PeerConn& c) {
+    for (auto cmd = c.NextCommand(); cmd; cmd = c.NextCommand()) c.Write("+PONG\r\n+PONG\r\n");
+  });
+  auto c = RedisClient::Connect(PeerOptions(peer));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto again = (*c)->Command({"PING"});
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), Status::Code::kProtocol);
+  EXPECT_EQ(again.status().message(),
+            "bytes with no command in flight came before PING: \"+PONG\\r\\n\" (replies out of "
+            "step); connection closed");
 }
 
 TEST(RedisClientPeerTest, BadOptionsAreInvalidArguments) {

@@ -8,9 +8,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
+#include <ctime>
 #include <memory>
+
+#include "core/clock.h"
 
 namespace memstand {
 
@@ -72,23 +77,32 @@ Result<AddrInfoPtr> Resolve(const std::string& host, int port, bool passive) {
   return AddrInfoPtr(res);
 }
 
-// Waits until fd is writable or timeout_ms passes.
-Status WaitConnected(int fd, int timeout_ms) {
-  pollfd p{fd, POLLOUT, 0};
-  int rc;
-  do {
-    rc = poll(&p, 1, timeout_ms);
-  } while (rc < 0 && errno == EINTR);
-  if (rc < 0) return Status::IoError(ErrnoMessage("poll", errno));
-  if (rc == 0) {
-    return Status::Timeout("connect timed out after " + std::to_string(timeout_ms) + " ms");
+// Waits until fd is ready for `events` or deadline_ns passes: OK, Timeout, IoError.
+Status WaitReady(int fd, short events, int64_t deadline_ns) {
+  pollfd p{fd, events, 0};
+  for (;;) {
+    const int64_t left = deadline_ns - NowNs();
+    if (left <= 0) return Status::Timeout("deadline passed");
+    timespec ts{static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000)};
+    const int rc = ppoll(&p, 1, &ts, nullptr);
+    if (rc > 0) return Status::OK();
+    if (rc < 0 && errno != EINTR) return Status::IoError(ErrnoMessage("poll", errno));
   }
-  return FinishConnect(fd);
+}
+
+// Waits until fd is connected (writable) for up to wait_ms; `bound_ms` names the limit.
+Status WaitConnected(int fd, int wait_ms, int bound_ms) {
+  Status s = WaitReady(fd, POLLOUT, NowNs() + int64_t{wait_ms} * 1'000'000);
+  if (s.code() == Status::Code::kTimeout) {
+    return Status::Timeout("connect timed out after " + std::to_string(bound_ms) + " ms");
+  }
+  return s.ok() ? FinishConnect(fd) : s;
 }
 
 }  // namespace
 
 Result<int> ConnectTcp(const std::string& host, int port, int timeout_ms, bool blocking) {
+  const int64_t deadline = NowNs() + int64_t{timeout_ms} * 1'000'000;  // for all addresses
   auto ai = Resolve(host, port, false);
   if (!ai.ok()) return ai.status();
   Status last = Status::IoError("no address for " + host);
@@ -103,7 +117,7 @@ Result<int> ConnectTcp(const std::string& host, int port, int timeout_ms, bool b
       s = Status::IoError(ErrnoMessage("connect", errno));
     }
     if (s.ok() && blocking) {
-      s = WaitConnected(fd, timeout_ms);
+      s = WaitConnected(fd, MsUntil(deadline), timeout_ms);
       if (s.ok()) s = SetNonBlocking(fd, false);
     }
     if (s.ok()) return fd;
@@ -174,6 +188,46 @@ Result<size_t> ReadSome(int fd, char* buf, size_t cap) {
     if (errno == EAGAIN || errno == EWOULDBLOCK) return Status::Timeout("read timed out");
     return Status::IoError(ErrnoMessage("read", errno));
   }
+}
+
+Status WriteAllBy(int fd, const char* data, size_t len, int64_t deadline_ns) {
+  while (len > 0) {
+    const ssize_t n = send(fd, data, len, MSG_NOSIGNAL);  // a closed peer: EPIPE, no signal
+    if (n >= 0) {
+      data += n;
+      len -= static_cast<size_t>(n);
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      return Status::IoError(ErrnoMessage("write", errno));
+    Status s = WaitReady(fd, POLLOUT, deadline_ns);
+    if (!s.ok()) return s.code() == Status::Code::kTimeout ? Status::Timeout("write timed out") : s;
+  }
+  return Status::OK();
+}
+
+Result<size_t> ReadSomeBy(int fd, char* buf, size_t cap, int64_t deadline_ns) {
+  for (;;) {
+    const ssize_t n = read(fd, buf, cap);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      return Status::IoError(ErrnoMessage("read", errno));
+    Status s = WaitReady(fd, POLLIN, deadline_ns);
+    if (!s.ok()) return s.code() == Status::Code::kTimeout ? Status::Timeout("read timed out") : s;
+  }
+}
+
+bool HasPendingBytes(int fd) {
+  char c;
+  return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+int MsUntil(int64_t deadline_ns) {
+  const int64_t left = deadline_ns - NowNs();
+  return left <= 0 ? 1
+                   : static_cast<int>(std::min<int64_t>((left + 999'999) / 1'000'000, INT32_MAX));
 }
 
 }  // namespace memstand

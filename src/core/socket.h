@@ -2,6 +2,8 @@
 // (METHOD.md rule 12: Nagle + delayed ACK once added ~40 ms to every write).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "util/status.h"
@@ -33,6 +35,18 @@ Status SetIoTimeout(int fd, int timeout_ms);
 /// Sends all bytes (blocking socket). Reads into buf; 0 means the peer closed.
 Status WriteAll(int fd, const char* data, size_t len);
 Result<size_t> ReadSome(int fd, char* buf, size_t cap);
+
+/// The same on a non-blocking socket, each bounded by one deadline (NowNs()'s clock)
+/// rather than a fresh timeout per system call, so a peer that dribbles a byte at a
+/// time cannot stretch it: Status::Timeout once the deadline passes. Writes raise no
+/// SIGPIPE.
+Status WriteAllBy(int fd, const char* data, size_t len, int64_t deadline_ns);
+Result<size_t> ReadSomeBy(int fd, char* buf, size_t cap, int64_t deadline_ns);
+/// Whether bytes are waiting to be read on a socket (not counting a close), without
+/// reading them.
+bool HasPendingBytes(int fd);
+/// Milliseconds from now to deadline_ns, rounded up; at least 1.
+int MsUntil(int64_t deadline_ns);
 
 /// "what: strerror(errno)".
 std::string ErrnoMessage(const std::string& what, int err);

@@ -70,12 +70,15 @@ Result<std::unique_ptr<ProtoControl>> ProtoControl::Connect(Protocol p, const Re
   c->protocol_ = p;
   c->target_ = target;
   c->timeout_ms_ = timeout_ms;
+  c->deadline_ns_ = NowNs() + int64_t{timeout_ms} * 1'000'000;
+  c->in_setup_ = true;
   auto fd = ConnectTcp(target.host, target.port, timeout_ms, true);
   if (!fd.ok()) return fd.status().WithContext("cannot use " + target.Display());
   c->fd_ = *fd;
-  Status s = SetIoTimeout(c->fd_, timeout_ms);
+  Status s = SetNonBlocking(c->fd_, true);
   if (s.ok()) s = c->Handshake();
   if (!s.ok()) return s;
+  c->in_setup_ = false;
   return c;
 }
 
@@ -83,9 +86,48 @@ ProtoControl::~ProtoControl() {
   if (fd_ >= 0) close(fd_);
 }
 
+Status ProtoControl::Begin() {
+  if (!broken_.ok()) return broken_;
+  deadline_ns_ = NowNs() + int64_t{timeout_ms_} * 1'000'000;
+  return Status::OK();
+}
+
+// Closes the connection for good: whatever the server sends later answers nothing.
+Status ProtoControl::Broken(Status s) {
+  if (broken_.ok()) {
+    broken_ = s.WithContext("control connection to " + target_.Display() +
+                            " closed after an earlier error");
+  }
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  return s;
+}
+
+std::string ProtoControl::Bound() const {
+  return std::to_string(timeout_ms_) + " ms" +
+         (in_setup_ ? " of connecting (the connect and the set-up exchange together)" : "");
+}
+
+// One request at a time: bytes that came before a request answer none of ours.
+Status ProtoControl::CheckInStep() const {
+  if (!HasPendingBytes(fd_)) return Status::OK();
+  return Status::Protocol("bytes with no request in flight came from " + target_.Display() +
+                          " (replies out of step); connection closed");
+}
+
+template <class Reader>
+Status ProtoControl::Exchange(const Buffer& request, Reader* reader) {
+  if (!broken_.ok()) return broken_;
+  Status s = CheckInStep();
+  if (s.ok()) s = WriteAllBy(fd_, request.ReadPtr(), request.Readable(), deadline_ns_);
+  if (s.code() == Status::Code::kTimeout) s = Status::Timeout("could not send within " + Bound());
+  if (s.ok()) s = ReadReply(reader);
+  return s.ok() ? s : Broken(s);
+}
+
 // The error for a server that did not answer as `protocol_` does, naming what it is.
 Status ProtoControl::WrongServer(const std::string& detail) const {
-  std::string other = IdentifyServer(target_.host, target_.port, 1000);
+  std::string other = IdentifyServer(target_.host, target_.port, std::min(timeout_ms_, 1000));
   std::string msg = std::string("--protocol ") + ProtocolName(protocol_) + ": " +
                     target_.Display() + " does not answer as " + ProtocolServer(protocol_) +
                     " (" + detail + ")";
@@ -93,28 +135,39 @@ Status ProtoControl::WrongServer(const std::string& detail) const {
   return Status::Protocol(msg);
 }
 
-Status ProtoControl::Send(std::string_view bytes) {
-  Status s = WriteAll(fd_, bytes.data(), bytes.size());
-  return s.ok() ? s : s.WithContext(target_.Display());
-}
-
+// Reads until one whole reply; bytes after it (a second reply) are out of step.
 template <class Reader>
 Status ProtoControl::ReadReply(Reader* reader) {
   char buf[16 * 1024];
   for (;;) {
-    auto n = ReadSome(fd_, buf, sizeof(buf));
+    auto n = ReadSomeBy(fd_, buf, sizeof(buf), deadline_ns_);
     if (!n.ok()) {
       return n.status().code() == Status::Code::kTimeout
-                 ? Status::Timeout("no reply within " + std::to_string(timeout_ms_) + " ms")
-                 : n.status();
+                 ? Status::Timeout("no reply within " + Bound())
+                 : n.status().WithContext(target_.Display());
     }
     if (*n == 0) return Status::IoError("the connection closed before a reply");
     size_t used = 0;
     auto ev = reader->Feed(buf, *n, &used);
     if (ev == Reader::Event::kProtocolError) return Status::Protocol(reader->error());
+    if (ev == Reader::Event::kReply && used < *n) {
+      return Status::Protocol(std::to_string(*n - used) +
+                              " bytes came after the reply, with no request in flight "
+                              "(replies out of step); connection closed");
+    }
     if (ev == Reader::Event::kReply) return Status::OK();
-    // kNeedMore: the control exchange is one request at a time, so nothing is left over.
   }
+}
+
+// An IPROTO request (sync sync_) and its reply, which must carry the same sync.
+Status ProtoControl::IprotoExchange(const Buffer& request, iproto::Reader* reader) {
+  Status s = Exchange(request, reader);
+  if (s.ok() && reader->summary().sync != sync_) {
+    s = Broken(Status::Protocol("a reply with sync " + std::to_string(reader->summary().sync) +
+                                " to the request with sync " + std::to_string(sync_) +
+                                " (replies out of step); connection closed"));
+  }
+  return s;
 }
 
 Status ProtoControl::Handshake() {
@@ -122,11 +175,13 @@ Status ProtoControl::Handshake() {
     Buffer out;
     memcache::AppendVersion(&out);
     memcache::Reader reader(memcache::Reader::Mode::kFull);
-    Status s = Send(out.View());
-    if (s.ok()) s = ReadReply(&reader);
+    Status s = Exchange(out, &reader);
     if (!s.ok()) return WrongServer("version: " + s.message());
     memcache::Reply r = reader.TakeReply();
-    if (r.kind != memcache::Kind::kVersion) return WrongServer("version: not a VERSION reply");
+    if (r.kind != memcache::Kind::kVersion) {
+      Broken(Status::Protocol("not a VERSION reply"));
+      return WrongServer("version: not a VERSION reply");
+    }
     version_ = r.text;
     return Status::OK();
   }
@@ -134,14 +189,15 @@ Status ProtoControl::Handshake() {
     auto counters = EtcdCounters();
     return counters.ok() ? Status::OK() : counters.status();
   }
-  // IPROTO: the greeting, bounded by the socket's read timeout.
+  // IPROTO: the greeting, by the connect's deadline.
   std::string greeting;
   char buf[iproto::kGreetingSize];
   while (greeting.size() < iproto::kGreetingSize) {
-    auto n = ReadSome(fd_, buf, iproto::kGreetingSize - greeting.size());
+    auto n = ReadSomeBy(fd_, buf, iproto::kGreetingSize - greeting.size(), deadline_ns_);
     if (!n.ok() || *n == 0) {
+      Broken(n.ok() ? Status::IoError("closed") : n.status());
       return WrongServer(n.ok() ? "closed before sending a greeting"
-                                : "no Tarantool greeting within " + std::to_string(timeout_ms_) + " ms");
+                                : "no Tarantool greeting within " + Bound());
     }
     greeting.append(buf, *n);
   }
@@ -152,8 +208,7 @@ Status ProtoControl::Handshake() {
   Buffer out;
   iproto::AppendAuth(&out, ++sync_, target_.user, iproto::ChapSha1Scramble(target_.password, g->salt));
   iproto::Reader reader;
-  Status s = Send(out.View());
-  if (s.ok()) s = ReadReply(&reader);
+  Status s = IprotoExchange(out, &reader);
   if (!s.ok()) return s.WithContext("AUTH on " + target_.Display());
   ++sent_["AUTH"];
   if (reader.summary().is_error) {
@@ -164,6 +219,8 @@ Status ProtoControl::Handshake() {
 }
 
 Result<std::map<std::string, int64_t>> ProtoControl::Counters() {
+  Status s = Begin();
+  if (!s.ok()) return s;
   switch (protocol_) {
     case Protocol::kMemcache: return MemcacheCounters();
     case Protocol::kEtcd: return EtcdCounters();
@@ -175,10 +232,14 @@ Result<std::map<std::string, int64_t>> ProtoControl::MemcacheCounters() {
   Buffer out;
   memcache::AppendStats(&out);
   memcache::Reader reader(memcache::Reader::Mode::kFull);
-  Status s = Send(out.View());
-  if (s.ok()) s = ReadReply(&reader);
+  Status s = Exchange(out, &reader);
+  memcache::Reply reply = s.ok() ? reader.TakeReply() : memcache::Reply{};
+  if (s.ok() && reply.kind != memcache::Kind::kStats) {
+    s = Broken(Status::Protocol("the reply to stats is not STAT lines but '" + reply.text +
+                                "' (replies out of step); connection closed"));
+  }
   if (!s.ok()) return s.WithContext("stats on " + target_.Display());
-  auto stats = memcache::StatsMap(reader.TakeReply());
+  auto stats = memcache::StatsMap(reply);
   auto num = [&](const char* name) -> int64_t {
     auto it = stats.find(name);
     return it == stats.end() ? 0 : std::strtoll(it->second.c_str(), nullptr, 10);
@@ -199,11 +260,13 @@ Result<std::map<std::string, int64_t>> ProtoControl::EtcdCounters() {
   t.host = target_.host + ":" + std::to_string(target_.port);
   etcd::AppendStatus(&out, t);
   http::ResponseReader reader;
-  Status s = Send(out.View());
-  if (s.ok()) s = ReadReply(&reader);
+  Status s = Exchange(out, &reader);
   if (!s.ok()) return WrongServer("maintenance/status: " + s.message());
   auto sum = etcd::DecodeReply(reader.response().status, reader.response().body);
-  if (!sum.ok()) return WrongServer("maintenance/status: " + sum.status().message());
+  if (!sum.ok()) {
+    Broken(sum.status());
+    return WrongServer("maintenance/status: " + sum.status().message());
+  }
   if (!sum->ok) return WrongServer("maintenance/status: " + sum->error);
   if (version_.empty()) version_ = sum->version;
   shared_store_id_ = sum->cluster_id;
@@ -214,8 +277,7 @@ Result<std::map<std::string, int64_t>> ProtoControl::IprotoCounters() {
   Buffer out;
   iproto::AppendEval(&out, ++sync_, kBoxStatLua, "\x90");
   iproto::Reader reader(iproto::Reader::Mode::kFull);
-  Status s = Send(out.View());
-  if (s.ok()) s = ReadReply(&reader);
+  Status s = IprotoExchange(out, &reader);
   if (!s.ok()) return s.WithContext("box.stat() on " + target_.Display());
   ++sent_["EVAL"];
   if (reader.summary().is_error) {
@@ -224,7 +286,8 @@ Result<std::map<std::string, int64_t>> ProtoControl::IprotoCounters() {
   iproto::Value data = reader.TakeData();
   std::map<std::string, int64_t> c;
   if (data.items().empty() || data.items()[0].type() != iproto::Value::Type::kMap) {
-    return Status::Protocol("box.stat() on " + target_.Display() + ": not a map: " + ToString(data));
+    return Broken(
+        Status::Protocol("box.stat() on " + target_.Display() + ": not a map: " + ToString(data)));
   }
   const auto& kv = data.items()[0].items();
   for (size_t i = 0; i + 1 < kv.size(); i += 2) {
@@ -236,12 +299,13 @@ Result<std::map<std::string, int64_t>> ProtoControl::IprotoCounters() {
 }
 
 Result<uint32_t> ProtoControl::SpaceId(const std::string& name) {
+  Status s = Begin();
+  if (!s.ok()) return s;
   Buffer out;
   iproto::AppendEval(&out, ++sync_, "local s = box.space[...] return s and s.id",
                      iproto::Encode(iproto::Value::Array({iproto::Value::String(name)})));
   iproto::Reader reader(iproto::Reader::Mode::kFull);
-  Status s = Send(out.View());
-  if (s.ok()) s = ReadReply(&reader);
+  s = IprotoExchange(out, &reader);
   if (!s.ok()) return s.WithContext("looking up space '" + name + "' on " + target_.Display());
   ++sent_["EVAL"];
   if (reader.summary().is_error) {

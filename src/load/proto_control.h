@@ -1,7 +1,11 @@
 // A blocking control connection to a memcached, etcd or Tarantool server, beside the
 // load: checks that the server speaks the protocol asked for (naming both protocols
 // when it does not), reads its version, resolves Tarantool space names, and reads the
-// server's own counters before and after the run for the cross-check.
+// server's own counters before and after the run for the cross-check. The connect and
+// the exchange of Connect share one deadline; each later request has one of its own. A
+// connection that times out, fails or gets a reply out of step (bytes before a
+// request, bytes after its reply, an IPROTO reply with another sync, a reply of
+// another kind) is closed and every later call fails without sending.
 #pragma once
 
 #include <cstdint>
@@ -21,14 +25,19 @@
 
 namespace memstand {
 
+namespace iproto {
+class Reader;
+}  // namespace iproto
+
 class ProtoControl {
  public:
   /// Connects and performs one exchange that only the right server answers well:
   /// memcache `version`, etcd maintenance/status, Tarantool greeting (+ AUTH when the
   /// target has a user). A server that speaks another protocol is a Protocol error
   /// naming both ("... speaks Redis (RESP), not memcached (text protocol)"); wrong
-  /// credentials are a Server error with Tarantool's message. Every read is bounded by
-  /// timeout_ms. REQUIRES: p != kResp.
+  /// credentials are a Server error with Tarantool's message. The connect and that
+  /// exchange are bounded by timeout_ms together, each later request (its write and
+  /// its whole reply) by timeout_ms. REQUIRES: p != kResp.
   static Result<std::unique_ptr<ProtoControl>> Connect(Protocol p, const RedisTarget& target,
                                                        int timeout_ms);
   ~ProtoControl();
@@ -69,9 +78,18 @@ class ProtoControl {
 
  private:
   ProtoControl() = default;
-  Status Send(std::string_view bytes);
+  /// Sends a request and reads its reply into *reader by deadline_ns_; any failure
+  /// breaks the connection (Broken).
+  template <class Reader>
+  Status Exchange(const Buffer& request, Reader* reader);
   template <class Reader>
   Status ReadReply(Reader* reader);
+  Status IprotoExchange(const Buffer& request, iproto::Reader* reader);
+  Status CheckInStep() const;
+  /// Starts a request after Connect: its own deadline; the error if the connection broke.
+  Status Begin();
+  Status Broken(Status s);
+  std::string Bound() const;
   Status Handshake();
   Status WrongServer(const std::string& detail) const;
   Result<std::map<std::string, int64_t>> MemcacheCounters();
@@ -82,7 +100,10 @@ class ProtoControl {
   RedisTarget target_;
   int timeout_ms_ = 5000;
   uint64_t shared_store_id_ = 0;
-  int fd_ = -1;
+  int fd_ = -1;              // non-blocking; -1 once broken (closed)
+  int64_t deadline_ns_ = 0;  // of the exchange under way
+  bool in_setup_ = false;    // Connect's exchange: the deadline counts from the connect
+  Status broken_;
   uint64_t sync_ = 0;
   std::string version_;
   std::map<std::string, int64_t> sent_;

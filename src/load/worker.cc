@@ -29,7 +29,7 @@ constexpr uint16_t kAskingCommand = UINT16_MAX - 1;  // ASKING before an ASK red
 constexpr uint8_t kMaxRedirects = 5;  // MOVED/ASK/TRYAGAIN per request, then an error
 constexpr size_t kReadChunk = 256 * 1024;
 constexpr int kMaxEvents = 512;
-constexpr int64_t kTickNs = 100'000'000;  // timeouts and phases checked every 100 ms
+constexpr int64_t kTickNs = 100'000'000;  // whether work is left: checked every 100 ms
 constexpr int64_t kSecondNs = 1'000'000'000;
 constexpr int64_t kMaxWaitNs = 20'000'000;  // the loop's checks run at least this often
 // Open loop, duration mode: a request intended before the end may still leave this
@@ -98,6 +98,7 @@ struct Worker::Conn {
   bool want_write = false;
   bool flush_queued = false;
   std::vector<std::string> setup_names;  // setup commands awaiting replies, in order
+  int64_t setup_deadline_ns = 0;         // connect + set-up by then (--connect-timeout)
   // Protocols other than RESP: the reply reader; IPROTO: `ring` is a slot table
   // indexed by sync & (size - 1), slot_sync[i] the sync in flight there (0: free).
   std::unique_ptr<ProtoReader> proto;
@@ -211,6 +212,8 @@ Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
   c->node = node;
   c->client = &cl;
   c->ring.resize(std::bit_ceil(static_cast<size_t>(std::max<size_t>(depth_, 4))));
+  c->setup_deadline_ns = NowNs() + int64_t{opt_.connect_timeout_ms} * 1'000'000;
+  next_deadline_ns_ = std::min(next_deadline_ns_, c->setup_deadline_ns);
   ++open_conns_;
   Conn* raw = c.get();
   conns_.push_back(std::move(c));
@@ -219,14 +222,6 @@ Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
   Status s = reactor_->Add(raw->fd, Reactor::kWritable, raw->slot);
   if (!s.ok()) return s;
   return raw;
-}
-
-// The target of the first connection not yet set up (for a set-up timeout's message).
-std::string Worker::PendingTarget() const {
-  for (const auto& c : conns_) {
-    if (c->state != Conn::State::kRunning) return Peer(*c);
-  }
-  return opt_.target.Display();
 }
 
 // --cluster: every client gets a connection to `node` (a master a redirect named).
@@ -245,8 +240,8 @@ void Worker::Run() {
     failure_ = s;
     shared_->stop = true;
   }
-  // Establish and set up every connection before the common start.
-  int64_t deadline = NowNs() + int64_t{opt_.connect_timeout_ms} * 1'000'000;
+  // Establish and set up every connection before the common start, each by its own
+  // deadline (CheckTimeouts), the wait bounded by the earliest.
   epoll_event events[kMaxEvents];
   auto all_ready = [&] {
     for (auto& c : conns_) {
@@ -256,14 +251,11 @@ void Worker::Run() {
   };
   while (failure_.ok() && !shared_->stop && !all_ready()) {
     int64_t now = NowNs();
-    if (now > deadline) {
-      failure_ = Status::Timeout("connection setup to " + PendingTarget() +
-                                 " did not finish within --connect-timeout " +
-                                 std::to_string(opt_.connect_timeout_ms) + " ms");
-      shared_->stop = true;
-      break;
-    }
-    int n = reactor_->Wait(events, kMaxEvents, 50);
+    if (now >= next_deadline_ns_) CheckTimeouts(now);
+    if (!failure_.ok()) break;
+    int n = reactor_->WaitNs(events, kMaxEvents, std::min(next_deadline_ns_ - now, kMaxWaitNs));
+    now = NowNs();
+    if (now >= next_deadline_ns_) CheckTimeouts(now);  // bytes after the deadline are late
     for (int i = 0; i < n; ++i) OnEvent(*conns_[events[i].data.u64], events[i].events, now);
     FlushQueued();
   }
@@ -405,6 +397,7 @@ void Worker::Loop() {
   warmup_end_ns_ = start + static_cast<int64_t>(opt_.warmup_s * 1e9);
   if (open_loop_) StartPacers(start);
   if (opt_.warmup_s <= 0) EnterMeasuredPhase(start);
+  CheckTimeouts(start);  // from here on no request's deadline is earlier than next_deadline_ns_
   for (auto& c : clients_) Fill(*c, start);
   FlushQueued();
   epoll_event events[kMaxEvents];
@@ -417,21 +410,24 @@ void Worker::Loop() {
       drain_deadline_ns_ = now + int64_t{opt_.drain_timeout_ms} * 1'000'000;
     }
     if (now >= next_interval_ns_) RollInterval(now, /*last=*/false);
+    if (now >= next_deadline_ns_) CheckTimeouts(now);
     if (now >= next_tick) {
-      CheckTimeouts(now);
       next_tick = now + kTickNs;
       if (!Busy()) break;
     }
     if (stopping_ && now >= drain_deadline_ns_) break;
     if (open_conns_ == 0) break;
+    // The next deadline bounds the wait: a request times out on time, whatever the tick.
+    const int64_t wait_ns =
+        std::min(open_loop_ ? WaitTimeoutNs(now) : kMaxWaitNs, next_deadline_ns_ - now);
     if (uring_) {
-      if (!WaitCompletions(open_loop_ ? WaitTimeoutNs(now) : kMaxWaitNs, &now)) break;
+      if (!WaitCompletions(wait_ns, &now)) break;
     } else {
-      int n = open_loop_ ? reactor_->WaitNs(events, kMaxEvents, WaitTimeoutNs(now))
-                         : reactor_->Wait(events, kMaxEvents, 20);
+      int n = reactor_->WaitNs(events, kMaxEvents, wait_ns);
       ++stats_.wait_calls;
       if (n == 0 && !open_loop_) continue;
       now = NowNs();
+      if (now >= next_deadline_ns_) CheckTimeouts(now);  // replies after the deadline are late
       for (int i = 0; i < n; ++i) OnEvent(*conns_[events[i].data.u64], events[i].events, now);
     }
     if (open_loop_) SendDue(now);
@@ -768,17 +764,33 @@ void Worker::Flush(Conn& c) {
   }
 }
 
+// Fails every connection past a deadline: its set-up's (--connect-timeout) until it
+// runs, then its oldest request's (--request-timeout). next_deadline_ns_ becomes the
+// earliest deadline left; a request sent from now on has none earlier than now + limit.
 void Worker::CheckTimeouts(int64_t now) {
   const int64_t limit = int64_t{opt_.request_timeout_ms} * 1'000'000;
+  int64_t next = now + limit;
   for (auto& c : conns_) {
-    if (c->state == Conn::State::kClosed || c->count == 0) continue;
-    const int64_t oldest = proto_ == Protocol::kIproto ? OldestSent(*c) : c->ring[c->head].sent_ns;
-    if (now - oldest > limit) {
+    if (c->state == Conn::State::kClosed) continue;
+    const bool setup = c->state != Conn::State::kRunning;
+    const int64_t request =
+        c->count == 0
+            ? INT64_MAX
+            : (proto_ == Protocol::kIproto ? OldestSent(*c) : c->ring[c->head].sent_ns) + limit;
+    if (setup && now >= c->setup_deadline_ns) {
+      Fail(*c, Status::Timeout("connection setup to " + Peer(*c) +
+                               " did not finish within --connect-timeout " +
+                               std::to_string(opt_.connect_timeout_ms) + " ms"));
+    } else if (!setup && now >= request) {
       Fail(*c, Status::Timeout("no reply within --request-timeout " +
                                std::to_string(opt_.request_timeout_ms) + " ms (" +
                                std::to_string(c->count) + " requests in flight)"));
+    } else {
+      if (request > now) next = std::min(next, request);  // in set-up: once past, not again
+      if (setup) next = std::min(next, c->setup_deadline_ns);
     }
   }
+  next_deadline_ns_ = next;
 }
 
 std::string Worker::Peer(const Conn& c) const {
@@ -1035,6 +1047,7 @@ bool Worker::WaitCompletions(int64_t timeout_ns, int64_t* now_out) {
   }
   const int64_t now = NowNs();
   *now_out = now;
+  if (now >= next_deadline_ns_) CheckTimeouts(now);  // replies after the deadline are late
   for (const Uring::Completion& e : completions_) {
     Conn& c = *conns_[e.token];
     if (c.state == Conn::State::kClosed) continue;  // cancelled or late

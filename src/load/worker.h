@@ -79,7 +79,6 @@ class Worker {
   Status OpenAll();
   Result<Conn*> OpenConn(Client& cl, int node);
   Status EnsureNode(int node);
-  std::string PendingTarget() const;
   void AddReplicaNodes();
   Conn& Route(Client& cl, uint32_t cmd, uint64_t key, std::string_view data);
   bool FollowRedirect(Conn& c, const InFlight& f, const std::string& error);
@@ -110,6 +109,8 @@ class Worker {
   void Reschedule(Client& cl);
   void SendDue(int64_t now);
   int64_t WaitTimeoutNs(int64_t now);
+  /// Fails the connections past their set-up or oldest request's deadline; sets
+  /// next_deadline_ns_, which bounds every wait of the loop.
   void CheckTimeouts(int64_t now);
   void StartPacers(int64_t start);
   void MaybeEnterMeasuredPhase(int64_t now);
@@ -175,6 +176,9 @@ class Worker {
   int64_t warmup_end_ns_ = 0;
   int64_t measure_end_deadline_ns_ = 0;  // duration mode
   int64_t drain_deadline_ns_ = 0;
+  /// No connection's set-up or request deadline is earlier (a lower bound, so the
+  /// hot path keeps nothing up to date: CheckTimeouts and OpenConn lower or set it).
+  int64_t next_deadline_ns_ = INT64_MAX;
   int64_t measure_start_ns_ = 0;
   int64_t measure_end_ns_ = 0;
   int64_t last_measured_send_ns_ = 0;
