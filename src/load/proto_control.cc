@@ -228,7 +228,7 @@ Result<std::map<std::string, int64_t>> ProtoControl::Counters() {
   }
 }
 
-Result<std::map<std::string, int64_t>> ProtoControl::MemcacheCounters() {
+Result<std::map<std::string, std::string>> ProtoControl::ReadStats() {
   Buffer out;
   memcache::AppendStats(&out);
   memcache::Reader reader(memcache::Reader::Mode::kFull);
@@ -239,7 +239,13 @@ Result<std::map<std::string, int64_t>> ProtoControl::MemcacheCounters() {
                                 "' (replies out of step); connection closed"));
   }
   if (!s.ok()) return s.WithContext("stats on " + target_.Display());
-  auto stats = memcache::StatsMap(reply);
+  return memcache::StatsMap(reply);
+}
+
+Result<std::map<std::string, int64_t>> ProtoControl::MemcacheCounters() {
+  auto read = ReadStats();
+  if (!read.ok()) return read.status();
+  const auto& stats = *read;
   auto num = [&](const char* name) -> int64_t {
     auto it = stats.find(name);
     return it == stats.end() ? 0 : std::strtoll(it->second.c_str(), nullptr, 10);
@@ -320,31 +326,29 @@ Result<uint32_t> ProtoControl::SpaceId(const std::string& name) {
 }
 
 Result<std::map<std::string, std::string>> ProtoControl::MemcacheStats() {
-  Buffer out;
-  memcache::AppendStats(&out);
-  memcache::Reader reader(memcache::Reader::Mode::kFull);
-  Status s = Send(out.View());
-  if (s.ok()) s = ReadReply(&reader);
-  if (!s.ok()) return s.WithContext("stats on " + target_.Display());
-  return memcache::StatsMap(reader.TakeReply());
+  Status s = Begin();
+  if (!s.ok()) return s;
+  return ReadStats();
 }
 
 Result<memcache::Reply> ProtoControl::MemcacheSet(std::string_view key, std::string_view value) {
+  Status s = Begin();
+  if (!s.ok()) return s;
   Buffer out;
   memcache::AppendStore(&out, memcache::StoreCommand::kSet, key, 0, 0, value);
   memcache::Reader reader(memcache::Reader::Mode::kFull);
-  Status s = Send(out.View());
-  if (s.ok()) s = ReadReply(&reader);
+  s = Exchange(out, &reader);
   if (!s.ok()) return s.WithContext("set on " + target_.Display());
   return reader.TakeReply();
 }
 
 Result<iproto::Value> ProtoControl::Eval(std::string_view lua, const iproto::Value& args) {
+  Status s = Begin();
+  if (!s.ok()) return s;
   Buffer out;
   iproto::AppendEval(&out, ++sync_, lua, iproto::Encode(args));
   iproto::Reader reader(iproto::Reader::Mode::kFull);
-  Status s = Send(out.View());
-  if (s.ok()) s = ReadReply(&reader);
+  s = IprotoExchange(out, &reader);
   if (!s.ok()) return s.WithContext("eval on " + target_.Display());
   ++sent_["EVAL"];
   if (reader.summary().is_error) return Status::Server(reader.summary().error);
@@ -353,15 +357,18 @@ Result<iproto::Value> ProtoControl::Eval(std::string_view lua, const iproto::Val
 
 Result<etcd::Summary> ProtoControl::EtcdRequest(
     const std::function<void(Buffer*, const etcd::Target&)>& encode) {
+  Status s = Begin();
+  if (!s.ok()) return s;
   Buffer out;
   etcd::Target t;
   t.host = target_.host + ":" + std::to_string(target_.port);
   encode(&out, t);
   http::ResponseReader reader;
-  Status s = Send(out.View());
-  if (s.ok()) s = ReadReply(&reader);
+  s = Exchange(out, &reader);
   if (!s.ok()) return s.WithContext("etcd request on " + target_.Display());
-  return etcd::DecodeReply(reader.response().status, reader.response().body);
+  auto sum = etcd::DecodeReply(reader.response().status, reader.response().body);
+  if (!sum.ok()) return Broken(sum.status());
+  return sum;
 }
 
 }  // namespace memstand

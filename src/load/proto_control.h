@@ -93,6 +93,7 @@ class ProtoControl {
   Status Handshake();
   Status WrongServer(const std::string& detail) const;
   Result<std::map<std::string, int64_t>> MemcacheCounters();
+  Result<std::map<std::string, std::string>> ReadStats();  // memcached `stats`
   Result<std::map<std::string, int64_t>> EtcdCounters();
   Result<std::map<std::string, int64_t>> IprotoCounters();
 
