@@ -28,10 +28,10 @@ class StandE2eTest : public ::testing::Test {
     args.push_back(root_);
     return RunMemstand(args, 60);
   }
-  std::vector<NodeRecord> Nodes(const std::string& name) {
+  TopologyRecord Record(const std::string& name) {
     auto r = ReadTopologyRecord(root_ + "/" + name + "/state.json");
     EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? r->nodes : std::vector<NodeRecord>{};
+    return r.ok() ? *r : TopologyRecord{};
   }
   std::string root_;
 };
@@ -43,10 +43,11 @@ TEST_F(StandE2eTest, UpLeavesServersRunningPsListsThemDownStopsThem) {
                            root_ + "/pair"),
             std::string::npos)
       << up.output;
-  std::vector<NodeRecord> nodes = Nodes("pair");
+  TopologyRecord pair = Record("pair");
+  const std::vector<NodeRecord>& nodes = pair.nodes;
   ASSERT_EQ(nodes.size(), 2u);
   for (const NodeRecord& n : nodes) {
-    EXPECT_EQ(NodeOwnership(n), Ownership::kOurs) << n.name;  // memstand has exited
+    EXPECT_EQ(NodeOwnership(pair, n).verdict, Ownership::kOurs) << n.name;  // memstand has exited
     EXPECT_NE(up.output.find(n.host + ":" + std::to_string(n.port)), std::string::npos);
     EXPECT_NE(up.output.find(n.log), std::string::npos);
   }
@@ -65,7 +66,7 @@ TEST_F(StandE2eTest, UpLeavesServersRunningPsListsThemDownStopsThem) {
                                "): stopped"),
               std::string::npos)
         << down.output;
-    EXPECT_EQ(NodeOwnership(n), Ownership::kGone) << n.name;
+    EXPECT_EQ(NodeOwnership(pair, n).verdict, Ownership::kGone) << n.name;
   }
   EXPECT_FALSE(fs::exists(root_ + "/pair"));
   Outcome empty = Memstand({"ps"});
@@ -79,16 +80,19 @@ TEST_F(StandE2eTest, UpFromATomlFileAndDownWithoutANameStopsAll) {
   ASSERT_EQ(up.exit_code, 0) << up.output;
   Outcome up2 = Memstand({"up", "redis", "--name", "solo"});
   ASSERT_EQ(up2.exit_code, 0) << up2.output;
-  std::vector<NodeRecord> nodes = Nodes("cache");
-  ASSERT_EQ(nodes.size(), 1u);
-  EXPECT_NE(JoinCmdline(nodes[0].process.cmdline).find("--memory-limit=32"), std::string::npos);
-  std::vector<NodeRecord> solo = Nodes("solo");
-  nodes.insert(nodes.end(), solo.begin(), solo.end());
+  std::vector<TopologyRecord> records = {Record("cache"), Record("solo")};
+  ASSERT_EQ(records[0].nodes.size(), 1u);
+  EXPECT_NE(JoinCmdline(records[0].nodes[0].process.cmdline).find("--memory-limit=32"),
+            std::string::npos);
 
   Outcome down = Memstand({"down"});
   ASSERT_EQ(down.exit_code, 0) << down.output;
-  for (const NodeRecord& n : nodes) EXPECT_EQ(NodeOwnership(n), Ownership::kGone) << n.name;
-  EXPECT_TRUE(ListTopologies(root_).empty());
+  for (const TopologyRecord& r : records) {
+    for (const NodeRecord& n : r.nodes) {
+      EXPECT_EQ(NodeOwnership(r, n).verdict, Ownership::kGone) << n.name;
+    }
+  }
+  EXPECT_TRUE(ListTopologies(root_)->empty());
 }
 
 TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
@@ -120,7 +124,7 @@ TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
     EXPECT_NE(o.output.find(message), std::string::npos) << o.output;
   }
   close(*busy);
-  EXPECT_TRUE(ListTopologies(root_).empty());
+  EXPECT_TRUE(ListTopologies(root_)->empty());
   for (const auto& entry : fs::directory_iterator(root_)) {
     EXPECT_EQ(entry.path().filename(), "bad.toml");  // no run folder was left
   }
