@@ -1,14 +1,19 @@
 // `memstand up`, `ps` and `down` end to end: the real binary starts real servers that
 // outlive it, lists them, and stops them (checked by pid).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <thread>
 
 #include "core/socket.h"
 #include "e2e/e2e_util.h"
+#include "stand/process.h"
 #include "stand/stand_state.h"
 
 namespace memstand::e2e {
@@ -128,6 +133,204 @@ TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
   for (const auto& entry : fs::directory_iterator(root_)) {
     EXPECT_EQ(entry.path().filename(), "bad.toml");  // no run folder was left
   }
+}
+
+// --- planted state files: `down` must refuse them and the victim must live ----------------
+
+constexpr uid_t kNobody = 65534;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A process of ours that memstand did not start: `sleep 30` in a group of its own.
+std::unique_ptr<Process> Victim() {
+  auto p = Process::Spawn(SpawnOptions{{"sleep", "30"}, "", ""});
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return p.ok() ? std::move(p).value() : nullptr;
+}
+
+// What an attacker would write: a well-formed record under root/name naming `victim`
+// (its identity copied from /proc), with a token file of its own in place.
+TopologyRecord Plant(const std::string& root, const std::string& name,
+                     const ProcessIdentity& victim) {
+  TopologyRecord r;
+  r.name = name;
+  r.kind = "redis";
+  r.status = "up";
+  r.dir = root + "/" + name;
+  r.detached = true;
+  r.token = "00112233445566778899aabbccddeeff";
+  NodeRecord n;
+  n.name = "redis";
+  n.role = "server";
+  n.host = "127.0.0.1";
+  n.port = 6379;
+  n.binary = "redis-server";
+  n.process = victim;
+  r.nodes = {n};
+  EXPECT_TRUE(EnsurePrivateDir(root, "run root").ok());
+  EXPECT_TRUE(EnsurePrivateDir(r.dir, "run folder").ok());
+  EXPECT_TRUE(WritePrivateFile(r.dir + "/" + kOwnerTokenFile, r.token).ok());
+  EXPECT_TRUE(WriteTopologyRecord(r.dir + "/" + kStateFileName, r).ok());
+  return r;
+}
+
+ProcessIdentity IdentityOf(const Process& p) {
+  auto id = ReadProcessIdentity(p.pid());
+  EXPECT_TRUE(id.ok()) << id.status().message();
+  return id.ok() ? *id : ProcessIdentity{};
+}
+
+TEST_F(StandE2eTest, ACopiedIdentityWithoutTheTokenIsNotSignalled) {
+  auto victim = Victim();
+  ASSERT_NE(victim, nullptr);
+  Plant(root_, "copy", IdentityOf(*victim));
+  Outcome ps = Memstand({"ps"});
+  EXPECT_EQ(ps.exit_code, 0) << ps.output;
+  EXPECT_NE(ps.output.find("0/1 process(es) alive"), std::string::npos) << ps.output;
+  EXPECT_NE(ps.output.find("not proven ours (it does not hold the topology's token file"),
+            std::string::npos)
+      << ps.output;
+  Outcome down = Memstand({"down", "copy"});
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("redis (redis-server, pid " + std::to_string(victim->pid()) +
+                             "): left alone, not proven to be the process memstand started: it "
+                             "does not hold the topology's token file"),
+            std::string::npos)
+      << down.output;
+  EXPECT_TRUE(victim->Alive());
+  EXPECT_TRUE(fs::exists(root_ + "/copy/state.json"));  // kept: a process may be running
+}
+
+TEST_F(StandE2eTest, AStateFileWithALooseModeOrAnotherOwnerIsRefused) {
+  auto victim = Victim();
+  ASSERT_NE(victim, nullptr);
+  Plant(root_, "loose", IdentityOf(*victim));
+  std::string state = root_ + "/loose/state.json";
+  ASSERT_EQ(chmod(state.c_str(), 0666), 0);
+  Outcome down = Memstand({"down", "loose"});
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("state file " + state + ": refused: mode 0666 lets group or others in"),
+            std::string::npos)
+      << down.output;
+  EXPECT_TRUE(victim->Alive());
+  if (geteuid() != 0) GTEST_SKIP() << "chown to another user needs root";
+  ASSERT_EQ(chmod(state.c_str(), 0600), 0);
+  ASSERT_EQ(chown(state.c_str(), kNobody, kNobody), 0);
+  down = Memstand({"down"});
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("state file " + state + ": refused: owned by uid 65534, not by you"),
+            std::string::npos)
+      << down.output;
+  EXPECT_TRUE(victim->Alive());
+  ASSERT_EQ(chown(state.c_str(), 0, 0), 0);  // so TearDown's down can read it
+}
+
+TEST_F(StandE2eTest, ARunRootWithALooseModeAnotherOwnerOrASymlinkIsRefused) {
+  auto victim = Victim();
+  ASSERT_NE(victim, nullptr);
+  // The record would be trusted if the root were private: the refusal is the root's.
+  std::string root = root_ + "/shared";
+  Plant(root, "planted", IdentityOf(*victim));
+  ASSERT_EQ(chmod(root.c_str(), 0777), 0);
+  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);  // the environment gets the same checks
+  Outcome down = RunMemstand({"down"});
+  unsetenv("MEMSTAND_RUN_DIR");
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("memstand down: run root " + root +
+                             ": refused: mode 0777 lets group or others in (want 0700); nothing "
+                             "was signalled"),
+            std::string::npos)
+      << down.output;
+  Outcome up = RunMemstand({"up", "redis", "--run-dir", root});
+  EXPECT_EQ(up.exit_code, 1) << up.output;
+  EXPECT_NE(up.output.find("run root " + root + ": refused"), std::string::npos) << up.output;
+  std::string link = root_ + "/link";
+  ASSERT_EQ(chmod(root.c_str(), 0700), 0);
+  fs::create_directory_symlink(root, link);
+  down = RunMemstand({"down", "--run-dir", link});
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("run root " + link + ": refused: a symlink"), std::string::npos)
+      << down.output;
+  EXPECT_TRUE(victim->Alive());
+  if (geteuid() != 0) GTEST_SKIP() << "chown to another user needs root";
+  ASSERT_EQ(chown(root.c_str(), kNobody, kNobody), 0);
+  down = RunMemstand({"down", "--run-dir", root});
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("run root " + root + ": refused: owned by uid 65534, not by you"),
+            std::string::npos)
+      << down.output;
+  EXPECT_TRUE(victim->Alive());
+}
+
+// The host pids of `parent`'s children (/proc/PID/task/PID/children).
+std::vector<pid_t> Children(pid_t parent) {
+  std::ifstream in("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) +
+                   "/children");
+  std::vector<pid_t> kids;
+  for (pid_t pid; in >> pid;) kids.push_back(pid);
+  return kids;
+}
+
+// Polls (bounded: 20 s) until `ready` holds.
+bool WaitFor(const std::function<bool()>& ready) {
+  for (int i = 0; i < 2000; ++i) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// The worst case: a record naming pid 1 with pid 1's real identity. The old
+// `down` found it "ours", saw it lead its group and called kill(-1): every process.
+TEST_F(StandE2eTest, PidOneOfAPrivatePidNamespaceIsNeverSignalled) {
+  if (geteuid() != 0 || std::system("unshare --pid --fork --mount-proc true >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "cannot make a private PID namespace here (needs root and unshare from "
+                    "util-linux)";
+  }
+  // pid 1 of the namespace: a shell leading its own session and group, with a
+  // bystander in its group that kill(-1) or kill(-1's group) would hit; it runs
+  // `memstand down` on the planted record once told to, then waits (bounded).
+  const std::string r = root_;
+  const std::string script =
+      "sleep 30 & "
+      "i=0; while [ ! -e " + r + "/go ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done; " +
+      MEMSTAND_BINARY + " down --run-dir " + r + " >" + r + "/down.out 2>&1; echo $? >" + r +
+      "/down.rc; "
+      "i=0; while [ ! -e " + r + "/end ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done";
+  auto ns = Process::Spawn(SpawnOptions{
+      {"unshare", "--pid", "--fork", "--mount-proc", "setsid", "sh", "-c", script}, "", ""});
+  ASSERT_TRUE(ns.ok()) << ns.status().message();
+  pid_t init = 0;  // the namespace's pid 1, by its host pid
+  ASSERT_TRUE(WaitFor([&] {
+    std::vector<pid_t> kids = Children((*ns)->pid());
+    if (kids.empty()) return false;
+    init = kids[0];
+    auto id = ReadProcessIdentity(init);
+    return id.ok() && !id->cmdline.empty() && id->cmdline[0] == "sh" && Children(init).size() == 1;
+  }));
+  pid_t bystander = Children(init)[0];
+  ProcessIdentity pid1 = *ReadProcessIdentity(init);
+  pid1.pid = 1;  // as the namespace sees it
+  Plant(r, "init", pid1);
+  std::ofstream(r + "/go") << "";
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(r + "/down.rc"); }));
+  std::string out = Slurp(r + "/down.out");
+  EXPECT_EQ(Slurp(r + "/down.rc"), "1\n") << out;
+  EXPECT_NE(out.find("redis (redis-server, pid 1): left alone, not proven to be the process "
+                     "memstand started: pid 1: memstand never signals pid 0 or 1"),
+            std::string::npos)
+      << out;
+  auto init_now = ReadProcessIdentity(init);
+  ASSERT_TRUE(init_now.ok());
+  EXPECT_EQ(init_now->start_ticks, pid1.start_ticks);
+  EXPECT_TRUE(ReadProcessIdentity(bystander).ok()) << "the bystander in pid 1's group was killed";
+  std::ofstream(r + "/end") << "";
+  (*ns)->Terminate();
 }
 
 }  // namespace
