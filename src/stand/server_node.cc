@@ -137,6 +137,10 @@ Status ServerNode::WaitReady(bool* port_taken) {
   for (;;) {
     Status probe = driver_->Probe(launch_, process_->pid(), &version_, port_taken);
     if (probe.ok()) return probe;
+    if (probe.code() == Status::Code::kServer) {  // an answer waiting cannot change
+      process_->Terminate(kStopTimeoutMs);
+      return StartupFailure(probe.message(), Status::InvalidArgument);
+    }
     bool all_fixed = std::count(options_.fixed_ports.begin(), options_.fixed_ports.end(), 0) == 0 &&
                      static_cast<int>(options_.fixed_ports.size()) == driver_->PortCount();
     if (*port_taken || !process_->Alive()) {

@@ -121,6 +121,7 @@ TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
       {{"up"}, "memstand up: name a TOPOLOGY (redis, redis-replica"},
       {{"up", "redis", "--set", "maxmemory"}, "memstand up: --set 'maxmemory': expected KEY=VALUE"},
       {{"up", "redis", "--set", "maxmemory-policy=sometimes"}, "FATAL CONFIG FILE ERROR"},
+      {{"up", "redis", "--set", "requirepass=s3cret"}, "with '-NOAUTH Authentication required.'"},
       {{"down", "nothing-here"}, "memstand down: no topology 'nothing-here' under " + root_},
   };
   for (const auto& [args, message] : cases) {
