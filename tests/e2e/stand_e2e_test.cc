@@ -1,6 +1,7 @@
 // `memstand up`, `ps` and `down` end to end: the real binary starts real servers that
 // outlive it, lists them, and stops them (checked by pid).
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -332,6 +334,44 @@ TEST_F(StandE2eTest, PidOneOfAPrivatePidNamespaceIsNeverSignalled) {
   EXPECT_TRUE(ReadProcessIdentity(bystander).ok()) << "the bystander in pid 1's group was killed";
   std::ofstream(r + "/end") << "";
   (*ns)->Terminate();
+}
+
+// --- the temporary folder of a killed `memstand run` -----------------------------------------
+
+// The folders under dir whose name starts with prefix.
+std::vector<std::string> FoldersLike(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().starts_with(prefix)) found.push_back(e.path().string());
+  }
+  return found;
+}
+
+TEST_F(StandE2eTest, TheNextRunRemovesTheFolderOfAKilledRun) {
+  std::string tmp = root_ + "/tmp";
+  fs::create_directory(tmp);
+  setenv("TMPDIR", tmp.c_str(), 1);  // inherited by the memstand processes below
+  auto killed = Running::Start({"run", "--duration", "60s", "-q"});
+  ASSERT_NE(killed, nullptr);
+  std::string folder;
+  ASSERT_TRUE(WaitFor([&] {
+    auto found = FoldersLike(tmp, "memstand-redis-");
+    if (found.size() == 1 && fs::exists(found[0] + "/memstand.owner")) folder = found[0];
+    return !folder.empty();
+  }));
+  pid_t pid = killed->pid();
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  killed->Wait(10);
+  EXPECT_TRUE(fs::exists(folder));  // SIGKILL leaves it behind
+  Outcome next = RunMemstand({"run", "--requests", "100", "-q"});
+  unsetenv("TMPDIR");
+  EXPECT_EQ(next.exit_code, 0) << next.output;
+  EXPECT_NE(next.output.find("memstand: removed leftover folder " + folder + " of a killed run (pid " +
+                             std::to_string(pid) + ")"),
+            std::string::npos)
+      << next.output;
+  EXPECT_FALSE(fs::exists(folder));
+  EXPECT_TRUE(FoldersLike(tmp, "memstand-").empty());  // and the next run's own is gone too
 }
 
 }  // namespace
