@@ -1,6 +1,7 @@
-// Who a pid is: its command line and start time from /proc, recorded when memstand
-// starts a server and checked again before `memstand down` signals it, so that a pid
-// reused by an unrelated process is never signalled.
+// Who a pid is: its command line, start time and uid from /proc, recorded when
+// memstand starts a server and checked again before `memstand down` signals it, so
+// that a pid reused by an unrelated process is never signalled. Anyone can read (and
+// so copy) these: the proof that memstand started a process is in owner_proof.h.
 #pragma once
 
 #include <sys/types.h>
@@ -38,8 +39,9 @@ enum class Ownership {
               // (owner_proof.h: token, uid, pid > 1); never from CheckOwnership
 };
 
-/// Compares what runs under recorded.pid now with the record; *now gets the current
-/// identity when there is one (for messages).
+/// Compares what runs under recorded.pid now with the record (start time and command
+/// line only; uid and the proof are CheckOwner's); *now gets the current identity
+/// when there is one (for messages).
 Ownership CheckOwnership(const ProcessIdentity& recorded, ProcessIdentity* now);
 
 /// True if process `pid` holds a TCP socket listening on `port` (IPv4 or IPv6), found
