@@ -1,5 +1,7 @@
 // `memstand up`, `ps` and `down` end to end: the real binary starts real servers that
-// outlive it, lists them, and stops them (checked by pid).
+// outlive it, lists them, and stops them (checked by pid); planted state files and run
+// roots are refused and their victims live; a killed run's temporary folder is removed
+// by the next run.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -220,6 +222,10 @@ TEST_F(StandE2eTest, AStateFileWithALooseModeOrAnotherOwnerIsRefused) {
   EXPECT_NE(down.output.find("state file " + state + ": refused: mode 0666 lets group or others in"),
             std::string::npos)
       << down.output;
+  Outcome up = Memstand({"up", "redis", "--name", "loose"});  // nor replaced by up
+  EXPECT_EQ(up.exit_code, 1) << up.output;
+  EXPECT_NE(up.output.find("state file " + state + ": refused"), std::string::npos) << up.output;
+  EXPECT_TRUE(fs::exists(state));
   EXPECT_TRUE(victim->Alive());
   if (geteuid() != 0) GTEST_SKIP() << "chown to another user needs root";
   ASSERT_EQ(chmod(state.c_str(), 0600), 0);
@@ -249,6 +255,10 @@ TEST_F(StandE2eTest, ARunRootWithALooseModeAnotherOwnerOrASymlinkIsRefused) {
                              "was signalled"),
             std::string::npos)
       << down.output;
+  Outcome ps = RunMemstand({"ps", "--run-dir", root});
+  EXPECT_EQ(ps.exit_code, 1) << ps.output;
+  EXPECT_NE(ps.output.find("memstand ps: run root " + root + ": refused"), std::string::npos)
+      << ps.output;
   Outcome up = RunMemstand({"up", "redis", "--run-dir", root});
   EXPECT_EQ(up.exit_code, 1) << up.output;
   EXPECT_NE(up.output.find("run root " + root + ": refused"), std::string::npos) << up.output;
@@ -334,6 +344,9 @@ TEST_F(StandE2eTest, PidOneOfAPrivatePidNamespaceIsNeverSignalled) {
   EXPECT_TRUE(ReadProcessIdentity(bystander).ok()) << "the bystander in pid 1's group was killed";
   std::ofstream(r + "/end") << "";
   (*ns)->Terminate();
+  // Outside the namespace "pid 1" is the machine's init: TearDown's `down` must never
+  // see this record, even from a build whose checks are broken.
+  fs::remove_all(r + "/init");
 }
 
 // --- the temporary folder of a killed `memstand run` -----------------------------------------
