@@ -1,9 +1,12 @@
 #include "stand/stand_state.h"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -93,18 +96,34 @@ bool StillOurs(const TopologyRecord& r, const NodeRecord& n) {
   return NodeOwnership(r, n).verdict == Ownership::kOurs;
 }
 
-// The only place `down` sends a signal. Proves the node ours again right before it
-// (a pid may have changed hands since the last check); signals its process group only
-// when the node leads it (pgid == pid: the group memstand made with the process), else
-// the process alone. pid > 1 is checked last, so kill(-1), kill(0) and init cannot
-// be hit whatever the checks above said.
+// True once the process a pidfd refers to has exited (the pidfd polls readable).
+bool Exited(int pidfd) {
+  pollfd p{pidfd, POLLIN, 0};
+  return poll(&p, 1, 0) != 0;
+}
+
+// The only place `down` sends a signal. Pins the process with a pidfd, then proves it
+// ours again (a pid may have changed hands since the last check; whatever the pidfd
+// pinned, the check is about a process that holds our token file). The process alone
+// gets the signal through its pidfd, so a pid reused after the check cannot; its
+// process group only when it leads it (pgid == pid: the group memstand made with it)
+// and has not exited, as the leader's pid cannot be reused while it is unreaped. pid
+// > 1 is checked at the kill call, so kill(-1), kill(0) and init cannot be hit.
 void SignalIfOurs(const TopologyRecord& r, const NodeRecord& n, int sig) {
-  OwnerCheck check = NodeOwnership(r, n);
   pid_t pid = n.process.pid;
-  if (check.verdict != Ownership::kOurs || check.now.pid != pid) return;
-  bool leads_group = check.now.pgid == pid;
   if (pid <= 1) return;
-  kill(leads_group ? -pid : pid, sig);
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0 && errno != ENOSYS) return;  // gone
+  OwnerCheck check = NodeOwnership(r, n);
+  bool ours = check.verdict == Ownership::kOurs && check.now.pid == pid;
+  if (ours && check.now.pgid == pid && (pidfd < 0 || !Exited(pidfd)) && pid > 1) {
+    kill(-pid, sig);
+  } else if (ours && pidfd >= 0) {
+    syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0);
+  } else if (ours && pid > 1) {  // no pidfds (Linux < 5.3)
+    kill(pid, sig);
+  }
+  if (pidfd >= 0) close(pidfd);
 }
 
 // Waits until none of `nodes` is still ours; returns those that are.
