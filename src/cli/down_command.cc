@@ -1,5 +1,5 @@
-// `memstand down [NAME]`: stops what `memstand up` started (only processes that are
-// still the ones recorded, pid checked against /proc) and removes the run folders.
+// `memstand down [NAME]`: stops what `memstand up` started (only processes proven to
+// be the ones memstand started: owner_proof.h) and removes the run folders.
 #include <filesystem>
 #include <memory>
 
@@ -21,7 +21,7 @@ struct DownFlags {
 // Stops one listed topology; false if something was left behind.
 bool Down(const ListedTopology& t) {
   if (!t.record.ok()) {
-    fmt::print(stderr, "memstand down: {}: unreadable state file, left alone: {}\n", t.dir,
+    fmt::print(stderr, "memstand down: {}: state file not used, nothing signalled: {}\n", t.dir,
                t.record.status().message());
     return false;
   }
@@ -39,7 +39,11 @@ bool Down(const ListedTopology& t) {
 
 int DownBody(const DownFlags& f) {
   std::string root = RunRoot(f.run_dir);
-  auto listed = ListTopologies(root);
+  auto found = ListTopologies(root);
+  if (!found.ok()) {
+    return FailStand("down", Status::Failed(found.status().message() + "; nothing was signalled"));
+  }
+  std::vector<ListedTopology> listed = std::move(found).value();
   if (!f.name.empty()) {
     std::erase_if(listed, [&](const ListedTopology& t) {
       return std::filesystem::path(t.dir).filename() != f.name;

@@ -18,21 +18,22 @@ struct PsFlags {
 
 void PrintTopology(const TopologyRecord& r) {
   int alive = 0;
-  for (const NodeRecord& n : r.nodes) alive += NodeOwnership(n) == Ownership::kOurs;
+  for (const NodeRecord& n : r.nodes) alive += NodeOwnership(r, n).verdict == Ownership::kOurs;
   std::string owner = r.detached ? "detached" : "held by memstand pid " + std::to_string(r.memstand_pid);
   fmt::print("{} ({}, {}): {}/{} process(es) alive, {}, run folder {}\n", r.name, r.kind,
              r.status, alive, r.nodes.size(), owner, r.dir);
-  PrintNodeTable(r.nodes, /*with_state=*/true);
+  PrintNodeTable(r, /*with_state=*/true);
 }
 
 int PsBody(const PsFlags& f) {
   std::string root = RunRoot(f.run_dir);
   auto listed = ListTopologies(root);
-  if (listed.empty()) {
+  if (!listed.ok()) return FailStand("ps", listed.status());
+  if (listed->empty()) {
     fmt::print("no topologies under {}\n", root);
     return kExitOk;
   }
-  for (const ListedTopology& t : listed) {
+  for (const ListedTopology& t : *listed) {
     if (!t.record.ok()) {
       fmt::print("{}: unreadable state file: {}\n", t.dir, t.record.status().message());
       continue;

@@ -7,15 +7,17 @@
 namespace memstand::cli {
 namespace {
 
-std::string Liveness(const NodeRecord& n) {
-  ProcessIdentity now;
-  switch (CheckOwnership(n.process, &now)) {
+std::string Liveness(const TopologyRecord& r, const NodeRecord& n) {
+  OwnerCheck check = NodeOwnership(r, n);
+  switch (check.verdict) {
     case Ownership::kOurs:
       return "alive";
     case Ownership::kGone:
       return "gone";
     case Ownership::kOther:
-      return "pid reused by '" + JoinCmdline(now.cmdline) + "'";
+      return "pid reused by '" + JoinCmdline(check.now.cmdline) + "'";
+    case Ownership::kUnproven:
+      return "not proven ours (" + check.why + ")";
   }
   return "?";
 }
@@ -24,8 +26,8 @@ std::string Liveness(const NodeRecord& n) {
 
 void AddRunDirFlag(CLI::App* app, std::string* run_dir) {
   app->add_option("--run-dir", *run_dir,
-                  "Folder holding the run folders (default: $MEMSTAND_RUN_DIR or "
-                  "/tmp/memstand-stand)");
+                  "Folder holding the run folders, private to you (default: "
+                  "$MEMSTAND_RUN_DIR, else $XDG_RUNTIME_DIR/memstand, else /tmp/memstand-UID)");
 }
 
 std::string RunRoot(const std::string& run_dir_flag) {
@@ -40,17 +42,19 @@ std::string DownCommand(const std::string& name, const std::string& root) {
 
 int FailStand(const std::string& command, const Status& s) {
   fmt::print(stderr, "memstand {}: {}\n", command, s.message());
+  // A refused run root or state file (Failed) is 1: the input is well-formed, the
+  // folder is not safe to act on.
   bool usage = s.code() == Status::Code::kInvalidArgument || s.code() == Status::Code::kNotFound;
   return usage ? kExitUsage : kExitFailed;
 }
 
-void PrintNodeTable(const std::vector<NodeRecord>& nodes, bool with_state) {
+void PrintNodeTable(const TopologyRecord& record, bool with_state) {
   fmt::print("  {:<8} {:<12} {:<21} {:>8}  {:<8} {}\n", "ROLE", "NODE", "ADDRESS", "PID",
              with_state ? "STATE" : "VERSION", "LOG");
-  for (const NodeRecord& n : nodes) {
+  for (const NodeRecord& n : record.nodes) {
     fmt::print("  {:<8} {:<12} {:<21} {:>8}  {:<8} {}\n", n.role, n.name,
                n.host + ":" + std::to_string(n.port), n.process.pid,
-               with_state ? Liveness(n) : n.version, n.log);
+               with_state ? Liveness(record, n) : n.version, n.log);
   }
 }
 

@@ -20,11 +20,12 @@ std::string RunRoot(const std::string& run_dir_flag);
 std::string DownCommand(const std::string& name, const std::string& root);
 
 /// Prints "memstand <command>: <message>" to stderr and returns the exit code: 2 for
-/// bad input (InvalidArgument) and a missing server binary (NotFound), else 1.
+/// bad input (InvalidArgument) and a missing server binary (NotFound), else 1 (a
+/// refused run root or state file among them).
 int FailStand(const std::string& command, const Status& s);
 
 /// One line per node: role, name, host:port, pid, version and log (with `state`, a
-/// liveness column from /proc: alive, gone, or pid reused).
-void PrintNodeTable(const std::vector<NodeRecord>& nodes, bool with_state);
+/// liveness column from NodeOwnership: alive, gone, pid reused, or not proven ours).
+void PrintNodeTable(const TopologyRecord& record, bool with_state);
 
 }  // namespace memstand::cli

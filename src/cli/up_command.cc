@@ -94,7 +94,7 @@ void PrintUp(const Topology& t, const std::string& root) {
   const TopologyRecord& r = t.record();
   fmt::print("memstand up: {} '{}' is up: {} process(es), run folder {}\n", r.kind, r.name,
              r.nodes.size(), r.dir);
-  PrintNodeTable(r.nodes, /*with_state=*/false);
+  PrintNodeTable(r, /*with_state=*/false);
   fmt::print("state file: {}\n", t.state_path());
   fmt::print("stop it with: {}\n", DownCommand(r.name, root));
 }

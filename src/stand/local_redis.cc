@@ -1,23 +1,14 @@
 #include "stand/local_redis.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
 #include <filesystem>
 
-#include "core/socket.h"
 #include "stand/redis_driver.h"
+#include "stand/temp_folder.h"
 
 namespace memstand {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string TempRoot() {
-  const char* tmp = std::getenv("TMPDIR");
-  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-}
 
 }  // namespace
 
@@ -45,11 +36,9 @@ LocalRedis::~LocalRedis() { Stop(); }
 Status LocalRedis::MakeDir() {
   std::error_code ec;
   if (options_.base_dir.empty()) {
-    std::string tmpl = TempRoot() + "/memstand-redis-XXXXXX";
-    if (mkdtemp(tmpl.data()) == nullptr) {
-      return Status::IoError(ErrnoMessage("mkdtemp " + tmpl, errno));
-    }
-    dir_ = fs::absolute(tmpl, ec).string();
+    auto dir = MakeTempFolder("redis");
+    if (!dir.ok()) return dir.status();
+    dir_ = *dir;
     owns_dir_ = true;
     return Status::OK();
   }

@@ -24,9 +24,10 @@ struct LocalRedisOptions {
   /// How long to wait for the first +PONG. An empty redis starts in milliseconds;
   /// 10 s covers a loaded CI machine.
   int ready_timeout_ms = 10000;
-  /// Working directory (--dir, redis.log). Empty: a new mkdtemp directory under
-  /// $TMPDIR (or /tmp), removed by Stop. A given directory is created if missing
-  /// and never removed.
+  /// Working directory (--dir, redis.log). Empty: a new folder
+  /// $TMPDIR/memstand-redis-XXXXXX (MakeTempFolder: marked with this process, after
+  /// removing the folders of killed runs), removed by Stop. A given directory is
+  /// created if missing and never removed.
   std::string base_dir;
 };
 

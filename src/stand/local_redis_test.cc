@@ -237,5 +237,38 @@ TEST(LocalRedisTest, SilentServerTimesOutAndIsKilled) {
   EXPECT_TRUE(ProcessGone(std::atoi(msg.c_str() + at + 9)));
 }
 
+// The old probe took -NOAUTH for "not ready yet" and waited the whole ready timeout
+// (20 s for `memstand up`) before a Timeout that did not say why.
+TEST(LocalRedisTest, RequirepassFailsAtOnceNamingTheReason) {
+  LocalRedisOptions options;
+  options.config = {{"requirepass", "s3cret"}};
+  options.ready_timeout_ms = 20000;
+  auto r = LocalRedis::Start(options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument) << r.status().message();
+  const std::string& msg = r.status().message();
+  EXPECT_NE(msg.find("answered memstand's readiness probe (PING, INFO server) with '-NOAUTH "
+                     "Authentication required.': it requires a password"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("requirepass"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("s3cret"), std::string::npos) << msg;
+}
+
+TEST(LocalRedisTest, AnErrorReplyThatCannotBecomeReadyFailsAtOnce) {
+  char tmpl[] = "/tmp/local_redis_test-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string acl = std::string(tmpl) + "/users.acl";  // INFO is forbidden, PING allowed
+  std::ofstream(acl) << "user default on nopass ~* &* +@all -info\n";
+  LocalRedisOptions options;
+  options.config = {{"aclfile", acl}};
+  options.ready_timeout_ms = 20000;
+  auto r = LocalRedis::Start(options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument) << r.status().message();
+  EXPECT_NE(r.status().message().find("with '-NOPERM"), std::string::npos) << r.status().message();
+  std::system(("rm -rf '" + std::string(tmpl) + "'").c_str());
+}
+
 }  // namespace
 }  // namespace memstand

@@ -1,16 +1,12 @@
 #include "stand/local_server.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
-#include "core/socket.h"
 #include "stand/etcd_driver.h"
 #include "stand/memcached_driver.h"
 #include "stand/tarantool_driver.h"
+#include "stand/temp_folder.h"
 
 namespace memstand {
 
@@ -23,15 +19,6 @@ constexpr const char* kTarantoolInit =
     "local s = box.schema.space.create('memstand', {if_not_exists = true})\n"
     "s:create_index('primary', {type = 'hash', parts = {1, 'string'}, if_not_exists = true})\n";
 
-Result<std::string> MakeTempDir(const std::string& kind) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/memstand-" +
-                     kind + "-XXXXXX";
-  if (mkdtemp(tmpl.data()) == nullptr) return Status::IoError(ErrnoMessage("mkdtemp " + tmpl, errno));
-  std::error_code ec;
-  return fs::absolute(tmpl, ec).string();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<LocalServer>> LocalServer::Start(const std::string& kind,
@@ -39,7 +26,7 @@ Result<std::unique_ptr<LocalServer>> LocalServer::Start(const std::string& kind,
   std::unique_ptr<LocalServer> server(new LocalServer());
   server->kind_ = kind;
   std::shared_ptr<const ServerDriver> driver;
-  auto dir = MakeTempDir(kind);
+  auto dir = MakeTempFolder(kind);
   if (!dir.ok()) return dir.status();
   server->dir_ = *dir;
   if (kind == "memcached") {

@@ -1,6 +1,7 @@
 // A memcached, tarantool or etcd server that `memstand run` starts itself when no
 // target is given (as LocalRedis for Redis): a ServerNode with the kind's driver on
-// free loopback ports, in a temporary directory removed when it stops.
+// free loopback ports, in a temporary folder (temp_folder.h: $TMPDIR/memstand-<kind>-
+// XXXXXX, marked with this process) removed when it stops.
 #pragma once
 
 #include <sys/types.h>

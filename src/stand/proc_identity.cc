@@ -1,5 +1,7 @@
 #include "stand/proc_identity.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,21 +18,30 @@ bool ReadWhole(const std::string& path, std::string* out) {
   return true;
 }
 
-// The state letter and start time from /proc/PID/stat. The command name (field 2) is
-// in parentheses and may hold spaces or ')', so fields are counted after the last ')'.
-bool ParseStat(const std::string& stat, char* state, uint64_t* start_ticks) {
+// The state letter, process group and start time from /proc/PID/stat. The command
+// name (field 2) is in parentheses and may hold spaces or ')', so fields are counted
+// after the last ')'.
+bool ParseStat(const std::string& stat, char* state, ProcessIdentity* id) {
   size_t close = stat.rfind(')');
   if (close == std::string::npos || close + 2 >= stat.size()) return false;
   std::istringstream rest(stat.substr(close + 2));
   std::string field;
   for (int index = 3; rest >> field; ++index) {  // field 3 is the state
     if (index == 3) *state = field[0];
+    if (index == 5) id->pgid = static_cast<pid_t>(std::strtol(field.c_str(), nullptr, 10));
     if (index == 22) {
-      *start_ticks = std::strtoull(field.c_str(), nullptr, 10);
+      id->start_ticks = std::strtoull(field.c_str(), nullptr, 10);
       return true;
     }
   }
   return false;
+}
+
+// The real uid from /proc/PID/status ("Uid:\treal\teffective\tsaved\tfs"); -1 if absent.
+int64_t RealUid(const std::string& status) {
+  size_t at = status.find("\nUid:");
+  if (at == std::string::npos) return -1;
+  return std::strtoll(status.c_str() + at + 5, nullptr, 10);
 }
 
 std::vector<std::string> SplitNul(const std::string& raw) {
@@ -84,15 +95,17 @@ bool ListensOn(pid_t pid, int port) {
 
 Result<ProcessIdentity> ReadProcessIdentity(pid_t pid) {
   std::string dir = "/proc/" + std::to_string(pid);
-  std::string stat, cmdline;
+  std::string stat, cmdline, status;
   char state = '?';
   ProcessIdentity id;
   id.pid = pid;
-  if (pid <= 0 || !ReadWhole(dir + "/stat", &stat) || !ParseStat(stat, &state, &id.start_ticks) ||
-      state == 'Z' || state == 'X' || !ReadWhole(dir + "/cmdline", &cmdline)) {
+  if (pid <= 0 || !ReadWhole(dir + "/stat", &stat) || !ParseStat(stat, &state, &id) ||
+      state == 'Z' || state == 'X' || !ReadWhole(dir + "/cmdline", &cmdline) ||
+      !ReadWhole(dir + "/status", &status)) {
     return Status::NotFound("no process " + std::to_string(pid));
   }
   id.cmdline = SplitNul(cmdline);
+  id.uid = RealUid(status);
   return id;
 }
 
@@ -102,6 +115,16 @@ Ownership CheckOwnership(const ProcessIdentity& recorded, ProcessIdentity* now) 
   *now = *current;
   bool same = current->start_ticks == recorded.start_ticks && current->cmdline == recorded.cmdline;
   return same ? Ownership::kOurs : Ownership::kOther;
+}
+
+bool HoldsFile(pid_t pid, dev_t dev, ino_t ino) {
+  std::error_code ec;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    struct stat st {};
+    if (stat(entry.path().c_str(), &st) == 0 && st.st_dev == dev && st.st_ino == ino) return true;
+  }
+  return false;
 }
 
 std::string JoinCmdline(const std::vector<std::string>& cmdline) {

@@ -19,6 +19,16 @@ namespace {
 
 std::string ErrnoText(const std::string& what, int err) { return what + ": " + std::strerror(err); }
 
+// kill(2) for a child of ours: its group (-pid) or itself. pid > 1 is checked here, at
+// the call, so that no state can turn it into kill(-1) (every process) or kill(0).
+int SignalChild(pid_t pid, int sig, bool group) {
+  if (pid <= 1) {
+    errno = ESRCH;
+    return -1;
+  }
+  return kill(group ? -pid : pid, sig);
+}
+
 bool IsExecutableFile(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
@@ -40,6 +50,7 @@ struct ChildPlan {
   int stdin_fd = -1;
   int log_fd = -1;
   int err_fd = -1;
+  int hold_fd = -1;  // SpawnOptions::hold_open; -1: none
   pid_t parent = 0;
   bool detach = false;
 };
@@ -94,12 +105,24 @@ void CloexecAboveStdio() {
     ChildFail(plan, ChildStage::kChdir, errno);
   }
   CloexecAboveStdio();  // err_fd is close-on-exec already: it closes on success
+  if (plan.hold_fd >= 0 && fcntl(plan.hold_fd, F_SETFD, 0) < 0) {
+    ChildFail(plan, ChildStage::kSetup, errno);
+  }
   execv(plan.path, plan.argv.data());
   ChildFail(plan, ChildStage::kExec, errno);
 }
 
+// Opens the file the child holds (SpawnOptions::hold_open), if any.
+Status OpenHeldFile(const SpawnOptions& options, ChildPlan* plan) {
+  if (options.hold_open.empty()) return Status::OK();
+  plan->hold_fd = MoveAboveStdio(open(options.hold_open.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (plan->hold_fd >= 0) return Status::OK();
+  return Status::IoError(ErrnoText("cannot open " + options.hold_open, errno));
+}
+
 // Opens the child's stdin, log and error pipe. On error closes what it opened.
 Status OpenChildFds(const SpawnOptions& options, ChildPlan* plan, int* err_read) {
+  if (Status s = OpenHeldFile(options, plan); !s.ok()) return s;
   const std::string log = options.log_path.empty() ? "/dev/null" : options.log_path;
   plan->stdin_fd = MoveAboveStdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
   plan->log_fd = MoveAboveStdio(open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
@@ -112,7 +135,7 @@ Status OpenChildFds(const SpawnOptions& options, ChildPlan* plan, int* err_read)
   }
   Status s = plan->log_fd < 0 ? Status::IoError(ErrnoText("cannot open log " + log, log_errno))
                               : Status::IoError(ErrnoText("cannot set up child fds", errno));
-  for (int fd : {plan->stdin_fd, plan->log_fd, plan->err_fd, *err_read}) {
+  for (int fd : {plan->stdin_fd, plan->log_fd, plan->err_fd, *err_read, plan->hold_fd}) {
     if (fd >= 0) close(fd);
   }
   return s;
@@ -178,6 +201,7 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
   if (pid == 0) RunChild(plan);
   int fork_errno = errno;
   for (int fd : {plan.stdin_fd, plan.log_fd, plan.err_fd}) close(fd);
+  if (plan.hold_fd >= 0) close(plan.hold_fd);
   if (pid < 0) {
     close(err_read);
     return Status::IoError(ErrnoText("fork", fork_errno));
@@ -212,7 +236,7 @@ bool Process::Reap(bool block) {
   }
   if (info.si_pid == 0) return false;
   // The zombie leader still holds the group id, so this cannot hit a reused group.
-  kill(-pid_, SIGKILL);
+  SignalChild(pid_, SIGKILL, /*group=*/true);
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
@@ -224,7 +248,8 @@ bool Process::Alive() { return !Reap(false); }
 
 Status Process::Terminate(int timeout_ms) {
   if (Reap(false)) return Status::OK();
-  if (kill(-pid_, SIGTERM) < 0 && kill(pid_, SIGTERM) < 0 && errno != ESRCH) {
+  if (SignalChild(pid_, SIGTERM, true) < 0 && SignalChild(pid_, SIGTERM, false) < 0 &&
+      errno != ESRCH) {
     return Status::IoError(ErrnoText("kill " + std::to_string(pid_), errno));
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
@@ -234,8 +259,8 @@ Status Process::Terminate(int timeout_ms) {
     step = std::min(step * 2, std::chrono::milliseconds(20));
   }
   if (!wait_status_) {
-    kill(-pid_, SIGKILL);
-    kill(pid_, SIGKILL);
+    SignalChild(pid_, SIGKILL, true);
+    SignalChild(pid_, SIGKILL, false);
     Reap(true);
   }
   return Status::OK();

@@ -27,6 +27,11 @@ struct SpawnOptions {
   /// new session (setsid: no terminal hangup reaches it) and has no death signal, so it
   /// keeps running after memstand exits; call Process::Release() to let it go.
   bool detach = false;
+  /// A file the child keeps open read-only for its whole life (an inherited fd above
+  /// 2, number unspecified): the topology's token file, memstand's proof that it
+  /// started the process (owner_proof.h). Empty: none. Opened before the fork
+  /// (O_NOFOLLOW), so its errors come back from Spawn.
+  std::string hold_open = {};
 };
 
 /// Resolves a program name the way execvp would: a name holding a '/' is checked as a
@@ -40,7 +45,8 @@ Result<std::string> FindExecutable(const std::string& name);
 /// only, and Terminate reaches the child's own children too), has PR_SET_PDEATHSIG
 /// = SIGKILL (it dies with the *thread* that spawned it, so spawn from a long-lived
 /// thread; not with SpawnOptions::detach), default signal dispositions and mask, and
-/// inherits no fds but 0, 1, 2.
+/// inherits no fds but 0, 1, 2 (and SpawnOptions::hold_open). Every signal this class
+/// sends goes to a pid > 1 (checked at each kill call), so never to kill(-1) or kill(0).
 class Process {
  public:
   /// Forks and execs. Returns once exec succeeded; an exec failure is reported here:

@@ -24,7 +24,10 @@ class RedisDriver : public ServerDriver {
   /// --daemonize no [--cluster-enabled yes --cluster-config-file nodes.conf
   /// --cluster-port B] role_args settings.
   Result<std::vector<std::string>> Prepare(const NodeLaunch& launch) const override;
-  /// PING + INFO server on a fresh connection; ready once INFO names our pid.
+  /// PING + INFO server on a fresh connection; ready once INFO names our pid. An
+  /// error reply a starting redis cannot outgrow (-NOAUTH from requirepass, -NOPERM,
+  /// -ERR unknown command; anything but -LOADING, -BUSY, -MASTERDOWN, -TRYAGAIN) is
+  /// Status::Server at once, naming the reply.
   Status Probe(const NodeLaunch& launch, pid_t pid, std::string* version,
                bool* port_taken) const override;
   std::string ProbeDescription() const override { return "answer PING"; }

@@ -37,6 +37,9 @@ class ServerDriver {
   virtual Result<std::vector<std::string>> Prepare(const NodeLaunch& launch) const = 0;
   /// One readiness probe of the process `pid`: OK once it answers as itself, with
   /// *version set. *port_taken when another process answers on the port.
+  /// Status::Server when the server answered with something waiting cannot change
+  /// (redis: -NOAUTH): ServerNode then gives up at once (InvalidArgument) instead of
+  /// probing until the ready timeout.
   virtual Status Probe(const NodeLaunch& launch, pid_t pid, std::string* version,
                        bool* port_taken) const = 0;
   /// What the probe waits for, for the timeout message: "answer PING".

@@ -118,6 +118,7 @@ Status ServerNode::TryStart(bool* port_taken) {
   if (!argv.ok()) return argv.status();
   SpawnOptions spawn{*argv, launch_.dir, launch_.log_path};
   spawn.detach = options_.detach;
+  spawn.hold_open = options_.hold_open;
   auto process = Process::Spawn(spawn);
   if (!process.ok()) return process.status();
   process_ = std::move(process).value();
@@ -136,6 +137,10 @@ Status ServerNode::WaitReady(bool* port_taken) {
   for (;;) {
     Status probe = driver_->Probe(launch_, process_->pid(), &version_, port_taken);
     if (probe.ok()) return probe;
+    if (probe.code() == Status::Code::kServer) {  // an answer waiting cannot change
+      process_->Terminate(kStopTimeoutMs);
+      return StartupFailure(probe.message(), Status::InvalidArgument);
+    }
     bool all_fixed = std::count(options_.fixed_ports.begin(), options_.fixed_ports.end(), 0) == 0 &&
                      static_cast<int>(options_.fixed_ports.size()) == driver_->PortCount();
     if (*port_taken || !process_->Alive()) {

@@ -31,6 +31,8 @@ struct ServerNodeOptions {
   std::vector<std::string> role_args;
   /// SpawnOptions::detach: the process may outlive memstand (`memstand up`).
   bool detach = false;
+  /// SpawnOptions::hold_open: the topology's token file (owner_proof.h); empty: none.
+  std::string hold_open;
   /// How long to wait for readiness. 10 s covers a loaded CI machine.
   int ready_timeout_ms = 10000;
   /// Polled while waiting; true: give up with Failed("interrupted"). May be null.

@@ -1,15 +1,14 @@
 #include "stand/stand_state.h"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -36,7 +35,8 @@ json NodeJson(const NodeRecord& n) {
               {"log", n.log},
               {"pid", n.process.pid},
               {"start_ticks", n.process.start_ticks},
-              {"cmdline", n.process.cmdline}};
+              {"cmdline", n.process.cmdline},
+              {"uid", n.process.uid}};
 }
 
 NodeRecord NodeFromJson(const json& j) {
@@ -54,6 +54,7 @@ NodeRecord NodeFromJson(const json& j) {
   n.process.pid = j.at("pid").get<pid_t>();
   n.process.start_ticks = j.at("start_ticks").get<uint64_t>();
   n.process.cmdline = j.at("cmdline").get<std::vector<std::string>>();
+  n.process.uid = j.value("uid", int64_t{-1});
   return n;
 }
 
@@ -65,7 +66,8 @@ json RecordJson(const TopologyRecord& r) {
   return json{{"memstand_state", r.format}, {"name", r.name},
               {"kind", r.kind},             {"status", r.status},
               {"dir", r.dir},               {"created_unix", r.created_unix},
-              {"memstand_pid", r.memstand_pid}, {"detached", r.detached},
+              {"memstand_pid", r.memstand_pid}, {"token", r.token},
+              {"detached", r.detached},
               {"masters", r.masters},       {"replicas", r.replicas},
               {"settings", settings},       {"nodes", nodes}};
 }
@@ -79,6 +81,7 @@ TopologyRecord RecordFromJson(const json& j) {
   r.dir = j.at("dir").get<std::string>();
   r.created_unix = j.value("created_unix", int64_t{0});
   r.memstand_pid = j.value("memstand_pid", 0);
+  r.token = j.value("token", "");
   r.detached = j.value("detached", false);
   r.masters = j.value("masters", 0);
   r.replicas = j.value("replicas", 0);
@@ -89,21 +92,46 @@ TopologyRecord RecordFromJson(const json& j) {
   return r;
 }
 
-bool StillOurs(const NodeRecord& node) { return NodeOwnership(node) == Ownership::kOurs; }
+bool StillOurs(const TopologyRecord& r, const NodeRecord& n) {
+  return NodeOwnership(r, n).verdict == Ownership::kOurs;
+}
 
-// Signals the node's process group when it leads one (servers memstand starts do),
-// else the process alone.
-void Signal(const NodeRecord& node, int sig) {
-  pid_t pid = node.process.pid;
-  if (getpgid(pid) == pid && kill(-pid, sig) == 0) return;
-  kill(pid, sig);
+// True once the process a pidfd refers to has exited (the pidfd polls readable).
+bool Exited(int pidfd) {
+  pollfd p{pidfd, POLLIN, 0};
+  return poll(&p, 1, 0) != 0;
+}
+
+// The only place `down` sends a signal. Pins the process with a pidfd, then proves it
+// ours again (a pid may have changed hands since the last check; whatever the pidfd
+// pinned, the check is about a process that holds our token file). The process alone
+// gets the signal through its pidfd, so a pid reused after the check cannot; its
+// process group only when it leads it (pgid == pid: the group memstand made with it)
+// and has not exited, as the leader's pid cannot be reused while it is unreaped. pid
+// > 1 is checked at the kill call, so kill(-1), kill(0) and init cannot be hit.
+void SignalIfOurs(const TopologyRecord& r, const NodeRecord& n, int sig) {
+  pid_t pid = n.process.pid;
+  if (pid <= 1) return;
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0 && errno != ENOSYS) return;  // gone
+  OwnerCheck check = NodeOwnership(r, n);
+  bool ours = check.verdict == Ownership::kOurs && check.now.pid == pid;
+  if (ours && check.now.pgid == pid && (pidfd < 0 || !Exited(pidfd)) && pid > 1) {
+    kill(-pid, sig);
+  } else if (ours && pidfd >= 0) {
+    syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0);
+  } else if (ours && pid > 1) {  // no pidfds (Linux < 5.3)
+    kill(pid, sig);
+  }
+  if (pidfd >= 0) close(pidfd);
 }
 
 // Waits until none of `nodes` is still ours; returns those that are.
-std::vector<const NodeRecord*> WaitGone(std::vector<const NodeRecord*> nodes, int timeout_ms) {
+std::vector<const NodeRecord*> WaitGone(const TopologyRecord& r, std::vector<const NodeRecord*> nodes,
+                                        int timeout_ms) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
-    std::erase_if(nodes, [](const NodeRecord* n) { return !StillOurs(*n); });
+    std::erase_if(nodes, [&](const NodeRecord* n) { return !StillOurs(r, *n); });
     if (nodes.empty() || std::chrono::steady_clock::now() >= deadline) return nodes;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -115,29 +143,14 @@ std::string Describe(const NodeRecord& n) {
 
 }  // namespace
 
-std::string DefaultRunRoot() {
-  const char* env = std::getenv("MEMSTAND_RUN_DIR");
-  return env != nullptr && *env != '\0' ? env : "/tmp/memstand-stand";
-}
-
 Status WriteTopologyRecord(const std::string& path, const TopologyRecord& record) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << RecordJson(record).dump(2) << "\n";
-    out.close();
-    if (!out) return Status::IoError("cannot write " + tmp);
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return Status::IoError("cannot rename " + tmp + " to " + path + ": " + ec.message());
-  return Status::OK();
+  return WritePrivateFile(path, RecordJson(record).dump(2) + "\n");
 }
 
 Result<TopologyRecord> ReadTopologyRecord(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::IoError("cannot read " + path);
-  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  auto text = ReadPrivateFile(path, "state file");
+  if (!text.ok()) return text.status();
+  json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || !j.contains("memstand_state")) {
     return Status::Protocol(path + ": not a memstand state file");
   }
@@ -151,12 +164,17 @@ Result<TopologyRecord> ReadTopologyRecord(const std::string& path) {
   }
 }
 
-std::vector<ListedTopology> ListTopologies(const std::string& root) {
+Result<std::vector<ListedTopology>> ListTopologies(const std::string& root) {
   std::vector<ListedTopology> list;
+  Status s = CheckPrivateDir(root, "run root");
+  if (s.code() == Status::Code::kNotFound) return list;
+  if (!s.ok()) return s;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(root, ec)) {
     std::string state = entry.path().string() + "/" + kStateFileName;
-    if (!entry.is_directory(ec) || !fs::exists(state, ec)) continue;
+    if (!entry.is_directory(ec) || entry.is_symlink(ec) || !fs::exists(fs::symlink_status(state, ec))) {
+      continue;
+    }
     list.push_back({entry.path().string(), ReadTopologyRecord(state)});
   }
   std::sort(list.begin(), list.end(),
@@ -164,18 +182,18 @@ std::vector<ListedTopology> ListTopologies(const std::string& root) {
   return list;
 }
 
-Ownership NodeOwnership(const NodeRecord& node) {
-  ProcessIdentity now;
-  return CheckOwnership(node.process, &now);
+OwnerCheck NodeOwnership(const TopologyRecord& record, const NodeRecord& node) {
+  return CheckOwner(node.process, record.dir + "/" + kOwnerTokenFile, record.token);
 }
 
 Status StopRecordedTopology(const TopologyRecord& record, std::vector<std::string>* messages) {
   std::vector<const NodeRecord*> ours;
+  int unproven = 0;
   for (auto it = record.nodes.rbegin(); it != record.nodes.rend(); ++it) {  // replicas first
-    ProcessIdentity now;
-    switch (CheckOwnership(it->process, &now)) {
+    OwnerCheck check = NodeOwnership(record, *it);
+    switch (check.verdict) {
       case Ownership::kOurs:
-        Signal(*it, SIGTERM);
+        SignalIfOurs(record, *it, SIGTERM);
         ours.push_back(&*it);
         break;
       case Ownership::kGone:
@@ -183,13 +201,18 @@ Status StopRecordedTopology(const TopologyRecord& record, std::vector<std::strin
         break;
       case Ownership::kOther:
         messages->push_back(Describe(*it) + ": left alone, the pid now runs '" +
-                            JoinCmdline(now.cmdline) + "', not the process memstand started");
+                            JoinCmdline(check.now.cmdline) + "', not the process memstand started");
+        break;
+      case Ownership::kUnproven:
+        ++unproven;
+        messages->push_back(Describe(*it) + ": left alone, not proven to be the process memstand "
+                            "started: " + check.why);
         break;
     }
   }
-  std::vector<const NodeRecord*> stubborn = WaitGone(ours, kTermWaitMs);
-  for (const NodeRecord* n : stubborn) Signal(*n, SIGKILL);
-  stubborn = WaitGone(stubborn, kKillWaitMs);
+  std::vector<const NodeRecord*> stubborn = WaitGone(record, ours, kTermWaitMs);
+  for (const NodeRecord* n : stubborn) SignalIfOurs(record, *n, SIGKILL);
+  stubborn = WaitGone(record, stubborn, kKillWaitMs);
   for (const NodeRecord* n : ours) {
     bool left = std::find(stubborn.begin(), stubborn.end(), n) != stubborn.end();
     messages->push_back(Describe(*n) + (left ? ": still running after SIGKILL" : ": stopped"));
@@ -197,6 +220,11 @@ Status StopRecordedTopology(const TopologyRecord& record, std::vector<std::strin
   if (!stubborn.empty()) {
     return Status::Failed(std::to_string(stubborn.size()) + " process(es) of '" + record.name +
                           "' did not stop; " + record.dir + " kept");
+  }
+  if (unproven > 0) {
+    return Status::Failed(std::to_string(unproven) + " process(es) of '" + record.name +
+                          "' could not be proven memstand's and were not signalled; " +
+                          record.dir + " kept");
   }
   std::error_code ec;
   fs::remove_all(record.dir, ec);

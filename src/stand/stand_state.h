@@ -9,13 +9,17 @@
 #include <utility>
 #include <vector>
 
+#include "stand/owner_proof.h"
 #include "stand/proc_identity.h"
+#include "stand/run_root.h"
 #include "util/status.h"
 
 namespace memstand {
 
 inline constexpr char kStateFileName[] = "state.json";
-inline constexpr int kStateFormat = 1;
+/// 2: adds the ownership token and each node's uid. A format-1 file is still read,
+/// but its processes cannot be proven ours: `down` leaves them alone.
+inline constexpr int kStateFormat = 2;
 
 /// One server process of a topology.
 struct NodeRecord {
@@ -29,7 +33,7 @@ struct NodeRecord {
   std::string version;     // as the server reported it
   std::string dir;         // the node's folder
   std::string log;         // its log file
-  ProcessIdentity process; // pid, command line and start time once it was ready
+  ProcessIdentity process; // pid, command line, start time and uid once it was ready
 };
 
 struct TopologyRecord {
@@ -40,6 +44,7 @@ struct TopologyRecord {
   std::string dir;     // the run folder
   int64_t created_unix = 0;
   pid_t memstand_pid = 0;  // the memstand that started it
+  std::string token;       // the ownership token (owner_proof.h), also in <dir>/owner.token
   bool detached = false;   // true: started by `memstand up`, outlives memstand
   int masters = 0;
   int replicas = 0;
@@ -47,14 +52,12 @@ struct TopologyRecord {
   std::vector<NodeRecord> nodes;
 };
 
-/// $MEMSTAND_RUN_DIR if set and not empty, else /tmp/memstand-stand.
-std::string DefaultRunRoot();
-
-/// Writes the record as JSON, atomically (a temp file renamed over the old one).
+/// Writes the record as JSON, atomically and 0600 (WritePrivateFile).
 Status WriteTopologyRecord(const std::string& path, const TopologyRecord& record);
-/// Reads a state file. IoError if unreadable, Protocol if it is not a state file.
-/// The record's dir is the folder the file is in (what `down` removes), whatever the
-/// file says.
+/// Reads a state file. Failed if refused (a symlink, not ours, or readable or writable
+/// by group or others: run_root.h), IoError if unreadable, Protocol if it is not a
+/// state file. The record's dir is the folder the file is in (what `down` removes),
+/// whatever the file says.
 Result<TopologyRecord> ReadTopologyRecord(const std::string& path);
 
 /// One folder under the run root that holds a state file.
@@ -62,17 +65,21 @@ struct ListedTopology {
   std::string dir;
   Result<TopologyRecord> record = Status::NotFound("");  // or why it could not be read
 };
-/// The topologies under root, by name. An absent root is an empty list.
-std::vector<ListedTopology> ListTopologies(const std::string& root);
+/// The topologies under root, by name (symlinks skipped). An absent root is an empty
+/// list; a root that is not private (CheckPrivateDir) is Failed, and nothing under it
+/// is read.
+Result<std::vector<ListedTopology>> ListTopologies(const std::string& root);
 
-/// What runs under a node's recorded pid now.
-Ownership NodeOwnership(const NodeRecord& node);
+/// What runs under a node's recorded pid now: CheckOwner with the record's token.
+OwnerCheck NodeOwnership(const TopologyRecord& record, const NodeRecord& node);
 
-/// `memstand down` for one topology: SIGTERM to every node process that is still the
-/// one memstand started (same pid, start time and command line; its process group if
-/// it leads one), SIGKILL after 5 s; a pid that now runs something else is left
-/// alone. Then removes the run folder. One message per node into *messages. Fails
-/// only if a process of ours could not be stopped or the folder not removed.
+/// `memstand down` for one topology: SIGTERM to every node process that CheckOwner
+/// proves ours (re-checked right before every signal; its process group only when it
+/// leads the group, pgid == pid; never pid <= 1), SIGKILL after 5 s. Any other pid is
+/// left alone with a message saying why. Then removes the run folder, unless a
+/// process that could not be proven ours still runs under a recorded pid. One message
+/// per node into *messages. Fails if a process of ours could not be stopped or the
+/// folder not removed.
 Status StopRecordedTopology(const TopologyRecord& record, std::vector<std::string>* messages);
 
 }  // namespace memstand

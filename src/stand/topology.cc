@@ -75,34 +75,49 @@ Result<std::unique_ptr<Topology>> Topology::Start(TopologySpec spec, const Topol
   return t;
 }
 
-Status Topology::ClaimFolder(const std::string& root) {
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  if (ec) return Status::IoError("cannot create run root " + root + ": " + ec.message());
-  std::string dir = fs::absolute(root, ec).string() + "/" + spec_.name;
-  if (fs::exists(dir, ec)) {
-    auto old = ReadTopologyRecord(dir + "/" + kStateFileName);
-    if (!old.ok()) {
-      return Status::InvalidArgument(dir + " exists and is not a memstand run folder (" +
-                                     old.status().message() + "); remove it or pick another --name");
-    }
-    for (const NodeRecord& n : old->nodes) {
-      if (NodeOwnership(n) == Ownership::kOurs) {
-        return Status::InvalidArgument("topology '" + spec_.name + "' is already up in " + dir +
-                                       " (see memstand ps); stop it with 'memstand down " +
-                                       spec_.name + "' or pick another --name");
-      }
-    }
-    fs::remove_all(dir, ec);  // a leftover whose processes are all gone
-    if (ec) return Status::IoError("cannot remove leftover " + dir + ": " + ec.message());
+namespace {
+
+// OK if dir holds no topology whose processes may still run; then removes it.
+Status ReplaceLeftover(const std::string& dir, const std::string& name) {
+  auto old = ReadTopologyRecord(dir + "/" + kStateFileName);
+  if (!old.ok()) {
+    if (old.status().code() == Status::Code::kFailed) return old.status();  // refused
+    return Status::InvalidArgument(dir + " exists and is not a memstand run folder (" +
+                                   old.status().message() + "); remove it or pick another --name");
   }
-  fs::create_directories(dir, ec);
-  if (ec) return Status::IoError("cannot create " + dir + ": " + ec.message());
+  for (const NodeRecord& n : old->nodes) {
+    Ownership verdict = NodeOwnership(*old, n).verdict;
+    if (verdict == Ownership::kOurs || verdict == Ownership::kUnproven) {
+      return Status::InvalidArgument("topology '" + name + "' is already up in " + dir +
+                                     " (see memstand ps); stop it with 'memstand down " + name +
+                                     "' or pick another --name");
+    }
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);  // a leftover whose processes are all gone
+  if (ec) return Status::IoError("cannot remove leftover " + dir + ": " + ec.message());
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Topology::ClaimFolder(const std::string& root) {
+  if (Status s = EnsurePrivateDir(root, "run root"); !s.ok()) return s;
+  std::error_code ec;
+  std::string dir = fs::absolute(root, ec).string() + "/" + spec_.name;
+  if (fs::exists(fs::symlink_status(dir, ec))) {
+    if (Status s = ReplaceLeftover(dir, spec_.name); !s.ok()) return s;
+  }
+  if (Status s = EnsurePrivateDir(dir, "run folder"); !s.ok()) return s;
   owns_folder_ = true;
+  record_.dir = dir;
+  auto token = NewOwnerToken();
+  if (!token.ok()) return token.status();
+  record_.token = *token;
+  if (Status s = WritePrivateFile(dir + "/" + kOwnerTokenFile, record_.token); !s.ok()) return s;
   record_.name = spec_.name;
   record_.kind = TopologyKindName(spec_.kind);
   record_.status = "starting";
-  record_.dir = dir;
   record_.created_unix = std::time(nullptr);
   record_.memstand_pid = getpid();
   record_.detached = options_.detach;
@@ -153,6 +168,7 @@ Status Topology::StartNode(const NodePlan& plan) {
   o.fixed_ports = plan.fixed_ports;
   o.fixed_ports.resize(driver_->PortCount(), 0);
   o.detach = options_.detach;
+  o.hold_open = record_.dir + "/" + kOwnerTokenFile;
   o.ready_timeout_ms = spec_.ready_timeout_ms;
   o.cancel = options_.cancel;
   // redis-replica replicas follow the primary from the start; cluster replicas are

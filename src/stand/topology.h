@@ -17,8 +17,8 @@
 namespace memstand {
 
 struct TopologyOptions {
-  /// Where run folders go. Empty: DefaultRunRoot() ($MEMSTAND_RUN_DIR or
-  /// /tmp/memstand-stand).
+  /// Where run folders go. Empty: DefaultRunRoot() (run_root.h). Created 0700 if
+  /// missing; refused (Failed) if it is not private.
   std::string run_root;
   /// false: the processes die with memstand (PR_SET_PDEATHSIG) and the destructor
   /// stops them. true (`memstand up`): they may outlive memstand once Detach()ed.
@@ -31,10 +31,12 @@ struct TopologyOptions {
 /// Not thread-safe: one owner.
 class Topology {
  public:
-  /// Normalizes and checks the spec (InvalidArgument), claims the run folder (a
-  /// folder of the same name whose processes still run is InvalidArgument; one whose
-  /// processes are all gone is replaced), starts every node, wires replication or
-  /// the cluster, and returns once everything is checked ready. The state file is
+  /// Normalizes and checks the spec (InvalidArgument), claims the run folder (0700,
+  /// with a new ownership token: owner_proof.h; a folder of the same name whose
+  /// processes still run is InvalidArgument; one whose processes are all gone is
+  /// replaced; a run root or state file that is not private is Failed), starts every
+  /// node holding the token file open, wires replication or the cluster, and returns
+  /// once everything is checked ready. The state file is
   /// rewritten after each node starts, so a crash leaves a record `down` can use.
   /// On any error, everything started is stopped and the folder removed.
   static Result<std::unique_ptr<Topology>> Start(TopologySpec spec, const TopologyOptions& options);

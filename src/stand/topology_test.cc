@@ -111,7 +111,7 @@ TEST_F(TopologyTest, RedisAppliesSettingsRecordsStateAndStops) {
   EXPECT_FALSE(state->detached);
   ASSERT_EQ(state->nodes.size(), 1u);
   EXPECT_EQ(state->nodes[0].process.pid, n.process.pid);
-  EXPECT_EQ(NodeOwnership(state->nodes[0]), Ownership::kOurs);
+  EXPECT_EQ(NodeOwnership(*state, state->nodes[0]).verdict, Ownership::kOurs);
 
   std::vector<NodeRecord> nodes = t->nodes();
   std::string dir = t->dir();
@@ -235,7 +235,7 @@ TEST_F(TopologyTest, TarantoolRunsBoxCfgThenTheUserInit) {
                            5000);
   ASSERT_TRUE(greeting.ok()) << greeting.status().message();
   EXPECT_TRUE(greeting->starts_with("Tarantool " + n.version + " ")) << *greeting;
-  EXPECT_EQ(NodeOwnership(n), Ownership::kOurs);  // its process title was read when ready
+  EXPECT_EQ(NodeOwnership(t->record(), n).verdict, Ownership::kOurs);  // its process title was read when ready
   std::vector<NodeRecord> nodes = t->nodes();
   std::string dir = t->dir();
   EXPECT_TRUE(t->Stop().ok());
@@ -404,7 +404,7 @@ TEST_F(TopologyTest, TheSameNameIsRefusedWhileUpAndReplacedOnceGone) {
   Status s = StartError(spec, options_);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(s.message().find("topology 'twice' is already up"), std::string::npos) << s.message();
-  EXPECT_EQ(NodeOwnership(first->nodes()[0]), Ownership::kOurs);  // untouched
+  EXPECT_EQ(NodeOwnership(first->record(), first->nodes()[0]).verdict, Ownership::kOurs);  // untouched
 
   // A leftover state file whose processes are gone does not block a new start.
   TopologyRecord leftover = first->record();
@@ -432,18 +432,21 @@ TEST_F(TopologyTest, DetachedTopologyOutlivesItsObjectUntilStoppedFromItsRecord)
   ASSERT_NE(t, nullptr);
   std::string state = t->state_path();
   NodeRecord node = t->nodes()[0];
+  TopologyRecord record = t->record();
   t->Detach();
   t.reset();
-  EXPECT_EQ(NodeOwnership(node), Ownership::kOurs);
+  EXPECT_EQ(NodeOwnership(record, node).verdict, Ownership::kOurs);
   EXPECT_EQ(getsid(node.process.pid), node.process.pid);  // its own session
 
   auto listed = ListTopologies(root_);
-  ASSERT_EQ(listed.size(), 1u);
-  ASSERT_TRUE(listed[0].record.ok()) << listed[0].record.status().message();
-  EXPECT_EQ(listed[0].record->name, "memcached");
-  EXPECT_TRUE(listed[0].record->detached);
+  ASSERT_TRUE(listed.ok()) << listed.status().message();
+  ASSERT_EQ(listed->size(), 1u);
+  const ListedTopology& only = (*listed)[0];
+  ASSERT_TRUE(only.record.ok()) << only.record.status().message();
+  EXPECT_EQ(only.record->name, "memcached");
+  EXPECT_TRUE(only.record->detached);
   std::vector<std::string> messages;
-  Status s = StopRecordedTopology(*listed[0].record, &messages);
+  Status s = StopRecordedTopology(*only.record, &messages);
   EXPECT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(messages.size(), 1u);
   EXPECT_EQ(messages[0],
@@ -451,7 +454,7 @@ TEST_F(TopologyTest, DetachedTopologyOutlivesItsObjectUntilStoppedFromItsRecord)
   waitpid(node.process.pid, nullptr, WNOHANG);  // ours to reap: it was spawned by this process
   EXPECT_FALSE(ReadProcessIdentity(node.process.pid).ok());
   EXPECT_FALSE(Exists(state));
-  EXPECT_TRUE(ListTopologies(root_).empty());
+  EXPECT_TRUE(ListTopologies(root_)->empty());
 }
 
 TEST_F(TopologyTest, StoppingFromARecordLeavesAReusedPidAlone) {
@@ -474,7 +477,7 @@ TEST_F(TopologyTest, StoppingFromARecordLeavesAReusedPidAlone) {
   ASSERT_TRUE(WriteTopologyRecord(record.dir + "/state.json", record).ok());
   auto read = ReadTopologyRecord(record.dir + "/state.json");
   ASSERT_TRUE(read.ok()) << read.status().message();
-  EXPECT_EQ(NodeOwnership(read->nodes[0]), Ownership::kOther);
+  EXPECT_EQ(NodeOwnership(*read, read->nodes[0]).verdict, Ownership::kOther);
   std::vector<std::string> messages;
   EXPECT_TRUE(StopRecordedTopology(*read, &messages).ok());
   ASSERT_EQ(messages.size(), 1u);

@@ -1,14 +1,23 @@
 // `memstand up`, `ps` and `down` end to end: the real binary starts real servers that
-// outlive it, lists them, and stops them (checked by pid).
+// outlive it, lists them, and stops them (checked by pid); planted state files and run
+// roots are refused and their victims live; a killed run's temporary folder is removed
+// by the next run.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
 
 #include "core/socket.h"
 #include "e2e/e2e_util.h"
+#include "stand/process.h"
 #include "stand/stand_state.h"
 
 namespace memstand::e2e {
@@ -28,10 +37,10 @@ class StandE2eTest : public ::testing::Test {
     args.push_back(root_);
     return RunMemstand(args, 60);
   }
-  std::vector<NodeRecord> Nodes(const std::string& name) {
+  TopologyRecord Record(const std::string& name) {
     auto r = ReadTopologyRecord(root_ + "/" + name + "/state.json");
     EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? r->nodes : std::vector<NodeRecord>{};
+    return r.ok() ? *r : TopologyRecord{};
   }
   std::string root_;
 };
@@ -43,10 +52,11 @@ TEST_F(StandE2eTest, UpLeavesServersRunningPsListsThemDownStopsThem) {
                            root_ + "/pair"),
             std::string::npos)
       << up.output;
-  std::vector<NodeRecord> nodes = Nodes("pair");
+  TopologyRecord pair = Record("pair");
+  const std::vector<NodeRecord>& nodes = pair.nodes;
   ASSERT_EQ(nodes.size(), 2u);
   for (const NodeRecord& n : nodes) {
-    EXPECT_EQ(NodeOwnership(n), Ownership::kOurs) << n.name;  // memstand has exited
+    EXPECT_EQ(NodeOwnership(pair, n).verdict, Ownership::kOurs) << n.name;  // memstand has exited
     EXPECT_NE(up.output.find(n.host + ":" + std::to_string(n.port)), std::string::npos);
     EXPECT_NE(up.output.find(n.log), std::string::npos);
   }
@@ -65,7 +75,7 @@ TEST_F(StandE2eTest, UpLeavesServersRunningPsListsThemDownStopsThem) {
                                "): stopped"),
               std::string::npos)
         << down.output;
-    EXPECT_EQ(NodeOwnership(n), Ownership::kGone) << n.name;
+    EXPECT_EQ(NodeOwnership(pair, n).verdict, Ownership::kGone) << n.name;
   }
   EXPECT_FALSE(fs::exists(root_ + "/pair"));
   Outcome empty = Memstand({"ps"});
@@ -79,16 +89,19 @@ TEST_F(StandE2eTest, UpFromATomlFileAndDownWithoutANameStopsAll) {
   ASSERT_EQ(up.exit_code, 0) << up.output;
   Outcome up2 = Memstand({"up", "redis", "--name", "solo"});
   ASSERT_EQ(up2.exit_code, 0) << up2.output;
-  std::vector<NodeRecord> nodes = Nodes("cache");
-  ASSERT_EQ(nodes.size(), 1u);
-  EXPECT_NE(JoinCmdline(nodes[0].process.cmdline).find("--memory-limit=32"), std::string::npos);
-  std::vector<NodeRecord> solo = Nodes("solo");
-  nodes.insert(nodes.end(), solo.begin(), solo.end());
+  std::vector<TopologyRecord> records = {Record("cache"), Record("solo")};
+  ASSERT_EQ(records[0].nodes.size(), 1u);
+  EXPECT_NE(JoinCmdline(records[0].nodes[0].process.cmdline).find("--memory-limit=32"),
+            std::string::npos);
 
   Outcome down = Memstand({"down"});
   ASSERT_EQ(down.exit_code, 0) << down.output;
-  for (const NodeRecord& n : nodes) EXPECT_EQ(NodeOwnership(n), Ownership::kGone) << n.name;
-  EXPECT_TRUE(ListTopologies(root_).empty());
+  for (const TopologyRecord& r : records) {
+    for (const NodeRecord& n : r.nodes) {
+      EXPECT_EQ(NodeOwnership(r, n).verdict, Ownership::kGone) << n.name;
+    }
+  }
+  EXPECT_TRUE(ListTopologies(root_)->empty());
 }
 
 TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
@@ -112,6 +125,7 @@ TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
       {{"up"}, "memstand up: name a TOPOLOGY (redis, redis-replica"},
       {{"up", "redis", "--set", "maxmemory"}, "memstand up: --set 'maxmemory': expected KEY=VALUE"},
       {{"up", "redis", "--set", "maxmemory-policy=sometimes"}, "FATAL CONFIG FILE ERROR"},
+      {{"up", "redis", "--set", "requirepass=s3cret"}, "with '-NOAUTH Authentication required.'"},
       {{"down", "nothing-here"}, "memstand down: no topology 'nothing-here' under " + root_},
   };
   for (const auto& [args, message] : cases) {
@@ -120,10 +134,257 @@ TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
     EXPECT_NE(o.output.find(message), std::string::npos) << o.output;
   }
   close(*busy);
-  EXPECT_TRUE(ListTopologies(root_).empty());
+  EXPECT_TRUE(ListTopologies(root_)->empty());
   for (const auto& entry : fs::directory_iterator(root_)) {
     EXPECT_EQ(entry.path().filename(), "bad.toml");  // no run folder was left
   }
+}
+
+// --- planted state files: `down` must refuse them and the victim must live ----------------
+
+constexpr uid_t kNobody = 65534;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A process of ours that memstand did not start: `sleep 30` in a group of its own.
+std::unique_ptr<Process> Victim() {
+  auto p = Process::Spawn(SpawnOptions{{"sleep", "30"}, "", ""});
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return p.ok() ? std::move(p).value() : nullptr;
+}
+
+// What an attacker would write: a well-formed record under root/name naming `victim`
+// (its identity copied from /proc), with a token file of its own in place.
+TopologyRecord Plant(const std::string& root, const std::string& name,
+                     const ProcessIdentity& victim) {
+  TopologyRecord r;
+  r.name = name;
+  r.kind = "redis";
+  r.status = "up";
+  r.dir = root + "/" + name;
+  r.detached = true;
+  r.token = "00112233445566778899aabbccddeeff";
+  NodeRecord n;
+  n.name = "redis";
+  n.role = "server";
+  n.host = "127.0.0.1";
+  n.port = 6379;
+  n.binary = "redis-server";
+  n.process = victim;
+  r.nodes = {n};
+  EXPECT_TRUE(EnsurePrivateDir(root, "run root").ok());
+  EXPECT_TRUE(EnsurePrivateDir(r.dir, "run folder").ok());
+  EXPECT_TRUE(WritePrivateFile(r.dir + "/" + kOwnerTokenFile, r.token).ok());
+  EXPECT_TRUE(WriteTopologyRecord(r.dir + "/" + kStateFileName, r).ok());
+  return r;
+}
+
+ProcessIdentity IdentityOf(const Process& p) {
+  auto id = ReadProcessIdentity(p.pid());
+  EXPECT_TRUE(id.ok()) << id.status().message();
+  return id.ok() ? *id : ProcessIdentity{};
+}
+
+TEST_F(StandE2eTest, ACopiedIdentityWithoutTheTokenIsNotSignalled) {
+  auto victim = Victim();
+  ASSERT_NE(victim, nullptr);
+  Plant(root_, "copy", IdentityOf(*victim));
+  Outcome ps = Memstand({"ps"});
+  EXPECT_EQ(ps.exit_code, 0) << ps.output;
+  EXPECT_NE(ps.output.find("0/1 process(es) alive"), std::string::npos) << ps.output;
+  EXPECT_NE(ps.output.find("not proven ours (it does not hold the topology's token file"),
+            std::string::npos)
+      << ps.output;
+  Outcome down = Memstand({"down", "copy"});
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("redis (redis-server, pid " + std::to_string(victim->pid()) +
+                             "): left alone, not proven to be the process memstand started: it "
+                             "does not hold the topology's token file"),
+            std::string::npos)
+      << down.output;
+  EXPECT_TRUE(victim->Alive());
+  EXPECT_TRUE(fs::exists(root_ + "/copy/state.json"));  // kept: a process may be running
+}
+
+TEST_F(StandE2eTest, AStateFileWithALooseModeOrAnotherOwnerIsRefused) {
+  auto victim = Victim();
+  ASSERT_NE(victim, nullptr);
+  Plant(root_, "loose", IdentityOf(*victim));
+  std::string state = root_ + "/loose/state.json";
+  ASSERT_EQ(chmod(state.c_str(), 0666), 0);
+  Outcome down = Memstand({"down", "loose"});
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("state file " + state + ": refused: mode 0666 lets group or others in"),
+            std::string::npos)
+      << down.output;
+  Outcome up = Memstand({"up", "redis", "--name", "loose"});  // nor replaced by up
+  EXPECT_EQ(up.exit_code, 1) << up.output;
+  EXPECT_NE(up.output.find("state file " + state + ": refused"), std::string::npos) << up.output;
+  EXPECT_TRUE(fs::exists(state));
+  EXPECT_TRUE(victim->Alive());
+  if (geteuid() != 0) GTEST_SKIP() << "chown to another user needs root";
+  ASSERT_EQ(chmod(state.c_str(), 0600), 0);
+  ASSERT_EQ(chown(state.c_str(), kNobody, kNobody), 0);
+  down = Memstand({"down"});
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("state file " + state + ": refused: owned by uid 65534, not by you"),
+            std::string::npos)
+      << down.output;
+  EXPECT_TRUE(victim->Alive());
+  ASSERT_EQ(chown(state.c_str(), 0, 0), 0);  // so TearDown's down can read it
+}
+
+TEST_F(StandE2eTest, ARunRootWithALooseModeAnotherOwnerOrASymlinkIsRefused) {
+  auto victim = Victim();
+  ASSERT_NE(victim, nullptr);
+  // The record would be trusted if the root were private: the refusal is the root's.
+  std::string root = root_ + "/shared";
+  Plant(root, "planted", IdentityOf(*victim));
+  ASSERT_EQ(chmod(root.c_str(), 0777), 0);
+  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);  // the environment gets the same checks
+  Outcome down = RunMemstand({"down"});
+  unsetenv("MEMSTAND_RUN_DIR");
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("memstand down: run root " + root +
+                             ": refused: mode 0777 lets group or others in (want 0700); nothing "
+                             "was signalled"),
+            std::string::npos)
+      << down.output;
+  Outcome ps = RunMemstand({"ps", "--run-dir", root});
+  EXPECT_EQ(ps.exit_code, 1) << ps.output;
+  EXPECT_NE(ps.output.find("memstand ps: run root " + root + ": refused"), std::string::npos)
+      << ps.output;
+  Outcome up = RunMemstand({"up", "redis", "--run-dir", root});
+  EXPECT_EQ(up.exit_code, 1) << up.output;
+  EXPECT_NE(up.output.find("run root " + root + ": refused"), std::string::npos) << up.output;
+  std::string link = root_ + "/link";
+  ASSERT_EQ(chmod(root.c_str(), 0700), 0);
+  fs::create_directory_symlink(root, link);
+  down = RunMemstand({"down", "--run-dir", link});
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("run root " + link + ": refused: a symlink"), std::string::npos)
+      << down.output;
+  EXPECT_TRUE(victim->Alive());
+  if (geteuid() != 0) GTEST_SKIP() << "chown to another user needs root";
+  ASSERT_EQ(chown(root.c_str(), kNobody, kNobody), 0);
+  down = RunMemstand({"down", "--run-dir", root});
+  EXPECT_EQ(down.exit_code, 1) << down.output;
+  EXPECT_NE(down.output.find("run root " + root + ": refused: owned by uid 65534, not by you"),
+            std::string::npos)
+      << down.output;
+  EXPECT_TRUE(victim->Alive());
+}
+
+// The host pids of `parent`'s children (/proc/PID/task/PID/children).
+std::vector<pid_t> Children(pid_t parent) {
+  std::ifstream in("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) +
+                   "/children");
+  std::vector<pid_t> kids;
+  for (pid_t pid; in >> pid;) kids.push_back(pid);
+  return kids;
+}
+
+// Polls (bounded: 20 s) until `ready` holds.
+bool WaitFor(const std::function<bool()>& ready) {
+  for (int i = 0; i < 2000; ++i) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// The worst case: a record naming pid 1 with pid 1's real identity. The old
+// `down` found it "ours", saw it lead its group and called kill(-1): every process.
+TEST_F(StandE2eTest, PidOneOfAPrivatePidNamespaceIsNeverSignalled) {
+  if (geteuid() != 0 || std::system("unshare --pid --fork --mount-proc true >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "cannot make a private PID namespace here (needs root and unshare from "
+                    "util-linux)";
+  }
+  // pid 1 of the namespace: a shell leading its own session and group, with a
+  // bystander in its group that kill(-1) or kill(-1's group) would hit; it runs
+  // `memstand down` on the planted record once told to, then waits (bounded).
+  const std::string r = root_;
+  const std::string script =
+      "sleep 30 & "
+      "i=0; while [ ! -e " + r + "/go ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done; " +
+      MEMSTAND_BINARY + " down --run-dir " + r + " >" + r + "/down.out 2>&1; echo $? >" + r +
+      "/down.rc; "
+      "i=0; while [ ! -e " + r + "/end ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done";
+  auto ns = Process::Spawn(SpawnOptions{
+      {"unshare", "--pid", "--fork", "--mount-proc", "setsid", "sh", "-c", script}, "", ""});
+  ASSERT_TRUE(ns.ok()) << ns.status().message();
+  pid_t init = 0;  // the namespace's pid 1, by its host pid
+  ASSERT_TRUE(WaitFor([&] {
+    std::vector<pid_t> kids = Children((*ns)->pid());
+    if (kids.empty()) return false;
+    init = kids[0];
+    auto id = ReadProcessIdentity(init);
+    return id.ok() && !id->cmdline.empty() && id->cmdline[0] == "sh" && Children(init).size() == 1;
+  }));
+  pid_t bystander = Children(init)[0];
+  ProcessIdentity pid1 = *ReadProcessIdentity(init);
+  pid1.pid = 1;  // as the namespace sees it
+  Plant(r, "init", pid1);
+  std::ofstream(r + "/go") << "";
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(r + "/down.rc"); }));
+  std::string out = Slurp(r + "/down.out");
+  EXPECT_EQ(Slurp(r + "/down.rc"), "1\n") << out;
+  EXPECT_NE(out.find("redis (redis-server, pid 1): left alone, not proven to be the process "
+                     "memstand started: pid 1: memstand never signals pid 0 or 1"),
+            std::string::npos)
+      << out;
+  auto init_now = ReadProcessIdentity(init);
+  ASSERT_TRUE(init_now.ok());
+  EXPECT_EQ(init_now->start_ticks, pid1.start_ticks);
+  EXPECT_TRUE(ReadProcessIdentity(bystander).ok()) << "the bystander in pid 1's group was killed";
+  std::ofstream(r + "/end") << "";
+  (*ns)->Terminate();
+  // Outside the namespace "pid 1" is the machine's init: TearDown's `down` must never
+  // see this record, even from a build whose checks are broken.
+  fs::remove_all(r + "/init");
+}
+
+// --- the temporary folder of a killed `memstand run` -----------------------------------------
+
+// The folders under dir whose name starts with prefix.
+std::vector<std::string> FoldersLike(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().starts_with(prefix)) found.push_back(e.path().string());
+  }
+  return found;
+}
+
+TEST_F(StandE2eTest, TheNextRunRemovesTheFolderOfAKilledRun) {
+  std::string tmp = root_ + "/tmp";
+  fs::create_directory(tmp);
+  setenv("TMPDIR", tmp.c_str(), 1);  // inherited by the memstand processes below
+  auto killed = Running::Start({"run", "--duration", "60s", "-q"});
+  ASSERT_NE(killed, nullptr);
+  std::string folder;
+  ASSERT_TRUE(WaitFor([&] {
+    auto found = FoldersLike(tmp, "memstand-redis-");
+    if (found.size() == 1 && fs::exists(found[0] + "/memstand.owner")) folder = found[0];
+    return !folder.empty();
+  }));
+  pid_t pid = killed->pid();
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  killed->Wait(10);
+  EXPECT_TRUE(fs::exists(folder));  // SIGKILL leaves it behind
+  Outcome next = RunMemstand({"run", "--requests", "100", "-q"});
+  unsetenv("TMPDIR");
+  EXPECT_EQ(next.exit_code, 0) << next.output;
+  EXPECT_NE(next.output.find("memstand: removed leftover folder " + folder + " of a killed run (pid " +
+                             std::to_string(pid) + ")"),
+            std::string::npos)
+      << next.output;
+  EXPECT_FALSE(fs::exists(folder));
+  EXPECT_TRUE(FoldersLike(tmp, "memstand-").empty());  // and the next run's own is gone too
 }
 
 }  // namespace
