@@ -17,6 +17,7 @@
 #include "stand/proc_stats.h"
 #include "stand/resource_sampler.h"
 #include "stats/hdr_log.h"
+#include "util/redact.h"
 
 namespace memstand::cli {
 
@@ -133,7 +134,7 @@ void Judge(const RunResult& r, bool server_started, RunReport* rep) {
 }  // namespace
 
 int Fail(const char* subcommand, const Status& s) {
-  fmt::print(stderr, "memstand {}: {}\n", subcommand, s.message());
+  fmt::print(stderr, "memstand {}: {}\n", subcommand, RedactSecrets(s.message()));
   return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
 }
 
