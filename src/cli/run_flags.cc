@@ -1,12 +1,23 @@
 #include "cli/run_flags.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
 
 #include "core/pacer.h"
 #include "core/uring.h"
 #include "load/proto_request.h"
 #include "report/metrics_server.h"
 #include "util/parse.h"
+#include "util/redact.h"
 #include "workload/command_mix.h"
 
 namespace memstand::cli {
@@ -29,8 +40,14 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
                   "resp, memcache, iproto or etcd (default: the target's scheme, else resp)");
   app->add_option("-s,--server", f->server, "Server host (memtier style)");
   app->add_option("-p,--port", f->port, "Server port (memtier style)")->check(CLI::Range(1, 65535));
-  app->add_option("-a,--authenticate", f->authenticate, "PASSWORD or USER:PASSWORD (memtier style)");
-  app->add_option("--user", f->user, "ACL user name (with --authenticate PASSWORD)");
+  app->add_option("-a,--authenticate", f->authenticate,
+                  "PASSWORD or USER:PASSWORD (memtier style; visible to every user in "
+                  "/proc/PID/cmdline: prefer --auth-file or MEMSTAND_PASSWORD)");
+  app->add_option("--auth-file", f->auth_file,
+                  "File whose first line is PASSWORD or USER:PASSWORD, as -a; must not be "
+                  "readable by group or others (chmod 600)");
+  app->add_option("--user", f->user,
+                  "ACL user name (with a password from -a, --auth-file or MEMSTAND_PASSWORD)");
   app->add_option("--db", f->db, "Database number to SELECT")->check(CLI::Range(0, 1 << 20));
   app->add_option("--resp", f->resp, "RESP protocol version: 2 or 3 (HELLO 3)")
       ->check(CLI::IsMember({2, 3}));
@@ -86,8 +103,7 @@ void AddWorkloadFlags(CLI::App* app, RunFlags* f) {
                   "form (e.g. S:R) sets both");
   app->add_option("--key-stddev", f->key_stddev, "G: standard deviation (default range/6)");
   app->add_option("--key-median", f->key_median, "G: median (default middle of the range)");
-  app->add_option("--key-zipf-exp", f->key_zipf_exp, "Z: exponent (> 0)")
-      ->check(CLI::PositiveNumber);
+  app->add_option("--key-zipf-exp", f->key_zipf_exp, "Z: exponent (> 0)");
   app->add_option("-d,--data-size", f->data_size, "Value size in bytes, e.g. 100, 4K");
   app->add_option("--data-size-range", f->data_size_range, "Value sizes MIN-MAX, e.g. 100-1K");
   app->add_flag("-R,--random-data", f->random_data, "Incompressible random values");
@@ -167,6 +183,10 @@ Status BuildCommands(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
     if (o->protocol != Protocol::kResp) {
       auto req = ProtoRequest::Parse(o->protocol, texts[i], f.key_prefix);
       if (!req.ok()) return FlagError("--command", req.status());
+      // Every key and value it makes fits the protocol (REQUIRES: values built).
+      const char* value_flag = f.data_size_range.empty() ? "-d/--data-size" : "--data-size-range";
+      Status limits = req->CheckLimits(f.key_max, o->value.max_size, value_flag);
+      if (!limits.ok()) return limits;
       proto_label = req->label();
       c.counts_hits = req->counts_hits();
     }
@@ -220,12 +240,6 @@ Status BuildProtocol(const RunFlags& f, RunConfig* cfg) {
   for (int i = 0; i < o.pool_size(); ++i) {
     const RedisTarget& t = o.pool_target(i);
     if (t.db != 0) return Status::InvalidArgument(std::string("--db: not for --protocol ") + name);
-    if (o.protocol != Protocol::kIproto && !t.password.empty()) {
-      return Status::InvalidArgument(std::string("--authenticate: not for --protocol ") + name);
-    }
-    if (o.protocol == Protocol::kIproto && t.user.empty() && !t.password.empty()) {
-      return Status::InvalidArgument("--authenticate: Tarantool needs USER:PASSWORD");
-    }
   }
   return Status::OK();
 }
@@ -260,22 +274,104 @@ Status BuildPool(const RunFlags& f, LoadOptions* o) {
   return Status::OK();
 }
 
-// --authenticate, --user and --db: on the target, or on every member of a pool.
-void ApplyCredentialFlags(const RunFlags& f, RedisTarget* t) {
-  if (!f.authenticate.empty()) {
-    size_t colon = f.authenticate.find(':');
-    if (colon == std::string::npos) {
-      t->password = f.authenticate;
-    } else {
-      t->user = f.authenticate.substr(0, colon);
-      t->password = f.authenticate.substr(colon + 1);
-    }
+// The first line of --auth-file, which only its owner may read.
+Result<std::string> ReadAuthFile(const std::string& path) {
+  const std::string shown = Abbreviate(path);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::InvalidArgument("--auth-file: cannot open " + shown + ": " + std::strerror(errno));
+  struct stat st;
+  std::string text(4096, '\0');
+  ssize_t n = -1;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077) == 0) {
+    n = read(fd, text.data(), text.size());
   }
+  const int err = errno;
+  close(fd);
+  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument("--auth-file: " + shown + " is not a regular file");
+  if ((st.st_mode & 077) != 0) {
+    return Status::InvalidArgument(fmt::format(
+        "--auth-file: {} has mode {:04o}: group or others may read it; a password file must "
+        "be readable by its owner only (chmod 600 {})", shown, st.st_mode & 07777, shown));
+  }
+  if (n < 0) return Status::InvalidArgument("--auth-file: cannot read " + shown + ": " + std::strerror(err));
+  text.resize(static_cast<size_t>(n));
+  text = text.substr(0, text.find('\n'));
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  if (text.empty()) {
+    return Status::InvalidArgument("--auth-file: the first line of " + shown +
+                                   " is empty; it holds PASSWORD or USER:PASSWORD");
+  }
+  return text;
+}
+
+// The -a value: from -a, --auth-file (not both) or else MEMSTAND_PASSWORD (then
+// *from_env); empty when none is given. Registered as a secret.
+Result<std::string> CredentialText(const CLI::App& app, const RunFlags& f, bool* from_env) {
+  *from_env = false;
+  const bool flag = app.count("--authenticate") > 0, file = app.count("--auth-file") > 0;
+  if (flag && file) return Status::InvalidArgument("-a/--authenticate and --auth-file exclude each other");
+  if (flag && f.authenticate.empty()) {
+    return Status::InvalidArgument("-a/--authenticate: empty; give PASSWORD or USER:PASSWORD");
+  }
+  std::string text = f.authenticate;
+  if (file) {
+    auto read = ReadAuthFile(f.auth_file);
+    if (!read.ok()) return read.status();
+    text = *read;
+  } else if (const char* env = std::getenv(kPasswordEnv); !flag && env != nullptr && *env != 0) {
+    text = env;
+    *from_env = true;
+  }
+  RegisterSecret(text);
+  if (size_t colon = text.find(':'); colon != std::string::npos) RegisterSecret(text.substr(colon + 1));
+  return text;
+}
+
+// PASS or USER:PASS onto a target; `fill` only where the target has no password yet
+// (MEMSTAND_PASSWORD: a URL's own password wins, as does --user).
+void ApplyCredential(const std::string& text, bool fill, RedisTarget* t) {
+  if (text.empty() || (fill && !t->password.empty())) return;
+  size_t colon = text.find(':');
+  if (colon == std::string::npos) {
+    t->password = text;
+    return;
+  }
+  if (!fill || t->user.empty()) t->user = text.substr(0, colon);
+  t->password = text.substr(colon + 1);
+}
+
+// -a/--auth-file, --user and --db: on the target, or on every member of a pool.
+void ApplyCredentialFlags(const RunFlags& f, const std::string& credential, RedisTarget* t) {
+  ApplyCredential(credential, false, t);
   if (!f.user.empty()) t->user = f.user;
   if (f.db != 0) t->db = f.db;
 }
 
-Status BuildTarget(const RunFlags& f, RunConfig* cfg) {
+// Who authenticates how, once the protocol is known.
+Status CheckCredentials(const RunFlags& f, const LoadOptions& o) {
+  const std::string name = ProtocolName(o.protocol);
+  for (int i = 0; i < o.pool_size(); ++i) {
+    const RedisTarget& t = o.pool_target(i);
+    RegisterSecret(t.password);
+    const bool takes_password = o.protocol == Protocol::kResp || o.protocol == Protocol::kIproto;
+    if (!takes_password && !t.password.empty()) {
+      return Status::InvalidArgument("--authenticate: not for --protocol " + name);
+    }
+    if (!takes_password && !t.user.empty()) return Status::InvalidArgument("--user: not for --protocol " + name);
+    if (o.protocol == Protocol::kIproto && t.user.empty() && !t.password.empty()) {
+      return Status::InvalidArgument("--authenticate: Tarantool needs USER:PASSWORD");
+    }
+    if (o.protocol == Protocol::kResp && !t.user.empty() && t.password.empty()) {
+      return Status::InvalidArgument(
+          std::string(f.user.empty() ? "--target" : "--user") + ": the user '" +
+          Abbreviate(t.user) + "' has no password; Redis authenticates a user with one (give "
+          "-a PASSWORD, --auth-file FILE or MEMSTAND_PASSWORD), and without it no AUTH is sent");
+    }
+  }
+  return Status::OK();
+}
+
+Status BuildTarget(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   RedisTarget& t = cfg->load.target;
   if (!f.targets.empty()) {
     if (!f.server.empty() || f.port != 0) {
@@ -292,9 +388,53 @@ Status BuildTarget(const RunFlags& f, RunConfig* cfg) {
   }
   Status s = BuildPool(f, &cfg->load);
   if (!s.ok()) return s;
-  ApplyCredentialFlags(f, &t);
-  for (RedisTarget& member : cfg->load.pool) ApplyCredentialFlags(f, &member);
-  return BuildProtocol(f, cfg);
+  bool from_env = false;
+  auto credential = CredentialText(app, f, &from_env);
+  if (!credential.ok()) return credential.status();
+  const std::string flagged = from_env ? "" : *credential;
+  ApplyCredentialFlags(f, flagged, &t);
+  for (RedisTarget& member : cfg->load.pool) ApplyCredentialFlags(f, flagged, &member);
+  s = BuildProtocol(f, cfg);
+  if (!s.ok()) return s;
+  // MEMSTAND_PASSWORD is ambient: it reaches the protocols that take a password only.
+  const Protocol p = cfg->load.protocol;
+  if (from_env && (p == Protocol::kResp || p == Protocol::kIproto)) {
+    ApplyCredential(*credential, true, &t);
+    for (RedisTarget& member : cfg->load.pool) ApplyCredential(*credential, true, &member);
+  }
+  return CheckCredentials(f, cfg->load);
+}
+
+// The numbers CLI11 takes as any double: each refused with the flag, the value and
+// what is accepted, before anything reads them.
+Status CheckShapeNumbers(const CLI::App& app, const RunFlags& f) {
+  auto bad = [](const char* flag, double v, const char* accepted) {
+    return Status::InvalidArgument(fmt::format("{}: {} is out of range; it takes {}", flag, v, accepted));
+  };
+  if (app.count("--data-compress-ratio") > 0 && !(std::isfinite(f.compress_ratio) && f.compress_ratio >= 1)) {
+    return bad("--data-compress-ratio", f.compress_ratio,
+               "a finite ratio >= 1, e.g. 3 (values zstd compresses about 3 times)");
+  }
+  if (!(std::isfinite(f.key_zipf_exp) && f.key_zipf_exp > 0)) {
+    return bad("--key-zipf-exp", f.key_zipf_exp, "a finite exponent > 0, e.g. 0.99");
+  }
+  if (app.count("--key-stddev") > 0 && !(std::isfinite(f.key_stddev) && f.key_stddev > 0)) {
+    return bad("--key-stddev", f.key_stddev, "a finite standard deviation > 0, in keys");
+  }
+  const bool median_in_range = std::isfinite(f.key_median) &&
+                               f.key_median >= static_cast<double>(f.key_min) &&
+                               f.key_median <= static_cast<double>(f.key_max);
+  if (app.count("--key-median") > 0 && !median_in_range) {
+    return Status::InvalidArgument(fmt::format(
+        "--key-median: {} is outside the key range; it takes a key index from --key-minimum "
+        "{} to --key-maximum {}", f.key_median, f.key_min, f.key_max));
+  }
+  if (app.count("--metrics-addr") > 0 && f.metrics_addr.empty()) {
+    return Status::InvalidArgument(
+        "--metrics-addr: empty; it takes HOST:PORT, e.g. 127.0.0.1:2112 (leave the flag out "
+        "for no metrics)");
+  }
+  return Status::OK();
 }
 
 Status BuildValues(const RunFlags& f, ValueSpec* v) {
@@ -364,7 +504,7 @@ Result<double> ParseRate(const std::string& text) {
     used = 0;
   }
   if (digits.empty() || used != digits.size()) {
-    return Status::InvalidArgument("'" + text + "' is not a rate; give requests/s, e.g. 5000 or 20k");
+    return Status::InvalidArgument("'" + Abbreviate(text) + "' is not a rate; give requests/s, e.g. 5000 or 20k");
   }
   return v * scale;
 }
@@ -388,7 +528,7 @@ Status BuildRate(const RunFlags& f, LoadOptions* o) {
 Status BuildIo(const RunFlags& f, LoadOptions* o) {
   if (f.io == "epoll") return Status::OK();
   if (f.io != "uring" && f.io != "auto") {
-    return Status::InvalidArgument("--io: takes epoll, uring or auto, got '" + f.io + "'");
+    return Status::InvalidArgument("--io: takes epoll, uring or auto, got '" + Abbreviate(f.io) + "'");
   }
   std::string why_not;
   if (o->cluster) {
@@ -419,7 +559,7 @@ Status CheckFileLimit(int connections) {
 // --json-format, --samples, --samples-cap.
 Status BuildFormats(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   if (f.json_format != "memstand" && f.json_format != "memtier") {
-    return Status::InvalidArgument("--json-format: '" + f.json_format +
+    return Status::InvalidArgument("--json-format: '" + Abbreviate(f.json_format) +
                                    "' is not one of memstand, memtier");
   }
   if (f.json_format == "memtier" && f.json_path.empty()) {
@@ -461,7 +601,8 @@ void AddRunFlags(CLI::App* app, RunFlags* flags) {
 Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   RunConfig cfg;
   LoadOptions& o = cfg.load;
-  Status s = BuildTarget(f, &cfg);
+  Status s = CheckShapeNumbers(app, f);
+  if (s.ok()) s = BuildTarget(app, f, &cfg);
   if (s.ok()) s = BuildTimes(f, &o);
   o.key_prefix = f.key_prefix;
   if (s.ok()) s = BuildValues(f, &o.value);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "proto/iproto/value.h"
+#include "util/redact.h"
 
 namespace memstand::iproto {
 
@@ -35,7 +36,7 @@ struct Token {
   size_t column = 0;      // 1-based
 };
 
-std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string Quote(std::string_view s) { return "'" + Abbreviate(s) + "'"; }
 
 bool IsPunct(char c) { return std::strchr("[]{},:", c) != nullptr && c != '\0'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
