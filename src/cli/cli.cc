@@ -71,7 +71,8 @@ int Main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // CLI11 quotes arguments it did not expect: a URL with a password among them.
-    fmt::print(stderr, "memstand: {}\nRun 'memstand --help' or 'memstand run --help' for the flags.\n",
+    fmt::print(stderr,
+               "memstand: {}\nRun 'memstand --help' or 'memstand run --help' for the flags.\n",
                Abbreviate(RedactSecrets(e.what()), 400));
     return kExitUsage;
   }

@@ -1,17 +1,12 @@
 #include "cli/run_flags.h"
 
-#include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 
 #include <fmt/format.h>
 
+#include "cli/credentials.h"
 #include "core/pacer.h"
 #include "core/uring.h"
 #include "load/proto_request.h"
@@ -237,10 +232,7 @@ Status BuildProtocol(const RunFlags& f, RunConfig* cfg) {
   const char* name = ProtocolName(o.protocol);
   if (f.resp != 2) return Status::InvalidArgument(std::string("--resp: not for --protocol ") + name);
   if (f.cluster) return Status::InvalidArgument(std::string("--cluster: not for --protocol ") + name);
-  for (int i = 0; i < o.pool_size(); ++i) {
-    const RedisTarget& t = o.pool_target(i);
-    if (t.db != 0) return Status::InvalidArgument(std::string("--db: not for --protocol ") + name);
-  }
+  if (f.db != 0) return Status::InvalidArgument(std::string("--db: not for --protocol ") + name);
   return Status::OK();
 }
 
@@ -274,103 +266,6 @@ Status BuildPool(const RunFlags& f, LoadOptions* o) {
   return Status::OK();
 }
 
-// The first line of --auth-file, which only its owner may read.
-Result<std::string> ReadAuthFile(const std::string& path) {
-  const std::string shown = Abbreviate(path);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::InvalidArgument("--auth-file: cannot open " + shown + ": " + std::strerror(errno));
-  struct stat st;
-  std::string text(4096, '\0');
-  ssize_t n = -1;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077) == 0) {
-    n = read(fd, text.data(), text.size());
-  }
-  const int err = errno;
-  close(fd);
-  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument("--auth-file: " + shown + " is not a regular file");
-  if ((st.st_mode & 077) != 0) {
-    return Status::InvalidArgument(fmt::format(
-        "--auth-file: {} has mode {:04o}: group or others may read it; a password file must "
-        "be readable by its owner only (chmod 600 {})", shown, st.st_mode & 07777, shown));
-  }
-  if (n < 0) return Status::InvalidArgument("--auth-file: cannot read " + shown + ": " + std::strerror(err));
-  text.resize(static_cast<size_t>(n));
-  text = text.substr(0, text.find('\n'));
-  if (!text.empty() && text.back() == '\r') text.pop_back();
-  if (text.empty()) {
-    return Status::InvalidArgument("--auth-file: the first line of " + shown +
-                                   " is empty; it holds PASSWORD or USER:PASSWORD");
-  }
-  return text;
-}
-
-// The -a value: from -a, --auth-file (not both) or else MEMSTAND_PASSWORD (then
-// *from_env); empty when none is given. Registered as a secret.
-Result<std::string> CredentialText(const CLI::App& app, const RunFlags& f, bool* from_env) {
-  *from_env = false;
-  const bool flag = app.count("--authenticate") > 0, file = app.count("--auth-file") > 0;
-  if (flag && file) return Status::InvalidArgument("-a/--authenticate and --auth-file exclude each other");
-  if (flag && f.authenticate.empty()) {
-    return Status::InvalidArgument("-a/--authenticate: empty; give PASSWORD or USER:PASSWORD");
-  }
-  std::string text = f.authenticate;
-  if (file) {
-    auto read = ReadAuthFile(f.auth_file);
-    if (!read.ok()) return read.status();
-    text = *read;
-  } else if (const char* env = std::getenv(kPasswordEnv); !flag && env != nullptr && *env != 0) {
-    text = env;
-    *from_env = true;
-  }
-  RegisterSecret(text);
-  if (size_t colon = text.find(':'); colon != std::string::npos) RegisterSecret(text.substr(colon + 1));
-  return text;
-}
-
-// PASS or USER:PASS onto a target; `fill` only where the target has no password yet
-// (MEMSTAND_PASSWORD: a URL's own password wins, as does --user).
-void ApplyCredential(const std::string& text, bool fill, RedisTarget* t) {
-  if (text.empty() || (fill && !t->password.empty())) return;
-  size_t colon = text.find(':');
-  if (colon == std::string::npos) {
-    t->password = text;
-    return;
-  }
-  if (!fill || t->user.empty()) t->user = text.substr(0, colon);
-  t->password = text.substr(colon + 1);
-}
-
-// -a/--auth-file, --user and --db: on the target, or on every member of a pool.
-void ApplyCredentialFlags(const RunFlags& f, const std::string& credential, RedisTarget* t) {
-  ApplyCredential(credential, false, t);
-  if (!f.user.empty()) t->user = f.user;
-  if (f.db != 0) t->db = f.db;
-}
-
-// Who authenticates how, once the protocol is known.
-Status CheckCredentials(const RunFlags& f, const LoadOptions& o) {
-  const std::string name = ProtocolName(o.protocol);
-  for (int i = 0; i < o.pool_size(); ++i) {
-    const RedisTarget& t = o.pool_target(i);
-    RegisterSecret(t.password);
-    const bool takes_password = o.protocol == Protocol::kResp || o.protocol == Protocol::kIproto;
-    if (!takes_password && !t.password.empty()) {
-      return Status::InvalidArgument("--authenticate: not for --protocol " + name);
-    }
-    if (!takes_password && !t.user.empty()) return Status::InvalidArgument("--user: not for --protocol " + name);
-    if (o.protocol == Protocol::kIproto && t.user.empty() && !t.password.empty()) {
-      return Status::InvalidArgument("--authenticate: Tarantool needs USER:PASSWORD");
-    }
-    if (o.protocol == Protocol::kResp && !t.user.empty() && t.password.empty()) {
-      return Status::InvalidArgument(
-          std::string(f.user.empty() ? "--target" : "--user") + ": the user '" +
-          Abbreviate(t.user) + "' has no password; Redis authenticates a user with one (give "
-          "-a PASSWORD, --auth-file FILE or MEMSTAND_PASSWORD), and without it no AUTH is sent");
-    }
-  }
-  return Status::OK();
-}
-
 Status BuildTarget(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   RedisTarget& t = cfg->load.target;
   if (!f.targets.empty()) {
@@ -387,31 +282,26 @@ Status BuildTarget(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
     cfg->target_given = true;
   }
   Status s = BuildPool(f, &cfg->load);
+  if (s.ok()) s = BuildProtocol(f, cfg);
   if (!s.ok()) return s;
-  bool from_env = false;
-  auto credential = CredentialText(app, f, &from_env);
-  if (!credential.ok()) return credential.status();
-  const std::string flagged = from_env ? "" : *credential;
-  ApplyCredentialFlags(f, flagged, &t);
-  for (RedisTarget& member : cfg->load.pool) ApplyCredentialFlags(f, flagged, &member);
-  s = BuildProtocol(f, cfg);
-  if (!s.ok()) return s;
-  // MEMSTAND_PASSWORD is ambient: it reaches the protocols that take a password only.
-  const Protocol p = cfg->load.protocol;
-  if (from_env && (p == Protocol::kResp || p == Protocol::kIproto)) {
-    ApplyCredential(*credential, true, &t);
-    for (RedisTarget& member : cfg->load.pool) ApplyCredential(*credential, true, &member);
+  if (f.db != 0) {  // --db: on the target, or on every member of a pool
+    t.db = f.db;
+    for (RedisTarget& member : cfg->load.pool) member.db = f.db;
   }
-  return CheckCredentials(f, cfg->load);
+  CredentialFlags cred{app.count("--authenticate") > 0, f.authenticate,
+                       app.count("--auth-file") > 0, f.auth_file, f.user};
+  return ApplyCredentials(cred, &cfg->load);
 }
 
 // The numbers CLI11 takes as any double: each refused with the flag, the value and
 // what is accepted, before anything reads them.
 Status CheckShapeNumbers(const CLI::App& app, const RunFlags& f) {
   auto bad = [](const char* flag, double v, const char* accepted) {
-    return Status::InvalidArgument(fmt::format("{}: {} is out of range; it takes {}", flag, v, accepted));
+    return Status::InvalidArgument(
+        fmt::format("{}: {} is out of range; it takes {}", flag, v, accepted));
   };
-  if (app.count("--data-compress-ratio") > 0 && !(std::isfinite(f.compress_ratio) && f.compress_ratio >= 1)) {
+  if (app.count("--data-compress-ratio") > 0 &&
+      !(std::isfinite(f.compress_ratio) && f.compress_ratio >= 1)) {
     return bad("--data-compress-ratio", f.compress_ratio,
                "a finite ratio >= 1, e.g. 3 (values zstd compresses about 3 times)");
   }
@@ -427,7 +317,8 @@ Status CheckShapeNumbers(const CLI::App& app, const RunFlags& f) {
   if (app.count("--key-median") > 0 && !median_in_range) {
     return Status::InvalidArgument(fmt::format(
         "--key-median: {} is outside the key range; it takes a key index from --key-minimum "
-        "{} to --key-maximum {}", f.key_median, f.key_min, f.key_max));
+        "{} to --key-maximum {}",
+        f.key_median, f.key_min, f.key_max));
   }
   if (app.count("--metrics-addr") > 0 && f.metrics_addr.empty()) {
     return Status::InvalidArgument(
@@ -504,7 +395,8 @@ Result<double> ParseRate(const std::string& text) {
     used = 0;
   }
   if (digits.empty() || used != digits.size()) {
-    return Status::InvalidArgument("'" + Abbreviate(text) + "' is not a rate; give requests/s, e.g. 5000 or 20k");
+    return Status::InvalidArgument("'" + Abbreviate(text) +
+                                   "' is not a rate; give requests/s, e.g. 5000 or 20k");
   }
   return v * scale;
 }
@@ -528,7 +420,8 @@ Status BuildRate(const RunFlags& f, LoadOptions* o) {
 Status BuildIo(const RunFlags& f, LoadOptions* o) {
   if (f.io == "epoll") return Status::OK();
   if (f.io != "uring" && f.io != "auto") {
-    return Status::InvalidArgument("--io: takes epoll, uring or auto, got '" + Abbreviate(f.io) + "'");
+    return Status::InvalidArgument("--io: takes epoll, uring or auto, got '" + Abbreviate(f.io) +
+                                   "'");
   }
   std::string why_not;
   if (o->cluster) {

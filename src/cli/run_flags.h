@@ -67,15 +67,9 @@ struct RunConfig {
 
 void AddRunFlags(CLI::App* app, RunFlags* flags);
 
-/// The environment variable that holds a password (as -a: PASS or USER:PASS) when
-/// neither -a nor --auth-file is given: argv is readable by every user in
-/// /proc/PID/cmdline, a process's environment only by its owner and root.
-inline constexpr const char* kPasswordEnv = "MEMSTAND_PASSWORD";
-
 /// Checks the flags (ranges, templates, patterns, sizes, keys per protocol) and builds
 /// the config. Every fault is an InvalidArgument naming the flag and what it accepts.
-/// Every password it reads (-a, --auth-file, MEMSTAND_PASSWORD, a URL's) is
-/// registered with RegisterSecret, so that no message shows it.
+/// Passwords: cli/credentials.h.
 Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& flags);
 
 }  // namespace memstand::cli

@@ -320,7 +320,9 @@ Status ProtoRequest::CheckMemcacheKey(uint64_t key_max) const {
     }
   }
   const size_t longest = LongestKey(key_max);
-  if (longest == 0) return Status::InvalidArgument("--command: the memcache key of " + label_ + " is empty");
+  if (longest == 0) {
+    return Status::InvalidArgument("--command: the memcache key of " + label_ + " is empty");
+  }
   if (longest <= kMemcacheMaxKey) return Status::OK();
   std::string parts;
   if (uses_key) {
@@ -350,7 +352,8 @@ Status ProtoRequest::CheckLimits(uint64_t key_max, size_t max_value,
           (value > 0 ? value_flag : std::string("--key-prefix")) + ": an etcd " + label_ +
           " of up to " + std::to_string(total) + " bytes of key and value is over etcd's " +
           "default request limit (--max-request-bytes 1572864, 1.5 MiB, less " +
-          std::to_string(kEtcdFraming) + " bytes of framing); the server would refuse it "
+          std::to_string(kEtcdFraming) +
+          " bytes of framing); the server would refuse it "
           "with \"request is too large\"");
     }
     case Op::kMcGet:

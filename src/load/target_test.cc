@@ -67,9 +67,10 @@ TEST(TargetUrl, OtherSchemes) {
 }
 
 TEST(TargetUrl, ErrorsNeverQuoteThePassword) {
-  for (const char* bad : {"redis://user:S3cretPW@127.0.0.1:1:bad", "redis://S3cretPW@h:0",
-                          "memcache://user:S3cretPW@127.0.0.1:1", "etcd://u:S3cretPW@h:1",
-                          "tarantool://user:S3cretPW@127.0.0.1:1:bad", "redis://u:S3cretPW@h:1/x"}) {
+  for (const char* bad :
+       {"redis://user:S3cretPW@127.0.0.1:1:bad", "redis://S3cretPW@h:0",
+        "memcache://user:S3cretPW@127.0.0.1:1", "etcd://u:S3cretPW@h:1",
+        "tarantool://user:S3cretPW@127.0.0.1:1:bad", "redis://u:S3cretPW@h:1/x"}) {
     auto t = ParseTargetUrl(bad);
     ASSERT_FALSE(t.ok()) << bad;
     EXPECT_EQ(t.status().message().find("S3cretPW"), std::string::npos) << t.status().message();

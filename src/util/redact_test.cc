@@ -27,8 +27,8 @@ TEST(RedactSecrets, UrlsInTextAndRegisteredSecrets) {
 }
 
 TEST(RedactSecrets, ArgvCredentials) {
-  const char* argv[] = {"memstand", "run",     "--target", "redis://u:p w@h:1", "-a",
-                        "bob:Pa55word", "-aXyzzy1", "--authenticate=Plugh22"};
+  const char* argv[] = {"memstand", "run",          "--target", "redis://u:p w@h:1",
+                        "-a",       "bob:Pa55word", "-aXyzzy1", "--authenticate=Plugh22"};
   RegisterArgvSecrets(8, argv);
   EXPECT_EQ(RedactSecrets("not expected: redis://u:p w@h:1"), "not expected: redis://u:***@h:1");
   EXPECT_EQ(RedactSecrets("Pa55word Xyzzy1 Plugh22"), "*** *** ***");

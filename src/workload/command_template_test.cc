@@ -124,8 +124,8 @@ TEST(CommandTemplateTest, UnbalancedQuotesAreAnError) {
   }
   // A long template is quoted cut, with its length.
   const std::string long_text = "set \"" + std::string(120000, 'x');
-  EXPECT_EQ(ParseError(long_text), "unbalanced quotes in template: " + long_text.substr(0, 80) +
-                                       "... (120005 bytes)");
+  EXPECT_EQ(ParseError(long_text),
+            "unbalanced quotes in template: " + long_text.substr(0, 80) + "... (120005 bytes)");
 }
 
 TEST(CommandTemplateTest, UnknownPlaceholderIsNamed) {

@@ -45,39 +45,65 @@ std::vector<BadInput> Cases(const std::string& loose_auth_file) {
   const std::string long_template = "set \"" + std::string(120000, 'x');
   return {
       // Secrets: a target that does not parse, every scheme.
-      {Run({"--target", "redis://user:S3cretPW-e2e@127.0.0.1:1:bad"}), 2, "invalid target 'redis://user:***@", kPassword},
-      {Run({"--target", "memcache://user:S3cretPW-e2e@127.0.0.1:1:bad"}), 2, "invalid target 'memcache://user:***@", kPassword},
-      {Run({"--target", "etcd://user:S3cretPW-e2e@127.0.0.1:1:bad"}), 2, "invalid target 'etcd://user:***@", kPassword},
-      {Run({"--target", "tarantool://user:S3cretPW-e2e@127.0.0.1:1:bad"}), 2, "invalid target 'tarantool://user:***@", kPassword},
+      {Run({"--target", "redis://user:S3cretPW-e2e@127.0.0.1:1:bad"}), 2,
+       "invalid target 'redis://user:***@", kPassword},
+      {Run({"--target", "memcache://user:S3cretPW-e2e@127.0.0.1:1:bad"}), 2,
+       "invalid target 'memcache://user:***@", kPassword},
+      {Run({"--target", "etcd://user:S3cretPW-e2e@127.0.0.1:1:bad"}), 2,
+       "invalid target 'etcd://user:***@", kPassword},
+      {Run({"--target", "tarantool://user:S3cretPW-e2e@127.0.0.1:1:bad"}), 2,
+       "invalid target 'tarantool://user:***@", kPassword},
       // ... and one CLI11 quotes (an argument it did not expect).
-      {Run({"redis://user:S3cretPW-e2e@127.0.0.1:1"}), 2, "not expected: redis://user:***@", kPassword},
+      {Run({"redis://user:S3cretPW-e2e@127.0.0.1:1"}), 2, "not expected: redis://user:***@",
+       kPassword},
       // Credentials.
-      {Run({"--target", kNowhere, "--user", "bob"}), 2, "--user: the user 'bob' has no password", ""},
-      {Run({"--target", "redis://bob:@127.0.0.1:1"}), 2, "--target: the user 'bob' has no password", ""},
+      {Run({"--target", kNowhere, "--user", "bob"}), 2, "--user: the user 'bob' has no password",
+       ""},
+      {Run({"--target", "redis://bob:@127.0.0.1:1"}), 2, "--target: the user 'bob' has no password",
+       ""},
       {Run({"--target", kNowhere, "-a", ""}), 2, "-a/--authenticate: empty", ""},
       {Run({"--protocol", "memcache", "--target", "memcache://127.0.0.1:1", "--user", "bob"}), 2,
        "--user: not for --protocol memcache", ""},
-      {Run({"--target", kNowhere, "--auth-file", loose_auth_file}), 2, "has mode 0644: group or others may read it", kPassword},
-      {Run({"--target", kNowhere, "--auth-file", loose_auth_file + ".missing"}), 2, "--auth-file: cannot open", ""},
+      {Run({"--target", kNowhere, "--auth-file", loose_auth_file}), 2,
+       "has mode 0644: group or others may read it", kPassword},
+      {Run({"--target", kNowhere, "--auth-file", loose_auth_file + ".missing"}), 2,
+       "--auth-file: cannot open", ""},
       // Values CLI11 took as any number.
-      {Run({"--target", kNowhere, "--metrics-addr", ""}), 2, "--metrics-addr: empty; it takes HOST:PORT", ""},
-      {Run({"--target", kNowhere, "--data-compress-ratio", "nan"}), 2, "--data-compress-ratio: nan is out of range", ""},
-      {Run({"--target", kNowhere, "--data-compress-ratio", "inf"}), 2, "--data-compress-ratio: inf is out of range", ""},
-      {Run({"--target", kNowhere, "--data-compress-ratio", "0.5"}), 2, "--data-compress-ratio: 0.5 is out of range", ""},
-      {Run({"--target", kNowhere, "--key-stddev", "-1"}), 2, "--key-stddev: -1 is out of range", ""},
-      {Run({"--target", kNowhere, "--key-median", "-1e300"}), 2, "--key-median: -1e+300 is outside the key range", ""},
-      {Run({"--target", kNowhere, "--key-zipf-exp", "0"}), 2, "--key-zipf-exp: 0 is out of range; it takes a finite exponent > 0", ""},
-      {{"sweep", "--target", kNowhere, "--sweep-clients", "1,2", "--runs", "2"}, 2, "sweep takes no --runs", ""},
+      {Run({"--target", kNowhere, "--metrics-addr", ""}), 2,
+       "--metrics-addr: empty; it takes HOST:PORT", ""},
+      {Run({"--target", kNowhere, "--data-compress-ratio", "nan"}), 2,
+       "--data-compress-ratio: nan is out of range", ""},
+      {Run({"--target", kNowhere, "--data-compress-ratio", "inf"}), 2,
+       "--data-compress-ratio: inf is out of range", ""},
+      {Run({"--target", kNowhere, "--data-compress-ratio", "0.5"}), 2,
+       "--data-compress-ratio: 0.5 is out of range", ""},
+      {Run({"--target", kNowhere, "--key-stddev", "-1"}), 2, "--key-stddev: -1 is out of range",
+       ""},
+      {Run({"--target", kNowhere, "--key-median", "-1e300"}), 2,
+       "--key-median: -1e+300 is outside the key range", ""},
+      {Run({"--target", kNowhere, "--key-zipf-exp", "0"}), 2,
+       "--key-zipf-exp: 0 is out of range; it takes a finite exponent > 0", ""},
+      {{"sweep", "--target", kNowhere, "--sweep-clients", "1,2", "--runs", "2"},
+       2,
+       "sweep takes no --runs",
+       ""},
       // Echoed input is cut: the template is 120005 bytes.
-      {Run({"--target", kNowhere, "--command", long_template}), 2, "... (120005 bytes)", std::string(200, 'x')},
+      {Run({"--target", kNowhere, "--command", long_template}), 2, "... (120005 bytes)",
+       std::string(200, 'x')},
       // Keys and values per protocol, refused before connecting.
       {Run({"--target", "memcache://127.0.0.1:1", "--key-prefix", "a\r\nflush_all\r\n"}), 2,
-       "--key-prefix: 'a\\x0d\\x0aflush_all\\x0d\\x0a' puts the control character 0x0d at byte 1", ""},
-      {Run({"--target", "memcache://127.0.0.1:1", "--key-prefix", "a b"}), 2, "puts a space at byte 1", ""},
+       "--key-prefix: 'a\\x0d\\x0aflush_all\\x0d\\x0a' puts the control character 0x0d at byte 1",
+       ""},
+      {Run({"--target", "memcache://127.0.0.1:1", "--key-prefix", "a b"}), 2,
+       "puts a space at byte 1", ""},
       {Run({"--target", "memcache://127.0.0.1:1", "--key-prefix", std::string(244, 'k')}), 2,
-       "--key-prefix/--key-maximum: memcache keys are at most 250 bytes, but SET's longest key is 251", ""},
-      {Run({"--target", "memcache://127.0.0.1:1", "--command", "get \"a b\""}), 2, "--command: 'a b' puts a space", ""},
-      {Run({"--target", "etcd://127.0.0.1:1", "-d", "2M"}), 2, "-d/--data-size: an etcd PUT of up to", ""},
+       "--key-prefix/--key-maximum: memcache keys are at most 250 bytes, but SET's longest key is "
+       "251",
+       ""},
+      {Run({"--target", "memcache://127.0.0.1:1", "--command", "get \"a b\""}), 2,
+       "--command: 'a b' puts a space", ""},
+      {Run({"--target", "etcd://127.0.0.1:1", "-d", "2M"}), 2,
+       "-d/--data-size: an etcd PUT of up to", ""},
   };
 }
 
@@ -94,7 +120,8 @@ TEST(BadInputE2E, EveryCaseExitsWithItsMessage) {
   ASSERT_EQ(chmod(loose.c_str(), 0644), 0);
   for (const BadInput& c : Cases(loose)) {
     std::string shown;
-    for (const std::string& a : c.argv) shown += " " + (a.size() > 60 ? a.substr(0, 60) + "..." : a);
+    for (const std::string& a : c.argv)
+      shown += " " + (a.size() > 60 ? a.substr(0, 60) + "..." : a);
     Outcome out = RunMemstand(c.argv, 30);
     EXPECT_EQ(out.exit_code, c.exit_code) << shown << "\n" << out.output;
     EXPECT_NE(out.output.find(c.must_say), std::string::npos) << shown << "\n" << out.output;
@@ -130,8 +157,9 @@ TEST(BadInputE2E, PasswordInNoOutputChannel) {
   for (size_t i = 0; i < ways.size(); ++i) {
     const std::string json = dir + "/run.json", samples = dir + "/s.csv", hlog = dir + "/h.hlog",
                       hgrm = dir + "/h.hgrm";
-    std::vector<std::string> args = {"run", "--duration", "1s", "-c", "2", "--json", json,
-                                     "--samples", samples, "--hdr-log", hlog, "--hgrm", hgrm};
+    std::vector<std::string> args = {"run",    "--duration", "1s",        "-c",    "2",
+                                     "--json", json,         "--samples", samples, "--hdr-log",
+                                     hlog,     "--hgrm",     hgrm};
     args.insert(args.end(), ways[i].begin(), ways[i].end());
     auto port = PickFreePort();
     ASSERT_TRUE(port.ok());
@@ -148,14 +176,15 @@ TEST(BadInputE2E, PasswordInNoOutputChannel) {
     Outcome out = run->Wait(60);
     ASSERT_EQ(out.exit_code, 0) << i << ": " << out.output;
     EXPECT_NE(metrics.find("memstand_requests_total"), std::string::npos) << i << ": " << metrics;
-    for (const std::string& text : {out.output, metrics, ReadFile(json), ReadFile(samples),
-                                    ReadFile(hlog), ReadFile(hgrm)}) {
+    for (const std::string& text :
+         {out.output, metrics, ReadFile(json), ReadFile(samples), ReadFile(hlog), ReadFile(hgrm)}) {
       EXPECT_FALSE(text.empty()) << i;
       EXPECT_EQ(text.find(kPassword), std::string::npos) << i << ": " << text.substr(0, 2000);
     }
   }
   // A wrong password: AUTH fails, and the wrong one is not shown either.
-  Outcome bad = RunMemstand({"run", "--target", "redis://" + addr, "-a", "Wr0ngPW-e2e", "-n", "10"}, 30);
+  Outcome bad =
+      RunMemstand({"run", "--target", "redis://" + addr, "-a", "Wr0ngPW-e2e", "-n", "10"}, 30);
   EXPECT_EQ(bad.exit_code, 1) << bad.output;
   EXPECT_NE(bad.output.find("WRONGPASS"), std::string::npos) << bad.output;
   EXPECT_EQ(bad.output.find("Wr0ngPW-e2e"), std::string::npos) << bad.output;
@@ -177,8 +206,9 @@ TEST(BadInputE2E, MemcacheKeyInjectionSendsNothing) {
   auto server = codec_test::StartMemcached();
   ASSERT_TRUE(server.ok()) << server.status().message();
   const std::string url = "memcache://127.0.0.1:" + std::to_string((*server)->port());
-  Outcome out = RunMemstand({"run", "--target", url, "-n", "100", "--ratio", "1:0", "--key-prefix",
-                             "x\r\nflush_all\r\n"}, 30);
+  Outcome out = RunMemstand(
+      {"run", "--target", url, "-n", "100", "--ratio", "1:0", "--key-prefix", "x\r\nflush_all\r\n"},
+      30);
   EXPECT_EQ(out.exit_code, 2) << out.output;
   EXPECT_NE(out.output.find("--key-prefix"), std::string::npos) << out.output;
   auto stats = MemcachedStats((*server)->port());
@@ -193,8 +223,10 @@ TEST(BadInputE2E, MemcacheKeyInjectionSendsNothing) {
 TEST(BadInputE2E, MaxclientsShowsTheServersError) {
   auto redis = StartRedis({{"maxclients", "2"}});
   ASSERT_NE(redis, nullptr);
-  Outcome out = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(redis->port()),
-                             "-n", "100", "-c", "4", "-q"}, 30);
+  Outcome out =
+      RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(redis->port()), "-n",
+                   "100", "-c", "4", "-q"},
+                  30);
   EXPECT_EQ(out.exit_code, 1) << out.output;
   EXPECT_NE(out.output.find("max number of clients reached"), std::string::npos) << out.output;
 }
