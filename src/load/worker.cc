@@ -571,9 +571,11 @@ size_t Worker::ReadSome(Conn& c) {
 }
 
 void Worker::FailRead(Conn& c, int err) {
-  if (err != 0) return Fail(c, Status::IoError(ErrnoMessage("read", err)));
+  // A server that answers an error and closes (maxclients) resets the connection if
+  // requests were unread: its error is the reason either way.
   std::string said;
   if (!c.last_error.empty()) said = "; the server's last error reply: '" + c.last_error + "'";
+  if (err != 0) return Fail(c, Status::IoError(ErrnoMessage("read", err) + said));
   Fail(c, Status::IoError("the server closed the connection (" + std::to_string(c.count) +
                           " requests in flight)" + said));
 }
