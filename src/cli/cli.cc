@@ -76,6 +76,7 @@ int Main(int argc, char** argv) {
                Abbreviate(RedactSecrets(e.what()), 400));
     return kExitUsage;
   }
+  MaskArgvSecrets(argc, argv);  // CLI11 holds copies; /proc/PID/cmdline shows argv
   for (auto& [sub, body] : bodies) {
     if (sub->parsed()) return body();
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -52,6 +53,30 @@ void RegisterCredential(std::string_view value) {
   RegisterSecret(value);
   if (size_t colon = value.find(':'); colon != std::string_view::npos) {
     RegisterSecret(value.substr(colon + 1));
+  }
+}
+
+// Calls found(i, offset, length) for every password on the command line: a URL's
+// userinfo password, and the whole value of -a/--authenticate.
+template <typename Found>
+void ForEachArgvSecret(int argc, const char* const* argv, Found found) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg.find("://") != std::string_view::npos) {
+      std::string_view pw = UrlPassword(arg);
+      if (!pw.empty()) found(i, static_cast<size_t>(pw.data() - arg.data()), pw.size());
+    }
+    const bool next_is_value = arg == "-a" || arg == "--authenticate";
+    if (next_is_value && i + 1 < argc) {
+      found(i + 1, 0, std::strlen(argv[i + 1]));
+      ++i;
+    } else if (arg.starts_with("--authenticate=")) {
+      const size_t at = std::string_view("--authenticate=").size();
+      found(i, at, arg.size() - at);
+    } else if (arg.starts_with("-a") && !arg.starts_with("--") && arg.size() > 2) {
+      const size_t at = arg[2] == '=' ? 3 : 2;
+      found(i, at, arg.size() - at);
+    }
   }
 }
 
@@ -110,18 +135,15 @@ void RegisterSecret(std::string_view secret) {
 }
 
 void RegisterArgvSecrets(int argc, const char* const* argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg.find("://") != std::string_view::npos) RegisterSecret(UrlPassword(arg));
-    const bool next_is_value = arg == "-a" || arg == "--authenticate";
-    if (next_is_value && i + 1 < argc) {
-      RegisterCredential(argv[i + 1]);
-    } else if (arg.starts_with("--authenticate=")) {
-      RegisterCredential(arg.substr(std::string_view("--authenticate=").size()));
-    } else if (arg.starts_with("-a") && !arg.starts_with("--") && arg.size() > 2) {
-      RegisterCredential(arg.substr(arg[2] == '=' ? 3 : 2));
-    }
-  }
+  ForEachArgvSecret(argc, argv, [&](int i, size_t at, size_t n) {
+    RegisterCredential(std::string_view(argv[i] + at, n));
+  });
+}
+
+void MaskArgvSecrets(int argc, char** argv) {
+  ForEachArgvSecret(argc, argv, [&](int i, size_t at, size_t n) {
+    std::memset(argv[i] + at, 'x', n);
+  });
 }
 
 std::string Abbreviate(std::string_view text, size_t max) {

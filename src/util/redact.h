@@ -34,6 +34,11 @@ void RegisterSecret(std::string_view secret);
 /// part after the first ':', and the whole value too).
 void RegisterArgvSecrets(int argc, const char* const* argv);
 
+/// Overwrites those passwords in argv itself with 'x' (as mysql does), so that
+/// /proc/PID/cmdline no longer shows them; they were readable there until this ran.
+/// REQUIRES: argv parsed already (the parser keeps copies).
+void MaskArgvSecrets(int argc, char** argv);
+
 /// User input quoted in a message: at most `max` bytes of it, then "..." and the
 /// whole length ("... (120000 bytes)"); shorter text as is.
 std::string Abbreviate(std::string_view text, size_t max = 80);

@@ -34,6 +34,19 @@ TEST(RedactSecrets, ArgvCredentials) {
   EXPECT_EQ(RedactSecrets("Pa55word Xyzzy1 Plugh22"), "*** *** ***");
 }
 
+TEST(MaskArgvSecrets, OverwritesThePasswordsInPlace) {
+  std::string args[] = {"memstand", "--target", "redis://u:pw1@h:1", "-a", "bob:pw2",
+                        "-apw3", "--authenticate=pw4", "--user", "u"};
+  char* argv[9];
+  for (int i = 0; i < 9; ++i) argv[i] = args[i].data();
+  MaskArgvSecrets(9, argv);
+  EXPECT_STREQ(argv[2], "redis://u:xxx@h:1");
+  EXPECT_STREQ(argv[4], "xxxxxxx");
+  EXPECT_STREQ(argv[5], "-axxx");
+  EXPECT_STREQ(argv[6], "--authenticate=xxx");
+  EXPECT_STREQ(argv[8], "u");
+}
+
 TEST(Abbreviate, CutsLongInputAndSaysHowLong) {
   EXPECT_EQ(Abbreviate("short"), "short");
   std::string long_text(120000, 'x');

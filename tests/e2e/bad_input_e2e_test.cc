@@ -134,7 +134,7 @@ TEST(BadInputE2E, EveryCaseExitsWithItsMessage) {
 
 // The password of a Redis with requirepass, given as a URL, -a, --auth-file and
 // MEMSTAND_PASSWORD: in no output (stdout, stderr, --json, --samples, --hdr-log,
-// --hgrm, /metrics), also when AUTH fails.
+// --hgrm, /metrics) nor in /proc/PID/cmdline during the run, also when AUTH fails.
 TEST(BadInputE2E, PasswordInNoOutputChannel) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
@@ -173,8 +173,12 @@ TEST(BadInputE2E, PasswordInNoOutputChannel) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));  // bounded: 5 s
       metrics = Scrape(*port);
     }
+    // argv is masked once parsed: /proc/PID/cmdline no longer shows the password.
+    const std::string cmdline = ReadFile("/proc/" + std::to_string(run->pid()) + "/cmdline");
     Outcome out = run->Wait(60);
     ASSERT_EQ(out.exit_code, 0) << i << ": " << out.output;
+    EXPECT_NE(cmdline.find("--metrics-addr"), std::string::npos) << i << ": " << cmdline;
+    EXPECT_EQ(cmdline.find(kPassword), std::string::npos) << i << ": " << cmdline;
     EXPECT_NE(metrics.find("memstand_requests_total"), std::string::npos) << i << ": " << metrics;
     for (const std::string& text :
          {out.output, metrics, ReadFile(json), ReadFile(samples), ReadFile(hlog), ReadFile(hgrm)}) {
