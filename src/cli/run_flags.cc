@@ -36,8 +36,9 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
   app->add_option("-s,--server", f->server, "Server host (memtier style)");
   app->add_option("-p,--port", f->port, "Server port (memtier style)")->check(CLI::Range(1, 65535));
   app->add_option("-a,--authenticate", f->authenticate,
-                  "PASSWORD or USER:PASSWORD (memtier style; visible to every user in "
-                  "/proc/PID/cmdline: prefer --auth-file or MEMSTAND_PASSWORD)");
+                  "PASSWORD or USER:PASSWORD (memtier style; every user can read it in "
+                  "/proc/PID/cmdline until memstand masks it: prefer --auth-file or "
+                  "MEMSTAND_PASSWORD)");
   app->add_option("--auth-file", f->auth_file,
                   "File whose first line is PASSWORD or USER:PASSWORD, as -a; must not be "
                   "readable by group or others (chmod 600)");

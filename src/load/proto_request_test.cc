@@ -157,7 +157,8 @@ TEST(ProtoRequestTest, EtcdRequestsWithinTheDefaultLimit) {
   EXPECT_NE(Limits(Protocol::kEtcd, "put __key__ __data__", "k", 9999999, limit + 1)
                 .find("-d/--data-size: an etcd PUT of up to 1572801 bytes"), std::string::npos);
   EXPECT_EQ(Limits(Protocol::kEtcd, "range __key__", "k", 9999999, 1u << 30), "");
-  EXPECT_EQ(Limits(Protocol::kIproto, "replace 512 [__key__, __data__]", "a\r\nb", 9, 1u << 29), "");
+  EXPECT_EQ(Limits(Protocol::kIproto, "replace 512 [__key__, __data__]", "a\r\nb", 9, 1u << 29),
+            "");
 }
 
 }  // namespace

@@ -134,7 +134,8 @@ TEST(BadInputE2E, EveryCaseExitsWithItsMessage) {
 
 // The password of a Redis with requirepass, given as a URL, -a, --auth-file and
 // MEMSTAND_PASSWORD: in no output (stdout, stderr, --json, --samples, --hdr-log,
-// --hgrm, /metrics) nor in /proc/PID/cmdline during the run, also when AUTH fails.
+// --hgrm, /metrics) nor in /proc/PID/cmdline during the run, nor in run --runs' and
+// sweep's summaries, also when AUTH fails.
 TEST(BadInputE2E, PasswordInNoOutputChannel) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
@@ -184,6 +185,19 @@ TEST(BadInputE2E, PasswordInNoOutputChannel) {
          {out.output, metrics, ReadFile(json), ReadFile(samples), ReadFile(hlog), ReadFile(hgrm)}) {
       EXPECT_FALSE(text.empty()) << i;
       EXPECT_EQ(text.find(kPassword), std::string::npos) << i << ": " << text.substr(0, 2000);
+    }
+  }
+  // The multi-run summaries: run --runs and sweep, their text and JSON.
+  const std::string json = dir + "/multi.json";
+  using Args = std::vector<std::string>;
+  for (Args args : {Args{"run", "--runs", "2"}, Args{"sweep", "--sweep-clients", "1,2"}}) {
+    args.insert(args.end(), {"--target", "redis://:" + std::string(kPassword) + "@" + addr,
+                             "-n", "200", "--json", json});
+    Outcome out = RunMemstand(args, 60);
+    ASSERT_EQ(out.exit_code, 0) << args[0] << ": " << out.output;
+    for (const std::string& text : {out.output, ReadFile(json)}) {
+      EXPECT_NE(text.find(addr), std::string::npos) << args[0] << ": " << text.substr(0, 2000);
+      EXPECT_EQ(text.find(kPassword), std::string::npos) << args[0] << ": " << text.substr(0, 2000);
     }
   }
   // A wrong password: AUTH fails, and the wrong one is not shown either.
