@@ -329,6 +329,31 @@ Status CheckShapeNumbers(const CLI::App& app, const RunFlags& f) {
   return Status::OK();
 }
 
+// A shape flag given for a key pattern no command uses would be ignored.
+Status CheckShapesUsed(const CLI::App& app, const LoadOptions& o) {
+  auto used = [&](KeyPatternSpec::Kind kind) {
+    for (const CommandSpec& c : o.commands) {
+      if (c.key_pattern.kind == kind) return true;
+    }
+    return false;
+  };
+  const struct {
+    const char* flag;
+    KeyPatternSpec::Kind kind;
+    const char* pattern;
+  } kShapes[] = {{"--key-median", KeyPatternSpec::Kind::kGaussian, "G (gaussian)"},
+                 {"--key-stddev", KeyPatternSpec::Kind::kGaussian, "G (gaussian)"},
+                 {"--key-zipf-exp", KeyPatternSpec::Kind::kZipf, "Z (zipf)"}};
+  for (const auto& shape : kShapes) {
+    if (app.count(shape.flag) > 0 && !used(shape.kind)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: shapes the {} key pattern, which no command uses; give --key-pattern or "
+          "--command-key-pattern {}", shape.flag, shape.pattern, shape.pattern[0]));
+    }
+  }
+  return Status::OK();
+}
+
 Status BuildValues(const RunFlags& f, ValueSpec* v) {
   if (!f.data_size_range.empty()) {
     auto r = ParseByteRange(f.data_size_range);
@@ -501,6 +526,7 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   o.key_prefix = f.key_prefix;
   if (s.ok()) s = BuildValues(f, &o.value);
   if (s.ok()) s = BuildCommands(app, f, &o);
+  if (s.ok()) s = CheckShapesUsed(app, o);
   if (!s.ok()) return s;
   if (f.key_min > f.key_max) {
     return Status::InvalidArgument("--key-minimum: must not be above --key-maximum");
