@@ -259,9 +259,6 @@ Status ProtoRequest::ResolveSpace(
 
 namespace {
 
-// memcached's KEY_MAX_LENGTH (memcached.h; protocol.txt: "the key must not include
-// control characters or whitespace", at most 250 characters).
-constexpr size_t kMemcacheMaxKey = 250;
 // etcd's default --max-request-bytes (embed.DefaultMaxRequestBytes, 1.5 MiB): the
 // server refuses a larger proposal with "etcdserver: request is too large". The
 // proposal holds the key and value plus its protobuf framing and request header,
@@ -269,15 +266,6 @@ constexpr size_t kMemcacheMaxKey = 250;
 // bytes of key and value was accepted, one of 1572842 refused); 64 leaves room.
 constexpr size_t kEtcdMaxRequest = 3 << 19;
 constexpr size_t kEtcdFraming = 64;
-
-// The first byte memcached would not take in a key: its offset, or npos.
-size_t BadMemcacheKeyByte(std::string_view s) {
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c <= ' ' || c == 0x7f) return i;
-  }
-  return std::string_view::npos;
-}
 
 Status BadKeyText(const std::string& flag, std::string_view text, size_t at) {
   char hex[8];
@@ -310,12 +298,12 @@ Status ProtoRequest::CheckMemcacheKey(uint64_t key_max) const {
       continue;
     }
     literal += p.literal.size();
-    if (size_t at = BadMemcacheKeyByte(p.literal); at != std::string::npos) {
+    if (size_t at = memcache::FirstInvalidKeyByte(p.literal); at != std::string::npos) {
       return BadKeyText("--command", p.literal, at);
     }
   }
   if (uses_key) {
-    if (size_t at = BadMemcacheKeyByte(key_prefix_); at != std::string::npos) {
+    if (size_t at = memcache::FirstInvalidKeyByte(key_prefix_); at != std::string::npos) {
       return BadKeyText("--key-prefix", key_prefix_, at);
     }
   }
@@ -323,7 +311,9 @@ Status ProtoRequest::CheckMemcacheKey(uint64_t key_max) const {
   if (longest == 0) {
     return Status::InvalidArgument("--command: the memcache key of " + label_ + " is empty");
   }
-  if (longest <= kMemcacheMaxKey) return Status::OK();
+  // memcached's KEY_MAX_LENGTH (memcached.h; protocol.txt: keys hold no control
+  // characters or whitespace, at most 250 characters): memcache::IsValidKey's rule.
+  if (longest <= memcache::kMaxKeyLength) return Status::OK();
   std::string parts;
   if (uses_key) {
     parts = "--key-prefix of " + std::to_string(key_prefix_.size()) +
