@@ -650,9 +650,9 @@ char* RequestTemplate::WriteOp(char* p, const Op& op, uint64_t sync, const Templ
   return p;
 }
 
-size_t RequestTemplate::MaxSize(const TemplateArgs& a) const {
-  const size_t key_len = a.key_prefix.size() + kMaxDigits;
-  return fixed_bound_ + key_ops_ * (kMaxStrHeader + key_len) + data_ops_ * (kMaxStrHeader + a.data.size());
+size_t RequestTemplate::MaxSize(size_t key_prefix_len, size_t data_len) const {
+  const size_t key_len = key_prefix_len + kMaxDigits;
+  return fixed_bound_ + key_ops_ * (kMaxStrHeader + key_len) + data_ops_ * (kMaxStrHeader + data_len);
 }
 
 size_t RequestTemplate::Append(Buffer* out, uint64_t sync, const TemplateArgs& a) const {

@@ -266,6 +266,11 @@ namespace {
 // bytes of key and value was accepted, one of 1572842 refused); 64 leaves room.
 constexpr size_t kEtcdMaxRequest = 3 << 19;
 constexpr size_t kEtcdFraming = 64;
+// Tarantool's IPROTO_PACKET_SIZE_MAX (src/box/iproto.cc, 1.10 to 3.x): the server
+// closes the connection on a longer packet. Keys and values are MessagePack strings,
+// so any bytes go; tuples over memtx_max_tuple_size (1 MiB by default, a server
+// setting) are error replies naming it.
+constexpr size_t kIprotoMaxPacket = size_t{2} << 30;
 
 Status BadKeyText(const std::string& flag, std::string_view text, size_t at) {
   char hex[8];
@@ -354,8 +359,14 @@ Status ProtoRequest::CheckLimits(uint64_t key_max, size_t max_value,
     case Op::kMcIncr:
     case Op::kMcDecr:
     case Op::kMcTouch: return CheckMemcacheKey(key_max);
-    default: return Status::OK();  // IPROTO: MessagePack strings carry any bytes
+    default: break;
   }
+  const size_t most = iproto_ ? iproto_->MaxSize(key_prefix_.size(), max_value) : 0;
+  if (most <= kIprotoMaxPacket) return Status::OK();
+  return Status::InvalidArgument(
+      value_flag + ": " + label_ + " would make IPROTO requests of up to " +
+      std::to_string(most) + " bytes, over Tarantool's IPROTO_PACKET_SIZE_MAX of 2 GiB (the "
+      "server closes the connection on a longer packet)");
 }
 
 std::string_view ProtoRequest::Render(const TemplateArg& arg, const ProtoArgs& a,

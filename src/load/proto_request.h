@@ -70,9 +70,9 @@ class ProtoRequest {
   /// values of up to max_value bytes are what the protocol carries: memcache keys of
   /// at most 250 bytes with no space or control character (else the text protocol
   /// reads the rest of a key as commands); etcd requests within etcd's default
-  /// --max-request-bytes. InvalidArgument naming the flag (--key-prefix,
-  /// --key-maximum, --command, or `value_flag`); OK for IPROTO, whose keys and values
-  /// are length-prefixed MessagePack.
+  /// --max-request-bytes; IPROTO requests within Tarantool's 2 GiB packet limit (its
+  /// keys and values are MessagePack strings: any bytes). InvalidArgument naming the
+  /// flag (--key-prefix, --key-maximum, --command, or `value_flag`).
   Status CheckLimits(uint64_t key_max, size_t max_value, const std::string& value_flag) const;
 
   /// Appends one request; returns the bytes appended.

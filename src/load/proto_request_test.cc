@@ -159,6 +159,10 @@ TEST(ProtoRequestTest, EtcdRequestsWithinTheDefaultLimit) {
   EXPECT_EQ(Limits(Protocol::kEtcd, "range __key__", "k", 9999999, 1u << 30), "");
   EXPECT_EQ(Limits(Protocol::kIproto, "replace 512 [__key__, __data__]", "a\r\nb", 9, 1u << 29),
             "");
+  EXPECT_NE(Limits(Protocol::kIproto, "replace 512 [__data__, __data__, __data__, __data__]", "k",
+                   9, 1u << 29)
+                .find("-d/--data-size: REPLACE would make IPROTO requests of up to"),
+            std::string::npos);
 }
 
 }  // namespace

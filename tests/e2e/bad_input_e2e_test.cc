@@ -108,6 +108,9 @@ std::vector<BadInput> Cases(const std::string& loose_auth_file) {
        "--command: 'a b' puts a space", ""},
       {Run({"--target", "etcd://127.0.0.1:1", "-d", "2M"}), 2,
        "-d/--data-size: an etcd PUT of up to", ""},
+      {Run({"--target", "tarantool://127.0.0.1:1", "-d", "512M", "--command",
+            "replace 512 [__data__, __data__, __data__, __data__]"}),
+       2, "over Tarantool's IPROTO_PACKET_SIZE_MAX of 2 GiB", ""},
   };
 }
 
