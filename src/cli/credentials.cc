@@ -79,7 +79,8 @@ Result<std::string> CredentialText(const CredentialFlags& f, bool* from_env) {
     auto read = ReadAuthFile(f.auth_file);
     if (!read.ok()) return read.status();
     text = *read;
-  } else if (const char* env = std::getenv(kPasswordEnv); !flag && env != nullptr && *env != 0) {
+  } else if (const char* env = std::getenv(kPasswordEnv);
+             !flag && f.env_applies && env != nullptr && *env != 0) {
     text = env;
     *from_env = true;
   }

@@ -23,11 +23,12 @@ struct CredentialFlags {
   bool auth_file_given = false;  // --auth-file: -a's value on the file's first line
   std::string auth_file;
   std::string user;  // --user: empty, none
+  bool env_applies = true;  // false: the server is memstand's own (no password)
 };
 
 /// Puts the password (-a or --auth-file, which exclude each other, else
 /// MEMSTAND_PASSWORD for targets without a password of their own, RESP and IPROTO
-/// only) and --user on o->target and o->pool, and checks what the protocol takes:
+/// only, when env_applies) and --user on o->target and o->pool, and checks what the protocol takes:
 /// no user or password for memcache and etcd, a user with a password for Redis
 /// (without one no AUTH is sent), a user for a Tarantool password. An --auth-file
 /// must be a regular file readable by its owner only. InvalidArgument naming the

@@ -290,7 +290,7 @@ Status BuildTarget(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
     for (RedisTarget& member : cfg->load.pool) member.db = f.db;
   }
   CredentialFlags cred{app.count("--authenticate") > 0, f.authenticate,
-                       app.count("--auth-file") > 0, f.auth_file, f.user};
+                       app.count("--auth-file") > 0, f.auth_file, f.user, cfg->target_given};
   return ApplyCredentials(cred, &cfg->load);
 }
 

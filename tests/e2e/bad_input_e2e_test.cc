@@ -215,6 +215,17 @@ TEST(BadInputE2E, PasswordInNoOutputChannel) {
   EXPECT_EQ(bad.output.find("Wr0ngPW-e2e"), std::string::npos) << bad.output;
 }
 
+// MEMSTAND_PASSWORD is for targets: the server memstand starts itself has no password,
+// and gets no AUTH.
+TEST(BadInputE2E, EnvPasswordLeavesTheOwnServerAlone) {
+  setenv("MEMSTAND_PASSWORD", kPassword, 1);
+  auto run = Running::Start({"run", "-n", "100", "-q"});
+  unsetenv("MEMSTAND_PASSWORD");
+  ASSERT_NE(run, nullptr);
+  Outcome out = run->Wait(60);
+  EXPECT_EQ(out.exit_code, 0) << out.output;
+}
+
 std::map<std::string, std::string> MemcachedStats(int port) {
   auto conn = codec_test::BlockingConn::Connect(port);
   if (!conn.ok()) return {};
