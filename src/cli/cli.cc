@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/subcommands.h"
+#include "util/redact.h"
 
 namespace memstand::cli {
 
@@ -47,6 +48,7 @@ bool IsSubcommand(const std::string& name) {
 int Main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a peer closing a socket is an error value, not a signal
   RaiseFileLimit();
+  RegisterArgvSecrets(argc, argv);  // before any message can quote the command line
   CLI::App app{"memstand: a test stand for in-memory data systems"};
   app.set_version_flag("--version", MEMSTAND_VERSION);
   app.require_subcommand(1);
@@ -58,7 +60,8 @@ int Main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-' && !IsSubcommand(argv[1])) {
     std::string known;
     for (const Subcommand& s : kSubcommands) known += (known.empty() ? "" : ", ") + std::string(s.name);
-    fmt::print(stderr, "memstand: unknown subcommand '{}'; known: {}\n", argv[1], known);
+    fmt::print(stderr, "memstand: unknown subcommand '{}'; known: {}\n",
+               Abbreviate(RedactSecrets(argv[1])), known);
     return kExitUsage;
   }
   try {
@@ -70,10 +73,13 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "memstand: {}\nRun 'memstand --help' or 'memstand run --help' for the flags.\n",
-               e.what());
+    // CLI11 quotes arguments it did not expect: a URL with a password among them.
+    fmt::print(stderr,
+               "memstand: {}\nRun 'memstand --help' or 'memstand run --help' for the flags.\n",
+               Abbreviate(RedactSecrets(e.what()), 400));
     return kExitUsage;
   }
+  MaskArgvSecrets(argc, argv);  // CLI11 holds copies; /proc/PID/cmdline shows argv
   for (auto& [sub, body] : bodies) {
     if (sub->parsed()) return body();
   }

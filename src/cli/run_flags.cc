@@ -2,11 +2,17 @@
 
 #include <sys/resource.h>
 
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli/credentials.h"
 #include "core/pacer.h"
 #include "core/uring.h"
 #include "load/proto_request.h"
 #include "report/metrics_server.h"
 #include "util/parse.h"
+#include "util/redact.h"
 #include "workload/command_mix.h"
 
 namespace memstand::cli {
@@ -29,8 +35,15 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
                   "resp, memcache, iproto or etcd (default: the target's scheme, else resp)");
   app->add_option("-s,--server", f->server, "Server host (memtier style)");
   app->add_option("-p,--port", f->port, "Server port (memtier style)")->check(CLI::Range(1, 65535));
-  app->add_option("-a,--authenticate", f->authenticate, "PASSWORD or USER:PASSWORD (memtier style)");
-  app->add_option("--user", f->user, "ACL user name (with --authenticate PASSWORD)");
+  app->add_option("-a,--authenticate", f->authenticate,
+                  "PASSWORD or USER:PASSWORD (memtier style; every user can read it in "
+                  "/proc/PID/cmdline until memstand masks it: prefer --auth-file or "
+                  "MEMSTAND_PASSWORD)");
+  app->add_option("--auth-file", f->auth_file,
+                  "File whose first line is PASSWORD or USER:PASSWORD, as -a; must not be "
+                  "readable by group or others (chmod 600)");
+  app->add_option("--user", f->user,
+                  "ACL user name (with a password from -a, --auth-file or MEMSTAND_PASSWORD)");
   app->add_option("--db", f->db, "Database number to SELECT")->check(CLI::Range(0, 1 << 20));
   app->add_option("--resp", f->resp, "RESP protocol version: 2 or 3 (HELLO 3)")
       ->check(CLI::IsMember({2, 3}));
@@ -86,8 +99,7 @@ void AddWorkloadFlags(CLI::App* app, RunFlags* f) {
                   "form (e.g. S:R) sets both");
   app->add_option("--key-stddev", f->key_stddev, "G: standard deviation (default range/6)");
   app->add_option("--key-median", f->key_median, "G: median (default middle of the range)");
-  app->add_option("--key-zipf-exp", f->key_zipf_exp, "Z: exponent (> 0)")
-      ->check(CLI::PositiveNumber);
+  app->add_option("--key-zipf-exp", f->key_zipf_exp, "Z: exponent (> 0)");
   app->add_option("-d,--data-size", f->data_size, "Value size in bytes, e.g. 100, 4K");
   app->add_option("--data-size-range", f->data_size_range, "Value sizes MIN-MAX, e.g. 100-1K");
   app->add_flag("-R,--random-data", f->random_data, "Incompressible random values");
@@ -167,6 +179,10 @@ Status BuildCommands(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
     if (o->protocol != Protocol::kResp) {
       auto req = ProtoRequest::Parse(o->protocol, texts[i], f.key_prefix);
       if (!req.ok()) return FlagError("--command", req.status());
+      // Every key and value it makes fits the protocol (REQUIRES: values built).
+      const char* value_flag = f.data_size_range.empty() ? "-d/--data-size" : "--data-size-range";
+      Status limits = req->CheckLimits(f.key_max, o->value.max_size, value_flag);
+      if (!limits.ok()) return limits;
       proto_label = req->label();
       c.counts_hits = req->counts_hits();
     }
@@ -217,16 +233,7 @@ Status BuildProtocol(const RunFlags& f, RunConfig* cfg) {
   const char* name = ProtocolName(o.protocol);
   if (f.resp != 2) return Status::InvalidArgument(std::string("--resp: not for --protocol ") + name);
   if (f.cluster) return Status::InvalidArgument(std::string("--cluster: not for --protocol ") + name);
-  for (int i = 0; i < o.pool_size(); ++i) {
-    const RedisTarget& t = o.pool_target(i);
-    if (t.db != 0) return Status::InvalidArgument(std::string("--db: not for --protocol ") + name);
-    if (o.protocol != Protocol::kIproto && !t.password.empty()) {
-      return Status::InvalidArgument(std::string("--authenticate: not for --protocol ") + name);
-    }
-    if (o.protocol == Protocol::kIproto && t.user.empty() && !t.password.empty()) {
-      return Status::InvalidArgument("--authenticate: Tarantool needs USER:PASSWORD");
-    }
-  }
+  if (f.db != 0) return Status::InvalidArgument(std::string("--db: not for --protocol ") + name);
   return Status::OK();
 }
 
@@ -260,22 +267,7 @@ Status BuildPool(const RunFlags& f, LoadOptions* o) {
   return Status::OK();
 }
 
-// --authenticate, --user and --db: on the target, or on every member of a pool.
-void ApplyCredentialFlags(const RunFlags& f, RedisTarget* t) {
-  if (!f.authenticate.empty()) {
-    size_t colon = f.authenticate.find(':');
-    if (colon == std::string::npos) {
-      t->password = f.authenticate;
-    } else {
-      t->user = f.authenticate.substr(0, colon);
-      t->password = f.authenticate.substr(colon + 1);
-    }
-  }
-  if (!f.user.empty()) t->user = f.user;
-  if (f.db != 0) t->db = f.db;
-}
-
-Status BuildTarget(const RunFlags& f, RunConfig* cfg) {
+Status BuildTarget(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   RedisTarget& t = cfg->load.target;
   if (!f.targets.empty()) {
     if (!f.server.empty() || f.port != 0) {
@@ -291,10 +283,75 @@ Status BuildTarget(const RunFlags& f, RunConfig* cfg) {
     cfg->target_given = true;
   }
   Status s = BuildPool(f, &cfg->load);
+  if (s.ok()) s = BuildProtocol(f, cfg);
   if (!s.ok()) return s;
-  ApplyCredentialFlags(f, &t);
-  for (RedisTarget& member : cfg->load.pool) ApplyCredentialFlags(f, &member);
-  return BuildProtocol(f, cfg);
+  if (f.db != 0) {  // --db: on the target, or on every member of a pool
+    t.db = f.db;
+    for (RedisTarget& member : cfg->load.pool) member.db = f.db;
+  }
+  CredentialFlags cred{app.count("--authenticate") > 0, f.authenticate,
+                       app.count("--auth-file") > 0, f.auth_file, f.user, cfg->target_given};
+  return ApplyCredentials(cred, &cfg->load);
+}
+
+// The numbers CLI11 takes as any double: each refused with the flag, the value and
+// what is accepted, before anything reads them.
+Status CheckShapeNumbers(const CLI::App& app, const RunFlags& f) {
+  auto bad = [](const char* flag, double v, const char* accepted) {
+    return Status::InvalidArgument(
+        fmt::format("{}: {} is out of range; it takes {}", flag, v, accepted));
+  };
+  if (app.count("--data-compress-ratio") > 0 &&
+      !(std::isfinite(f.compress_ratio) && f.compress_ratio >= 1)) {
+    return bad("--data-compress-ratio", f.compress_ratio,
+               "a finite ratio >= 1, e.g. 3 (values zstd compresses about 3 times)");
+  }
+  if (!(std::isfinite(f.key_zipf_exp) && f.key_zipf_exp > 0)) {
+    return bad("--key-zipf-exp", f.key_zipf_exp, "a finite exponent > 0, e.g. 0.99");
+  }
+  if (app.count("--key-stddev") > 0 && !(std::isfinite(f.key_stddev) && f.key_stddev > 0)) {
+    return bad("--key-stddev", f.key_stddev, "a finite standard deviation > 0, in keys");
+  }
+  const bool median_in_range = std::isfinite(f.key_median) &&
+                               f.key_median >= static_cast<double>(f.key_min) &&
+                               f.key_median <= static_cast<double>(f.key_max);
+  if (app.count("--key-median") > 0 && !median_in_range) {
+    return Status::InvalidArgument(fmt::format(
+        "--key-median: {} is outside the key range; it takes a key index from --key-minimum "
+        "{} to --key-maximum {}",
+        f.key_median, f.key_min, f.key_max));
+  }
+  if (app.count("--metrics-addr") > 0 && f.metrics_addr.empty()) {
+    return Status::InvalidArgument(
+        "--metrics-addr: empty; it takes HOST:PORT, e.g. 127.0.0.1:2112 (leave the flag out "
+        "for no metrics)");
+  }
+  return Status::OK();
+}
+
+// A shape flag given for a key pattern no command uses would be ignored.
+Status CheckShapesUsed(const CLI::App& app, const LoadOptions& o) {
+  auto used = [&](KeyPatternSpec::Kind kind) {
+    for (const CommandSpec& c : o.commands) {
+      if (c.key_pattern.kind == kind) return true;
+    }
+    return false;
+  };
+  const struct {
+    const char* flag;
+    KeyPatternSpec::Kind kind;
+    const char* pattern;
+  } kShapes[] = {{"--key-median", KeyPatternSpec::Kind::kGaussian, "G (gaussian)"},
+                 {"--key-stddev", KeyPatternSpec::Kind::kGaussian, "G (gaussian)"},
+                 {"--key-zipf-exp", KeyPatternSpec::Kind::kZipf, "Z (zipf)"}};
+  for (const auto& shape : kShapes) {
+    if (app.count(shape.flag) > 0 && !used(shape.kind)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: shapes the {} key pattern, which no command uses; give --key-pattern or "
+          "--command-key-pattern {}", shape.flag, shape.pattern, shape.pattern[0]));
+    }
+  }
+  return Status::OK();
 }
 
 Status BuildValues(const RunFlags& f, ValueSpec* v) {
@@ -364,7 +421,8 @@ Result<double> ParseRate(const std::string& text) {
     used = 0;
   }
   if (digits.empty() || used != digits.size()) {
-    return Status::InvalidArgument("'" + text + "' is not a rate; give requests/s, e.g. 5000 or 20k");
+    return Status::InvalidArgument("'" + Abbreviate(text) +
+                                   "' is not a rate; give requests/s, e.g. 5000 or 20k");
   }
   return v * scale;
 }
@@ -388,7 +446,8 @@ Status BuildRate(const RunFlags& f, LoadOptions* o) {
 Status BuildIo(const RunFlags& f, LoadOptions* o) {
   if (f.io == "epoll") return Status::OK();
   if (f.io != "uring" && f.io != "auto") {
-    return Status::InvalidArgument("--io: takes epoll, uring or auto, got '" + f.io + "'");
+    return Status::InvalidArgument("--io: takes epoll, uring or auto, got '" + Abbreviate(f.io) +
+                                   "'");
   }
   std::string why_not;
   if (o->cluster) {
@@ -434,7 +493,7 @@ Status BuildFormats(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   Status s = CheckOutputPathsGiven(app, f);
   if (!s.ok()) return s;
   if (f.json_format != "memstand" && f.json_format != "memtier") {
-    return Status::InvalidArgument("--json-format: '" + f.json_format +
+    return Status::InvalidArgument("--json-format: '" + Abbreviate(f.json_format) +
                                    "' is not one of memstand, memtier");
   }
   if (f.json_format == "memtier" && f.json_path.empty()) {
@@ -476,11 +535,13 @@ void AddRunFlags(CLI::App* app, RunFlags* flags) {
 Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   RunConfig cfg;
   LoadOptions& o = cfg.load;
-  Status s = BuildTarget(f, &cfg);
+  Status s = CheckShapeNumbers(app, f);
+  if (s.ok()) s = BuildTarget(app, f, &cfg);
   if (s.ok()) s = BuildTimes(f, &o);
   o.key_prefix = f.key_prefix;
   if (s.ok()) s = BuildValues(f, &o.value);
   if (s.ok()) s = BuildCommands(app, f, &o);
+  if (s.ok()) s = CheckShapesUsed(app, o);
   if (!s.ok()) return s;
   if (f.key_min > f.key_max) {
     return Status::InvalidArgument("--key-minimum: must not be above --key-maximum");

@@ -17,6 +17,7 @@ struct RunFlags {
   std::vector<std::string> targets;  // --target, repeatable: several form a pool
   std::string balance = "round-robin";
   std::string server, authenticate, user;
+  std::string auth_file;  // --auth-file: the -a value on the file's first line
   std::string protocol;  // empty: from the target's scheme, else resp
   int port = 0;
   int db = 0;
@@ -66,8 +67,9 @@ struct RunConfig {
 
 void AddRunFlags(CLI::App* app, RunFlags* flags);
 
-/// Checks the flags (ranges, templates, patterns, sizes) and builds the config.
-/// Every fault is an InvalidArgument naming the flag and what it accepts.
+/// Checks the flags (ranges, templates, patterns, sizes, keys per protocol) and builds
+/// the config. Every fault is an InvalidArgument naming the flag and what it accepts.
+/// Passwords: cli/credentials.h.
 Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& flags);
 
 }  // namespace memstand::cli

@@ -18,6 +18,7 @@
 #include "stand/resource_sampler.h"
 #include "stats/hdr_log.h"
 #include "util/output_file.h"
+#include "util/redact.h"
 
 namespace memstand::cli {
 
@@ -141,7 +142,7 @@ void Judge(const RunResult& r, bool server_started, RunReport* rep) {
 }  // namespace
 
 int Fail(const char* subcommand, const Status& s) {
-  fmt::print(stderr, "memstand {}: {}\n", subcommand, s.message());
+  fmt::print(stderr, "memstand {}: {}\n", subcommand, RedactSecrets(s.message()));
   return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
 }
 

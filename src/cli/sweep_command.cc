@@ -18,6 +18,7 @@ namespace {
 
 struct SweepFlags {
   std::string clients, pipeline, rate;
+  std::string runs;  // `run`'s --runs, declared only to be refused with a reason
 };
 
 struct Axis {
@@ -116,6 +117,11 @@ SweepOutcome Sweep(RunSession& session, const RunConfig& cfg, const Axis& axis) 
 }
 
 int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& sweep) {
+  if (app.count("--runs") > 0) {
+    return Fail("sweep", Status::InvalidArgument(
+                             "--runs: sweep takes no --runs (it makes one run per step); "
+                             "repeat a configuration with memstand run --runs N"));
+  }
   auto axis = ParseAxis(sweep);
   Status s = axis.ok() ? CheckAxis(*axis) : axis.status();
   if (!s.ok()) return Fail("sweep", s);
@@ -146,6 +152,8 @@ SubcommandBody SetupSweep(CLI::App* app) {
                   "Requests in flight per connection at each step, e.g. 1,4,16,64");
   app->add_option("--sweep-rate", sweep->rate,
                   "Open-loop requests/s in total at each step, e.g. 1000,5000");
+  app->add_option("--runs", sweep->runs, "Not for sweep (one run per step): see run --runs")
+      ->group("");  // hidden
   return [app, flags, sweep] { return SweepBody(*app, *flags, *sweep); };
 }
 

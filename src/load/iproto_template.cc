@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "proto/iproto/value.h"
+#include "util/redact.h"
 
 namespace memstand::iproto {
 
@@ -35,7 +36,7 @@ struct Token {
   size_t column = 0;      // 1-based
 };
 
-std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string Quote(std::string_view s) { return "'" + Abbreviate(s) + "'"; }
 
 bool IsPunct(char c) { return std::strchr("[]{},:", c) != nullptr && c != '\0'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -649,9 +650,9 @@ char* RequestTemplate::WriteOp(char* p, const Op& op, uint64_t sync, const Templ
   return p;
 }
 
-size_t RequestTemplate::MaxSize(const TemplateArgs& a) const {
-  const size_t key_len = a.key_prefix.size() + kMaxDigits;
-  return fixed_bound_ + key_ops_ * (kMaxStrHeader + key_len) + data_ops_ * (kMaxStrHeader + a.data.size());
+size_t RequestTemplate::MaxSize(size_t key_prefix_len, size_t data_len) const {
+  const size_t key_len = key_prefix_len + kMaxDigits;
+  return fixed_bound_ + key_ops_ * (kMaxStrHeader + key_len) + data_ops_ * (kMaxStrHeader + data_len);
 }
 
 size_t RequestTemplate::Append(Buffer* out, uint64_t sync, const TemplateArgs& a) const {

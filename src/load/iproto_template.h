@@ -37,7 +37,11 @@ class RequestTemplate {
   /// SYNC}, body) to out; returns the bytes appended. Allocates only if out must grow.
   size_t Append(Buffer* out, uint64_t sync, const TemplateArgs& a) const;
   /// The most bytes Append() can write with these args (its one capacity check).
-  size_t MaxSize(const TemplateArgs& a) const;
+  size_t MaxSize(const TemplateArgs& a) const {
+    return MaxSize(a.key_prefix.size(), a.data.size());
+  }
+  /// The same for a key prefix and a __data__ value of these lengths.
+  size_t MaxSize(size_t key_prefix_len, size_t data_len) const;
 
   bool uses_key() const { return key_ops_ > 0 || uses_keynum_; }  // __key__ or __keynum__
   bool uses_data() const { return data_ops_ > 0; }

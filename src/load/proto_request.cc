@@ -2,9 +2,12 @@
 
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 
 #include "load/request_builder.h"
+#include "proto/wire_text.h"
+#include "util/redact.h"
 
 namespace memstand {
 
@@ -128,7 +131,7 @@ Result<ProtoRequest> ProtoRequest::ParseMemcache(const CommandTemplate& t) {
     r.server_stat_ = n == "INCR" ? "incr" : n == "DECR" ? "decr" : "cmd_touch";
     r.counts_hits_ = true;
   } else {
-    s = Bad("memcache has no command '" + n + "'", kMemcacheForms);
+    s = Bad("memcache has no command '" + Abbreviate(n) + "'", kMemcacheForms);
   }
   if (!s.ok()) return s;
   r.label_ = n;
@@ -155,7 +158,7 @@ Result<ProtoRequest> ProtoRequest::ParseEtcd(const CommandTemplate& t) {
     r.op_ = Op::kEtcdDelete;
     r.counts_hits_ = true;
   } else {
-    return Bad("etcd has no request '" + n + "'", kEtcdForms);
+    return Bad("etcd has no request '" + Abbreviate(n) + "'", kEtcdForms);
   }
   if (t.args.size() - 1 != want) {
     return Bad("etcd '" + n + "' takes " + std::to_string(want) + " argument(s)", kEtcdForms);
@@ -252,6 +255,118 @@ Status ProtoRequest::ResolveSpace(
   std::string text = iproto_text_;
   text.replace(space_pos_, space_name_.size(), std::to_string(*id));
   return SetTemplate(text);
+}
+
+namespace {
+
+// etcd's default --max-request-bytes (embed.DefaultMaxRequestBytes, 1.5 MiB): the
+// server refuses a larger proposal with "etcdserver: request is too large". The
+// proposal holds the key and value plus its protobuf framing and request header,
+// 24 to 26 bytes (measured on etcd 3.4.23 through the JSON gateway: a put of 1572840
+// bytes of key and value was accepted, one of 1572842 refused); 64 leaves room.
+constexpr size_t kEtcdMaxRequest = 3 << 19;
+constexpr size_t kEtcdFraming = 64;
+// Tarantool's IPROTO_PACKET_SIZE_MAX (src/box/iproto.cc, 1.10 to 3.x): the server
+// closes the connection on a longer packet. Keys and values are MessagePack strings,
+// so any bytes go; tuples over memtx_max_tuple_size (1 MiB by default, a server
+// setting) are error replies naming it.
+constexpr size_t kIprotoMaxPacket = size_t{2} << 30;
+
+Status BadKeyText(const std::string& flag, std::string_view text, size_t at) {
+  char hex[8];
+  std::snprintf(hex, sizeof(hex), "0x%02x", static_cast<unsigned char>(text[at]));
+  return Status::InvalidArgument(
+      flag + ": " + proto::Quote(text, 80) + " puts " +
+      (text[at] == ' ' ? std::string("a space") : std::string("the control character ") + hex) +
+      " at byte " + std::to_string(at) +
+      " into a memcache key; memcached keys take no spaces or control characters (the text "
+      "protocol would read the rest of the key as a command)");
+}
+
+}  // namespace
+
+size_t ProtoRequest::LongestKey(uint64_t key_max) const {
+  size_t n = 0;
+  for (const TemplatePart& p : key_arg_) {
+    if (p.kind == TemplatePart::Kind::kLiteral) n += p.literal.size();
+    if (p.kind == TemplatePart::Kind::kKey) n += key_prefix_.size() + proto::DecimalSize(key_max);
+  }
+  return n;
+}
+
+Status ProtoRequest::CheckMemcacheKey(uint64_t key_max) const {
+  bool uses_key = false;
+  size_t literal = 0;
+  for (const TemplatePart& p : key_arg_) {
+    if (p.kind != TemplatePart::Kind::kLiteral) {
+      uses_key = true;
+      continue;
+    }
+    literal += p.literal.size();
+    if (size_t at = memcache::FirstInvalidKeyByte(p.literal); at != std::string::npos) {
+      return BadKeyText("--command", p.literal, at);
+    }
+  }
+  if (uses_key) {
+    if (size_t at = memcache::FirstInvalidKeyByte(key_prefix_); at != std::string::npos) {
+      return BadKeyText("--key-prefix", key_prefix_, at);
+    }
+  }
+  const size_t longest = LongestKey(key_max);
+  if (longest == 0) {
+    return Status::InvalidArgument("--command: the memcache key of " + label_ + " is empty");
+  }
+  // memcached's KEY_MAX_LENGTH (memcached.h; protocol.txt: keys hold no control
+  // characters or whitespace, at most 250 characters): memcache::IsValidKey's rule.
+  if (longest <= memcache::kMaxKeyLength) return Status::OK();
+  std::string parts;
+  if (uses_key) {
+    parts = "--key-prefix of " + std::to_string(key_prefix_.size()) +
+            " bytes + the index up to --key-maximum " + std::to_string(key_max) + " (" +
+            std::to_string(proto::DecimalSize(key_max)) + " digits)";
+  }
+  if (literal > 0) {
+    parts += (parts.empty() ? "" : " + ") + std::to_string(literal) + " bytes of text in --command";
+  }
+  return Status::InvalidArgument(
+      std::string(uses_key ? "--key-prefix/--key-maximum" : "--command") +
+      ": memcache keys are at most 250 bytes, but " + label_ + "'s longest key is " +
+      std::to_string(longest) + " bytes (" + parts + ")");
+}
+
+Status ProtoRequest::CheckLimits(uint64_t key_max, size_t max_value,
+                                 const std::string& value_flag) const {
+  switch (op_) {
+    case Op::kEtcdPut:
+    case Op::kEtcdRange:
+    case Op::kEtcdDelete: {
+      const size_t value = op_ == Op::kEtcdPut ? max_value : 0;
+      const size_t total = LongestKey(key_max) + value;
+      if (total + kEtcdFraming <= kEtcdMaxRequest) return Status::OK();
+      return Status::InvalidArgument(
+          (value > 0 ? value_flag : std::string("--key-prefix")) + ": an etcd " + label_ +
+          " of up to " + std::to_string(total) + " bytes of key and value is over etcd's " +
+          "default request limit (--max-request-bytes 1572864, 1.5 MiB, less " +
+          std::to_string(kEtcdFraming) +
+          " bytes of framing); the server would refuse it "
+          "with \"request is too large\"");
+    }
+    case Op::kMcGet:
+    case Op::kMcGets:
+    case Op::kMcStore:
+    case Op::kMcCas:
+    case Op::kMcDelete:
+    case Op::kMcIncr:
+    case Op::kMcDecr:
+    case Op::kMcTouch: return CheckMemcacheKey(key_max);
+    default: break;
+  }
+  const size_t most = iproto_ ? iproto_->MaxSize(key_prefix_.size(), max_value) : 0;
+  if (most <= kIprotoMaxPacket) return Status::OK();
+  return Status::InvalidArgument(
+      value_flag + ": " + label_ + " would make IPROTO requests of up to " +
+      std::to_string(most) + " bytes, over Tarantool's IPROTO_PACKET_SIZE_MAX of 2 GiB (the "
+      "server closes the connection on a longer packet)");
 }
 
 std::string_view ProtoRequest::Render(const TemplateArg& arg, const ProtoArgs& a,

@@ -65,6 +65,16 @@ class ProtoRequest {
   /// requests and for a space given by id. Until then such a request encodes space 0.
   Status ResolveSpace(const std::function<Result<uint32_t>(const std::string&)>& lookup);
 
+  /// Checks, before anything is sent, that every key this request can make (the
+  /// key prefix with any index up to key_max, and the template's literal text) and
+  /// values of up to max_value bytes are what the protocol carries: memcache keys of
+  /// at most 250 bytes with no space or control character (else the text protocol
+  /// reads the rest of a key as commands); etcd requests within etcd's default
+  /// --max-request-bytes; IPROTO requests within Tarantool's 2 GiB packet limit (its
+  /// keys and values are MessagePack strings: any bytes). InvalidArgument naming the
+  /// flag (--key-prefix, --key-maximum, --command, or `value_flag`).
+  Status CheckLimits(uint64_t key_max, size_t max_value, const std::string& value_flag) const;
+
   /// Appends one request; returns the bytes appended.
   size_t Append(Buffer* out, const ProtoArgs& a) const;
 
@@ -94,6 +104,8 @@ class ProtoRequest {
   size_t AppendMemcache(Buffer* out, const ProtoArgs& a) const;
   size_t AppendEtcd(Buffer* out, const ProtoArgs& a) const;
   size_t AppendIproto(Buffer* out, const ProtoArgs& a) const;
+  Status CheckMemcacheKey(uint64_t key_max) const;
+  size_t LongestKey(uint64_t key_max) const;
 
   Op op_ = Op::kMcGet;
   bool counts_hits_ = false;

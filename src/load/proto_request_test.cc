@@ -124,5 +124,46 @@ TEST(ProtoRequestTest, IprotoSpaceNamesAndFullGrammar) {
   EXPECT_FALSE(upd->counts_hits());
 }
 
+// CheckLimits: "" when accepted, else the message.
+std::string Limits(Protocol p, const std::string& text, const std::string& prefix,
+                   uint64_t key_max, size_t value) {
+  auto r = ProtoRequest::Parse(p, text, prefix);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  Status s = r.ok() ? r->CheckLimits(key_max, value, "-d/--data-size") : r.status();
+  return s.ok() ? "" : s.message();
+}
+
+TEST(ProtoRequestTest, MemcacheKeysAreCheckedBeforeSending) {
+  // 250 bytes is the limit: prefix 243 + 7 digits of 9999999.
+  EXPECT_EQ(Limits(Protocol::kMemcache, "get __key__", std::string(243, 'k'), 9999999, 32), "");
+  EXPECT_NE(Limits(Protocol::kMemcache, "get __key__", std::string(244, 'k'), 9999999, 32)
+                .find("longest key is 251 bytes"), std::string::npos);
+  // Literal text counts too, and names --command.
+  EXPECT_NE(Limits(Protocol::kMemcache, "get " + std::string(251, 'a'), "k", 9, 32)
+                .find("--command: memcache keys are at most 250 bytes"), std::string::npos);
+  EXPECT_NE(Limits(Protocol::kMemcache, "set __key__ __data__", "a\r\nflush_all\r\n", 9, 32)
+                .find("--key-prefix: 'a\\x0d\\x0aflush_all"), std::string::npos);
+  EXPECT_NE(Limits(Protocol::kMemcache, "get \"x\\x7f__key__\"", "k", 9, 32)
+                .find("--command: 'x\\x7f' puts the control character 0x7f at byte 1"),
+            std::string::npos);
+  // A prefix no template uses is not a key; values are length-prefixed, any bytes.
+  EXPECT_EQ(Limits(Protocol::kMemcache, "get fixed", "a b", 9, 32), "");
+  EXPECT_EQ(Limits(Protocol::kMemcache, "set k \"a b\\r\\n\"", "k", 9, 32), "");
+}
+
+TEST(ProtoRequestTest, EtcdRequestsWithinTheDefaultLimit) {
+  const size_t limit = (3u << 19) - 64 - 8;  // key "k" + 7 digits
+  EXPECT_EQ(Limits(Protocol::kEtcd, "put __key__ __data__", "k", 9999999, limit), "");
+  EXPECT_NE(Limits(Protocol::kEtcd, "put __key__ __data__", "k", 9999999, limit + 1)
+                .find("-d/--data-size: an etcd PUT of up to 1572801 bytes"), std::string::npos);
+  EXPECT_EQ(Limits(Protocol::kEtcd, "range __key__", "k", 9999999, 1u << 30), "");
+  EXPECT_EQ(Limits(Protocol::kIproto, "replace 512 [__key__, __data__]", "a\r\nb", 9, 1u << 29),
+            "");
+  EXPECT_NE(Limits(Protocol::kIproto, "replace 512 [__data__, __data__, __data__, __data__]", "k",
+                   9, 1u << 29)
+                .find("-d/--data-size: REPLACE would make IPROTO requests of up to"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace memstand

@@ -2,12 +2,15 @@
 
 #include <charconv>
 
+#include "util/redact.h"
+
 namespace memstand {
 
 namespace {
 
+// The URL is quoted without its password (util/redact.h), and cut if long.
 Status Bad(std::string_view url, const std::string& what) {
-  return Status::InvalidArgument("invalid target '" + std::string(url) + "': " + what +
+  return Status::InvalidArgument("invalid target '" + Abbreviate(RedactUrl(url)) + "': " + what +
                                  " (expected redis://[user:pass@]host:port[/db], "
                                  "memcache://host:port, etcd://host:port or "
                                  "tarantool://[user:pass@]host:port)");

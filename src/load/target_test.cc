@@ -66,5 +66,17 @@ TEST(TargetUrl, OtherSchemes) {
   EXPECT_FALSE(ParseRedisUrl("memcache://h:1").ok());  // the redis-only parser stays strict
 }
 
+TEST(TargetUrl, ErrorsNeverQuoteThePassword) {
+  for (const char* bad :
+       {"redis://user:S3cretPW@127.0.0.1:1:bad", "redis://S3cretPW@h:0",
+        "memcache://user:S3cretPW@127.0.0.1:1", "etcd://u:S3cretPW@h:1",
+        "tarantool://user:S3cretPW@127.0.0.1:1:bad", "redis://u:S3cretPW@h:1/x"}) {
+    auto t = ParseTargetUrl(bad);
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_EQ(t.status().message().find("S3cretPW"), std::string::npos) << t.status().message();
+    EXPECT_NE(t.status().message().find("***@"), std::string::npos) << t.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace memstand

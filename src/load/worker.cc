@@ -106,6 +106,9 @@ struct Worker::Conn {
   std::vector<uint32_t> free_slots;
   uint64_t next_seq = 0;
   std::string greeting;  // IPROTO: greeting bytes received so far
+  // The latest error reply, for the message when the server then closes (a server at
+  // maxclients answers one error and hangs up).
+  std::string last_error;
 
   void Push(const InFlight& f) {
     if (count == ring.size()) Grow();
@@ -564,9 +567,13 @@ size_t Worker::ReadSome(Conn& c) {
 }
 
 void Worker::FailRead(Conn& c, int err) {
-  if (err != 0) return Fail(c, Status::IoError(ErrnoMessage("read", err)));
+  // A server that answers an error and closes (maxclients) resets the connection if
+  // requests were unread: its error is the reason either way.
+  std::string said;
+  if (!c.last_error.empty()) said = "; the server's last error reply: '" + c.last_error + "'";
+  if (err != 0) return Fail(c, Status::IoError(ErrnoMessage("read", err) + said));
   Fail(c, Status::IoError("the server closed the connection (" + std::to_string(c.count) +
-                          " requests in flight)"));
+                          " requests in flight)" + said));
 }
 
 void Worker::OnReadable(Conn& c) {
@@ -599,8 +606,10 @@ void Worker::HandleReply(Conn& c, int64_t now) {
   if (r.type == resp::Type::kPush) return;  // RESP3 out-of-band: answers no request
   if (c.count == 0) {
     ++stats_.protocol_errors;
-    return Fail(c, Status::Protocol("a reply arrived with no request in flight"));
+    std::string said = r.is_error ? ": '" + r.error + "'" : "";
+    return Fail(c, Status::Protocol("a reply arrived with no request in flight" + said));
   }
+  if (r.is_error) c.last_error = r.error;
   InFlight f = c.Pop();
   --in_flight_;
   if (f.cmd == kSetupCommand) {
@@ -940,7 +949,10 @@ void Worker::HandleReplyOther(Conn& c, int64_t now) {
   }
   const ProtoReply& r = proto_reply_;
   if (r.applied_write) ++stats_.writes_applied;
-  if (r.is_error) ++stats_.error_replies_all[f.cmd];
+  if (r.is_error) {
+    ++stats_.error_replies_all[f.cmd];
+    c.last_error = r.error_text;
+  }
   if (!r.is_error && (req.op() == ProtoRequest::Op::kMcGet || req.op() == ProtoRequest::Op::kMcGets)) {
     ++(r.positive ? stats_.get_hits_all : stats_.get_misses_all);
   }

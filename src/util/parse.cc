@@ -4,6 +4,8 @@
 #include <charconv>
 #include <string>
 
+#include "util/redact.h"
+
 namespace memstand {
 
 namespace {
@@ -14,7 +16,8 @@ bool ToDouble(std::string_view s, double* out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+// The user's text in a message, cut if long.
+std::string Quote(std::string_view s) { return "'" + Abbreviate(s) + "'"; }
 
 }  // namespace
 

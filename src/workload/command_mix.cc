@@ -3,13 +3,15 @@
 #include <cassert>
 #include <string>
 
+#include "util/redact.h"
+
 namespace memstand {
 namespace {
 
 constexpr uint64_t kMaxTotal = 1000000;
 
 Status BadRatio(std::string_view text, const std::string& why) {
-  return Status::InvalidArgument("bad ratio '" + std::string(text) + "': " + why);
+  return Status::InvalidArgument("bad ratio '" + Abbreviate(text) + "': " + why);
 }
 
 // Parses a field of decimal digits; false if it is empty, has another char, or

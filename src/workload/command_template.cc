@@ -3,6 +3,8 @@
 #include <cctype>
 #include <string>
 
+#include "util/redact.h"
+
 namespace memstand {
 namespace {
 
@@ -18,7 +20,7 @@ int HexValue(char c) {
 }
 
 Status Unbalanced(std::string_view text) {
-  return Status::InvalidArgument("unbalanced quotes in template: " + std::string(text));
+  return Status::InvalidArgument("unbalanced quotes in template: " + Abbreviate(text));
 }
 
 // Splits `text` into raw arguments, removing quotes and resolving escapes.
@@ -101,7 +103,7 @@ class Tokenizer {
     const int hi = pos_ < text_.size() ? HexValue(text_[pos_]) : -1;
     const int lo = pos_ + 1 < text_.size() ? HexValue(text_[pos_ + 1]) : -1;
     if (hi < 0 || lo < 0) {
-      return Status::InvalidArgument("bad \\x escape in template '" + std::string(text_) +
+      return Status::InvalidArgument("bad \\x escape in template '" + Abbreviate(text_) +
                                      "': \\x must be followed by two hex digits");
     }
     arg += static_cast<char>(hi * 16 + lo);
@@ -155,8 +157,8 @@ Result<TemplateArg> SplitArg(std::string_view arg, std::string_view text) {
     }
     const std::string_view name = arg.substr(pos, length);
     if (name != "__key__" && name != "__data__") {
-      return Status::InvalidArgument("unknown placeholder " + std::string(name) + " in template '" +
-                                     std::string(text) + "'; known: __key__, __data__");
+      return Status::InvalidArgument("unknown placeholder " + Abbreviate(name) + " in template '" +
+                                     Abbreviate(text) + "'; known: __key__, __data__");
     }
     parts.push_back(TemplatePart{name == "__key__" ? Kind::kKey : Kind::kData, ""});
     pos += length;
@@ -169,7 +171,7 @@ Status SetName(CommandTemplate& command, std::string_view text) {
   const TemplateArg& first = command.args.front();
   if (first.size() != 1 || first[0].kind != Kind::kLiteral || first[0].literal.empty()) {
     return Status::InvalidArgument("the command name must be a non-empty literal in template '" +
-                                   std::string(text) + "'");
+                                   Abbreviate(text) + "'");
   }
   for (char c : first[0].literal) {
     command.name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -122,6 +122,10 @@ TEST(CommandTemplateTest, UnbalancedQuotesAreAnError) {
   for (const char* text : {R"(set "abc)", "set 'abc", R"(set "abc\")", R"(set 'a\')"}) {
     EXPECT_EQ(ParseError(text), "unbalanced quotes in template: " + std::string(text));
   }
+  // A long template is quoted cut, with its length.
+  const std::string long_text = "set \"" + std::string(120000, 'x');
+  EXPECT_EQ(ParseError(long_text),
+            "unbalanced quotes in template: " + long_text.substr(0, 80) + "... (120005 bytes)");
 }
 
 TEST(CommandTemplateTest, UnknownPlaceholderIsNamed) {

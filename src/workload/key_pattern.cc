@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include "util/redact.h"
+
 namespace memstand {
 namespace {
 
@@ -66,7 +68,7 @@ Result<KeyPatternSpec> ParseKeyPattern(std::string_view text) {
     spec.kind = entry.kind;
     return spec;
   }
-  return Status::InvalidArgument("unknown key pattern '" + std::string(text) +
+  return Status::InvalidArgument("unknown key pattern '" + Abbreviate(text) +
                                  "'; expected one letter: R (uniform), S (sequential), "
                                  "G (gaussian), Z (zipf) or P (partitioned)");
 }

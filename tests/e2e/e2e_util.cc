@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "core/clock.h"
+#include "core/socket.h"
 
 namespace memstand::e2e {
 
@@ -127,6 +128,23 @@ nlohmann::json ReadJson(const std::string& path) {
 }
 
 bool ProcessExists(pid_t pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
+
+std::string Scrape(int port) {
+  auto fd = ConnectTcp("127.0.0.1", port, 2000, true);
+  if (!fd.ok()) return "";
+  std::string req = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+  (void)WriteAll(*fd, req.data(), req.size());
+  SetIoTimeout(*fd, 5000);
+  std::string resp;
+  char buf[65536];
+  for (;;) {
+    auto n = ReadSome(*fd, buf, sizeof(buf));
+    if (!n.ok() || *n == 0) break;
+    resp.append(buf, *n);
+  }
+  close(*fd);
+  return resp;
+}
 
 std::unique_ptr<LocalRedis> StartRedis(std::vector<std::pair<std::string, std::string>> config) {
   LocalRedisOptions o;

@@ -53,6 +53,9 @@ nlohmann::json ReadJson(const std::string& path);
 /// with its output); its JSON, or an empty object.
 nlohmann::json RunOk(std::vector<std::string> args);
 bool ProcessExists(pid_t pid);
+/// GET /metrics from 127.0.0.1:port over a plain socket (reads bounded by 5 s): the
+/// whole HTTP response, or "" when nothing listens.
+std::string Scrape(int port);
 
 /// A redis-server of the test's own (LocalRedis: a free loopback port, a temp dir),
 /// with `config` added to its defaults; nullptr (and a test failure) if it cannot start.

@@ -373,24 +373,6 @@ TEST(RunE2E, HdrLogDecodesWithTheReferenceDecoder) {
             std::string::npos) << text;
 }
 
-// GET /metrics over a plain socket: the whole HTTP response.
-std::string Scrape(int port) {
-  auto fd = ConnectTcp("127.0.0.1", port, 2000, true);
-  if (!fd.ok()) return "";
-  std::string req = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-  (void)WriteAll(*fd, req.data(), req.size());
-  SetIoTimeout(*fd, 5000);
-  std::string resp;
-  char buf[65536];
-  for (;;) {
-    auto n = ReadSome(*fd, buf, sizeof(buf));
-    if (!n.ok() || *n == 0) break;
-    resp.append(buf, *n);
-  }
-  close(*fd);
-  return resp;
-}
-
 TEST(RunE2E, LiveMetricsPassPromtool) {
   auto port = PickFreePort();
   ASSERT_TRUE(port.ok());

@@ -107,12 +107,17 @@ constexpr SingleLine kSingles[] = {
 
 }  // namespace
 
+size_t FirstInvalidKeyByte(std::string_view key) {
+  for (size_t i = 0; i < key.size(); ++i) {
+    const auto u = static_cast<unsigned char>(key[i]);
+    if (u <= 0x20 || u == 0x7f) return i;
+  }
+  return std::string_view::npos;
+}
+
 bool IsValidKey(std::string_view key) {
-  if (key.empty() || key.size() > kMaxKeyLength) return false;
-  return std::none_of(key.begin(), key.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u <= 0x20 || u == 0x7f;
-  });
+  return !key.empty() && key.size() <= kMaxKeyLength &&
+         FirstInvalidKeyByte(key) == std::string_view::npos;
 }
 
 const char* StoreCommandName(StoreCommand c) {

@@ -25,6 +25,8 @@ namespace memstand::memcache {
 /// memcached's own key rule: 1 to 250 bytes, no control bytes and no space.
 constexpr size_t kMaxKeyLength = 250;
 bool IsValidKey(std::string_view key);
+/// The offset of the first byte the rule refuses (a control byte or a space), or npos.
+size_t FirstInvalidKeyByte(std::string_view key);
 
 // ---- Encoders. Keys must satisfy IsValidKey (REQUIRES); values are any bytes. ----
 
