@@ -194,7 +194,7 @@ Status ServerUnderTest::Stop() {
 
 bool ServerUnderTest::Alive() {
   if (topology_ == nullptr || topology_->nodes().empty()) return false;
-  return NodeOwnership(topology_->nodes()[0]) == Ownership::kOurs;
+  return NodeOwnership(topology_->record(), topology_->nodes()[0]).verdict == Ownership::kOurs;
 }
 
 Status ServerUnderTest::Connect() {
