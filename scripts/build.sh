@@ -16,7 +16,11 @@ case "$kind" in
 esac
 # ccache, where installed (scripts/deps.sh installs it): a rebuild of the same sources
 # (the test job's second run, a developer's other worktree) compiles only what changed.
-if command -v ccache >/dev/null 2>&1; then flags+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# Paths inside the checkout count relative to it, so another clone hits the same entries.
+if command -v ccache >/dev/null 2>&1; then
+  flags+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+fi
 cmake -S . -B "$dir" "${flags[@]}" >/dev/null
 cmake --build "$dir" -j "$(nproc)" >&2
 echo "$dir"

@@ -1,4 +1,5 @@
 #include "npm_util.h"
+#include "test_paths.h"
 
 #include <stdlib.h>
 #include <sys/wait.h>

@@ -1,4 +1,5 @@
 #include "report/memtier_json.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 

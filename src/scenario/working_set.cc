@@ -337,9 +337,9 @@ std::string ResultsBlock(const std::vector<ConfigState>& states, int runs) {
         continue;
       }
       out += fmt::format("      {}outcome {}: attempted {}, successful {}, rejected {}, evicted {}, "
-                         "present {}, memory used {} bytes\n",
+                         "present {}, memory used {} bytes (final counters steady after {} ms)\n",
                          tag, r.outcome, r.attempted, r.successful, r.rejected, r.final.evicted,
-                         r.final.present, r.final.memory);
+                         r.final.present, r.final.memory, r.settle_ms);
       if (r.eviction_in) {
         out += fmt::format("        first eviction detected in {}; exact: {}\n", r.eviction_in->Describe(),
                            r.exact_note.empty() ? "not looked for (--no-exact)" : r.exact_note);

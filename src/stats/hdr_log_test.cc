@@ -1,4 +1,5 @@
 #include "stats/hdr_log.h"
+#include "test_paths.h"
 
 #include "npm_util.h"
 

@@ -1,4 +1,5 @@
 #include "e2e/e2e_util.h"
+#include "test_paths.h"
 
 #include <signal.h>
 #include <stdlib.h>

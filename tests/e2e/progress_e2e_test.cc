@@ -1,5 +1,6 @@
 // The progress line: the real binary on a pseudo-terminal and on a file.
 #include <poll.h>
+#include "test_paths.h"
 #include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>

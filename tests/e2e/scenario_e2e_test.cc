@@ -270,5 +270,21 @@ TEST(ScenarioE2E, MvccQuotaFailsAtTheQuotaRecoversAndComparesWithRedis) {
   for (const json& i : doc["runs_detail"][0]["invariants"]) EXPECT_TRUE(i["ok"].get<bool>()) << i.dump();
 }
 
+// The full size of SCENARIOS.md: 50,000 writes of 1 KiB over 5,000 keys, 64 MiB of quota
+// (about 50 s: etcd's gateway takes about a millisecond a put on the one ordered stream).
+TEST(ScenarioE2E, MvccQuotaAtFullSize) {
+  const std::string dir = TempDir();
+  Outcome out = RunMemstand({"scenario", "run", "mvcc-quota", "--json", dir + "/m.json", "-q"}, 400);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  json doc = ReadJson(dir + "/m.json");
+  ASSERT_TRUE(doc["etcd"]["first_failed_write"].is_number()) << doc.dump(2);
+  EXPECT_LE(doc["etcd"]["first_failed_write"].get<int64_t>(), 50000);
+  EXPECT_EQ(doc["etcd"]["alarm"], "NOSPACE");
+  EXPECT_EQ(doc["etcd"]["canary_ok"], true);
+  EXPECT_EQ(doc["redis"]["successful"], 50000);
+  EXPECT_EQ(doc["redis"]["errors"], 0);
+  for (const json& i : doc["runs_detail"][0]["invariants"]) EXPECT_TRUE(i["ok"].get<bool>()) << i.dump();
+}
+
 }  // namespace
 }  // namespace memstand::e2e

@@ -3,6 +3,7 @@
 // roots are refused and their victims live; a killed run's temporary folder is removed
 // by the next run.
 #include <gtest/gtest.h>
+#include "test_paths.h"
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
