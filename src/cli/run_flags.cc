@@ -9,6 +9,7 @@
 #include "cli/credentials.h"
 #include "core/pacer.h"
 #include "core/uring.h"
+#include "load/command_spec.h"
 #include "load/proto_request.h"
 #include "report/metrics_server.h"
 #include "util/parse.h"
@@ -172,36 +173,21 @@ Status BuildCommands(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
       patterns.push_back(get_pattern);
     }
   }
+  CommandLimits limits;  // REQUIRES: values built
+  limits.key_max = f.key_max;
+  limits.value_max = o->value.max_size;
+  limits.value_flag = f.data_size_range.empty() ? "-d/--data-size" : "--data-size-range";
   for (size_t i = 0; i < texts.size(); ++i) {
-    CommandSpec c;
-    c.text = texts[i];
-    std::string proto_label;
-    if (o->protocol != Protocol::kResp) {
-      auto req = ProtoRequest::Parse(o->protocol, texts[i], f.key_prefix);
-      if (!req.ok()) return FlagError("--command", req.status());
-      // Every key and value it makes fits the protocol (REQUIRES: values built).
-      const char* value_flag = f.data_size_range.empty() ? "-d/--data-size" : "--data-size-range";
-      Status limits = req->CheckLimits(f.key_max, o->value.max_size, value_flag);
-      if (!limits.ok()) return limits;
-      proto_label = req->label();
-      c.counts_hits = req->counts_hits();
-    }
-    auto t = ParseCommandTemplate(proto_label.empty() ? texts[i] : proto_label);
-    if (!t.ok()) return FlagError("--command", t.status());
-    c.tmpl = *t;
     auto w = ParseRatio(ratios[i], 1);
     if (!w.ok()) return FlagError("--command-ratio", w.status());
-    c.weight = (*w)[0];
     bool own_pattern = !f.commands.empty() && !patterns[i].empty();
     auto kp = KeyPattern(f, own_pattern ? patterns[i]
                             : f.commands.empty() ? patterns[i]
                                                  : f.key_pattern.substr(0, 1));
     if (!kp.ok()) return FlagError(own_pattern ? "--command-key-pattern" : "--key-pattern", kp.status());
-    c.key_pattern = *kp;
-    if (o->protocol == Protocol::kResp) {
-      c.counts_hits = c.tmpl.name == "GET" || c.tmpl.name == "HGET" || c.tmpl.name == "GETEX" ||
-                      c.tmpl.name == "GETDEL";
-    }
+    auto spec = MakeCommandSpec(o->protocol, texts[i], f.key_prefix, *kp, (*w)[0], limits);
+    if (!spec.ok()) return spec.status();
+    CommandSpec c = std::move(*spec);
     c.label = c.tmpl.name;
     for (const auto& other : o->commands) {
       if (other.label == c.label) c.label += "#" + std::to_string(i + 1);

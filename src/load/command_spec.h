@@ -12,11 +12,21 @@
 
 namespace memstand {
 
+/// What the keys and values a command makes can reach, for the protocol's limits.
+struct CommandLimits {
+  uint64_t key_max = 0;       // the largest key index
+  size_t value_max = 0;       // the largest value
+  std::string value_flag = "-d/--data-size";  // the flag to name for a value too large
+};
+
 /// Parses `text` for protocol `p` (a Redis command, a memcache/etcd command, a
-/// Tarantool request template), with `key_prefix` before each key index. The label is
-/// the command's name; counts_hits as `run` sets it. InvalidArgument on a bad text.
+/// Tarantool request template), with `key_prefix` before each key index, and checks
+/// that every key and value it makes fits the protocol (ProtoRequest::CheckLimits). The
+/// label is the command's name; counts_hits is set for GET-like reads. InvalidArgument:
+/// a bad text ("--command: ..."), or a key or value the protocol cannot carry (naming
+/// its flag).
 Result<CommandSpec> MakeCommandSpec(Protocol p, const std::string& text,
                                     const std::string& key_prefix, KeyPatternSpec pattern,
-                                    uint32_t weight = 1);
+                                    uint32_t weight, const CommandLimits& limits);
 
 }  // namespace memstand

@@ -20,7 +20,10 @@ Result<LoadStepResult> RunLoadStep(const ServerUnderTest& server, const LoadStep
   load.seed = o.seed;
   KeyPatternSpec sequential;
   sequential.kind = KeyPatternSpec::Kind::kSequential;
-  auto spec = MakeCommandSpec(load.protocol, server.WriteTemplate(), o.key_prefix, sequential);
+  CommandLimits limits;
+  limits.key_max = o.last_key;
+  limits.value_max = o.value.keyed != nullptr ? o.value.keyed->max_size() : o.value.max_size;
+  auto spec = MakeCommandSpec(load.protocol, server.WriteTemplate(), o.key_prefix, sequential, 1, limits);
   if (!spec.ok()) return spec.status();
   load.commands.push_back(*spec);
   auto run = RunLoad(load, o.interrupt);
