@@ -1,11 +1,11 @@
 // `memstand up`: a TopologySpec from a TOML file and flags -> a detached Topology ->
 // the node table and a state file -> exit 0, leaving the servers running.
-#include <csignal>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "cli/interrupt.h"
 #include "cli/stand_common.h"
 #include "cli/subcommands.h"
 #include "stand/topology.h"
@@ -14,10 +14,6 @@
 
 namespace memstand::cli {
 namespace {
-
-std::atomic<bool> g_cancel{false};
-
-void OnSignal(int) { g_cancel.store(true); }
 
 struct UpFlags {
   std::string topology;
@@ -102,19 +98,14 @@ void PrintUp(const Topology& t, const std::string& root) {
 int UpBody(const UpFlags& f) {
   auto spec = BuildSpec(f);
   if (!spec.ok()) return FailStand("up", spec.status());
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGHUP, &sa, nullptr);
+  InstallInterruptHandlers();
   TopologyOptions options;
   options.run_root = RunRoot(f.run_dir);
   options.detach = true;
-  options.cancel = &g_cancel;
+  options.cancel = InterruptFlag();
   auto topology = Topology::Start(*spec, options);
   if (!topology.ok()) {
-    if (g_cancel.load()) {
+    if (InterruptFlag()->load()) {
       fmt::print(stderr, "memstand up: interrupted; everything started was stopped\n");
       return kExitInterrupted;
     }
