@@ -1,9 +1,7 @@
 #include "scenario/scenario_server.h"
 
-#include <stdlib.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +11,7 @@
 #include "client/redis_info.h"
 #include "stand/process.h"
 #include "stand/server_node.h"
+#include "stand/temp_folder.h"
 
 namespace memstand {
 namespace {
@@ -153,11 +152,9 @@ Result<std::unique_ptr<ServerUnderTest>> ServerUnderTest::Start(const ServerConf
   spec.name = NextTopologyName();
   spec.settings = config.settings;
   if (config.system == SystemKind::kTarantool) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "memstand-scenario-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) {
-      return Status::IoError(fmt::format("cannot create a folder for init.lua: {}", std::strerror(errno)));
-    }
-    s->init_dir_ = tmpl;
+    auto folder = MakeTempFolder("tarantool");  // marked: a killed run's is removed later
+    if (!folder.ok()) return folder.status().WithContext("a folder for the init file");
+    s->init_dir_ = *folder;
     spec.init_lua = s->init_dir_ + "/products.lua";
     std::ofstream out(spec.init_lua);
     out << ReplaceAll(kTarantoolInit, "%ENGINE%", config.engine);
