@@ -1,6 +1,10 @@
 #include "scenario/scenario_server.h"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <mutex>
 
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +14,7 @@
 
 #include "client/redis_info.h"
 #include "stand/process.h"
+#include "stand/run_root.h"
 #include "stand/server_node.h"
 #include "stand/temp_folder.h"
 
@@ -54,6 +59,34 @@ int64_t ToInt(const std::string& text) { return std::strtoll(text.c_str(), nullp
 std::string NextTopologyName() {
   static std::atomic<int> counter{0};
   return fmt::format("scenario-{}-{}", getpid(), ++counter);
+}
+
+// A scenario's topologies die with memstand (PR_SET_PDEATHSIG), but a memstand killed
+// by SIGKILL leaves their run folders. Removes the folders of scenario topologies whose
+// memstand is gone and whose every node is gone too (StopRecordedTopology signals only
+// processes proven ours, and none of these runs); once per process.
+void RemoveLeftoverScenarioFolders() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto listed = ListTopologies(DefaultRunRoot());
+    if (!listed.ok()) return;
+    for (const ListedTopology& t : *listed) {
+      if (!t.record.ok()) continue;
+      const TopologyRecord& r = *t.record;
+      if (!r.name.starts_with("scenario-") || r.detached || r.memstand_pid <= 1 ||
+          r.memstand_pid == getpid() || kill(r.memstand_pid, 0) == 0 || errno != ESRCH) {
+        continue;
+      }
+      bool all_gone = true;
+      for (const NodeRecord& n : r.nodes) all_gone &= NodeOwnership(r, n).verdict == Ownership::kGone;
+      if (!all_gone) continue;
+      std::vector<std::string> messages;
+      if (StopRecordedTopology(r, &messages).ok()) {
+        fmt::print(stderr, "memstand: removed leftover folder {} of a killed scenario (pid {})\n", t.dir,
+                   r.memstand_pid);
+      }
+    }
+  });
 }
 
 std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
@@ -147,6 +180,7 @@ Result<std::unique_ptr<ServerUnderTest>> ServerUnderTest::Start(const ServerConf
   if (!SystemInstalled(config.system)) {
     return MissingBinary(SystemBinary(config.system), SystemPackage(config.system));
   }
+  RemoveLeftoverScenarioFolders();
   TopologySpec spec;
   spec.kind = KindOf(config.system);
   spec.name = NextTopologyName();

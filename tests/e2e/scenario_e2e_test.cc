@@ -239,9 +239,16 @@ TEST(ScenarioE2E, ServersDieWithAMemstandThatIsKilled) {
   ASSERT_TRUE(r->WaitForOutput("run 1: redis-allkeys-lru", 60)) << r->OutputSoFar();
   auto servers = ChildrenNamed(r->pid(), "redis-server");
   ASSERT_EQ(servers.size(), 2u);
-  kill(r->pid(), SIGKILL);
+  const pid_t killed = r->pid();
+  kill(killed, SIGKILL);
   r->Wait(30);
   EXPECT_TRUE(AllGone(servers, 10)) << "a server outlived the memstand that started it";
+  // The next scenario removes the run folders the killed one left.
+  Outcome next = RunMemstand({"scenario", "run", "working-set", "--only", "redis-noeviction", "--records", "1000",
+                              "--portion", "1000", "-q"}, 60);
+  EXPECT_EQ(next.exit_code, 0) << next.output;
+  EXPECT_NE(next.output.find("of a killed scenario (pid " + std::to_string(killed) + ")"), std::string::npos)
+      << next.output;
 }
 
 TEST(ScenarioE2E, MvccQuotaFailsAtTheQuotaRecoversAndComparesWithRedis) {
