@@ -29,6 +29,7 @@ struct UpFlags {
   std::string ready_timeout;
   std::string run_dir;
   // Which of them were given (a file's values are kept unless a flag overrides).
+  CLI::Option* name_opt = nullptr;
   CLI::Option* masters_opt = nullptr;
   CLI::Option* replicas_opt = nullptr;
   CLI::Option* port_opt = nullptr;
@@ -59,6 +60,10 @@ Result<TopologySpec> BuildSpec(const UpFlags& f) {
     spec = *loaded;
   }
   if (Status s = ApplyKind(f, !f.file.empty(), &spec); !s.ok()) return s;
+  if (f.name_opt->count() > 0 && f.name.empty()) {
+    return Status::InvalidArgument("--name: an empty name; give one (letters, digits, '.', '-', '_'), or "
+                                   "leave --name out for the kind's name");
+  }
   if (!f.name.empty()) spec.name = f.name;
   if (f.masters_opt->count() > 0) spec.masters = f.masters;
   if (f.replicas_opt->count() > 0) spec.replicas = f.replicas;
@@ -122,7 +127,7 @@ SubcommandBody SetupUp(CLI::App* app) {
   auto f = std::make_shared<UpFlags>();
   app->add_option("topology", f->topology, "redis, redis-replica, redis-cluster, memcached, tarantool or etcd");
   app->add_option("--file", f->file, "A topology file (TOML, docs/stand.md); flags override it");
-  app->add_option("--name", f->name, "Names the topology and its run folder (default: the kind)");
+  f->name_opt = app->add_option("--name", f->name, "Names the topology and its run folder (default: the kind)");
   f->masters_opt = app->add_option("--masters", f->masters, "redis-cluster: masters (default 8)");
   f->replicas_opt = app->add_option(
       "--replicas", f->replicas,

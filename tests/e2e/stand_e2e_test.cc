@@ -128,6 +128,7 @@ TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
       {{"up", "redis", "--set", "maxmemory-policy=sometimes"}, "FATAL CONFIG FILE ERROR"},
       {{"up", "redis", "--set", "requirepass=s3cret"}, "with '-NOAUTH Authentication required.'"},
       {{"down", "nothing-here"}, "memstand down: no topology 'nothing-here' under " + root_},
+      {{"up", "redis", "--name", ""}, "memstand up: --name: an empty name"},
   };
   for (const auto& [args, message] : cases) {
     Outcome o = Memstand(args);
