@@ -36,6 +36,18 @@ void RaiseFileLimit() {
   }
 }
 
+std::string g_command_line;
+
+// An argument as a shell would need it: bare when it is plain, else single-quoted.
+std::string ShellWord(std::string_view a) {
+  const bool plain = !a.empty() && a.find_first_not_of(
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,:/@+%") == std::string_view::npos;
+  if (plain) return std::string(a);
+  std::string out = "'";
+  for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 bool IsSubcommand(const std::string& name) {
   for (const Subcommand& s : kSubcommands) {
     if (name == s.name) return true;
@@ -45,10 +57,15 @@ bool IsSubcommand(const std::string& name) {
 
 }  // namespace
 
+const std::string& CommandLine() { return g_command_line; }
+
 int Main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a peer closing a socket is an error value, not a signal
   RaiseFileLimit();
   RegisterArgvSecrets(argc, argv);  // before any message can quote the command line
+  g_command_line = "memstand";
+  for (int i = 1; i < argc; ++i) g_command_line += " " + ShellWord(argv[i]);
+  g_command_line = RedactSecrets(g_command_line);
   CLI::App app{"memstand: a test stand for in-memory data systems"};
   app.set_version_flag("--version", MEMSTAND_VERSION);
   app.require_subcommand(1);

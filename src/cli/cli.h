@@ -1,6 +1,8 @@
 // The command line: one table of subcommands (ninja's kTools[] style).
 #pragma once
 
+#include <string>
+
 namespace memstand::cli {
 
 /// Exit codes (docs/exit-codes.md).
@@ -10,5 +12,9 @@ inline constexpr int kExitUsage = 2;        // a flag, target or template is wro
 inline constexpr int kExitInterrupted = 130;  // SIGINT/SIGTERM: results so far were printed
 
 int Main(int argc, char** argv);
+
+/// The command line as typed (arguments quoted where a shell needs it), passwords
+/// redacted: for reports that say how they were produced.
+const std::string& CommandLine();
 
 }  // namespace memstand::cli

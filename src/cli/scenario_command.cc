@@ -40,21 +40,6 @@ void AddCommonFlags(CLI::App* app, CommonFlags* f) {
   app->add_flag("-q,--quiet", f->quiet, "No progress lines on stderr");
 }
 
-std::string CommandLine(const CLI::App* app) {
-  std::string out = "memstand scenario run " + app->get_name();
-  for (const std::string& a : app->remaining(true)) out += " " + a;
-  for (const CLI::Option* o : app->get_options()) {
-    if (o->count() == 0 || o->get_name() == "--help") continue;
-    const std::string name = o->get_name(false, true);
-    if (o->get_type_size() == 0) {
-      out += " " + name;
-      continue;
-    }
-    for (const std::string& v : o->results()) out += " " + name + " " + (v.find(' ') == std::string::npos ? v : "'" + v + "'");
-  }
-  return out;
-}
-
 // Runs `body` (the scenario) and writes what it produced. Returns the exit code.
 template <class Body>
 int RunScenario(const CLI::App* app, const CommonFlags& f, Body body) {
@@ -91,7 +76,7 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, Body body) {
   ctx.interrupt = InterruptFlag();
   ctx.progress = f.quiet ? nullptr : stderr;
   ScenarioRunInfo info;
-  info.command_line = CommandLine(app);
+  info.command_line = CommandLine();
   info.started_at = WallClockIso();
   info.platform = Platform::Detect();
   Result<ScenarioReport> report = body(ctx);

@@ -172,7 +172,10 @@ TEST(ScenarioE2E, RunsGiveRangesWithTheirNAndTheEvidenceFolder) {
   std::ifstream conf(evidence + "/servers/redis-allkeys-lru.conf");
   std::string text((std::istreambuf_iterator<char>(conf)), {});
   EXPECT_NE(text.find("maxmemory-policy"), std::string::npos) << text;
-  EXPECT_EQ(ReadJson(evidence + "/scenario.json")["runs"], 2);
+  json ev = ReadJson(evidence + "/scenario.json");
+  EXPECT_EQ(ev["runs"], 2);
+  EXPECT_NE(ev["command_line"].get<std::string>().find("scenario run working-set --only redis-allkeys-lru,memcached-8m"),
+            std::string::npos) << ev["command_line"];
   // An evidence folder that is not empty is refused before anything runs.
   Outcome again = RunMemstand({"scenario", "run", "working-set", "--evidence", evidence}, 30);
   EXPECT_EQ(again.exit_code, 2) << again.output;
@@ -234,6 +237,10 @@ TEST(ScenarioE2E, SigintWritesTheEvidenceSoFarMarkedPartial) {
 }
 
 TEST(ScenarioE2E, ServersDieWithAMemstandThatIsKilled) {
+  // A run root of its own: a scenario of another test running in parallel would clean
+  // the killed one's folders first.
+  const std::string root = TempDir();
+  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
   auto r = Running::Start({"scenario", "run", "working-set", "--only", "redis-allkeys-lru,redis-noeviction"});
   ASSERT_NE(r, nullptr);
   ASSERT_TRUE(r->WaitForOutput("run 1: redis-allkeys-lru", 60)) << r->OutputSoFar();
@@ -247,8 +254,10 @@ TEST(ScenarioE2E, ServersDieWithAMemstandThatIsKilled) {
   Outcome next = RunMemstand({"scenario", "run", "working-set", "--only", "redis-noeviction", "--records", "1000",
                               "--portion", "1000", "-q"}, 60);
   EXPECT_EQ(next.exit_code, 0) << next.output;
+  unsetenv("MEMSTAND_RUN_DIR");
   EXPECT_NE(next.output.find("of a killed scenario (pid " + std::to_string(killed) + ")"), std::string::npos)
       << next.output;
+  EXPECT_TRUE(fs::is_empty(root)) << "a run folder was left";
 }
 
 TEST(ScenarioE2E, MvccQuotaFailsAtTheQuotaRecoversAndComparesWithRedis) {
