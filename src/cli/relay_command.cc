@@ -109,7 +109,7 @@ int RelayBody(const RelayFlags& f) {
   auto relay = Relay::Start(options);
   if (!relay.ok()) {
     fmt::print(stderr, "memstand relay: {}\n", relay.status().message());
-    return relay.status().code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
+    return kExitUsage;  // a listen address that is busy or not this machine's
   }
   std::vector<int> ports;
   for (size_t i = 0; i < options.links.size(); ++i) ports.push_back((*relay)->listen_port(i));

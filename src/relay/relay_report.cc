@@ -8,6 +8,12 @@ namespace {
 
 std::string Us(int64_t ns) { return fmt::format("{:.1f}", static_cast<double>(ns) / 1e3); }
 
+// A configured delay as written on the command line: "20 ms", "250 us", "0 us".
+std::string Delay(int64_t ns) {
+  return ns >= 1'000'000 ? fmt::format("{:g} ms", static_cast<double>(ns) / 1e6)
+                         : fmt::format("{:g} us", static_cast<double>(ns) / 1e3);
+}
+
 std::string Endpoint(const std::string& host, int port) {
   return (host.find(':') == std::string::npos ? host : "[" + host + "]") + ":" +
          std::to_string(port);
@@ -31,9 +37,9 @@ std::string DescribeRelay(const RelayOptions& o, const std::vector<int>& ports) 
     out += fmt::format("{} {} -> {}", i == 0 ? "" : ",", Endpoint(l.listen_host, ports[i]),
                        Endpoint(l.target_host, l.target_port));
   }
-  out += fmt::format("; delay {} us, back {} us, {}", Us(o.delay_ns), Us(o.back_delay_ns()),
+  out += fmt::format("; delay {}, back {}, {}", Delay(o.delay_ns), Delay(o.back_delay_ns()),
                      RelayModeName(o.mode));
-  if (o.jitter_ns > 0) out += fmt::format(", jitter +-{} us (seed {})", Us(o.jitter_ns), o.seed);
+  if (o.jitter_ns > 0) out += fmt::format(", jitter +-{} (seed {})", Delay(o.jitter_ns), o.seed);
   if (o.rate_bytes_per_s > 0) out += fmt::format(", rate {} bytes/s", o.rate_bytes_per_s);
   out += o.nodelay ? ", TCP_NODELAY on" : ", TCP_NODELAY OFF (Nagle demonstration only)";
   return out + "\n";

@@ -1,6 +1,7 @@
 // `memstand relay` as a binary: in front of a real redis-server with memstand's own load
 // through it, and its bad flags.
 #include <signal.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -51,6 +52,7 @@ TEST(RelayE2E, BadFlagsExit2WithTheReason) {
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--mode", "serial"}, "bad mode 'serial'"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--rate", "100"}, "--rate: bad rate"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--jitter", "x"}, "--jitter"},
+      {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--duration", "25h"}, "at most 24h"},
   };
   for (const auto& [args, message] : cases) {
     Outcome out = RunMemstand(args, 20);
@@ -59,11 +61,21 @@ TEST(RelayE2E, BadFlagsExit2WithTheReason) {
   }
 }
 
+TEST(RelayE2E, ABusyListenAddressExits2) {
+  auto taken = ListenTcp("127.0.0.1", 0);
+  ASSERT_TRUE(taken.ok());
+  const std::string link = "127.0.0.1:" + std::to_string(*LocalPort(*taken)) + "=127.0.0.1:1";
+  Outcome out = RunMemstand({"relay", "--link", link, "--duration", "1s"}, 20);
+  close(*taken);
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+  EXPECT_NE(out.output.find("link 1: bind"), std::string::npos) << out.output;
+}
+
 TEST(RelayE2E, DurationStopsItWithTheTable) {
   Outcome out = RunMemstand({"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--delay", "250us",
                              "--duration", "100ms"}, 20);
   EXPECT_EQ(out.exit_code, 0) << out.output;
-  EXPECT_NE(out.output.find("delay 250.0 us"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("delay 250 us, back 250 us, pipelined"), std::string::npos) << out.output;
   EXPECT_NE(out.output.find("0 connections, 0 refused"), std::string::npos) << out.output;
 }
 
