@@ -1,7 +1,8 @@
 // A latency relay: TCP links that forward every chunk (one read) a set delay after it
 // was read, in order, and measure how far each chunk's actual leave time fell from its
-// intended one (docs/relay.md). One event-loop thread owns every socket; the timer is
-// epoll_pwait2's (ns resolution, timer slack 1 ns on that thread), not a sleep per chunk.
+// intended one (docs/relay.md). One event-loop thread owns every socket; the timer is a
+// timerfd at the earliest due chunk's absolute time (an hrtimer without slack), not a
+// sleep per chunk.
 //
 // Ownership: Relay owns its listeners, its connections and its thread. Start() binds
 // every link before it returns, so a client may connect at once. Snapshot() and
