@@ -1,15 +1,14 @@
 // `memstand relay`: the latency relay (src/relay, docs/relay.md) in front of a server
 // until a signal or --duration, then its counters.
-#include <signal.h>
 #include <time.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "cli/stop_signals.h"
 #include "cli/subcommands.h"
 #include "core/clock.h"
 #include "relay/relay.h"
@@ -19,17 +18,6 @@
 namespace memstand::cli {
 
 namespace {
-
-std::atomic<bool> g_relay_stop{false};
-
-void OnSignal(int) { g_relay_stop.store(true); }
-
-void InstallSignalHandlers() {
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
-}
 
 struct RelayFlags {
   std::vector<std::string> links;
@@ -94,7 +82,7 @@ Status ToOptions(const RelayFlags& f, RelayOptions* o, int64_t* duration_ns) {
 void WaitForStop(int64_t duration_ns) {
   const int64_t end = duration_ns > 0 ? NowNs() + duration_ns : INT64_MAX;
   const timespec tick{0, 10'000'000};
-  while (!g_relay_stop.load() && NowNs() < end) nanosleep(&tick, nullptr);
+  while (!StopFlag().load() && NowNs() < end) nanosleep(&tick, nullptr);
 }
 
 int RelayBody(const RelayFlags& f) {
@@ -105,7 +93,7 @@ int RelayBody(const RelayFlags& f) {
     fmt::print(stderr, "memstand relay: {}\n", s.message());
     return kExitUsage;
   }
-  InstallSignalHandlers();
+  InstallStopSignals();
   auto relay = Relay::Start(options);
   if (!relay.ok()) {
     fmt::print(stderr, "memstand relay: {}\n", relay.status().message());

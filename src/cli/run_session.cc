@@ -1,7 +1,6 @@
 #include "cli/run_session.h"
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <ctime>
 
@@ -10,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/live_metrics.h"
 #include "cli/progress_line.h"
+#include "cli/stop_signals.h"
 #include "report/metrics_server.h"
 #include "report/samples_csv.h"
 #include "stand/local_redis.h"
@@ -23,17 +23,6 @@
 namespace memstand::cli {
 
 namespace {
-
-std::atomic<bool> g_interrupt{false};
-
-void OnSignal(int) { g_interrupt.store(true); }
-
-void InstallSignalHandlers() {
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
-}
 
 // The --hdr-log writer: one line per command per second, as the seconds complete, into
 // the output's temporary file.
@@ -190,7 +179,7 @@ Result<std::unique_ptr<RunSession>> RunSession::Open(RunConfig* cfg) {
     out.metrics = std::move(*started);
   }
   out.progress = ProgressLine::IfTerminal(stdout, cfg->quiet);
-  InstallSignalHandlers();
+  InstallStopSignals();
   s = session->StartLocalServer(cfg);
   if (!s.ok()) return s;
   session->platform_ = Platform::Detect();
@@ -255,7 +244,7 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
   }
   auto sampler = ResourceSampler::Start(watched);
   auto before = local ? ReadProcSample(server_pid) : Result<ProcSample>(Status::NotFound(""));
-  auto result = RunLoad(run->options, &g_interrupt, Sink());
+  auto result = RunLoad(run->options, &StopFlag(), Sink());
   auto after = local ? ReadProcSample(server_pid) : Result<ProcSample>(Status::NotFound(""));
   if (sampler.ok()) run->report.resources = (*sampler)->Stop();
   if (out_->progress) out_->progress->Clear();
@@ -277,7 +266,7 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
   return run;
 }
 
-bool RunSession::interrupted() const { return g_interrupt.load(); }
+bool RunSession::interrupted() const { return StopFlag().load(); }
 
 Status RunSession::WriteSamples(const std::vector<Sample>& samples,
                                 const std::vector<std::string>& labels) {

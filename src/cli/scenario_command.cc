@@ -1,15 +1,14 @@
 // `memstand scenario list | run NAME`: the experiments (docs/scenarios.md). Flags map
 // to each scenario's option struct; the scenario itself lives in src/scenario.
-#include <signal.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "cli/stop_signals.h"
 #include "cli/subcommands.h"
 #include "core/clock.h"
 #include "scenario/catalog.h"
@@ -22,17 +21,6 @@
 namespace memstand::cli {
 
 namespace {
-
-std::atomic<bool> g_scenario_interrupt{false};
-
-void OnSignal(int) { g_scenario_interrupt.store(true); }
-
-void InstallSignalHandlers() {
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
-}
 
 // Flags every scenario takes.
 struct CommonFlags {
@@ -96,11 +84,11 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, Body body) {
     }
     json = std::move(*opened);
   }
-  InstallSignalHandlers();
+  InstallStopSignals();
   ScenarioContext ctx;
   ctx.seed = f.seed;
   ctx.runs = f.runs;
-  ctx.interrupt = &g_scenario_interrupt;
+  ctx.interrupt = &StopFlag();
   ctx.progress = f.quiet ? nullptr : stderr;
   ScenarioRunInfo info;
   info.command_line = CommandLine(app);
