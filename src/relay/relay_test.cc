@@ -277,6 +277,15 @@ TEST_F(RelayTest, AHalfClosePassesThroughAndTheOtherWayStaysOpen) {
   EXPECT_EQ(ReadResult(client_), 0);
 }
 
+TEST_F(RelayTest, AClientThatLeavesIsAFinAtTheTarget) {
+  ASSERT_NO_FATAL_FAILURE(StartRelay(RelayOptions{}));
+  ASSERT_NO_FATAL_FAILURE(Connect());
+  ASSERT_NO_FATAL_FAILURE(PingPong(1, 1));
+  close(client_);
+  client_ = -1;
+  EXPECT_EQ(ReadResult(server_), 0);
+}
+
 TEST_F(RelayTest, AResetPassesThroughAsAReset) {
   ASSERT_NO_FATAL_FAILURE(StartRelay(RelayOptions{}));
   ASSERT_NO_FATAL_FAILURE(Connect());
