@@ -215,7 +215,7 @@ void Relay::Loop::HandleSocket(Connection& c, bool is_client, uint32_t events) {
   if ((events & EPOLLOUT) || error) writer.Unblock();
   if (((events & EPOLLIN) || error) && reader.WantsRead() &&
       reader.ReadOnce(NowNs(), scratch_.data()) == RelayDirection::Io::kReset) {
-    c.reset = true;  // passes through as a reset: Service closes both sides so
+    c.reset = true;  // passes through as a reset: Service resets the other side
   }
 }
 

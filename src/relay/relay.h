@@ -35,9 +35,8 @@ class Relay {
   /// Idempotent.
   void Stop();
 
-  class Loop;
-
  private:
+  class Loop;  // the event loop and its sockets (relay.cc)
   explicit Relay(std::unique_ptr<Loop> loop);
   std::unique_ptr<Loop> loop_;
 };
