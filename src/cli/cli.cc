@@ -25,6 +25,7 @@ const Subcommand kSubcommands[] = {
     {"dataset", "The scenarios' products dataset: stats, or export as JSONL or CSV", SetupDataset},
     {"scenario", "Experiments: list them, or run one (working-set, mvcc-quota) with its invariants "
                  "checked", SetupScenario},
+    {"relay", "A TCP relay that delays each chunk, in order, and measures its own error", SetupRelay},
 };
 
 // Thousands of connections need more descriptors than the usual soft limit of 1024.

@@ -1,8 +1,6 @@
 #include "cli/run_session.h"
 
-#include "cli/interrupt.h"
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <ctime>
 

@@ -1,7 +1,6 @@
 // `memstand scenario list | run NAME`: the experiments (docs/scenarios.md). Flags map
 // to each scenario's option struct; the scenario itself lives in src/scenario.
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <memory>
 

@@ -25,5 +25,6 @@ SubcommandBody SetupPs(CLI::App* app);
 SubcommandBody SetupDown(CLI::App* app);
 SubcommandBody SetupDataset(CLI::App* app);
 SubcommandBody SetupScenario(CLI::App* app);
+SubcommandBody SetupRelay(CLI::App* app);
 
 }  // namespace memstand::cli

@@ -1,0 +1,358 @@
+#include "relay/relay.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/reactor.h"
+#include "core/socket.h"
+#include "relay/relay_direction.h"
+
+namespace memstand {
+
+namespace {
+
+// An epoll token: what an fd is (low two bits) and whose (the rest).
+// kControlFd: id 0 the stop eventfd, id 1 the timerfd.
+enum TokenKind : uint64_t { kClientFd = 0, kTargetFd = 1, kListenerFd = 2, kControlFd = 3 };
+uint64_t Token(uint64_t id, TokenKind kind) { return id << 2 | kind; }
+
+// Closes fd with a reset (RST) instead of a FIN: the peer sees ECONNRESET.
+void CloseWithReset(int fd) {
+  linger l{1, 0};
+  setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+  close(fd);
+}
+
+// TCP_NODELAY as asked, read back and counted.
+void ApplyNoDelay(int fd, bool on, RelayLinkStats* stats) {
+  int value = on ? 1 : 0;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &value, sizeof(value));
+  socklen_t len = sizeof(value);
+  value = 0;
+  getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &value, &len);
+  ++stats->sockets;
+  if (value != 0) ++stats->nodelay_sockets;
+}
+
+Status Validate(const RelayOptions& o) {
+  if (o.links.empty()) return Status::InvalidArgument("a relay needs at least one link");
+  if (o.delay_ns < 0 || o.delay_back_ns < -1 || o.jitter_ns < 0) {
+    return Status::InvalidArgument("delays and jitter must be >= 0");
+  }
+  if (o.max_held_bytes == 0 || o.read_size == 0 || o.connect_timeout_ms <= 0) {
+    return Status::InvalidArgument("max_held_bytes, read_size and connect_timeout_ms must be > 0");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+class Relay::Loop {
+ public:
+  explicit Loop(const RelayOptions& options)
+      : options_(options), scratch_(options.read_size) {
+    stats_.links.resize(options.links.size());
+  }
+  ~Loop() { Stop(); }
+
+  Status Bind();
+  void StartThread() { thread_ = std::thread([this] { Run(); }); }
+  void Stop();
+  int port(size_t link) const { return ports_.at(link); }
+  RelayStats Snapshot() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stats_;
+  }
+
+ private:
+  struct Connection {
+    Connection(const RelayOptions& o, uint64_t seed, RelayLinkStats* s)
+        : forward(o, o.delay_ns, seed, &s->forward), back(o, o.back_delay_ns(), seed + 1, &s->back) {}
+    size_t link = 0;
+    int client = -1;
+    int target = -1;
+    bool connecting = true;
+    bool refused = false;  // the connect to the target failed
+    bool reset = false;    // a side reset the connection: reset the other
+    int64_t connect_deadline_ns = 0;
+    RelayDirection forward;  // client -> target
+    RelayDirection back;     // target -> client
+    uint32_t client_events = 0;  // what each fd is registered for (0: not registered)
+    uint32_t target_events = 0;
+  };
+  using ConnMap = std::map<uint64_t, std::unique_ptr<Connection>>;
+
+  void Run();
+  // Arms the timerfd for deadline_ns (INT64_MAX: disarms it) unless it already is.
+  void ArmTimer(int64_t deadline_ns);
+  void Handle(const epoll_event& ev);
+  void HandleSocket(Connection& c, bool is_client, uint32_t events);
+  void Accept(size_t link);
+  void OpenConnection(size_t link, int client);
+  void FinishConnecting(Connection& c);
+  void Service();
+  // Flushes c's due chunks; false when c was closed.
+  bool ServiceOne(ConnMap::iterator it);
+  void UpdateInterest(uint64_t id, Connection& c);
+  void SetInterest(int fd, uint32_t events, uint64_t token, uint32_t* registered);
+  int64_t NextDeadline() const;
+  void Close(ConnMap::iterator it, bool reset);
+
+  const RelayOptions options_;
+  Reactor reactor_;
+  std::vector<int> listeners_;
+  std::vector<int> ports_;
+  int stop_fd_ = -1;
+  int timer_fd_ = -1;
+  int64_t armed_ns_ = INT64_MAX;  // what timer_fd_ is set for (loop thread)
+  std::thread thread_;
+  std::atomic<bool> running_{true};
+  mutable std::mutex mu_;  // guards stats_; held by the loop while it handles a wake-up
+  RelayStats stats_;
+  ConnMap conns_;  // loop thread only
+  uint64_t next_id_ = 1;
+  std::vector<char> scratch_;
+};
+
+Status Relay::Loop::Bind() {
+  if (!reactor_.status().ok()) return reactor_.status();
+  stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (stop_fd_ < 0) return Status::IoError(ErrnoMessage("eventfd", errno));
+  timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+  if (timer_fd_ < 0) return Status::IoError(ErrnoMessage("timerfd_create", errno));
+  Status s = reactor_.Add(stop_fd_, Reactor::kReadable, Token(0, kControlFd));
+  if (s.ok()) s = reactor_.Add(timer_fd_, Reactor::kReadable, Token(1, kControlFd));
+  for (size_t i = 0; i < options_.links.size() && s.ok(); ++i) {
+    const RelayLink& l = options_.links[i];
+    auto fd = ListenTcp(l.listen_host, l.listen_port);
+    if (!fd.ok()) return fd.status().WithContext("link " + std::to_string(i + 1));
+    listeners_.push_back(*fd);
+    auto port = LocalPort(*fd);
+    if (!port.ok()) return port.status();
+    ports_.push_back(*port);
+    s = SetNonBlocking(*fd, true);
+    if (s.ok()) s = reactor_.Add(*fd, Reactor::kReadable, Token(i, kListenerFd));
+  }
+  return s;
+}
+
+void Relay::Loop::Stop() {
+  if (thread_.joinable()) {
+    running_.store(false);
+    const uint64_t one = 1;
+    (void)!write(stop_fd_, &one, sizeof(one));
+    thread_.join();
+  }
+  while (!conns_.empty()) Close(conns_.begin(), false);
+  for (int fd : listeners_) close(fd);
+  listeners_.clear();
+  for (int* fd : {&stop_fd_, &timer_fd_}) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+  }
+}
+
+// The timer is a timerfd at an absolute CLOCK_MONOTONIC time: an hrtimer with no slack
+// (epoll's own timeout adds 0.1% of the wait as slack: 20 us on a 20 ms delay).
+void Relay::Loop::Run() {
+  prctl(PR_SET_TIMERSLACK, 1UL);  // wake-ups of this thread are not coalesced either
+  epoll_event events[64];
+  while (running_.load()) {
+    const int64_t deadline = NextDeadline();
+    ArmTimer(deadline);
+    const int n = reactor_.Wait(events, 64, deadline <= NowNs() ? 0 : -1);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (int i = 0; i < n; ++i) Handle(events[i]);
+    Service();
+  }
+}
+
+void Relay::Loop::ArmTimer(int64_t deadline_ns) {
+  if (deadline_ns == armed_ns_) return;
+  itimerspec spec{};  // all zero: disarmed
+  if (deadline_ns != INT64_MAX) {
+    const int64_t at = std::max<int64_t>(deadline_ns, 1);
+    spec.it_value = {static_cast<time_t>(at / 1'000'000'000), static_cast<long>(at % 1'000'000'000)};
+  }
+  timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
+  armed_ns_ = deadline_ns;
+}
+
+void Relay::Loop::Handle(const epoll_event& ev) {
+  const uint64_t id = ev.data.u64 >> 2;
+  const auto kind = static_cast<TokenKind>(ev.data.u64 & 3);
+  if (kind == kControlFd) {
+    uint64_t expirations;
+    if (id == 1) (void)!read(timer_fd_, &expirations, sizeof(expirations));
+    return;
+  }
+  if (kind == kListenerFd) return Accept(id);
+  auto it = conns_.find(id);
+  if (it == conns_.end()) return;  // closed earlier in this wake-up
+  HandleSocket(*it->second, kind == kClientFd, ev.events);
+}
+
+void Relay::Loop::HandleSocket(Connection& c, bool is_client, uint32_t events) {
+  if (!is_client && c.connecting) return FinishConnecting(c);
+  RelayDirection& reader = is_client ? c.forward : c.back;
+  RelayDirection& writer = is_client ? c.back : c.forward;
+  const bool error = (events & (EPOLLERR | EPOLLHUP)) != 0;
+  if ((events & EPOLLOUT) || error) writer.Unblock();
+  if (((events & EPOLLIN) || error) && reader.WantsRead() &&
+      reader.ReadOnce(NowNs(), scratch_.data()) == RelayDirection::Io::kReset) {
+    c.reset = true;  // passes through as a reset: Service resets the other side
+  }
+}
+
+void Relay::Loop::Accept(size_t link) {
+  for (int i = 0; i < 64; ++i) {  // bounded per wake-up; level-triggered brings the rest
+    const int fd = accept4(listeners_[link], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    ++stats_.links[link].connections;
+    OpenConnection(link, fd);
+  }
+}
+
+void Relay::Loop::OpenConnection(size_t link, int client) {
+  RelayLinkStats* stats = &stats_.links[link];
+  ApplyNoDelay(client, options_.nodelay, stats);
+  const RelayLink& l = options_.links[link];
+  auto target = ConnectTcp(l.target_host, l.target_port, 0, false);
+  if (!target.ok()) {  // refused at once (loopback): the client is refused too
+    ++stats->refused;
+    return CloseWithReset(client);
+  }
+  ApplyNoDelay(*target, options_.nodelay, stats);
+  const uint64_t id = next_id_++;
+  auto c = std::make_unique<Connection>(options_, options_.seed + 2 * id, stats);
+  c->link = link;
+  c->client = client;
+  c->target = *target;
+  c->connect_deadline_ns = NowNs() + int64_t{options_.connect_timeout_ms} * 1'000'000;
+  conns_.emplace(id, std::move(c));
+}
+
+void Relay::Loop::FinishConnecting(Connection& c) {
+  if (!FinishConnect(c.target).ok()) {
+    c.refused = true;  // Service closes it
+    return;
+  }
+  c.connecting = false;
+  c.forward.Attach(c.client, c.target);
+  c.back.Attach(c.target, c.client);
+}
+
+void Relay::Loop::Service() {
+  for (auto it = conns_.begin(); it != conns_.end();) {
+    auto next = std::next(it);
+    if (ServiceOne(it)) UpdateInterest(it->first, *it->second);
+    it = next;
+  }
+}
+
+bool Relay::Loop::ServiceOne(ConnMap::iterator it) {
+  Connection& c = *it->second;
+  const int64_t now = NowNs();
+  if (c.connecting) {
+    if (!c.refused && now < c.connect_deadline_ns) return true;
+    ++stats_.links[c.link].refused;
+    Close(it, true);
+    return false;
+  }
+  if (c.reset || c.forward.Flush(now) == RelayDirection::Io::kReset ||
+      c.back.Flush(now) == RelayDirection::Io::kReset) {
+    Close(it, true);
+    return false;
+  }
+  if (c.forward.Done() && c.back.Done()) {
+    Close(it, false);
+    return false;
+  }
+  return true;
+}
+
+void Relay::Loop::UpdateInterest(uint64_t id, Connection& c) {
+  if (c.connecting) {
+    SetInterest(c.target, Reactor::kWritable, Token(id, kTargetFd), &c.target_events);
+    return;
+  }
+  const auto events = [](const RelayDirection& reader, const RelayDirection& writer) {
+    return (reader.WantsRead() ? Reactor::kReadable : 0u) |
+           (writer.WantsWrite() ? Reactor::kWritable : 0u);
+  };
+  SetInterest(c.client, events(c.forward, c.back), Token(id, kClientFd), &c.client_events);
+  SetInterest(c.target, events(c.back, c.forward), Token(id, kTargetFd), &c.target_events);
+}
+
+// An fd with nothing to wait for is taken out of epoll: a half-closed socket would
+// otherwise report EPOLLHUP on every wake-up.
+void Relay::Loop::SetInterest(int fd, uint32_t events, uint64_t token, uint32_t* registered) {
+  if (events == *registered) return;
+  if (events == 0) {
+    reactor_.Remove(fd);
+  } else if (*registered == 0) {
+    reactor_.Add(fd, events, token);
+  } else {
+    reactor_.Modify(fd, events, token);
+  }
+  *registered = events;
+}
+
+int64_t Relay::Loop::NextDeadline() const {
+  int64_t deadline = INT64_MAX;
+  for (const auto& [id, c] : conns_) {
+    if (c->connecting) {
+      deadline = std::min(deadline, c->connect_deadline_ns);
+    } else {
+      deadline = std::min({deadline, c->forward.NextDue(), c->back.NextDue()});
+    }
+  }
+  return deadline;
+}
+
+void Relay::Loop::Close(ConnMap::iterator it, bool reset) {
+  Connection& c = *it->second;
+  for (auto [fd, registered] : {std::pair{c.client, &c.client_events},
+                                std::pair{c.target, &c.target_events}}) {
+    if (*registered != 0) reactor_.Remove(fd);
+    reset ? CloseWithReset(fd) : (void)close(fd);
+  }
+  conns_.erase(it);
+}
+
+Relay::Relay(std::unique_ptr<Loop> loop) : loop_(std::move(loop)) {}
+
+Relay::~Relay() { Stop(); }
+
+Result<std::unique_ptr<Relay>> Relay::Start(const RelayOptions& options) {
+  Status s = Validate(options);
+  if (!s.ok()) return s;
+  auto loop = std::make_unique<Loop>(options);
+  s = loop->Bind();
+  if (!s.ok()) return s;
+  loop->StartThread();
+  return std::unique_ptr<Relay>(new Relay(std::move(loop)));
+}
+
+int Relay::listen_port(size_t link) const { return loop_->port(link); }
+
+RelayStats Relay::Snapshot() const { return loop_->Snapshot(); }
+
+void Relay::Stop() { loop_->Stop(); }
+
+}  // namespace memstand

@@ -1,0 +1,107 @@
+#include "relay/relay_direction.h"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <utility>
+
+#include "core/clock.h"
+
+namespace memstand {
+
+RelayDirection::RelayDirection(const RelayOptions& options, int64_t delay_ns, uint64_t seed,
+                               RelayDirectionStats* stats)
+    : options_(options),
+      stats_(stats),
+      schedule_(delay_ns, options.jitter_ns, options.rate_bytes_per_s, seed) {}
+
+bool RelayDirection::WantsRead() const {
+  if (fin_read_ || held_bytes_ >= options_.max_held_bytes) return false;
+  return options_.mode == RelayMode::kPipelined || queue_.empty();
+}
+
+RelayDirection::Io RelayDirection::ReadOnce(int64_t now_ns, char* scratch) {
+  const size_t cap = std::min(options_.read_size, options_.max_held_bytes - held_bytes_);
+  ssize_t n;
+  do {
+    n = recv(src_, scratch, cap, MSG_DONTWAIT);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? Io::kOk : Io::kReset;
+  Chunk chunk;
+  chunk.read_ns = now_ns;
+  chunk.due_ns = schedule_.Next(now_ns, static_cast<uint64_t>(n));
+  if (n == 0) {
+    fin_read_ = true;
+  } else {
+    chunk.data.assign(scratch, static_cast<size_t>(n));
+    ++stats_->chunks;
+    stats_->bytes += n;
+  }
+  Push(std::move(chunk));
+  return Io::kOk;
+}
+
+void RelayDirection::Push(Chunk chunk) {
+  if (!chunk.data.empty()) {
+    held_bytes_ += chunk.data.size();
+    ++in_flight_;
+    stats_->max_in_flight = std::max(stats_->max_in_flight, in_flight_);
+    stats_->max_held_bytes = std::max(stats_->max_held_bytes, static_cast<int64_t>(held_bytes_));
+  }
+  queue_.push_back(std::move(chunk));
+}
+
+void RelayDirection::Pop() {
+  if (!queue_.front().data.empty()) {
+    held_bytes_ -= queue_.front().data.size();
+    --in_flight_;
+  }
+  queue_.pop_front();
+}
+
+RelayDirection::Io RelayDirection::Flush(int64_t now_ns) {
+  Io io = Io::kOk;
+  while (!blocked_ && !queue_.empty() && queue_.front().due_ns <= now_ns) {
+    if (!SendFront(&io)) break;
+    Pop();
+  }
+  return io;
+}
+
+bool RelayDirection::SendFront(Io* io) {
+  Chunk& c = queue_.front();
+  if (c.data.empty()) {  // the FIN, after every byte before it
+    shutdown(dst_, SHUT_WR);
+    fin_sent_ = true;
+    return true;
+  }
+  while (c.sent < c.data.size()) {
+    const int64_t leave_ns = c.sent == 0 ? NowNs() : 0;
+    const ssize_t n = send(dst_, c.data.data() + c.sent, c.data.size() - c.sent,
+                           MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        blocked_ = true;
+      } else {
+        *io = Io::kReset;
+      }
+      return false;
+    }
+    if (c.sent == 0) {  // the chunk leaves: what the relay applied, and its own error
+      stats_->applied_ns.Record(leave_ns - c.read_ns);
+      stats_->extra_ns.Record(leave_ns - c.due_ns);
+    }
+    c.sent += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+int64_t RelayDirection::NextDue() const {
+  if (blocked_ || queue_.empty()) return INT64_MAX;
+  return queue_.front().due_ns;
+}
+
+}  // namespace memstand

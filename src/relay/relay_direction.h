@@ -1,0 +1,77 @@
+// One direction of a relayed connection: reads chunks from `src`, holds each until its
+// leave time (LeaveSchedule), sends it to `dst`, and passes a FIN on after the last
+// chunk. Not thread-safe: driven by the relay's loop thread; the stats it updates are
+// guarded by the relay's lock, held by that loop while it runs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "relay/leave_schedule.h"
+#include "relay/relay_options.h"
+#include "relay/relay_stats.h"
+
+namespace memstand {
+
+class RelayDirection {
+ public:
+  enum class Io {
+    kOk,     // progress, or nothing to do
+    kReset,  // src reset the connection or dst refused bytes: reset both sides
+  };
+
+  /// `stats` (owned by the relay) outlives this direction.
+  RelayDirection(const RelayOptions& options, int64_t delay_ns, uint64_t seed,
+                 RelayDirectionStats* stats);
+
+  void Attach(int src_fd, int dst_fd) {
+    src_ = src_fd;
+    dst_ = dst_fd;
+  }
+  /// Whether the loop should read from src: not at its FIN, below the held-bytes cap,
+  /// and (serializing) nothing in flight.
+  bool WantsRead() const;
+  /// Whether dst refused bytes (EAGAIN) and the loop should wait for it to be writable.
+  bool WantsWrite() const { return blocked_; }
+  void Unblock() { blocked_ = false; }
+
+  /// One read from src (one chunk, at most read_size bytes) at time now_ns; a FIN is
+  /// queued like a chunk, so it leaves no earlier than the data before it.
+  /// `scratch` holds at least options.read_size bytes.
+  Io ReadOnce(int64_t now_ns, char* scratch);
+  /// Sends every chunk due at now_ns, in order, until dst would block.
+  Io Flush(int64_t now_ns);
+  /// When the next chunk is due, if the loop must wake for it; INT64_MAX otherwise.
+  int64_t NextDue() const;
+  /// The FIN went out: nothing more will pass this way.
+  bool Done() const { return fin_sent_; }
+
+ private:
+  struct Chunk {
+    std::string data;  // empty: the FIN
+    size_t sent = 0;
+    int64_t read_ns = 0;
+    int64_t due_ns = 0;
+  };
+  void Push(Chunk chunk);
+  // Sends what it can of the front chunk, stamping its leave time at its first byte;
+  // false when dst would block or failed (*io = kReset).
+  bool SendFront(Io* io);
+  void Pop();
+
+  const RelayOptions& options_;
+  RelayDirectionStats* stats_;
+  LeaveSchedule schedule_;
+  int src_ = -1;
+  int dst_ = -1;
+  std::deque<Chunk> queue_;
+  size_t held_bytes_ = 0;
+  int64_t in_flight_ = 0;  // data chunks in queue_
+  bool fin_read_ = false;
+  bool fin_sent_ = false;
+  bool blocked_ = false;
+};
+
+}  // namespace memstand

@@ -1,0 +1,70 @@
+// What a relay does: its links, its delay in each direction, how it holds a stream, and
+// its jitter, bandwidth cap and socket options (docs/relay.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/status.h"
+
+namespace memstand {
+
+/// One link: the relay listens on listen_host:listen_port and connects every client it
+/// accepts to target_host:target_port.
+struct RelayLink {
+  std::string listen_host;
+  int listen_port = 0;  // 0: the kernel picks (Relay::listen_port tells which)
+  std::string target_host;
+  int target_port = 0;
+};
+
+/// How a direction of a connection holds its stream while a chunk is in flight.
+enum class RelayMode {
+  kPipelined,    // chunks overlap in flight and leave in order, as on a wire
+  kSerializing,  // the next chunk is read only after the previous one has left
+};
+
+struct RelayOptions {
+  std::vector<RelayLink> links;
+  /// One-way delay client -> target, per chunk (one read), in ns. 0: forward at once
+  /// (the calibration run, METHOD.md rule 12).
+  int64_t delay_ns = 0;
+  /// One-way delay target -> client in ns; negative: the same as delay_ns.
+  int64_t delay_back_ns = -1;
+  RelayMode mode = RelayMode::kPipelined;
+  /// Each chunk's delay is drawn uniformly from [delay - jitter, delay + jitter]
+  /// (at least 0), and never earlier than the previous chunk's leave time: no reordering.
+  int64_t jitter_ns = 0;
+  uint64_t seed = 1;
+  /// Bandwidth cap per direction of a connection in bytes/s; 0: none. A chunk of n bytes
+  /// occupies the direction for n / rate seconds before its delay starts.
+  uint64_t rate_bytes_per_s = 0;
+  /// TCP_NODELAY on both sockets of every connection. false only demonstrates Nagle's
+  /// algorithm with delayed ACK (the ~40 ms artifact of issue 15); never measure with it.
+  bool nodelay = true;
+  /// Bytes held per direction of a connection (read and not yet sent): at the cap the
+  /// relay stops reading that direction (backpressure). 1 MiB holds 20 ms of 400 Mbit/s.
+  size_t max_held_bytes = 1 << 20;
+  /// Bytes read at most per read (one chunk). 64 KiB: what loopback hands over at once.
+  size_t read_size = 64 * 1024;
+  /// Bound on connecting to a target, in ms; past it the client is closed as refused.
+  int connect_timeout_ms = 5000;
+
+  int64_t back_delay_ns() const { return delay_back_ns < 0 ? delay_ns : delay_back_ns; }
+};
+
+/// "127.0.0.1:7000=127.0.0.1:6379" or "[::1]:7000=[::1]:6379". Both hosts must be given
+/// (the relay listens on no address by default); ports 1..65535 (listen port 0 allowed).
+Result<RelayLink> ParseRelayLink(std::string_view text);
+
+/// A rate in bytes/s from "100Mbit", "1Gbit", "500kbit", "8000bit" (bits, powers of
+/// 1000, as tc writes them) or "12MB", "64kB", "1000B" (bytes, powers of 1000). > 0.
+Result<uint64_t> ParseRate(std::string_view text);
+
+/// "pipelined" or "serializing".
+Result<RelayMode> ParseRelayMode(std::string_view text);
+const char* RelayModeName(RelayMode mode);
+
+}  // namespace memstand

@@ -1,0 +1,68 @@
+#include "relay/relay_report.h"
+
+#include <fmt/format.h>
+
+namespace memstand {
+
+namespace {
+
+std::string Us(int64_t ns) { return fmt::format("{:.1f}", static_cast<double>(ns) / 1e3); }
+
+// A configured delay as written on the command line: "20 ms", "250 us", "0 us".
+std::string Delay(int64_t ns) {
+  return ns >= 1'000'000 ? fmt::format("{:g} ms", static_cast<double>(ns) / 1e6)
+                         : fmt::format("{:g} us", static_cast<double>(ns) / 1e3);
+}
+
+std::string Endpoint(const std::string& host, int port) {
+  return (host.find(':') == std::string::npos ? host : "[" + host + "]") + ":" +
+         std::to_string(port);
+}
+
+std::string Row(const char* name, int64_t delay_ns, const RelayDirectionStats& d) {
+  const HdrHistogram& a = d.applied_ns;
+  const HdrHistogram& e = d.extra_ns;
+  return fmt::format("  {:<15} {:>9} {:>12} {:>9} {:>10} {:>9} {:>11} {:>9} {:>9} {:>9}\n", name,
+                     d.chunks, d.bytes, d.max_in_flight, d.max_held_bytes, Us(delay_ns),
+                     Us(a.min()), Us(e.ValueAtPercentile(50)), Us(e.ValueAtPercentile(99)),
+                     Us(e.max()));
+}
+
+}  // namespace
+
+std::string DescribeRelay(const RelayOptions& o, const std::vector<int>& ports) {
+  std::string out = "relaying";
+  for (size_t i = 0; i < o.links.size(); ++i) {
+    const RelayLink& l = o.links[i];
+    out += fmt::format("{} {} -> {}", i == 0 ? "" : ",", Endpoint(l.listen_host, ports[i]),
+                       Endpoint(l.target_host, l.target_port));
+  }
+  out += fmt::format("; delay {}, back {}, {}", Delay(o.delay_ns), Delay(o.back_delay_ns()),
+                     RelayModeName(o.mode));
+  if (o.jitter_ns > 0) out += fmt::format(", jitter +-{} (seed {})", Delay(o.jitter_ns), o.seed);
+  if (o.rate_bytes_per_s > 0) out += fmt::format(", rate {} bytes/s", o.rate_bytes_per_s);
+  out += o.nodelay ? ", TCP_NODELAY on" : ", TCP_NODELAY OFF (Nagle demonstration only)";
+  return out + "\n";
+}
+
+std::string FormatRelayStats(const RelayOptions& o, const RelayStats& stats) {
+  std::string out;
+  for (size_t i = 0; i < stats.links.size(); ++i) {
+    const RelayLink& l = o.links[i];
+    const RelayLinkStats& s = stats.links[i];
+    out += fmt::format(
+        "link {} {} -> {}: {} connections, {} refused, {} of {} sockets with TCP_NODELAY\n", i + 1,
+        Endpoint(l.listen_host, l.listen_port), Endpoint(l.target_host, l.target_port),
+        s.connections, s.refused, s.nodelay_sockets, s.sockets);
+    out += fmt::format("  {:<15} {:>9} {:>12} {:>9} {:>10} {:>9} {:>11} {:>9} {:>9} {:>9}\n",
+                       "direction", "chunks", "bytes", "inflight", "held_max", "delay_us",
+                       "applied_min", "added_p50", "added_p99", "added_max");
+    out += Row("client->target", o.delay_ns, s.forward);
+    out += Row("target->client", o.back_delay_ns(), s.back);
+  }
+  out += "applied_min: the least delay a chunk got (read to first byte sent), us; added: how much "
+         "later than intended each chunk left (timer overshoot and waits for the receiver), us\n";
+  return out;
+}
+
+}  // namespace memstand

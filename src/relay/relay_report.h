@@ -1,0 +1,18 @@
+// The relay's counters as text: per link and direction, what passed and what the relay
+// added beyond the delay it was asked for (docs/relay.md, "Report").
+#pragma once
+
+#include <string>
+
+#include "relay/relay_options.h"
+#include "relay/relay_stats.h"
+
+namespace memstand {
+
+/// One line naming the links and settings, printed when the relay starts.
+std::string DescribeRelay(const RelayOptions& options, const std::vector<int>& ports);
+
+/// The table printed when the relay stops. REQUIRES: stats from a relay of `options`.
+std::string FormatRelayStats(const RelayOptions& options, const RelayStats& stats);
+
+}  // namespace memstand

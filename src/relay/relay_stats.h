@@ -1,0 +1,42 @@
+// What a relay counts about itself, per link and direction (docs/relay.md). Plain values:
+// Relay::Snapshot() hands out a copy.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "stats/hdr_histogram.h"
+
+namespace memstand {
+
+/// One direction of one link, summed over its connections.
+struct RelayDirectionStats {
+  int64_t chunks = 0;  // reads that returned bytes; each is scheduled and sent as one unit
+  int64_t bytes = 0;   // bytes read (== bytes sent once the direction drained)
+  /// The most chunks of one connection read and not yet fully sent at once.
+  int64_t max_in_flight = 0;
+  /// The most bytes one connection held (read, not yet sent): at most max_held_bytes.
+  int64_t max_held_bytes = 0;
+  /// Per chunk, in ns: applied = when its first byte was sent minus when it was read;
+  /// extra = when it was sent minus when it was due (the timer's overshoot plus any
+  /// wait for the receiver: the relay's own error).
+  HdrHistogram applied_ns;
+  HdrHistogram extra_ns;
+};
+
+struct RelayLinkStats {
+  int64_t connections = 0;  // clients accepted
+  int64_t refused = 0;      // clients closed because the target could not be reached
+  /// Sockets the relay opened for this link (accepted and connected) and how many of
+  /// them read back TCP_NODELAY on (getsockopt after setting it).
+  int64_t sockets = 0;
+  int64_t nodelay_sockets = 0;
+  RelayDirectionStats forward;  // client -> target
+  RelayDirectionStats back;     // target -> client
+};
+
+struct RelayStats {
+  std::vector<RelayLinkStats> links;  // in RelayOptions::links order
+};
+
+}  // namespace memstand
