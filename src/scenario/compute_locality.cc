@@ -36,8 +36,7 @@ struct PathRun {
   Sample first_bytes;
   std::vector<Sample> samples;
   std::string failure;
-  std::vector<std::string> id_notes;    // calls with other ids or objects than the first: fail the run
-  std::vector<std::string> byte_notes;  // calls with other byte counts: reported (framing can widen)
+  std::vector<std::string> id_notes;  // calls with other ids or objects than the first: fail the run
 };
 
 struct SystemRun {
@@ -74,12 +73,34 @@ Result<Sample> Measure(const LocalityPath& p, PathCall* call) {
   return s;
 }
 
-bool SameBytes(const Sample& a, const Sample& b) {
-  return a.app.read == b.app.read && a.app.written == b.app.written && a.kernel.received == b.kernel.received &&
-         a.kernel.acked == b.kernel.acked;
+// min and max of one byte count over the timed calls.
+std::pair<uint64_t, uint64_t> SpanOf(const PathRun& pr, uint64_t SocketBytes::*field) {
+  std::pair<uint64_t, uint64_t> out{pr.first_bytes.app.*field, pr.first_bytes.app.*field};
+  for (const Sample& s : pr.samples) {
+    out.first = std::min(out.first, s.app.*field);
+    out.second = std::max(out.second, s.app.*field);
+  }
+  return out;
 }
 
-// One timed round of every path in `order`; false when a path failed (it is skipped after).
+// Whether the app and kernel counts of every timed call agree.
+bool CountsAgree(const PathRun& pr) {
+  return std::all_of(pr.samples.begin(), pr.samples.end(), [](const Sample& s) {
+    return s.app.read == s.kernel.received && s.app.written == s.kernel.acked;
+  });
+}
+
+// A line when the byte counts differ between calls (framing that widens), else "".
+std::string BytesSpanNote(const PathRun& pr) {
+  const auto in = SpanOf(pr, &SocketBytes::read), out = SpanOf(pr, &SocketBytes::written);
+  if (in.first == in.second && out.first == out.second) return "";
+  return fmt::format("bytes in {}..{}, out {}..{} over the calls{}", in.first, in.second, out.first, out.second,
+                     pr.path.system == "tarantool" ? " (IPROTO's sync grows by one a request; its MessagePack "
+                                                     "encoding widens at 128, 256 and 65,536)"
+                                                   : "");
+}
+
+// One timed round of every path in `order`; a path that fails is skipped from then on.
 void Round(std::vector<PathRun>* paths, const std::vector<size_t>& order, int pass, int rep) {
   int position = 0;
   for (size_t i : order) {
@@ -96,14 +117,6 @@ void Round(std::vector<PathRun>* paths, const std::vector<size_t>& order, int pa
     s->position = ++position;
     if ((call.ids != pr.first.ids || call.objects != pr.first.objects) && pr.id_notes.size() < 3) {
       pr.id_notes.push_back(fmt::format("pass {} call {}: other ids or objects than the first call", pass, rep));
-    }
-    if (!SameBytes(*s, pr.first_bytes) && pr.byte_notes.size() < 3) {
-      pr.byte_notes.push_back(fmt::format(
-          "pass {} call {}: {} bytes in, {} out (first call: {}, {}){}", pass, rep, s->app.read, s->app.written,
-          pr.first_bytes.app.read, pr.first_bytes.app.written,
-          pr.path.system == "tarantool" ? "; IPROTO's sync grows by one a request and its MessagePack "
-                                          "encoding widens at 128, 256, 65536"
-                                        : ""));
     }
     pr.samples.push_back(*s);
   }
@@ -280,7 +293,8 @@ std::string PathLegend(const SystemRun& sr) {
                        pr.path.request, pr.path.shape, pr.path.where, pr.path.round_trips,
                        pr.path.round_trips == 1 ? "" : "s");
     for (const std::string& n : pr.id_notes) out += "        FAILED: " + n + "\n";
-    for (const std::string& n : pr.byte_notes) out += "        note: " + n + "\n";
+    const std::string span = BytesSpanNote(pr);
+    if (!span.empty()) out += "        note: " + span + "\n";
   }
   return out;
 }
@@ -306,10 +320,10 @@ std::string BytesAgreement(const SystemRun& sr) {
     const Sample& s = pr.first_bytes;
     const int64_t in = int64_t(s.kernel.received) - int64_t(s.app.read);
     const int64_t o = int64_t(s.kernel.acked) - int64_t(s.app.written);
-    if (in != 0 || o != 0) {
-      out += fmt::format("      {}: kernel - app = {} bytes in, {} bytes out (the kernel counts TCP payload; "
-                         "a difference means bytes outside the call's window)\n",
-                         pr.path.name, in, o);
+    if (in != 0 || o != 0 || !CountsAgree(pr)) {
+      out += fmt::format("      {}: kernel - app = {} bytes in, {} bytes out on the first call{} (the kernel "
+                         "counts TCP payload; a difference means bytes outside the call's window)\n",
+                         pr.path.name, in, o, CountsAgree(pr) ? "" : "; some timed calls differ too (samples.csv)");
     }
   }
   return out.empty() ? "      both counts agree to the byte on every path (TCP payload == what memstand read "
@@ -374,7 +388,10 @@ json PathJson(const PathRun& pr, const PathFigures& base, bool has_base) {
     j["vs_naive"] = {{"objects", r.objects}, {"bytes_in", r.bytes_in}, {"bytes_per_object", r.bytes_per_object},
                      {"time", r.time}};
   }
-  j["notes"] = pr.byte_notes;
+  const auto in = SpanOf(pr, &SocketBytes::read), out = SpanOf(pr, &SocketBytes::written);
+  j["bytes_in_span"] = {in.first, in.second};
+  j["bytes_out_span"] = {out.first, out.second};
+  j["counts_agree_every_call"] = CountsAgree(pr);
   j["differing_calls"] = pr.id_notes;
   return j;
 }
@@ -448,6 +465,7 @@ void FillTables(const std::vector<std::vector<SystemRun>>& runs, const std::vect
 // Time ratios against naive over the runs (METHOD.md rule 8: the range carries its N).
 std::string RangesText(const std::vector<std::vector<SystemRun>>& runs) {
   std::map<std::string, std::vector<double>> by_path;
+  std::map<std::string, std::vector<int64_t>> objects;
   std::vector<std::string> order;
   for (const auto& run : runs) {
     for (const SystemRun& sr : run) {
@@ -458,6 +476,7 @@ std::string RangesText(const std::vector<std::vector<SystemRun>>& runs) {
         const Ratios r = RatiosOf(base, FiguresOf(pr));
         if (r.time <= 0) continue;
         const std::string key = sr.config.name + " " + pr.path.name;
+        objects[key].push_back(pr.first.objects);
         if (by_path[key].empty()) order.push_back(key);
         by_path[key].push_back(r.time);
       }
@@ -466,8 +485,11 @@ std::string RangesText(const std::vector<std::vector<SystemRun>>& runs) {
   std::string out;
   for (const std::string& key : order) {
     const Range r = RangeOf(by_path[key]);
-    out += fmt::format("    {}: time vs naive {:.2f}x {:.2f}x {:.2f}x (min median max, N={})\n", key, r.min,
-                       r.median, r.max, r.n);
+    const std::vector<int64_t>& o = objects[key];
+    const bool same = std::all_of(o.begin(), o.end(), [&](int64_t v) { return v == o[0]; });
+    out += fmt::format("    {}: time vs naive {:.2f}x {:.2f}x {:.2f}x (min median max, N={}); objects {}\n", key,
+                       r.min, r.median, r.max, r.n,
+                       same ? fmt::format("{} in every run", o[0]) : "DIFFER between runs (samples.csv)");
   }
   return out;
 }

@@ -72,6 +72,7 @@ TEST(ComputeLocalityE2E, EveryPathReturnsTheSameTopAndBothByteCountsAgree) {
       EXPECT_GT(p["bytes_out"].get<int64_t>(), 0);
       EXPECT_EQ(p["bytes_in"], p["kernel_bytes_received"]);
       EXPECT_EQ(p["bytes_out"], p["kernel_bytes_acked"]);
+      EXPECT_TRUE(p["counts_agree_every_call"].get<bool>());
     }
     // The naive path's bytes are those of the whole category.
     EXPECT_GT(Path(s, "naive")["bytes_in"].get<int64_t>(), 1000 * Path(s, "local")["bytes_in"].get<int64_t>());
