@@ -35,6 +35,21 @@ std::string Greeting() {
   return line + '\n' + salt + '\n';
 }
 
+// An IPROTO reply with `sync` whose data is [512] (a space id).
+std::string SpaceIdReply(uint64_t sync) {
+  using iproto::Value;
+  const std::string payload =
+      iproto::Encode(Value::Map({{Value::Uint(iproto::kRequestTypeKey), Value::Uint(0)},
+                                 {Value::Uint(iproto::kSyncKey), Value::Uint(sync)},
+                                 {Value::Uint(iproto::kSchemaVersionKey), Value::Uint(80)}})) +
+      iproto::Encode(
+          Value::Map({{Value::Uint(iproto::kDataKey), Value::Array({Value::Uint(512)})}}));
+  std::string reply = "\xce";
+  for (int shift = 24; shift >= 0; shift -= 8)
+    reply += static_cast<char>((payload.size() >> shift) & 0xff);
+  return reply + payload;
+}
+
 // memcached's "version" answered one byte every 200 ms: each byte is in time for a
 // per-read timeout of 500 ms, the whole is not.
 TEST(ProtoControlTest, DribbledMemcacheVersionTimesOut) {
@@ -127,18 +142,8 @@ TEST(ProtoControlTest, LateReplyIsNeverReadAsTheNextOne) {
 
 // An IPROTO reply carrying another request's sync is out of step.
 TEST(ProtoControlTest, IprotoReplyWithAnotherSyncIsOutOfStep) {
-  using iproto::Value;
   const std::string greeting = Greeting();
-  const std::string payload =
-      iproto::Encode(Value::Map({{Value::Uint(iproto::kRequestTypeKey), Value::Uint(0)},
-                                 {Value::Uint(iproto::kSyncKey), Value::Uint(77)},
-                                 {Value::Uint(iproto::kSchemaVersionKey), Value::Uint(80)}})) +
-      iproto::Encode(
-          Value::Map({{Value::Uint(iproto::kDataKey), Value::Array({Value::Uint(512)})}}));
-  std::string reply = "\xce";
-  for (int shift = 24; shift >= 0; shift -= 8)
-    reply += static_cast<char>((payload.size() >> shift) & 0xff);
-  reply += payload;
+  const std::string reply = SpaceIdReply(77);
   ScriptedPeer peer([&](PeerConn& c) {
     c.Write(greeting);
     if (c.ReadSome().empty()) return;
@@ -158,18 +163,8 @@ TEST(ProtoControlTest, IprotoReplyWithAnotherSyncIsOutOfStep) {
 // The byte counts are what crossed the socket: the greeting and the reply read, the
 // request written (as the peer received it), and the kernel's TCP_INFO the same.
 TEST(ProtoControlTest, BytesCountWhatCrossedTheSocket) {
-  using iproto::Value;
   const std::string greeting = Greeting();
-  const std::string payload =
-      iproto::Encode(Value::Map({{Value::Uint(iproto::kRequestTypeKey), Value::Uint(0)},
-                                 {Value::Uint(iproto::kSyncKey), Value::Uint(1)},
-                                 {Value::Uint(iproto::kSchemaVersionKey), Value::Uint(80)}})) +
-      iproto::Encode(
-          Value::Map({{Value::Uint(iproto::kDataKey), Value::Array({Value::Uint(512)})}}));
-  std::string reply = "\xce";
-  for (int shift = 24; shift >= 0; shift -= 8)
-    reply += static_cast<char>((payload.size() >> shift) & 0xff);
-  reply += payload;
+  const std::string reply = SpaceIdReply(1);
   std::atomic<size_t> received{0};
   ScriptedPeer peer([&](PeerConn& c) {
     c.Write(greeting);

@@ -17,23 +17,18 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const json& System(const json& doc, const std::string& name) {
-  for (const json& s : doc["systems"]) {
-    if (s["name"] == name) return s;
+// The element of `list` (systems or paths) named `name`.
+const json& Named(const json& list, const std::string& name) {
+  for (const json& e : list) {
+    if (e["name"] == name) return e;
   }
   static const json kNone;
-  ADD_FAILURE() << "no system " << name;
+  ADD_FAILURE() << "nothing named " << name;
   return kNone;
 }
 
-const json& Path(const json& system, const std::string& name) {
-  for (const json& p : system["paths"]) {
-    if (p["name"] == name) return p;
-  }
-  static const json kNone;
-  ADD_FAILURE() << "no path " << name;
-  return kNone;
-}
+const json& System(const json& doc, const std::string& name) { return Named(doc["systems"], name); }
+const json& Path(const json& system, const std::string& name) { return Named(system["paths"], name); }
 
 int64_t Lines(const std::string& file) {
   std::ifstream in(file);
