@@ -245,7 +245,7 @@ void SetupComputeLocality(CLI::App* run, std::vector<std::function<int()>>* bodi
                 "A second pass with the paths in reverse order (default: on)");
   app->add_option("--category", f->options.category, "The category of the top")->capture_default_str();
   app->add_option("--top", f->options.top, "Rows of the top")->capture_default_str();
-  app->add_option("--only", f->options.systems, "Run only these systems (tarantool, redis)")->delimiter(',');
+  app->add_option("--only", f->options.systems, "Run only these systems (tarantool, redis, postgresql)")->delimiter(',');
   bodies->push_back([app, f]() -> int {
     if (!app->parsed()) return -1;
     Status s = ValidateComputeLocality(f->options);

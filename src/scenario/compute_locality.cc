@@ -8,6 +8,7 @@
 #include "core/clock.h"
 #include "report/repeat.h"
 #include "scenario/locality_paths.h"
+#include "scenario/locality_pg.h"
 #include "scenario/scenario_server.h"
 #include "stats/modality.h"
 #include "workload/products.h"
@@ -40,7 +41,7 @@ struct PathRun {
 };
 
 struct SystemRun {
-  ServerConfig config;
+  std::string name;  // "tarantool", "redis", "postgresql"
   std::string not_run;  // "not run: tarantool is not installed (apt-get install tarantool)"
   std::string failure;
   std::string description, config_text;
@@ -136,10 +137,56 @@ void MeasurePaths(const ComputeLocalityOptions& o, const ScenarioContext& ctx, S
   }
 }
 
+// Loads the records, builds the paths and measures them: the part every system shares.
+template <class Server>
+void LoadAndMeasure(const ComputeLocalityOptions& o, const ScenarioContext& ctx, int run, Server load_and_paths,
+                    SystemRun* sr) {
+  Progress(ctx, fmt::format("run {}: {}: loading {} records", run, sr->name, kProductCount));
+  const int64_t t0 = NowNs();
+  Result<std::vector<LocalityPath>> paths = load_and_paths();
+  sr->load_s = static_cast<double>(NowNs() - t0) / 1e9;
+  if (!paths.ok()) {
+    sr->failure = paths.status().message();
+    return;
+  }
+  for (LocalityPath& p : *paths) {
+    PathRun pr;
+    pr.path = std::move(p);
+    sr->paths.push_back(std::move(pr));
+  }
+  Progress(ctx, fmt::format("run {}: {}: {} paths x {} calls x {} pass(es)", run, sr->name, sr->paths.size(), o.reps,
+                            o.swap_order ? 2 : 1));
+  MeasurePaths(o, ctx, sr);
+}
+
+SystemRun RunPostgres(const ComputeLocalityOptions& o, const ScenarioContext& ctx, int run, ScenarioReport* report) {
+  SystemRun sr;
+  sr.name = "postgresql";
+  if (!PostgresInstalled()) {
+    sr.not_run = "not run: postgres is not installed (apt-get install postgresql)";
+    return sr;
+  }
+  auto cluster = PgCluster::Start(ctx.interrupt);
+  if (!cluster.ok()) {
+    sr.failure = "server did not start: " + cluster.status().message();
+    return sr;
+  }
+  sr.description = (*cluster)->Describe();
+  sr.config_text = (*cluster)->ConfigText();
+  LoadAndMeasure(o, ctx, run, [&]() -> Result<std::vector<LocalityPath>> {
+    Status s = (*cluster)->Load(ctx.seed, kProductCount);
+    if (!s.ok()) return s;
+    return (*cluster)->Paths(o.category, o.top);
+  }, &sr);
+  report->files[fmt::format("logs/{}-run{}.log", sr.name, run)] = (*cluster)->LogTail(kLogTailLines);
+  (*cluster)->Stop();
+  return sr;
+}
+
 SystemRun RunSystem(const ComputeLocalityOptions& o, const ScenarioContext& ctx, const ServerConfig& config,
                     int run, ScenarioReport* report) {
   SystemRun sr;
-  sr.config = config;
+  sr.name = config.name;
   if (!SystemInstalled(config.system)) {
     sr.not_run = fmt::format("not run: {} is not installed (apt-get install {})", SystemBinary(config.system),
                              SystemPackage(config.system));
@@ -152,26 +199,13 @@ SystemRun RunSystem(const ComputeLocalityOptions& o, const ScenarioContext& ctx,
   }
   sr.description = (*server)->Describe();
   sr.config_text = (*server)->ConfigText();
-  Progress(ctx, fmt::format("run {}: {}: loading {} records", run, config.name, kProductCount));
-  const int64_t t0 = NowNs();
-  Status loaded = LoadLocalityRecords(server->get(), ctx.seed, kProductCount, o.load_batch);
-  sr.load_s = static_cast<double>(NowNs() - t0) / 1e9;
-  auto paths = loaded.ok() ? LocalityPaths(server->get(), o.category, o.top)
-                           : Result<std::vector<LocalityPath>>(loaded);
-  if (!paths.ok()) {
-    sr.failure = paths.status().message();
-  } else {
-    for (LocalityPath& p : *paths) {
-      PathRun pr;
-      pr.path = std::move(p);
-      sr.paths.push_back(std::move(pr));
-    }
-    Progress(ctx, fmt::format("run {}: {}: {} paths x {} calls x {} pass(es)", run, config.name, sr.paths.size(),
-                              o.reps, o.swap_order ? 2 : 1));
-    MeasurePaths(o, ctx, &sr);
-  }
+  LoadAndMeasure(o, ctx, run, [&]() -> Result<std::vector<LocalityPath>> {
+    Status s = LoadLocalityRecords(server->get(), ctx.seed, kProductCount, o.load_batch);
+    if (!s.ok()) return s;
+    return LocalityPaths(server->get(), o.category, o.top);
+  }, &sr);
   if (!sr.failure.empty() && !(*server)->Alive()) sr.failure += " (the server is gone)";
-  report->files[fmt::format("logs/{}-run{}.log", config.name, run)] = (*server)->LogTail(kLogTailLines);
+  report->files[fmt::format("logs/{}-run{}.log", sr.name, run)] = (*server)->LogTail(kLogTailLines);
   (*server)->Stop();
   return sr;
 }
@@ -244,8 +278,8 @@ struct Pair {
   const char* reading;
 };
 
-std::vector<Pair> PairsOf(SystemKind system) {
-  if (system == SystemKind::kTarantool) {
+std::vector<Pair> PairsOf(const std::string& system) {
+  if (system == "tarantool") {
     return {{"as published", "naive", "local",
              "five things differ at once: where, algorithm, cardinality, shape, serialization"},
             {"control 1a, aligned shape (id, title, views)", "naive-short", "local",
@@ -254,6 +288,12 @@ std::vector<Pair> PairsOf(SystemKind system) {
              "bytes per object about 1: what remains is cardinality"},
             {"control 2, aligned algorithm", "local-scan", "local",
              "both on the server, same output: index walk vs scan and sort, the time of the algorithm"}};
+  }
+  if (system == "postgresql") {
+    return {{"control 3, no colocated compute (ORDER BY ... LIMIT, full records)", "naive", "local",
+             "the cardinality effect of a classic DBMS's own query, without stored code"},
+            {"control 3 with the short shape (id, title, views)", "naive-short", "local-short",
+             "the same on a smaller record"}};
   }
   return {{"as published (records in full on both sides)", "naive", "local",
            "the shape is already aligned: the bytes ratio is cardinality"},
@@ -301,7 +341,7 @@ std::string PathLegend(const SystemRun& sr) {
 
 std::string PairsText(const SystemRun& sr) {
   std::string out;
-  for (const Pair& p : PairsOf(sr.config.system)) {
+  for (const Pair& p : PairsOf(sr.name)) {
     const PathRun* a = Find(sr, p.a);
     const PathRun* b = Find(sr, p.b);
     if (a == nullptr || b == nullptr || !a->failure.empty() || !b->failure.empty()) continue;
@@ -346,7 +386,7 @@ std::string ModalityText(const SystemRun& sr) {
 }
 
 std::string SystemBlock(const SystemRun& sr, const std::string& tag) {
-  std::string out = fmt::format("    {}{} — {}\n", tag, sr.config.name,
+  std::string out = fmt::format("    {}{} — {}\n", tag, sr.name,
                                 sr.not_run.empty() ? sr.description : sr.not_run);
   if (!sr.not_run.empty()) return out;
   if (!sr.failure.empty()) return out + "      FAILED: " + sr.failure + "\n";
@@ -397,7 +437,7 @@ json PathJson(const PathRun& pr, const PathFigures& base, bool has_base) {
 }
 
 json SystemJson(const SystemRun& sr, int run) {
-  json j{{"name", sr.config.name}, {"system", SystemName(sr.config.system)}, {"run", run}, {"server", sr.description}};
+  json j{{"name", sr.name}, {"run", run}, {"server", sr.description}};
   if (!sr.not_run.empty()) j["not_run"] = sr.not_run;
   if (!sr.failure.empty()) j["failure"] = sr.failure;
   j["load_seconds"] = sr.load_s;
@@ -407,7 +447,7 @@ json SystemJson(const SystemRun& sr, int run) {
   for (const PathRun& pr : sr.paths) paths.push_back(PathJson(pr, base, naive != nullptr));
   j["paths"] = paths;
   json pairs = json::array();
-  for (const Pair& p : PairsOf(sr.config.system)) {
+  for (const Pair& p : PairsOf(sr.name)) {
     const PathRun* a = Find(sr, p.a);
     const PathRun* b = Find(sr, p.b);
     if (a == nullptr || b == nullptr) continue;
@@ -433,13 +473,13 @@ void FillTables(const std::vector<std::vector<SystemRun>>& runs, const std::vect
     const std::string run = std::to_string(k + 1);
     for (const SystemRun& sr : runs[k]) {
       if (!sr.not_run.empty() || !sr.failure.empty()) {
-        paths.rows.push_back({run, sr.config.name, "", "", "", "", "", "", "", "", "", "", "",
+        paths.rows.push_back({run, sr.name, "", "", "", "", "", "", "", "", "", "", "",
                               sr.not_run.empty() ? "failed: " + sr.failure : sr.not_run});
       }
       for (const PathRun& pr : sr.paths) {
         const PathFigures f = FiguresOf(pr);
         const Sample& b = pr.first_bytes;
-        paths.rows.push_back({run, sr.config.name, pr.path.name, std::to_string(pr.first.objects),
+        paths.rows.push_back({run, sr.name, pr.path.name, std::to_string(pr.first.objects),
                               std::to_string(b.app.read), std::to_string(b.app.written),
                               std::to_string(b.kernel.received), std::to_string(b.kernel.acked),
                               f.timed ? fmt::format("{:.0f}", f.all.median) : "",
@@ -447,7 +487,7 @@ void FillTables(const std::vector<std::vector<SystemRun>>& runs, const std::vect
                               f.timed ? fmt::format("{:.0f}", f.all.max) : "", std::to_string(pr.path.round_trips),
                               IdsText(pr.first.ids), pr.failure.empty() ? "ok" : "failed: " + pr.failure});
         for (const Sample& s : pr.samples) {
-          samples.rows.push_back({run, sr.config.name, pr.path.name, std::to_string(s.pass), std::to_string(s.rep),
+          samples.rows.push_back({run, sr.name, pr.path.name, std::to_string(s.pass), std::to_string(s.rep),
                                   std::to_string(s.position), std::to_string(s.ns), std::to_string(s.objects),
                                   std::to_string(s.app.read), std::to_string(s.app.written),
                                   std::to_string(s.kernel.received), std::to_string(s.kernel.acked)});
@@ -475,7 +515,7 @@ std::string RangesText(const std::vector<std::vector<SystemRun>>& runs) {
       for (const PathRun& pr : sr.paths) {
         const Ratios r = RatiosOf(base, FiguresOf(pr));
         if (r.time <= 0) continue;
-        const std::string key = sr.config.name + " " + pr.path.name;
+        const std::string key = sr.name + " " + pr.path.name;
         objects[key].push_back(pr.first.objects);
         if (by_path[key].empty()) order.push_back(key);
         by_path[key].push_back(r.time);
@@ -501,7 +541,7 @@ std::vector<Invariant> CheckIds(const std::vector<std::vector<SystemRun>>& runs,
     for (const SystemRun& sr : runs[k]) {
       for (const PathRun& pr : sr.paths) {
         if (!pr.failure.empty()) continue;
-        const std::string name = fmt::format("run {} {} {}", k + 1, sr.config.name, pr.path.name);
+        const std::string name = fmt::format("run {} {} {}", k + 1, sr.name, pr.path.name);
         out.push_back(SameIdsInvariant(name, pr.first.ids, "the dataset's", ref));
         for (const std::string& n : pr.id_notes) {
           report->Mark(ScenarioVerdict::kFailed, name + ": " + n);
@@ -517,16 +557,16 @@ void FillVerdict(const std::vector<std::vector<SystemRun>>& runs, const std::vec
   for (size_t k = 0; k < runs.size(); ++k) {
     for (const SystemRun& sr : runs[k]) {
       if (!sr.not_run.empty()) {
-        if (k == 0) report->Mark(ScenarioVerdict::kPartial, sr.config.name + ": " + sr.not_run);
+        if (k == 0) report->Mark(ScenarioVerdict::kPartial, sr.name + ": " + sr.not_run);
         continue;
       }
       if (!sr.failure.empty()) {
-        report->Mark(ScenarioVerdict::kFailed, fmt::format("{} run {}: {}", sr.config.name, k + 1, sr.failure));
+        report->Mark(ScenarioVerdict::kFailed, fmt::format("{} run {}: {}", sr.name, k + 1, sr.failure));
       }
       for (const PathRun& pr : sr.paths) {
         if (!pr.failure.empty()) {
           report->Mark(ScenarioVerdict::kFailed,
-                       fmt::format("{} run {} {}: {}", sr.config.name, k + 1, pr.path.name, pr.failure));
+                       fmt::format("{} run {} {}: {}", sr.name, k + 1, pr.path.name, pr.failure));
         }
       }
     }
@@ -537,13 +577,18 @@ void FillVerdict(const std::vector<std::vector<SystemRun>>& runs, const std::vec
   if (interrupted) report->Mark(ScenarioVerdict::kInterrupted, "interrupted: the figures so far, marked partial");
 }
 
-std::vector<ServerConfig> Configs(const ComputeLocalityOptions& o) {
-  std::vector<ServerConfig> out;
+bool Wanted(const ComputeLocalityOptions& o, const std::string& name) {
+  return o.systems.empty() || std::find(o.systems.begin(), o.systems.end(), name) != o.systems.end();
+}
+
+// One run: each wanted system in turn, on a fresh server.
+std::vector<SystemRun> RunOnce(const ComputeLocalityOptions& o, const ScenarioContext& ctx, int run,
+                               ScenarioReport* report) {
+  std::vector<SystemRun> out;
   for (const ServerConfig& c : {LocalityTarantoolConfig(), LocalityRedisConfig()}) {
-    if (o.systems.empty() || std::find(o.systems.begin(), o.systems.end(), c.name) != o.systems.end()) {
-      out.push_back(c);
-    }
+    if (!ctx.interrupted() && Wanted(o, c.name)) out.push_back(RunSystem(o, ctx, c, run, report));
   }
+  if (!ctx.interrupted() && Wanted(o, "postgresql")) out.push_back(RunPostgres(o, ctx, run, report));
   return out;
 }
 
@@ -570,7 +615,7 @@ void Describe(const ComputeLocalityOptions& o, const ScenarioContext& ctx, Scena
       "the bytes ratio factors exactly into objects x bytes per object; neither factor is the price of "
       "locality: the controls show what each one is",
       "Redis's local path is two round trips (ZREVRANGE, MGET); on loopback a round trip is microseconds",
-      "PostgreSQL (ORDER BY ... LIMIT, the cardinality effect without stored code) is not run by this build"};
+      "PostgreSQL runs with fsync=off in a throwaway cluster: nothing here is about its durability"};
 }
 
 }  // namespace
@@ -598,8 +643,8 @@ Status ValidateComputeLocality(const ComputeLocalityOptions& o) {
     return Status::InvalidArgument(fmt::format("load batch must be 1..10000, got {}", o.load_batch));
   }
   for (const std::string& s : o.systems) {
-    if (s != "tarantool" && s != "redis") {
-      return Status::InvalidArgument("--only: no system '" + s.substr(0, 40) + "'; known: tarantool, redis");
+    if (s != "tarantool" && s != "redis" && s != "postgresql") {
+      return Status::InvalidArgument("--only: no system '" + s.substr(0, 40) + "'; known: tarantool, redis, postgresql");
     }
   }
   return Status::OK();
@@ -617,20 +662,15 @@ Result<ScenarioReport> RunComputeLocality(const ComputeLocalityOptions& o, const
   const std::vector<uint32_t> ref = DatasetTopIds(ctx.seed, o.category, static_cast<size_t>(o.top));
   std::vector<std::vector<SystemRun>> runs;
   for (int run = 1; run <= ctx.runs && !ctx.interrupted(); ++run) {
-    std::vector<SystemRun> systems;
-    for (const ServerConfig& c : Configs(o)) {
-      if (ctx.interrupted()) break;
-      systems.push_back(RunSystem(o, ctx, c, run, &report));
-    }
-    runs.push_back(std::move(systems));
+    runs.push_back(RunOnce(o, ctx, run, &report));
     report.runs_made = run;
   }
   const std::vector<Invariant> invariants = CheckIds(runs, ref, &report);
   Describe(o, ctx, &report);
   if (!runs.empty()) {
     for (const SystemRun& sr : runs[0]) {
-      report.configuration_lines.push_back(sr.config.name + ": " + (sr.not_run.empty() ? sr.description : sr.not_run));
-      if (!sr.config_text.empty()) report.files["servers/" + sr.config.name + ".conf"] = sr.config_text;
+      report.configuration_lines.push_back(sr.name + ": " + (sr.not_run.empty() ? sr.description : sr.not_run));
+      if (!sr.config_text.empty()) report.files["servers/" + sr.name + ".conf"] = sr.config_text;
     }
   }
   std::string results;

@@ -1,5 +1,5 @@
 // `memstand scenario run compute-locality` on the real binary against the real
-// Tarantool and Redis it stands up itself (--reps small): objects per path, the same
+// Tarantool, Redis and PostgreSQL it stands up itself (--reps small): objects per path, the same
 // ids on every path, both byte counts, the raw samples in the evidence folder, and a
 // missing server's rows.
 #include <filesystem>
@@ -50,7 +50,7 @@ TEST(ComputeLocalityE2E, EveryPathReturnsTheSameTopAndBothByteCountsAgree) {
   const json ref = doc["reference_ids"];
   ASSERT_EQ(ref.size(), 10u);
   int64_t paths = 0;
-  for (const char* name : {"tarantool", "redis"}) {
+  for (const char* name : {"tarantool", "redis", "postgresql"}) {
     const json& s = System(doc, name);
     ASSERT_FALSE(s.contains("failure")) << s.dump();
     EXPECT_EQ(Path(s, "naive")["objects"], 33276) << name;
@@ -74,6 +74,7 @@ TEST(ComputeLocalityE2E, EveryPathReturnsTheSameTopAndBothByteCountsAgree) {
   }
   EXPECT_EQ(Path(System(doc, "tarantool"), "local-scan")["objects"], 10);
   EXPECT_EQ(Path(System(doc, "redis"), "local")["round_trips"], 2);
+  EXPECT_EQ(Path(System(doc, "postgresql"), "local")["round_trips"], 1);
   for (const json& i : doc["invariants"]) EXPECT_TRUE(i["ok"].get<bool>()) << i.dump();
   EXPECT_EQ(doc["invariants"].size(), static_cast<size_t>(paths));
   // Every raw sample in the evidence: a header and one line per timed call.
@@ -88,8 +89,8 @@ TEST(ComputeLocalityE2E, AMissingServerIsARowSayingSo) {
   fs::create_symlink(*path, bin + "/redis-server");
   const std::string saved = std::getenv("PATH");
   setenv("PATH", bin.c_str(), 1);
-  Outcome out = RunMemstand({"scenario", "run", "compute-locality", "--reps", "1", "--no-swap-order", "--top", "30",
-                             "-q"}, 120);
+  Outcome out = RunMemstand({"scenario", "run", "compute-locality", "--only", "tarantool,redis", "--reps", "1",
+                             "--no-swap-order", "--top", "30", "-q"}, 120);
   setenv("PATH", saved.c_str(), 1);
   EXPECT_EQ(out.exit_code, 3) << out.output;
   EXPECT_NE(out.output.find("not run: tarantool is not installed (apt-get install tarantool)"), std::string::npos)
@@ -99,17 +100,17 @@ TEST(ComputeLocalityE2E, AMissingServerIsARowSayingSo) {
       << out.output;
 }
 
-// Rows 30 and 31 of the top of 'tools' tie on views (seed 1): the Lua walk, which meets
-// equal views in id-descending order, reads on through the tie at its last row and sorts;
-// the scan sorts, the client sorts; all in the dataset's order. (Checked: a walk that
-// stops at its 30th row fails this.)
-TEST(ComputeLocalityE2E, TiesOnViewsGoByIdOnEveryTarantoolPath) {
+// Rows 30 and 31 of the top of 'tools' tie on views (seed 1): PostgreSQL's ORDER BY
+// views DESC, id; the Lua walk, which meets equal views in id-descending order, reads on
+// through the tie at its last row and sorts; the scan sorts, the client sorts; all in the
+// dataset's order. (Checked: a walk that stops at its 30th row fails this.)
+TEST(ComputeLocalityE2E, TiesOnViewsGoByIdOnEveryTarantoolAndPostgresPath) {
   const std::string dir = TempDir();
-  Outcome out = RunMemstand({"scenario", "run", "compute-locality", "--only", "tarantool", "--top", "30", "--reps",
+  Outcome out = RunMemstand({"scenario", "run", "compute-locality", "--only", "tarantool,postgresql", "--top", "30", "--reps",
                              "1", "--no-swap-order", "--json", dir + "/cl.json", "-q"}, 120);
   ASSERT_EQ(out.exit_code, 0) << out.output;
   json doc = ReadJson(dir + "/cl.json");
-  ASSERT_EQ(doc["invariants"].size(), 5u);
+  ASSERT_EQ(doc["invariants"].size(), 9u);
   for (const json& i : doc["invariants"]) {
     EXPECT_TRUE(i["ok"].get<bool>()) << i.dump();
     EXPECT_EQ(i["rhs_value"], 30);
