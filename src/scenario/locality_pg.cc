@@ -38,10 +38,13 @@ std::string BinDir() {
   return initdb.ok() ? std::filesystem::path(*initdb).parent_path().string() : "";
 }
 
-// argv run as `user` (setpriv: no fork, so the pid is the program's own); as is when empty.
+// argv run as `user` (setpriv: no fork, so the pid is the program's own); as is when
+// empty. The change of user clears the death signal Process set, so setpriv sets it again:
+// the server dies with memstand even when memstand is killed.
 std::vector<std::string> As(const std::string& user, std::vector<std::string> argv) {
   if (user.empty()) return argv;
-  std::vector<std::string> out = {"setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups", "--"};
+  std::vector<std::string> out = {"setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups",
+                                  "--pdeathsig", "KILL", "--"};
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }
