@@ -12,6 +12,7 @@ PACKAGES=(
   clang libclang-rt-dev
   redis-server redis-tools
   memcached tarantool etcd-server
+  postgresql
   prometheus
 )
 # Node.js and npm (the HdrHistogram log test decodes with npm's hdr-histogram-js): only

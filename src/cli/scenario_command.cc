@@ -11,6 +11,7 @@
 #include "cli/subcommands.h"
 #include "core/clock.h"
 #include "scenario/catalog.h"
+#include "scenario/compute_locality.h"
 #include "scenario/mvcc_quota.h"
 #include "scenario/output.h"
 #include "scenario/working_set.h"
@@ -201,6 +202,34 @@ void SetupMvccQuota(CLI::App* run, std::vector<std::function<int()>>* bodies) {
   });
 }
 
+struct ComputeLocalityFlags {
+  CommonFlags common;
+  ComputeLocalityOptions options;
+};
+
+void SetupComputeLocality(CLI::App* run, std::vector<std::function<int()>>* bodies) {
+  auto f = std::make_shared<ComputeLocalityFlags>();
+  CLI::App* app = run->add_subcommand("compute-locality", ScenarioCatalog()[2].question);
+  AddCommonFlags(app, &f->common);
+  app->add_option("--reps", f->options.reps, "Timed calls of each path per pass (the median of these)")
+      ->capture_default_str();
+  app->add_flag("--swap-order,!--no-swap-order", f->options.swap_order,
+                "A second pass with the paths in reverse order (default: on)");
+  app->add_option("--category", f->options.category, "The category of the top")->capture_default_str();
+  app->add_option("--top", f->options.top, "Rows of the top")->capture_default_str();
+  app->add_option("--only", f->options.systems, "Run only these systems (tarantool, redis, postgresql)")->delimiter(',');
+  bodies->push_back([app, f]() -> int {
+    if (!app->parsed()) return -1;
+    Status s = ValidateComputeLocality(f->options);
+    if (!s.ok()) {
+      fmt::print(stderr, "memstand: {}\n", s.message());
+      return kExitUsage;
+    }
+    return RunScenario(app, f->common,
+                       [&](const ScenarioContext& ctx) { return RunComputeLocality(f->options, ctx); });
+  });
+}
+
 }  // namespace
 
 SubcommandBody SetupScenario(CLI::App* app) {
@@ -211,6 +240,7 @@ SubcommandBody SetupScenario(CLI::App* app) {
   auto bodies = std::make_shared<std::vector<std::function<int()>>>();
   SetupWorkingSet(run, bodies.get());
   SetupMvccQuota(run, bodies.get());
+  SetupComputeLocality(run, bodies.get());
   return [list, bodies]() -> int {
     if (list->parsed()) {
       fmt::print("{}", DescribeCatalog());

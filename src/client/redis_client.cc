@@ -158,6 +158,7 @@ Result<resp::Reply> RedisClient::Exchange(const std::vector<std::string>& args,
   s = WriteAllBy(fd_, out.ReadPtr(), out.Readable(), deadline_ns);
   if (s.code() == Status::Code::kTimeout) s = Status::Timeout("could not send within " + Bound());
   if (!s.ok()) return Broken(s);
+  bytes_.written += out.Readable();
   ++sent_[Lower(args[0])];
   auto reply = ReadReply(deadline_ns);
   if (!reply.ok()) return reply;
@@ -173,6 +174,7 @@ Status RedisClient::CheckInStep(const std::string& command) {
   in_.EnsureWritable(kMaxShown);
   auto n = ReadSomeBy(fd_, in_.WritePtr(), kMaxShown, NowNs());
   if (n.ok()) in_.Commit(*n);
+  if (n.ok()) bytes_.read += *n;
   const std::string_view stray(in_.ReadPtr(), std::min(in_.Readable(), kMaxShown));
   return Broken(Status::Protocol("bytes with no command in flight came before " + command + ": \"" +
                                  Printable(stray) + "\" (replies out of step); connection closed"));
@@ -209,7 +211,13 @@ Result<resp::Reply> RedisClient::ReadReply(int64_t deadline_ns) {
       return Broken(Status::IoError("connection closed by the server" + after));
     }
     in_.Commit(*n);
+    bytes_.read += *n;
   }
+}
+
+Result<TcpBytes> RedisClient::KernelBytes() const {
+  if (fd_ < 0) return broken_;
+  return ReadTcpBytes(fd_);
 }
 
 // Closes the connection for good: whatever the server sends later answers nothing.

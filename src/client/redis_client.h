@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/buffer.h"
+#include "core/tcp_info.h"
 #include "proto/resp/resp.h"
 #include "util/status.h"
 
@@ -57,6 +58,12 @@ class RedisClient {
   /// the handshake included: memstand's own traffic, to subtract from INFO commandstats.
   const std::map<std::string, int64_t>& sent_by_command() const { return sent_; }
 
+  /// Application bytes read from and written to the socket since the connect, the
+  /// handshake included (counted at each read() and write()).
+  const SocketBytes& bytes() const { return bytes_; }
+  /// The kernel's count of the same connection (TCP_INFO); an error once it is closed.
+  Result<TcpBytes> KernelBytes() const;
+
  private:
   RedisClient(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {}
   Status Handshake(const RedisClientOptions& options, int64_t deadline_ns);
@@ -75,6 +82,7 @@ class RedisClient {
   Buffer in_{4096};       // bytes read and not yet parsed
   std::string received_;  // the first bytes of the reply being read, for errors
   std::map<std::string, int64_t> sent_;
+  SocketBytes bytes_;
 };
 
 }  // namespace memstand

@@ -316,6 +316,37 @@ TEST(RedisClientPeerTest, ASecondReplyIsOutOfStep) {
             "step); connection closed");
 }
 
+// The byte counts are what crossed the socket: the client's own count of what it wrote
+// and read, and the kernel's (TCP_INFO), against traffic of known size.
+TEST(RedisClientPeerTest, BytesCountWhatCrossedTheSocket) {
+  ScriptedPeer peer([](PeerConn& c) {
+    if (!c.NextCommand()) return;  // the handshake's PING
+    c.Write("+PONG\r\n");
+    if (!c.NextCommand()) return;  // GET k
+    c.Write("$5\r\nhello\r\n");
+    c.WaitClosed();
+  });
+  auto c = RedisClient::Connect(PeerOptions(peer));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ((*c)->bytes().written, std::string("*1\r\n$4\r\nPING\r\n").size());
+  EXPECT_EQ((*c)->bytes().read, std::string("+PONG\r\n").size());
+  auto before = (*c)->KernelBytes();
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_EQ(before->received, (*c)->bytes().read);
+  auto reply = (*c)->Command({"GET", "k"});
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(reply->str, "hello");
+  const size_t written = std::string("*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n").size();
+  const size_t read = std::string("+PONG\r\n$5\r\nhello\r\n").size();
+  EXPECT_EQ((*c)->bytes().written, written);
+  EXPECT_EQ((*c)->bytes().read, read);
+  auto kernel = (*c)->KernelBytes();
+  ASSERT_TRUE(kernel.ok()) << kernel.status().message();
+  EXPECT_EQ(kernel->received, read);
+  // Over the window of the command (the reply carried the acknowledgement).
+  EXPECT_EQ(kernel->acked - before->acked, std::string("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n").size());
+}
+
 TEST(RedisClientPeerTest, BadOptionsAreInvalidArguments) {
   RedisClientOptions options;
   options.resp = 4;

@@ -120,6 +120,7 @@ Status ProtoControl::Exchange(const Buffer& request, Reader* reader) {
   if (!broken_.ok()) return broken_;
   Status s = CheckInStep();
   if (s.ok()) s = WriteAllBy(fd_, request.ReadPtr(), request.Readable(), deadline_ns_);
+  if (s.ok()) bytes_.written += request.Readable();
   if (s.code() == Status::Code::kTimeout) s = Status::Timeout("could not send within " + Bound());
   if (s.ok()) s = ReadReply(reader);
   return s.ok() ? s : Broken(s);
@@ -147,6 +148,7 @@ Status ProtoControl::ReadReply(Reader* reader) {
                  : n.status().WithContext(target_.Display());
     }
     if (*n == 0) return Status::IoError("the connection closed before a reply");
+    bytes_.read += *n;
     size_t used = 0;
     auto ev = reader->Feed(buf, *n, &used);
     if (ev == Reader::Event::kProtocolError) return Status::Protocol(reader->error());
@@ -200,6 +202,7 @@ Status ProtoControl::Handshake() {
                                 : "no Tarantool greeting within " + Bound());
     }
     greeting.append(buf, *n);
+    bytes_.read += *n;
   }
   auto g = iproto::ParseGreeting(greeting);
   if (!g.ok()) return WrongServer(g.status().message());
@@ -342,17 +345,44 @@ Result<memcache::Reply> ProtoControl::MemcacheSet(std::string_view key, std::str
   return reader.TakeReply();
 }
 
-Result<iproto::Value> ProtoControl::Eval(std::string_view lua, const iproto::Value& args) {
+Result<iproto::Value> ProtoControl::IprotoData(const std::function<void(Buffer*, uint64_t)>& append,
+                                               const std::string& what) {
   Status s = Begin();
   if (!s.ok()) return s;
   Buffer out;
-  iproto::AppendEval(&out, ++sync_, lua, iproto::Encode(args));
+  append(&out, ++sync_);
   iproto::Reader reader(iproto::Reader::Mode::kFull);
   s = IprotoExchange(out, &reader);
-  if (!s.ok()) return s.WithContext("eval on " + target_.Display());
-  ++sent_["EVAL"];
+  if (!s.ok()) return s.WithContext(what + " on " + target_.Display());
+  ++sent_[what == "eval" ? "EVAL" : what == "call" ? "CALL" : "SELECT"];
   if (reader.summary().is_error) return Status::Server(reader.summary().error);
   return reader.TakeData();
+}
+
+Result<iproto::Value> ProtoControl::Eval(std::string_view lua, const iproto::Value& args) {
+  const std::string encoded = iproto::Encode(args);
+  return IprotoData([&](Buffer* out, uint64_t sync) { iproto::AppendEval(out, sync, lua, encoded); }, "eval");
+}
+
+Result<iproto::Value> ProtoControl::Call(std::string_view function, const iproto::Value& args) {
+  const std::string encoded = iproto::Encode(args);
+  return IprotoData([&](Buffer* out, uint64_t sync) { iproto::AppendCall(out, sync, function, encoded); },
+                    "call");
+}
+
+Result<iproto::Value> ProtoControl::Select(uint32_t space_id, uint32_t index_id, const iproto::Value& key) {
+  const std::string encoded = iproto::Encode(key);
+  iproto::SelectRequest r;
+  r.space_id = space_id;
+  r.index_id = index_id;
+  r.iterator = iproto::Iterator::kEq;
+  r.key = encoded;
+  return IprotoData([&](Buffer* out, uint64_t sync) { iproto::AppendSelect(out, sync, r); }, "select");
+}
+
+Result<TcpBytes> ProtoControl::KernelBytes() const {
+  if (fd_ < 0) return broken_.ok() ? Status::Failed("not connected") : broken_;
+  return ReadTcpBytes(fd_);
 }
 
 Result<etcd::Summary> ProtoControl::EtcdRequest(

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "core/buffer.h"
+#include "core/tcp_info.h"
 #include "load/protocol.h"
 #include "load/target.h"
 #include "proto/etcd/etcd.h"
@@ -62,6 +63,11 @@ class ProtoControl {
   /// so a pool counts them once per id. 0: the server's own (memcached, Tarantool).
   /// Known after Counters().
   uint64_t shared_store_id() const { return shared_store_id_; }
+  /// Application bytes read from and written to the socket since the connect, the
+  /// handshake included (counted at each read() and write()).
+  const SocketBytes& bytes() const { return bytes_; }
+  /// The kernel's count of the same connection (TCP_INFO); an error once it is closed.
+  Result<TcpBytes> KernelBytes() const;
 
   // Requests for scenarios (src/scenario), one at a time. I/O failures are a Status.
   /// memcached: every field of `stats`, by name.
@@ -71,6 +77,12 @@ class ProtoControl {
   /// Tarantool: EVAL of `lua` with `args` (an array); the reply's data (an array of the
   /// returned values). An error reply is Status::Server with Tarantool's text.
   Result<iproto::Value> Eval(std::string_view lua, const iproto::Value& args);
+  /// Tarantool: CALL of the global Lua function `function` with `args` (an array); the
+  /// reply's data (the returned values). An error reply is Status::Server.
+  Result<iproto::Value> Call(std::string_view function, const iproto::Value& args);
+  /// Tarantool: SELECT from space_id / index_id with iterator EQ on `key` (an array),
+  /// no limit; the reply's data (the tuples).
+  Result<iproto::Value> Select(uint32_t space_id, uint32_t index_id, const iproto::Value& key);
   /// etcd: one request, appended by `encode` (an etcd::Append* encoder); its reply
   /// decoded. An etcd error (e.g. "etcdserver: mvcc: database space exceeded") is a
   /// Summary with ok == false, not a Status.
@@ -85,6 +97,10 @@ class ProtoControl {
   template <class Reader>
   Status ReadReply(Reader* reader);
   Status IprotoExchange(const Buffer& request, iproto::Reader* reader);
+  /// Sends an IPROTO request built by `append` (given the next sync) and returns its
+  /// data; `what` names it in errors.
+  Result<iproto::Value> IprotoData(const std::function<void(Buffer*, uint64_t)>& append,
+                                   const std::string& what);
   Status CheckInStep() const;
   /// Starts a request after Connect: its own deadline; the error if the connection broke.
   Status Begin();
@@ -108,6 +124,7 @@ class ProtoControl {
   uint64_t sync_ = 0;
   std::string version_;
   std::map<std::string, int64_t> sent_;
+  SocketBytes bytes_;
 };
 
 /// Connects to host:port and tells which kind of server answers: a greeting that

@@ -35,6 +35,21 @@ std::string Greeting() {
   return line + '\n' + salt + '\n';
 }
 
+// An IPROTO reply with `sync` whose data is [512] (a space id).
+std::string SpaceIdReply(uint64_t sync) {
+  using iproto::Value;
+  const std::string payload =
+      iproto::Encode(Value::Map({{Value::Uint(iproto::kRequestTypeKey), Value::Uint(0)},
+                                 {Value::Uint(iproto::kSyncKey), Value::Uint(sync)},
+                                 {Value::Uint(iproto::kSchemaVersionKey), Value::Uint(80)}})) +
+      iproto::Encode(
+          Value::Map({{Value::Uint(iproto::kDataKey), Value::Array({Value::Uint(512)})}}));
+  std::string reply = "\xce";
+  for (int shift = 24; shift >= 0; shift -= 8)
+    reply += static_cast<char>((payload.size() >> shift) & 0xff);
+  return reply + payload;
+}
+
 // memcached's "version" answered one byte every 200 ms: each byte is in time for a
 // per-read timeout of 500 ms, the whole is not.
 TEST(ProtoControlTest, DribbledMemcacheVersionTimesOut) {
@@ -127,18 +142,8 @@ TEST(ProtoControlTest, LateReplyIsNeverReadAsTheNextOne) {
 
 // An IPROTO reply carrying another request's sync is out of step.
 TEST(ProtoControlTest, IprotoReplyWithAnotherSyncIsOutOfStep) {
-  using iproto::Value;
   const std::string greeting = Greeting();
-  const std::string payload =
-      iproto::Encode(Value::Map({{Value::Uint(iproto::kRequestTypeKey), Value::Uint(0)},
-                                 {Value::Uint(iproto::kSyncKey), Value::Uint(77)},
-                                 {Value::Uint(iproto::kSchemaVersionKey), Value::Uint(80)}})) +
-      iproto::Encode(
-          Value::Map({{Value::Uint(iproto::kDataKey), Value::Array({Value::Uint(512)})}}));
-  std::string reply = "\xce";
-  for (int shift = 24; shift >= 0; shift -= 8)
-    reply += static_cast<char>((payload.size() >> shift) & 0xff);
-  reply += payload;
+  const std::string reply = SpaceIdReply(77);
   ScriptedPeer peer([&](PeerConn& c) {
     c.Write(greeting);
     if (c.ReadSome().empty()) return;
@@ -153,6 +158,38 @@ TEST(ProtoControlTest, IprotoReplyWithAnotherSyncIsOutOfStep) {
   EXPECT_NE(id.status().message().find("a reply with sync 77 to the request with sync 1"),
             std::string::npos)
       << id.status().message();
+}
+
+// The byte counts are what crossed the socket: the greeting and the reply read, the
+// request written (as the peer received it), and the kernel's TCP_INFO the same.
+TEST(ProtoControlTest, BytesCountWhatCrossedTheSocket) {
+  const std::string greeting = Greeting();
+  const std::string reply = SpaceIdReply(1);
+  std::atomic<size_t> received{0};
+  ScriptedPeer peer([&](PeerConn& c) {
+    c.Write(greeting);
+    const std::string request = c.ReadSome();
+    received = request.size();
+    if (request.empty()) return;
+    c.Write(reply);
+    c.WaitClosed();
+  });
+  auto control = ProtoControl::Connect(Protocol::kIproto, TargetOf(peer, "tarantool"), 2000);
+  ASSERT_TRUE(control.ok()) << control.status().message();
+  EXPECT_EQ((*control)->bytes().read, greeting.size());
+  EXPECT_EQ((*control)->bytes().written, 0u);
+  auto before = (*control)->KernelBytes();
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  auto id = (*control)->SpaceId("memstand");
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_EQ(*id, 512u);
+  EXPECT_GT(received.load(), 0u);
+  EXPECT_EQ((*control)->bytes().written, received.load());
+  EXPECT_EQ((*control)->bytes().read, greeting.size() + reply.size());
+  auto kernel = (*control)->KernelBytes();
+  ASSERT_TRUE(kernel.ok()) << kernel.status().message();
+  EXPECT_EQ(kernel->received, greeting.size() + reply.size());
+  EXPECT_EQ(kernel->acked - before->acked, received.load());  // over the request's window
 }
 
 }  // namespace

@@ -14,6 +14,11 @@ const std::vector<ScenarioEntry>& ScenarioCatalog() {
        "What happens when a hot, frequently overwritten set is written to etcd, whose every write is a new "
        "MVCC revision kept until compaction?",
        {SystemKind::kEtcd, SystemKind::kRedis}},
+      {"compute-locality",
+       "What does moving the computation to the data save? The top 10 products of 'tools' by views, fetched "
+       "to the client or computed by the server, with the controls that separate fewer rows from fewer bytes "
+       "per row from an algorithm near the data",
+       {SystemKind::kTarantool, SystemKind::kRedis}},
   };
   return kCatalog;
 }

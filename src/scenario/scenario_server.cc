@@ -174,9 +174,11 @@ Result<ServerConfig> ParseServerConfig(std::string_view text, int index) {
 }
 
 Result<std::unique_ptr<ServerUnderTest>> ServerUnderTest::Start(const ServerConfig& config,
-                                                                const std::atomic<bool>* cancel) {
+                                                                const std::atomic<bool>* cancel,
+                                                                std::string init_lua) {
   std::unique_ptr<ServerUnderTest> s(new ServerUnderTest());
   s->config_ = config;
+  s->init_lua_ = init_lua.empty() ? ReplaceAll(kTarantoolInit, "%ENGINE%", config.engine) : std::move(init_lua);
   if (!SystemInstalled(config.system)) {
     return MissingBinary(SystemBinary(config.system), SystemPackage(config.system));
   }
@@ -191,7 +193,7 @@ Result<std::unique_ptr<ServerUnderTest>> ServerUnderTest::Start(const ServerConf
     s->init_dir_ = *folder;
     spec.init_lua = s->init_dir_ + "/products.lua";
     std::ofstream out(spec.init_lua);
-    out << ReplaceAll(kTarantoolInit, "%ENGINE%", config.engine);
+    out << s->init_lua_;
     out.close();
     if (!out) return Status::IoError("cannot write " + spec.init_lua);
   }
@@ -415,7 +417,7 @@ std::string ServerUnderTest::ConfigText() const {
   if (config_.system == SystemKind::kTarantool) {
     std::ifstream in(n.dir + "/init.lua");
     out += "# init.lua:\n" + std::string(std::istreambuf_iterator<char>(in), {});
-    out += "# products.lua:\n" + ReplaceAll(kTarantoolInit, "%ENGINE%", config_.engine);
+    out += "# products.lua:\n" + init_lua_;
   }
   return out;
 }

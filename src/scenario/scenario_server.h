@@ -64,9 +64,12 @@ class ServerUnderTest {
  public:
   /// Starts a fresh server for `config` (a run folder of its own; Tarantool with space
   /// `products`, unsigned primary key). A program that is not installed is NotFound
-  /// with the apt-get hint. `cancel` may be null.
+  /// with the apt-get hint. `cancel` may be null. `init_lua` (Tarantool): the Lua run
+  /// after box.cfg in place of memstand's own (guest access, `products` as [id, record
+  /// JSON]), for a scenario that needs another schema; it must grant guest access too.
   static Result<std::unique_ptr<ServerUnderTest>> Start(const ServerConfig& config,
-                                                        const std::atomic<bool>* cancel);
+                                                        const std::atomic<bool>* cancel,
+                                                        std::string init_lua = "");
   ~ServerUnderTest();
   ServerUnderTest(const ServerUnderTest&) = delete;
   ServerUnderTest& operator=(const ServerUnderTest&) = delete;
@@ -111,6 +114,7 @@ class ServerUnderTest {
 
   ServerConfig config_;
   std::string init_dir_;  // Tarantool: the folder of the init file, ours to remove
+  std::string init_lua_;  // Tarantool: the products Lua as run
   std::unique_ptr<Topology> topology_;
   std::unique_ptr<RedisClient> redis_;
   std::unique_ptr<ProtoControl> control_;

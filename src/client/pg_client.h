@@ -1,0 +1,63 @@
+// A blocking PostgreSQL client for compute-locality: protocol 3.0, trust
+// authentication only (the private cluster memstand starts), the simple query protocol
+// and COPY FROM STDIN. memstand speaks the protocol itself, not through libpq, so that
+// it counts the bytes at its own socket as it does for the other systems (METHOD.md
+// rule 11). One query at a time; each bounded by timeout_ms. Not thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/tcp_info.h"
+#include "util/status.h"
+
+namespace memstand {
+
+struct PgResult {
+  std::vector<std::vector<std::string>> rows;  // text format; NULL as ""
+  std::string tag;                             // CommandComplete: "SELECT 10", "COPY 1000"
+};
+
+class PgClient {
+ public:
+  /// Connects and starts up as `user` on `database`. A server that asks for a password
+  /// is a Server error saying only trust is supported; an ErrorResponse is a Server
+  /// error with its message.
+  static Result<std::unique_ptr<PgClient>> Connect(const std::string& host, int port, const std::string& user,
+                                                   const std::string& database, int timeout_ms);
+  ~PgClient();
+  PgClient(const PgClient&) = delete;
+  PgClient& operator=(const PgClient&) = delete;
+
+  /// One simple query (one statement); its rows and tag. An ErrorResponse is a
+  /// Server error with the server's message (the connection stays usable).
+  Result<PgResult> Query(const std::string& sql);
+  /// COPY ... FROM STDIN with `data` (text format lines).
+  Result<PgResult> CopyIn(const std::string& sql, const std::string& data);
+
+  /// Application bytes read and written since the connect, the startup included.
+  const SocketBytes& bytes() const { return bytes_; }
+  /// The kernel's count of the same connection (TCP_INFO).
+  Result<TcpBytes> KernelBytes() const;
+
+ private:
+  PgClient(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {}
+  Status Send(const std::string& bytes);
+  /// The next message: its type and body.
+  Status Next(char* type, std::string* body);
+  /// Reads until ReadyForQuery, collecting rows and the tag; `copy_data` answers a
+  /// CopyInResponse.
+  Result<PgResult> Collect(const std::string* copy_data);
+  Status Broken(Status s);
+
+  int fd_;
+  int timeout_ms_;
+  int64_t deadline_ns_ = 0;
+  Status broken_;
+  Buffer in_{64 * 1024};
+  SocketBytes bytes_;
+};
+
+}  // namespace memstand

@@ -1,0 +1,228 @@
+#include "scenario/locality_pg.h"
+
+#include <pwd.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/socket.h"
+#include "stand/server_node.h"
+#include "workload/products.h"
+
+namespace memstand {
+namespace {
+
+constexpr int kTimeoutMs = 20000;
+constexpr char kUser[] = "memstand";
+
+// PostgreSQL's server programs: Debian keeps them in /usr/lib/postgresql/<major>/bin.
+std::string BinDir() {
+  std::error_code ec;
+  int best = -1;
+  std::string dir;
+  for (const auto& e : std::filesystem::directory_iterator("/usr/lib/postgresql", ec)) {
+    const int major = std::atoi(e.path().filename().c_str());
+    if (major > best && std::filesystem::exists(e.path() / "bin" / "initdb", ec)) {
+      best = major;
+      dir = (e.path() / "bin").string();
+    }
+  }
+  if (!dir.empty()) return dir;
+  auto initdb = FindExecutable("initdb");
+  return initdb.ok() ? std::filesystem::path(*initdb).parent_path().string() : "";
+}
+
+// argv run as `user` (setpriv: no fork, so the pid is the program's own); as is when
+// empty. The change of user clears the death signal Process set, so setpriv sets it again:
+// the server dies with memstand even when memstand is killed.
+std::vector<std::string> As(const std::string& user, std::vector<std::string> argv) {
+  if (user.empty()) return argv;
+  std::vector<std::string> out = {"setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups",
+                                  "--pdeathsig", "KILL", "--"};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+Status RunToEnd(const std::vector<std::string>& argv, const std::string& log) {
+  SpawnOptions o;
+  o.argv = argv;
+  o.log_path = log;
+  auto p = Process::Spawn(o);
+  if (!p.ok()) return p.status();
+  for (int i = 0; i < 1200 && (*p)->Alive(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if ((*p)->Alive()) return Status::Timeout(argv[0] + " did not finish within 60 s");
+  const auto st = (*p)->wait_status();
+  if (!st || !WIFEXITED(*st) || WEXITSTATUS(*st) != 0) {
+    return Status::Failed(fmt::format("{} {}: {}", argv[0], (*p)->DescribeExit(), FileTail(log, 5)));
+  }
+  return Status::OK();
+}
+
+std::string CopyLine(const Product& p) {
+  return fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", p.id, p.sku, p.title, p.category, p.price_cents, p.views);
+}
+
+Result<PathCall> Rows(PgClient* c, const std::string& sql, size_t views_at, size_t n, bool client_sorts) {
+  auto r = c->Query(sql);
+  if (!r.ok()) return r.status();
+  std::vector<ViewsRow> rows;
+  rows.reserve(r->rows.size());
+  for (const auto& row : r->rows) {
+    if (row.size() <= views_at) return Status::Protocol("a row of " + std::to_string(row.size()) + " columns");
+    rows.push_back({static_cast<uint32_t>(std::strtoul(row[0].c_str(), nullptr, 10)),
+                    std::strtoll(row[views_at].c_str(), nullptr, 10)});
+  }
+  PathCall out;
+  out.objects = static_cast<int64_t>(rows.size());
+  if (client_sorts) {
+    out.ids = TopIds(std::move(rows), n);
+  } else {
+    for (const ViewsRow& v : rows) out.ids.push_back(v.id);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool PostgresInstalled() { return !BinDir().empty() && std::filesystem::exists(BinDir() + "/postgres"); }
+
+Result<std::unique_ptr<PgCluster>> PgCluster::Start(const std::atomic<bool>* cancel) {
+  std::unique_ptr<PgCluster> c(new PgCluster());
+  c->bin_dir_ = BinDir();
+  if (c->bin_dir_.empty()) return MissingBinary("initdb", "postgresql");
+  Status s = c->Init(cancel);
+  if (!s.ok()) return s;
+  return c;
+}
+
+Status PgCluster::Init(const std::atomic<bool>* cancel) {
+  if (geteuid() == 0) {
+    if (getpwnam("postgres") == nullptr) {
+      return Status::Failed("memstand runs as root, initdb refuses root, and there is no user 'postgres' to run "
+                            "it as (apt-get install postgresql creates it)");
+    }
+    run_as_ = "postgres";
+  }
+  std::string tmpl = (std::filesystem::temp_directory_path() / "memstand-pg-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) return Status::IoError("cannot create a folder for the cluster");
+  dir_ = tmpl;
+  if (!run_as_.empty()) {
+    const passwd* pw = getpwnam(run_as_.c_str());
+    if (chown(dir_.c_str(), pw->pw_uid, pw->pw_gid) != 0) return Status::IoError("cannot chown " + dir_);
+  }
+  const std::string data = dir_ + "/data";
+  Status s = RunToEnd(As(run_as_, {bin_dir_ + "/initdb", "-D", data, "-U", kUser, "--auth=trust", "-E", "UTF8",
+                                   "--no-sync", "--locale=C"}),
+                      dir_ + "/initdb.log");
+  if (!s.ok()) return s;
+  auto port = PickFreePort();
+  if (!port.ok()) return port.status();
+  port_ = *port;
+  argv_ = As(run_as_, {bin_dir_ + "/postgres", "-D", data, "-p", std::to_string(port_), "-c",
+                       "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "fsync=off"});
+  SpawnOptions o;
+  o.argv = argv_;
+  o.log_path = dir_ + "/postgres.log";
+  auto p = Process::Spawn(o);
+  if (!p.ok()) return p.status();
+  postmaster_ = std::move(*p);
+  for (int i = 0; i < 400; ++i) {  // up to 20 s
+    if (cancel != nullptr && cancel->load()) return Status::Failed("interrupted");
+    if (!postmaster_->Alive()) return Status::Failed("postgres " + postmaster_->DescribeExit() + ": " + LogTail(5));
+    auto client = PgClient::Connect("127.0.0.1", port_, kUser, "postgres", kTimeoutMs);
+    if (client.ok()) {
+      client_ = std::move(*client);
+      auto v = client_->Query("SHOW server_version");
+      if (v.ok() && !v->rows.empty()) version_ = v->rows[0][0];
+      return Status::OK();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return Status::Timeout("postgres did not accept connections within 20 s: " + LogTail(5));
+}
+
+PgCluster::~PgCluster() { Stop(); }
+
+void PgCluster::Stop() {
+  client_.reset();
+  if (postmaster_ != nullptr) {
+    postmaster_->Terminate();
+    postmaster_.reset();
+  }
+  if (!dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+    dir_.clear();
+  }
+}
+
+Status PgCluster::Load(uint64_t seed, uint32_t count) {
+  for (const char* sql : {"CREATE TABLE products (id integer PRIMARY KEY, sku text, title text, category text, "
+                          "price_cents bigint, views bigint)"}) {
+    auto r = client_->Query(sql);
+    if (!r.ok()) return r.status();
+  }
+  std::string data;
+  for (uint32_t id = 1; id <= count; ++id) data += CopyLine(MakeProduct(seed, id));
+  auto copied = client_->CopyIn("COPY products FROM STDIN", data);
+  if (!copied.ok()) return copied.status().WithContext("COPY");
+  for (const char* sql : {"CREATE INDEX products_by_views ON products (category, views DESC, id)", "ANALYZE products"}) {
+    auto r = client_->Query(sql);
+    if (!r.ok()) return r.status();
+  }
+  auto n = client_->Query("SELECT count(*) FROM products");
+  if (!n.ok()) return n.status();
+  if (n->rows.empty() || n->rows[0][0] != std::to_string(count)) {
+    return Status::Failed(fmt::format("postgresql holds {} rows after the load, not {}",
+                                      n->rows.empty() ? "?" : n->rows[0][0], count));
+  }
+  return Status::OK();
+}
+
+std::vector<LocalityPath> PgCluster::Paths(const std::string& category, int n) {
+  PgClient* c = client_.get();
+  const size_t top = static_cast<size_t>(n);
+  const std::string where = "FROM products WHERE category = '" + category + "'";
+  const std::string order = fmt::format(" ORDER BY views DESC, id LIMIT {}", n);
+  const std::string naive = "SELECT * " + where, local = "SELECT * " + where + order;
+  const std::string naive_short = "SELECT id, title, views " + where, local_short = naive_short + order;
+  std::vector<LocalityPath> p(4);
+  p[0] = {"postgresql", "naive", naive, "full record", "client (sorts every row it received)", 1,
+          [=]() { return Rows(c, naive, 5, top, true); }, {}, {}};
+  p[1] = {"postgresql", "local", local, "full record", "server (ORDER BY ... LIMIT; no stored code)", 1,
+          [=]() { return Rows(c, local, 5, top, false); }, {}, {}};
+  p[2] = {"postgresql", "naive-short", naive_short, "(id, title, views)", "client (sorts every row it received)", 1,
+          [=]() { return Rows(c, naive_short, 2, top, true); }, {}, {}};
+  p[3] = {"postgresql", "local-short", local_short, "(id, title, views)",
+          "server (ORDER BY ... LIMIT; no stored code)", 1, [=]() { return Rows(c, local_short, 2, top, false); }, {},
+          {}};
+  for (LocalityPath& path : p) {
+    path.app_bytes = [c]() { return c->bytes(); };
+    path.kernel_bytes = [c]() { return c->KernelBytes(); };
+  }
+  return p;
+}
+
+std::string PgCluster::Describe() const {
+  return fmt::format("postgres {} on 127.0.0.1:{} (pid {}), a private cluster (initdb --auth=trust{}), "
+                     "simple query protocol",
+                     version_, port_, postmaster_ != nullptr ? postmaster_->pid() : 0,
+                     run_as_.empty() ? "" : ", run as " + run_as_);
+}
+
+std::string PgCluster::ConfigText() const {
+  std::string out = "# postgresql: command line\n";
+  for (const std::string& a : argv_) out += a + " ";
+  return out + "\n# table: products (id integer PRIMARY KEY, sku, title, category, price_cents, views); "
+               "index products_by_views (category, views DESC, id)\n";
+}
+
+std::string PgCluster::LogTail(int lines) const { return dir_.empty() ? "" : FileTail(dir_ + "/postgres.log", lines); }
+
+}  // namespace memstand
