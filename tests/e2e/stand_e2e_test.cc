@@ -186,9 +186,18 @@ TopologyRecord Plant(const std::string& root, const std::string& name,
   return r;
 }
 
+// The victim's identity once exec has finished: right after Spawn returns, /proc/PID/
+// cmdline can still be empty (the exec closed the report pipe before it set up the new
+// argument area), and a copy taken then is not the identity `down` would see.
 ProcessIdentity IdentityOf(const Process& p) {
-  auto id = ReadProcessIdentity(p.pid());
-  EXPECT_TRUE(id.ok()) << id.status().message();
+  Result<ProcessIdentity> id = Status::NotFound("not read");
+  for (int i = 0; i < 500; ++i) {  // at most 5 s
+    id = ReadProcessIdentity(p.pid());
+    if (id.ok() && !id->cmdline.empty() && id->cmdline[0] == "sleep") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(id.ok() && !id->cmdline.empty() && id->cmdline[0] == "sleep")
+      << (id.ok() ? JoinCmdline(id->cmdline) : id.status().message());
   return id.ok() ? *id : ProcessIdentity{};
 }
 
