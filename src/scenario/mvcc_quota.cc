@@ -355,7 +355,7 @@ void Fill(const MvccQuotaOptions& o, const std::vector<OneRun>& runs, bool inter
     results += fmt::format("    over the runs: {} ok, {} failed, {} interrupted (of {})\n", sum.ok, sum.failed,
                            sum.interrupted, sum.runs);
     for (const FigureRange& f : sum.ranges) {
-      results += fmt::format("    {} {}: {:.0f} {:.0f} {:.0f} (min median max, N={})\n", f.row, f.key, f.range.min,
+      results += fmt::format("    {} {}: {:.6g} {:.6g} {:.6g} (min median max, N={})\n", f.row, f.key, f.range.min,
                              f.range.median, f.range.max, f.range.n);
     }
     for (const std::string& f : sum.failures) results += "      " + f + "\n";
