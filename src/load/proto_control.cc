@@ -283,20 +283,26 @@ Result<std::map<std::string, int64_t>> ProtoControl::EtcdCounters() {
 }
 
 Result<std::map<std::string, int64_t>> ProtoControl::IprotoCounters() {
+  return EvalCounters(kBoxStatLua, "box.stat()");
+}
+
+Result<std::map<std::string, int64_t>> ProtoControl::EvalCounters(std::string_view lua, const std::string& what) {
+  Status s = Begin();
+  if (!s.ok()) return s;
   Buffer out;
-  iproto::AppendEval(&out, ++sync_, kBoxStatLua, "\x90");
+  iproto::AppendEval(&out, ++sync_, lua, "\x90");
   iproto::Reader reader(iproto::Reader::Mode::kFull);
-  Status s = IprotoExchange(out, &reader);
-  if (!s.ok()) return s.WithContext("box.stat() on " + target_.Display());
+  s = IprotoExchange(out, &reader);
+  if (!s.ok()) return s.WithContext(what + " on " + target_.Display());
   ++sent_["EVAL"];
   if (reader.summary().is_error) {
-    return Status::Server("box.stat() on " + target_.Display() + ": " + reader.summary().error);
+    return Status::Server(what + " on " + target_.Display() + ": " + reader.summary().error);
   }
   iproto::Value data = reader.TakeData();
   std::map<std::string, int64_t> c;
   if (data.items().empty() || data.items()[0].type() != iproto::Value::Type::kMap) {
     return Broken(
-        Status::Protocol("box.stat() on " + target_.Display() + ": not a map: " + ToString(data)));
+        Status::Protocol(what + " on " + target_.Display() + ": not a map: " + ToString(data)));
   }
   const auto& kv = data.items()[0].items();
   for (size_t i = 0; i + 1 < kv.size(); i += 2) {

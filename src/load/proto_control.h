@@ -77,6 +77,10 @@ class ProtoControl {
   /// Tarantool: EVAL of `lua` with `args` (an array); the reply's data (an array of the
   /// returned values). An error reply is Status::Server with Tarantool's text.
   Result<iproto::Value> Eval(std::string_view lua, const iproto::Value& args);
+  /// Tarantool: EVAL of `lua` (no arguments) that returns one map of integers (box.stat()
+  /// totals, a scenario's counters); the map by name. Errors are prefixed with `what`; a
+  /// result that is not a map is a Protocol error and closes the connection.
+  Result<std::map<std::string, int64_t>> EvalCounters(std::string_view lua, const std::string& what);
   /// Tarantool: CALL of the global Lua function `function` with `args` (an array); the
   /// reply's data (the returned values). An error reply is Status::Server.
   Result<iproto::Value> Call(std::string_view function, const iproto::Value& args);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -44,15 +45,28 @@ constexpr char kTarantoolCounters[] =
 constexpr char kTarantoolWrite[] =
     "local id, record = ...\nbox.space.products:replace({id, record})";
 
-TopologyKind KindOf(SystemKind s) {
-  switch (s) {
-    case SystemKind::kRedis: return TopologyKind::kRedis;
-    case SystemKind::kMemcached: return TopologyKind::kMemcached;
-    case SystemKind::kTarantool: return TopologyKind::kTarantool;
-    case SystemKind::kEtcd: return TopologyKind::kEtcd;
-  }
-  return TopologyKind::kRedis;
-}
+// What differs between the systems a scenario stands up, one row each, by SystemKind.
+struct SystemInfo {
+  const char* name;     // in --config and reports
+  const char* package;  // the Debian package, for the install hint
+  const char* binary;   // its program
+  TopologyKind topology;
+  Protocol protocol;
+  const char* write_template;  // one record's write, for the load engine
+};
+
+constexpr SystemInfo kSystems[] = {
+    {"redis", "redis-server", "redis-server", TopologyKind::kRedis, Protocol::kResp, "SET __key__ __data__"},
+    {"memcached", "memcached", "memcached", TopologyKind::kMemcached, Protocol::kMemcache,
+     "set __key__ __data__"},
+    {"tarantool", "tarantool", "tarantool", TopologyKind::kTarantool, Protocol::kIproto,
+     "replace products [__keynum__, __data__]"},
+    {"etcd", "etcd-server", "etcd", TopologyKind::kEtcd, Protocol::kEtcd, "put __key__ __data__"},
+};
+
+static_assert(std::size(kSystems) == static_cast<size_t>(SystemKind::kEtcd) + 1, "a row per SystemKind, in order");
+
+const SystemInfo& Info(SystemKind kind) { return kSystems[static_cast<int>(kind)]; }
 
 int64_t ToInt(const std::string& text) { return std::strtoll(text.c_str(), nullptr, 10); }
 
@@ -98,35 +112,9 @@ std::string ReplaceAll(std::string text, const std::string& from, const std::str
 
 }  // namespace
 
-const char* SystemName(SystemKind kind) {
-  switch (kind) {
-    case SystemKind::kRedis: return "redis";
-    case SystemKind::kMemcached: return "memcached";
-    case SystemKind::kTarantool: return "tarantool";
-    case SystemKind::kEtcd: return "etcd";
-  }
-  return "?";
-}
-
-const char* SystemPackage(SystemKind kind) {
-  switch (kind) {
-    case SystemKind::kRedis: return "redis-server";
-    case SystemKind::kMemcached: return "memcached";
-    case SystemKind::kTarantool: return "tarantool";
-    case SystemKind::kEtcd: return "etcd-server";
-  }
-  return "?";
-}
-
-const char* SystemBinary(SystemKind kind) {
-  switch (kind) {
-    case SystemKind::kRedis: return "redis-server";
-    case SystemKind::kMemcached: return "memcached";
-    case SystemKind::kTarantool: return "tarantool";
-    case SystemKind::kEtcd: return "etcd";
-  }
-  return "?";
-}
+const char* SystemName(SystemKind kind) { return Info(kind).name; }
+const char* SystemPackage(SystemKind kind) { return Info(kind).package; }
+const char* SystemBinary(SystemKind kind) { return Info(kind).binary; }
 
 bool SystemInstalled(SystemKind kind) { return FindExecutable(SystemBinary(kind)).ok(); }
 
@@ -184,7 +172,7 @@ Result<std::unique_ptr<ServerUnderTest>> ServerUnderTest::Start(const ServerConf
   }
   RemoveLeftoverScenarioFolders();
   TopologySpec spec;
-  spec.kind = KindOf(config.system);
+  spec.kind = Info(config.system).topology;
   spec.name = NextTopologyName();
   spec.settings = config.settings;
   if (config.system == SystemKind::kTarantool) {
@@ -257,25 +245,9 @@ RedisTarget ServerUnderTest::target() const {
   return t;
 }
 
-Protocol ServerUnderTest::protocol() const {
-  switch (config_.system) {
-    case SystemKind::kRedis: return Protocol::kResp;
-    case SystemKind::kMemcached: return Protocol::kMemcache;
-    case SystemKind::kTarantool: return Protocol::kIproto;
-    case SystemKind::kEtcd: return Protocol::kEtcd;
-  }
-  return Protocol::kResp;
-}
+Protocol ServerUnderTest::protocol() const { return Info(config_.system).protocol; }
 
-std::string ServerUnderTest::WriteTemplate() const {
-  switch (config_.system) {
-    case SystemKind::kRedis: return "SET __key__ __data__";
-    case SystemKind::kMemcached: return "set __key__ __data__";
-    case SystemKind::kTarantool: return "replace products [__keynum__, __data__]";
-    case SystemKind::kEtcd: return "put __key__ __data__";
-  }
-  return "";
-}
+std::string ServerUnderTest::WriteTemplate() const { return Info(config_.system).write_template; }
 
 Result<ServerCounters> ServerUnderTest::Read() {
   if (redis_ == nullptr && control_ == nullptr) {
@@ -334,18 +306,10 @@ Result<ServerCounters> ServerUnderTest::ReadMemcached() {
 }
 
 Result<ServerCounters> ServerUnderTest::ReadTarantool() {
-  auto data = control_->Eval(kTarantoolCounters, iproto::Value::Array({}));
-  if (!data.ok()) return data.status();
-  if (data->items().empty() || data->items()[0].type() != iproto::Value::Type::kMap) {
-    return Status::Protocol("the counters of space products: not a map: " + ToString(*data));
-  }
+  auto counters = control_->EvalCounters(kTarantoolCounters, "the counters of space products");
+  if (!counters.ok()) return counters.status();
   ServerCounters c;
-  const auto& kv = data->items()[0].items();
-  for (size_t i = 0; i + 1 < kv.size(); i += 2) {
-    const iproto::Value& v = kv[i + 1];
-    c.raw[kv[i].str()] = v.type() == iproto::Value::Type::kUint ? static_cast<int64_t>(v.uint_value())
-                                                                : v.int_value();
-  }
+  c.raw = std::move(*counters);
   c.present = c.raw["present"];
   c.memory = config_.engine == "vinyl" ? c.raw["vinyl_memory_level0"] : c.raw["quota_used"];
   return c;
