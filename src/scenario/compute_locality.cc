@@ -49,10 +49,6 @@ struct SystemRun {
   std::vector<PathRun> paths;
 };
 
-void Progress(const ScenarioContext& ctx, const std::string& line) {
-  if (ctx.progress != nullptr) fmt::print(ctx.progress, "compute-locality: {}\n", line);
-}
-
 // One call of `p`, with the bytes of both counts over its window and its time.
 Result<Sample> Measure(const LocalityPath& p, PathCall* call) {
   const SocketBytes a0 = p.app_bytes();
@@ -141,7 +137,7 @@ void MeasurePaths(const ComputeLocalityOptions& o, const ScenarioContext& ctx, S
 template <class Server>
 void LoadAndMeasure(const ComputeLocalityOptions& o, const ScenarioContext& ctx, int run, Server load_and_paths,
                     SystemRun* sr) {
-  Progress(ctx, fmt::format("run {}: {}: loading {} records", run, sr->name, kProductCount));
+  ctx.Progress("compute-locality", fmt::format("run {}: {}: loading {} records", run, sr->name, kProductCount));
   const int64_t t0 = NowNs();
   Result<std::vector<LocalityPath>> paths = load_and_paths();
   sr->load_s = static_cast<double>(NowNs() - t0) / 1e9;
@@ -154,7 +150,7 @@ void LoadAndMeasure(const ComputeLocalityOptions& o, const ScenarioContext& ctx,
     pr.path = std::move(p);
     sr->paths.push_back(std::move(pr));
   }
-  Progress(ctx, fmt::format("run {}: {}: {} paths x {} calls x {} pass(es)", run, sr->name, sr->paths.size(), o.reps,
+  ctx.Progress("compute-locality", fmt::format("run {}: {}: {} paths x {} calls x {} pass(es)", run, sr->name, sr->paths.size(), o.reps,
                             o.swap_order ? 2 : 1));
   MeasurePaths(o, ctx, sr);
 }

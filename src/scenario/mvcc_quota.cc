@@ -52,10 +52,6 @@ struct OneRun {
   }
 };
 
-void Progress(const ScenarioContext& ctx, const std::string& line) {
-  if (ctx.progress != nullptr) fmt::print(ctx.progress, "mvcc-quota: {}\n", line);
-}
-
 LoadStepOptions StepOptions(const MvccQuotaOptions& o, const ScenarioContext& ctx, int64_t low) {
   LoadStepOptions s;
   s.key_prefix = kKeyPrefix;
@@ -112,7 +108,7 @@ void LoadEtcd(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerUnder
       r->error = step->first_error;
       r->detected_in = Interval{low, low + o.portion};
       r->db_size_at_failure = status->db_size;
-      Progress(ctx, fmt::format("first failed write {}: {}", r->first_failed_write, r->error));
+      ctx.Progress("mvcc-quota", fmt::format("first failed write {}: {}", r->first_failed_write, r->error));
     }
   }
 }
@@ -219,7 +215,7 @@ OneRun RunOnce(const MvccQuotaOptions& o, const ScenarioContext& ctx, int index,
       report->configuration_lines.push_back("etcd: " + (*etcd)->Describe());
       report->files["servers/etcd.conf"] = (*etcd)->ConfigText();
     }
-    Progress(ctx, fmt::format("run {}: etcd, {} writes over {} keys", index, o.writes, o.keys));
+    ctx.Progress("mvcc-quota", fmt::format("run {}: etcd, {} writes over {} keys", index, o.writes, o.keys));
     LoadEtcd(o, ctx, **etcd, &run.etcd);
     if (run.etcd.failure.empty() && run.etcd.first_failed_write > 0) RecoverEtcd(**etcd, &run.etcd);
     report->files[fmt::format("logs/etcd-run{}.log", index)] = (*etcd)->LogTail(kLogTailLines);
@@ -229,7 +225,7 @@ OneRun RunOnce(const MvccQuotaOptions& o, const ScenarioContext& ctx, int index,
       report->configuration_lines.push_back("redis: " + (*redis)->Describe());
       report->files["servers/redis.conf"] = (*redis)->ConfigText();
     }
-    Progress(ctx, fmt::format("run {}: redis, the same profile", index));
+    ctx.Progress("mvcc-quota", fmt::format("run {}: redis, the same profile", index));
     LoadRedis(o, ctx, **redis, &run.redis);
     report->files[fmt::format("logs/redis-run{}.log", index)] = (*redis)->LogTail(kLogTailLines);
   }

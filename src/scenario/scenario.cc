@@ -6,6 +6,10 @@
 
 namespace memstand {
 
+void ScenarioContext::Progress(const char* scenario, const std::string& line) const {
+  if (progress != nullptr) fmt::print(progress, "{}: {}\n", scenario, line);
+}
+
 std::string Invariant::Describe() const {
   return fmt::format("{}: {} == {} ({} == {}) {}", name, lhs_value, rhs_value, lhs, rhs,
                      ok() ? "ok" : "BROKEN");

@@ -30,6 +30,8 @@ struct ScenarioContext {
   /// Null: quiet.
   std::FILE* progress = stderr;
   bool interrupted() const { return interrupt != nullptr && interrupt->load(); }
+  /// "<scenario>: <line>" on `progress`, when set.
+  void Progress(const char* scenario, const std::string& line) const;
 };
 
 /// One equation that must hold. A figure is printed only after its invariant was

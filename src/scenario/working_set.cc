@@ -58,10 +58,6 @@ struct ConfigState {
   std::vector<ConfigRun> runs;
 };
 
-void Progress(const ScenarioContext& ctx, const std::string& line) {
-  if (ctx.progress != nullptr) fmt::print(ctx.progress, "working-set: {}\n", line);
-}
-
 // Polls the counters until two reads `kSettlePollMs` apart agree (METHOD.md rule 5), at
 // most timeout_ms; then the last read, with *steady false if they were still moving.
 Result<ServerCounters> Settle(ServerUnderTest& server, int timeout_ms, int64_t* waited_ms, bool* steady) {
@@ -217,7 +213,7 @@ void RunOnce(const WorkingSetOptions& o, const ScenarioContext& ctx, int run,
   for (size_t i = 0; i < states->size(); ++i) {
     ConfigState& st = (*states)[i];
     if (servers[i] == nullptr) continue;
-    Progress(ctx, fmt::format("run {}: {} ({})", run, st.config.name, st.config.Describe()));
+    ctx.Progress("working-set", fmt::format("run {}: {} ({})", run, st.config.name, st.config.Describe()));
     ConfigRun r;
     r.ran = true;
     procedure.Load(*servers[i], &r);
@@ -524,7 +520,7 @@ Result<ScenarioReport> RunWorkingSet(const WorkingSetOptions& options, const Sce
     }
     states.push_back(st);
   }
-  Progress(ctx, fmt::format("{} records of products (seed {}), portions of {}", o.records, ctx.seed, o.portion));
+  ctx.Progress("working-set", fmt::format("{} records of products (seed {}), portions of {}", o.records, ctx.seed, o.portion));
   auto records = BuildRecords(ctx.seed, o.records);
   ScenarioReport report;
   report.scenario = "working-set";
