@@ -1,20 +1,12 @@
 #include "report/samples_csv.h"
 
-#include <fmt/format.h>
-
 #include <iterator>
 
-namespace memstand {
+#include <fmt/format.h>
 
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
+#include "util/csv.h"
+
+namespace memstand {
 
 Status WriteSamplesCsv(OutputFile* out, const std::vector<Sample>& samples,
                        const std::vector<std::string>& labels) {

@@ -21,7 +21,4 @@ inline constexpr const char* kSamplesCsvHeader = "time_ns,command,latency_ns";
 Status WriteSamplesCsv(OutputFile* out, const std::vector<Sample>& samples,
                        const std::vector<std::string>& labels);
 
-/// One CSV field: `text` as is, or quoted with inner quotes doubled when needed.
-std::string CsvField(const std::string& text);
-
 }  // namespace memstand

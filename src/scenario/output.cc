@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "report/samples_csv.h"
+#include "util/csv.h"
 #include "util/output_file.h"
 
 namespace memstand {

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <nlohmann/json.hpp>
 
+#include "util/csv.h"
 #include "workload/rng.h"
 
 namespace memstand {
@@ -160,19 +161,6 @@ int64_t Views(uint64_t record_key) {
   return static_cast<int64_t>(Below(DeriveSeed(record_key, kViewsField), (50000 >> tier) + 1));
 }
 
-void AppendCsvField(std::string_view field, std::string* out) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out->append(field);
-    return;
-  }
-  out->push_back('"');
-  for (char c : field) {
-    if (c == '"') out->push_back('"');
-    out->push_back(c);
-  }
-  out->push_back('"');
-}
-
 std::vector<std::string> CategoryNames() {
   std::vector<std::string> names;
   for (const Category& c : kCategories) names.emplace_back(c.name);
@@ -231,8 +219,7 @@ std::string ProductCsvRow(const Product& p) {
   std::string row = std::to_string(p.id);
   for (std::string_view text :
        {std::string_view(p.sku), std::string_view(p.title), std::string_view(p.category)}) {
-    row += ',';
-    AppendCsvField(text, &row);
+    row += ',' + CsvField(text);
   }
   row += fmt::format(",{},{}", p.price_cents, p.views);
   return row;
