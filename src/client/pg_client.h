@@ -1,8 +1,11 @@
-// A blocking PostgreSQL client for compute-locality: protocol 3.0, trust
-// authentication only (the private cluster memstand starts), the simple query protocol
-// and COPY FROM STDIN. memstand speaks the protocol itself, not through libpq, so that
-// it counts the bytes at its own socket as it does for the other systems (METHOD.md
-// rule 11). One query at a time; each bounded by timeout_ms. Not thread-safe.
+// A blocking PostgreSQL client for compute-locality's timed calls: protocol 3.0 (the
+// codec is proto/pg), trust authentication only (the private cluster memstand starts),
+// the simple query protocol. memstand speaks the protocol itself for these calls, not
+// through libpq, because libpq owns its socket and counts no bytes: this client counts
+// the application bytes at its own socket as the other systems' clients do (METHOD.md
+// rule 11). The cluster's set-up, and a check of every path's answer and bytes, go
+// through libpq (client/libpq_session.h). One query at a time; each bounded by
+// timeout_ms. Not thread-safe.
 #pragma once
 
 #include <memory>
@@ -11,6 +14,7 @@
 
 #include "core/buffer.h"
 #include "core/tcp_info.h"
+#include "proto/pg/pg.h"
 #include "util/status.h"
 
 namespace memstand {
@@ -34,8 +38,6 @@ class PgClient {
   /// One simple query (one statement); its rows and tag. An ErrorResponse is a
   /// Server error with the server's message (the connection stays usable).
   Result<PgResult> Query(const std::string& sql);
-  /// COPY ... FROM STDIN with `data` (text format lines).
-  Result<PgResult> CopyIn(const std::string& sql, const std::string& data);
 
   /// Application bytes read and written since the connect, the startup included.
   const SocketBytes& bytes() const { return bytes_; }
@@ -45,11 +47,9 @@ class PgClient {
  private:
   PgClient(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {}
   Status Send(const std::string& bytes);
-  /// The next message: its type and body.
-  Status Next(char* type, std::string* body);
-  /// Reads until ReadyForQuery, collecting rows and the tag; `copy_data` answers a
-  /// CopyInResponse.
-  Result<PgResult> Collect(const std::string* copy_data);
+  /// Reads until the reader has a whole reply of `phase` (the bytes after it stay in
+  /// in_: the server sends none before the next request).
+  Result<pg::Reply> Receive(pg::Reader::Phase phase);
   Status Broken(Status s);
 
   int fd_;

@@ -82,7 +82,9 @@ TEST(PgClientTest, MalformedRepliesAreErrorsThatCloseTheConnection) {
       {Msg('D', std::string("\xff\xff", 2)), "a DataRow cut short"},
       {Msg('D', std::string("\x00\x01", 2) + Int32(100) + "short"), "a DataRow cut short"},
       {Msg('D', std::string("\x00\x01", 2) + Int32(0x7fffffffu)), "a DataRow cut short"},
-      {Msg('G', std::string(3, '\0')), "COPY IN for a query that is not a COPY"},
+      {Msg('G', std::string(3, '\0')), "a COPY reply ('G') to a query that is not a COPY"},
+      {Msg('D', std::string("\x00\x01", 2) + Int32(1) + "xy"), "a DataRow with bytes after its last column"},
+      {Msg('?', ""), "message '?' in a query's reply"},
   };
   for (const auto& [reply, message] : cases) {
     ScriptedPeer peer = Peer(kReady, reply);
