@@ -12,7 +12,7 @@ PACKAGES=(
   clang libclang-rt-dev
   redis-server redis-tools
   memcached tarantool etcd-server
-  postgresql
+  postgresql libpq-dev
   prometheus
 )
 # Node.js and npm (the HdrHistogram log test decodes with npm's hdr-histogram-js): only

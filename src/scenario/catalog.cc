@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "scenario/locality_pg.h"
+
 namespace memstand {
 
 const std::vector<ScenarioEntry>& ScenarioCatalog() {
@@ -18,7 +20,8 @@ const std::vector<ScenarioEntry>& ScenarioCatalog() {
        "What does moving the computation to the data save? The top 10 products of 'tools' by views, fetched "
        "to the client or computed by the server, with the controls that separate fewer rows from fewer bytes "
        "per row from an algorithm near the data",
-       {SystemKind::kTarantool, SystemKind::kRedis}},
+       {SystemKind::kTarantool, SystemKind::kRedis},
+       true},
   };
   return kCatalog;
 }
@@ -31,6 +34,10 @@ std::string DescribeCatalog() {
       out += SystemInstalled(s) ? fmt::format("  {}: installed ({})\n", SystemName(s), SystemBinary(s))
                                 : fmt::format("  {}: not installed (apt-get install {})\n", SystemName(s),
                                               SystemPackage(s));
+    }
+    if (e.postgresql) {
+      const std::string missing = PostgresMissing();
+      out += missing.empty() ? "  postgresql: installed (initdb, postgres)\n" : "  postgresql: " + missing + "\n";
     }
   }
   out += "\nRun one: memstand scenario run NAME [--runs N] [--json FILE] [--evidence DIR]; "

@@ -12,6 +12,8 @@ struct ScenarioEntry {
   std::string name;
   std::string question;
   std::vector<SystemKind> systems;  // the servers it stands up
+  /// Also a private PostgreSQL cluster (scenario/locality_pg.h: not a stand topology).
+  bool postgresql = false;
 };
 
 /// In the order SCENARIOS.md gives them; only those memstand runs today.

@@ -162,19 +162,19 @@ Result<std::vector<LocalityPath>> TarantoolPaths(ProtoControl* c, const std::str
             out.objects = static_cast<int64_t>(rows->size());
             out.ids = TopIds(std::move(*rows), top);
             return out;
-          }, {}, {}};
+          }, {}, {}, {}, {}};
   p[1] = {"tarantool", "local", fmt::format("CALL memstand_top_walk('{}', {}, false)", category, n),
           "(id, title, views)", "server (walks by_views descending)", 1,
-          [=]() { return CallRows(c, "memstand_top_walk", walk_short, 2, top, false); }, {}, {}};
+          [=]() { return CallRows(c, "memstand_top_walk", walk_short, 2, top, false); }, {}, {}, {}, {}};
   p[2] = {"tarantool", "naive-short", fmt::format("CALL memstand_category_short('{}')", category),
           "(id, title, views)", "client (sorts every row it received)", 1,
-          [=]() { return CallRows(c, "memstand_category_short", Value::Array({cat}), 2, top, true); }, {}, {}};
+          [=]() { return CallRows(c, "memstand_category_short", Value::Array({cat}), 2, top, true); }, {}, {}, {}, {}};
   p[3] = {"tarantool", "local-full", fmt::format("CALL memstand_top_walk('{}', {}, true)", category, n),
           "full record", "server (walks by_views descending)", 1,
-          [=]() { return CallRows(c, "memstand_top_walk", walk_full, 5, top, false); }, {}, {}};
+          [=]() { return CallRows(c, "memstand_top_walk", walk_full, 5, top, false); }, {}, {}, {}, {}};
   p[4] = {"tarantool", "local-scan", fmt::format("CALL memstand_top_scan('{}', {})", category, n),
           "(id, title, views)", "server (scans the category, table.sort in Lua)", 1,
-          [=]() { return CallRows(c, "memstand_top_scan", scan, 2, top, false); }, {}, {}};
+          [=]() { return CallRows(c, "memstand_top_scan", scan, 2, top, false); }, {}, {}, {}, {}};
   for (LocalityPath& path : p) {
     path.app_bytes = [c]() { return c->bytes(); };
     path.kernel_bytes = [c]() { return c->KernelBytes(); };
@@ -232,16 +232,16 @@ std::vector<LocalityPath> RedisPaths(RedisClient* c, const std::string& category
   std::vector<LocalityPath> p(4);
   p[0] = {"redis", "naive", fmt::format("SORT {} BY nosort GET product:* (one command)", set), "full record",
           "client (sorts every record it received)", 1,
-          [=]() { return RedisFetchAll(c, category, "product:", top); }, {}, {}};
+          [=]() { return RedisFetchAll(c, category, "product:", top); }, {}, {}, {}, {}};
   p[1] = {"redis", "local", fmt::format("ZREVRANGE {} 0 {}, then MGET of those product:<id>", set, n - 1),
           "full record", "server (sorted set by views, ties by id in the score)", 2,
-          [=]() { return RedisTop(c, category, "product:", n); }, {}, {}};
+          [=]() { return RedisTop(c, category, "product:", n); }, {}, {}, {}, {}};
   p[2] = {"redis", "naive-short", fmt::format("SORT {} BY nosort GET short:* (one command)", set),
           "(id, title, views)", "client (sorts every row it received)", 1,
-          [=]() { return RedisFetchAll(c, category, "short:", top); }, {}, {}};
+          [=]() { return RedisFetchAll(c, category, "short:", top); }, {}, {}, {}, {}};
   p[3] = {"redis", "local-short", fmt::format("ZREVRANGE {} 0 {}, then MGET of those short:<id>", set, n - 1),
           "(id, title, views)", "server (sorted set by views, ties by id in the score)", 2,
-          [=]() { return RedisTop(c, category, "short:", n); }, {}, {}};
+          [=]() { return RedisTop(c, category, "short:", n); }, {}, {}, {}, {}};
   for (LocalityPath& path : p) {
     path.app_bytes = [c]() { return c->bytes(); };
     path.kernel_bytes = [c]() { return c->KernelBytes(); };

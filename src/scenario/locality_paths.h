@@ -40,6 +40,12 @@ struct PathCall {
   std::vector<uint32_t> ids;   // the top-n, after the client's part of the work
 };
 
+/// A path's request sent once more through the system's standard client library.
+struct ReferenceCall {
+  PathCall call;
+  TcpBytes kernel;  // TCP_INFO of the library's socket over the call
+};
+
 /// A way to compute the top-n on one system.
 struct LocalityPath {
   std::string system;   // "tarantool", "redis"
@@ -51,6 +57,11 @@ struct LocalityPath {
   std::function<Result<PathCall>()> call;
   std::function<SocketBytes()> app_bytes;        // the connection's totals so far
   std::function<Result<TcpBytes>()> kernel_bytes;
+  /// The same request through the system's standard client library (PostgreSQL:
+  /// libpq), called once after the timed calls to check what memstand's own reader
+  /// parsed and the bytes it counted. Empty: none (reference_library names it).
+  std::function<Result<ReferenceCall>()> reference;
+  std::string reference_library;  // "libpq 15.18"
 };
 
 /// The configurations: Tarantool and Redis with their defaults.

@@ -13,6 +13,7 @@
 
 #include "core/socket.h"
 #include "stand/server_node.h"
+#include "util/redact.h"
 #include "workload/products.h"
 
 namespace memstand {
@@ -21,9 +22,15 @@ namespace {
 constexpr int kTimeoutMs = 20000;
 constexpr char kUser[] = "memstand";
 
-// PostgreSQL's server programs: Debian keeps them in /usr/lib/postgresql/<major>/bin.
+constexpr char kBinDirVariable[] = "MEMSTAND_PG_BINDIR";
+
+// PostgreSQL's server programs: the folder MEMSTAND_PG_BINDIR names, else Debian's
+// /usr/lib/postgresql/<major>/bin (the highest major), else initdb's folder on PATH.
 std::string BinDir() {
   std::error_code ec;
+  if (const char* env = getenv(kBinDirVariable); env != nullptr && *env != '\0') {
+    return std::filesystem::exists(std::filesystem::path(env) / "initdb", ec) ? std::string(env) : "";
+  }
   int best = -1;
   std::string dir;
   for (const auto& e : std::filesystem::directory_iterator("/usr/lib/postgresql", ec)) {
@@ -68,12 +75,12 @@ std::string CopyLine(const Product& p) {
   return fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", p.id, p.sku, p.title, p.category, p.price_cents, p.views);
 }
 
-Result<PathCall> Rows(PgClient* c, const std::string& sql, size_t views_at, size_t n, bool client_sorts) {
-  auto r = c->Query(sql);
-  if (!r.ok()) return r.status();
+// What a path's reply holds: its objects and the top ids (sorted here when the client
+// computes the top). `views_at` is the column of views.
+Result<PathCall> CallOf(const PgResult& r, size_t views_at, size_t n, bool client_sorts) {
   std::vector<ViewsRow> rows;
-  rows.reserve(r->rows.size());
-  for (const auto& row : r->rows) {
+  rows.reserve(r.rows.size());
+  for (const auto& row : r.rows) {
     if (row.size() <= views_at) return Status::Protocol("a row of " + std::to_string(row.size()) + " columns");
     rows.push_back({static_cast<uint32_t>(std::strtoul(row[0].c_str(), nullptr, 10)),
                     std::strtoll(row[views_at].c_str(), nullptr, 10)});
@@ -88,14 +95,38 @@ Result<PathCall> Rows(PgClient* c, const std::string& sql, size_t views_at, size
   return out;
 }
 
+// The path's request through libpq, with the kernel's bytes of libpq's socket over it.
+Result<ReferenceCall> ThroughLibpq(LibpqSession* s, const std::string& sql, size_t views_at, size_t n,
+                                   bool client_sorts) {
+  auto k0 = s->KernelBytes();
+  if (!k0.ok()) return k0.status();
+  auto r = s->Exec(sql);
+  if (!r.ok()) return r.status();
+  auto k1 = s->KernelBytes();
+  if (!k1.ok()) return k1.status();
+  auto call = CallOf(*r, views_at, n, client_sorts);
+  if (!call.ok()) return call.status();
+  return ReferenceCall{std::move(*call), {k1->received - k0->received, k1->acked - k0->acked}};
+}
+
 }  // namespace
 
-bool PostgresInstalled() { return !BinDir().empty() && std::filesystem::exists(BinDir() + "/postgres"); }
+std::string PostgresMissing() {
+  const std::string dir = BinDir();
+  std::error_code ec;
+  if (!dir.empty() && std::filesystem::exists(dir + "/postgres", ec)) return "";
+  const char* env = getenv(kBinDirVariable);
+  if (env != nullptr && *env != '\0') {
+    return fmt::format("postgres is not in {}={} (it needs initdb and postgres)", kBinDirVariable,
+                       Abbreviate(env, 200));
+  }
+  return "postgres is not installed (apt-get install postgresql)";
+}
 
 Result<std::unique_ptr<PgCluster>> PgCluster::Start(const std::atomic<bool>* cancel) {
   std::unique_ptr<PgCluster> c(new PgCluster());
   c->bin_dir_ = BinDir();
-  if (c->bin_dir_.empty()) return MissingBinary("initdb", "postgresql");
+  if (!PostgresMissing().empty()) return Status::NotFound(PostgresMissing());
   Status s = c->Init(cancel);
   if (!s.ok()) return s;
   return c;
@@ -135,11 +166,14 @@ Status PgCluster::Init(const std::atomic<bool>* cancel) {
   for (int i = 0; i < 400; ++i) {  // up to 20 s
     if (cancel != nullptr && cancel->load()) return Status::Failed("interrupted");
     if (!postmaster_->Alive()) return Status::Failed("postgres " + postmaster_->DescribeExit() + ": " + LogTail(5));
-    auto client = PgClient::Connect("127.0.0.1", port_, kUser, "postgres", kTimeoutMs);
-    if (client.ok()) {
-      client_ = std::move(*client);
-      auto v = client_->Query("SHOW server_version");
+    auto admin = LibpqSession::Connect("127.0.0.1", port_, kUser, "postgres", kTimeoutMs / 1000);
+    if (admin.ok()) {
+      admin_ = std::move(*admin);
+      auto v = admin_->Exec("SHOW server_version");
       if (v.ok() && !v->rows.empty()) version_ = v->rows[0][0];
+      auto client = PgClient::Connect("127.0.0.1", port_, kUser, "postgres", kTimeoutMs);
+      if (!client.ok()) return client.status();
+      client_ = std::move(*client);
       return Status::OK();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -151,6 +185,7 @@ PgCluster::~PgCluster() { Stop(); }
 
 void PgCluster::Stop() {
   client_.reset();
+  admin_.reset();
   if (postmaster_ != nullptr) {
     postmaster_->Terminate();
     postmaster_.reset();
@@ -165,18 +200,18 @@ void PgCluster::Stop() {
 Status PgCluster::Load(uint64_t seed, uint32_t count) {
   for (const char* sql : {"CREATE TABLE products (id integer PRIMARY KEY, sku text, title text, category text, "
                           "price_cents bigint, views bigint)"}) {
-    auto r = client_->Query(sql);
+    auto r = admin_->Exec(sql);
     if (!r.ok()) return r.status();
   }
   std::string data;
   for (uint32_t id = 1; id <= count; ++id) data += CopyLine(MakeProduct(seed, id));
-  auto copied = client_->CopyIn("COPY products FROM STDIN", data);
+  auto copied = admin_->CopyIn("COPY products FROM STDIN", data);
   if (!copied.ok()) return copied.status().WithContext("COPY");
   for (const char* sql : {"CREATE INDEX products_by_views ON products (category, views DESC, id)", "ANALYZE products"}) {
-    auto r = client_->Query(sql);
+    auto r = admin_->Exec(sql);
     if (!r.ok()) return r.status();
   }
-  auto n = client_->Query("SELECT count(*) FROM products");
+  auto n = admin_->Exec("SELECT count(*) FROM products");
   if (!n.ok()) return n.status();
   if (n->rows.empty() || n->rows[0][0] != std::to_string(count)) {
     return Status::Failed(fmt::format("postgresql holds {} rows after the load, not {}",
@@ -187,33 +222,52 @@ Status PgCluster::Load(uint64_t seed, uint32_t count) {
 
 std::vector<LocalityPath> PgCluster::Paths(const std::string& category, int n) {
   PgClient* c = client_.get();
+  LibpqSession* lib = admin_.get();
   const size_t top = static_cast<size_t>(n);
   const std::string where = "FROM products WHERE category = '" + category + "'";
   const std::string order = fmt::format(" ORDER BY views DESC, id LIMIT {}", n);
   const std::string naive = "SELECT * " + where, local = "SELECT * " + where + order;
   const std::string naive_short = "SELECT id, title, views " + where, local_short = naive_short + order;
-  std::vector<LocalityPath> p(4);
-  p[0] = {"postgresql", "naive", naive, "full record", "client (sorts every row it received)", 1,
-          [=]() { return Rows(c, naive, 5, top, true); }, {}, {}};
-  p[1] = {"postgresql", "local", local, "full record", "server (ORDER BY ... LIMIT; no stored code)", 1,
-          [=]() { return Rows(c, local, 5, top, false); }, {}, {}};
-  p[2] = {"postgresql", "naive-short", naive_short, "(id, title, views)", "client (sorts every row it received)", 1,
-          [=]() { return Rows(c, naive_short, 2, top, true); }, {}, {}};
-  p[3] = {"postgresql", "local-short", local_short, "(id, title, views)",
-          "server (ORDER BY ... LIMIT; no stored code)", 1, [=]() { return Rows(c, local_short, 2, top, false); }, {},
-          {}};
-  for (LocalityPath& path : p) {
-    path.app_bytes = [c]() { return c->bytes(); };
-    path.kernel_bytes = [c]() { return c->KernelBytes(); };
+  struct Spec {
+    const char* name;
+    std::string sql;
+    const char* shape;
+    size_t views_at;
+    bool client_sorts;
+  };
+  const Spec specs[] = {{"naive", naive, "full record", 5, true},
+                        {"local", local, "full record", 5, false},
+                        {"naive-short", naive_short, "(id, title, views)", 2, true},
+                        {"local-short", local_short, "(id, title, views)", 2, false}};
+  std::vector<LocalityPath> out;
+  for (const Spec& sp : specs) {
+    LocalityPath p;
+    p.system = "postgresql";
+    p.name = sp.name;
+    p.request = sp.sql;
+    p.shape = sp.shape;
+    p.where = sp.client_sorts ? "client (sorts every row it received)" : "server (ORDER BY ... LIMIT; no stored code)";
+    p.call = [c, sql = sp.sql, at = sp.views_at, top, sorts = sp.client_sorts]() -> Result<PathCall> {
+      auto r = c->Query(sql);
+      if (!r.ok()) return r.status();
+      return CallOf(*r, at, top, sorts);
+    };
+    p.app_bytes = [c]() { return c->bytes(); };
+    p.kernel_bytes = [c]() { return c->KernelBytes(); };
+    p.reference = [lib, sql = sp.sql, at = sp.views_at, top, sorts = sp.client_sorts]() {
+      return ThroughLibpq(lib, sql, at, top, sorts);
+    };
+    p.reference_library = "libpq " + LibpqSession::LibraryVersion();
+    out.push_back(std::move(p));
   }
-  return p;
+  return out;
 }
 
 std::string PgCluster::Describe() const {
   return fmt::format("postgres {} on 127.0.0.1:{} (pid {}), a private cluster (initdb --auth=trust{}), "
-                     "simple query protocol",
+                     "simple query protocol (set-up and a check of every path through libpq {})",
                      version_, port_, postmaster_ != nullptr ? postmaster_->pid() : 0,
-                     run_as_.empty() ? "" : ", run as " + run_as_);
+                     run_as_.empty() ? "" : ", run as " + run_as_, LibpqSession::LibraryVersion());
 }
 
 std::string PgCluster::ConfigText() const {

@@ -2,7 +2,9 @@
 // stored code): a private cluster made by initdb in a temporary folder, the postmaster
 // on a free loopback port (no Unix socket, trust authentication), run as user
 // `postgres` when memstand runs as root (initdb refuses root), stopped and removed at
-// the end; the products table loaded by COPY; the paths.
+// the end; the products table loaded by COPY through libpq; the paths, timed on
+// memstand's own client (client/pg_client: it counts its bytes) and checked once each
+// through libpq.
 #pragma once
 
 #include <atomic>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "client/libpq_session.h"
 #include "client/pg_client.h"
 #include "scenario/locality_paths.h"
 #include "stand/process.h"
@@ -45,10 +48,12 @@ class PgCluster {
   int port_ = 0;
   std::vector<std::string> argv_;
   std::unique_ptr<Process> postmaster_;
-  std::unique_ptr<PgClient> client_;
+  std::unique_ptr<LibpqSession> admin_;  // set-up and the paths' check
+  std::unique_ptr<PgClient> client_;     // the timed calls
 };
 
-/// Whether initdb and postgres are installed (in /usr/lib/postgresql/*/bin or PATH).
-bool PostgresInstalled();
+/// "" when initdb and postgres are found (in $MEMSTAND_PG_BINDIR when set, else in
+/// /usr/lib/postgresql/*/bin or on PATH); else why not, with the package to install.
+std::string PostgresMissing();
 
 }  // namespace memstand

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 
@@ -11,7 +14,7 @@ namespace memstand {
 namespace {
 
 TEST(LocalityPgTest, QueriesRowsErrorsAndBothByteCounts) {
-  if (!PostgresInstalled()) GTEST_SKIP() << "postgresql is not installed";
+  if (!PostgresMissing().empty()) GTEST_SKIP() << PostgresMissing();
   auto cluster = PgCluster::Start(nullptr);
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();
   ASSERT_TRUE((*cluster)->Load(1, 2000).ok());
@@ -37,11 +40,32 @@ TEST(LocalityPgTest, QueriesRowsErrorsAndBothByteCounts) {
   EXPECT_GT(naive->objects, 3);
   EXPECT_EQ(naive->ids, local->ids);
   EXPECT_NE((*cluster)->Describe().find("127.0.0.1"), std::string::npos);
+  // The same request through libpq: the same rows, and the same bytes on its socket.
+  ASSERT_TRUE(paths[1].reference);
+  auto ref = paths[1].reference();
+  ASSERT_TRUE(ref.ok()) << ref.status().message();
+  EXPECT_EQ(ref->call.ids, local->ids);
+  EXPECT_EQ(ref->kernel.received, k1->received - k0->received);
+  EXPECT_EQ(ref->kernel.acked, k1->acked - k0->acked);
+  EXPECT_EQ(paths[1].reference_library.rfind("libpq 15", 0), 0u) << paths[1].reference_library;
   (*cluster)->Stop();
 }
 
+TEST(LocalityPgTest, AFolderWithoutThePrograms) {
+  const std::string empty = ::testing::TempDir() + "/no-pg-" + std::to_string(getpid());
+  std::filesystem::create_directories(empty);
+  setenv("MEMSTAND_PG_BINDIR", empty.c_str(), 1);
+  const std::string missing = PostgresMissing();
+  auto cluster = PgCluster::Start(nullptr);
+  unsetenv("MEMSTAND_PG_BINDIR");
+  std::filesystem::remove_all(empty);
+  EXPECT_EQ(missing, "postgres is not in MEMSTAND_PG_BINDIR=" + empty + " (it needs initdb and postgres)");
+  ASSERT_FALSE(cluster.ok());
+  EXPECT_EQ(cluster.status().code(), Status::Code::kNotFound);
+}
+
 TEST(LocalityPgTest, AServerErrorIsAServerStatusAndTheConnectionStaysUsable) {
-  if (!PostgresInstalled()) GTEST_SKIP() << "postgresql is not installed";
+  if (!PostgresMissing().empty()) GTEST_SKIP() << PostgresMissing();
   auto cluster = PgCluster::Start(nullptr);
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();
   Status s = (*cluster)->Load(1, 10);

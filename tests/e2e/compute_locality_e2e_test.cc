@@ -75,8 +75,24 @@ TEST(ComputeLocalityE2E, EveryPathReturnsTheSameTopAndBothByteCountsAgree) {
   EXPECT_EQ(Path(System(doc, "tarantool"), "local-scan")["objects"], 10);
   EXPECT_EQ(Path(System(doc, "redis"), "local")["round_trips"], 2);
   EXPECT_EQ(Path(System(doc, "postgresql"), "local")["round_trips"], 1);
+  // PostgreSQL's paths once more through libpq: the same rows, and the kernel's bytes of
+  // libpq's socket equal to those of memstand's (the same simple Query message, the same
+  // reply), so memstand's reader and count are checked against PostgreSQL's own client.
+  for (const json& p : System(doc, "postgresql")["paths"]) {
+    SCOPED_TRACE(p["name"].get<std::string>());
+    ASSERT_TRUE(p.contains("reference")) << p.dump();
+    const json& r = p["reference"];
+    EXPECT_EQ(r["library"].get<std::string>().rfind("libpq ", 0), 0u) << r.dump();
+    EXPECT_EQ(r["ids"], ref);
+    EXPECT_EQ(r["objects"], p["objects"]);
+    EXPECT_EQ(r["kernel_bytes_received"], p["kernel_bytes_received"]);
+    EXPECT_EQ(r["kernel_bytes_acked"], p["kernel_bytes_acked"]);
+  }
+  EXPECT_FALSE(Path(System(doc, "redis"), "naive").contains("reference"));
+  EXPECT_NE(out.output.find("the same requests through libpq"), std::string::npos) << out.output;
   for (const json& i : doc["invariants"]) EXPECT_TRUE(i["ok"].get<bool>()) << i.dump();
-  EXPECT_EQ(doc["invariants"].size(), static_cast<size_t>(paths));
+  // One per path, and two per PostgreSQL path through libpq (its ids, its objects).
+  EXPECT_EQ(doc["invariants"].size(), static_cast<size_t>(paths + 2 * 4));
   // Every raw sample in the evidence: a header and one line per timed call.
   EXPECT_EQ(Lines(evidence + "/samples.csv"), 1 + paths * 10);
   EXPECT_TRUE(fs::exists(evidence + "/servers/tarantool.conf"));
@@ -87,13 +103,18 @@ TEST(ComputeLocalityE2E, AMissingServerIsARowSayingSo) {
   auto path = FindExecutable("redis-server");
   ASSERT_TRUE(path.ok());
   fs::create_symlink(*path, bin + "/redis-server");
+  const std::string no_pg = TempDir();  // a PostgreSQL folder without initdb or postgres
   const std::string saved = std::getenv("PATH");
   setenv("PATH", bin.c_str(), 1);
-  Outcome out = RunMemstand({"scenario", "run", "compute-locality", "--only", "tarantool,redis", "--reps", "1",
-                             "--no-swap-order", "--top", "30", "-q"}, 120);
+  setenv("MEMSTAND_PG_BINDIR", no_pg.c_str(), 1);
+  Outcome out = RunMemstand({"scenario", "run", "compute-locality", "--reps", "1", "--no-swap-order", "--top", "30",
+                             "-q"}, 120);
   setenv("PATH", saved.c_str(), 1);
+  unsetenv("MEMSTAND_PG_BINDIR");
   EXPECT_EQ(out.exit_code, 3) << out.output;
   EXPECT_NE(out.output.find("not run: tarantool is not installed (apt-get install tarantool)"), std::string::npos)
+      << out.output;
+  EXPECT_NE(out.output.find("postgresql — not run: postgres is not in MEMSTAND_PG_BINDIR=" + no_pg), std::string::npos)
       << out.output;
   // Rows 30 and 31 of the top tie on views: the score's id tie-break gives the dataset's order.
   EXPECT_NE(out.output.find("run 1 redis local ids == the dataset's ids, in order: 30 == 30"), std::string::npos)
@@ -110,11 +131,17 @@ TEST(ComputeLocalityE2E, TiesOnViewsGoByIdOnEveryTarantoolAndPostgresPath) {
                              "1", "--no-swap-order", "--json", dir + "/cl.json", "-q"}, 120);
   ASSERT_EQ(out.exit_code, 0) << out.output;
   json doc = ReadJson(dir + "/cl.json");
-  ASSERT_EQ(doc["invariants"].size(), 9u);
+  // 5 Tarantool paths and 4 PostgreSQL paths; each PostgreSQL path also via libpq: its
+  // ids and its objects.
+  ASSERT_EQ(doc["invariants"].size(), 9u + 2u * 4u);
+  int ids = 0;
   for (const json& i : doc["invariants"]) {
     EXPECT_TRUE(i["ok"].get<bool>()) << i.dump();
-    EXPECT_EQ(i["rhs_value"], 30);
+    if (i["name"].get<std::string>().find("objects") != std::string::npos) continue;
+    EXPECT_EQ(i["rhs_value"], 30) << i.dump();
+    ++ids;
   }
+  EXPECT_EQ(ids, 9 + 4);
 }
 
 }  // namespace

@@ -77,6 +77,7 @@ TEST(ScenarioE2E, ListNamesEachScenarioAndWhetherItsServersAreInstalled) {
   EXPECT_NE(out.output.find("working-set"), std::string::npos);
   EXPECT_NE(out.output.find("mvcc-quota"), std::string::npos);
   EXPECT_NE(out.output.find("redis: installed"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("postgresql: installed (initdb, postgres)"), std::string::npos) << out.output;
   Outcome help = RunMemstand({"scenario", "run", "working-set", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.output.find("--portion"), std::string::npos) << help.output;
