@@ -1,0 +1,85 @@
+// `memstand compare A.json B.json [--json FILE]`: two runs or two series of the same
+// workload side by side (report/compare.h, docs/compare.md).
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/cli.h"
+#include "cli/subcommands.h"
+#include "report/compare.h"
+#include "util/output_file.h"
+
+namespace memstand::cli {
+namespace {
+
+constexpr off_t kMaxInputBytes = off_t{1} << 30;  // a run document is megabytes at most
+
+struct CompareFlags {
+  std::vector<std::string> files;
+  std::string json;
+};
+
+int Fail(const std::string& message, int code) {
+  fmt::print(stderr, "memstand compare: {}\n", message);
+  return code;
+}
+
+Result<nlohmann::json> ReadDocument(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return Status::InvalidArgument(path + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(path + ": not a regular file");
+  if (st.st_size > kMaxInputBytes) return Status::InvalidArgument(path + ": larger than 1 GiB");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::InvalidArgument(path + ": cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Status::InvalidArgument(path + ": not JSON");
+  return doc;
+}
+
+int CompareBody(const CompareFlags& f) {
+  if (f.files.size() != 2) {
+    return Fail(fmt::format("takes two files, A and B (got {})", f.files.size()), kExitUsage);
+  }
+  std::vector<CompareSide> sides;
+  for (const std::string& file : f.files) {
+    auto doc = ReadDocument(file);
+    if (!doc.ok()) return Fail(doc.status().message(), kExitUsage);
+    auto side = ReadCompareSide(file, *doc);
+    if (!side.ok()) return Fail(side.status().message(), kExitUsage);
+    sides.push_back(std::move(*side));
+  }
+  std::unique_ptr<OutputFile> out;
+  if (!f.json.empty()) {
+    auto o = OutputFile::Open("--json", f.json);
+    if (!o.ok()) return Fail(o.status().message(), kExitUsage);
+    out = std::move(*o);
+  }
+  const Comparison c = Compare(std::move(sides[0]), std::move(sides[1]));
+  fmt::print("{}", CompareText(c));
+  if (out != nullptr) {
+    Status s = out->Write(CompareJson(c).dump(2) + "\n");
+    if (s.ok()) s = out->Commit();
+    if (!s.ok()) return Fail(s.message(), kExitFailed);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+SubcommandBody SetupCompare(CLI::App* app) {
+  auto f = std::make_shared<CompareFlags>();
+  app->add_option("files", f->files, "A.json B.json: memstand run --json documents (single runs or --runs series)")
+      ->required()
+      ->expected(2);
+  app->add_option("--json", f->json, "Also write the comparison as JSON (schema memstand.compare)");
+  return [f]() { return CompareBody(*f); };
+}
+
+}  // namespace memstand::cli
