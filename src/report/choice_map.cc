@@ -1,0 +1,255 @@
+#include "report/choice_map.h"
+
+#include <functional>
+
+#include <fmt/format.h>
+
+namespace memstand {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kMeasured[] = "measured here";
+constexpr char kNotMeasured[] = "not measured here";
+constexpr char kJudgment[] = "judgment";
+
+// j[path...], or null when any step is missing.
+json At(const json& j, std::initializer_list<const char*> path) {
+  const json* at = &j;
+  for (const char* key : path) {
+    if (!at->is_object() || !at->contains(key)) return nullptr;
+    at = &(*at)[key];
+  }
+  return *at;
+}
+
+std::string Text(const json& v) {
+  if (v.is_null()) return "?";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) return fmt::format("{:.1f}", v.get<double>());
+  return v.dump();
+}
+
+std::string Ratio(const json& v) { return v.is_number() ? fmt::format("{:.1f}x", v.get<double>()) : "?"; }
+
+const json* Find(const json& list, const std::string& name) {
+  if (!list.is_array()) return nullptr;
+  for (const json& e : list) {
+    if (e.is_object() && e.value("name", "") == name) return &e;
+  }
+  return nullptr;
+}
+
+// A row that the scenario, when given, fills from its JSON; else "not measured here".
+struct MeasuredRow {
+  const char* scenario;
+  const char* task;
+  const char* system;
+  const char* faster_unmeasured;  // what the row is about, when nothing was measured
+  // Fills faster, pay and the figure from the scenario's document; false when the
+  // document lacks what the row needs (then: not measured here, with why).
+  std::function<bool(const json& doc, ChoiceRow* row, std::string* figure)> fill;
+};
+
+// working-set: one row per configuration, from its first run, worded by the outcome it
+// measured (evicts, rejects, keeps all), never by the one expected.
+bool FillWorkingSet(const std::string& config, const json& doc, ChoiceRow* row, std::string* figure) {
+  const json* c = Find(doc["configurations"], config);
+  if (c == nullptr || !c->contains("runs") || !(*c)["runs"].is_array() || (*c)["runs"].empty()) return false;
+  const json& r = (*c)["runs"][0];
+  const std::string outcome = Text(At(r, {"outcome"}));
+  const std::string n = fmt::format(" (run 1 of {})", (*c)["runs"].size());
+  if (outcome == "evicts") {
+    row->faster = "keeps taking every write at its memory limit: it evicts to make room";
+    row->pay = fmt::format("{} of {} records evicted, {} kept{}", Text(At(r, {"evicted"})), Text(At(r, {"attempted"})),
+                           Text(At(r, {"present"})), n);
+    *figure = fmt::format("{} evicts, first eviction with write {}", config, Text(At(r, {"exact_eviction"})));
+  } else if (outcome == "rejects") {
+    row->faster = "loses nothing it acknowledged: at the limit it refuses writes";
+    row->pay = fmt::format("writes refused from write {} on ('{}'); {} records kept{}",
+                           Text(At(r, {"first_rejected_write"})), Text(At(r, {"first_error"})), Text(At(r, {"present"})), n);
+    *figure = fmt::format("{} rejects, first rejected write {}", config, Text(At(r, {"first_rejected_write"})));
+  } else if (outcome == "keeps all") {
+    row->faster = "keeps every record: the data lives on disk, memory holds a part";
+    const json disk = At(r, {"server_counters", "vinyl_disk_data"});
+    row->pay = fmt::format("{} of {} records kept, {} B of data on disk; reads of what is not in memory go to disk "
+                           "(their latency is not measured by this scenario){}",
+                           Text(At(r, {"present"})), Text(At(r, {"attempted"})), Text(disk), n);
+    *figure = config + " keeps all";
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool FillMvccEtcd(const json& doc, ChoiceRow* row, std::string* figure) {
+  const json e = At(doc, {"etcd"});
+  if (!e.is_object() || !e.contains("first_failed_write")) return false;
+  row->faster = "every write a new MVCC revision: history, watches and linearizable reads";
+  row->pay = fmt::format("with {} hot keys overwritten, writes fail from write {} ('{}') at a database of {} B "
+                         "against a {} B quota; back to {} B only after compact, defragment and disarm",
+                         Text(At(doc, {"profile", "keys"})), Text(e["first_failed_write"]), Text(At(e, {"error"})),
+                         Text(At(e, {"db_size_at_failure"})), Text(At(doc, {"profile", "quota_bytes"})),
+                         Text(At(e, {"db_size_after_recovery"})));
+  *figure = "etcd first failed write " + Text(e["first_failed_write"]);
+  return true;
+}
+
+bool FillMvccRedis(const json& doc, ChoiceRow* row, std::string* figure) {
+  const json r = At(doc, {"redis"});
+  if (!r.is_object() || !r.contains("successful")) return false;
+  row->faster = "overwrites in place: no history to compact";
+  row->pay = fmt::format("no history or watch of past revisions; the same {} writes: {} errors, used memory +{} B "
+                         "(etcd's database grew {} times as much)",
+                         Text(At(r, {"attempted"})), Text(At(r, {"errors"})), Text(At(r, {"used_memory_delta"})),
+                         Ratio(At(doc, {"ratio"})));
+  *figure = "redis used_memory_delta " + Text(At(r, {"used_memory_delta"}));
+  return true;
+}
+
+// compute-locality: the pair `label` of `system` from the first run.
+bool FillLocality(const std::string& system, const std::string& label, const json& doc, ChoiceRow* row,
+                  std::string* figure) {
+  const json* s = Find(doc["systems"], system);
+  if (s == nullptr || s->contains("not_run") || s->contains("failure") || !(*s)["pairs"].is_array()) return false;
+  const json* pair = nullptr;
+  for (const json& p : (*s)["pairs"]) {
+    if (p.value("label", "") == label) pair = &p;
+  }
+  if (pair == nullptr) return false;
+  const std::string ratios = fmt::format("{} fewer objects, {} fewer bytes, {} less time than fetching the "
+                                         "category to the client",
+                                         Ratio(At(*pair, {"objects"})), Ratio(At(*pair, {"bytes_in"})),
+                                         Ratio(At(*pair, {"time"})));
+  if (system == "tarantool") {
+    row->faster = "a stored Lua function walks an index next to the data: " + ratios;
+    std::string scan;
+    for (const json& p : (*s)["pairs"]) {
+      if (p.value("label", "") == "control 2, aligned algorithm") {
+        scan = fmt::format("; the same function scanning and sorting instead of walking the index took {} the time",
+                           Ratio(At(p, {"time"})));
+      }
+    }
+    row->pay = "code kept and run on the server (in its one transaction thread)" + scan;
+  } else if (system == "redis") {
+    row->faster = "a sorted set per category gives the top by score: " + ratios;
+    row->pay = "a second structure kept in step with every record write; two round trips (ZREVRANGE, MGET)";
+  } else {
+    row->faster = "an ordinary ORDER BY ... LIMIT, no stored code: " + ratios;
+    row->pay = "an index on (category, views) kept on every write; the same cardinality effect without "
+               "colocated compute";
+  }
+  *figure = fmt::format("{} '{}' objects {}, bytes {}, time {}", system, label, Ratio(At(*pair, {"objects"})),
+                        Ratio(At(*pair, {"bytes_in"})), Ratio(At(*pair, {"time"})));
+  return true;
+}
+
+const std::vector<MeasuredRow>& MeasuredRows() {
+  using namespace std::placeholders;
+  static const std::vector<MeasuredRow> kRows = [] {
+    std::vector<MeasuredRow> rows;
+    const char* ws = "a cache whose working set outgrows its memory";
+    for (const auto& [config, system] :
+         std::vector<std::pair<const char*, const char*>>{{"redis-allkeys-lru", "Redis, maxmemory-policy allkeys-lru"},
+                                                          {"redis-noeviction", "Redis, maxmemory-policy noeviction"},
+                                                          {"memcached-8m", "memcached -m 8"},
+                                                          {"tarantool-memtx", "Tarantool memtx at its memtx_memory"},
+                                                          {"tarantool-vinyl", "Tarantool vinyl"}}) {
+      const std::string c = config;
+      rows.push_back({"working-set", ws, system, "what it does at the memory limit: evict, reject or keep all",
+                      [c](const json& d, ChoiceRow* r, std::string* f) { return FillWorkingSet(c, d, r, f); }});
+    }
+    const char* mq = "a hot set of keys overwritten all the time";
+    rows.push_back({"mvcc-quota", mq, "etcd at its default 64 MiB quota", "MVCC history against the quota",
+                    FillMvccEtcd});
+    rows.push_back({"mvcc-quota", mq, "Redis", "overwrites in place", FillMvccRedis});
+    const char* cl = "the top N of a large category by a field";
+    for (const auto& [system, label, text] : std::vector<std::tuple<const char*, const char*, const char*>>{
+             {"tarantool", "as published", "Tarantool, a stored Lua function over a TREE index"},
+             {"redis", "as published (records in full on both sides)", "Redis, a sorted set per category"},
+             {"postgresql", "control 3, no colocated compute (ORDER BY ... LIMIT, full records)",
+              "PostgreSQL, ORDER BY ... LIMIT"}}) {
+      const std::string sys = system, lab = label;
+      rows.push_back({"compute-locality", cl, text, "computing the top on the server instead of the client",
+                      [sys, lab](const json& d, ChoiceRow* r, std::string* f) {
+                        return FillLocality(sys, lab, d, r, f);
+                      }});
+    }
+    return rows;
+  }();
+  return kRows;
+}
+
+}  // namespace
+
+const std::vector<ChoiceRow>& JudgmentRows() {
+  // Kept word for word in docs/choice-map.md (ChoiceMapTest checks it).
+  static const std::vector<ChoiceRow> kRows = {
+      {"sessions and other data that may be lost, with a TTL", "memcached, or Redis without persistence",
+       "no persistence work at all; memcached spreads over threads", "a restart or an eviction loses the data",
+       kJudgment, "no scenario yet"},
+      {"a queue or a stream between services", "Redis streams (XADD / XREADGROUP)",
+       "appends in memory, consumer groups in the server", "memory holds the backlog; durability as configured",
+       kJudgment, "no scenario yet"},
+      {"configuration, leader election, service discovery", "etcd",
+       "linearizable reads and writes with watches, through Raft", "every write goes through a quorum and is kept "
+       "as a revision until compaction (see mvcc-quota)", kJudgment, "no scenario yet"},
+      {"data far larger than memory with a hot subset", "Tarantool vinyl (an LSM tree)",
+       "writes sequential on disk, the hot part in memory", "reads of cold keys go to disk; compaction uses I/O",
+       kJudgment, "working-set measures capacity, not cold-read latency"},
+  };
+  return kRows;
+}
+
+std::vector<ChoiceRow> ChoiceMap(const std::vector<ScenarioResult>& results) {
+  std::vector<ChoiceRow> out;
+  for (const MeasuredRow& m : MeasuredRows()) {
+    const ScenarioResult* input = nullptr;
+    for (const ScenarioResult& r : results) {
+      if (input == nullptr && r.doc.is_object() && r.doc.value("scenario", "") == m.scenario) input = &r;
+    }
+    ChoiceRow row{m.task, m.system, m.faster_unmeasured, "", kNotMeasured, ""};
+    std::string figure;
+    if (input == nullptr) {
+      row.source = fmt::format("memstand scenario run {} --json FILE, then give FILE", m.scenario);
+    } else if (m.fill(input->doc, &row, &figure)) {
+      row.support = kMeasured;
+      row.source = fmt::format("{}: {} ({})", m.scenario, figure, input->file);
+    } else {
+      row.faster = m.faster_unmeasured;
+      row.pay.clear();
+      row.source = fmt::format("{} holds no result for this row (not run, failed or another version)", input->file);
+    }
+    out.push_back(std::move(row));
+  }
+  for (const ChoiceRow& j : JudgmentRows()) out.push_back(j);
+  return out;
+}
+
+std::string ChoiceMapText(const std::vector<ChoiceRow>& rows) {
+  std::string out = "The choice map: class of task -> system -> how it goes faster -> what you pay, and what "
+                    "supports the row\n";
+  std::string task;
+  for (const ChoiceRow& r : rows) {
+    if (r.task != task) {
+      out += "\n" + r.task + "\n";
+      task = r.task;
+    }
+    out += fmt::format("  {}\n    faster: {}\n    pay:    {}\n    support: {}{}\n", r.system, r.faster,
+                       r.pay.empty() ? "-" : r.pay, r.support, r.source.empty() ? "" : " — " + r.source);
+  }
+  out += "\nA measured row describes this platform and this run; a judgment row is the documented opinion of "
+         "docs/choice-map.md, not a measurement.\n";
+  return out;
+}
+
+json ChoiceMapJson(const std::vector<ChoiceRow>& rows) {
+  json out = json::array();
+  for (const ChoiceRow& r : rows) {
+    out.push_back({{"task", r.task}, {"system", r.system}, {"faster", r.faster}, {"pay", r.pay},
+                   {"support", r.support}, {"source", r.source}});
+  }
+  return out;
+}
+
+}  // namespace memstand

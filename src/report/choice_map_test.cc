@@ -1,0 +1,113 @@
+// The choice map from crafted scenario results: measured rows name their scenario,
+// figure and file and are worded by the outcome measured; a scenario not given leaves
+// its rows "not measured here" without a number; the judgment rows are docs/choice-map.md's.
+#include "report/choice_map.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "test_paths.h"
+
+namespace memstand {
+namespace {
+
+using nlohmann::json;
+
+json WorkingSet() {
+  return {{"scenario", "working-set"},
+          {"configurations",
+           {{{"name", "redis-allkeys-lru"},
+             {"runs", {{{"outcome", "evicts"}, {"evicted", 168900}, {"attempted", 200000}, {"present", 31100},
+                        {"exact_eviction", 31742}}}}},
+            {{"name", "redis-noeviction"},
+             {"runs", {{{"outcome", "rejects"}, {"first_rejected_write", 31408}, {"present", 31408},
+                        {"first_error", "OOM command not allowed"}}}}},
+            // Measured otherwise than expected: the row says what was measured.
+            {{"name", "memcached-8m"}, {"runs", {{{"outcome", "keeps all"}, {"present", 200000}, {"attempted", 200000}}}}}}}};
+}
+
+const ChoiceRow& Row(const std::vector<ChoiceRow>& rows, const std::string& system) {
+  for (const ChoiceRow& r : rows) {
+    if (r.system == system) return r;
+  }
+  static const ChoiceRow kNone;
+  ADD_FAILURE() << "no row " << system;
+  return kNone;
+}
+
+TEST(ChoiceMapTest, MeasuredRowsNameTheirScenarioFigureAndFile) {
+  const auto rows = ChoiceMap({{"ws.json", WorkingSet()}});
+  const ChoiceRow& lru = Row(rows, "Redis, maxmemory-policy allkeys-lru");
+  EXPECT_EQ(lru.support, "measured here");
+  EXPECT_EQ(lru.pay, "168900 of 200000 records evicted, 31100 kept (run 1 of 1)");
+  EXPECT_EQ(lru.source, "working-set: redis-allkeys-lru evicts, first eviction with write 31742 (ws.json)");
+  const ChoiceRow& noev = Row(rows, "Redis, maxmemory-policy noeviction");
+  EXPECT_NE(noev.pay.find("writes refused from write 31408 on ('OOM command not allowed')"), std::string::npos)
+      << noev.pay;
+  EXPECT_EQ(Row(rows, "memcached -m 8").faster, "keeps every record: the data lives on disk, memory holds a part");
+}
+
+TEST(ChoiceMapTest, AScenarioNotGivenIsNotMeasuredHereWithoutANumber) {
+  const auto rows = ChoiceMap({{"ws.json", WorkingSet()}});
+  const ChoiceRow& memtx = Row(rows, "Tarantool memtx at its memtx_memory");  // not in the input's configurations
+  EXPECT_EQ(memtx.support, "not measured here");
+  EXPECT_EQ(memtx.pay, "");
+  EXPECT_EQ(memtx.source, "ws.json holds no result for this row (not run, failed or another version)");
+  const ChoiceRow& etcd = Row(rows, "etcd at its default 64 MiB quota");
+  EXPECT_EQ(etcd.support, "not measured here");
+  EXPECT_EQ(etcd.source, "memstand scenario run mvcc-quota --json FILE, then give FILE");
+  for (const ChoiceRow& r : rows) {
+    if (r.support == "not measured here") {
+      EXPECT_EQ(r.pay, "") << r.system;  // never a number from elsewhere
+    }
+  }
+}
+
+TEST(ChoiceMapTest, MvccAndLocalityRows) {
+  const json mq = {{"scenario", "mvcc-quota"},
+                   {"profile", {{"keys", 5000}, {"quota_bytes", 67108864}}},
+                   {"etcd", {{"first_failed_write", 48556}, {"error", "mvcc: database space exceeded"},
+                             {"db_size_at_failure", 67133440}, {"db_size_after_recovery", 6914048}}},
+                   {"redis", {{"attempted", 50000}, {"successful", 50000}, {"errors", 0}, {"used_memory_delta", 6835136}}},
+                   {"ratio", 9.82}};
+  const json cl = {{"scenario", "compute-locality"},
+                   {"systems",
+                    {{{"name", "tarantool"},
+                      {"pairs", {{{"label", "as published"}, {"objects", 3327.6}, {"bytes_in", 4434.7}, {"time", 67.2}},
+                                 {{"label", "control 2, aligned algorithm"}, {"time", 439.9}}}}},
+                     {{"name", "postgresql"}, {"not_run", "not run: postgres is not installed"}}}}};
+  const auto rows = ChoiceMap({{"mq.json", mq}, {"cl.json", cl}});
+  const ChoiceRow& etcd = Row(rows, "etcd at its default 64 MiB quota");
+  EXPECT_EQ(etcd.support, "measured here");
+  EXPECT_NE(etcd.pay.find("writes fail from write 48556"), std::string::npos) << etcd.pay;
+  EXPECT_NE(Row(rows, "Redis").pay.find("grew 9.8x times"), std::string::npos) << Row(rows, "Redis").pay;
+  const ChoiceRow& t = Row(rows, "Tarantool, a stored Lua function over a TREE index");
+  EXPECT_EQ(t.support, "measured here");
+  EXPECT_NE(t.faster.find("3327.6x fewer objects, 4434.7x fewer bytes, 67.2x less time"), std::string::npos) << t.faster;
+  EXPECT_NE(t.pay.find("took 439.9x the time"), std::string::npos) << t.pay;
+  EXPECT_EQ(Row(rows, "PostgreSQL, ORDER BY ... LIMIT").support, "not measured here");  // not run in the input
+  EXPECT_EQ(Row(rows, "Redis, a sorted set per category").support, "not measured here");
+}
+
+TEST(ChoiceMapTest, TheJudgmentRowsAreTheDocumentedText) {
+  std::ifstream in(std::string(MEMSTAND_SOURCE_DIR) + "/docs/choice-map.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  ASSERT_FALSE(doc.str().empty());
+  ASSERT_FALSE(JudgmentRows().empty());
+  for (const ChoiceRow& r : JudgmentRows()) {
+    EXPECT_EQ(r.support, "judgment");
+    const std::string line = "| " + r.task + " | " + r.system + " | " + r.faster + " | " + r.pay + " | judgment |";
+    EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/choice-map.md lacks the row:\n" << line;
+  }
+  const auto rows = ChoiceMap({});
+  EXPECT_EQ(rows.size() - JudgmentRows().size(), 10u);  // the measured rows, all not measured here
+  const std::string text = ChoiceMapText(rows);
+  EXPECT_NE(text.find("support: judgment"), std::string::npos);
+  EXPECT_EQ(ChoiceMapJson(rows).size(), rows.size());
+}
+
+}  // namespace
+}  // namespace memstand
