@@ -19,6 +19,10 @@ const std::vector<ScenarioEntry>& ScenarioCatalog() {
        "to the client or computed by the server, with the controls that separate fewer rows from fewer bytes "
        "per row from an algorithm near the data",
        {SystemKind::kTarantool, SystemKind::kRedis}},
+      {"stretched-cache",
+       "What does a write acknowledged by a replica (Redis SET + WAIT 1) cost as the distance between the "
+       "primary and its replica grows, and what does the instrument (memstand's latency relay) add?",
+       {SystemKind::kRedis}},
   };
   return kCatalog;
 }
