@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -16,13 +17,24 @@ namespace {
 constexpr int64_t kLinkTimeoutNs = 30'000'000'000;  // a re-sync through 40 ms is ~1 s
 constexpr auto kPollGap = std::chrono::milliseconds(2);
 
-Result<std::map<std::string, std::string>> ReplicationInfo(ServerUnderTest& server) {
+Result<std::map<std::string, std::string>> Info(ServerUnderTest& server, const char* section) {
   RedisClient* c = server.redis();
   if (c == nullptr) return Status::Failed(server.config().name + ": no control connection");
-  auto r = c->Command({"INFO", "replication"});
-  if (!r.ok()) return r.status().WithContext(server.config().name + " INFO replication");
-  if (r->is_error()) return Status::Server(server.config().name + " INFO replication: " + r->str);
+  auto r = c->Command({"INFO", section});
+  const std::string what = server.config().name + " INFO " + section;
+  if (!r.ok()) return r.status().WithContext(what);
+  if (r->is_error()) return Status::Server(what + ": " + r->str);
   return ParseInfo(r->str);
+}
+
+// A command the replica must answer with a simple string (OK, or "OK Already ...").
+Status ReplicaCommand(ServerUnderTest& replica, const std::vector<std::string>& args) {
+  RedisClient* c = replica.redis();
+  if (c == nullptr) return Status::Failed("the replica: no control connection");
+  auto r = c->Command(args);
+  if (!r.ok()) return r.status().WithContext(args[0]);
+  if (r->is_error()) return Status::Server(args[0] + ": " + r->str);
+  return Status::OK();
 }
 
 int64_t Int(const std::map<std::string, std::string>& info, const char* key) {
@@ -39,8 +51,9 @@ std::string Field(const std::map<std::string, std::string>& info, const char* ke
 
 std::string LinkCheck::Describe() const {
   return fmt::format("link up: master_link_status:{} {}, connected_slaves {}, primary offset {}, replica "
-                     "offset {} (caught up), {:.1f} ms after REPLICAOF",
-                     master_link_status, via, connected_replicas, primary_offset, replica_offset, waited_ms);
+                     "offset {} (caught up), {:.1f} ms after REPLICAOF, full syncs {}, partial {}",
+                     master_link_status, via, connected_replicas, primary_offset, replica_offset, waited_ms,
+                     full_syncs, partial_syncs);
 }
 
 Result<std::unique_ptr<ReplicatedPair>> ReplicatedPair::Start(const std::atomic<bool>* cancel) {
@@ -83,15 +96,26 @@ Result<LinkCheck> ReplicatedPair::Route(const RelayOptions* relay, const std::st
     port = next->listen_port(0);
     via = fmt::format("via relay {}:{} -> {}", o.links.at(0).listen_host, port, primary_address());
   }
-  RedisClient* c = replica_->redis();
-  if (c == nullptr) return Status::Failed("the replica: no control connection");
+  auto stats = Info(*primary_, "stats");
+  if (!stats.ok()) return stats.status();
   const int64_t t0 = NowNs();
-  auto r = c->Command({"REPLICAOF", p.host, std::to_string(port)});
-  if (!r.ok()) return r.status().WithContext("REPLICAOF");
-  if (r->is_error()) return Status::Server("REPLICAOF: " + r->str);
+  // A full sync every time: after a partial one (PSYNC +CONTINUE) Redis 7.0 keeps its
+  // cached master client on the new socket without setting TCP_NODELAY on it (seen with
+  // strace), and Nagle then holds the replica's second small ACK. REPLICAOF NO ONE gives
+  // the replica a new replication id, which the primary does not know: a full sync, whose
+  // new master client sets TCP_NODELAY.
+  Status s = ReplicaCommand(*replica_, {"REPLICAOF", "NO", "ONE"});
+  if (s.ok()) s = ReplicaCommand(*replica_, {"REPLICAOF", p.host, std::to_string(port)});
+  if (!s.ok()) return s;
   std::unique_ptr<Relay> previous = std::move(relay_);
   relay_ = std::move(next);
   auto check = WaitCaughtUp(port, label, t0);
+  if (check.ok()) {
+    auto after = Info(*primary_, "stats");
+    if (!after.ok()) return after.status();
+    check->full_syncs = Int(*after, "sync_full") - Int(*stats, "sync_full");
+    check->partial_syncs = Int(*after, "sync_partial_ok") - Int(*stats, "sync_partial_ok");
+  }
   if (previous != nullptr) previous->Stop();
   if (!check.ok()) return check.status().WithContext(label + ", " + via);
   check->via = via;
@@ -102,9 +126,9 @@ Result<LinkCheck> ReplicatedPair::WaitCaughtUp(int port, const std::string& labe
   std::string last = "nothing read yet";
   for (;;) {
     if (cancel_ != nullptr && cancel_->load()) return Status::Failed("interrupted");
-    auto pi = ReplicationInfo(*primary_);
+    auto pi = Info(*primary_, "replication");
     if (!pi.ok()) return pi.status();
-    auto ri = ReplicationInfo(*replica_);
+    auto ri = Info(*replica_, "replication");
     if (!ri.ok()) return ri.status();
     LinkCheck c;
     c.label = label;

@@ -27,9 +27,13 @@ struct LinkCheck {
   int64_t connected_replicas = 0;  // the primary's connected_slaves
   int64_t primary_offset = 0;      // the primary's master_repl_offset
   int64_t replica_offset = 0;      // the replica's slave_repl_offset, read after it
-  double waited_ms = 0;            // from REPLICAOF (or the check's start) to caught up
+  double waited_ms = 0;            // from REPLICAOF to caught up
+  /// The primary's sync_full and sync_partial_ok (INFO stats) over the re-pointing:
+  /// 1 and 0 (every link is a fresh full sync; see Route).
+  int64_t full_syncs = 0;
+  int64_t partial_syncs = 0;
   /// "link up: master_link_status:up via ..., connected_slaves 1, primary offset N,
-  /// replica offset N (caught up), 12.3 ms after REPLICAOF".
+  /// replica offset N (caught up), 12.3 ms after REPLICAOF, full syncs 1, partial 0".
   std::string Describe() const;
 };
 
@@ -43,9 +47,11 @@ class ReplicatedPair {
   ReplicatedPair& operator=(const ReplicatedPair&) = delete;
 
   /// Points the replica at the primary directly (`relay` null) or at link 0 of a new
-  /// relay started from `*relay` (every link's target set to the primary), waits until
-  /// the link is up and caught up, then stops the previous relay. The check's result,
-  /// or Failed naming what INFO said last (the new relay is kept either way).
+  /// relay started from `*relay` (every link's target set to the primary), by
+  /// REPLICAOF NO ONE and REPLICAOF (a full sync on a new socket: Redis sets TCP_NODELAY
+  /// on it; after a partial resync Redis 7.0 does not), waits until the link is up and
+  /// caught up, then stops the previous relay. The check's result, or Failed naming what
+  /// INFO said last (the new relay is kept either way).
   Result<LinkCheck> Route(const RelayOptions* relay, const std::string& label);
 
   /// The relay the replica goes through now; null when it goes directly.

@@ -386,7 +386,9 @@ json CheckJson(const StretchedRun& r, const LinkCheck& c) {
           {"connected_slaves", c.connected_replicas},
           {"primary_offset", c.primary_offset},
           {"replica_offset", c.replica_offset},
-          {"waited_ms", c.waited_ms}};
+          {"waited_ms", c.waited_ms},
+          {"full_syncs", c.full_syncs},
+          {"partial_syncs", c.partial_syncs}};
 }
 
 // The derived figures of (b), (d) and (e), each from two measured medians.
@@ -496,7 +498,7 @@ void FillTables(const std::vector<StretchedRun>& runs, const std::vector<Invaria
                {}};
   Table checks{"link_checks",
                {"run", "label", "via", "master_link_status", "connected_slaves", "primary_offset", "replica_offset",
-                "waited_ms"},
+                "waited_ms", "full_syncs", "partial_syncs"},
                {}};
   for (const StretchedRun& r : runs) {
     const std::string run = std::to_string(r.run);
@@ -529,7 +531,8 @@ void FillTables(const std::vector<StretchedRun>& runs, const std::vector<Invaria
     for (const LinkCheck& c : r.checks) {
       checks.rows.push_back({run, c.label, c.via, c.master_link_status, std::to_string(c.connected_replicas),
                              std::to_string(c.primary_offset), std::to_string(c.replica_offset),
-                             fmt::format("{:.1f}", c.waited_ms)});
+                             fmt::format("{:.1f}", c.waited_ms), std::to_string(c.full_syncs),
+                             std::to_string(c.partial_syncs)});
     }
   }
   Table it{"invariants", {"invariant", "lhs_value", "rhs_value", "ok"}, {}};

@@ -175,6 +175,10 @@ TEST_F(StretchedCacheE2E, TheLinkIsCheckedUpAndCaughtUpBeforeEachBlock) {
     EXPECT_EQ(c["master_link_status"], "up") << c.dump();
     EXPECT_EQ(c["connected_slaves"], 1) << c.dump();
     EXPECT_GE(c["replica_offset"].get<int64_t>(), c["primary_offset"].get<int64_t>()) << c.dump();
+    // A fresh full sync each time (a partial one would leave Redis's socket without
+    // TCP_NODELAY).
+    EXPECT_EQ(c["full_syncs"], 1) << c.dump();
+    EXPECT_EQ(c["partial_syncs"], 0) << c.dump();
   }
   EXPECT_NE(outcome_->output.find("link up: master_link_status:up via relay"), std::string::npos);
 }
