@@ -262,7 +262,7 @@ std::string ChecksBlock(const std::vector<StretchedRun>& runs) {
     for (const LinkCheck& c : r.checks) out += fmt::format("    {}: {}\n", c.label, c.Describe());
     out += fmt::format("    the run took {:.1f} s\n", r.seconds);
   }
-  return out;
+  return out.empty() ? "    nothing ran\n" : out;
 }
 
 // The WAIT invariant of one run: operations that answered 1 == WAIT operations.

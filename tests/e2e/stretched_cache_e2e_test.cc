@@ -5,6 +5,7 @@
 // round trip). Timing assertions only where the margin is tens of milliseconds.
 #include <signal.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -195,6 +196,18 @@ TEST(StretchedCacheFlagsE2E, BadFlagsExitTwoAndTheListNamesIt) {
   }
   Outcome list = RunMemstand({"scenario", "list"});
   EXPECT_NE(list.output.find("stretched-cache"), std::string::npos) << list.output;
+}
+
+TEST(StretchedCacheFlagsE2E, WithoutRedisItIsPartialAndSaysWhy) {
+  const std::string empty = TempDir();
+  const std::string saved = std::getenv("PATH");
+  setenv("PATH", empty.c_str(), 1);
+  Outcome out = RunMemstand({"scenario", "run", "stretched-cache", "--ops", "1", "-q"}, 30);
+  setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(out.exit_code, 3) << out.output;
+  EXPECT_NE(out.output.find("not run: redis-server is not installed (apt-get install redis-server)"),
+            std::string::npos)
+      << out.output;
 }
 
 TEST(StretchedCacheSignalE2E, SigintStopsTheRunAndWritesWhatWasMeasured) {
