@@ -111,9 +111,10 @@ std::string BlockB(const std::vector<StretchedRun>& runs) {
                          has_off ? SignedMs(off) : "-", has_base ? SignedMs(base) : "-");
     }
   }
-  return out + "    does not prove: that a network stalls. The stall is this kernel's Nagle algorithm holding a "
-               "small write until the peer's delayed ACK, on the relay's own sockets when TCP_NODELAY is off; its "
-               "size is the delayed-ACK timer, not Redis and not distance\n";
+  return out + "    does not prove: that a network stalls. The stall fits this kernel's Nagle algorithm holding the "
+               "relay's second small write until the peer's delayed ACK when TCP_NODELAY is off on its sockets "
+               "(inferred from (c): two chunks to the replica per sequential operation, one per pipelined one); "
+               "its size is the delayed-ACK timer, not Redis and not distance\n";
 }
 
 double BackChunks(const OpSample& o) { return static_cast<double>(o.repl.back.chunks); }
