@@ -14,6 +14,8 @@
 #include "scenario/compute_locality.h"
 #include "scenario/mvcc_quota.h"
 #include "scenario/output.h"
+#include "scenario/stretched_cache.h"
+#include "scenario/stretched_figures.h"
 #include "scenario/working_set.h"
 #include "util/output_file.h"
 #include "util/parse.h"
@@ -147,7 +149,7 @@ Result<WorkingSetOptions> BuildWorkingSet(const WorkingSetFlags& f) {
 
 void SetupWorkingSet(CLI::App* run, std::vector<std::function<int()>>* bodies) {
   auto f = std::make_shared<WorkingSetFlags>();
-  CLI::App* app = run->add_subcommand("working-set", ScenarioCatalog()[0].question);
+  CLI::App* app = run->add_subcommand("working-set", ScenarioQuestion("working-set"));
   AddCommonFlags(app, &f->common);
   app->add_option("--records", f->records, "Records of the products dataset to load (ids 1..N)")->capture_default_str();
   app->add_option("--portion", f->portion, "Writes between two counter reads (the detection's resolution)")
@@ -176,7 +178,7 @@ struct MvccQuotaFlags {
 
 void SetupMvccQuota(CLI::App* run, std::vector<std::function<int()>>* bodies) {
   auto f = std::make_shared<MvccQuotaFlags>();
-  CLI::App* app = run->add_subcommand("mvcc-quota", ScenarioCatalog()[1].question);
+  CLI::App* app = run->add_subcommand("mvcc-quota", ScenarioQuestion("mvcc-quota"));
   AddCommonFlags(app, &f->common);
   app->add_option("--quota", f->quota, "etcd --quota-backend-bytes (64MiB, 128mb, ...)")->capture_default_str();
   app->add_option("--keys", f->options.keys, "The hot set: write i goes to key i mod KEYS")->capture_default_str();
@@ -209,7 +211,7 @@ struct ComputeLocalityFlags {
 
 void SetupComputeLocality(CLI::App* run, std::vector<std::function<int()>>* bodies) {
   auto f = std::make_shared<ComputeLocalityFlags>();
-  CLI::App* app = run->add_subcommand("compute-locality", ScenarioCatalog()[2].question);
+  CLI::App* app = run->add_subcommand("compute-locality", ScenarioQuestion("compute-locality"));
   AddCommonFlags(app, &f->common);
   app->add_option("--reps", f->options.reps, "Timed calls of each path per pass (the median of these)")
       ->capture_default_str();
@@ -230,6 +232,40 @@ void SetupComputeLocality(CLI::App* run, std::vector<std::function<int()>>* bodi
   });
 }
 
+struct StretchedCacheFlags {
+  CommonFlags common;
+  std::string distances = "5ms,20ms,40ms";
+  StretchedCacheOptions options;
+};
+
+void SetupStretchedCache(CLI::App* run, std::vector<std::function<int()>>* bodies) {
+  auto f = std::make_shared<StretchedCacheFlags>();
+  CLI::App* app = run->add_subcommand("stretched-cache", ScenarioQuestion("stretched-cache"));
+  AddCommonFlags(app, &f->common);
+  app->add_option("--ops", f->options.ops, "Operations per series (the median of these; all kept in samples.csv)")
+      ->capture_default_str();
+  app->add_option("--distances", f->distances, "One-way delays of blocks (d) and (e), comma-separated; (c) runs "
+                                               "at the first")
+      ->capture_default_str();
+  app->add_option("--load-rate", f->options.load_rate, "Block (c) under load: background SETs per second")
+      ->capture_default_str();
+  bodies->push_back([app, f]() -> int {
+    if (!app->parsed()) return -1;
+    StretchedCacheOptions o = f->options;
+    auto distances = ParseDistances(f->distances);
+    Status s = distances.ok() ? Status::OK() : distances.status();
+    if (s.ok()) {
+      o.distances_ns = *distances;
+      s = ValidateStretchedCache(o);
+    }
+    if (!s.ok()) {
+      fmt::print(stderr, "memstand: {}\n", s.message());
+      return kExitUsage;
+    }
+    return RunScenario(app, f->common, [&](const ScenarioContext& ctx) { return RunStretchedCache(o, ctx); });
+  });
+}
+
 }  // namespace
 
 SubcommandBody SetupScenario(CLI::App* app) {
@@ -241,6 +277,7 @@ SubcommandBody SetupScenario(CLI::App* app) {
   SetupWorkingSet(run, bodies.get());
   SetupMvccQuota(run, bodies.get());
   SetupComputeLocality(run, bodies.get());
+  SetupStretchedCache(run, bodies.get());
   return [list, bodies]() -> int {
     if (list->parsed()) {
       fmt::print("{}", DescribeCatalog());

@@ -148,23 +148,42 @@ Result<resp::Reply> RedisClient::Command(const std::vector<std::string>& args) {
 
 Result<resp::Reply> RedisClient::Exchange(const std::vector<std::string>& args,
                                           int64_t deadline_ns) {
+  auto replies = ExchangeAll({args}, deadline_ns);
+  if (!replies.ok()) return replies.status();
+  return std::move(replies->front());
+}
+
+Result<std::vector<resp::Reply>> RedisClient::Pipeline(
+    const std::vector<std::vector<std::string>>& commands) {
+  return ExchangeAll(commands, NowNs() + int64_t{timeout_ms_} * 1'000'000);
+}
+
+Result<std::vector<resp::Reply>> RedisClient::ExchangeAll(
+    const std::vector<std::vector<std::string>>& commands, int64_t deadline_ns) {
   if (!broken_.ok()) return broken_;
-  if (args.empty()) return Status::InvalidArgument("empty command");
-  Status s = CheckInStep(args[0]);
-  if (!s.ok()) return s;
-  const std::vector<std::string_view> views(args.begin(), args.end());
+  if (commands.empty()) return Status::InvalidArgument("no command");
   Buffer out(256);
-  resp::AppendCommand(&out, views);
+  for (const auto& args : commands) {
+    if (args.empty()) return Status::InvalidArgument("empty command");
+    const std::vector<std::string_view> views(args.begin(), args.end());
+    resp::AppendCommand(&out, views);
+  }
+  Status s = CheckInStep(commands[0][0]);
+  if (!s.ok()) return s;
   s = WriteAllBy(fd_, out.ReadPtr(), out.Readable(), deadline_ns);
   if (s.code() == Status::Code::kTimeout) s = Status::Timeout("could not send within " + Bound());
   if (!s.ok()) return Broken(s);
   bytes_.written += out.Readable();
-  ++sent_[Lower(args[0])];
-  auto reply = ReadReply(deadline_ns);
-  if (!reply.ok()) return reply;
-  s = CheckShape(args, *reply, received_);
-  if (!s.ok()) return Broken(s);
-  return reply;
+  for (const auto& args : commands) ++sent_[Lower(args[0])];
+  std::vector<resp::Reply> replies;
+  for (const auto& args : commands) {
+    auto reply = ReadReply(deadline_ns);
+    if (!reply.ok()) return reply.status();
+    s = CheckShape(args, *reply, received_);
+    if (!s.ok()) return Broken(s);
+    replies.push_back(std::move(*reply));
+  }
+  return replies;
 }
 
 // One command at a time: bytes that came before this command was sent answer none of

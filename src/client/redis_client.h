@@ -54,6 +54,11 @@ class RedisClient {
   /// REQUIRES: !args.empty().
   Result<resp::Reply> Command(const std::vector<std::string>& args);
 
+  /// Sends every command in one write, then reads their replies in order, within
+  /// timeout_ms in all: a client that pipelines (e.g. SET and WAIT together). The same
+  /// checks and the same closing on failure as Command. REQUIRES: no command empty.
+  Result<std::vector<resp::Reply>> Pipeline(const std::vector<std::vector<std::string>>& commands);
+
   /// How many commands this client sent, by lower-case command name (first argument),
   /// the handshake included: memstand's own traffic, to subtract from INFO commandstats.
   const std::map<std::string, int64_t>& sent_by_command() const { return sent_; }
@@ -69,6 +74,8 @@ class RedisClient {
   Status Handshake(const RedisClientOptions& options, int64_t deadline_ns);
   Status HandshakeStep(const std::vector<std::string>& args, int64_t deadline_ns);
   Result<resp::Reply> Exchange(const std::vector<std::string>& args, int64_t deadline_ns);
+  Result<std::vector<resp::Reply>> ExchangeAll(const std::vector<std::vector<std::string>>& commands,
+                                               int64_t deadline_ns);
   Status CheckInStep(const std::string& command);
   Result<resp::Reply> ReadReply(int64_t deadline_ns);
   std::string Bound() const;

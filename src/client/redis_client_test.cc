@@ -162,6 +162,24 @@ TEST_F(RedisClientTest, SentByCommandMatchesTheServersCommandStats) {
   EXPECT_EQ(stats["get"].rejected_calls, 1);
 }
 
+// SET and GET in one pipeline: both replies, in order, and both counted as sent.
+TEST_F(RedisClientTest, PipelineAnswersEveryCommandInOrder) {
+  auto c = MustConnect(Options());
+  ASSERT_NE(c, nullptr);
+  auto replies = c->Pipeline({{"SET", "p", "v1"}, {"GET", "p"}, {"WAIT", "0", "0"}});
+  ASSERT_TRUE(replies.ok()) << replies.status().message();
+  ASSERT_EQ(replies->size(), 3u);
+  EXPECT_EQ((*replies)[0].str, "OK");
+  EXPECT_EQ((*replies)[1].str, "v1");
+  EXPECT_EQ((*replies)[2].type, Type::kInteger);
+  EXPECT_EQ((*replies)[2].integer, 0);  // no replica
+  EXPECT_EQ(c->sent_by_command().at("set"), 1);
+  EXPECT_EQ(c->sent_by_command().at("wait"), 1);
+  EXPECT_EQ(Run(c.get(), {"PING"}).str, "PONG");  // in step afterwards
+  auto empty = c->Pipeline({});
+  EXPECT_EQ(empty.status().code(), Status::Code::kInvalidArgument);
+}
+
 using peer_test::Bulk;
 using peer_test::PeerConn;
 using peer_test::ScriptedPeer;
@@ -314,6 +332,48 @@ TEST(RedisClientPeerTest, ASecondReplyIsOutOfStep) {
   EXPECT_EQ(again.status().message(),
             "bytes with no command in flight came before PING: \"+PONG\\r\\n\" (replies out of "
             "step); connection closed");
+}
+
+// A pipeline sends every command before it reads a reply: this peer answers only once
+// both commands have arrived (one at a time, the client would wait for the first reply
+// until its timeout).
+TEST(RedisClientPeerTest, PipelineSendsEveryCommandBeforeReading) {
+  std::atomic<int> seen{0};
+  ScriptedPeer peer([&](PeerConn& c) {
+    if (!c.NextCommand()) return;  // the handshake's PING
+    c.Write("+PONG\r\n");
+    if (!c.NextCommand() || !c.NextCommand()) return;
+    seen = 2;
+    c.Write("+OK\r\n:1\r\n");
+    c.WaitClosed();
+  });
+  auto c = RedisClient::Connect(PeerOptions(peer, 2000));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto replies = (*c)->Pipeline({{"SET", "k", "v"}, {"WAIT", "1", "100"}});
+  ASSERT_TRUE(replies.ok()) << replies.status().message();
+  EXPECT_EQ(seen.load(), 2);
+  ASSERT_EQ(replies->size(), 2u);
+  EXPECT_EQ((*replies)[0].str, "OK");
+  EXPECT_EQ((*replies)[1].integer, 1);
+}
+
+// A peer that answers the first command of a pipeline and closes: an error, and the
+// connection is not used again.
+TEST(RedisClientPeerTest, PipelineCutShortIsAnErrorAndCloses) {
+  ScriptedPeer peer([](PeerConn& c) {
+    if (!c.NextCommand()) return;
+    c.Write("+PONG\r\n");
+    if (!c.NextCommand()) return;
+    c.Write("+OK\r\n");
+  });
+  auto c = RedisClient::Connect(PeerOptions(peer));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto replies = (*c)->Pipeline({{"SET", "k", "v"}, {"WAIT", "1", "100"}});
+  ASSERT_FALSE(replies.ok());
+  EXPECT_EQ(replies.status().code(), Status::Code::kIoError);
+  EXPECT_NE(replies.status().message().find("connection closed by the server"), std::string::npos)
+      << replies.status().message();
+  EXPECT_FALSE((*c)->Command({"PING"}).ok());
 }
 
 // The byte counts are what crossed the socket: the client's own count of what it wrote

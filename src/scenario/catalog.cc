@@ -1,5 +1,7 @@
 #include "scenario/catalog.h"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "scenario/locality_pg.h"
@@ -11,19 +13,33 @@ const std::vector<ScenarioEntry>& ScenarioCatalog() {
       {"working-set",
        "What does a configuration do when its memory limit is reached: evict old data and keep accepting, "
        "reject writes, or keep everything on a device?",
-       {SystemKind::kRedis, SystemKind::kMemcached, SystemKind::kTarantool}},
+       {SystemKind::kRedis, SystemKind::kMemcached, SystemKind::kTarantool},
+       false},
       {"mvcc-quota",
        "What happens when a hot, frequently overwritten set is written to etcd, whose every write is a new "
        "MVCC revision kept until compaction?",
-       {SystemKind::kEtcd, SystemKind::kRedis}},
+       {SystemKind::kEtcd, SystemKind::kRedis},
+       false},
       {"compute-locality",
        "What does moving the computation to the data save? The top 10 products of 'tools' by views, fetched "
        "to the client or computed by the server, with the controls that separate fewer rows from fewer bytes "
        "per row from an algorithm near the data",
        {SystemKind::kTarantool, SystemKind::kRedis},
        true},
+      {"stretched-cache",
+       "What does a write acknowledged by a replica (Redis SET + WAIT 1) cost as the distance between the "
+       "primary and its replica grows, and what does the instrument (memstand's latency relay) add?",
+       {SystemKind::kRedis},
+       false},
   };
   return kCatalog;
+}
+
+const std::string& ScenarioQuestion(const std::string& name) {
+  for (const ScenarioEntry& e : ScenarioCatalog()) {
+    if (e.name == name) return e.question;
+  }
+  std::abort();  // a subcommand without its catalog entry: a programming error
 }
 
 std::string DescribeCatalog() {

@@ -19,6 +19,9 @@ struct ScenarioEntry {
 /// In the order SCENARIOS.md gives them; only those memstand runs today.
 const std::vector<ScenarioEntry>& ScenarioCatalog();
 
+/// The question of the scenario named `name`. REQUIRES: it is in the catalog.
+const std::string& ScenarioQuestion(const std::string& name);
+
 /// `memstand scenario list`: each scenario, its question, and per system whether its
 /// program is installed here ("redis-server: installed", "tarantool: not installed
 /// (apt-get install tarantool)").

@@ -12,6 +12,7 @@ Result<LoadStepResult> RunLoadStep(const ServerUnderTest& server, const LoadStep
   load.threads = 1;
   load.clients = 1;
   load.pipeline = o.pipeline;
+  load.rate = o.rate;
   load.requests = o.requests;
   load.key_prefix = o.key_prefix;
   load.key_min = o.first_key;

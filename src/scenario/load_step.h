@@ -20,6 +20,7 @@ struct LoadStepOptions {
   uint64_t requests = 0;   // REQUIRES: > 0
   ValueSpec value;         // keyed (dataset records) or drawn
   int pipeline = 16;       // in flight on the one connection; order is kept
+  double rate = 0;         // open loop: requests per second (the engine's --rate); 0: closed loop
   uint64_t seed = 1;
   const std::atomic<bool>* interrupt = nullptr;
 };

@@ -1,0 +1,43 @@
+// stretched-cache (../shared/SCENARIOS.md, docs/scenarios.md): what a write
+// acknowledged by a replica (Redis SET + WAIT 1) costs as the distance between the
+// primary and its replica grows, and what the instrument (memstand's relay) adds.
+// A fresh primary and replica; the replica's replication goes through a relay link that
+// delays each chunk by a one-way delay; memstand's own client times each operation on
+// one connection: SET alone, SET then WAIT 1 after its reply ("sequential"), and SET and
+// WAIT 1 in one write ("pipelined client"). Blocks (a) no relay, (b) relay at 0 ms
+// without and with TCP_NODELAY, (c) chunks per operation idle and under load, (d)
+// serializing vs pipelined relay at each distance, (e) GET through the relay against
+// direct, (f) the relay's own error. Invariant: WAIT answers 1 on every operation.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scenario/scenario.h"
+#include "util/status.h"
+
+namespace memstand {
+
+struct StretchedCacheOptions {
+  /// Operations per series (the median of these; every raw sample is kept). 100: the
+  /// defaults take about 85 s of delays here (EstimateSeconds), under two minutes.
+  int ops = 100;
+  /// One-way delays of blocks (d) and (e) (SCENARIOS.md: 5, 20, 40 ms); block (c) runs at
+  /// the first.
+  std::vector<int64_t> distances_ns = {5'000'000, 20'000'000, 40'000'000};
+  /// Bytes per SET value (random, from --seed; METHOD.md rule 17).
+  int value_size = 100;
+  /// Block (c) under load: SETs per second of the background writer (open loop, its own
+  /// connection to the primary). 1000: several writes in flight during one 2 x 5 ms op.
+  double load_rate = 1000;
+  /// WAIT 1 <this>: a replica that does not answer within it makes WAIT return 0 (counted
+  /// by the invariant) instead of blocking forever as WAIT 1 0 would.
+  int wait_timeout_ms = 2000;
+};
+
+/// Checks the options (InvalidArgument naming the flag).
+Status ValidateStretchedCache(const StretchedCacheOptions& options);
+
+Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& options, const ScenarioContext& ctx);
+
+}  // namespace memstand
