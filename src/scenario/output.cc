@@ -111,7 +111,11 @@ Status WriteEvidence(const std::string& dir, const ScenarioReport& r, const Scen
       "Platform: {}\nVerdict: {}\n\nscenario.json  the whole result (docs/scenarios.md)\n",
       r.scenario, MEMSTAND_VERSION, info.started_at, info.command_line, info.platform.Describe(),
       VerdictName(r.verdict));
-  for (const Table& t : r.tables) readme += fmt::format("{}.csv  one row per {}\n", t.name, t.columns.at(0));
+  for (const Table& t : r.tables) {
+    std::string columns;
+    for (const std::string& c : t.columns) columns += (columns.empty() ? "" : ", ") + c;
+    readme += fmt::format("{}.csv  {} rows; columns: {}\n", t.name, t.rows.size(), columns);
+  }
   readme += "servers/       each server's exact configuration (command line, init files)\n"
             "logs/          the last lines of each server's log, per run\n";
   if (s.ok()) s = WriteFileWhole("--evidence", dir + "/README.txt", readme);

@@ -57,6 +57,7 @@ TEST(EvidenceTest, WritesTheJsonTablesFilesAndReadme) {
   EXPECT_NE(readme.find("memstand scenario run working-set"), std::string::npos);
   EXPECT_NE(readme.find(MEMSTAND_VERSION), std::string::npos);
   EXPECT_NE(readme.find("2026-12-01T00:00:00Z"), std::string::npos);
+  EXPECT_NE(readme.find("portions.csv  1 rows; columns: configuration, written\n"), std::string::npos) << readme;
   fs::remove_all(dir);
 }
 
