@@ -1,7 +1,9 @@
 #include "util/parse.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <iterator>
 #include <string>
 
 #include "util/redact.h"
@@ -22,31 +24,41 @@ std::string Quote(std::string_view s) { return "'" + Abbreviate(s) + "'"; }
 }  // namespace
 
 Result<double> ParseDurationSeconds(std::string_view text) {
+  // Largest unit first: "1h2m3.5s", "1m30s", "1s500ms"; each unit at most once and in
+  // this order; a plain number is seconds and stands alone.
   static const std::pair<std::string_view, double> kUnits[] = {
-      {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}};
-  std::string_view number = text;
-  double scale = 1;
-  for (const auto& [suffix, factor] : kUnits) {
-    if (text.size() > suffix.size() && text.ends_with(suffix) &&
-        std::isdigit(static_cast<unsigned char>(text[text.size() - suffix.size() - 1]))) {
-      number = text.substr(0, text.size() - suffix.size());
-      scale = factor;
-      break;
-    }
+      {"h", 3600}, {"m", 60}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}};
+  const Status bad = Status::InvalidArgument(
+      "bad duration " + Quote(text) +
+      ": expected a number with an optional unit us, ms, s, m or h, or units combined largest first, "
+      "e.g. 30s, 500ms, 2m, 1m30s");
+  double v = 0;
+  if (ToDouble(text, &v)) return v >= 0 ? Result<double>(v) : Result<double>(bad);
+  double total = 0;
+  size_t at = 0, next_unit = 0;
+  while (at < text.size()) {
+    size_t end = at;
+    while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+    size_t unit_end = end;
+    while (unit_end < text.size() && std::isalpha(static_cast<unsigned char>(text[unit_end]))) ++unit_end;
+    const std::string_view number = text.substr(at, end - at), unit = text.substr(end, unit_end - end);
+    size_t u = next_unit;
+    while (u < std::size(kUnits) && kUnits[u].first != unit) ++u;
+    if (!ToDouble(number, &v) || u == std::size(kUnits)) return bad;
+    total += v * kUnits[u].second;
+    next_unit = u + 1;
+    at = unit_end;
   }
-  double v;
-  if (!ToDouble(number, &v) || v < 0) {
-    return Status::InvalidArgument("bad duration " + Quote(text) +
-                                   ": expected a number with an optional unit us, ms, s, m "
-                                   "or h, e.g. 30s, 500ms, 2m");
-  }
-  return v * scale;
+  if (text.empty()) return bad;
+  return total;
 }
 
 Result<uint64_t> ParseByteSize(std::string_view text) {
+  // Every multiple is binary (x1024), as redis.conf reads kb, mb and gb.
   static const std::pair<std::string_view, uint64_t> kUnits[] = {
-      {"KiB", 1024}, {"MiB", 1 << 20}, {"k", 1024}, {"K", 1024}, {"m", 1 << 20},
-      {"M", 1 << 20}, {"B", 1}};
+      {"KiB", 1024},    {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1024},    {"MB", 1 << 20}, {"GB", 1 << 30},
+      {"kb", 1024},     {"mb", 1 << 20},  {"gb", 1 << 30},  {"k", 1024},     {"K", 1024},     {"m", 1 << 20},
+      {"M", 1 << 20},   {"g", 1 << 30},   {"G", 1 << 30},   {"B", 1}};
   std::string_view number = text;
   uint64_t scale = 1;
   for (const auto& [suffix, factor] : kUnits) {
@@ -61,8 +73,8 @@ Result<uint64_t> ParseByteSize(std::string_view text) {
   if (number.empty() || ec != std::errc() || p != number.data() + number.size() || v == 0 ||
       v > (1ULL << 40) / scale) {
     return Status::InvalidArgument("bad size " + Quote(text) +
-                                   ": expected a positive whole number of bytes, optionally "
-                                   "with K or M (x1024), e.g. 100, 4K, 1M");
+                                   ": expected a positive whole number of bytes, at most 1 TiB, optionally "
+                                   "with K, M or G (also KB, KiB, ...; all x1024), e.g. 100, 4K, 1MB, 1GiB");
   }
   return v * scale;
 }

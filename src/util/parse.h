@@ -11,10 +11,12 @@
 
 namespace memstand {
 
-/// "30s", "500ms", "2m", "1h", "250us", or a plain number of seconds ("1.5"). >= 0.
+/// "30s", "500ms", "2m", "1h", "250us", units combined largest first ("1m30s",
+/// "1h2m", "1s500ms"), or a plain number of seconds ("1.5"). >= 0.
 Result<double> ParseDurationSeconds(std::string_view text);
 
-/// "100", "4k"/"4K"/"4KiB" (x1024), "1m"/"1M"/"1MiB" (x1024^2). > 0.
+/// "100", "4k"/"4K"/"4KB"/"4KiB" (x1024), "1M"/"1MB"/"1MiB" (x1024^2), "1G"/"1GB"/"1GiB"
+/// (x1024^3). > 0, at most 1 TiB.
 Result<uint64_t> ParseByteSize(std::string_view text);
 
 /// "100-200": two byte sizes, min <= max.

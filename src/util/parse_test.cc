@@ -13,10 +13,14 @@ TEST(ParseDuration, Units) {
   EXPECT_DOUBLE_EQ(*ParseDurationSeconds("250us"), 250e-6);
   EXPECT_DOUBLE_EQ(*ParseDurationSeconds("1.5"), 1.5);
   EXPECT_DOUBLE_EQ(*ParseDurationSeconds("0"), 0);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("1m30s"), 90);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("1h2m3.5s"), 3723.5);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("1s500ms"), 1.5);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("2ms250us"), 2.25e-3);
 }
 
 TEST(ParseDuration, Errors) {
-  for (const char* bad : {"", "s", "-1s", "10x", "abc", "1.2.3s", "ms"}) {
+  for (const char* bad : {"", "s", "-1s", "10x", "abc", "1.2.3s", "ms", "30s1m", "1m1m", "1m30", "1 m", "m30s"}) {
     auto r = ParseDurationSeconds(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("bad duration"), std::string::npos);
@@ -28,7 +32,11 @@ TEST(ParseByteSize, UnitsAndErrors) {
   EXPECT_EQ(*ParseByteSize("4K"), 4096u);
   EXPECT_EQ(*ParseByteSize("4KiB"), 4096u);
   EXPECT_EQ(*ParseByteSize("1M"), 1u << 20);
-  for (const char* bad : {"", "0", "-5", "1G", "k", "12.5"}) {
+  EXPECT_EQ(*ParseByteSize("4KB"), 4096u);
+  EXPECT_EQ(*ParseByteSize("1MB"), 1u << 20);
+  EXPECT_EQ(*ParseByteSize("1GiB"), 1u << 30);
+  EXPECT_EQ(*ParseByteSize("2gb"), 2ull << 30);
+  for (const char* bad : {"", "0", "-5", "2TB", "k", "12.5", "1025G", "4 KB"}) {
     EXPECT_FALSE(ParseByteSize(bad).ok()) << bad;
   }
   auto r = ParseByteRange("100-1K");
