@@ -26,6 +26,17 @@ namespace memstand {
 
 namespace {
 
+// How long a listener stays out of the loop after accept() failed for lack of
+// descriptors: the pending client waits in the backlog, and the loop does not wake for
+// it on every pass (level-triggered epoll would report it again at once). 100 ms, as
+// the metrics server: long against a spin, short against a client's connect timeout.
+constexpr int64_t kAcceptPauseNs = 100'000'000;
+
+// accept() failed for want of a resource another close may free, not for this client.
+bool OutOfResources(int err) {
+  return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
+}
+
 // An epoll token: what an fd is (low two bits) and whose (the rest).
 // kControlFd: id 0 the stop eventfd, id 1 the timerfd.
 enum TokenKind : uint64_t { kClientFd = 0, kTargetFd = 1, kListenerFd = 2, kControlFd = 3 };
@@ -64,14 +75,15 @@ Status Validate(const RelayOptions& o) {
 
 class Relay::Loop {
  public:
-  explicit Loop(const RelayOptions& options)
-      : options_(options), scratch_(options.read_size) {
+  explicit Loop(const RelayOptions& options) : options_(options), scratch_(options.read_size) {
     stats_.links.resize(options.links.size());
   }
   ~Loop() { Stop(); }
 
   Status Bind();
-  void StartThread() { thread_ = std::thread([this] { Run(); }); }
+  void StartThread() {
+    thread_ = std::thread([this] { Run(); });
+  }
   void Stop();
   int port(size_t link) const { return ports_.at(link); }
   RelayStats Snapshot() const {
@@ -82,7 +94,8 @@ class Relay::Loop {
  private:
   struct Connection {
     Connection(const RelayOptions& o, uint64_t seed, RelayLinkStats* s)
-        : forward(o, o.delay_ns, seed, &s->forward), back(o, o.back_delay_ns(), seed + 1, &s->back) {}
+        : forward(o, o.delay_ns, seed, &s->forward),
+          back(o, o.back_delay_ns(), seed + 1, &s->back) {}
     size_t link = 0;
     int client = -1;
     int target = -1;
@@ -90,8 +103,8 @@ class Relay::Loop {
     bool refused = false;  // the connect to the target failed
     bool reset = false;    // a side reset the connection: reset the other
     int64_t connect_deadline_ns = 0;
-    RelayDirection forward;  // client -> target
-    RelayDirection back;     // target -> client
+    RelayDirection forward;      // client -> target
+    RelayDirection back;         // target -> client
     uint32_t client_events = 0;  // what each fd is registered for (0: not registered)
     uint32_t target_events = 0;
   };
@@ -103,6 +116,10 @@ class Relay::Loop {
   void Handle(const epoll_event& ev);
   void HandleSocket(Connection& c, bool is_client, uint32_t events);
   void Accept(size_t link);
+  // Takes a listener out of the loop until kAcceptPauseNs from now.
+  void PauseListener(size_t link);
+  // Puts back the listeners whose pause has passed.
+  void ResumeListeners(int64_t now_ns);
   void OpenConnection(size_t link, int client);
   void FinishConnecting(Connection& c);
   void Service();
@@ -117,6 +134,7 @@ class Relay::Loop {
   Reactor reactor_;
   std::vector<int> listeners_;
   std::vector<int> ports_;
+  std::vector<int64_t> resume_ns_;  // per listener: 0 polled, else when to poll it again
   int stop_fd_ = -1;
   int timer_fd_ = -1;
   int64_t armed_ns_ = INT64_MAX;  // what timer_fd_ is set for (loop thread)
@@ -142,6 +160,7 @@ Status Relay::Loop::Bind() {
     auto fd = ListenTcp(l.listen_host, l.listen_port);
     if (!fd.ok()) return fd.status().WithContext("link " + std::to_string(i + 1));
     listeners_.push_back(*fd);
+    resume_ns_.push_back(0);
     auto port = LocalPort(*fd);
     if (!port.ok()) return port.status();
     ports_.push_back(*port);
@@ -178,6 +197,7 @@ void Relay::Loop::Run() {
     const int n = reactor_.Wait(events, 64, deadline <= NowNs() ? 0 : -1);
     std::lock_guard<std::mutex> lock(mu_);
     for (int i = 0; i < n; ++i) Handle(events[i]);
+    ResumeListeners(NowNs());
     Service();
   }
 }
@@ -187,7 +207,8 @@ void Relay::Loop::ArmTimer(int64_t deadline_ns) {
   itimerspec spec{};  // all zero: disarmed
   if (deadline_ns != INT64_MAX) {
     const int64_t at = std::max<int64_t>(deadline_ns, 1);
-    spec.it_value = {static_cast<time_t>(at / 1'000'000'000), static_cast<long>(at % 1'000'000'000)};
+    spec.it_value = {static_cast<time_t>(at / 1'000'000'000),
+                     static_cast<long>(at % 1'000'000'000)};
   }
   timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
   armed_ns_ = deadline_ns;
@@ -222,9 +243,24 @@ void Relay::Loop::HandleSocket(Connection& c, bool is_client, uint32_t events) {
 void Relay::Loop::Accept(size_t link) {
   for (int i = 0; i < 64; ++i) {  // bounded per wake-up; level-triggered brings the rest
     const int fd = accept4(listeners_[link], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0 && OutOfResources(errno)) return PauseListener(link);
     if (fd < 0) return;
     ++stats_.links[link].connections;
     OpenConnection(link, fd);
+  }
+}
+
+void Relay::Loop::PauseListener(size_t link) {
+  ++stats_.links[link].accept_failures;
+  reactor_.Remove(listeners_[link]);
+  resume_ns_[link] = NowNs() + kAcceptPauseNs;
+}
+
+void Relay::Loop::ResumeListeners(int64_t now_ns) {
+  for (size_t i = 0; i < listeners_.size(); ++i) {
+    if (resume_ns_[i] == 0 || resume_ns_[i] > now_ns) continue;
+    resume_ns_[i] = 0;
+    reactor_.Add(listeners_[i], Reactor::kReadable, Token(i, kListenerFd));
   }
 }
 
@@ -315,6 +351,9 @@ void Relay::Loop::SetInterest(int fd, uint32_t events, uint64_t token, uint32_t*
 
 int64_t Relay::Loop::NextDeadline() const {
   int64_t deadline = INT64_MAX;
+  for (int64_t resume : resume_ns_) {
+    if (resume != 0) deadline = std::min(deadline, resume);
+  }
   for (const auto& [id, c] : conns_) {
     if (c->connecting) {
       deadline = std::min(deadline, c->connect_deadline_ns);
@@ -327,8 +366,8 @@ int64_t Relay::Loop::NextDeadline() const {
 
 void Relay::Loop::Close(ConnMap::iterator it, bool reset) {
   Connection& c = *it->second;
-  for (auto [fd, registered] : {std::pair{c.client, &c.client_events},
-                                std::pair{c.target, &c.target_events}}) {
+  for (auto [fd, registered] :
+       {std::pair{c.client, &c.client_events}, std::pair{c.target, &c.target_events}}) {
     if (*registered != 0) reactor_.Remove(fd);
     reset ? CloseWithReset(fd) : (void)close(fd);
   }

@@ -36,6 +36,7 @@ RelayDirection::Io RelayDirection::ReadOnce(int64_t now_ns, char* scratch) {
     fin_read_ = true;
   } else {
     chunk.data.assign(scratch, static_cast<size_t>(n));
+    if (stats_->chunks == 0) stats_->first_read_ns = now_ns;
     ++stats_->chunks;
     stats_->bytes += n;
   }
@@ -79,8 +80,8 @@ bool RelayDirection::SendFront(Io* io) {
   }
   while (c.sent < c.data.size()) {
     const int64_t leave_ns = c.sent == 0 ? NowNs() : 0;
-    const ssize_t n = send(dst_, c.data.data() + c.sent, c.data.size() - c.sent,
-                           MSG_NOSIGNAL | MSG_DONTWAIT);
+    const ssize_t n =
+        send(dst_, c.data.data() + c.sent, c.data.size() - c.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -93,6 +94,7 @@ bool RelayDirection::SendFront(Io* io) {
     if (c.sent == 0) {  // the chunk leaves: what the relay applied, and its own error
       stats_->applied_ns.Record(leave_ns - c.read_ns);
       stats_->extra_ns.Record(leave_ns - c.due_ns);
+      stats_->last_leave_ns = leave_ns;
     }
     c.sent += static_cast<size_t>(n);
   }
