@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "cli/cli.h"
 #include "cli/interrupt.h"
 #include "cli/subcommands.h"
@@ -50,8 +52,7 @@ struct RelaySession {
 void AddRelayFlags(CLI::App* app, RelayFlags* f) {
   app->add_option("--link", f->links,
                   "LISTEN_HOST:PORT=TARGET_HOST:PORT, e.g. 127.0.0.1:7000=127.0.0.1:6379 "
-                  "(repeatable)")
-      ->required();
+                  "(repeatable)")->required();
   app->add_option("--delay", f->delay, "One-way delay client -> target per chunk (20ms, 250us)")
       ->capture_default_str();
   app->add_option("--delay-back", f->delay_back, "Delay target -> client (default: --delay)");
@@ -79,8 +80,7 @@ void AddRelayFlags(CLI::App* app, RelayFlags* f) {
 Status ParseNs(const char* flag, const std::string& text, int64_t* out) {
   auto s = ParseDurationSeconds(text);
   if (!s.ok()) return s.status().WithContext(flag);
-  if (*s > 86400)
-    return Status::InvalidArgument(std::string(flag) + ": at most 24h, got '" + text + "'");
+  if (*s > 86400) return Status::InvalidArgument(std::string(flag) + ": at most 24h, got '" + text + "'");
   *out = std::llround(*s * 1e9);
   return Status::OK();
 }

@@ -75,15 +75,14 @@ Status Validate(const RelayOptions& o) {
 
 class Relay::Loop {
  public:
-  explicit Loop(const RelayOptions& options) : options_(options), scratch_(options.read_size) {
+  explicit Loop(const RelayOptions& options)
+      : options_(options), scratch_(options.read_size) {
     stats_.links.resize(options.links.size());
   }
   ~Loop() { Stop(); }
 
   Status Bind();
-  void StartThread() {
-    thread_ = std::thread([this] { Run(); });
-  }
+  void StartThread() { thread_ = std::thread([this] { Run(); }); }
   void Stop();
   int port(size_t link) const { return ports_.at(link); }
   RelayStats Snapshot() const {
@@ -94,8 +93,7 @@ class Relay::Loop {
  private:
   struct Connection {
     Connection(const RelayOptions& o, uint64_t seed, RelayLinkStats* s)
-        : forward(o, o.delay_ns, seed, &s->forward),
-          back(o, o.back_delay_ns(), seed + 1, &s->back) {}
+        : forward(o, o.delay_ns, seed, &s->forward), back(o, o.back_delay_ns(), seed + 1, &s->back) {}
     size_t link = 0;
     int client = -1;
     int target = -1;
@@ -103,8 +101,8 @@ class Relay::Loop {
     bool refused = false;  // the connect to the target failed
     bool reset = false;    // a side reset the connection: reset the other
     int64_t connect_deadline_ns = 0;
-    RelayDirection forward;      // client -> target
-    RelayDirection back;         // target -> client
+    RelayDirection forward;  // client -> target
+    RelayDirection back;     // target -> client
     uint32_t client_events = 0;  // what each fd is registered for (0: not registered)
     uint32_t target_events = 0;
   };
@@ -207,8 +205,7 @@ void Relay::Loop::ArmTimer(int64_t deadline_ns) {
   itimerspec spec{};  // all zero: disarmed
   if (deadline_ns != INT64_MAX) {
     const int64_t at = std::max<int64_t>(deadline_ns, 1);
-    spec.it_value = {static_cast<time_t>(at / 1'000'000'000),
-                     static_cast<long>(at % 1'000'000'000)};
+    spec.it_value = {static_cast<time_t>(at / 1'000'000'000), static_cast<long>(at % 1'000'000'000)};
   }
   timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
   armed_ns_ = deadline_ns;
@@ -366,8 +363,8 @@ int64_t Relay::Loop::NextDeadline() const {
 
 void Relay::Loop::Close(ConnMap::iterator it, bool reset) {
   Connection& c = *it->second;
-  for (auto [fd, registered] :
-       {std::pair{c.client, &c.client_events}, std::pair{c.target, &c.target_events}}) {
+  for (auto [fd, registered] : {std::pair{c.client, &c.client_events},
+                                std::pair{c.target, &c.target_events}}) {
     if (*registered != 0) reactor_.Remove(fd);
     reset ? CloseWithReset(fd) : (void)close(fd);
   }

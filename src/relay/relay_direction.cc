@@ -80,8 +80,8 @@ bool RelayDirection::SendFront(Io* io) {
   }
   while (c.sent < c.data.size()) {
     const int64_t leave_ns = c.sent == 0 ? NowNs() : 0;
-    const ssize_t n =
-        send(dst_, c.data.data() + c.sent, c.data.size() - c.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    const ssize_t n = send(dst_, c.data.data() + c.sent, c.data.size() - c.sent,
+                           MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) {

@@ -66,9 +66,8 @@ std::string FormatRelayStats(const RelayOptions& o, const RelayStats& stats) {
     out += Row("client->target", o.delay_ns, s.forward);
     out += Row("target->client", o.back_delay_ns(), s.back);
   }
-  out +=
-      "applied_min: the least delay a chunk got (read to first byte sent), us; added: how much "
-      "later than intended each chunk left (timer overshoot and waits for the receiver), us\n";
+  out += "applied_min: the least delay a chunk got (read to first byte sent), us; added: how much "
+         "later than intended each chunk left (timer overshoot and waits for the receiver), us\n";
   return out;
 }
 

@@ -3,7 +3,6 @@
 // on wall time; every wait is bounded.
 #include "relay/relay.h"
 
-#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -16,6 +15,8 @@
 #include <random>
 #include <string>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "core/clock.h"
 #include "core/socket.h"

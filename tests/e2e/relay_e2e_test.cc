@@ -91,8 +91,8 @@ TEST(RelayE2E, RelaysMemstandRunToRedisWithEveryCommandCounted) {
       "127.0.0.1:" + std::to_string(*port) + "=127.0.0.1:" + std::to_string(redis->port());
   auto relay = Running::Start({"relay", "--link", link, "--delay", "0"});
   ASSERT_TRUE(relay->WaitForOutput("relaying", 10)) << relay->OutputSoFar();
-  Outcome run = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(*port), "-n",
-                             "2000", "-c", "4", "--ratio", "1:3", "-q"});
+  Outcome run = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(*port),
+                             "-n", "2000", "-c", "4", "--ratio", "1:3", "-q"});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   kill(relay->pid(), SIGTERM);
   Outcome out = relay->Wait(10);
@@ -117,8 +117,7 @@ TEST(RelayE2E, BadFlagsExit2WithTheReason) {
       {{"relay"}, "--link is required"},
       {{"relay", "--link", "127.0.0.1:7000"}, "bad link '127.0.0.1:7000'"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--delay", "5xs"}, "--delay: bad duration"},
-      {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--delay-back", "2d"},
-       "--delay-back: bad duration"},
+      {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--delay-back", "2d"}, "--delay-back: bad duration"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--mode", "serial"}, "bad mode 'serial'"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--rate", "100"}, "--rate: bad rate"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--jitter", "x"}, "--jitter"},
@@ -142,12 +141,10 @@ TEST(RelayE2E, ABusyListenAddressExits2) {
 }
 
 TEST(RelayE2E, DurationStopsItWithTheTable) {
-  Outcome out = RunMemstand(
-      {"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--delay", "250us", "--duration", "100ms"},
-      20);
+  Outcome out = RunMemstand({"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--delay", "250us",
+                             "--duration", "100ms"}, 20);
   EXPECT_EQ(out.exit_code, 0) << out.output;
-  EXPECT_NE(out.output.find("delay 250 us, back 250 us, pipelined"), std::string::npos)
-      << out.output;
+  EXPECT_NE(out.output.find("delay 250 us, back 250 us, pipelined"), std::string::npos) << out.output;
   EXPECT_NE(out.output.find("0 connections, 0 refused"), std::string::npos) << out.output;
 }
 
