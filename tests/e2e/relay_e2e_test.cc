@@ -235,8 +235,7 @@ TEST(RelayE2E, OutOfDescriptorsPausesTheListenerInsteadOfSpinning) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
   const std::string json_path = TempDir() + "/relay.json";
-  auto relay = Running::Start(
-      {"relay", "--link", Link(0, redis->port()), "--json", json_path, "--duration", "4s"});
+  auto relay = Running::Start({"relay", "--link", Link(0, redis->port()), "--json", json_path});
   ASSERT_TRUE(relay->WaitForOutput("relaying", 10)) << relay->OutputSoFar();
   const int port = ListenPortFromStartLine(relay->OutputSoFar());
   ASSERT_GT(port, 0);
@@ -259,6 +258,7 @@ TEST(RelayE2E, OutOfDescriptorsPausesTheListenerInsteadOfSpinning) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a pause passes
   EXPECT_TRUE(PingPong(port, 3));                               // accepting again
 
+  kill(relay->pid(), SIGTERM);
   Outcome out = relay->Wait(20);
   ASSERT_EQ(out.exit_code, 0) << out.output;
   EXPECT_NE(out.output.find("accept failed for lack of descriptors"), std::string::npos)
