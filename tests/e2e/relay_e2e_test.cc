@@ -219,6 +219,14 @@ TEST(RelayE2E, BadMetricsAddressOrJsonPathExits2) {
                             20);
   EXPECT_EQ(out.exit_code, 2) << out.output;
   EXPECT_NE(out.output.find("--metrics-addr"), std::string::npos) << out.output;
+  auto taken = ListenTcp("127.0.0.1", 0);
+  ASSERT_TRUE(taken.ok());
+  out = RunMemstand({"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--metrics-addr",
+                     "127.0.0.1:" + std::to_string(*LocalPort(*taken)), "--duration", "1s"},
+                    20);
+  close(*taken);
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+  EXPECT_NE(out.output.find("--metrics-addr: cannot listen on"), std::string::npos) << out.output;
   out = RunMemstand({"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--json",
                      TempDir() + "/missing/relay.json", "--duration", "1s"},
                     20);
