@@ -26,6 +26,17 @@ namespace memstand {
 
 namespace {
 
+// How long a listener stays out of the loop after accept() failed for lack of
+// descriptors: the pending client waits in the backlog, and the loop does not wake for
+// it on every pass (level-triggered epoll would report it again at once). 100 ms, as
+// the metrics server: long against a spin, short against a client's connect timeout.
+constexpr int64_t kAcceptPauseNs = 100'000'000;
+
+// accept() failed for want of a resource another close may free, not for this client.
+bool OutOfResources(int err) {
+  return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
+}
+
 // An epoll token: what an fd is (low two bits) and whose (the rest).
 // kControlFd: id 0 the stop eventfd, id 1 the timerfd.
 enum TokenKind : uint64_t { kClientFd = 0, kTargetFd = 1, kListenerFd = 2, kControlFd = 3 };
@@ -103,6 +114,10 @@ class Relay::Loop {
   void Handle(const epoll_event& ev);
   void HandleSocket(Connection& c, bool is_client, uint32_t events);
   void Accept(size_t link);
+  // Takes a listener out of the loop until kAcceptPauseNs from now.
+  void PauseListener(size_t link);
+  // Puts back the listeners whose pause has passed.
+  void ResumeListeners(int64_t now_ns);
   void OpenConnection(size_t link, int client);
   void FinishConnecting(Connection& c);
   void Service();
@@ -117,6 +132,7 @@ class Relay::Loop {
   Reactor reactor_;
   std::vector<int> listeners_;
   std::vector<int> ports_;
+  std::vector<int64_t> resume_ns_;  // per listener: 0 polled, else when to poll it again
   int stop_fd_ = -1;
   int timer_fd_ = -1;
   int64_t armed_ns_ = INT64_MAX;  // what timer_fd_ is set for (loop thread)
@@ -142,6 +158,7 @@ Status Relay::Loop::Bind() {
     auto fd = ListenTcp(l.listen_host, l.listen_port);
     if (!fd.ok()) return fd.status().WithContext("link " + std::to_string(i + 1));
     listeners_.push_back(*fd);
+    resume_ns_.push_back(0);
     auto port = LocalPort(*fd);
     if (!port.ok()) return port.status();
     ports_.push_back(*port);
@@ -178,6 +195,7 @@ void Relay::Loop::Run() {
     const int n = reactor_.Wait(events, 64, deadline <= NowNs() ? 0 : -1);
     std::lock_guard<std::mutex> lock(mu_);
     for (int i = 0; i < n; ++i) Handle(events[i]);
+    ResumeListeners(NowNs());
     Service();
   }
 }
@@ -222,9 +240,24 @@ void Relay::Loop::HandleSocket(Connection& c, bool is_client, uint32_t events) {
 void Relay::Loop::Accept(size_t link) {
   for (int i = 0; i < 64; ++i) {  // bounded per wake-up; level-triggered brings the rest
     const int fd = accept4(listeners_[link], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0 && OutOfResources(errno)) return PauseListener(link);
     if (fd < 0) return;
     ++stats_.links[link].connections;
     OpenConnection(link, fd);
+  }
+}
+
+void Relay::Loop::PauseListener(size_t link) {
+  ++stats_.links[link].accept_failures;
+  reactor_.Remove(listeners_[link]);
+  resume_ns_[link] = NowNs() + kAcceptPauseNs;
+}
+
+void Relay::Loop::ResumeListeners(int64_t now_ns) {
+  for (size_t i = 0; i < listeners_.size(); ++i) {
+    if (resume_ns_[i] == 0 || resume_ns_[i] > now_ns) continue;
+    resume_ns_[i] = 0;
+    reactor_.Add(listeners_[i], Reactor::kReadable, Token(i, kListenerFd));
   }
 }
 
@@ -315,6 +348,9 @@ void Relay::Loop::SetInterest(int fd, uint32_t events, uint64_t token, uint32_t*
 
 int64_t Relay::Loop::NextDeadline() const {
   int64_t deadline = INT64_MAX;
+  for (int64_t resume : resume_ns_) {
+    if (resume != 0) deadline = std::min(deadline, resume);
+  }
   for (const auto& [id, c] : conns_) {
     if (c->connecting) {
       deadline = std::min(deadline, c->connect_deadline_ns);

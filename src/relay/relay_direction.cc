@@ -36,6 +36,7 @@ RelayDirection::Io RelayDirection::ReadOnce(int64_t now_ns, char* scratch) {
     fin_read_ = true;
   } else {
     chunk.data.assign(scratch, static_cast<size_t>(n));
+    if (stats_->chunks == 0) stats_->first_read_ns = now_ns;
     ++stats_->chunks;
     stats_->bytes += n;
   }
@@ -93,6 +94,7 @@ bool RelayDirection::SendFront(Io* io) {
     if (c.sent == 0) {  // the chunk leaves: what the relay applied, and its own error
       stats_->applied_ns.Record(leave_ns - c.read_ns);
       stats_->extra_ns.Record(leave_ns - c.due_ns);
+      stats_->last_leave_ns = leave_ns;
     }
     c.sent += static_cast<size_t>(n);
   }

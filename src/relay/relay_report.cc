@@ -14,11 +14,6 @@ std::string Delay(int64_t ns) {
                          : fmt::format("{:g} us", static_cast<double>(ns) / 1e3);
 }
 
-std::string Endpoint(const std::string& host, int port) {
-  return (host.find(':') == std::string::npos ? host : "[" + host + "]") + ":" +
-         std::to_string(port);
-}
-
 std::string Row(const char* name, int64_t delay_ns, const RelayDirectionStats& d) {
   const HdrHistogram& a = d.applied_ns;
   const HdrHistogram& e = d.extra_ns;
@@ -30,12 +25,17 @@ std::string Row(const char* name, int64_t delay_ns, const RelayDirectionStats& d
 
 }  // namespace
 
+std::string RelayEndpoint(const std::string& host, int port) {
+  return (host.find(':') == std::string::npos ? host : "[" + host + "]") + ":" +
+         std::to_string(port);
+}
+
 std::string DescribeRelay(const RelayOptions& o, const std::vector<int>& ports) {
   std::string out = "relaying";
   for (size_t i = 0; i < o.links.size(); ++i) {
     const RelayLink& l = o.links[i];
-    out += fmt::format("{} {} -> {}", i == 0 ? "" : ",", Endpoint(l.listen_host, ports[i]),
-                       Endpoint(l.target_host, l.target_port));
+    out += fmt::format("{} {} -> {}", i == 0 ? "" : ",", RelayEndpoint(l.listen_host, ports[i]),
+                       RelayEndpoint(l.target_host, l.target_port));
   }
   out += fmt::format("; delay {}, back {}, {}", Delay(o.delay_ns), Delay(o.back_delay_ns()),
                      RelayModeName(o.mode));
@@ -52,8 +52,14 @@ std::string FormatRelayStats(const RelayOptions& o, const RelayStats& stats) {
     const RelayLinkStats& s = stats.links[i];
     out += fmt::format(
         "link {} {} -> {}: {} connections, {} refused, {} of {} sockets with TCP_NODELAY\n", i + 1,
-        Endpoint(l.listen_host, l.listen_port), Endpoint(l.target_host, l.target_port),
+        RelayEndpoint(l.listen_host, l.listen_port), RelayEndpoint(l.target_host, l.target_port),
         s.connections, s.refused, s.nodelay_sockets, s.sockets);
+    if (s.accept_failures > 0) {
+      out += fmt::format(
+          "  {} accepts failed for lack of descriptors (the listener paused 100 ms "
+          "each)\n",
+          s.accept_failures);
+    }
     out += fmt::format("  {:<15} {:>9} {:>12} {:>9} {:>10} {:>9} {:>11} {:>9} {:>9} {:>9}\n",
                        "direction", "chunks", "bytes", "inflight", "held_max", "delay_us",
                        "applied_min", "added_p50", "added_p99", "added_max");

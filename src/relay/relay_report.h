@@ -9,6 +9,9 @@
 
 namespace memstand {
 
+/// "127.0.0.1:7000", or "[::1]:7000" for an IPv6 host.
+std::string RelayEndpoint(const std::string& host, int port);
+
 /// One line naming the links and settings, printed when the relay starts.
 std::string DescribeRelay(const RelayOptions& options, const std::vector<int>& ports);
 

@@ -22,6 +22,11 @@ struct RelayDirectionStats {
   /// wait for the receiver: the relay's own error).
   HdrHistogram applied_ns;
   HdrHistogram extra_ns;
+  /// CLOCK_MONOTONIC ns (core/clock.h NowNs) of the first chunk's read and of the last
+  /// chunk's first byte sent; 0 before the first. Their span bounds what a rate cap
+  /// allows: the last chunk cannot leave before first_read_ns + bytes / rate.
+  int64_t first_read_ns = 0;
+  int64_t last_leave_ns = 0;
 };
 
 struct RelayLinkStats {
@@ -31,6 +36,10 @@ struct RelayLinkStats {
   /// them read back TCP_NODELAY on (getsockopt after setting it).
   int64_t sockets = 0;
   int64_t nodelay_sockets = 0;
+  /// accept() calls that failed for lack of descriptors or kernel memory (EMFILE,
+  /// ENFILE, ENOBUFS, ENOMEM). Each one takes the listener out of the loop for a pause
+  /// (the pending client waits in the backlog) instead of the loop spinning on it.
+  int64_t accept_failures = 0;
   RelayDirectionStats forward;  // client -> target
   RelayDirectionStats back;     // target -> client
 };

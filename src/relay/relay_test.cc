@@ -167,6 +167,28 @@ TEST_F(RelayTest, EveryChunkIsHeldAtLeastItsDelayInEachDirection) {
   EXPECT_GE(s.forward.extra_ns.min(), 0);  // never before its time
 }
 
+// A rate cap paces bytes: whatever the chunks, the last one cannot leave before
+// first read + all bytes / rate (LeaveSchedule rounds each chunk's wire time down to
+// whole ns, hence the allowance of one ns per chunk). Without the cap the 256 KiB pass
+// in about a millisecond, far below the 131 ms the cap requires.
+TEST_F(RelayTest, ARateCapHoldsTheLastChunkUntilEveryByteBeforeItHasPassed) {
+  RelayOptions o;
+  o.rate_bytes_per_s = 2'000'000;
+  ASSERT_NO_FATAL_FAILURE(StartRelay(o));
+  ASSERT_NO_FATAL_FAILURE(Connect());
+  const std::string payload = RandomBytes(256 * 1024, 3);
+  ASSERT_TRUE(WriteAll(client_, payload.data(), payload.size()).ok());
+  ASSERT_TRUE(ReadN(server_, payload.size()) == payload);
+  ASSERT_TRUE(WaitFor([&](const RelayLinkStats& s) {
+    return s.forward.applied_ns.total_count() == s.forward.chunks;
+  }));
+  const RelayDirectionStats d = relay_->Snapshot().links[0].forward;
+  EXPECT_EQ(d.bytes, static_cast<int64_t>(payload.size()));
+  const int64_t wire_ns = static_cast<int64_t>(payload.size()) * 1'000'000'000 / 2'000'000;
+  EXPECT_GE(d.last_leave_ns - d.first_read_ns, wire_ns - d.chunks)
+      << d.chunks << " chunks, applied max " << d.applied_ns.max() << " ns";
+  EXPECT_GT(d.first_read_ns, 0);
+}
 
 // Two chunks back to back through a relay whose delay outlasts the gap between them
 // (250 ms: room for a slow machine between the two writes).

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "report/json_parts.h"
 #include "report/run_report.h"
 #include "stats/modality.h"
 
@@ -11,18 +12,6 @@ namespace memstand {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-Json LatencyJson(const HdrHistogram& h, const std::vector<double>& percentiles) {
-  Json j;
-  j["count"] = h.total_count();
-  j["min_us"] = h.min() / 1000.0;
-  j["mean_us"] = h.mean() / 1000.0;
-  j["max_us"] = h.max() / 1000.0;
-  Json p = Json::object();
-  for (double q : percentiles) p[fmt::format("{:g}", q)] = h.ValueAtPercentile(q) / 1000.0;
-  j["percentiles_us"] = p;
-  return j;
-}
 
 // DetectModes of a latency histogram (src/stats/modality.h documents the method).
 Json ModalityJson(const HdrHistogram& h) {
@@ -205,13 +194,6 @@ Json ResourcesJson(const std::vector<ResourceSeries>& resources) {
                  {"points", points}});
   }
   return a;
-}
-
-Json PlatformJson(const Platform& p) {
-  return {{"kernel", p.kernel},       {"arch", p.arch},
-          {"hostname", p.hostname},   {"cpu_model", p.cpu_model},
-          {"cpus", p.cpus},           {"hypervisor", p.hypervisor},
-          {"memory_bytes", p.memory_bytes}, {"clock_resolution_ns", p.clock_resolution_ns}};
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ json NodeJson(const NodeRecord& n) {
   return json{{"name", n.name},
               {"role", n.role},
               {"replica_of", n.replica_of},
+              {"fronts", n.fronts},
               {"host", n.host},
               {"port", n.port},
               {"ports", n.ports},
@@ -44,6 +45,7 @@ NodeRecord NodeFromJson(const json& j) {
   n.name = j.at("name").get<std::string>();
   n.role = j.at("role").get<std::string>();
   n.replica_of = j.value("replica_of", "");
+  n.fronts = j.value("fronts", "");
   n.host = j.at("host").get<std::string>();
   n.port = j.at("port").get<int>();
   n.ports = j.value("ports", std::vector<int>{});

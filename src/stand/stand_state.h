@@ -24,8 +24,9 @@ inline constexpr int kStateFormat = 2;
 /// One server process of a topology.
 struct NodeRecord {
   std::string name;        // "master-1", "replica-1-1", "primary", "redis"
-  std::string role;        // "server", "primary", "master" or "replica"
+  std::string role;        // "server", "primary", "master", "replica" or "relay"
   std::string replica_of;  // a replica's primary/master node name; "" otherwise
+  std::string fronts;      // a relay's (role "relay") node it forwards to; "" otherwise
   std::string host;
   int port = 0;            // the client port
   std::vector<int> ports;  // every port: redis-cluster [client, bus], etcd [client, peer]

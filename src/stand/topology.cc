@@ -9,6 +9,7 @@
 #include "stand/memcached_driver.h"
 #include "stand/redis_driver.h"
 #include "stand/redis_wiring.h"
+#include "stand/relay_driver.h"
 #include "stand/tarantool_driver.h"
 
 namespace memstand {
@@ -70,6 +71,7 @@ Result<std::unique_ptr<Topology>> Topology::Start(TopologySpec spec, const Topol
   if (Status s = t->ClaimFolder(root); !s.ok()) return s;
   if (Status s = t->StartNodes(); !s.ok()) return s;  // ~Topology tears down
   if (Status s = t->Wire(); !s.ok()) return s;
+  if (Status s = t->StartRelay(); !s.ok()) return s;
   t->record_.status = "up";
   if (Status s = t->SaveState(); !s.ok()) return s;
   return t;
@@ -152,21 +154,49 @@ Status Topology::StartNodes() {
       plans.push_back({TopologyKindName(spec_.kind), "server", -1, {spec_.port, spec_.peer_port}});
       break;
   }
+  if (Status s = CheckRelayNode(plans); !s.ok()) return s;
   for (const NodePlan& plan : plans) {
     if (Cancelled(options_)) return Status::Failed("interrupted while starting '" + spec_.name + "'");
-    if (Status s = StartNode(plan); !s.ok()) {
+    if (Status s = StartNode(plan, driver_, spec_.binary); !s.ok()) {
       return s.WithContext(spec_.name == plan.name ? spec_.name : spec_.name + " " + plan.name);
     }
   }
   return Status::OK();
 }
 
-Status Topology::StartNode(const NodePlan& plan) {
+Status Topology::CheckRelayNode(const std::vector<NodePlan>& plans) const {
+  if (!spec_.relay.enabled || spec_.relay.node.empty()) return Status::OK();
+  std::string names;
+  for (const NodePlan& plan : plans) {
+    if (plan.name == spec_.relay.node) return Status::OK();
+    names += (names.empty() ? "" : ", ") + plan.name;
+  }
+  return Status::InvalidArgument("relay.node '" + spec_.relay.node + "': no such node in '" +
+                                 spec_.name + "' (its nodes: " + names + ")");
+}
+
+// The relay goes last, once the node it fronts is ready (and wired), and is stopped
+// first (Stop goes in reverse).
+Status Topology::StartRelay() {
+  if (!spec_.relay.enabled) return Status::OK();
+  size_t target = 0;
+  while (!spec_.relay.node.empty() && record_.nodes[target].name != spec_.relay.node) ++target;
+  const NodeRecord& node = record_.nodes[target];
+  auto driver = std::make_shared<RelayDriver>(spec_.relay.args, node.host, node.port);
+  const std::string fronts = node.name;
+  Status s = StartNode({"relay", "relay", -1, {spec_.relay.port}}, driver, spec_.relay.binary);
+  if (!s.ok()) return s.WithContext(spec_.name + " relay");
+  record_.nodes.back().fronts = fronts;
+  return SaveState();
+}
+
+Status Topology::StartNode(const NodePlan& plan, const std::shared_ptr<const ServerDriver>& driver,
+                           const std::string& binary) {
   ServerNodeOptions o;
-  o.binary = spec_.binary;
+  o.binary = binary;
   o.dir = record_.dir + "/" + plan.name;
   o.fixed_ports = plan.fixed_ports;
-  o.fixed_ports.resize(driver_->PortCount(), 0);
+  o.fixed_ports.resize(driver->PortCount(), 0);
   o.detach = options_.detach;
   o.hold_open = record_.dir + "/" + kOwnerTokenFile;
   o.ready_timeout_ms = spec_.ready_timeout_ms;
@@ -177,7 +207,7 @@ Status Topology::StartNode(const NodePlan& plan) {
     const NodeRecord& primary = record_.nodes[plan.replica_of];
     o.role_args = {"--replicaof", primary.host, std::to_string(primary.port)};
   }
-  auto server = ServerNode::Start(driver_, o);
+  auto server = ServerNode::Start(driver, o);
   if (!server.ok()) return server.status();
   NodeRecord n;
   n.name = plan.name;

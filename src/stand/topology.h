@@ -66,7 +66,12 @@ class Topology {
   Topology() = default;
   Status ClaimFolder(const std::string& root);
   Status StartNodes();
-  Status StartNode(const NodePlan& plan);
+  // InvalidArgument unless the spec's relay fronts one of the planned nodes.
+  Status CheckRelayNode(const std::vector<NodePlan>& plans) const;
+  Status StartNode(const NodePlan& plan, const std::shared_ptr<const ServerDriver>& driver,
+                   const std::string& binary);
+  // The relay node in front of spec_.relay.node, if the spec has one.
+  Status StartRelay();
   Status Wire();
   Status SaveState();
 

@@ -114,6 +114,10 @@ Status CheckPorts(const TopologySpec& spec) {
   if (spec.peer_port != 0 && spec.peer_port == spec.port) {
     return Status::InvalidArgument("--peer-port equals --port (" + std::to_string(spec.port) + ")");
   }
+  if (spec.relay.port < 0 || spec.relay.port > 65535) {
+    return Status::InvalidArgument("relay.port " + std::to_string(spec.relay.port) +
+                                   ": not in 1..65535");
+  }
   return Status::OK();
 }
 

@@ -20,6 +20,21 @@ Result<TopologyKind> ParseTopologyKind(std::string_view name);
 /// The known kinds, comma separated, for messages and help.
 std::string KnownTopologyKinds();
 
+/// A `memstand relay` (docs/relay.md) in front of one node (`[relay]` in a topology
+/// file, docs/stand.md): started as a node of its own once the others are ready,
+/// listening on its own port and forwarding to the node's client port.
+struct RelaySpec {
+  bool enabled = false;
+  /// The node it fronts, by name ("redis", "primary", "master-1"). Empty: the first.
+  std::string node;
+  /// Its listen port. 0: a free loopback port, picked by memstand.
+  int port = 0;
+  /// Its flags after --link, as `memstand relay` takes them: {"--delay", "20ms", ...}.
+  std::vector<std::string> args;
+  /// The memstand program. Empty: this process's own (/proc/self/exe).
+  std::string binary;
+};
+
 struct TopologySpec {
   TopologyKind kind = TopologyKind::kRedis;
   /// Names the run folder (<run root>/<name>) and the topology in `ps` and `down`.
@@ -49,6 +64,7 @@ struct TopologySpec {
   /// empty server is up in milliseconds and a cluster agrees in ~2 s; the rest is
   /// headroom for a loaded 2-core CI machine.
   int ready_timeout_ms = 20000;
+  RelaySpec relay;
 };
 
 /// Fills the defaults (name, masters, replicas) and checks the spec: counts, ports,

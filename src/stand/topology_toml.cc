@@ -1,5 +1,6 @@
 #include "stand/topology_toml.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -7,13 +8,17 @@
 
 #include <toml++/toml.h>
 
+#include "relay/relay_options.h"
 #include "util/parse.h"
 
 namespace memstand {
 namespace {
 
 constexpr const char* kKnownKeys =
-    "kind, name, masters, replicas, port, peer_port, binary, init_lua, ready_timeout, [settings]";
+    "kind, name, masters, replicas, port, peer_port, binary, init_lua, ready_timeout, [settings], "
+    "[relay]";
+constexpr const char* kRelayKeys =
+    "node, port, delay, delay_back, mode, jitter, seed, rate, nodelay, binary";
 
 Status Bad(const std::string& source, const std::string& what) {
   return Status::InvalidArgument(source + ": " + what);
@@ -86,6 +91,62 @@ Status ReadSettings(const toml::node& node, TopologySpec* spec, const std::strin
   return Status::OK();
 }
 
+// relay.KEY = "20ms" (a duration), checked here so a bad value names the file.
+Status ReadRelayDuration(const toml::node& node, const std::string& source, const std::string& key,
+                         RelaySpec* relay) {
+  std::string text;
+  if (Status s = ReadString(node, source, "relay." + key, &text); !s.ok()) return s;
+  auto d = ParseDurationSeconds(text);
+  if (!d.ok()) return Bad(source, "relay." + key + ": " + d.status().message());
+  std::string flag = "--" + key;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  relay->args.insert(relay->args.end(), {flag, text});
+  return Status::OK();
+}
+
+Status ReadRelayKey(const std::string& key, const toml::node& node, const std::string& source,
+                    RelaySpec* relay) {
+  if (key == "node") return ReadString(node, source, "relay.node", &relay->node);
+  if (key == "binary") return ReadString(node, source, "relay.binary", &relay->binary);
+  if (key == "port") return ReadInt(node, source, "relay.port", &relay->port);
+  if (key == "delay" || key == "delay_back" || key == "jitter") {
+    return ReadRelayDuration(node, source, key, relay);
+  }
+  if (key == "mode" || key == "rate") {
+    std::string text;
+    if (Status s = ReadString(node, source, "relay." + key, &text); !s.ok()) return s;
+    Status s = key == "mode" ? ParseRelayMode(text).status() : ParseRate(text).status();
+    if (!s.ok()) return Bad(source, "relay." + key + ": " + s.message());
+    relay->args.insert(relay->args.end(), {"--" + key, text});
+    return Status::OK();
+  }
+  if (key == "seed") {
+    auto v = node.value<int64_t>();
+    if (!node.is_integer() || !v || *v < 0)
+      return Bad(source, "'relay.seed' must be an integer >= 0");
+    relay->args.insert(relay->args.end(), {"--seed", std::to_string(*v)});
+    return Status::OK();
+  }
+  if (key == "nodelay") {
+    if (!node.is_boolean()) return Bad(source, "'relay.nodelay' must be true or false");
+    if (!*node.value<bool>()) relay->args.push_back("--no-nodelay");
+    return Status::OK();
+  }
+  return Bad(source, "unknown key 'relay." + key + "'; known: " + kRelayKeys);
+}
+
+Status ReadRelay(const toml::node& node, TopologySpec* spec, const std::string& source) {
+  const toml::table* table = node.as_table();
+  if (table == nullptr) return Bad(source, "'relay' must be a table ([relay])");
+  spec->relay.enabled = true;
+  for (const auto& [key, value] : *table) {
+    if (Status s = ReadRelayKey(std::string(key.str()), value, source, &spec->relay); !s.ok()) {
+      return s;
+    }
+  }
+  return Status::OK();
+}
+
 Status ReadKey(const std::string& key, const toml::node& node, TopologySpec* spec,
                const std::string& source, const std::string& base_dir) {
   if (key == "kind") return Status::OK();  // read first
@@ -105,6 +166,7 @@ Status ReadKey(const std::string& key, const toml::node& node, TopologySpec* spe
   if (key == "binary") return ReadString(node, source, key, &spec->binary);
   if (key == "ready_timeout") return ReadTimeout(node, source, &spec->ready_timeout_ms);
   if (key == "settings") return ReadSettings(node, spec, source);
+  if (key == "relay") return ReadRelay(node, spec, source);
   if (key == "init_lua") {
     if (Status s = ReadString(node, source, key, &spec->init_lua); !s.ok()) return s;
     std::filesystem::path p(spec->init_lua);

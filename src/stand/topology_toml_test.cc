@@ -75,7 +75,7 @@ TEST(TopologyTomlTest, MalformedTomlSaysWhere) {
 TEST(TopologyTomlTest, UnknownKeysWrongTypesAndMissingKindAreErrors) {
   EXPECT_EQ(ErrorOf("kind = \"redis\"\nmaster = 3\n"),
             "t.toml: unknown key 'master'; known: kind, name, masters, replicas, port, peer_port, "
-            "binary, init_lua, ready_timeout, [settings]");
+            "binary, init_lua, ready_timeout, [settings], [relay]");
   EXPECT_EQ(ErrorOf("kind = \"redis-cluster\"\nmasters = \"three\"\n"),
             "t.toml: 'masters' must be an integer");
   EXPECT_EQ(ErrorOf("name = \"x\"\n"),
@@ -94,6 +94,50 @@ TEST(TopologyTomlTest, UnknownKeysWrongTypesAndMissingKindAreErrors) {
             "t.toml: settings.save must be a string, number or boolean");
   EXPECT_EQ(ErrorOf("kind = \"redis\"\nready_timeout = \"soon\"\n").substr(0, 22),
             "t.toml: ready_timeout:");
+}
+
+TEST(TopologyTomlTest, ARelayTableBecomesTheRelaysFlags) {
+  auto spec = Parse(R"(
+kind = "redis-replica"
+[relay]
+node = "primary"
+port = 7100
+delay = "20ms"
+delay_back = "5ms"
+mode = "serializing"
+jitter = "1ms"
+seed = 7
+rate = "100Mbit"
+nodelay = false
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_TRUE(spec->relay.enabled);
+  EXPECT_EQ(spec->relay.node, "primary");
+  EXPECT_EQ(spec->relay.port, 7100);
+  // In key order (toml++ keeps a table sorted): the relay's flags do not depend on order.
+  const std::vector<std::string> args = {"--delay",  "20ms",    "--delay-back", "5ms",
+                                         "--jitter", "1ms",     "--mode",       "serializing",
+                                         "--no-nodelay", "--rate", "100Mbit",   "--seed", "7"};
+  EXPECT_EQ(spec->relay.args, args);
+  EXPECT_FALSE(Parse("kind = \"redis\"\n")->relay.enabled);
+  EXPECT_TRUE(Parse("kind = \"redis\"\n[relay]\n")->relay.enabled);  // delay 0: calibration
+}
+
+TEST(TopologyTomlTest, BadRelayValuesNameTheKey) {
+  EXPECT_EQ(ErrorOf("kind = \"redis\"\n[relay]\ndelay = \"5xs\"\n").substr(0, 21),
+            "t.toml: relay.delay: ");
+  EXPECT_EQ(ErrorOf("kind = \"redis\"\n[relay]\nmode = \"serial\"\n").substr(0, 20),
+            "t.toml: relay.mode: ");
+  EXPECT_EQ(ErrorOf("kind = \"redis\"\n[relay]\nrate = \"100\"\n").substr(0, 20),
+            "t.toml: relay.rate: ");
+  EXPECT_EQ(ErrorOf("kind = \"redis\"\n[relay]\ndelay = 20\n"),
+            "t.toml: 'relay.delay' must be a string");
+  EXPECT_EQ(ErrorOf("kind = \"redis\"\n[relay]\nnodelay = \"no\"\n"),
+            "t.toml: 'relay.nodelay' must be true or false");
+  EXPECT_EQ(ErrorOf("kind = \"redis\"\n[relay]\nlatency = \"1ms\"\n"),
+            "t.toml: unknown key 'relay.latency'; known: node, port, delay, delay_back, mode, "
+            "jitter, seed, rate, nodelay, binary");
+  EXPECT_EQ(ErrorOf("kind = \"redis\"\nrelay = 1\n"), "t.toml: 'relay' must be a table ([relay])");
 }
 
 TEST(TopologyTomlTest, UnreadableFileNamesTheFlag) {

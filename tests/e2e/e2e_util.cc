@@ -18,6 +18,7 @@
 
 #include "core/clock.h"
 #include "core/socket.h"
+#include "npm_util.h"
 
 namespace memstand::e2e {
 
@@ -145,6 +146,16 @@ std::string Scrape(int port) {
   }
   close(*fd);
   return resp;
+}
+
+void ExpectPromtoolAccepts(const std::string& body) {
+  std::string path = TempDir() + "/metrics.txt";
+  std::ofstream(path) << body;
+  ASSERT_TRUE(testutil::HaveProgram("promtool"))
+      << "promtool is needed: install the Debian package prometheus (scripts/deps.sh)";
+  auto check = testutil::RunShell("promtool check metrics < " + path + " 2>&1");
+  EXPECT_EQ(check.exit_code, 0) << check.output << body;
+  EXPECT_EQ(check.output, "") << check.output;
 }
 
 std::unique_ptr<LocalRedis> StartRedis(std::vector<std::pair<std::string, std::string>> config) {

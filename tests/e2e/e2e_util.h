@@ -57,6 +57,10 @@ bool ProcessExists(pid_t pid);
 /// whole HTTP response, or "" when nothing listens.
 std::string Scrape(int port);
 
+/// `promtool check metrics` on a /metrics body: a test failure (with the body) unless it
+/// exits 0 without a word; a missing promtool fails too (scripts/deps.sh installs it).
+void ExpectPromtoolAccepts(const std::string& body);
+
 /// A redis-server of the test's own (LocalRedis: a free loopback port, a temp dir),
 /// with `config` added to its defaults; nullptr (and a test failure) if it cannot start.
 std::unique_ptr<LocalRedis> StartRedis(

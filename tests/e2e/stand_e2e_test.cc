@@ -105,6 +105,68 @@ TEST_F(StandE2eTest, UpFromATomlFileAndDownWithoutANameStopsAll) {
   EXPECT_TRUE(ListTopologies(root_)->empty());
 }
 
+// A `[relay]` table puts a `memstand relay` in front of the node: its own port answers
+// PING through the relay, ps lists it beside the server, down stops both.
+TEST_F(StandE2eTest, ARelayFromTheTopologyFileFrontsTheNodeAndGoesWithDown) {
+  std::string file = root_ + "/far.toml";
+  std::ofstream(file) << "kind = \"redis\"\nname = \"far\"\n[relay]\ndelay = \"2ms\"\n"
+                         "mode = \"serializing\"\n";
+  Outcome up = Memstand({"up", "--file", file});
+  ASSERT_EQ(up.exit_code, 0) << up.output;
+  TopologyRecord far = Record("far");
+  ASSERT_EQ(far.nodes.size(), 2u) << up.output;
+  const NodeRecord& server = far.nodes[0];
+  const NodeRecord& relay = far.nodes[1];
+  EXPECT_EQ(relay.role, "relay");
+  EXPECT_EQ(relay.fronts, "redis");
+  EXPECT_NE(relay.port, server.port);
+  EXPECT_EQ(NodeOwnership(far, relay).verdict, Ownership::kOurs);
+  const std::string cmdline = JoinCmdline(relay.process.cmdline);
+  EXPECT_NE(cmdline.find("relay --link 127.0.0.1:" + std::to_string(relay.port) + "=127.0.0.1:" +
+                         std::to_string(server.port) + " --delay 2ms --mode serializing"),
+            std::string::npos)
+      << cmdline;
+
+  auto fd = ConnectTcp("127.0.0.1", relay.port, 5000, true);
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  ASSERT_TRUE(SetIoTimeout(*fd, 5000).ok());
+  ASSERT_TRUE(WriteAll(*fd, "PING\r\n", 6).ok());
+  std::string reply;
+  char buf[16];
+  while (reply.size() < 7) {
+    auto n = ReadSome(*fd, buf, sizeof(buf));
+    if (!n.ok() || *n == 0) break;
+    reply.append(buf, *n);
+  }
+  close(*fd);
+  EXPECT_EQ(reply, "+PONG\r\n");
+
+  Outcome ps = Memstand({"ps"});
+  ASSERT_EQ(ps.exit_code, 0) << ps.output;
+  EXPECT_NE(ps.output.find("far (redis, up): 2/2 process(es) alive"), std::string::npos)
+      << ps.output;
+  EXPECT_NE(ps.output.find("127.0.0.1:" + std::to_string(relay.port)), std::string::npos);
+
+  Outcome down = Memstand({"down", "far"});
+  ASSERT_EQ(down.exit_code, 0) << down.output;
+  EXPECT_NE(down.output.find("relay ("), std::string::npos) << down.output;
+  for (const NodeRecord& n : far.nodes) {
+    EXPECT_EQ(NodeOwnership(far, n).verdict, Ownership::kGone) << n.name;
+  }
+  EXPECT_TRUE(ListTopologies(root_)->empty());
+}
+
+TEST_F(StandE2eTest, ARelayInFrontOfAnUnknownNodeIsRefusedBeforeAnythingStarts) {
+  std::string file = root_ + "/bad.toml";
+  std::ofstream(file) << "kind = \"redis\"\nname = \"bad\"\n[relay]\nnode = \"primary\"\n";
+  Outcome up = Memstand({"up", "--file", file});
+  EXPECT_EQ(up.exit_code, 2) << up.output;
+  EXPECT_NE(up.output.find("relay.node 'primary': no such node in 'bad' (its nodes: redis)"),
+            std::string::npos)
+      << up.output;
+  EXPECT_TRUE(ListTopologies(root_)->empty());
+}
+
 TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
   auto busy = ListenTcp("127.0.0.1", 0);
   ASSERT_TRUE(busy.ok());
