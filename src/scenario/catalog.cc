@@ -19,6 +19,11 @@ const std::vector<ScenarioEntry>& ScenarioCatalog() {
        "to the client or computed by the server, with the controls that separate fewer rows from fewer bytes "
        "per row from an algorithm near the data",
        {SystemKind::kTarantool, SystemKind::kRedis}},
+      {"durability-overload",
+       "What does durability cost, and how does a Redis Cluster behave when writes saturate the disk: slower, or "
+       "unavailable? AOF (appendfsync everysec) against no persistence, SET and GET of 100 B, 10 KiB and 256 KiB "
+       "values, random and compressible, with errors by kind, storage bytes and the cluster's state",
+       {SystemKind::kRedis}},
   };
   return kCatalog;
 }
