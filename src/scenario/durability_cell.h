@@ -95,7 +95,11 @@ struct CellResult {
   std::map<std::string, int64_t> aof;  // INFO persistence deltas over the cell
   ClusterWatchResult cluster;
   std::optional<Invariant> invariant;  // AOF SET cells
-  bool has_errors() const { return !not_run.empty() || error_replies > 0 || unanswered > 0 || !errors.empty(); }
+  /// Error replies, failed connections or unanswered requests; also a cell whose
+  /// engine could not start (errors holds why). A cell skipped because its cluster
+  /// had lost a node is not run, not errored.
+  bool has_errors() const { return error_replies > 0 || unanswered > 0 || !errors.empty(); }
+  bool skipped() const { return !ran && errors.empty(); }
   double bytes_per_s() const { return seconds > 0 && write_bytes >= 0 ? write_bytes / seconds : 0; }
 };
 

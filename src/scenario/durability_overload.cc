@@ -119,9 +119,11 @@ class Procedure {
   void Describe(DurabilityCluster& c, const std::string& mode) {
     if (!described_.insert(mode).second) return;
     const NodeRecord& n = c.topology().nodes().at(0);
-    report_->configuration_lines.push_back(fmt::format("{}: {} masters, {} {} on 127.0.0.1 ports {}..{}, no replicas",
-                                                       mode, o_.masters, n.binary, n.version, n.port,
-                                                       c.topology().nodes().back().port));
+    std::vector<int> ports;
+    for (const NodeRecord& node : c.topology().nodes()) ports.push_back(node.port);
+    report_->configuration_lines.push_back(fmt::format("{} (run 1): {} masters, {} {} on 127.0.0.1 ports {}, no "
+                                                       "replicas (every run and mode a fresh cluster)", mode,
+                                                       o_.masters, n.binary, n.version, fmt::join(ports, ",")));
     const std::vector<std::string> lines = c.ConfigLines(kShownSettings);
     report_->configuration_lines.push_back(fmt::format("  {} as the servers report them (CONFIG GET): {}", mode,
                                                        fmt::join(lines, "; ")));

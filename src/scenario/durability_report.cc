@@ -36,6 +36,9 @@ struct Group {
   int with_errors() const {
     return static_cast<int>(std::count_if(runs.begin(), runs.end(), [](const CellResult* c) { return c->has_errors(); }));
   }
+  int skipped() const {
+    return static_cast<int>(std::count_if(runs.begin(), runs.end(), [](const CellResult* c) { return c->skipped(); }));
+  }
   std::string Name() const { return fmt::format("{} {} {} {}", mode, op, Size(size), payload); }
   // min / median / max of f over the runs that ran (errored ones included: rule 16).
   template <class F>
@@ -97,8 +100,10 @@ std::string ErrorsText(const std::map<std::string, uint64_t>& errors) {
 std::string RunsWithErrors(const Group& g) {
   const int n = static_cast<int>(g.runs.size());
   const int e = g.with_errors();
-  return e == 0 ? fmt::format("no errors in {} run{}", n, n == 1 ? "" : "s")
-                : fmt::format("ERRORS in {} of {} run{}", e, n, n == 1 ? "" : "s");
+  const int skipped = g.skipped();
+  std::string out = e == 0 ? fmt::format("no errors in {} run{}", n, n == 1 ? "" : "s")
+                           : fmt::format("ERRORS in {} of {} run{}", e, n, n == 1 ? "" : "s");
+  return skipped == 0 ? out : fmt::format("{}, {} not run", out, skipped);
 }
 
 double ClientShare(const CellResult& c) { return c.seconds > 0 ? c.client_cpu_s / c.seconds : 0; }
@@ -113,7 +118,7 @@ std::string MatrixText(const std::vector<Group>& groups) {
     out += fmt::format("    {:<13} {:<4} {:>7} {:<12} {:<24} {:<28} {:>9} {:>9} {:>9} {:>9}\n", g.mode, g.op,
                        Size(g.size), g.payload, RunsWithErrors(g),
                        RangeText(g.Of([](const CellResult& c) { return c.ops_per_s; }), "{:.0f}"),
-                       RangeText(g.Of([](const CellResult& c) { return Ms(c.p50_ns); }), "{:.3f}").substr(0, 9),
+                       fmt::format("{:.3f}", g.Of([](const CellResult& c) { return Ms(c.p50_ns); }).median),
                        fmt::format("{:.3f}", g.Of([](const CellResult& c) { return Ms(c.p95_ns); }).median),
                        fmt::format("{:.3f}", g.Of([](const CellResult& c) { return Ms(c.p99_ns); }).median),
                        max.n > 0 ? fmt::format("{:.1f}", max.max) : "-");
@@ -275,7 +280,7 @@ json CellJson(const CellResult& c) {
   return {{"run", c.plan.run}, {"mode", c.plan.mode}, {"op", c.plan.op}, {"size", c.plan.size},
           {"payload", c.plan.payload}, {"keys", c.plan.keys}, {"ran", c.ran},
           {"not_run", c.not_run.empty() ? json(nullptr) : json(c.not_run)}, {"interrupted", c.interrupted},
-          {"has_errors", c.has_errors()}, {"seconds", c.seconds}, {"ops", c.ops}, {"ok_replies", c.ok_replies},
+          {"has_errors", c.has_errors()}, {"skipped", c.skipped()}, {"seconds", c.seconds}, {"ops", c.ops}, {"ok_replies", c.ok_replies},
           {"error_replies", c.error_replies}, {"unanswered", c.unanswered}, {"hits", c.hits}, {"misses", c.misses},
           {"ops_per_sec", c.ops_per_s}, {"p50_ns", c.p50_ns}, {"p95_ns", c.p95_ns}, {"p99_ns", c.p99_ns},
           {"max_ns", c.max_ns}, {"errors", c.errors}, {"first_error", c.first_error},
@@ -372,7 +377,8 @@ void FillDurabilityReport(const DurabilityOverloadOptions& o, const DurabilityMe
   for (const Group& g : groups) {
     const Range ops = g.Of([](const CellResult& c) { return c.ops_per_s; });
     groups_json.push_back({{"mode", g.mode}, {"op", g.op}, {"size", g.size}, {"payload", g.payload},
-                           {"runs", g.runs.size()}, {"runs_with_errors", g.with_errors()}, {"errors", g.Errors()},
+                           {"runs", g.runs.size()}, {"runs_with_errors", g.with_errors()},
+                           {"runs_not_run", g.skipped()}, {"errors", g.Errors()},
                            {"ops_per_sec", {{"min", ops.min}, {"median", ops.median}, {"max", ops.max}, {"n", ops.n}}}});
     if (g.with_errors() > 0) {
       report->Mark(ScenarioVerdict::kFailed, fmt::format("{}: errors in {} of {} runs ({})", g.Name(), g.with_errors(),
