@@ -115,11 +115,7 @@ std::set<std::string> ClusterWatch::SampleNode(size_t i) {
   const WatchedNode& n = nodes_[i];
   const std::set<std::string> silent = {n.name + " no answer"};
   if (clients_[i] == nullptr) {
-    RedisClientOptions o;
-    o.host = n.host;
-    o.port = n.port;
-    o.timeout_ms = timeout_ms_;
-    auto c = RedisClient::Connect(o);
+    auto c = RedisClient::Connect(n.host, n.port, timeout_ms_);
     if (!c.ok()) return silent;
     clients_[i] = std::move(*c);
   }

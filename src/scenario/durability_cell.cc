@@ -87,11 +87,7 @@ std::string DurabilityCluster::Gone() const {
 RedisClient* DurabilityCluster::Control(size_t i) {
   if (controls_[i] == nullptr) {
     const NodeRecord& n = topology_->nodes()[i];
-    RedisClientOptions o;
-    o.host = n.host;
-    o.port = n.port;
-    o.timeout_ms = kControlTimeoutMs;
-    auto c = RedisClient::Connect(o);
+    auto c = RedisClient::Connect(n.host, n.port, kControlTimeoutMs);
     if (!c.ok()) return nullptr;
     controls_[i] = std::move(*c);
   }

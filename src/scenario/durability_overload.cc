@@ -113,7 +113,11 @@ class Procedure {
       report_->files[fmt::format("logs/{}-run{}-{}.log", mode, run, n.name)] = FileTail(n.log, kLogTailLines);
     }
     Status s = c.Stop();
-    if (!s.ok()) m_.mode_failures.push_back(fmt::format("run {} {}: stopping the cluster: {}", run, mode, s.message()));
+    if (!s.ok()) {  // the first line: the node's log tail is in the evidence
+      const std::string& why = s.message();
+      m_.mode_failures.push_back(fmt::format("run {} {}: stopping the cluster: {}", run, mode,
+                                             why.substr(0, why.find('\n'))));
+    }
   }
 
   void Describe(DurabilityCluster& c, const std::string& mode) {

@@ -34,7 +34,9 @@ struct Group {
   uint64_t size = 0;
   std::vector<const CellResult*> runs;
   int with_errors() const {
-    return static_cast<int>(std::count_if(runs.begin(), runs.end(), [](const CellResult* c) { return c->has_errors(); }));
+    // An interrupted cell's figures are partial: its unanswered requests are the signal's.
+    return static_cast<int>(std::count_if(runs.begin(), runs.end(),
+                                          [](const CellResult* c) { return c->has_errors() && !c->interrupted; }));
   }
   int skipped() const {
     return static_cast<int>(std::count_if(runs.begin(), runs.end(), [](const CellResult* c) { return c->skipped(); }));

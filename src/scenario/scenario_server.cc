@@ -217,11 +217,7 @@ bool ServerUnderTest::Alive() {
 Status ServerUnderTest::Connect() {
   const RedisTarget t = target();
   if (config_.system == SystemKind::kRedis) {
-    RedisClientOptions o;
-    o.host = t.host;
-    o.port = t.port;
-    o.timeout_ms = kControlTimeoutMs;
-    auto c = RedisClient::Connect(o);
+    auto c = RedisClient::Connect(t.host, t.port, kControlTimeoutMs);
     if (!c.ok()) return c.status();
     redis_ = std::move(*c);
     return Status::OK();

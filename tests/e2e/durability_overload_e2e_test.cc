@@ -5,6 +5,7 @@
 // errors by kind in that cell, the cell counted as failed.
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -28,13 +29,25 @@ const json* FindCell(const json& doc, const std::string& mode, const std::string
   return nullptr;
 }
 
+// The scenario at 3 masters, 100 B (and `sizes`), random payload, one run, with `flags`
+// (no storage probe unless `flags` has --probe-size) and a run root of its own (returned in *root: it must be empty at the end).
+std::unique_ptr<Running> StartSmall(const std::string& sizes, std::vector<std::string> flags, std::string* root) {
+  *root = TempDir();
+  setenv("MEMSTAND_RUN_DIR", root->c_str(), 1);
+  std::vector<std::string> args = {"scenario", "run", "durability-overload", "--masters", "3", "--sizes", sizes,
+                                   "--payload", "random", "--runs", "1"};
+  if (std::find(flags.begin(), flags.end(), "--probe-size") == flags.end()) flags.insert(flags.end(), {"--probe-size", "0"});
+  args.insert(args.end(), flags.begin(), flags.end());
+  return Running::Start(args);
+}
+
 TEST(DurabilityOverloadE2E, SmallMatrixPrintsEveryBlockAndHoldsTheInvariant) {
-  const std::string dir = TempDir(), root = TempDir();
-  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
-  Outcome out = RunMemstand({"scenario", "run", "durability-overload", "--masters", "3", "--sizes", "100,10k",
-                             "--payload", "random", "--cell-duration", "1s", "--runs", "1", "--probe-size", "4MiB",
-                             "--json", dir + "/d.json", "--evidence", dir + "/ev"},
-                            120);
+  const std::string dir = TempDir();
+  std::string root;
+  auto r = StartSmall("100,10k", {"--cell-duration", "1s", "--probe-size", "4MiB", "--json", dir + "/d.json",
+                                  "--evidence", dir + "/ev"}, &root);
+  ASSERT_NE(r, nullptr);
+  Outcome out = r->Wait(120);
   ASSERT_EQ(out.exit_code, 0) << out.output;
   for (const char* line : {"Storage probe", "pass 1 random  : 2 MiB", "pass 2 repeated: 2 MiB", "repeated / random =",
                            "no errors in 1 run", "errors by kind (summed over the runs): none",
@@ -102,11 +115,9 @@ TEST(DurabilityOverloadE2E, SmallMatrixPrintsEveryBlockAndHoldsTheInvariant) {
 }
 
 TEST(DurabilityOverloadE2E, AMasterKilledDuringACellIsErrorsByKindAndAFailedCell) {
-  const std::string dir = TempDir(), root = TempDir();
-  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
-  auto r = Running::Start({"scenario", "run", "durability-overload", "--masters", "3", "--sizes", "100",
-                           "--payload", "random", "--cell-duration", "4s", "--runs", "1", "--probe-size", "0",
-                           "--no-legacy", "--json", dir + "/d.json"});
+  const std::string dir = TempDir();
+  std::string root;
+  auto r = StartSmall("100", {"--cell-duration", "4s", "--no-legacy", "--json", dir + "/d.json"}, &root);
   ASSERT_NE(r, nullptr);
   // Run 1 starts with mode none; its first cell is the SET.
   ASSERT_TRUE(r->WaitForOutput("run 1 none: SET 100 B random for 4 s", 60)) << r->OutputSoFar();
@@ -145,6 +156,27 @@ TEST(DurabilityOverloadE2E, AMasterKilledDuringACellIsErrorsByKindAndAFailedCell
   EXPECT_FALSE((*aof)["has_errors"].get<bool>()) << aof->dump();
   EXPECT_EQ((*aof)["invariant"]["ok"], true);
   ASSERT_FALSE(doc["mode_failures"].empty());
+  EXPECT_TRUE(AllGone(servers, 10));
+  EXPECT_TRUE(fs::is_empty(root)) << "a cluster's run folder was left behind";
+}
+
+TEST(DurabilityOverloadE2E, SigintStopsEveryClusterAndWritesTheCellsSoFar) {
+  const std::string dir = TempDir();
+  std::string root;
+  auto r = StartSmall("100,10k", {"--cell-duration", "2s", "--json", dir + "/d.json"}, &root);
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->WaitForOutput("run 1 none: GET 100 B random for 2 s", 60)) << r->OutputSoFar();
+  auto servers = ChildrenNamed(r->pid(), "redis-server");
+  ASSERT_EQ(servers.size(), 3u) << r->OutputSoFar();
+  kill(r->pid(), SIGINT);
+  Outcome out = r->Wait(60);
+  EXPECT_EQ(out.exit_code, 130) << out.output;
+  json doc = ReadJson(dir + "/d.json");
+  EXPECT_EQ(doc["verdict"], "interrupted");
+  const json* set = FindCell(doc, "none", "SET", 100, "random");
+  ASSERT_NE(set, nullptr);
+  EXPECT_FALSE((*set)["has_errors"].get<bool>()) << set->dump();
+  EXPECT_EQ(FindCell(doc, "aof-everysec", "SET", 100, "random"), nullptr);
   EXPECT_TRUE(AllGone(servers, 10));
   EXPECT_TRUE(fs::is_empty(root)) << "a cluster's run folder was left behind";
 }
