@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -157,6 +158,47 @@ TEST(DurabilityOverloadE2E, AMasterKilledDuringACellIsErrorsByKindAndAFailedCell
   EXPECT_EQ((*aof)["invariant"]["ok"], true);
   ASSERT_FALSE(doc["mode_failures"].empty());
   EXPECT_TRUE(AllGone(servers, 10));
+  EXPECT_TRUE(fs::is_empty(root)) << "a cluster's run folder was left behind";
+}
+
+// A master that stops answering (SIGSTOP, as a node blocked in fsync would) for longer
+// than cluster-node-timeout: the others flag it fail, their cluster_state goes fail, and
+// the load gets CLUSTERDOWN: all of it in that cell's row, by kind.
+TEST(DurabilityOverloadE2E, AStalledMasterIsFlaggedFailAndItsCellGetsClusterdown) {
+  const std::string dir = TempDir();
+  std::string root;
+  auto r = StartSmall("100", {"--cell-duration", "5s", "--node-timeout", "500ms", "--no-gets", "--no-legacy",
+                              "--json", dir + "/d.json"}, &root);
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->WaitForOutput("run 1 none: SET 100 B random for 5 s", 60)) << r->OutputSoFar();
+  auto servers = ChildrenNamed(r->pid(), "redis-server");
+  ASSERT_EQ(servers.size(), 3u) << r->OutputSoFar();
+  const pid_t stalled = *std::next(servers.begin());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_EQ(kill(stalled, SIGSTOP), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+  kill(stalled, SIGCONT);
+  Outcome out = r->Wait(120);
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  json doc = ReadJson(dir + "/d.json");
+  const json* cell = FindCell(doc, "none", "SET", 100, "random");
+  ASSERT_NE(cell, nullptr);
+  EXPECT_TRUE((*cell)["has_errors"].get<bool>()) << cell->dump();
+  EXPECT_GT((*cell)["errors"].value("CLUSTERDOWN", 0), 0) << cell->dump();
+  std::set<std::string> seen;
+  for (const json& i : (*cell)["cluster_intervals"]) {
+    const std::string what = i["what"];
+    seen.insert(what.substr(what.find(' ') + 1));
+    EXPECT_GT(i["to_s"].get<double>(), i["from_s"].get<double>()) << i.dump();
+  }
+  EXPECT_EQ(seen.count("fail"), 1u) << cell->dump();
+  EXPECT_EQ(seen.count("cluster_state:fail"), 1u) << cell->dump();
+  EXPECT_EQ(seen.count("no answer"), 1u) << cell->dump();
+  EXPECT_NE(out.output.find(" fail from "), std::string::npos) << out.output;
+  // The next mode's fresh cluster is clean.
+  const json* aof = FindCell(doc, "aof-everysec", "SET", 100, "random");
+  ASSERT_NE(aof, nullptr);
+  EXPECT_FALSE((*aof)["has_errors"].get<bool>()) << aof->dump();
   EXPECT_TRUE(fs::is_empty(root)) << "a cluster's run folder was left behind";
 }
 
