@@ -102,6 +102,14 @@ Status CheckShape(const std::vector<std::string>& args, const resp::Reply& reply
 
 }  // namespace
 
+Result<std::unique_ptr<RedisClient>> RedisClient::Connect(const std::string& host, int port, int timeout_ms) {
+  RedisClientOptions o;
+  o.host = host;
+  o.port = port;
+  o.timeout_ms = timeout_ms;
+  return Connect(o);
+}
+
 Result<std::unique_ptr<RedisClient>> RedisClient::Connect(const RedisClientOptions& options) {
   if (options.resp != 2 && options.resp != 3) {
     return Status::InvalidArgument("RESP version must be 2 or 3, not " +

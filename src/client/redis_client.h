@@ -38,6 +38,9 @@ class RedisClient {
   /// A server error during the handshake is Status::Server with the server's text;
   /// a peer that is not a Redis server is Status::Protocol naming what it sent.
   static Result<std::unique_ptr<RedisClient>> Connect(const RedisClientOptions& options);
+  /// Connect with the default options but the address and the timeout: a control
+  /// connection to a server memstand started (no AUTH, db 0, RESP2).
+  static Result<std::unique_ptr<RedisClient>> Connect(const std::string& host, int port, int timeout_ms);
 
   ~RedisClient();
   RedisClient(const RedisClient&) = delete;

@@ -31,6 +31,12 @@ const std::vector<ScenarioEntry>& ScenarioCatalog() {
        "primary and its replica grows, and what does the instrument (memstand's latency relay) add?",
        {SystemKind::kRedis},
        false},
+      {"durability-overload",
+       "What does durability cost, and how does a Redis Cluster behave when writes saturate the disk: slower, or "
+       "unavailable? AOF (appendfsync everysec) against no persistence, SET and GET of 100 B, 10 KiB and 256 KiB "
+       "values, random and compressible, with errors by kind, storage bytes and the cluster's state",
+       {SystemKind::kRedis},
+       false},
   };
   return kCatalog;
 }

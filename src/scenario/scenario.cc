@@ -11,13 +11,15 @@ void ScenarioContext::Progress(const char* scenario, const std::string& line) co
 }
 
 std::string Invariant::Describe() const {
-  return fmt::format("{}: {} == {} ({} == {}) {}", name, lhs_value, rhs_value, lhs, rhs,
+  const char* op = at_least ? ">=" : "==";
+  return fmt::format("{}: {} {} {} ({} {} {}) {}", name, lhs_value, op, rhs_value, lhs, op, rhs,
                      ok() ? "ok" : "BROKEN");
 }
 
 nlohmann::json Invariant::ToJson() const {
   return {{"name", name}, {"lhs", lhs}, {"lhs_value", lhs_value},
-          {"rhs", rhs},   {"rhs_value", rhs_value}, {"ok", ok()}};
+          {"rhs", rhs},   {"rhs_value", rhs_value}, {"relation", at_least ? ">=" : "=="},
+          {"ok", ok()}};
 }
 
 Invariant MakeInvariant(std::string lhs, int64_t lhs_value, std::string rhs, int64_t rhs_value) {
@@ -27,6 +29,13 @@ Invariant MakeInvariant(std::string lhs, int64_t lhs_value, std::string rhs, int
   i.lhs_value = lhs_value;
   i.rhs = std::move(rhs);
   i.rhs_value = rhs_value;
+  return i;
+}
+
+Invariant MakeAtLeastInvariant(std::string lhs, int64_t lhs_value, std::string rhs, int64_t rhs_value) {
+  Invariant i = MakeInvariant(std::move(lhs), lhs_value, std::move(rhs), rhs_value);
+  i.name = i.lhs + " >= " + i.rhs;
+  i.at_least = true;
   return i;
 }
 

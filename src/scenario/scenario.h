@@ -42,7 +42,9 @@ struct Invariant {
   int64_t lhs_value = 0;
   std::string rhs;   // "successful - evicted"
   int64_t rhs_value = 0;
-  bool ok() const { return lhs_value == rhs_value; }
+  /// Most invariants are equations; a few are bounds (bytes written >= bytes sent).
+  bool at_least = false;  // true: lhs >= rhs must hold
+  bool ok() const { return at_least ? lhs_value >= rhs_value : lhs_value == rhs_value; }
   /// "present == successful - evicted: 1200 == 1500 - 300 ok" with both sides' values.
   std::string Describe() const;
   nlohmann::json ToJson() const;
@@ -50,6 +52,8 @@ struct Invariant {
 
 /// lhs == rhs, named "<lhs> == <rhs>".
 Invariant MakeInvariant(std::string lhs, int64_t lhs_value, std::string rhs, int64_t rhs_value);
+/// lhs >= rhs, named "<lhs> >= <rhs>".
+Invariant MakeAtLeastInvariant(std::string lhs, int64_t lhs_value, std::string rhs, int64_t rhs_value);
 
 /// A table of the evidence folder (one CSV each) and of the text report.
 struct Table {

@@ -70,15 +70,20 @@ const SystemInfo& Info(SystemKind kind) { return kSystems[static_cast<int>(kind)
 
 int64_t ToInt(const std::string& text) { return std::strtoll(text.c_str(), nullptr, 10); }
 
-std::string NextTopologyName() {
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string NextScenarioTopologyName() {
   static std::atomic<int> counter{0};
   return fmt::format("scenario-{}-{}", getpid(), ++counter);
 }
 
-// A scenario's topologies die with memstand (PR_SET_PDEATHSIG), but a memstand killed
-// by SIGKILL leaves their run folders. Removes the folders of scenario topologies whose
-// memstand is gone and whose every node is gone too (StopRecordedTopology signals only
-// processes proven ours, and none of these runs); once per process.
 void RemoveLeftoverScenarioFolders() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -102,15 +107,6 @@ void RemoveLeftoverScenarioFolders() {
     }
   });
 }
-
-std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
-
-}  // namespace
 
 const char* SystemName(SystemKind kind) { return Info(kind).name; }
 const char* SystemPackage(SystemKind kind) { return Info(kind).package; }
@@ -173,7 +169,7 @@ Result<std::unique_ptr<ServerUnderTest>> ServerUnderTest::Start(const ServerConf
   RemoveLeftoverScenarioFolders();
   TopologySpec spec;
   spec.kind = Info(config.system).topology;
-  spec.name = NextTopologyName();
+  spec.name = NextScenarioTopologyName();
   spec.settings = config.settings;
   if (config.system == SystemKind::kTarantool) {
     auto folder = MakeTempFolder("tarantool");  // marked: a killed run's is removed later
@@ -221,11 +217,7 @@ bool ServerUnderTest::Alive() {
 Status ServerUnderTest::Connect() {
   const RedisTarget t = target();
   if (config_.system == SystemKind::kRedis) {
-    RedisClientOptions o;
-    o.host = t.host;
-    o.port = t.port;
-    o.timeout_ms = kControlTimeoutMs;
-    auto c = RedisClient::Connect(o);
+    auto c = RedisClient::Connect(t.host, t.port, kControlTimeoutMs);
     if (!c.ok()) return c.status();
     redis_ = std::move(*c);
     return Status::OK();

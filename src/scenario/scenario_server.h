@@ -31,6 +31,16 @@ const char* SystemBinary(SystemKind kind);
 /// Whether the system's program is installed here (found in PATH).
 bool SystemInstalled(SystemKind kind);
 
+/// A new topology name for a scenario's servers: "scenario-<pid>-<n>" (the prefix
+/// RemoveLeftoverScenarioFolders looks for).
+std::string NextScenarioTopologyName();
+
+/// A scenario's topologies die with memstand (PR_SET_PDEATHSIG), but a memstand killed
+/// by SIGKILL leaves their run folders. Removes the folders of scenario topologies whose
+/// memstand is gone and whose every node is gone too (StopRecordedTopology signals only
+/// processes proven ours, and none of these runs); once per process.
+void RemoveLeftoverScenarioFolders();
+
 struct ServerConfig {
   std::string name;  // the configuration's name in reports, e.g. "redis-allkeys-lru"
   SystemKind system = SystemKind::kRedis;

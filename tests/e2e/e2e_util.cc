@@ -1,6 +1,7 @@
 #include "e2e/e2e_util.h"
 #include "test_paths.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -130,6 +131,36 @@ nlohmann::json ReadJson(const std::string& path) {
 }
 
 bool ProcessExists(pid_t pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
+
+std::set<pid_t> ChildrenNamed(pid_t parent, const std::string& name) {
+  std::set<pid_t> out;
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return out;
+  while (dirent* e = readdir(d)) {
+    const pid_t pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    std::ifstream in("/proc/" + std::string(e->d_name) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), {});
+    const size_t open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    const std::string comm = stat.substr(open + 1, close - open - 1);
+    const pid_t ppid = std::atoi(stat.c_str() + close + 4);  // ") S PPID"
+    if (ppid == parent && comm.starts_with(name)) out.insert(pid);
+  }
+  closedir(d);
+  return out;
+}
+
+bool AllGone(const std::set<pid_t>& pids, double timeout_s) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < until) {
+    bool any = false;
+    for (pid_t p : pids) any |= ProcessExists(p);
+    if (!any) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
 
 std::string Scrape(int port) {
   auto fd = ConnectTcp("127.0.0.1", port, 2000, true);

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,10 @@ nlohmann::json ReadJson(const std::string& path);
 /// with its output); its JSON, or an empty object.
 nlohmann::json RunOk(std::vector<std::string> args);
 bool ProcessExists(pid_t pid);
+/// Pids whose parent is `parent` and whose name starts with `name` (/proc/PID/stat).
+std::set<pid_t> ChildrenNamed(pid_t parent, const std::string& name);
+/// Waits until `pids` are all gone (true) or timeout_s passes.
+bool AllGone(const std::set<pid_t>& pids, double timeout_s);
 /// GET /metrics from 127.0.0.1:port over a plain socket (reads bounded by 5 s): the
 /// whole HTTP response, or "" when nothing listens.
 std::string Scrape(int port);

@@ -1,7 +1,6 @@
 // `memstand scenario` on the real binary against the real servers it stands up itself:
 // outcomes, invariants, ranges over runs, the evidence folder, missing servers, a
 // server killed mid-scenario, SIGINT, and memstand killed with its servers running.
-#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -21,38 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// Pids whose parent is `parent` and whose name is `name` (from /proc/PID/stat).
-std::set<pid_t> ChildrenNamed(pid_t parent, const std::string& name) {
-  std::set<pid_t> out;
-  DIR* d = opendir("/proc");
-  if (d == nullptr) return out;
-  while (dirent* e = readdir(d)) {
-    const pid_t pid = std::atoi(e->d_name);
-    if (pid <= 0) continue;
-    std::ifstream in("/proc/" + std::string(e->d_name) + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), {});
-    const size_t open = stat.find('('), close = stat.rfind(')');
-    if (open == std::string::npos || close == std::string::npos) continue;
-    const std::string comm = stat.substr(open + 1, close - open - 1);
-    const pid_t ppid = std::atoi(stat.c_str() + close + 4);  // ") S PPID"
-    if (ppid == parent && comm.starts_with(name)) out.insert(pid);
-  }
-  closedir(d);
-  return out;
-}
-
-// Waits until `pids` are all gone (true) or timeout_s passes.
-bool AllGone(const std::set<pid_t>& pids, double timeout_s) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < until) {
-    bool any = false;
-    for (pid_t p : pids) any |= ProcessExists(p);
-    if (!any) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
 
 const json& Config(const json& doc, const std::string& name) {
   for (const json& c : doc["configurations"]) {
