@@ -108,6 +108,23 @@ TEST(ChoiceMapTest, StretchedCacheRowsTakeThePipelinedRelayAtTheLargestDistance)
   EXPECT_EQ(Row(rows, "Redis SET, then WAIT 1 after its reply").support, "not measured here");  // no such cell
 }
 
+TEST(ChoiceMapTest, DurabilityRowsGiveThePricePerSizeAndTheRunsWithErrors) {
+  const json d = {{"scenario", "durability-overload"},
+                  {"durability_price",
+                   {{{"mode", "aof-everysec"}, {"size", 100}, {"payload", "random"}, {"ratio", 0.58}, {"n", 3}},
+                    {{"mode", "aof-everysec"}, {"size", 262144}, {"payload", "random"}, {"ratio", 0.22}, {"n", 3}}}},
+                  {"matrix",
+                   {{{"mode", "aof-everysec"}, {"op", "SET"}, {"runs", 3}, {"runs_with_errors", 1}},
+                    {{"mode", "aof-everysec"}, {"op", "GET"}, {"runs", 3}, {"runs_with_errors", 3}},
+                    {{"mode", "none"}, {"op", "SET"}, {"runs", 3}, {"runs_with_errors", 0}}}}};
+  const auto rows = ChoiceMap({{"do.json", d}});
+  const ChoiceRow& e = Row(rows, "Redis Cluster, AOF appendfsync everysec");
+  EXPECT_EQ(e.support, "measured here");
+  EXPECT_EQ(e.pay, "SET throughput against no persistence: 100 B random: 0.58x (N=3), 262144 B random: 0.22x (N=3); "
+                   "SET cells with errors in 1 of 3 runs");
+  EXPECT_EQ(Row(rows, "Redis Cluster, AOF appendfsync always").support, "not measured here");
+}
+
 TEST(ChoiceMapTest, TheJudgmentRowsAreTheDocumentedText) {
   std::ifstream in(std::string(MEMSTAND_SOURCE_DIR) + "/docs/choice-map.md");
   std::stringstream doc;
@@ -120,7 +137,7 @@ TEST(ChoiceMapTest, TheJudgmentRowsAreTheDocumentedText) {
     EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/choice-map.md lacks the row:\n" << line;
   }
   const auto rows = ChoiceMap({});
-  EXPECT_EQ(rows.size() - JudgmentRows().size(), 12u);  // the measured rows, all not measured here
+  EXPECT_EQ(rows.size() - JudgmentRows().size(), 14u);  // the measured rows, all not measured here
   const std::string text = ChoiceMapText(rows);
   EXPECT_NE(text.find("support: judgment"), std::string::npos);
   EXPECT_EQ(ChoiceMapJson(rows).size(), rows.size());
