@@ -3,10 +3,12 @@
 #include <sys/resource.h>
 
 #include <csignal>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "cli/subcommands.h"
+#include "cli/version.h"
 #include "util/redact.h"
 
 namespace memstand::cli {
@@ -70,12 +72,24 @@ int Main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) g_command_line += " " + ShellWord(argv[i]);
   g_command_line = RedactSecrets(g_command_line);
   CLI::App app{"memstand: a test stand for in-memory data systems"};
-  app.set_version_flag("--version", MEMSTAND_VERSION);
+  app.set_version_flag("--version", VersionText());
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, SubcommandBody>> bodies;
   for (const Subcommand& s : kSubcommands) {
     CLI::App* sub = app.add_subcommand(s.name, s.help);
     bodies.emplace_back(sub, s.setup(sub));
+  }
+  // memtier's and redis-benchmark's host flag is -h; here -h is help, and help would exit
+  // 0 with nothing sent: a host after it is refused instead.
+  for (int i = 2; i + 1 < argc; ++i) {
+    if (std::string_view(argv[i]) == "-h" && argv[i + 1][0] != '-' &&
+        (std::string_view(argv[1]) == "run" || std::string_view(argv[1]) == "sweep")) {
+      fmt::print(stderr,
+                 "memstand {}: '-h {}': -h is help here; the host is -s/--server (or --target URL), e.g. "
+                 "-s {} -p 6379\n",
+                 argv[1], Abbreviate(RedactSecrets(argv[i + 1])), Abbreviate(RedactSecrets(argv[i + 1])));
+      return kExitUsage;
+    }
   }
   if (argc > 1 && argv[1][0] != '-' && !IsSubcommand(argv[1])) {
     std::string known;

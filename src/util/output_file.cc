@@ -58,7 +58,8 @@ std::string Identity(const std::string& path) {
 
 Result<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& flag,
                                                      const std::string& path) {
-  auto f = std::unique_ptr<OutputFile>(new OutputFile(flag, path));
+  // "-": the standard output, written directly like any descriptor alias.
+  auto f = std::unique_ptr<OutputFile>(new OutputFile(flag, path == "-" ? "/dev/stdout" : path));
   Status s = f->Prepare();
   if (!s.ok()) return Status::InvalidArgument(s.message());
   return f;

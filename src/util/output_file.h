@@ -22,7 +22,7 @@ namespace memstand {
 class OutputFile {
  public:
   /// Prepares `path` for the output named by `flag` (e.g. "--json"); nothing appears at
-  /// `path` before Commit(). InvalidArgument naming the flag, the path and the errno
+  /// `path` before Commit(). "-" is the standard output (/dev/stdout, written directly). InvalidArgument naming the flag, the path and the errno
   /// text if it cannot be written: an empty path, a directory, a missing folder, a
   /// symbolic link to a missing file, no permission, a read-only filesystem.
   static Result<std::unique_ptr<OutputFile>> Open(const std::string& flag, const std::string& path);

@@ -1,0 +1,48 @@
+// The command line's edges a new user meets first (issue 19): --version says what the
+// binary is built with, memtier's `-h HOST` is refused instead of printing help and
+// sending nothing, and `-` on an output flag is the standard output, not a file named "-".
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "e2e/e2e_util.h"
+
+namespace memstand::e2e {
+namespace {
+
+TEST(CliE2E, VersionSaysWhatTheBinaryIsBuiltWith) {
+  Outcome out = RunMemstand({"--version"});
+  EXPECT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_EQ(out.output.rfind("memstand " MEMSTAND_VERSION "\n", 0), 0u) << out.output;
+  for (const char* line : {"  compiler: ", "  build: ", "  libraries: fmt ", "  io_uring: "}) {
+    EXPECT_NE(out.output.find(line), std::string::npos) << line << "\n" << out.output;
+  }
+}
+
+TEST(CliE2E, AHostAfterDashHIsRefusedNotHelp) {
+  for (const char* sub : {"run", "sweep"}) {
+    Outcome out = RunMemstand({sub, "-h", "10.0.0.1", "-p", "6379"});
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_NE(out.output.find("'-h 10.0.0.1': -h is help here; the host is -s/--server"), std::string::npos)
+        << out.output;
+  }
+  Outcome help = RunMemstand({"run", "-h"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("--server"), std::string::npos);
+}
+
+TEST(CliE2E, DashIsTheStandardOutput) {
+  const std::string dir = TempDir();
+  Outcome out = RunMemstand({"run", "-n", "200", "-c", "2", "-q", "--json", "-"});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  const size_t at = out.output.find("{\n  \"schema\": \"memstand.run\"");
+  ASSERT_NE(at, std::string::npos) << out.output;
+  auto doc = nlohmann::json::parse(out.output.substr(at, out.output.rfind('}') + 1 - at), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << out.output.substr(at);
+  EXPECT_EQ(doc["totals"]["ops"], 200);
+  EXPECT_FALSE(std::filesystem::exists("-"));
+}
+
+}  // namespace
+}  // namespace memstand::e2e
