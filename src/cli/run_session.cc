@@ -178,7 +178,7 @@ Result<std::unique_ptr<RunSession>> RunSession::Open(RunConfig* cfg) {
     if (!started.ok()) return started.status();
     out.metrics = std::move(*started);
   }
-  out.progress = ProgressLine::IfTerminal(stdout, cfg->quiet);
+  out.progress = ProgressLine::IfTerminal(stderr, cfg->quiet);  // off the report's stream
   InstallInterruptHandlers();
   s = session->StartLocalServer(cfg);
   if (!s.ok()) return s;

@@ -1,4 +1,5 @@
 // The progress line: the real binary on a pseudo-terminal and on a file.
+#include <fcntl.h>
 #include <poll.h>
 #include "test_paths.h"
 #include <pty.h>
@@ -10,6 +11,7 @@
 
 #include "core/clock.h"
 #include "e2e/e2e_util.h"
+#include "npm_util.h"
 #include "stand/local_redis.h"
 
 namespace memstand::e2e {
@@ -23,8 +25,9 @@ bool HasProgressLine(const std::string& output) {
          output.find("\033[K") != std::string::npos;
 }
 
-// Runs memstand with a pseudo-terminal as its stdin, stdout and stderr.
-Outcome RunInPty(const std::vector<std::string>& args, double timeout_s) {
+// Runs memstand with a pseudo-terminal as its stdin, stdout and stderr; with
+// `stdout_file`, stdout goes to that file instead (`memstand run ... > report.txt`).
+Outcome RunInPty(const std::vector<std::string>& args, double timeout_s, const std::string& stdout_file = "") {
   std::vector<std::string> words = {MEMSTAND_BINARY};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -35,6 +38,10 @@ Outcome RunInPty(const std::vector<std::string>& args, double timeout_s) {
   pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
   if (pid < 0) return out;
   if (pid == 0) {
+    if (!stdout_file.empty()) {
+      const int fd = open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (fd < 0 || dup2(fd, 1) < 0) _exit(126);
+    }
     execv(argv[0], argv.data());
     _exit(127);
   }
@@ -76,7 +83,17 @@ TEST(ProgressE2E, DrawnOnATerminalOnly) {
   ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
   EXPECT_FALSE(HasProgressLine(quiet.output)) << quiet.output;
 
+  // The report to a file, the terminal on stderr: the progress stays on the terminal
+  // and out of the report (as memtier draws it on stderr).
+  const std::string report = TempDir() + "/report.txt";
   args.pop_back();
+  Outcome redirected = RunInPty(args, 30, report);
+  ASSERT_EQ(redirected.exit_code, 0) << redirected.output;
+  EXPECT_TRUE(HasProgressLine(redirected.output)) << redirected.output;
+  const std::string text = testutil::ReadFile(report);
+  EXPECT_NE(text.find("[8] Verdict"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+
   Outcome file = RunMemstand(args, 30);
   ASSERT_EQ(file.exit_code, 0) << file.output;
   EXPECT_FALSE(HasProgressLine(file.output)) << file.output;
