@@ -14,6 +14,7 @@ PACKAGES=(
   memcached tarantool etcd-server
   postgresql libpq-dev
   prometheus
+  libhdrhistogram-java default-jre-headless
 )
 # Node.js and npm (the HdrHistogram log test decodes with npm's hdr-histogram-js): only
 # when missing, since a machine may carry a nodejs package that bundles npm.

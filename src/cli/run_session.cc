@@ -1,5 +1,7 @@
 #include "cli/run_session.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -24,24 +26,38 @@ namespace memstand::cli {
 
 namespace {
 
-// The --hdr-log writer: one line per command per second, as the seconds complete, into
-// the output's temporary file.
+// The --hdr-log writer: per second, an untagged line of all commands together (what the
+// readers take by default: HistogramLogProcessor without -tag) and a tagged line per
+// command, into the output's temporary file. A second is written once the next one
+// arrives or its run ends, so that the last one gets its true length (the measured
+// phase rarely ends on a whole second).
 class HdrLogSink {
  public:
   static Result<std::unique_ptr<HdrLogSink>> Open(std::unique_ptr<OutputFile> file,
                                                   const LoadOptions& options) {
     auto sink = std::unique_ptr<HdrLogSink>(new HdrLogSink(std::move(file), options));
-    sink->Check(sink->writer_.WriteHeader(std::time(nullptr)));
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    sink->Check(sink->writer_.WriteHeader(static_cast<double>(now.tv_sec) + now.tv_nsec / 1e9));
     if (!sink->status_.ok()) return Status::InvalidArgument(sink->status_.message());
     return sink;
   }
   void Write(int second, const std::vector<CommandStats>& commands) {
-    for (size_t i = 0; i < commands.size() && status_.ok(); ++i) {
-      Check(writer_.WriteInterval(options_.commands[i].label, second, 1.0,
-                                  commands[i].latency_ns));
-    }
+    Flush(1.0);
+    pending_second_ = second;
+    pending_ = commands;
   }
-  Status Finish() { return status_.ok() ? file_->Commit() : status_; }
+  /// The run whose seconds start at `offset` measured `measured_s`: its last second is
+  /// written with the length it really had.
+  void EndRun(int offset, double measured_s) {
+    if (pending_second_ < 0) return;
+    const double length = measured_s - (pending_second_ - offset);
+    Flush(length > 0 && length < 1.0 ? length : 1.0);
+  }
+  Status Finish() {
+    Flush(1.0);
+    return status_.ok() ? file_->Commit() : status_;
+  }
 
  private:
   HdrLogSink(std::unique_ptr<OutputFile> f, const LoadOptions& options)
@@ -53,10 +69,23 @@ class HdrLogSink {
       status_ = s;
     }
   }
+  void Flush(double length_s) {
+    if (pending_second_ < 0) return;
+    CommandStats all;
+    for (const CommandStats& c : pending_) all.Add(c);
+    if (status_.ok()) Check(writer_.WriteInterval("", pending_second_, length_s, all.latency_ns));
+    for (size_t i = 0; i < pending_.size() && status_.ok(); ++i) {
+      Check(writer_.WriteInterval(options_.commands[i].label, pending_second_, length_s, pending_[i].latency_ns));
+    }
+    pending_second_ = -1;
+    pending_.clear();
+  }
   std::unique_ptr<OutputFile> file_;
   HdrLogWriter writer_;
   const LoadOptions& options_;  // the command labels (the same in every run)
   Status status_;
+  int pending_second_ = -1;          // the second not yet written, or -1
+  std::vector<CommandStats> pending_;
 };
 
 // Prepares the output of `flag` at `path`; null (and OK) when not given.
@@ -250,6 +279,7 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
   if (out_->progress) out_->progress->Clear();
   if (!result.ok()) return result.status();
   run->result = std::move(*result);
+  if (out_->hdr_log != nullptr) out_->hdr_log->EndRun(second_offset_, run->result.measured_s);
   second_offset_ += SeriesSeconds(run->result);
   RunReport& rep = run->report;
   rep.options = &run->options;
