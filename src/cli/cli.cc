@@ -26,6 +26,8 @@ const Subcommand kSubcommands[] = {
     {"scenario", "Experiments: list them, or run one (working-set, mvcc-quota) with its invariants "
                  "checked", SetupScenario},
     {"relay", "A TCP relay that delays each chunk, in order, and measures its own error", SetupRelay},
+    {"report", "One self-contained HTML page with charts of run, sweep and scenario JSON files",
+     SetupReport},
 };
 
 // Thousands of connections need more descriptors than the usual soft limit of 1024.

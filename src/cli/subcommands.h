@@ -26,5 +26,6 @@ SubcommandBody SetupDown(CLI::App* app);
 SubcommandBody SetupDataset(CLI::App* app);
 SubcommandBody SetupScenario(CLI::App* app);
 SubcommandBody SetupRelay(CLI::App* app);
+SubcommandBody SetupReport(CLI::App* app);
 
 }  // namespace memstand::cli
