@@ -19,6 +19,16 @@ std::string SystemName(const json& system) {
   return Text(system, "name") + (Number(system, "run").value_or(1) > 1 ? " (run " + Text(system, "run") + ")" : "");
 }
 
+// A comparison's label up to its first comma or parenthesis ("control 1a, aligned
+// shape (...)" -> "control 1a"): the axis has room for a few words; the caption and the
+// table carry the rest.
+std::string ShortLabel(const std::string& label) {
+  const size_t cut = label.find_first_of(",(");
+  std::string s = label.substr(0, cut);
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 Chart RatiosChart(const json& system) {
   Chart c;
   c.title = "compute-locality: " + SystemName(system) + ", ratios a / b";
@@ -29,17 +39,19 @@ Chart RatiosChart(const json& system) {
   c.data.resize(4);
   double i = 0;
   for (const json& p : Array(system, "pairs")) {
-    c.x.ticks.push_back(Text(p, "label") + ": " + Text(p, "a") + " / " + Text(p, "b"));
+    c.x.ticks.push_back(ShortLabel(Text(p, "label")) + ": " + Text(p, "a") + " / " + Text(p, "b"));
     c.data[0].push_back(i++);
     c.data[1].push_back(Number(p, "objects"));
     c.data[2].push_back(Number(p, "bytes_in"));
     c.data[3].push_back(Number(p, "time"));
   }
+  std::string labels;
+  for (const json& p : Array(system, "pairs")) labels += (labels.empty() ? "" : "; ") + Text(p, "label");
   c.caption = fmt::format(
       "{}: for each comparison, objects returned, application bytes read and time (median over both "
       "passes) of path a divided by those of path b, each measured on its own (JSON systems[].pairs; "
-      "METHOD.md rule 11). Counts and bytes survive the platform; time is this platform's.",
-      SystemName(system));
+      "METHOD.md rule 11). Counts and bytes survive the platform; time is this platform's. Comparisons: {}.",
+      SystemName(system), labels);
   return c;
 }
 
@@ -50,6 +62,7 @@ Chart SamplesChart(const json& system, const std::vector<std::vector<std::string
   c.title = "compute-locality: " + SystemName(system) + ", every timed call";
   c.style = "points";
   c.x = Axis("call of the path (pass 1, then pass 2)", "call");
+  c.x.integer = true;
   c.y = Axis("time of the call", "µs", true);
   const std::string name = Text(system, "name"), run = Text(system, "run");
   std::vector<std::vector<std::pair<double, std::optional<double>>>> points;

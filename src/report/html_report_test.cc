@@ -189,7 +189,7 @@ constexpr char kRuns[] = R"j({
 TEST(HtmlReportTest, RunsChartsShowEveryRunBesideTheRangeWithItsN) {
   ReportSection s = RunsSection(Input(kRuns));
   EXPECT_EQ(Data(s, "throughput of each run (all commands)"), Golden(R"j({
-    "x": {"label": "run", "unit": "", "log": false},
+    "x": {"label": "run", "unit": "", "log": false, "integer": true},
     "y": {"label": "throughput", "unit": "ops/s", "log": false},
     "series": ["run ended OK", "run failed"],
     "data": [[1, 2, 3], [100, null, 120], [null, 10, null]],
@@ -241,7 +241,7 @@ TEST(HtmlReportTest, MvccQuotaDrawsSizePerWriteWithFailureAndRecovery) {
     "series": ["db size"], "data": [[500, 1000, 1500], [1, 3, 4]],
     "bands": [{"from": 1000, "to": 1500, "label": "portion of the first failure"}],
     "x_lines": [{"at": 1200, "label": "first failed write 1200"}],
-    "y_lines": [{"at": 4, "label": "quota 4 MiB"}, {"at": 1, "label": "after recovery 1 MiB"}]})j"));
+    "y_lines": [{"at": 4, "label": "quota 4 MiB"}, {"at": 1, "label": "after the recovery, at the end: 1 MiB"}]})j"));
 }
 
 constexpr char kLocality[] = R"j({
@@ -249,7 +249,7 @@ constexpr char kLocality[] = R"j({
   "systems": [{"name": "redis", "run": 1, "paths": [{"name": "naive", "samples": 2}, {"name": "local"}],
     "pairs": [{"label": "as published", "a": "naive", "b": "local", "objects": 3327.6, "bytes_in": 3020.7,
                "bytes_per_object": 0.908, "time": 80.5},
-              {"label": "control 1", "a": "naive-short", "b": "local-short", "objects": 3327.6,
+              {"label": "control 1, aligned shape (id)", "a": "naive-short", "b": "local-short", "objects": 3327.6,
                "bytes_in": 2800, "time": 70}]},
     {"name": "postgresql", "run": 1, "not_run": "postgres is not installed", "paths": [], "pairs": []}]
 })j";
@@ -278,7 +278,7 @@ TEST(HtmlReportTest, ComputeLocalityRawTimingsFromTheEvidenceSamples) {
       "1,tarantool,naive,1,1,1,9,33276\n2,redis,naive,1,1,1,8,33276\n";
   ReportSection s = ScenarioSection(in);
   EXPECT_EQ(Data(s, "compute-locality: redis, every timed call"), Golden(R"j({
-    "x": {"label": "call of the path (pass 1, then pass 2)", "unit": "call", "log": false},
+    "x": {"label": "call of the path (pass 1, then pass 2)", "unit": "call", "log": false, "integer": true},
     "y": {"label": "time of the call", "unit": "µs", "log": true},
     "series": ["naive", "local"], "data": [[1, 2], [5000, 7000], [150, null]],
     "bands": [], "x_lines": [], "y_lines": []})j"));

@@ -48,7 +48,7 @@ void MvccQuotaCharts(const ReportInput& in, ReportSection* s) {
   const json& profile = Field(doc, "profile");
   if (auto q = Number(profile, "quota_bytes")) c.y_lines.push_back({*q / (1 << 20), "quota " + Cell(*q / (1 << 20)) + " MiB"});
   if (auto after = Number(etcd, "db_size_after_recovery")) {
-    c.y_lines.push_back({*after / (1 << 20), "after recovery " + Cell(*after / (1 << 20)) + " MiB"});
+    c.y_lines.push_back({*after / (1 << 20), "after the recovery, at the end: " + Cell(*after / (1 << 20)) + " MiB"});
   }
   if (auto f = Number(etcd, "first_failed_write")) c.x_lines.push_back({*f, "first failed write " + Cell(f)});
   const json& in_portion = Field(etcd, "detected_in");

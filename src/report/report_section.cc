@@ -11,6 +11,7 @@ using Json = nlohmann::ordered_json;
 
 Json AxisJson(const ChartAxis& a) {
   Json j{{"label", a.label}, {"unit", a.unit}, {"log", a.log}};
+  if (a.integer) j["integer"] = true;
   if (!a.ticks.empty()) j["ticks"] = a.ticks;
   return j;
 }

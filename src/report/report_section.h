@@ -16,12 +16,13 @@ struct ChartAxis {
   std::string label;  // "latency"
   std::string unit;   // "µs"; shown beside the label
   bool log = false;   // a log10 scale
+  bool integer = false;  // whole numbers only (run numbers, call numbers): ticks at whole steps
   /// Category names: x value i (0-based) is ticks[i] (the x axis of a bar-like chart).
   std::vector<std::string> ticks;
 };
 
 inline ChartAxis Axis(std::string label, std::string unit, bool log = false) {
-  return ChartAxis{std::move(label), std::move(unit), log, {}};
+  return ChartAxis{std::move(label), std::move(unit), log, false, {}};
 }
 
 /// A shaded span of x (e.g. a detection interval (low; high]).

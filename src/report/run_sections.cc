@@ -212,6 +212,7 @@ Chart RunsFigure(const json& doc, const std::string& key, const std::string& wha
   c.title = what + " of each run (all commands)";
   c.style = "points";
   c.x = Axis("run", "");
+  c.x.integer = true;
   c.y = Axis(what, unit);
   c.series = {"run ended OK", "run failed"};
   c.data.resize(3);

@@ -117,9 +117,11 @@
     var x = { time: false };
     if (spec.x.log) { x.distr = 3; x.log = 10; }
     if (ticks) x.range = [-0.5, ticks.length - 0.5];
+    else if (spec.x.integer) x.range = function (u, min, max) { return [min - 0.5, max + 0.5]; };
     var y = { range: rangeWith(spec.y_lines, spec.y.log) };
     if (spec.y.log) { y.distr = 3; y.log = 10; }
     var xAxis = { label: axisName(spec.x) };
+    if (spec.x.integer) xAxis.incrs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
     if (ticks) {
       xAxis.splits = function () { return ticks.map(function (t, i) { return i; }); };
       xAxis.values = function (u, splits) { return splits.map(function (v) { return ticks[v] || ''; }); };
