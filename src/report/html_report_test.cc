@@ -10,7 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include "test_paths.h"
+
 #include "report/run_sections.h"
+#include "report/web_assets.h"
 #include "report/scenario_sections.h"
 
 namespace memstand {
@@ -423,6 +426,20 @@ TEST(HtmlReportTest, ChartCsvHasUnitsInTheHeaderAndTickNames) {
             "comparison,objects (x),bytes in (x),time (x)\n"
             "as published: naive / local,3327.6,3020.7,80.5\n"
             "control 1: naive-short / local-short,3327.6,2800,70\n");
+}
+
+// The binary carries the very files npm installed (web/package.json pins the version).
+TEST(HtmlReportTest, TheEmbeddedUplotIsTheNpmPackage) {
+  auto read = [](const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  };
+  const std::string dist = std::string(MEMSTAND_SOURCE_DIR) + "/web/node_modules/uplot/dist/";
+  EXPECT_EQ(assets::UplotVersion(), "1.6.32");
+  EXPECT_EQ(assets::UplotJs(), read(dist + "uPlot.iife.min.js"));
+  EXPECT_EQ(assets::UplotCss(), read(dist + "uPlot.min.css"));
+  EXPECT_EQ(assets::PageJs(), read(std::string(MEMSTAND_SOURCE_DIR) + "/src/report/page/report.js"));
+  EXPECT_GT(assets::UplotJs().size(), 10000u);
 }
 
 }  // namespace

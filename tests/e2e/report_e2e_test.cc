@@ -83,6 +83,11 @@ TEST(ReportE2E, ChromiumDrawsEveryChartOfARealRunAndScenarioWithoutScriptErrors)
   Outcome r = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(redis->port()), "--duration",
                            "2s", "--clients", "4", "--json", run, "-q"}, 60);
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Open loop: the send-lag chart too.
+  const std::string open = dir + "/open.json";
+  r = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(redis->port()), "--duration", "2s",
+                   "--clients", "4", "--rate", "2000", "--json", open, "-q"}, 60);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   // working-set at a small size: two 3 MB Redis configurations, 20,000 records (one
   // evicts, one rejects; about 2 s).
   Outcome ws = RunMemstand({"scenario", "run", "working-set", "--records", "20000", "--portion", "2000",
@@ -91,18 +96,20 @@ TEST(ReportE2E, ChromiumDrawsEveryChartOfARealRunAndScenarioWithoutScriptErrors)
                             "--only", "lru-3mb,noeviction-3mb", "--evidence", dir + "/ws", "-q"}, 120);
   ASSERT_EQ(ws.exit_code, 0) << ws.output;
   const std::string page = ArtifactDir() + "/report.html";
-  Outcome rep = RunMemstand({"report", run, dir + "/ws", "-o", page}, 30);
+  Outcome rep = RunMemstand({"report", run, open, dir + "/ws", "-o", page}, 30);
   ASSERT_EQ(rep.exit_code, 0) << rep.output;
-  // A run: throughput, latency per second of SET, GET and Total, percentiles, CPU, RSS;
-  // working-set: one chart per configuration.
+  // A run: throughput, latency per second of SET, GET and Total, percentiles, CPU, RSS
+  // (7); the open-loop run the same and its send lag (8); working-set: one chart per
+  // configuration (2).
   const std::string html = ReadFile(page);
-  EXPECT_NE(html.find("data-charts=\"9\""), std::string::npos);
+  EXPECT_NE(html.find("data-charts=\"17\""), std::string::npos);
+  EXPECT_NE(html.find("Open loop: latency, service time and send lag"), std::string::npos);
 
   const testutil::CommandResult dom = Chromium(page, "--dump-dom", dir + "/profile");
   ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
   EXPECT_EQ(Attribute(dom.output, "data-done"), "1") << dom.output.substr(0, 4000);
-  EXPECT_EQ(Attribute(dom.output, "data-rendered"), "9");
-  EXPECT_EQ(Attribute(dom.output, "data-drawn"), "9");
+  EXPECT_EQ(Attribute(dom.output, "data-rendered"), "17");
+  EXPECT_EQ(Attribute(dom.output, "data-drawn"), "17");
   EXPECT_EQ(Errors(dom.output), "");
   EXPECT_EQ(dom.output.find("data-blank"), std::string::npos);
 
