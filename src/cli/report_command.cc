@@ -22,7 +22,8 @@ int ReportBody(const ReportFlags& f) {
     fmt::print(stderr, "memstand report: {}\n", s.message());
     return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
   }
-  fmt::print("memstand report: wrote {} ({} input{})\n", f.out, f.inputs.size(), f.inputs.size() == 1 ? "" : "s");
+  fmt::print("memstand report: wrote {} ({} input{})\n", f.out, f.inputs.size(),
+             f.inputs.size() == 1 ? "" : "s");
   return kExitOk;
 }
 
@@ -30,10 +31,12 @@ int ReportBody(const ReportFlags& f) {
 
 SubcommandBody SetupReport(CLI::App* app) {
   auto f = std::make_shared<ReportFlags>();
-  app->add_option("inputs", f->inputs,
-                  "run / --runs / sweep JSON files (--json), scenario JSON files or evidence folders")
+  app->add_option(
+         "inputs", f->inputs,
+         "run / --runs / sweep JSON files (--json), scenario JSON files or evidence folders")
       ->required();
-  app->add_option("-o,--output", f->out, "The HTML page to write (whole or not at all)")->required();
+  app->add_option("-o,--output", f->out, "The HTML page to write (whole or not at all)")
+      ->required();
   return [f] { return ReportBody(*f); };
 }
 

@@ -16,7 +16,8 @@ namespace {
 using nlohmann::json;
 
 std::string SystemName(const json& system) {
-  return Text(system, "name") + (Number(system, "run").value_or(1) > 1 ? " (run " + Text(system, "run") + ")" : "");
+  return Text(system, "name") +
+         (Number(system, "run").value_or(1) > 1 ? " (run " + Text(system, "run") + ")" : "");
 }
 
 // A comparison's label up to its first comma or parenthesis ("control 1a, aligned
@@ -46,11 +47,15 @@ Chart RatiosChart(const json& system) {
     c.data[3].push_back(Number(p, "time"));
   }
   std::string labels;
-  for (const json& p : Array(system, "pairs")) labels += (labels.empty() ? "" : "; ") + Text(p, "label");
+  for (const json& p : Array(system, "pairs"))
+    labels += (labels.empty() ? "" : "; ") + Text(p, "label");
   c.caption = fmt::format(
-      "{}: for each comparison, objects returned, application bytes read and time (median over both "
-      "passes) of path a divided by those of path b, each measured on its own (JSON systems[].pairs; "
-      "METHOD.md rule 11). Counts and bytes survive the platform; time is this platform's. Comparisons: {}.",
+      "{}: for each comparison, objects returned, application bytes read and time (median over "
+      "both "
+      "passes) of path a divided by those of path b, each measured on its own (JSON "
+      "systems[].pairs; "
+      "METHOD.md rule 11). Counts and bytes survive the platform; time is this platform's. "
+      "Comparisons: {}.",
       SystemName(system), labels);
   return c;
 }
@@ -73,28 +78,36 @@ Chart SamplesChart(const json& system, const std::vector<std::vector<std::string
     points.emplace_back();
   }
   for (const auto& r : rows) {
-    if (r.size() <= std::max({col.at("system"), col.at("run"), col.at("path"), col.at("ns")})) continue;
+    if (r.size() <= std::max({col.at("system"), col.at("run"), col.at("path"), col.at("ns")}))
+      continue;
     if (r[col.at("system")] != name || (!run.empty() && r[col.at("run")] != run)) continue;
     auto it = index.find(r[col.at("path")]);
     if (it == index.end()) continue;
     char* end = nullptr;
     const double ns = std::strtod(r[col.at("ns")].c_str(), &end);
     auto& series = points[it->second];
-    series.emplace_back(double(series.size() + 1), ns > 0 ? std::optional<double>(ns / 1000) : std::nullopt);
+    series.emplace_back(double(series.size() + 1),
+                        ns > 0 ? std::optional<double>(ns / 1000) : std::nullopt);
   }
   c.data = JoinOnX(points);
   c.caption = fmt::format(
-      "{}: the time of every timed call of each path (evidence samples.csv: {} calls per path and pass, "
-      "the paths interleaved), so the shape of the distribution (e.g. two modes) can be checked (METHOD.md "
+      "{}: the time of every timed call of each path (evidence samples.csv: {} calls per path and "
+      "pass, "
+      "the paths interleaved), so the shape of the distribution (e.g. two modes) can be checked "
+      "(METHOD.md "
       "rule 9). Absolute times describe this platform.",
-      SystemName(system), Array(system, "paths").empty() ? "" : Text(Array(system, "paths")[0], "samples"));
+      SystemName(system),
+      Array(system, "paths").empty() ? "" : Text(Array(system, "paths")[0], "samples"));
   return c;
 }
 
 ReportTable PathsTable(const json& doc) {
-  ReportTable t{"Paths", "paths",
-                {"system", "run", "path", "objects", "bytes_in", "bytes_out", "median_ns", "min_ns", "max_ns",
-                 "round_trips", "vs naive: objects", "bytes in", "bytes per object", "time"}, {}};
+  ReportTable t{
+      "Paths",
+      "paths",
+      {"system", "run", "path", "objects", "bytes_in", "bytes_out", "median_ns", "min_ns", "max_ns",
+       "round_trips", "vs naive: objects", "bytes in", "bytes per object", "time"},
+      {}};
   for (const json& s : Array(doc, "systems")) {
     if (!Text(s, "not_run").empty()) {
       t.rows.push_back({Text(s, "name"), Text(s, "run"), "not run: " + Text(s, "not_run")});
@@ -103,10 +116,12 @@ ReportTable PathsTable(const json& doc) {
     }
     for (const json& p : Array(s, "paths")) {
       const json& v = Field(p, "vs_naive");
-      t.rows.push_back({Text(s, "name"), Text(s, "run"), Text(p, "name"), Text(p, "objects"), Text(p, "bytes_in"),
-                        Text(p, "bytes_out"), Cell(Number(p, "median_ns")), Cell(Number(p, "min_ns")),
-                        Cell(Number(p, "max_ns")), Text(p, "round_trips"), Cell(Number(v, "objects")),
-                        Cell(Number(v, "bytes_in")), Cell(Number(v, "bytes_per_object")), Cell(Number(v, "time"))});
+      t.rows.push_back({Text(s, "name"), Text(s, "run"), Text(p, "name"), Text(p, "objects"),
+                        Text(p, "bytes_in"), Text(p, "bytes_out"), Cell(Number(p, "median_ns")),
+                        Cell(Number(p, "min_ns")), Cell(Number(p, "max_ns")),
+                        Text(p, "round_trips"), Cell(Number(v, "objects")),
+                        Cell(Number(v, "bytes_in")), Cell(Number(v, "bytes_per_object")),
+                        Cell(Number(v, "time"))});
     }
   }
   return t;
@@ -125,15 +140,17 @@ void ComputeLocalityCharts(const ReportInput& in, ReportSection* s) {
       rows.erase(rows.begin());
     }
   }
-  const bool samples = col.count("system") && col.count("run") && col.count("path") && col.count("ns");
+  const bool samples =
+      col.count("system") && col.count("run") && col.count("path") && col.count("ns");
   for (const json& system : Array(in.doc, "systems")) {
     if (Array(system, "pairs").empty()) continue;
     s->charts.push_back(RatiosChart(system));
     if (samples) s->charts.push_back(SamplesChart(system, rows, col));
   }
   if (!samples) {
-    s->blocks.push_back({"Raw timings", {"not drawn: the raw timings are in the evidence folder's samples.csv; "
-                                         "give the folder (--evidence DIR) instead of its scenario.json"}});
+    s->blocks.push_back({"Raw timings",
+                         {"not drawn: the raw timings are in the evidence folder's samples.csv; "
+                          "give the folder (--evidence DIR) instead of its scenario.json"}});
   }
 }
 

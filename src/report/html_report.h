@@ -17,7 +17,8 @@ namespace memstand {
 ReportSection SectionOf(const ReportInput& input);
 
 /// The whole page of `sections`, in order. `command_line` is shown in the header.
-std::string RenderHtmlReport(const std::vector<ReportSection>& sections, const std::string& command_line);
+std::string RenderHtmlReport(const std::vector<ReportSection>& sections,
+                             const std::string& command_line);
 
 /// Reads every input (the first bad one: InvalidArgument naming it), renders the page
 /// and writes it to `out` whole or not at all (util/output_file.h).

@@ -2,19 +2,17 @@
 // crafted inputs), and of inputs the report must refuse with the file named.
 #include "report/html_report.h"
 
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
-
-#include "test_paths.h"
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "report/run_sections.h"
-#include "report/web_assets.h"
 #include "report/scenario_sections.h"
+#include "report/web_assets.h"
+#include "test_paths.h"
 
 namespace memstand {
 namespace {
@@ -45,8 +43,13 @@ OJson Data(const ReportSection& s, const std::string& title) {
   const Chart* c = Find(s, title);
   if (c == nullptr) return nullptr;
   OJson j = ChartJson(*c, s);
-  return {{"x", j["x"]}, {"y", j["y"]}, {"series", j["series"]}, {"data", j["data"]},
-          {"bands", j["bands"]}, {"x_lines", j["x_lines"]}, {"y_lines", j["y_lines"]}};
+  return {{"x", j["x"]},
+          {"y", j["y"]},
+          {"series", j["series"]},
+          {"data", j["data"]},
+          {"bands", j["bands"]},
+          {"x_lines", j["x_lines"]},
+          {"y_lines", j["y_lines"]}};
 }
 
 OJson Golden(const char* text) { return OJson::parse(text); }
@@ -127,7 +130,8 @@ TEST(HtmlReportTest, ResourcesGiveCpuShareAndRssPerProcess) {
     "series": ["redis-server (pid 7)", "memstand (pid 8)"],
     "data": [[1.0, 2.1], [0.5, 0.75], [1.0, null]],
     "bands": [], "x_lines": [], "y_lines": []})j"));
-  EXPECT_EQ(Data(s, "Resident memory over time")["data"], Golden("[[1.0, 1.1, 2.1], [1, 2, 3], [4, null, null]]"));
+  EXPECT_EQ(Data(s, "Resident memory over time")["data"],
+            Golden("[[1.0, 1.1, 2.1], [1, 2, 3], [4, null, null]]"));
 }
 
 TEST(HtmlReportTest, OpenLoopAddsServiceTimeAndSendLag) {
@@ -171,7 +175,8 @@ TEST(HtmlReportTest, SweepChartsMarkTheKneeAndLeaveFailedStepsOut) {
 
 TEST(HtmlReportTest, SweepWithoutAKneeDrawsNoKneeLine) {
   json doc = json::parse(kSweep);
-  doc["knee"] = {{"found", false}, {"index", nullptr}, {"x", nullptr}, {"text", "no knee within the range"}};
+  doc["knee"] = {
+      {"found", false}, {"index", nullptr}, {"x", nullptr}, {"text", "no knee within the range"}};
   ReportSection s = SweepSection(Input(doc.dump()));
   EXPECT_EQ(Data(s, "Throughput against clients")["x_lines"], OJson::array());
 }
@@ -199,7 +204,8 @@ TEST(HtmlReportTest, RunsChartsShowEveryRunBesideTheRangeWithItsN) {
     "bands": [], "x_lines": [],
     "y_lines": [{"at": 100, "label": "min 100 (N=2)"}, {"at": 110, "label": "median 110 (N=2)"},
                 {"at": 120, "label": "max 120 (N=2)"}]})j"));
-  EXPECT_EQ(Data(s, "p99 latency of each run (all commands)")["data"], Golden("[[1, 2, 3], [5, null, 6], [null, 70, null]]"));
+  EXPECT_EQ(Data(s, "p99 latency of each run (all commands)")["data"],
+            Golden("[[1, 2, 3], [5, null, 6], [null, 70, null]]"));
   ASSERT_FALSE(s.blocks.empty());
   EXPECT_EQ(s.blocks[0].lines.back(), "run 2: FAILED: lost connection");
 }
@@ -330,15 +336,15 @@ TEST(HtmlReportTest, KindsAreToldByTheFilesOwnFields) {
     const char* text;
     const char* says;
   };
-  for (const Bad& b : {Bad{"[1, 2]", "not a JSON object"},
-                       Bad{R"j({"a": 1})j", "no \"schema\""},
-                       Bad{R"j({"schema": "memtier", "version": 1})j", "unknown schema"},
-                       Bad{R"j({"schema": "memstand.run", "version": 2, "totals": {}})j", "version 2"},
-                       Bad{R"j({"schema": "memstand.run", "version": 1})j", "without a \"totals\""},
-                       Bad{R"j({"schema": "memstand.sweep", "version": 1})j", "without a \"steps\""},
-                       Bad{R"j({"schema": "memstand.run", "version": 1, "runs": 3})j", "no runs array"},
-                       Bad{R"j({"scenario": "working-set", "format": 2})j", "format 2"},
-                       Bad{R"j({"scenario": 5, "format": 1})j", "not a string"}}) {
+  for (const Bad& b :
+       {Bad{"[1, 2]", "not a JSON object"}, Bad{R"j({"a": 1})j", "no \"schema\""},
+        Bad{R"j({"schema": "memtier", "version": 1})j", "unknown schema"},
+        Bad{R"j({"schema": "memstand.run", "version": 2, "totals": {}})j", "version 2"},
+        Bad{R"j({"schema": "memstand.run", "version": 1})j", "without a \"totals\""},
+        Bad{R"j({"schema": "memstand.sweep", "version": 1})j", "without a \"steps\""},
+        Bad{R"j({"schema": "memstand.run", "version": 1, "runs": 3})j", "no runs array"},
+        Bad{R"j({"scenario": "working-set", "format": 2})j", "format 2"},
+        Bad{R"j({"scenario": 5, "format": 1})j", "not a string"}}) {
     auto k = DetectKind(json::parse(b.text));
     ASSERT_FALSE(k.ok()) << b.text;
     EXPECT_EQ(k.status().code(), Status::Code::kInvalidArgument);
@@ -372,15 +378,17 @@ TEST_F(HtmlReportFilesTest, BadInputsAreRefusedWithTheFileNamed) {
   const std::string empty = Write("empty.json", "");
   std::filesystem::create_directories(dir_ + "/nofolder");
   const std::string run_in_folder = Write("runfolder/scenario.json", kRun);
-  for (const Case& c : {Case{truncated, "not valid JSON"}, Case{other, "not a document memstand wrote"},
-                        Case{empty, "not valid JSON"}, Case{dir_ + "/absent.json", "no such file"},
-                        Case{dir_ + "/nofolder", "a folder without scenario.json"},
-                        Case{dir_ + "/runfolder", "is a run document"}}) {
+  for (const Case& c :
+       {Case{truncated, "not valid JSON"}, Case{other, "not a document memstand wrote"},
+        Case{empty, "not valid JSON"}, Case{dir_ + "/absent.json", "no such file"},
+        Case{dir_ + "/nofolder", "a folder without scenario.json"},
+        Case{dir_ + "/runfolder", "is a run document"}}) {
     auto in = LoadReportInput(c.path);
     ASSERT_FALSE(in.ok()) << c.path;
     EXPECT_EQ(in.status().code(), Status::Code::kInvalidArgument);
     EXPECT_NE(in.status().message().find(c.says), std::string::npos) << in.status().message();
-    EXPECT_NE(in.status().message().find(std::filesystem::path(c.path).filename().string()), std::string::npos)
+    EXPECT_NE(in.status().message().find(std::filesystem::path(c.path).filename().string()),
+              std::string::npos)
         << in.status().message();
   }
 }
@@ -417,7 +425,8 @@ TEST(HtmlReportTest, ThePageInlinesEverythingAndNoTextEndsAScript) {
   EXPECT_EQ(page.find("alert(1)</script>"), std::string::npos);  // escaped in HTML and in JSON
   EXPECT_NE(page.find("\\u003c/script>\\u003cscript>alert(1)"), std::string::npos);
   EXPECT_NE(page.find("data-charts=\"1\""), std::string::npos);
-  EXPECT_NE(page.find("download=\"in-chart-0.csv\" href=\"data:text/csv;charset=utf-8,"), std::string::npos);
+  EXPECT_NE(page.find("download=\"in-chart-0.csv\" href=\"data:text/csv;charset=utf-8,"),
+            std::string::npos);
 }
 
 TEST(HtmlReportTest, ChartCsvHasUnitsInTheHeaderAndTickNames) {
@@ -438,7 +447,8 @@ TEST(HtmlReportTest, TheEmbeddedUplotIsTheNpmPackage) {
   EXPECT_EQ(assets::UplotVersion(), "1.6.32");
   EXPECT_EQ(assets::UplotJs(), read(dist + "uPlot.iife.min.js"));
   EXPECT_EQ(assets::UplotCss(), read(dist + "uPlot.min.css"));
-  EXPECT_EQ(assets::PageJs(), read(std::string(MEMSTAND_SOURCE_DIR) + "/src/report/page/report.js"));
+  EXPECT_EQ(assets::PageJs(),
+            read(std::string(MEMSTAND_SOURCE_DIR) + "/src/report/page/report.js"));
   EXPECT_GT(assets::UplotJs().size(), 10000u);
 }
 

@@ -35,7 +35,8 @@ const nlohmann::json& Array(const nlohmann::json& j, std::string_view key) {
 
 std::string Cell(std::optional<double> v) {
   if (!v) return "";
-  if (std::isfinite(*v) && *v == std::floor(*v) && std::fabs(*v) < 1e15) return fmt::format("{}", int64_t(*v));
+  if (std::isfinite(*v) && *v == std::floor(*v) && std::fabs(*v) < 1e15)
+    return fmt::format("{}", int64_t(*v));
   return fmt::format("{:.6g}", *v);
 }
 

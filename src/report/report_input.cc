@@ -19,12 +19,12 @@ constexpr std::uintmax_t kMaxInputBytes = 256ull << 20;
 Result<std::string> ReadWhole(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
-    return Status::InvalidArgument(fmt::format("'{}': {}", path, fs::exists(path, ec)
-                                                                       ? "not a regular file"
-                                                                       : "no such file or folder"));
+    return Status::InvalidArgument(fmt::format(
+        "'{}': {}", path, fs::exists(path, ec) ? "not a regular file" : "no such file or folder"));
   }
   if (fs::file_size(path, ec) > kMaxInputBytes) {
-    return Status::InvalidArgument(fmt::format("'{}': larger than {} MiB", path, kMaxInputBytes >> 20));
+    return Status::InvalidArgument(
+        fmt::format("'{}': larger than {} MiB", path, kMaxInputBytes >> 20));
   }
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -41,10 +41,14 @@ bool IsInt(const json& doc, const char* key, int value) {
 
 const char* ReportInputKindName(ReportInputKind kind) {
   switch (kind) {
-    case ReportInputKind::kRun: return "run";
-    case ReportInputKind::kRuns: return "runs";
-    case ReportInputKind::kSweep: return "sweep";
-    case ReportInputKind::kScenario: return "scenario";
+    case ReportInputKind::kRun:
+      return "run";
+    case ReportInputKind::kRuns:
+      return "runs";
+    case ReportInputKind::kSweep:
+      return "sweep";
+    case ReportInputKind::kScenario:
+      return "scenario";
   }
   return "?";
 }
@@ -55,12 +59,12 @@ Result<ReportInputKind> DetectKind(const json& doc) {
     const json& schema = doc["schema"];
     const std::string name = schema.is_string() ? schema.get<std::string>() : schema.dump();
     if (name != "memstand.run" && name != "memstand.sweep") {
-      return Status::InvalidArgument(fmt::format("unknown schema {} (known: memstand.run, memstand.sweep)",
-                                                 schema.dump()));
+      return Status::InvalidArgument(
+          fmt::format("unknown schema {} (known: memstand.run, memstand.sweep)", schema.dump()));
     }
     if (!IsInt(doc, "version", 1)) {
-      return Status::InvalidArgument(fmt::format("{} version {} (this memstand reads version 1)", name,
-                                                 doc.value("version", json()).dump()));
+      return Status::InvalidArgument(fmt::format("{} version {} (this memstand reads version 1)",
+                                                 name, doc.value("version", json()).dump()));
     }
     if (name == "memstand.sweep") {
       if (!doc.contains("steps") || !doc["steps"].is_array()) {
@@ -80,10 +84,11 @@ Result<ReportInputKind> DetectKind(const json& doc) {
     return ReportInputKind::kRun;
   }
   if (doc.contains("scenario")) {
-    if (!doc["scenario"].is_string()) return Status::InvalidArgument("\"scenario\" is not a string");
+    if (!doc["scenario"].is_string())
+      return Status::InvalidArgument("\"scenario\" is not a string");
     if (!IsInt(doc, "format", 1)) {
-      return Status::InvalidArgument(fmt::format("scenario format {} (this memstand reads format 1)",
-                                                 doc.value("format", json()).dump()));
+      return Status::InvalidArgument(fmt::format(
+          "scenario format {} (this memstand reads format 1)", doc.value("format", json()).dump()));
     }
     return ReportInputKind::kScenario;
   }
@@ -101,7 +106,8 @@ Result<ReportInput> LoadReportInput(const std::string& path) {
   Result<std::string> text = ReadWhole(in.json_path);
   if (!text.ok()) {
     return folder ? Status::InvalidArgument(fmt::format(
-                        "'{}': a folder without scenario.json (not a scenario's evidence folder)", path))
+                        "'{}': a folder without scenario.json (not a scenario's evidence folder)",
+                        path))
                   : text.status();
   }
   try {
@@ -113,8 +119,9 @@ Result<ReportInput> LoadReportInput(const std::string& path) {
   if (!kind.ok()) return kind.status().WithContext("'" + in.json_path + "'");
   in.kind = *kind;
   if (folder && in.kind != ReportInputKind::kScenario) {
-    return Status::InvalidArgument(fmt::format("'{}': scenario.json is a {} document, not a scenario's",
-                                               in.json_path, ReportInputKindName(in.kind)));
+    return Status::InvalidArgument(
+        fmt::format("'{}': scenario.json is a {} document, not a scenario's", in.json_path,
+                    ReportInputKindName(in.kind)));
   }
   if (!folder) return in;
   for (const auto& entry : fs::directory_iterator(path, ec)) {

@@ -4,9 +4,8 @@
 #pragma once
 
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "util/status.h"
 
@@ -18,8 +17,8 @@ enum class ReportInputKind { kRun, kRuns, kSweep, kScenario };
 const char* ReportInputKindName(ReportInputKind kind);
 
 struct ReportInput {
-  std::string path;           // as given (a file or an evidence folder)
-  std::string json_path;      // the JSON file read: `path`, or `path`/scenario.json
+  std::string path;       // as given (a file or an evidence folder)
+  std::string json_path;  // the JSON file read: `path`, or `path`/scenario.json
   ReportInputKind kind = ReportInputKind::kRun;
   nlohmann::json doc;
   /// An evidence folder's CSV files by name without ".csv" (e.g. "samples"); empty

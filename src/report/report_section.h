@@ -4,18 +4,17 @@
 // receives (ChartJson: the golden tests' subject). No HTML here.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace memstand {
 
 struct ChartAxis {
-  std::string label;  // "latency"
-  std::string unit;   // "µs"; shown beside the label
-  bool log = false;   // a log10 scale
+  std::string label;     // "latency"
+  std::string unit;      // "µs"; shown beside the label
+  bool log = false;      // a log10 scale
   bool integer = false;  // whole numbers only (run numbers, call numbers): ticks at whole steps
   /// Category names: x value i (0-based) is ticks[i] (the x axis of a bar-like chart).
   std::vector<std::string> ticks;

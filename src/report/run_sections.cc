@@ -19,9 +19,7 @@ using Points = std::vector<std::pair<double, std::optional<double>>>;
 std::string Stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
 // A value a log axis can draw: positive, else a gap.
-std::optional<double> Positive(std::optional<double> v) {
-  return v && *v > 0 ? v : std::nullopt;
-}
+std::optional<double> Positive(std::optional<double> v) { return v && *v > 0 ? v : std::nullopt; }
 
 // The command labels of the per-second series, in the document's order, "Total" last.
 std::vector<std::string> SeriesLabels(const json& doc) {
@@ -38,8 +36,9 @@ std::vector<std::string> SeriesLabels(const json& doc) {
 Chart OpsPerSecond(const json& doc) {
   Chart c;
   c.title = "Throughput per second";
-  c.caption = "Replies to measured requests in each second of the measured phase, per command and in "
-              "total (JSON \"series\"; the last second may be partial).";
+  c.caption =
+      "Replies to measured requests in each second of the measured phase, per command and in "
+      "total (JSON \"series\"; the last second may be partial).";
   c.x = Axis("second of the measured phase", "s");
   c.y = Axis("replies in the second", "ops/s");
   std::vector<Points> points;
@@ -58,11 +57,12 @@ Chart OpsPerSecond(const json& doc) {
 Chart LatencyPerSecond(const json& doc, const std::string& label) {
   Chart c;
   c.title = "Latency per second: " + label;
-  c.caption = fmt::format("p50, p99 and max latency of {} in each second of the measured phase (JSON "
-                          "\"series\", latency from the {}).",
-                          label == "Total" ? "all commands" : label,
-                          Text(doc, "latency_from") == "intended_send" ? "intended send time (open loop)"
-                                                                        : "actual send");
+  c.caption = fmt::format(
+      "p50, p99 and max latency of {} in each second of the measured phase (JSON "
+      "\"series\", latency from the {}).",
+      label == "Total" ? "all commands" : label,
+      Text(doc, "latency_from") == "intended_send" ? "intended send time (open loop)"
+                                                   : "actual send");
   c.x = Axis("second of the measured phase", "s");
   c.y = Axis("latency", "µs", true);
   c.series = {"p50", "p99", "max"};
@@ -96,8 +96,10 @@ Chart PercentilePlot(const std::string& title, const std::string& caption,
                      const std::vector<std::pair<std::string, const json*>>& latencies) {
   Chart c;
   c.title = title;
-  c.caption = caption + " x is 1/(1-q): 10 is p90, 100 is p99, 1000 is p99.9 (HdrHistogram's plot); "
-              "the points are the percentiles the run printed (--percentiles), the max is in the table.";
+  c.caption =
+      caption +
+      " x is 1/(1-q): 10 is p90, 100 is p99, 1000 is p99.9 (HdrHistogram's plot); "
+      "the points are the percentiles the run printed (--percentiles), the max is in the table.";
   c.style = "points-line";
   c.x = Axis("1/(1-q), percentile q", "", true);
   c.y = Axis("latency", "µs", true);
@@ -106,7 +108,8 @@ Chart PercentilePlot(const std::string& title, const std::string& caption,
     c.series.push_back(name);
     Points p;
     for (const auto& [q, key] : PercentileKeys(*latency)) {
-      p.emplace_back(1.0 / (1.0 - q / 100.0), Positive(Number(Field(*latency, "percentiles_us"), key)));
+      p.emplace_back(1.0 / (1.0 - q / 100.0),
+                     Positive(Number(Field(*latency, "percentiles_us"), key)));
     }
     points.push_back(std::move(p));
   }
@@ -116,7 +119,8 @@ Chart PercentilePlot(const std::string& title, const std::string& caption,
 
 std::vector<std::pair<std::string, const json*>> CommandLatencies(const json& doc) {
   std::vector<std::pair<std::string, const json*>> out;
-  for (const json& c : Array(doc, "commands")) out.emplace_back(Text(c, "command"), &Field(c, "latency"));
+  for (const json& c : Array(doc, "commands"))
+    out.emplace_back(Text(c, "command"), &Field(c, "latency"));
   out.emplace_back("Total", &Field(Field(doc, "totals"), "latency"));
   return out;
 }
@@ -127,13 +131,15 @@ void ResourceCharts(const json& doc, std::vector<Chart>* charts) {
   if (resources.empty()) return;
   Chart cpu, rss;
   cpu.title = "CPU over time: server and client";
-  cpu.caption = "CPU time (user + system) of each process sampled from /proc over the run, per sampling "
-                "interval, as a share of one core (1 = one core busy); intervals under 0.2 s are left "
-                "out (10 ms ticks). JSON \"resources\": the server memstand started, then memstand itself.";
+  cpu.caption =
+      "CPU time (user + system) of each process sampled from /proc over the run, per sampling "
+      "interval, as a share of one core (1 = one core busy); intervals under 0.2 s are left "
+      "out (10 ms ticks). JSON \"resources\": the server memstand started, then memstand itself.";
   cpu.x = Axis("time since the run started", "s");
   cpu.y = Axis("CPU share of one core", "cores");
   rss.title = "Resident memory over time";
-  rss.caption = "RSS of each sampled process at the end of each sampling interval (JSON \"resources\").";
+  rss.caption =
+      "RSS of each sampled process at the end of each sampling interval (JSON \"resources\").";
   rss.x = cpu.x;
   rss.y = Axis("resident set size", "MiB");
   std::vector<Points> cpu_points, rss_points;
@@ -172,8 +178,9 @@ ReportTable CommandsTable(const json& doc, const std::string& stem) {
   rows.push_back(Field(doc, "totals"));
   for (const json& c : rows) {
     const json& l = Field(c, "latency");
-    std::vector<std::string> r{Text(c, "command"), Cell(Number(c, "ops")), Cell(Number(c, "ops_per_sec")),
-                               Cell(Number(c, "errors")), Cell(Number(l, "min_us")), Cell(Number(l, "mean_us"))};
+    std::vector<std::string> r{
+        Text(c, "command"),        Cell(Number(c, "ops")),    Cell(Number(c, "ops_per_sec")),
+        Cell(Number(c, "errors")), Cell(Number(l, "min_us")), Cell(Number(l, "mean_us"))};
     for (const auto& [q, key] : keys) r.push_back(Cell(Number(Field(l, "percentiles_us"), key)));
     r.push_back(Cell(Number(l, "max_us")));
     t.rows.push_back(std::move(r));
@@ -185,20 +192,23 @@ TextBlock RunBlock(const json& doc) {
   TextBlock b{"Run", {}};
   const json& server = Field(doc, "server");
   const json& o = Field(doc, "options");
-  b.lines.push_back("verdict: " + Text(doc, "verdict") + " (exit code " + Text(doc, "exit_code") + ")");
+  b.lines.push_back("verdict: " + Text(doc, "verdict") + " (exit code " + Text(doc, "exit_code") +
+                    ")");
   b.lines.push_back(fmt::format("started {} by memstand {}; measured {} s", Text(doc, "started_at"),
                                 Text(doc, "memstand_version"), Cell(Number(doc, "measured_s"))));
-  b.lines.push_back(fmt::format("server {} ({} {}){}", Text(server, "url"), Text(server, "protocol"),
-                                Text(server, "version"),
-                                Field(server, "started_by_memstand") == true ? ", started by memstand" : ""));
-  b.lines.push_back(fmt::format("{} threads x {} clients, pipeline {}, {} loop{}, io {}", Text(o, "threads"),
-                                Text(o, "clients_per_thread"), Text(o, "pipeline"), Text(o, "loop"),
-                                Text(o, "loop") == "open" ? " at " + Text(o, "rate_per_s") + " requests/s" : "",
-                                Text(o, "io")));
-  b.lines.push_back(fmt::format("values {}..{} bytes, {}", Text(o, "value_min_size"), Text(o, "value_max_size"),
-                                Text(o, "value_content")));
+  b.lines.push_back(fmt::format(
+      "server {} ({} {}){}", Text(server, "url"), Text(server, "protocol"), Text(server, "version"),
+      Field(server, "started_by_memstand") == true ? ", started by memstand" : ""));
+  b.lines.push_back(
+      fmt::format("{} threads x {} clients, pipeline {}, {} loop{}, io {}", Text(o, "threads"),
+                  Text(o, "clients_per_thread"), Text(o, "pipeline"), Text(o, "loop"),
+                  Text(o, "loop") == "open" ? " at " + Text(o, "rate_per_s") + " requests/s" : "",
+                  Text(o, "io")));
+  b.lines.push_back(fmt::format("values {}..{} bytes, {}", Text(o, "value_min_size"),
+                                Text(o, "value_max_size"), Text(o, "value_content")));
   if (!Text(doc, "failure").empty()) b.lines.push_back("failure: " + Text(doc, "failure"));
-  for (const json& w : Array(doc, "warnings")) b.lines.push_back("warning: " + (w.is_string() ? w.get<std::string>() : w.dump()));
+  for (const json& w : Array(doc, "warnings"))
+    b.lines.push_back("warning: " + (w.is_string() ? w.get<std::string>() : w.dump()));
   return b;
 }
 
@@ -207,7 +217,8 @@ std::string RangeLabel(const char* what, const json& range) {
 }
 
 // One figure of every run beside the series' min / median / max.
-Chart RunsFigure(const json& doc, const std::string& key, const std::string& what, const std::string& unit) {
+Chart RunsFigure(const json& doc, const std::string& key, const std::string& what,
+                 const std::string& unit) {
   Chart c;
   c.title = what + " of each run (all commands)";
   c.style = "points";
@@ -220,9 +231,13 @@ Chart RunsFigure(const json& doc, const std::string& key, const std::string& wha
     auto k = Number(r, "run");
     if (!k) continue;
     std::optional<double> v;
-    if (key == "ops_per_sec") v = Number(Field(r, "totals"), "ops_per_sec");
-    else if (key == "max_us") v = Number(Field(Field(r, "totals"), "latency"), "max_us");
-    else v = Number(Field(Field(Field(r, "totals"), "latency"), "percentiles_us"), key.substr(1, key.size() - 4));
+    if (key == "ops_per_sec")
+      v = Number(Field(r, "totals"), "ops_per_sec");
+    else if (key == "max_us")
+      v = Number(Field(Field(r, "totals"), "latency"), "max_us");
+    else
+      v = Number(Field(Field(Field(r, "totals"), "latency"), "percentiles_us"),
+                 key.substr(1, key.size() - 4));
     const bool ok = Number(r, "exit_code") == 0.0;
     c.data[0].push_back(k);
     c.data[1].push_back(ok ? v : std::nullopt);
@@ -232,10 +247,11 @@ Chart RunsFigure(const json& doc, const std::string& key, const std::string& wha
   for (const char* w : {"min", "median", "max"}) {
     if (auto v = Number(range, w)) c.y_lines.push_back({*v, RangeLabel(w, range)});
   }
-  c.caption = fmt::format("{} of every run of the series (JSON \"runs\"), beside the min, median and max over "
-                          "the runs that ended OK (JSON \"summary\"; N = {} of {} runs). Failed runs are drawn "
-                          "apart and never enter the range (METHOD.md rules 8, 16).",
-                          what, Text(Field(doc, "summary"), "n"), Text(Field(doc, "summary"), "runs"));
+  c.caption = fmt::format(
+      "{} of every run of the series (JSON \"runs\"), beside the min, median and max over "
+      "the runs that ended OK (JSON \"summary\"; N = {} of {} runs). Failed runs are drawn "
+      "apart and never enter the range (METHOD.md rules 8, 16).",
+      what, Text(Field(doc, "summary"), "n"), Text(Field(doc, "summary"), "runs"));
   return c;
 }
 
@@ -257,22 +273,28 @@ std::string DescribePlatform(const json& p) {
 
 ReportSection RunSection(const ReportInput& in) {
   const json& doc = in.doc;
-  ReportSection s{"run: " + in.path, in.json_path, DescribePlatform(Field(doc, "platform")), {}, {}, {}};
+  ReportSection s{
+      "run: " + in.path, in.json_path, DescribePlatform(Field(doc, "platform")), {}, {}, {}};
   s.blocks.push_back(RunBlock(doc));
   s.tables.push_back(CommandsTable(doc, Stem(in.json_path)));
   s.charts.push_back(OpsPerSecond(doc));
-  for (const std::string& label : SeriesLabels(doc)) s.charts.push_back(LatencyPerSecond(doc, label));
-  s.charts.push_back(PercentilePlot("Latency percentiles", "Latency distribution of each command and of all "
-                                    "commands (JSON \"latency\").", CommandLatencies(doc)));
+  for (const std::string& label : SeriesLabels(doc))
+    s.charts.push_back(LatencyPerSecond(doc, label));
+  s.charts.push_back(PercentilePlot("Latency percentiles",
+                                    "Latency distribution of each command and of all "
+                                    "commands (JSON \"latency\").",
+                                    CommandLatencies(doc)));
   if (Text(doc, "latency_from") == "intended_send") {
     const json& t = Field(doc, "totals");
-    s.charts.push_back(PercentilePlot(
-        "Open loop: latency, service time and send lag",
-        "All commands: latency from the intended send time, service time from the actual send, and send "
-        "lag (actual - intended send time) (JSON \"totals\": \"latency\", \"service_time\", \"send_lag\"); "
-        "a lag of 0 is not drawn on the log axis.",
-        {{"latency", &Field(t, "latency")}, {"service time", &Field(t, "service_time")},
-         {"send lag", &Field(t, "send_lag")}}));
+    s.charts.push_back(PercentilePlot("Open loop: latency, service time and send lag",
+                                      "All commands: latency from the intended send time, service "
+                                      "time from the actual send, and send "
+                                      "lag (actual - intended send time) (JSON \"totals\": "
+                                      "\"latency\", \"service_time\", \"send_lag\"); "
+                                      "a lag of 0 is not drawn on the log axis.",
+                                      {{"latency", &Field(t, "latency")},
+                                       {"service time", &Field(t, "service_time")},
+                                       {"send lag", &Field(t, "send_lag")}}));
   }
   ResourceCharts(doc, &s.charts);
   return s;
@@ -290,21 +312,26 @@ ReportSection RunsSection(const ReportInput& in) {
   }
   ReportSection s{"runs: " + in.path, in.json_path, platform, {}, {}, {}};
   TextBlock b{"Series of runs", {}};
-  b.lines.push_back("verdict: " + Text(doc, "verdict") + " (exit code " + Text(doc, "exit_code") + ")");
-  b.lines.push_back(fmt::format("runs requested {}, made {}, ended OK (N) {}, failed {}, interrupted {}",
-                                Text(summary, "requested"), Text(summary, "runs"), Text(summary, "n"),
-                                Text(summary, "failed"), Text(summary, "interrupted")));
-  for (const json& f : Array(summary, "failures")) b.lines.push_back(f.is_string() ? f.get<std::string>() : f.dump());
+  b.lines.push_back("verdict: " + Text(doc, "verdict") + " (exit code " + Text(doc, "exit_code") +
+                    ")");
+  b.lines.push_back(
+      fmt::format("runs requested {}, made {}, ended OK (N) {}, failed {}, interrupted {}",
+                  Text(summary, "requested"), Text(summary, "runs"), Text(summary, "n"),
+                  Text(summary, "failed"), Text(summary, "interrupted")));
+  for (const json& f : Array(summary, "failures"))
+    b.lines.push_back(f.is_string() ? f.get<std::string>() : f.dump());
   s.blocks.push_back(std::move(b));
-  ReportTable t{"Figures: min / median / max over the runs that ended OK", Stem(in.json_path) + "-figures",
-                {"row", "figure", "min", "median", "max", "N"}, {}};
+  ReportTable t{"Figures: min / median / max over the runs that ended OK",
+                Stem(in.json_path) + "-figures",
+                {"row", "figure", "min", "median", "max", "N"},
+                {}};
   const json& figures = Field(summary, "figures");
   if (figures.is_object()) {
     for (const auto& [row, keys] : figures.items()) {
       if (!keys.is_object()) continue;
       for (const auto& [key, r] : keys.items()) {
-        t.rows.push_back({row, key, Cell(Number(r, "min")), Cell(Number(r, "median")), Cell(Number(r, "max")),
-                          Cell(Number(r, "n"))});
+        t.rows.push_back({row, key, Cell(Number(r, "min")), Cell(Number(r, "median")),
+                          Cell(Number(r, "max")), Cell(Number(r, "n"))});
       }
     }
   }
@@ -327,11 +354,16 @@ ReportSection SweepSection(const ReportInput& in) {
     }
   }
   ReportSection s{"sweep: " + in.path, in.json_path, platform, {}, {}, {}};
-  s.blocks.push_back({"Sweep", {"knob: " + knob + ", values " + Field(doc, "values").dump(),
-                                "verdict: " + Text(doc, "verdict") + " (exit code " + Text(doc, "exit_code") + ")",
-                                Text(knee, "text")}});
-  ReportTable t{"Steps", Stem(in.json_path) + "-steps",
-                {knob, "verdict", "ops/s", "p50 µs", "p99 µs", "client CPU µs/request", "client core share"}, {}};
+  s.blocks.push_back(
+      {"Sweep",
+       {"knob: " + knob + ", values " + Field(doc, "values").dump(),
+        "verdict: " + Text(doc, "verdict") + " (exit code " + Text(doc, "exit_code") + ")",
+        Text(knee, "text")}});
+  ReportTable t{
+      "Steps",
+      Stem(in.json_path) + "-steps",
+      {knob, "verdict", "ops/s", "p50 µs", "p99 µs", "client CPU µs/request", "client core share"},
+      {}};
   Chart ops, p99;
   ops.title = "Throughput against " + knob;
   p99.title = "p99 latency against " + knob;
@@ -342,7 +374,8 @@ ReportSection SweepSection(const ReportInput& in) {
     auto x = Number(st, "x");
     t.rows.push_back({Text(st, "x"), Text(st, "verdict"), Cell(Number(st, "ops_per_sec")),
                       Cell(Number(st, "p50_us")), Cell(Number(st, "p99_us")),
-                      Cell(Number(st, "client_cpu_us_per_request")), Cell(Number(st, "client_core_share"))});
+                      Cell(Number(st, "client_cpu_us_per_request")),
+                      Cell(Number(st, "client_core_share"))});
     if (!x || Number(st, "exit_code") != 0.0) continue;
     lo = ops.data.empty() || ops.data[0].empty() ? *x : std::min(lo, *x);
     hi = std::max(hi, *x);
@@ -355,8 +388,9 @@ ReportSection SweepSection(const ReportInput& in) {
   }
   s.tables.push_back(std::move(t));
   const bool log_x = lo > 0 && hi / lo >= 16;
-  const std::string unit = knob == "rate" ? "requests/s" : knob == "clients" ? "connections per thread"
-                                                                              : "requests in flight";
+  const std::string unit = knob == "rate"      ? "requests/s"
+                           : knob == "clients" ? "connections per thread"
+                                               : "requests in flight";
   ops.x = p99.x = Axis(knob, unit, log_x);
   ops.y = Axis("throughput, all commands", "ops/s");
   p99.y = Axis("p99 latency, all commands", "µs", true);
@@ -370,7 +404,8 @@ ReportSection SweepSection(const ReportInput& in) {
     }
   }
   const std::string steps_note = fmt::format(
-      " One point per step whose run ended OK (JSON \"steps\"); failed steps are in the table only. Knee: {}",
+      " One point per step whose run ended OK (JSON \"steps\"); failed steps are in the table "
+      "only. Knee: {}",
       Text(knee, "text"));
   ops.caption = "Throughput of all commands at each " + knob + " value." + steps_note;
   p99.caption = "p99 latency of all commands at each " + knob + " value." + steps_note;

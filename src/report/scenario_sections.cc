@@ -13,7 +13,8 @@ using nlohmann::json;
 
 std::vector<std::string> Lines(const json& doc, const char* key) {
   std::vector<std::string> lines;
-  for (const json& l : Array(doc, key)) lines.push_back(l.is_string() ? l.get<std::string>() : l.dump());
+  for (const json& l : Array(doc, key))
+    lines.push_back(l.is_string() ? l.get<std::string>() : l.dump());
   return lines;
 }
 
@@ -33,13 +34,15 @@ void CsvTables(const ReportInput& in, ReportSection* s) {
 ReportSection ScenarioSection(const ReportInput& in) {
   const json& doc = in.doc;
   const std::string name = Text(doc, "scenario");
-  ReportSection s{"scenario " + name + ": " + in.path, in.json_path, Text(doc, "platform"), {}, {}, {}};
+  ReportSection s{
+      "scenario " + name + ": " + in.path, in.json_path, Text(doc, "platform"), {}, {}, {}};
   if (s.platform.empty()) s.platform = "unknown platform (the file has no platform block)";
   TextBlock what{"What ran and how", {}};
   what.lines.push_back("question: " + Text(doc, "question"));
   what.lines.push_back("command: " + Text(doc, "command_line"));
-  what.lines.push_back(fmt::format("started {}, memstand {}, runs made {} of {}", Text(doc, "started_at"),
-                                   Text(doc, "memstand_version"), Text(doc, "runs"), Text(doc, "runs_requested")));
+  what.lines.push_back(fmt::format("started {}, memstand {}, runs made {} of {}",
+                                   Text(doc, "started_at"), Text(doc, "memstand_version"),
+                                   Text(doc, "runs"), Text(doc, "runs_requested")));
   s.blocks.push_back(std::move(what));
   s.blocks.push_back({"Procedure", Lines(doc, "procedure")});
   s.blocks.push_back({"What this result does not show", Lines(doc, "limits")});
@@ -50,8 +53,9 @@ ReportSection ScenarioSection(const ReportInput& in) {
   if (ScenarioChartsFn charts = ScenarioChartsFor(name)) {
     charts(in, &s);
   } else {
-    s.blocks.push_back({"Charts", {"this memstand's report has no charts for scenario '" + name +
-                                   "': its blocks and tables are shown"}});
+    s.blocks.push_back({"Charts",
+                        {"this memstand's report has no charts for scenario '" + name +
+                         "': its blocks and tables are shown"}});
   }
   return s;
 }

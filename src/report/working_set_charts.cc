@@ -35,14 +35,17 @@ Chart ConfigurationChart(const json& doc, const json& config, const json& run) {
   const json& in = Field(run, "detected_in");
   if (in.is_array() && in.size() == 2 && in[0].is_number() && in[1].is_number()) {
     c.bands.push_back({in[0].get<double>(), in[1].get<double>(),
-                       fmt::format("first {} detected in ({}; {}]", Text(run, "outcome") == "rejects" ? "rejection"
-                                                                                                     : "event",
+                       fmt::format("first {} detected in ({}; {}]",
+                                   Text(run, "outcome") == "rejects" ? "rejection" : "event",
                                    in[0].dump(), in[1].dump())});
   }
-  if (auto exact = Number(run, "exact_point")) c.x_lines.push_back({*exact, "exact: write " + Cell(exact)});
+  if (auto exact = Number(run, "exact_point"))
+    c.x_lines.push_back({*exact, "exact: write " + Cell(exact)});
   c.caption = fmt::format(
-      "{} ({}): keys present, evicted and rejected writes as the server counted them after each portion of "
-      "{} writes (run {} of {}; JSON configurations[].runs[].portions). Outcome: {}. The shaded span is the "
+      "{} ({}): keys present, evicted and rejected writes as the server counted them after each "
+      "portion of "
+      "{} writes (run {} of {}; JSON configurations[].runs[].portions). Outcome: {}. The shaded "
+      "span is the "
       "portion in which the first event was detected (METHOD.md rule 7), the line its exact write.",
       name, Text(config, "server"), Text(doc, "portion"), Text(run, "run"), Text(doc, "runs"),
       Text(config, "outcome"));
@@ -50,9 +53,11 @@ Chart ConfigurationChart(const json& doc, const json& config, const json& run) {
 }
 
 ReportTable ConfigurationsTable(const json& doc) {
-  ReportTable t{"Configurations (run 1)", "configurations",
-                {"configuration", "outcome", "attempted", "successful", "rejected", "evicted", "present",
-                 "memory_used", "detected_in", "exact_point", "first_error"}, {}};
+  ReportTable t{"Configurations (run 1)",
+                "configurations",
+                {"configuration", "outcome", "attempted", "successful", "rejected", "evicted",
+                 "present", "memory_used", "detected_in", "exact_point", "first_error"},
+                {}};
   for (const json& c : Array(doc, "configurations")) {
     const json* r = Array(c, "runs").empty() ? nullptr : &Array(c, "runs")[0];
     if (r == nullptr) {
@@ -60,9 +65,10 @@ ReportTable ConfigurationsTable(const json& doc) {
       t.rows.back().resize(t.columns.size());
       continue;
     }
-    t.rows.push_back({Text(c, "name"), Text(c, "outcome"), Text(*r, "attempted"), Text(*r, "successful"),
-                      Text(*r, "rejected"), Text(*r, "evicted"), Text(*r, "present"), Text(*r, "memory_used"),
-                      Text(*r, "detected_in"), Text(*r, "exact_point"), Text(*r, "first_error")});
+    t.rows.push_back({Text(c, "name"), Text(c, "outcome"), Text(*r, "attempted"),
+                      Text(*r, "successful"), Text(*r, "rejected"), Text(*r, "evicted"),
+                      Text(*r, "present"), Text(*r, "memory_used"), Text(*r, "detected_in"),
+                      Text(*r, "exact_point"), Text(*r, "first_error")});
   }
   return t;
 }
@@ -72,7 +78,8 @@ ReportTable ConfigurationsTable(const json& doc) {
 void WorkingSetCharts(const ReportInput& in, ReportSection* s) {
   if (in.csv.empty()) s->tables.push_back(ConfigurationsTable(in.doc));
   for (const json& config : Array(in.doc, "configurations")) {
-    if (const json* run = FirstRunWithPortions(config)) s->charts.push_back(ConfigurationChart(in.doc, config, *run));
+    if (const json* run = FirstRunWithPortions(config))
+      s->charts.push_back(ConfigurationChart(in.doc, config, *run));
   }
 }
 

@@ -8,8 +8,8 @@ namespace {
 using Records = std::vector<std::vector<std::string>>;
 
 TEST(CsvTest, ParseReadsWhatCsvFieldWrites) {
-  const std::string text = CsvField("a,b") + "," + CsvField("say \"hi\"") + "," + CsvField("x\ny") + "\n" +
-                           "1,,3\r\n";
+  const std::string text =
+      CsvField("a,b") + "," + CsvField("say \"hi\"") + "," + CsvField("x\ny") + "\n" + "1,,3\r\n";
   EXPECT_EQ(ParseCsv(text), (Records{{"a,b", "say \"hi\"", "x\ny"}, {"1", "", "3"}}));
 }
 

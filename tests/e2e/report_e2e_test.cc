@@ -33,11 +33,13 @@ std::string ArtifactDir() {
 
 // Headless Chromium on `page`, bounded: `mode` is "--dump-dom" or "--screenshot=FILE".
 // A profile folder of its own, so parallel tests never share one.
-testutil::CommandResult Chromium(const std::string& page, const std::string& mode, const std::string& profile) {
-  return RunShell("timeout 90 chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars "
-                  "--no-first-run --user-data-dir=" + ShellQuote(profile) +
-                  " --virtual-time-budget=10000 --window-size=1200,2400 " + ShellQuote(mode) + " " +
-                  ShellQuote("file://" + page) + " 2>/dev/null");
+testutil::CommandResult Chromium(const std::string& page, const std::string& mode,
+                                 const std::string& profile) {
+  return RunShell(
+      "timeout 90 chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars "
+      "--no-first-run --user-data-dir=" +
+      ShellQuote(profile) + " --virtual-time-budget=10000 --window-size=1200,2400 " +
+      ShellQuote(mode) + " " + ShellQuote("file://" + page) + " 2>/dev/null");
 }
 
 std::string Attribute(const std::string& dom, const std::string& name) {
@@ -48,7 +50,9 @@ std::string Attribute(const std::string& dom, const std::string& name) {
 
 std::string Errors(const std::string& dom) {
   std::smatch m;
-  return std::regex_search(dom, m, std::regex("<pre id=\"memstand-errors\">([^<]*)</pre>")) ? m[1].str() : "?";
+  return std::regex_search(dom, m, std::regex("<pre id=\"memstand-errors\">([^<]*)</pre>"))
+             ? m[1].str()
+             : "?";
 }
 
 TEST(ReportE2E, BadInputsExitTwoNamingTheFile) {
@@ -61,12 +65,14 @@ TEST(ReportE2E, BadInputsExitTwoNamingTheFile) {
     std::vector<std::string> args;
     std::string says;
   };
-  for (const Case& c : {Case{{"report", dir + "/bad.json", "-o", dir + "/r.html"}, "bad.json': not valid JSON"},
-                        Case{{"report", dir + "/memtier.json", "-o", dir + "/r.html"}, "not a document memstand wrote"},
-                        Case{{"report", dir + "/none.json", "-o", dir + "/r.html"}, "none.json': no such file"},
-                        Case{{"report", dir, "-o", dir + "/r.html"}, "a folder without scenario.json"},
-                        Case{{"report", "-o", dir + "/r.html"}, "inputs is required"},
-                        Case{{"report", dir + "/bad.json"}, "--output is required"}}) {
+  for (const Case& c :
+       {Case{{"report", dir + "/bad.json", "-o", dir + "/r.html"}, "bad.json': not valid JSON"},
+        Case{{"report", dir + "/memtier.json", "-o", dir + "/r.html"},
+             "not a document memstand wrote"},
+        Case{{"report", dir + "/none.json", "-o", dir + "/r.html"}, "none.json': no such file"},
+        Case{{"report", dir, "-o", dir + "/r.html"}, "a folder without scenario.json"},
+        Case{{"report", "-o", dir + "/r.html"}, "inputs is required"},
+        Case{{"report", dir + "/bad.json"}, "--output is required"}}) {
     Outcome out = RunMemstand(c.args, 30);
     EXPECT_EQ(out.exit_code, 2) << out.output;
     EXPECT_NE(out.output.find(c.says), std::string::npos) << out.output;
@@ -75,25 +81,30 @@ TEST(ReportE2E, BadInputsExitTwoNamingTheFile) {
 }
 
 TEST(ReportE2E, ChromiumDrawsEveryChartOfARealRunAndScenarioWithoutScriptErrors) {
-  ASSERT_TRUE(HaveProgram("chromium")) << "the report's browser test needs Debian's chromium: scripts/deps.sh";
+  ASSERT_TRUE(HaveProgram("chromium"))
+      << "the report's browser test needs Debian's chromium: scripts/deps.sh";
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
   const std::string dir = TempDir();
   const std::string run = dir + "/run.json";
-  Outcome r = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(redis->port()), "--duration",
-                           "2s", "--clients", "4", "--json", run, "-q"}, 60);
+  Outcome r = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(redis->port()),
+                           "--duration", "2s", "--clients", "4", "--json", run, "-q"},
+                          60);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Open loop: the send-lag chart too.
   const std::string open = dir + "/open.json";
-  r = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(redis->port()), "--duration", "2s",
-                   "--clients", "4", "--rate", "2000", "--json", open, "-q"}, 60);
+  r = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(redis->port()),
+                   "--duration", "2s", "--clients", "4", "--rate", "2000", "--json", open, "-q"},
+                  60);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // working-set at a small size: two 3 MB Redis configurations, 20,000 records (one
   // evicts, one rejects; about 2 s).
-  Outcome ws = RunMemstand({"scenario", "run", "working-set", "--records", "20000", "--portion", "2000",
-                            "--config", "redis maxmemory=3mb maxmemory-policy=allkeys-lru name=lru-3mb",
-                            "--config", "redis maxmemory=3mb maxmemory-policy=noeviction name=noeviction-3mb",
-                            "--only", "lru-3mb,noeviction-3mb", "--evidence", dir + "/ws", "-q"}, 120);
+  Outcome ws = RunMemstand(
+      {"scenario", "run", "working-set", "--records", "20000", "--portion", "2000", "--config",
+       "redis maxmemory=3mb maxmemory-policy=allkeys-lru name=lru-3mb", "--config",
+       "redis maxmemory=3mb maxmemory-policy=noeviction name=noeviction-3mb", "--only",
+       "lru-3mb,noeviction-3mb", "--evidence", dir + "/ws", "-q"},
+      120);
   ASSERT_EQ(ws.exit_code, 0) << ws.output;
   const std::string page = ArtifactDir() + "/report.html";
   Outcome rep = RunMemstand({"report", run, open, dir + "/ws", "-o", page}, 30);
@@ -124,7 +135,8 @@ TEST(ReportE2E, ChromiumDrawsEveryChartOfARealRunAndScenarioWithoutScriptErrors)
 // The DOM check can fail: a page whose script throws shows the error where the test
 // reads it, and a chart that draws no series pixel is counted as not drawn.
 TEST(ReportE2E, ChromiumCheckSeesAScriptErrorAndABlankChart) {
-  ASSERT_TRUE(HaveProgram("chromium")) << "the report's browser test needs Debian's chromium: scripts/deps.sh";
+  ASSERT_TRUE(HaveProgram("chromium"))
+      << "the report's browser test needs Debian's chromium: scripts/deps.sh";
   const std::string dir = TempDir();
   {
     std::ofstream(dir + "/s.json") << R"({"format": 1, "scenario": "mvcc-quota", "platform": "P",
@@ -138,11 +150,13 @@ TEST(ReportE2E, ChromiumCheckSeesAScriptErrorAndABlankChart) {
   const std::string draw = "new uPlot(o.opts, spec.data, el)";
   ASSERT_NE(html.find(draw), std::string::npos);
   html.replace(html.find(draw), draw.size(),
-               "new uPlot(o.opts, spec.data.map(function (c, i) { return i ? c.map(function () { return null; }) "
+               "new uPlot(o.opts, spec.data.map(function (c, i) { return i ? c.map(function () { "
+               "return null; }) "
                ": c; }), el)");
   html.replace(html.rfind("</body>"), 7, "<script>throw new Error('probe-error')</script></body>");
   { std::ofstream(dir + "/broken.html") << html; }
-  const testutil::CommandResult dom = Chromium(dir + "/broken.html", "--dump-dom", dir + "/profile");
+  const testutil::CommandResult dom =
+      Chromium(dir + "/broken.html", "--dump-dom", dir + "/profile");
   ASSERT_EQ(dom.exit_code, 0);
   EXPECT_EQ(Attribute(dom.output, "data-rendered"), "1");
   EXPECT_EQ(Attribute(dom.output, "data-drawn"), "0");
