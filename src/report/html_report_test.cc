@@ -2,12 +2,13 @@
 // crafted inputs), and of inputs the report must refuse with the file named.
 #include "report/html_report.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include "report/run_sections.h"
 #include "report/scenario_sections.h"
