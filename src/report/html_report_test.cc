@@ -2,13 +2,12 @@
 // crafted inputs), and of inputs the report must refuse with the file named.
 #include "report/html_report.h"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "report/run_sections.h"
 #include "report/scenario_sections.h"
@@ -86,13 +85,13 @@ TEST(HtmlReportTest, RunPerSecondChartsGetTheSeriesPerCommand) {
   ReportSection s = RunSection(Input(kRun, "dir/run.json"));
   EXPECT_EQ(s.platform, "Linux 6.1 x86_64, 2 CPUs (EPYC), virtual machine, 2.0 GiB");
   EXPECT_EQ(Data(s, "Throughput per second"), Golden(R"j({
-    "x": {"label": "second of the measured phase", "unit": "s", "log": false},
+    "x": {"label": "second of the measured phase", "unit": "s", "log": false, "integer": true},
     "y": {"label": "replies in the second", "unit": "ops/s", "log": false},
     "series": ["SET", "GET", "Total"], "data": [[0, 1], [10, 20], [100, 200], [110, 220]],
     "bands": [], "x_lines": [], "y_lines": []})j"));
   // A p99 of 0 cannot be drawn on the log axis: a gap, not a point at the bottom.
   EXPECT_EQ(Data(s, "Latency per second: SET"), Golden(R"j({
-    "x": {"label": "second of the measured phase", "unit": "s", "log": false},
+    "x": {"label": "second of the measured phase", "unit": "s", "log": false, "integer": true},
     "y": {"label": "latency", "unit": "µs", "log": true},
     "series": ["p50", "p99", "max"], "data": [[0, 1], [2, 3], [8, null], [9, 7]],
     "bands": [], "x_lines": [], "y_lines": []})j"));

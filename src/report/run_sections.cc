@@ -40,6 +40,7 @@ Chart OpsPerSecond(const json& doc) {
       "Replies to measured requests in each second of the measured phase, per command and in "
       "total (JSON \"series\"; the last second may be partial).";
   c.x = Axis("second of the measured phase", "s");
+  c.x.integer = true;
   c.y = Axis("replies in the second", "ops/s");
   std::vector<Points> points;
   for (const std::string& label : SeriesLabels(doc)) {
@@ -64,6 +65,7 @@ Chart LatencyPerSecond(const json& doc, const std::string& label) {
       Text(doc, "latency_from") == "intended_send" ? "intended send time (open loop)"
                                                    : "actual send");
   c.x = Axis("second of the measured phase", "s");
+  c.x.integer = true;
   c.y = Axis("latency", "µs", true);
   c.series = {"p50", "p99", "max"};
   c.data.resize(4);

@@ -4,12 +4,12 @@
 // `chromium`, scripts/deps.sh): no script error, every chart drawn (the page's script
 // checks each canvas for pixels of a series' colour and says so in the DOM), and a
 // screenshot kept in the build folder (test-artifacts/).
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "e2e/e2e_util.h"
 #include "npm_util.h"
@@ -80,47 +80,56 @@ TEST(ReportE2E, BadInputsExitTwoNamingTheFile) {
   EXPECT_FALSE(fs::exists(dir + "/r.html"));
 }
 
-TEST(ReportE2E, ChromiumDrawsEveryChartOfARealRunAndScenarioWithoutScriptErrors) {
+// `memstand ARGS` must exit 0 (bounded by 120 s).
+void MadeBy(const std::vector<std::string>& args) {
+  Outcome out = RunMemstand(args, 120);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+}
+
+TEST(ReportE2E, ChromiumDrawsEveryChartOfRealOutputOfEveryKindWithoutScriptErrors) {
   ASSERT_TRUE(HaveProgram("chromium"))
       << "the report's browser test needs Debian's chromium: scripts/deps.sh";
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
   const std::string dir = TempDir();
-  const std::string run = dir + "/run.json";
-  Outcome r = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(redis->port()),
-                           "--duration", "2s", "--clients", "4", "--json", run, "-q"},
-                          60);
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string target = "redis://127.0.0.1:" + std::to_string(redis->port());
+  const std::string run = dir + "/run.json", open = dir + "/open.json", runs = dir + "/runs.json",
+                    sweep = dir + "/sweep.json";
+  MadeBy({"run", "--target", target, "--duration", "1s", "--clients", "4", "--json", run, "-q"});
   // Open loop: the send-lag chart too.
-  const std::string open = dir + "/open.json";
-  r = RunMemstand({"run", "--target", "redis://127.0.0.1:" + std::to_string(redis->port()),
-                   "--duration", "2s", "--clients", "4", "--rate", "2000", "--json", open, "-q"},
-                  60);
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+  MadeBy({"run", "--target", target, "--duration", "1s", "--clients", "4", "--rate", "2000",
+          "--json", open, "-q"});
+  MadeBy({"run", "--target", target, "--duration", "1s", "--clients", "4", "--runs", "2", "--json",
+          runs, "-q"});
+  MadeBy({"sweep", "--target", target, "--duration", "1s", "--sweep-clients", "1,4", "--json",
+          sweep, "-q"});
   // working-set at a small size: two 3 MB Redis configurations, 20,000 records (one
   // evicts, one rejects; about 2 s).
-  Outcome ws = RunMemstand(
-      {"scenario", "run", "working-set", "--records", "20000", "--portion", "2000", "--config",
-       "redis maxmemory=3mb maxmemory-policy=allkeys-lru name=lru-3mb", "--config",
-       "redis maxmemory=3mb maxmemory-policy=noeviction name=noeviction-3mb", "--only",
-       "lru-3mb,noeviction-3mb", "--evidence", dir + "/ws", "-q"},
-      120);
-  ASSERT_EQ(ws.exit_code, 0) << ws.output;
+  MadeBy({"scenario", "run", "working-set", "--records", "20000", "--portion", "2000", "--config",
+          "redis maxmemory=3mb maxmemory-policy=allkeys-lru name=lru-3mb", "--config",
+          "redis maxmemory=3mb maxmemory-policy=noeviction name=noeviction-3mb", "--only",
+          "lru-3mb,noeviction-3mb", "--evidence", dir + "/ws", "-q"});
+  // compute-locality on Redis alone, 3 reps (about 5 s): ratios and every timed call.
+  MadeBy({"scenario", "run", "compute-locality", "--only", "redis", "--reps", "3", "--evidence",
+          dir + "/cl", "-q"});
+  if (HasFatalFailure()) return;
   const std::string page = ArtifactDir() + "/report.html";
-  Outcome rep = RunMemstand({"report", run, open, dir + "/ws", "-o", page}, 30);
+  Outcome rep =
+      RunMemstand({"report", run, open, runs, sweep, dir + "/ws", dir + "/cl", "-o", page}, 30);
   ASSERT_EQ(rep.exit_code, 0) << rep.output;
   // A run: throughput, latency per second of SET, GET and Total, percentiles, CPU, RSS
-  // (7); the open-loop run the same and its send lag (8); working-set: one chart per
-  // configuration (2).
+  // (7); the open-loop run the same and its send lag (8); --runs: throughput, p50, p99
+  // (3); the sweep: throughput and p99 (2); working-set: one per configuration (2);
+  // compute-locality: ratios and timed calls (2).
   const std::string html = ReadFile(page);
-  EXPECT_NE(html.find("data-charts=\"17\""), std::string::npos);
+  EXPECT_NE(html.find("data-charts=\"24\""), std::string::npos);
   EXPECT_NE(html.find("Open loop: latency, service time and send lag"), std::string::npos);
 
   const testutil::CommandResult dom = Chromium(page, "--dump-dom", dir + "/profile");
   ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
   EXPECT_EQ(Attribute(dom.output, "data-done"), "1") << dom.output.substr(0, 4000);
-  EXPECT_EQ(Attribute(dom.output, "data-rendered"), "17");
-  EXPECT_EQ(Attribute(dom.output, "data-drawn"), "17");
+  EXPECT_EQ(Attribute(dom.output, "data-rendered"), "24");
+  EXPECT_EQ(Attribute(dom.output, "data-drawn"), "24");
   EXPECT_EQ(Errors(dom.output), "");
   EXPECT_EQ(dom.output.find("data-blank"), std::string::npos);
 

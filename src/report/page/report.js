@@ -101,7 +101,9 @@
 
   function options(spec, width) {
     var ticks = spec.x.ticks;
-    var points = spec.style !== 'line';
+    // A line chart of few x values shows its points too: a series of one value draws no
+    // line (seen with 1 s runs), and uPlot's automatic points do not show it either.
+    var points = spec.style !== 'line' || spec.data[0].length <= 100;
     var line = spec.style !== 'points';
     var series = [{ label: axisName(spec.x), value: ticks ? function (u, v) { return v == null ? '' : ticks[v]; } : undefined }];
     var colours = [];
