@@ -1,10 +1,10 @@
 #include "report/run_sections.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "report/json_fields.h"
 #include "report/platform.h"
@@ -218,6 +218,18 @@ std::string RangeLabel(const char* what, const json& range) {
   return fmt::format("{} {} (N={})", what, Cell(Number(range, what)), Text(range, "n"));
 }
 
+// A summary figure's value in one run's <command> object: "ops_per_sec", "max_us", or a
+// percentile "pQ_us" (latency.percentiles_us["Q"]).
+std::optional<double> RunFigure(const json& command, const std::string& key) {
+  if (key == "ops_per_sec") return Number(command, key);
+  const json& latency = Field(command, "latency");
+  if (key == "max_us") return Number(latency, key);
+  if (key.size() > 4 && key.front() == 'p' && key.ends_with("_us")) {
+    return Number(Field(latency, "percentiles_us"), key.substr(1, key.size() - 4));
+  }
+  return std::nullopt;
+}
+
 // One figure of every run beside the series' min / median / max.
 Chart RunsFigure(const json& doc, const std::string& key, const std::string& what,
                  const std::string& unit) {
@@ -232,14 +244,7 @@ Chart RunsFigure(const json& doc, const std::string& key, const std::string& wha
   for (const json& r : Array(doc, "runs")) {
     auto k = Number(r, "run");
     if (!k) continue;
-    std::optional<double> v;
-    if (key == "ops_per_sec")
-      v = Number(Field(r, "totals"), "ops_per_sec");
-    else if (key == "max_us")
-      v = Number(Field(Field(r, "totals"), "latency"), "max_us");
-    else
-      v = Number(Field(Field(Field(r, "totals"), "latency"), "percentiles_us"),
-                 key.substr(1, key.size() - 4));
+    const std::optional<double> v = RunFigure(Field(r, "totals"), key);
     const bool ok = Number(r, "exit_code") == 0.0;
     c.data[0].push_back(k);
     c.data[1].push_back(ok ? v : std::nullopt);
