@@ -21,6 +21,8 @@ if command -v ccache >/dev/null 2>&1; then
   flags+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 fi
+# uPlot (web/package.json), which the build inlines into memstand report's pages.
+[ -f web/node_modules/uplot/package.json ] || scripts/npm-deps.sh
 cmake -S . -B "$dir" "${flags[@]}" >/dev/null
 cmake --build "$dir" -j "$(nproc)" >&2
 echo "$dir"

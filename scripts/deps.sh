@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what memstand needs to build, test and run, from Debian 12 packages.
 # Idempotent: does nothing when every package is present. Needs root (or sudo).
+# chromium: the report tests open memstand report's pages in headless Chromium (about
+# 120 MB to download, 30 s to install here).
 set -euo pipefail
 
 PACKAGES=(
@@ -15,6 +17,7 @@ PACKAGES=(
   postgresql libpq-dev
   prometheus
   libhdrhistogram-java default-jre-headless
+  chromium
 )
 # Node.js and npm (the HdrHistogram log test decodes with npm's hdr-histogram-js): only
 # when missing, since a machine may carry a nodejs package that bundles npm.
@@ -25,12 +28,13 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -ne 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "memstand: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "memstand: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+# uPlot from npm, inlined into memstand report's pages at build time (web/package.json).
+"$(dirname "$0")/npm-deps.sh"

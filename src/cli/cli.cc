@@ -30,6 +30,8 @@ const Subcommand kSubcommands[] = {
     {"relay", "A TCP relay that delays each chunk, in order, and measures its own error", SetupRelay},
     {"compare", "Two runs or --runs series side by side: ratios B/A, and whether B lies outside A's spread",
      SetupCompare},
+    {"report", "One self-contained HTML page with charts of run, sweep and scenario JSON files",
+     SetupReport},
 };
 
 // Thousands of connections need more descriptors than the usual soft limit of 1024.

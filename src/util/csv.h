@@ -4,11 +4,17 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace memstand {
 
 /// One CSV field: `text` as is, or quoted with inner quotes doubled when it holds a
 /// comma, a double quote, CR or LF.
 std::string CsvField(std::string_view text);
+
+/// The records of a CSV text as RFC 4180 reads them (quoted fields with doubled quotes,
+/// CRLF or LF line ends); a final line end adds no record. Malformed quoting (text after
+/// a closing quote, an unclosed quote) is kept as read, never an error.
+std::vector<std::vector<std::string>> ParseCsv(std::string_view text);
 
 }  // namespace memstand

@@ -1,0 +1,136 @@
+#include "report/report_input.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace memstand {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// The largest input read (a run's JSON with its per-second series is kilobytes; a
+// compute-locality samples.csv of many reps a few megabytes).
+constexpr std::uintmax_t kMaxInputBytes = 256ull << 20;
+
+Result<std::string> ReadWhole(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    return Status::InvalidArgument(fmt::format(
+        "'{}': {}", path, fs::exists(path, ec) ? "not a regular file" : "no such file or folder"));
+  }
+  if (fs::file_size(path, ec) > kMaxInputBytes) {
+    return Status::InvalidArgument(
+        fmt::format("'{}': larger than {} MiB", path, kMaxInputBytes >> 20));
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (!in) return Status::InvalidArgument(fmt::format("'{}': cannot be read", path));
+  return ss.str();
+}
+
+bool IsInt(const json& doc, const char* key, int value) {
+  return doc.contains(key) && doc[key].is_number_integer() && doc[key].get<int64_t>() == value;
+}
+
+}  // namespace
+
+const char* ReportInputKindName(ReportInputKind kind) {
+  switch (kind) {
+    case ReportInputKind::kRun:
+      return "run";
+    case ReportInputKind::kRuns:
+      return "runs";
+    case ReportInputKind::kSweep:
+      return "sweep";
+    case ReportInputKind::kScenario:
+      return "scenario";
+  }
+  return "?";
+}
+
+Result<ReportInputKind> DetectKind(const json& doc) {
+  if (!doc.is_object()) return Status::InvalidArgument("not a JSON object");
+  if (doc.contains("schema")) {
+    const json& schema = doc["schema"];
+    const std::string name = schema.is_string() ? schema.get<std::string>() : schema.dump();
+    if (name != "memstand.run" && name != "memstand.sweep") {
+      return Status::InvalidArgument(
+          fmt::format("unknown schema {} (known: memstand.run, memstand.sweep)", schema.dump()));
+    }
+    if (!IsInt(doc, "version", 1)) {
+      return Status::InvalidArgument(fmt::format("{} version {} (this memstand reads version 1)",
+                                                 name, doc.value("version", json()).dump()));
+    }
+    if (name == "memstand.sweep") {
+      if (!doc.contains("steps") || !doc["steps"].is_array()) {
+        return Status::InvalidArgument("memstand.sweep without a \"steps\" array");
+      }
+      return ReportInputKind::kSweep;
+    }
+    if (doc.contains("runs")) {
+      if (!doc["runs"].is_array() || !doc.contains("summary") || !doc["summary"].is_object()) {
+        return Status::InvalidArgument("memstand.run with \"runs\" but no runs array and summary");
+      }
+      return ReportInputKind::kRuns;
+    }
+    if (!doc.contains("totals") || !doc["totals"].is_object()) {
+      return Status::InvalidArgument("memstand.run without a \"totals\" object");
+    }
+    return ReportInputKind::kRun;
+  }
+  if (doc.contains("scenario")) {
+    if (!doc["scenario"].is_string())
+      return Status::InvalidArgument("\"scenario\" is not a string");
+    if (!IsInt(doc, "format", 1)) {
+      return Status::InvalidArgument(fmt::format(
+          "scenario format {} (this memstand reads format 1)", doc.value("format", json()).dump()));
+    }
+    return ReportInputKind::kScenario;
+  }
+  return Status::InvalidArgument(
+      "not a document memstand wrote: no \"schema\" (run, sweep) or \"scenario\" field");
+}
+
+Result<ReportInput> LoadReportInput(const std::string& path) {
+  ReportInput in;
+  in.path = path;
+  in.json_path = path;
+  std::error_code ec;
+  const bool folder = fs::is_directory(path, ec);
+  if (folder) in.json_path = (fs::path(path) / "scenario.json").string();
+  Result<std::string> text = ReadWhole(in.json_path);
+  if (!text.ok()) {
+    return folder ? Status::InvalidArgument(fmt::format(
+                        "'{}': a folder without scenario.json (not a scenario's evidence folder)",
+                        path))
+                  : text.status();
+  }
+  try {
+    in.doc = json::parse(*text);
+  } catch (const json::parse_error& e) {
+    return Status::InvalidArgument(fmt::format("'{}': not valid JSON: {}", in.json_path, e.what()));
+  }
+  Result<ReportInputKind> kind = DetectKind(in.doc);
+  if (!kind.ok()) return kind.status().WithContext("'" + in.json_path + "'");
+  in.kind = *kind;
+  if (folder && in.kind != ReportInputKind::kScenario) {
+    return Status::InvalidArgument(
+        fmt::format("'{}': scenario.json is a {} document, not a scenario's", in.json_path,
+                    ReportInputKindName(in.kind)));
+  }
+  if (!folder) return in;
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    if (entry.path().extension() != ".csv" || !entry.is_regular_file(ec)) continue;
+    Result<std::string> csv = ReadWhole(entry.path().string());
+    if (!csv.ok()) return csv.status();
+    in.csv[entry.path().stem().string()] = std::move(*csv);
+  }
+  return in;
+}
+
+}  // namespace memstand

@@ -1,0 +1,39 @@
+// An input of `memstand report`: a JSON file memstand wrote (run, --runs series, sweep,
+// scenario) or a scenario's evidence folder, read and told apart by its own fields
+// (docs/report.md). Reads files only; never runs anything.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "util/status.h"
+
+namespace memstand {
+
+enum class ReportInputKind { kRun, kRuns, kSweep, kScenario };
+
+/// "run", "runs", "sweep", "scenario".
+const char* ReportInputKindName(ReportInputKind kind);
+
+struct ReportInput {
+  std::string path;       // as given (a file or an evidence folder)
+  std::string json_path;  // the JSON file read: `path`, or `path`/scenario.json
+  ReportInputKind kind = ReportInputKind::kRun;
+  nlohmann::json doc;
+  /// An evidence folder's CSV files by name without ".csv" (e.g. "samples"); empty
+  /// for a JSON file given alone.
+  std::map<std::string, std::string> csv;
+};
+
+/// Tells the kind from the document's fields: "schema" "memstand.run" (with a "runs"
+/// array: a --runs series) or "memstand.sweep" at version 1, or "format" 1 with a
+/// "scenario" name. InvalidArgument naming what is missing or unknown.
+Result<ReportInputKind> DetectKind(const nlohmann::json& doc);
+
+/// Reads `path`: a JSON file, or a folder holding scenario.json (and its CSVs).
+/// InvalidArgument naming the file when it is missing, unreadable, not JSON or not a
+/// document memstand wrote.
+Result<ReportInput> LoadReportInput(const std::string& path);
+
+}  // namespace memstand

@@ -1,0 +1,28 @@
+#include "report/scenario_charts.h"
+
+namespace memstand {
+namespace {
+
+struct ScenarioChartsEntry {
+  const char* scenario;
+  ScenarioChartsFn fn;
+};
+
+// One row per scenario with charts of its own. stretched-cache, durability-overload and
+// replication-cost: not yet (their sections show the blocks and tables).
+const ScenarioChartsEntry kScenarioCharts[] = {
+    {"working-set", WorkingSetCharts},
+    {"mvcc-quota", MvccQuotaCharts},
+    {"compute-locality", ComputeLocalityCharts},
+};
+
+}  // namespace
+
+ScenarioChartsFn ScenarioChartsFor(const std::string& scenario) {
+  for (const ScenarioChartsEntry& e : kScenarioCharts) {
+    if (scenario == e.scenario) return e.fn;
+  }
+  return nullptr;
+}
+
+}  // namespace memstand

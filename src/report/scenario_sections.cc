@@ -1,0 +1,63 @@
+#include "report/scenario_sections.h"
+
+#include <fmt/format.h>
+
+#include "report/json_fields.h"
+#include "report/scenario_charts.h"
+#include "util/csv.h"
+
+namespace memstand {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> Lines(const json& doc, const char* key) {
+  std::vector<std::string> lines;
+  for (const json& l : Array(doc, key))
+    lines.push_back(l.is_string() ? l.get<std::string>() : l.dump());
+  return lines;
+}
+
+void CsvTables(const ReportInput& in, ReportSection* s) {
+  for (const auto& [name, text] : in.csv) {
+    auto records = ParseCsv(text);
+    if (records.empty()) continue;
+    ReportTable t{name + ".csv (evidence folder)", name, std::move(records.front()), {}};
+    records.erase(records.begin());
+    t.rows = std::move(records);
+    s->tables.push_back(std::move(t));
+  }
+}
+
+}  // namespace
+
+ReportSection ScenarioSection(const ReportInput& in) {
+  const json& doc = in.doc;
+  const std::string name = Text(doc, "scenario");
+  ReportSection s{
+      "scenario " + name + ": " + in.path, in.json_path, Text(doc, "platform"), {}, {}, {}};
+  if (s.platform.empty()) s.platform = "unknown platform (the file has no platform block)";
+  TextBlock what{"What ran and how", {}};
+  what.lines.push_back("question: " + Text(doc, "question"));
+  what.lines.push_back("command: " + Text(doc, "command_line"));
+  what.lines.push_back(fmt::format("started {}, memstand {}, runs made {} of {}",
+                                   Text(doc, "started_at"), Text(doc, "memstand_version"),
+                                   Text(doc, "runs"), Text(doc, "runs_requested")));
+  s.blocks.push_back(std::move(what));
+  s.blocks.push_back({"Procedure", Lines(doc, "procedure")});
+  s.blocks.push_back({"What this result does not show", Lines(doc, "limits")});
+  TextBlock verdict{"Verdict", {Text(doc, "verdict")}};
+  for (const std::string& l : Lines(doc, "verdict_reasons")) verdict.lines.push_back(l);
+  s.blocks.push_back(std::move(verdict));
+  CsvTables(in, &s);
+  if (ScenarioChartsFn charts = ScenarioChartsFor(name)) {
+    charts(in, &s);
+  } else {
+    s.blocks.push_back({"Charts",
+                        {"this memstand's report has no charts for scenario '" + name +
+                         "': its blocks and tables are shown"}});
+  }
+  return s;
+}
+
+}  // namespace memstand
