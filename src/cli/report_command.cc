@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/subcommands.h"
+#include "report/choice_map.h"
 #include "report/html_report.h"
 
 namespace memstand::cli {
@@ -14,10 +15,31 @@ namespace {
 struct ReportFlags {
   std::vector<std::string> inputs;
   std::string out;
+  bool choice_map = false;
 };
 
 int ReportBody(const ReportFlags& f) {
-  Status s = WriteHtmlReport(f.inputs, f.out, CommandLine());
+  if (f.out.empty() && !f.choice_map) {
+    fmt::print(stderr, "memstand report: -o FILE is required (the page to write), unless --choice-map prints the map\n");
+    return kExitUsage;
+  }
+  std::vector<ReportSection> extra;
+  if (f.choice_map) {
+    std::vector<ScenarioResult> results;
+    for (const std::string& path : f.inputs) {
+      Result<ReportInput> in = LoadReportInput(path);
+      if (!in.ok()) {
+        fmt::print(stderr, "memstand report: {}\n", in.status().message());
+        return kExitUsage;
+      }
+      if (in->kind == ReportInputKind::kScenario) results.push_back({in->json_path, std::move(in->doc)});
+    }
+    const std::vector<ChoiceRow> rows = ChoiceMap(results);
+    fmt::print("{}", ChoiceMapText(rows));
+    if (f.out.empty()) return kExitOk;
+    extra.push_back(ChoiceMapSection(rows));
+  }
+  Status s = WriteHtmlReport(f.inputs, f.out, CommandLine(), extra);
   if (!s.ok()) {
     fmt::print(stderr, "memstand report: {}\n", s.message());
     return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
@@ -35,8 +57,10 @@ SubcommandBody SetupReport(CLI::App* app) {
          "inputs", f->inputs,
          "run / --runs / sweep JSON files (--json), scenario JSON files or evidence folders")
       ->required();
-  app->add_option("-o,--output", f->out, "The HTML page to write (whole or not at all)")
-      ->required();
+  app->add_option("-o,--output", f->out, "The HTML page to write (whole or not at all)");
+  app->add_flag("--choice-map", f->choice_map,
+                "Also the choice map: task -> system -> how it goes faster -> what you pay, each row's support "
+                "from the scenario inputs (printed; a page section with -o)");
   return [f] { return ReportBody(*f); };
 }
 

@@ -100,7 +100,7 @@ bool FillMvccRedis(const json& doc, ChoiceRow* row, std::string* figure) {
   if (!r.is_object() || !r.contains("successful")) return false;
   row->faster = "overwrites in place: no history to compact";
   row->pay = fmt::format("no history or watch of past revisions; the same {} writes: {} errors, used memory +{} B "
-                         "(etcd's database grew {} times as much)",
+                         "(etcd's database grew {} as much)",
                          Text(At(r, {"attempted"})), Text(At(r, {"errors"})), Text(At(r, {"used_memory_delta"})),
                          Ratio(At(doc, {"ratio"})));
   *figure = "redis used_memory_delta " + Text(At(r, {"used_memory_delta"}));
@@ -315,6 +315,25 @@ json ChoiceMapJson(const std::vector<ChoiceRow>& rows) {
                    {"support", r.support}, {"source", r.source}});
   }
   return out;
+}
+
+ReportSection ChoiceMapSection(const std::vector<ChoiceRow>& rows) {
+  ReportSection section;
+  section.title = "choice map";
+  section.source = "the scenario inputs above; judgment rows: docs/choice-map.md";
+  section.blocks.push_back({"What supports each row",
+                            {"measured here: the figures come from the scenario result named in the last column "
+                             "(this platform, that run)",
+                             "not measured here: the row's scenario was not given, or holds no result for it; no "
+                             "figure is shown",
+                             "judgment: no scenario covers the row; the documented opinion of docs/choice-map.md"}});
+  ReportTable t{"Class of task -> system -> how it goes faster -> what you pay", "choice-map",
+                {"class of task", "system and configuration", "how it goes faster", "what you pay", "support",
+                 "source"},
+                {}};
+  for (const ChoiceRow& r : rows) t.rows.push_back({r.task, r.system, r.faster, r.pay, r.support, r.source});
+  section.tables.push_back(std::move(t));
+  return section;
 }
 
 }  // namespace memstand

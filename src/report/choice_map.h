@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/report_section.h"
+
 namespace memstand {
 
 struct ChoiceRow {
@@ -41,5 +43,7 @@ const std::vector<ChoiceRow>& JudgmentRows();
 /// The text table: one block per row (the columns are too long for one line each).
 std::string ChoiceMapText(const std::vector<ChoiceRow>& rows);
 nlohmann::json ChoiceMapJson(const std::vector<ChoiceRow>& rows);
+/// The page's section: the rows as one table (downloadable as choice-map.csv).
+ReportSection ChoiceMapSection(const std::vector<ChoiceRow>& rows);
 
 }  // namespace memstand

@@ -194,7 +194,7 @@ std::string RenderHtmlReport(const std::vector<ReportSection>& sections,
 }
 
 Status WriteHtmlReport(const std::vector<std::string>& inputs, const std::string& out,
-                       const std::string& command_line) {
+                       const std::string& command_line, const std::vector<ReportSection>& extra) {
   if (inputs.empty())
     return Status::InvalidArgument("report: no input given (run, sweep or scenario JSON files)");
   std::vector<ReportSection> sections;
@@ -208,6 +208,7 @@ Status WriteHtmlReport(const std::vector<std::string>& inputs, const std::string
           fmt::format("'{}': a field has an unexpected type: {}", in->json_path, e.what()));
     }
   }
+  sections.insert(sections.end(), extra.begin(), extra.end());
   auto file = OutputFile::Open("-o", out);
   if (!file.ok()) return file.status();
   Status s = (*file)->Write(RenderHtmlReport(sections, command_line));

@@ -21,8 +21,9 @@ std::string RenderHtmlReport(const std::vector<ReportSection>& sections,
                              const std::string& command_line);
 
 /// Reads every input (the first bad one: InvalidArgument naming it), renders the page
-/// and writes it to `out` whole or not at all (util/output_file.h).
+/// with `extra` after the inputs' sections (the choice map) and writes it to `out` whole
+/// or not at all (util/output_file.h).
 Status WriteHtmlReport(const std::vector<std::string>& inputs, const std::string& out,
-                       const std::string& command_line);
+                       const std::string& command_line, const std::vector<ReportSection>& extra = {});
 
 }  // namespace memstand

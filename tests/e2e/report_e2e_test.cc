@@ -72,7 +72,7 @@ TEST(ReportE2E, BadInputsExitTwoNamingTheFile) {
         Case{{"report", dir + "/none.json", "-o", dir + "/r.html"}, "none.json': no such file"},
         Case{{"report", dir, "-o", dir + "/r.html"}, "a folder without scenario.json"},
         Case{{"report", "-o", dir + "/r.html"}, "inputs is required"},
-        Case{{"report", dir + "/bad.json"}, "--output is required"}}) {
+        Case{{"report", dir + "/bad.json"}, "-o FILE is required"}}) {
     Outcome out = RunMemstand(c.args, 30);
     EXPECT_EQ(out.exit_code, 2) << out.output;
     EXPECT_NE(out.output.find(c.says), std::string::npos) << out.output;

@@ -1,0 +1,39 @@
+// `memstand report --choice-map` on a real scenario result: the printed map's rows with
+// their support, and the page's section.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "e2e/e2e_util.h"
+#include "npm_util.h"
+
+namespace memstand::e2e {
+namespace {
+
+TEST(ChoiceMapE2E, RowsFromARealScenarioResultPrintedAndOnThePage) {
+  const std::string dir = TempDir();
+  Outcome run = RunMemstand({"scenario", "run", "compute-locality", "--only", "redis", "--reps", "1",
+                             "--no-swap-order", "--json", dir + "/cl.json", "-q"}, 120);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  Outcome out = RunMemstand({"report", "--choice-map", dir + "/cl.json", "-o", dir + "/page.html"});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("support: measured here — compute-locality: redis 'as published"), std::string::npos)
+      << out.output;
+  // Tarantool was not run in that result: its row has no figure.
+  const size_t t = out.output.find("Tarantool, a stored Lua function over a TREE index");
+  ASSERT_NE(t, std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("support: not measured here", t), std::string::npos) << out.output.substr(t, 400);
+  EXPECT_NE(out.output.find("support: judgment"), std::string::npos);
+  const std::string page = testutil::ReadFile(dir + "/page.html");
+  EXPECT_NE(page.find("choice-map"), std::string::npos);
+  EXPECT_NE(page.find("not measured here"), std::string::npos);
+  // Without -o: the map alone; without --choice-map, -o is needed.
+  EXPECT_EQ(RunMemstand({"report", "--choice-map", dir + "/cl.json"}).exit_code, 0);
+  Outcome no_out = RunMemstand({"report", dir + "/cl.json"});
+  EXPECT_EQ(no_out.exit_code, 2) << no_out.output;
+  Outcome missing = RunMemstand({"report", "--choice-map", dir + "/missing.json"});
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+}
+
+}  // namespace
+}  // namespace memstand::e2e
