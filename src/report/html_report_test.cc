@@ -297,6 +297,40 @@ TEST(HtmlReportTest, ComputeLocalityRawTimingsFromTheEvidenceSamples) {
   EXPECT_EQ(s.tables[0].rows.size(), 6u);
 }
 
+TEST(HtmlReportTest, StretchedCacheCostAgainstDistancePerModeWithTheRoundTrip) {
+  ReportSection s = ScenarioSection(Input(R"j({
+    "format": 1, "scenario": "stretched-cache", "platform": "P",
+    "cells": [{"run": 1, "relay_mode": "pipelined", "client": "pipelined", "one_way_ns": 5000000, "median_ns": 10400000},
+              {"run": 1, "relay_mode": "pipelined", "client": "pipelined", "one_way_ns": 20000000, "median_ns": 40500000},
+              {"run": 1, "relay_mode": "serializing", "client": "pipelined", "one_way_ns": 5000000, "median_ns": 15000000},
+              {"run": 2, "relay_mode": "serializing", "client": "pipelined", "one_way_ns": 20000000, "median_ns": 1}],
+    "calibration": [{"run": 1, "one_way_ns": 5000000, "get_relay_median_ns": 10300000}]})j"));
+  EXPECT_EQ(Data(s, "stretched-cache: write + WAIT 1 against distance"), Golden(R"j({
+    "x": {"label": "one-way delay", "unit": "ms", "log": false},
+    "y": {"label": "median time per write acknowledged by the replica", "unit": "ms", "log": false},
+    "series": ["pipelined relay, pipelined client", "serializing relay, pipelined client", "round trip (2 x one-way)",
+               "GET through the relay (calibration)"],
+    "data": [[5, 20], [10.4, 40.5], [15, null], [10, 40], [10.3, null]],
+    "bands": [], "x_lines": [], "y_lines": []})j"));
+}
+
+TEST(HtmlReportTest, DurabilityOverloadThroughputAndErrorsPerCellAndMode) {
+  ReportSection s = ScenarioSection(Input(R"j({
+    "format": 1, "scenario": "durability-overload", "platform": "P",
+    "matrix": [{"mode": "none", "op": "SET", "size": 100, "payload": "random", "ops_per_sec": {"median": 50000},
+                "runs": 3, "runs_with_errors": 0},
+               {"mode": "aof-everysec", "op": "SET", "size": 100, "payload": "random",
+                "ops_per_sec": {"median": 30000}, "runs": 3, "runs_with_errors": 2},
+               {"mode": "none", "op": "GET", "size": 100, "payload": "random", "ops_per_sec": {"median": 70000},
+                "runs": 3, "runs_with_errors": 0}]})j"));
+  EXPECT_EQ(Data(s, "durability-overload: throughput per cell and durability mode"), Golden(R"j({
+    "x": {"label": "cell", "unit": "", "log": false, "ticks": ["SET 100 B random", "GET 100 B random"]},
+    "y": {"label": "median throughput over the runs", "unit": "ops/s", "log": false},
+    "series": ["none", "aof-everysec"], "data": [[0, 1], [50000, 70000], [30000, null]],
+    "bands": [], "x_lines": [], "y_lines": []})j"));
+  EXPECT_EQ(Data(s, "durability-overload: runs with errors per cell")["data"], Golden("[[0, 1], [0, 0], [2, null]]"));
+}
+
 TEST(HtmlReportTest, AnUnknownScenarioGetsItsBlocksAndTablesOnly) {
   ReportInput in = Input(R"j({"format": 1, "scenario": "replication-cost", "platform": "P",
     "question": "Q?", "procedure": ["step one"], "limits": ["limit one"], "verdict": "ok",

@@ -14,6 +14,8 @@ const ScenarioChartsEntry kScenarioCharts[] = {
     {"working-set", WorkingSetCharts},
     {"mvcc-quota", MvccQuotaCharts},
     {"compute-locality", ComputeLocalityCharts},
+    {"stretched-cache", StretchedCacheCharts},
+    {"durability-overload", DurabilityOverloadCharts},
 };
 
 }  // namespace

@@ -20,5 +20,7 @@ ScenarioChartsFn ScenarioChartsFor(const std::string& scenario);
 void WorkingSetCharts(const ReportInput& in, ReportSection* section);
 void MvccQuotaCharts(const ReportInput& in, ReportSection* section);
 void ComputeLocalityCharts(const ReportInput& in, ReportSection* section);
+void StretchedCacheCharts(const ReportInput& in, ReportSection* section);
+void DurabilityOverloadCharts(const ReportInput& in, ReportSection* section);
 
 }  // namespace memstand

@@ -141,6 +141,27 @@ TEST(ReportE2E, ChromiumDrawsEveryChartOfRealOutputOfEveryKindWithoutScriptError
   EXPECT_GT(fs::file_size(shot), 10000u);
 }
 
+// The charts of stretched-cache (cost against distance) and durability-overload
+// (throughput and runs with errors per cell), from real runs at a small size.
+TEST(ReportE2E, ChromiumDrawsTheStretchedCacheAndDurabilityCharts) {
+  ASSERT_TRUE(HaveProgram("chromium"))
+      << "the report's browser test needs Debian's chromium: scripts/deps.sh";
+  const std::string dir = TempDir();
+  MadeBy({"scenario", "run", "stretched-cache", "--ops", "5", "--distances", "2ms", "--json", dir + "/sc.json", "-q"});
+  MadeBy({"scenario", "run", "durability-overload", "--masters", "3", "--sizes", "100", "--payload", "random",
+          "--cell-duration", "1s", "--runs", "1", "--no-gets", "--no-legacy", "--probe-size", "0", "--json",
+          dir + "/do.json", "-q"});
+  const std::string page = dir + "/r.html";
+  Outcome rep = RunMemstand({"report", dir + "/sc.json", dir + "/do.json", "-o", page}, 30);
+  ASSERT_EQ(rep.exit_code, 0) << rep.output;
+  EXPECT_NE(ReadFile(page).find("data-charts=\"3\""), std::string::npos);
+  const testutil::CommandResult dom = Chromium(page, "--dump-dom", dir + "/profile");
+  ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
+  EXPECT_EQ(Attribute(dom.output, "data-done"), "1");
+  EXPECT_EQ(Attribute(dom.output, "data-drawn"), "3");
+  EXPECT_EQ(Errors(dom.output), "");
+}
+
 // The DOM check can fail: a page whose script throws shows the error where the test
 // reads it, and a chart that draws no series pixel is counted as not drawn.
 TEST(ReportE2E, ChromiumCheckSeesAScriptErrorAndABlankChart) {
