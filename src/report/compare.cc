@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "report/json_fields.h"
+
 namespace memstand {
 namespace {
 
@@ -290,6 +292,39 @@ ordered_json CompareJson(const Comparison& c) {
   }
   j["figures"] = figures;
   return j;
+}
+
+ReportSection CompareSection(const std::string& file, const json& doc) {
+  ReportSection s;
+  s.title = "compare: " + file;
+  s.source = file;
+  auto side = [](const json& j) {
+    return fmt::format("{} — N={} of {} run(s); {} {}, memstand {}", Text(j, "file"), Text(j, "n"), Text(j, "runs"),
+                       Text(j, "protocol"), Text(j, "server_version"), Text(j, "memstand_version"));
+  };
+  TextBlock sides{"B against A", {"A: " + side(Field(doc, "a")), "B: " + side(Field(doc, "b"))}};
+  sides.lines.push_back(fmt::format("a verdict needs N >= {} on both sides; 'within the spread' means the runs "
+                                    "cannot tell A and B apart, not that they are equal",
+                                    Text(doc, "min_runs_for_verdict")));
+  s.blocks.push_back(std::move(sides));
+  TextBlock warnings{"Warnings", {}};
+  for (const json& w : Array(doc, "warnings")) warnings.lines.push_back(w.is_string() ? w.get<std::string>() : w.dump());
+  if (warnings.lines.empty()) warnings.lines.push_back("none: the same workload, platform and versions");
+  s.blocks.push_back(std::move(warnings));
+  auto range = [](const json& r) {
+    if (!r.is_object()) return std::string("-");
+    return fmt::format("{} [{}..{}] N={}", Cell(Number(r, "median")), Cell(Number(r, "min")), Cell(Number(r, "max")),
+                       Cell(Number(r, "n")));
+  };
+  ReportTable t{"Every figure, B / A", "compare", {"row", "figure", "A median [min..max]", "B median [min..max]",
+                                                   "B/A", "reading"}, {}};
+  for (const json& f : Array(doc, "figures")) {
+    const auto ratio = Number(f, "ratio");
+    t.rows.push_back({Text(f, "row"), Text(f, "label"), range(Field(f, "a")), range(Field(f, "b")),
+                      ratio ? fmt::format("{:.3f}x", *ratio) : "-", Text(f, "text")});
+  }
+  s.tables.push_back(std::move(t));
+  return s;
 }
 
 }  // namespace memstand

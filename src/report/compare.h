@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/repeat.h"
+#include "report/report_section.h"
 #include "util/status.h"
 
 namespace memstand {
@@ -67,5 +68,9 @@ Comparison Compare(CompareSide a, CompareSide b);
 std::string CompareText(const Comparison& c);
 /// Schema `memstand.compare`, version 1 (docs/compare.md).
 nlohmann::ordered_json CompareJson(const Comparison& c);
+/// The report page's section of a `memstand.compare` document (`file` names it): the
+/// two sides, the warnings, and the figures as a table. Fields of a wrong type read
+/// as absent.
+ReportSection CompareSection(const std::string& file, const nlohmann::json& doc);
 
 }  // namespace memstand

@@ -1,5 +1,7 @@
 #include "report/html_report.h"
 
+#include "report/compare.h"
+
 #include <cctype>
 #include <filesystem>
 
@@ -149,6 +151,9 @@ ReportSection SectionOf(const ReportInput& in) {
       break;
     case ReportInputKind::kScenario:
       s = ScenarioSection(in);
+      break;
+    case ReportInputKind::kCompare:
+      s = CompareSection(in.json_path, in.doc);
       break;
   }
   std::vector<Chart> kept;

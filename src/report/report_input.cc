@@ -49,6 +49,8 @@ const char* ReportInputKindName(ReportInputKind kind) {
       return "sweep";
     case ReportInputKind::kScenario:
       return "scenario";
+    case ReportInputKind::kCompare:
+      return "compare";
   }
   return "?";
 }
@@ -58,13 +60,19 @@ Result<ReportInputKind> DetectKind(const json& doc) {
   if (doc.contains("schema")) {
     const json& schema = doc["schema"];
     const std::string name = schema.is_string() ? schema.get<std::string>() : schema.dump();
-    if (name != "memstand.run" && name != "memstand.sweep") {
-      return Status::InvalidArgument(
-          fmt::format("unknown schema {} (known: memstand.run, memstand.sweep)", schema.dump()));
+    if (name != "memstand.run" && name != "memstand.sweep" && name != "memstand.compare") {
+      return Status::InvalidArgument(fmt::format(
+          "unknown schema {} (known: memstand.run, memstand.sweep, memstand.compare)", schema.dump()));
     }
     if (!IsInt(doc, "version", 1)) {
       return Status::InvalidArgument(fmt::format("{} version {} (this memstand reads version 1)",
                                                  name, doc.value("version", json()).dump()));
+    }
+    if (name == "memstand.compare") {
+      if (!doc.contains("figures") || !doc["figures"].is_array()) {
+        return Status::InvalidArgument("memstand.compare without a \"figures\" array");
+      }
+      return ReportInputKind::kCompare;
     }
     if (name == "memstand.sweep") {
       if (!doc.contains("steps") || !doc["steps"].is_array()) {

@@ -11,9 +11,9 @@
 
 namespace memstand {
 
-enum class ReportInputKind { kRun, kRuns, kSweep, kScenario };
+enum class ReportInputKind { kRun, kRuns, kSweep, kScenario, kCompare };
 
-/// "run", "runs", "sweep", "scenario".
+/// "run", "runs", "sweep", "scenario", "compare".
 const char* ReportInputKindName(ReportInputKind kind);
 
 struct ReportInput {
@@ -27,7 +27,7 @@ struct ReportInput {
 };
 
 /// Tells the kind from the document's fields: "schema" "memstand.run" (with a "runs"
-/// array: a --runs series) or "memstand.sweep" at version 1, or "format" 1 with a
+/// array: a --runs series), "memstand.sweep" or "memstand.compare" at version 1, or "format" 1 with a
 /// "scenario" name. InvalidArgument naming what is missing or unknown.
 Result<ReportInputKind> DetectKind(const nlohmann::json& doc);
 

@@ -1,6 +1,7 @@
 // `memstand compare` on real `memstand run --runs 3 --json` documents, and the inputs
 // it refuses (exit 2 with the file named).
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -43,6 +44,15 @@ TEST(CompareE2E, TwoSeriesOfThreeRunsSideBySide) {
     }
   }
   EXPECT_TRUE(total_ops);
+  // The comparison as a page of `memstand report`: its sides, warnings and every figure.
+  Outcome page = RunMemstand({"report", dir + "/cmp.json", "-o", dir + "/cmp.html"});
+  ASSERT_EQ(page.exit_code, 0) << page.output;
+  std::ifstream in(dir + "/cmp.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("Every figure, B / A"), std::string::npos);
+  EXPECT_NE(html.find("none: the same workload, platform and versions"), std::string::npos);
+  const std::string reading = cmp["figures"][0]["text"];
+  EXPECT_NE(html.find(reading), std::string::npos) << reading;
 }
 
 TEST(CompareE2E, InputsItRefusesExitTwoNamingTheFile) {
