@@ -43,6 +43,12 @@ class DurabilityCluster {
   /// INFO persistence summed over the masters that answer: aof_delayed_fsync,
   /// aof_rewrites, ...; *unanswered counts those that did not.
   std::map<std::string, int64_t> AofCounters(int* unanswered);
+  /// Waits (polling INFO persistence every 10 ms, at most timeout_ms) until no master
+  /// holds AOF data not yet written (aof_buffer_length 0): with appendfsync everysec
+  /// Redis postpones the write() while a background fsync runs (up to 2 s), so a cell's
+  /// last SETs may be answered before they reach the file. The ms waited, or -1 when
+  /// some master still held data (or did not answer) at the timeout.
+  int WaitAofWritten(int timeout_ms);
   /// CONFIG GET of each name on master-1, "name value" lines as the server has them.
   std::vector<std::string> ConfigLines(const std::vector<std::string>& names);
   /// The slots master-1 owns (for the legacy block's expected share).
@@ -93,6 +99,9 @@ struct CellResult {
   int64_t rss_mean = 0, rss_max = 0;  // over the nodes' samples
   int64_t write_bytes = -1;  // storage bytes written, summed over nodes; -1 unknown
   std::map<std::string, int64_t> aof;  // INFO persistence deltas over the cell
+  /// AOF cells: ms waited after the load until every master had written its AOF buffer
+  /// (the storage bytes are read after it); -1 not settled within the bound; 0 others.
+  int aof_settle_ms = 0;
   ClusterWatchResult cluster;
   std::optional<Invariant> invariant;  // AOF SET cells
   /// Error replies, failed connections or unanswered requests; also a cell whose

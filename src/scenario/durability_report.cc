@@ -289,7 +289,7 @@ json CellJson(const CellResult& c) {
           {"moved_followed", c.moved_followed}, {"tryagain_retried", c.tryagain_retried},
           {"client_cpu_s", c.client_cpu_s}, {"server_cpu_s", c.server_cpu_s}, {"rss_mean", c.rss_mean},
           {"rss_max", c.rss_max}, {"write_bytes", c.write_bytes < 0 ? json(nullptr) : json(c.write_bytes)},
-          {"write_bytes_per_sec", c.write_bytes < 0 ? json(nullptr) : json(c.bytes_per_s())}, {"aof", c.aof},
+          {"write_bytes_per_sec", c.write_bytes < 0 ? json(nullptr) : json(c.bytes_per_s())}, {"aof", c.aof}, {"aof_settle_ms", c.aof_settle_ms},
           {"cluster_samples", c.cluster.samples}, {"cluster_intervals", cl},
           {"invariant", c.invariant ? c.invariant->ToJson() : json(nullptr)}};
 }
