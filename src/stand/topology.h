@@ -67,7 +67,9 @@ class Topology {
   Status ClaimFolder(const std::string& root);
   Status StartNodes();
   Status StartNode(const NodePlan& plan);
+  Status PlanReplicaSet(std::vector<NodePlan>* plans) const;
   Status Wire();
+  Status WaitReplicaSet();
   Status SaveState();
 
   TopologySpec spec_;
