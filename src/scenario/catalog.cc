@@ -22,6 +22,10 @@ const std::vector<ScenarioEntry>& ScenarioCatalog() {
        "per row from an algorithm near the data",
        {SystemKind::kTarantool, SystemKind::kRedis},
        true},
+      {"replication-cost",
+       "How much write throughput and latency does waiting for replicas cost, and are reads from replicas "
+       "cheaper? A Tarantool replica set with an asynchronous and an is_sync space, Redis SET against SET + WAIT",
+       {SystemKind::kTarantool, SystemKind::kRedis}},
   };
   return kCatalog;
 }
