@@ -61,7 +61,6 @@ struct System {
   std::unique_ptr<Topology> topology;
   std::vector<std::unique_ptr<ProtoControl>> tarantool;  // per node
   std::vector<std::unique_ptr<RedisClient>> redis;       // per node
-  std::string space;  // Tarantool: the space the last write cell wrote
   Counter count;
 };
 
@@ -262,6 +261,18 @@ void Sweep(System& sys, const std::vector<Path>& writes, const std::vector<Path>
 
 // --- Tarantool ---------------------------------------------------------------------
 
+// Starts sys's topology; false, with out->failure saying what did not start, on an error.
+bool StartSystem(const TopologySpec& spec, const std::string& what, const ScenarioContext& ctx, System* sys,
+                 ReplicationSystemRun* out) {
+  auto t = StartScenarioTopology(spec, ctx.interrupt);
+  if (!t.ok()) {
+    out->failure = what + " did not start: " + t.status().message();
+    return false;
+  }
+  sys->topology = std::move(*t);
+  return true;
+}
+
 Result<iproto::Value> EvalOn(System& sys, size_t node, const std::string& lua) {
   return sys.tarantool.at(node)->Eval(lua, iproto::Value::Array({}));
 }
@@ -309,12 +320,7 @@ void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, R
   System sys;
   sys.name = "tarantool";
   sys.protocol = Protocol::kIproto;
-  auto t = StartScenarioTopology(spec, ctx.interrupt);
-  if (!t.ok()) {
-    out->failure = "the replica set did not start: " + t.status().message();
-    return;
-  }
-  sys.topology = std::move(*t);
+  if (!StartSystem(spec, "the replica set", ctx, &sys, out)) return;
   if (Status s = ConnectTarantool(sys); !s.ok()) {
     out->failure = s.message();
     return;
@@ -371,13 +377,7 @@ void RunRedis(const ReplicationCostOptions& o, const ScenarioContext& ctx, Repli
   spec.replicas = kRedisReplicas;
   System sys;
   sys.name = "redis";
-  sys.protocol = Protocol::kResp;
-  auto t = StartScenarioTopology(spec, ctx.interrupt);
-  if (!t.ok()) {
-    out->failure = "primary and replicas did not start: " + t.status().message();
-    return;
-  }
-  sys.topology = std::move(*t);
+  if (!StartSystem(spec, "the primary and its replicas", ctx, &sys, out)) return;
   for (const NodeRecord& n : sys.topology->nodes()) {
     RedisClientOptions c;
     c.host = n.host;

@@ -429,7 +429,7 @@ void Describe(const ReplicationCostOptions& o, const std::vector<ReplicationSyst
       "the WAIT paths' latency is SET's + WAIT's: p50 and p99 of the two commands added (the mean is exact); a "
       "connection whose cycle starts with WAIT sends one WAIT that acknowledges nothing",
       "one load thread: past about one core the client is the limit (cells marked '!')"};
-};
+}
 
 }  // namespace
 
