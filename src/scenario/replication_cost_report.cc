@@ -112,9 +112,13 @@ std::vector<Knee> KneesOf(const std::vector<ReplicationSystemRun>& runs) {
                              next.ops_per_sec, next.p99_us, at.client_bottleneck ? "; client-bound (!)" : "");
       } else if (!k.cells.empty()) {
         const ReplicationCell& last = *k.cells.back();
-        k.text = fmt::format("no knee within the range ({} step(s); a knee needs 3 and a flat step after it); at the "
-                             "highest concurrency {}: {:.0f} ops/s, p50 {:.0f} µs, p99 {:.0f} µs{}",
-                             k.cells.size(), last.concurrency, last.ops_per_sec, last.p50_us, last.p99_us,
+        const std::string why =
+            k.cells.size() < 3 ? fmt::format("{} step(s), a knee needs 3", k.cells.size())
+                               : fmt::format("throughput kept rising by {:.0f}% or more, or p99 did not rise where it "
+                                             "stopped", kReplicationKneeMinGain * 100);
+        k.text = fmt::format("no knee within the range: {}; at the highest concurrency {}: {:.0f} ops/s, p50 {:.0f} "
+                             "µs, p99 {:.0f} µs{}",
+                             why, last.concurrency, last.ops_per_sec, last.p50_us, last.p99_us,
                              last.client_bottleneck ? "; client-bound (!)" : "");
       } else {
         k.text = "no cell completed";
@@ -232,13 +236,14 @@ bool QuorumTimedOut(const ReplicationSystemRun& r) {
 }
 
 void SystemBlocks(const std::vector<ReplicationSystemRun>& runs, ScenarioReport* report) {
+  const bool many = std::any_of(runs.begin(), runs.end(), [](const ReplicationSystemRun& r) { return r.run > 1; });
   for (const char* system : {"tarantool", "redis"}) {
     std::string body;
     bool any = false;
     for (const ReplicationSystemRun& r : runs) {
       if (r.system != system) continue;
       any = true;
-      if (runs.size() > 2 || r.run > 1) body += fmt::format("    run {}:\n", r.run);
+      if (many) body += fmt::format("    run {}:\n", r.run);
       if (!r.not_run.empty()) {
         body += "    " + r.not_run + "\n";
         continue;

@@ -87,7 +87,7 @@ TEST(ReplicationCostE2eTest, ShortStepsPrintBothSystemsRatiosFlagsAndInvariants)
   }
   EXPECT_EQ(ratios, 6);  // read-replicas/read-master, set+wait1/set, set+wait2/set at 1 and 4
   EXPECT_NE(out.output.find("redis set+wait1 / set (SET + WAIT 1 against SET alone):"), std::string::npos);
-  EXPECT_NE(out.output.find("no knee within the range (2 step(s)"), std::string::npos);
+  EXPECT_NE(out.output.find("no knee within the range: 2 step(s), a knee needs 3"), std::string::npos);
   EXPECT_EQ(doc["knees"].size(), 7u);
 
   const std::string csv = ReadText(dir + "/ev/cells.csv");
