@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <thread>
 
 #include <fmt/format.h>
@@ -14,7 +16,9 @@
 #include "load/proto_control.h"
 #include "scenario/replication_cost_run.h"
 #include "scenario/scenario_server.h"
+#include "stand/proc_identity.h"
 #include "stand/proc_stats.h"
+#include "stand/server_node.h"
 #include "stats/knee.h"
 #include "util/parse.h"
 
@@ -62,6 +66,26 @@ struct System {
   std::vector<std::unique_ptr<ProtoControl>> tarantool;  // per node
   std::vector<std::unique_ptr<RedisClient>> redis;       // per node
   Counter count;
+};
+
+constexpr int kLogTailLines = 40;
+
+// Keeps every node's configuration (its command line, Tarantool's init.lua) and log tail
+// for the evidence folder when the system's run ends, on every path out of it.
+struct EvidenceOnExit {
+  const System& sys;
+  ReplicationSystemRun* out;
+  ~EvidenceOnExit() {
+    if (sys.topology == nullptr) return;
+    for (const NodeRecord& n : sys.topology->nodes()) {
+      const std::string name = sys.name + "-" + n.name;
+      std::string conf = "# " + name + " (" + n.role + "), command line:\n" + JoinCmdline(n.process.cmdline) + "\n";
+      std::ifstream lua(n.dir + "/init.lua");
+      if (lua) conf += "# init.lua:\n" + std::string(std::istreambuf_iterator<char>(lua), {});
+      if (out->run == 1) out->files["servers/" + name + ".conf"] = conf;
+      out->files[fmt::format("logs/{}-run{}.log", name, out->run)] = FileTail(n.log, kLogTailLines);
+    }
+  }
 };
 
 RedisTarget TargetOf(const NodeRecord& n, Protocol p) {
@@ -320,6 +344,7 @@ void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, R
   System sys;
   sys.name = "tarantool";
   sys.protocol = Protocol::kIproto;
+  EvidenceOnExit evidence{sys, out};
   if (!StartSystem(spec, "the replica set", ctx, &sys, out)) return;
   if (Status s = ConnectTarantool(sys); !s.ok()) {
     out->failure = s.message();
@@ -377,6 +402,7 @@ void RunRedis(const ReplicationCostOptions& o, const ScenarioContext& ctx, Repli
   spec.replicas = kRedisReplicas;
   System sys;
   sys.name = "redis";
+  EvidenceOnExit evidence{sys, out};
   if (!StartSystem(spec, "the primary and its replicas", ctx, &sys, out)) return;
   for (const NodeRecord& n : sys.topology->nodes()) {
     RedisClientOptions c;

@@ -456,6 +456,7 @@ void FillReplicationReport(const ReplicationCostOptions& o, const std::vector<Re
   json cj = json::array();
   json systems = json::array();
   for (const ReplicationSystemRun& r : runs) {
+    report->files.insert(r.files.begin(), r.files.end());
     for (const ReplicationCell& c : r.cells) {
       cells.rows.push_back(CellCsv(c));
       cj.push_back(CellJson(c));

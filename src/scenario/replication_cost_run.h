@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +71,9 @@ struct ReplicationSystemRun {
   std::string description;  // nodes, addresses, settings (block [1])
   std::vector<std::string> notes;  // e.g. the quorum read back, a path left out
   std::vector<ReplicationCell> cells;
+  /// Evidence files by relative path: servers/<system>-<node>.conf (first run),
+  /// logs/<system>-<node>-run<N>.log (the last 40 lines at the end of the run).
+  std::map<std::string, std::string> files;
 };
 
 /// Fills the report's blocks, tables and JSON from the runs (replication_cost_report.cc).

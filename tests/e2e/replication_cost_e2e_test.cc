@@ -95,6 +95,11 @@ TEST(ReplicationCostE2eTest, ShortStepsPrintBothSystemsRatiosFlagsAndInvariants)
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 15) << csv;
   EXPECT_TRUE(std::filesystem::exists(dir + "/ev/invariants.csv"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/ev/ratios.csv"));
+  const std::string master = ReadText(dir + "/ev/servers/tarantool-master.conf");
+  EXPECT_NE(master.find("replication_synchro_quorum = 3,"), std::string::npos) << master;
+  EXPECT_NE(ReadText(dir + "/ev/servers/tarantool-replica-3.conf").find("read_only = true"), std::string::npos);
+  EXPECT_NE(ReadText(dir + "/ev/logs/tarantool-master-run1.log").find("memstand: replication ready"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/ev/logs/redis-replica-2-run1.log"));
 }
 
 TEST(ReplicationCostE2eTest, BadFlagsExitTwoAndTheListNamesIt) {
