@@ -53,6 +53,9 @@ struct Path {
   bool write = false;
   bool replicas = false;  // round robin over the replicas instead of the master
   uint64_t key_max = 0;   // reads and Redis SET: keys 0..key_max (uniform)
+  /// sync-write: how long a request left unanswered can stay queued on the master
+  /// (replication_synchro_timeout); 0 for the others.
+  double queue_timeout_s = 0;
 };
 
 // Reads one node's count: space:len() or DBSIZE.
@@ -211,6 +214,16 @@ void Settle(System& sys, const ReplicationCostOptions& o, ReplicationCell* cell)
   }
 }
 
+// Requests the engine stopped waiting for may still be queued on the master (a
+// synchronous write waits for its quorum up to replication_synchro_timeout): waits that
+// long, and a little more, so that the count and the next cell see them settled.
+void WaitOutQueue(double timeout_s, const ScenarioContext& ctx, ReplicationCell* cell) {
+  auto until = Clock::now() + std::chrono::duration<double>(timeout_s + 0.5);
+  auto start = Clock::now();
+  while (Clock::now() < until && !ctx.interrupted()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  cell->queue_wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
 ReplicationCell RunCell(System& sys, const Path& path, uint64_t concurrency, const ReplicationCostOptions& o,
                         const ScenarioContext& ctx, int run, uint64_t seed) {
   ReplicationCell cell;
@@ -240,6 +253,8 @@ ReplicationCell RunCell(System& sys, const Path& path, uint64_t concurrency, con
   }
   Summarize(*result, *load, &cell);
   if (result->interrupted) cell.failure = "interrupted";
+  cell.stalled = result->measured_s <= 0 || cell.unanswered > 0;
+  if (cell.stalled && path.queue_timeout_s > 0) WaitOutQueue(path.queue_timeout_s, ctx, &cell);
   if (cell.failure.empty() && path.write) Settle(sys, o, &cell);
   return cell;
 }
@@ -376,7 +391,8 @@ void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, R
   std::vector<Path> writes = {
       {"async-write", {fmt::format("replace {} [__seq__, nil, {}]", async_id, value)}, true, false, 0}};
   if (SupportsSynchronousReplication(out->version)) {
-    writes.push_back({"sync-write", {fmt::format("replace {} [__seq__, nil, {}]", sync_id, value)}, true, false, 0});
+    writes.push_back({"sync-write", {fmt::format("replace {} [__seq__, nil, {}]", sync_id, value)}, true, false, 0,
+                      o.synchro_timeout_s});
   } else {
     out->notes.push_back("sync-write not run: this Tarantool has no is_sync spaces");
   }

@@ -74,9 +74,16 @@ std::string TableText(const ReplicationSystemRun& r) {
                                 "OPS/S", "P50 µs", "P99 µs", "MEAN µs", "ERRORS", "CLIENT", "", "SERVERS (core share)");
   for (const ReplicationCell& c : r.cells) out += CellRow(c);
   for (const ReplicationCell& c : r.cells) {
-    if (c.unanswered > 0) {
-      out += fmt::format("      {} at {}: {} request(s) unanswered by the end of the cell and its 2 s drain\n", c.path,
-                         c.concurrency, c.unanswered);
+    if (c.stalled) {
+      const std::string what =
+          c.measured_s <= 0 ? "no reply after the warm-up: every connection was still waiting for a request sent before"
+                            : fmt::format("{} request(s) unanswered by the end of the cell and its 2 s drain",
+                                          c.unanswered);
+      out += fmt::format("      {} at {}: {}{}\n", c.path, c.concurrency, what,
+                         c.queue_wait_ms > 0 ? fmt::format("; waited {} ms (replication_synchro_timeout + 0.5 s) "
+                                                           "for the master's queue before counting",
+                                                           c.queue_wait_ms)
+                                             : "");
     }
     for (const auto& [kind, count_text] : c.error_kinds) {
       out += fmt::format("      {} at {}: {} x {}, first: {}\n", c.path, c.concurrency, count_text.first, kind,
@@ -98,7 +105,7 @@ std::vector<Knee> KneesOf(const std::vector<ReplicationSystemRun>& runs) {
       Knee k{r.run, r.system, path, std::nullopt, {}, ""};
       std::vector<KneePoint> points;
       for (const ReplicationCell& c : r.cells) {
-        if (c.path != path || !c.ok()) continue;
+        if (c.path != path || !c.ok() || c.stalled) continue;
         k.cells.push_back(&c);
         points.push_back({c.concurrency, c.ops_per_sec, c.p99_us});
       }
@@ -121,7 +128,7 @@ std::vector<Knee> KneesOf(const std::vector<ReplicationSystemRun>& runs) {
                              why, last.concurrency, last.ops_per_sec, last.p50_us, last.p99_us,
                              last.client_bottleneck ? "; client-bound (!)" : "");
       } else {
-        k.text = "no cell completed";
+        k.text = "no cell of this path held without stalling";
       }
       knees.push_back(std::move(k));
     }
@@ -180,6 +187,7 @@ json CellJson(const ReplicationCell& c) {
             {"write", c.write}, {"ok", c.ok()}, {"failure", c.failure.empty() ? json(nullptr) : json(c.failure)},
             {"measured_s", c.measured_s}, {"ops", c.ops}, {"ops_per_sec", c.ops_per_sec}, {"p50_us", c.p50_us},
             {"p99_us", c.p99_us}, {"mean_us", c.mean_us}, {"errors", c.errors}, {"unanswered", c.unanswered},
+            {"stalled", c.stalled}, {"queue_wait_ms", c.queue_wait_ms},
             {"first_error", c.first_error.empty() ? json(nullptr) : json(c.first_error)},
             {"errors_by_kind", [&] {
                json k = json::array();

@@ -40,6 +40,12 @@ struct ReplicationCell {
   uint64_t ops = 0;
   uint64_t errors = 0;  // error replies of every command
   uint64_t unanswered = 0;  // requests without a reply by the end of the cell's drain (2 s)
+  /// No reply came after the warm-up (the engine measured nothing: every connection
+  /// was still waiting for a request sent before), or requests were left unanswered.
+  bool stalled = false;
+  /// sync-write with unanswered requests: the wait for them to leave the master's queue
+  /// (replication_synchro_timeout + 0.5 s) before counting.
+  int64_t queue_wait_ms = 0;
   std::string first_error;
   /// Error replies by kind (the engine's prefix or code), with the first text of each.
   std::vector<std::pair<std::string, std::pair<uint64_t, std::string>>> error_kinds;
