@@ -28,7 +28,7 @@ const json* FindCell(const json& doc, const std::string& system, const std::stri
   return nullptr;
 }
 
-TEST(ReplicationCostE2eTest, ShortStepsPrintBothSystemsRatiosFlagsAndInvariants) {
+TEST(ReplicationCostE2E, ShortStepsPrintBothSystemsRatiosFlagsAndInvariants) {
   const std::string dir = TempDir();
   Outcome out = RunMemstand({"scenario", "run", "replication-cost", "--concurrency", "1,4", "--step-duration", "0.5s",
                              "--json", dir + "/rc.json", "--evidence", dir + "/ev", "-q"},
@@ -102,7 +102,7 @@ TEST(ReplicationCostE2eTest, ShortStepsPrintBothSystemsRatiosFlagsAndInvariants)
   EXPECT_TRUE(std::filesystem::exists(dir + "/ev/logs/redis-replica-2-run1.log"));
 }
 
-TEST(ReplicationCostE2eTest, BadFlagsExitTwoAndTheListNamesIt) {
+TEST(ReplicationCostE2E, BadFlagsExitTwoAndTheListNamesIt) {
   for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--concurrency", "4,1"}, "--concurrency: "},
            {{"--concurrency", "1,4096"}, "--concurrency: 4096 is above 1024 connections"},
