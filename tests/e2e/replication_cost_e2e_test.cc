@@ -34,6 +34,7 @@ TEST(ReplicationCostE2E, ShortStepsPrintBothSystemsRatiosFlagsAndInvariants) {
                              "--json", dir + "/rc.json", "--evidence", dir + "/ev", "-q"},
                             90);
   ASSERT_FALSE(out.timed_out) << out.output;
+  SCOPED_TRACE("the report:\n" + out.output);  // on any failure below
   // Tarantool 2.6.0 (Debian 12) lets a synchronous write's quorum time out here, rolls it
   // back and leaves the replicas with tuples the master rolled back: that breaks the
   // sync-write cells' invariant (exit 1), and nothing else may.
