@@ -15,6 +15,7 @@
 #include "scenario/durability_overload.h"
 #include "scenario/mvcc_quota.h"
 #include "scenario/output.h"
+#include "scenario/replication_cost.h"
 #include "scenario/stretched_cache.h"
 #include "scenario/stretched_figures.h"
 #include "scenario/working_set.h"
@@ -335,6 +336,40 @@ void SetupDurabilityOverload(CLI::App* run, std::vector<std::function<int()>>* b
   });
 }
 
+struct ReplicationCostFlags {
+  CommonFlags common;
+  std::string concurrency = "1,4,16,64";
+  std::string step = "2s";
+  ReplicationCostOptions options;
+};
+
+void SetupReplicationCost(CLI::App* run, std::vector<std::function<int()>>* bodies) {
+  auto f = std::make_shared<ReplicationCostFlags>();
+  CLI::App* app = run->add_subcommand("replication-cost", ScenarioQuestion("replication-cost"));
+  AddCommonFlags(app, &f->common);
+  app->add_option("--concurrency", f->concurrency, "Connections of each step, increasing")->capture_default_str();
+  app->add_option("--step-duration", f->step, "Measured time of each cell (path x concurrency)")
+      ->capture_default_str();
+  app->add_option("--only", f->options.systems, "Run only these systems (tarantool, redis)")->delimiter(',');
+  bodies->push_back([app, f]() -> int {
+    if (!app->parsed()) return -1;
+    ReplicationCostOptions o = f->options;
+    auto levels = ParseConcurrency(f->concurrency);
+    auto step = ParseDurationSeconds(f->step);
+    Status s = !levels.ok() ? levels.status() : !step.ok() ? step.status().WithContext("--step-duration") : Status::OK();
+    if (s.ok()) {
+      o.concurrency = *levels;
+      o.step_s = *step;
+      s = ValidateReplicationCost(o);
+    }
+    if (!s.ok()) {
+      fmt::print(stderr, "memstand: {}\n", s.message());
+      return kExitUsage;
+    }
+    return RunScenario(app, f->common, [&](const ScenarioContext& ctx) { return RunReplicationCost(o, ctx); });
+  });
+}
+
 }  // namespace
 
 SubcommandBody SetupScenario(CLI::App* app) {
@@ -348,6 +383,7 @@ SubcommandBody SetupScenario(CLI::App* app) {
   SetupComputeLocality(run, bodies.get());
   SetupStretchedCache(run, bodies.get());
   SetupDurabilityOverload(run, bodies.get());
+  SetupReplicationCost(run, bodies.get());
   return [list, bodies]() -> int {
     if (list->parsed()) {
       fmt::print("{}", DescribeCatalog());

@@ -125,13 +125,15 @@ int UpBody(const UpFlags& f) {
 
 SubcommandBody SetupUp(CLI::App* app) {
   auto f = std::make_shared<UpFlags>();
-  app->add_option("topology", f->topology, "redis, redis-replica, redis-cluster, memcached, tarantool or etcd");
+  app->add_option("topology", f->topology, "redis, redis-replica, redis-cluster, memcached, tarantool, "
+                  "tarantool-replicaset or etcd");
   app->add_option("--file", f->file, "A topology file (TOML, docs/stand.md); flags override it");
   f->name_opt = app->add_option("--name", f->name, "Names the topology and its run folder (default: the kind)");
   f->masters_opt = app->add_option("--masters", f->masters, "redis-cluster: masters (default 8)");
   f->replicas_opt = app->add_option(
       "--replicas", f->replicas,
-      "redis-replica: replicas (default 1); redis-cluster: replicas per master (default 0)");
+      "redis-replica: replicas (default 1); redis-cluster: replicas per master (default 0); "
+      "tarantool-replicaset: replicas of the master (default 3)");
   f->port_opt = app->add_option("--port", f->port,
                                 "First client port; nodes take port, port+1, ... (default: free ports)");
   f->peer_port_opt = app->add_option("--peer-port", f->peer_port, "etcd: peer port (default: free)");
@@ -139,7 +141,7 @@ SubcommandBody SetupUp(CLI::App* app) {
                   "KEY=VALUE server option in the server's own name (repeatable): redis "
                   "directive, memcached long option, tarantool box.cfg key, etcd flag");
   app->add_option("--binary", f->binary, "Server program (default: the Debian package's)");
-  app->add_option("--init-lua", f->init_lua, "tarantool: a Lua file run after box.cfg");
+  app->add_option("--init-lua", f->init_lua, "tarantool: a Lua file run after box.cfg (tarantool-replicaset: on the master)");
   app->add_option("--ready-timeout", f->ready_timeout,
                   "Bound for each wait: a server's start, replication, the cluster (default 20s)");
   AddRunDirFlag(app, &f->run_dir);

@@ -37,6 +37,11 @@ const std::vector<ScenarioEntry>& ScenarioCatalog() {
        "values, random and compressible, with errors by kind, storage bytes and the cluster's state",
        {SystemKind::kRedis},
        false},
+      {"replication-cost",
+       "How much write throughput and latency does waiting for replicas cost, and are reads from replicas "
+       "cheaper? A Tarantool replica set with an asynchronous and an is_sync space, Redis SET against SET + WAIT",
+       {SystemKind::kTarantool, SystemKind::kRedis},
+       false},
   };
   return kCatalog;
 }

@@ -36,16 +36,12 @@ int64_t ToInt(const std::string& s) { return std::strtoll(s.c_str(), nullptr, 10
 Result<std::unique_ptr<DurabilityCluster>> DurabilityCluster::Start(
     int masters, std::vector<std::pair<std::string, std::string>> settings, const std::atomic<bool>* cancel) {
   if (!SystemInstalled(SystemKind::kRedis)) return MissingBinary("redis-server", "redis-server");
-  RemoveLeftoverScenarioFolders();
   TopologySpec spec;
   spec.kind = TopologyKind::kRedisCluster;
-  spec.name = NextScenarioTopologyName();
   spec.masters = masters;
   spec.replicas = 0;
   spec.settings = std::move(settings);
-  TopologyOptions options;
-  options.cancel = cancel;
-  auto topology = Topology::Start(spec, options);
+  auto topology = StartScenarioTopology(std::move(spec), cancel);
   if (!topology.ok()) return topology.status();
   std::unique_ptr<DurabilityCluster> c(new DurabilityCluster());
   c->topology_ = std::move(*topology);

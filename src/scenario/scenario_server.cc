@@ -157,6 +157,14 @@ Result<ServerConfig> ParseServerConfig(std::string_view text, int index) {
   return c;
 }
 
+Result<std::unique_ptr<Topology>> StartScenarioTopology(TopologySpec spec, const std::atomic<bool>* cancel) {
+  RemoveLeftoverScenarioFolders();
+  spec.name = NextScenarioTopologyName();
+  TopologyOptions options;
+  options.cancel = cancel;
+  return Topology::Start(std::move(spec), options);
+}
+
 Result<std::unique_ptr<ServerUnderTest>> ServerUnderTest::Start(const ServerConfig& config,
                                                                 const std::atomic<bool>* cancel,
                                                                 std::string init_lua) {

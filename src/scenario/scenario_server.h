@@ -70,6 +70,11 @@ struct ServerCounters {
   }
 };
 
+/// Starts a topology of several nodes for a scenario (a replica set, a cluster) through
+/// the stand library, named and cleaned up after a killed memstand as the scenarios'
+/// one-node servers are (spec.name is replaced). Its processes die with memstand.
+Result<std::unique_ptr<Topology>> StartScenarioTopology(TopologySpec spec, const std::atomic<bool>* cancel);
+
 class ServerUnderTest {
  public:
   /// Starts a fresh server for `config` (a run folder of its own; Tarantool with space

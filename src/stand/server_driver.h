@@ -18,7 +18,8 @@ struct NodeLaunch {
   std::vector<int> ports;   // ports[0] is the client port; PortCount() of them
   std::string dir;          // the node's folder (exists; data goes here)
   std::string log_path;     // the node's stdout and stderr
-  std::vector<std::string> role_args;  // per-node arguments from the topology (replicaof)
+  std::vector<std::string> role_args;  // per-node arguments from the topology (redis: replicaof
+                                       // argv; tarantool: ReplicaSetRoleArgs)
 };
 
 /// One server kind. Implementations are immutable after construction and hold the

@@ -14,6 +14,9 @@ namespace {
 
 constexpr size_t kGreetingBytes = 128;  // IPROTO: two 64-byte lines
 constexpr char kReadyLine[] = "memstand: ready, pid ";
+constexpr char kReplicationLine[] = "memstand: replication ready, pid ";
+constexpr char kMasterRole[] = "replicaset-master";
+constexpr char kReplicaRole[] = "replicaset-replica";
 
 std::string LuaString(const std::string& text) {
   std::string out = "'";
@@ -46,22 +49,89 @@ Result<std::string> LuaValue(const std::string& key, const std::string& value) {
   return LuaString(value);
 }
 
+// The replica set members in role_args (ReplicaSetRoleArgs) as Lua strings, up to and
+// including `self` (all of them if it is not among them).
+std::string LuaUris(const std::vector<std::string>& role_args, const std::string& self) {
+  std::string uris;
+  for (size_t i = 1; i < role_args.size(); ++i) {
+    uris += (i > 1 ? ", " : "") + LuaString(role_args[i]);
+    if (role_args[i] == self) break;
+  }
+  return "{" + uris + "}";
+}
+
+// The fiber that puts every member in box.cfg.replication once all have joined, then
+// logs kReplicationLine once this member's replication is in place.
+std::string ReplicationWait(const std::vector<std::string>& role_args, bool master) {
+  const size_t peers = role_args.size() - 2;
+  const std::string check =
+      master ? "      local d = r.downstream\n"
+               "      if r.upstream ~= nil and r.upstream.status == 'follow' and d ~= nil and\n"
+               "         d.status == 'follow' and d.vclock ~= nil and\n"
+               "         (d.vclock[box.info.id] or 0) >= (box.info.vclock[box.info.id] or 0) then\n"
+               "        n = n + 1\n"
+               "      end\n"
+             : "      if r.upstream ~= nil and r.upstream.status == 'follow' then n = n + 1 end\n";
+  return "fiber.create(function()\n"
+         "  local function members()\n"
+         "    local n = 0\n"
+         "    for _ in pairs(box.info.replication) do n = n + 1 end\n"
+         "    return n\n"
+         "  end\n"
+         "  local function following()\n"
+         "    local n = 0\n"
+         "    for id, r in pairs(box.info.replication) do\n"
+         "      if id ~= box.info.id then\n" + check +
+         "      end\n"
+         "    end\n"
+         "    return n\n"
+         "  end\n"
+         "  while members() < " + std::to_string(peers + 1) + " do fiber.sleep(0.01) end\n"
+         "  local ok, err = pcall(box.cfg, {replication = " + LuaUris(role_args, "") + "})\n"
+         "  if not ok then log.error('memstand: box.cfg{replication = every member} failed: %s', err) return end\n"
+         "  while following() < " + std::to_string(peers) + " do fiber.sleep(0.01) end\n"
+         "  log.info('" + std::string(kReplicationLine) + "%d, %d peers follow, vclock %s', box.info.pid, " +
+         std::to_string(peers) + ", require('json').encode(box.info.vclock))\n"
+         "end)\n";
+}
+
 }  // namespace
 
-Result<std::string> TarantoolDriver::InitLua(const std::string& host, int port) const {
+std::vector<std::string> ReplicaSetRoleArgs(bool master, const std::vector<std::string>& uris) {
+  std::vector<std::string> args = {master ? kMasterRole : kReplicaRole};
+  args.insert(args.end(), uris.begin(), uris.end());
+  return args;
+}
+
+std::string ReplicationReadyLine(pid_t pid) { return kReplicationLine + std::to_string(pid) + ","; }
+
+Result<std::string> TarantoolDriver::InitLua(const std::string& host, int port,
+                                             const std::vector<std::string>& role_args) const {
+  const bool member = !role_args.empty();
+  if (member && ((role_args[0] != kMasterRole && role_args[0] != kReplicaRole) || role_args.size() < 2)) {
+    return Status::InvalidArgument("tarantool: role arguments are not a replica set member's");
+  }
+  const bool master = !member || role_args[0] == kMasterRole;
   std::string lua =
       "-- Written by memstand: box.cfg from the topology, then the user's init file.\n"
       "local log = require('log')\n"
       "local fiber = require('fiber')\n"
       "box.cfg{\n"
       "  listen = " + LuaString(host + ":" + std::to_string(port)) + ",\n";
+  if (member) {
+    lua += "  replication = " + LuaUris(role_args, host + ":" + std::to_string(port)) + ",\n";
+    if (!master) lua += "  read_only = true,\n";
+  }
   for (const auto& [key, value] : settings_) {
     auto lua_value = LuaValue(key, value);
     if (!lua_value.ok()) return lua_value.status();
     lua += "  " + key + " = " + *lua_value + ",\n";
   }
   lua += "}\n";
-  if (!user_init_.empty()) {
+  if (member && master) {
+    lua += "box.schema.user.grant('guest', 'super', nil, nil, {if_not_exists = true})\n";
+  }
+  if (!user_init_.empty() && master) {
     std::error_code ec;
     lua += "dofile(" + LuaString(std::filesystem::absolute(user_init_, ec).string()) + ")\n";
   }
@@ -70,20 +140,19 @@ Result<std::string> TarantoolDriver::InitLua(const std::string& host, int port) 
       "  while box.info.status ~= 'running' do fiber.sleep(0.01) end\n"
       "  log.info('" + std::string(kReadyLine) + "%d, status %s', box.info.pid, box.info.status)\n"
       "end)\n";
+  if (member) lua += ReplicationWait(role_args, master);
   return lua;
 }
 
 Result<std::vector<std::string>> TarantoolDriver::Prepare(const NodeLaunch& launch) const {
-  auto lua = InitLua(launch.host, launch.ports.at(0));
+  auto lua = InitLua(launch.host, launch.ports.at(0), launch.role_args);
   if (!lua.ok()) return lua.status();
   std::string path = launch.dir + "/init.lua";
   std::ofstream out(path, std::ios::trunc);
   out << *lua;
   out.close();
   if (!out) return Status::IoError("cannot write " + path);
-  std::vector<std::string> argv = {launch.binary_path, "init.lua"};
-  argv.insert(argv.end(), launch.role_args.begin(), launch.role_args.end());
-  return argv;
+  return std::vector<std::string>{launch.binary_path, "init.lua"};
 }
 
 Status TarantoolDriver::Probe(const NodeLaunch& launch, pid_t pid, std::string* version,

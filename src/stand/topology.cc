@@ -2,8 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <thread>
+
+#include "core/socket.h"
 
 #include "stand/etcd_driver.h"
 #include "stand/memcached_driver.h"
@@ -33,6 +38,7 @@ std::shared_ptr<const ServerDriver> MakeDriver(const TopologySpec& spec) {
     case TopologyKind::kMemcached:
       return std::make_shared<MemcachedDriver>(settings);
     case TopologyKind::kTarantool:
+    case TopologyKind::kTarantoolReplicaSet:
       return std::make_shared<TarantoolDriver>(settings, spec.init_lua);
     case TopologyKind::kEtcd:
       return std::make_shared<EtcdDriver>(settings);
@@ -55,7 +61,47 @@ struct Topology::NodePlan {
   std::string role;
   int replica_of = -1;  // index of the node it replicates
   std::vector<int> fixed_ports;
+  std::vector<std::string> role_args;  // tarantool-replicaset: ReplicaSetRoleArgs
 };
+
+namespace {
+
+// A tarantool replica set's client ports, known before any member starts (each lists
+// them all in box.cfg.replication): --port, port+1, ..., or free picks. A pick taken by
+// another process before its member binds it fails that start (it is a fixed port then).
+Result<std::vector<int>> ReplicaSetPorts(const TopologySpec& spec) {
+  std::vector<int> ports;
+  for (int i = 0; i < NodeCount(spec); ++i) {
+    if (spec.port != 0) {
+      ports.push_back(spec.port + i);
+      continue;
+    }
+    for (;;) {
+      auto port = PickFreePort("127.0.0.1");
+      if (!port.ok()) return port.status();
+      if (std::find(ports.begin(), ports.end(), *port) == ports.end()) {
+        ports.push_back(*port);
+        break;
+      }
+    }
+  }
+  return ports;
+}
+
+}  // namespace
+
+Status Topology::PlanReplicaSet(std::vector<NodePlan>* plans) const {
+  auto ports = ReplicaSetPorts(spec_);
+  if (!ports.ok()) return ports.status();
+  std::vector<std::string> uris;
+  for (int port : *ports) uris.push_back("127.0.0.1:" + std::to_string(port));
+  plans->push_back({"master", "master", -1, {ports->at(0)}, ReplicaSetRoleArgs(true, uris)});
+  for (int r = 1; r <= spec_.replicas; ++r) {
+    plans->push_back({"replica-" + std::to_string(r), "replica", 0, {ports->at(r)},
+                      ReplicaSetRoleArgs(false, uris)});
+  }
+  return Status::OK();
+}
 
 Result<std::unique_ptr<Topology>> Topology::Start(TopologySpec spec, const TopologyOptions& options) {
   if (Status s = NormalizeSpec(&spec); !s.ok()) return s;
@@ -134,24 +180,27 @@ Status Topology::StartNodes() {
   auto port_at = [&](size_t i) { return spec_.port == 0 ? 0 : spec_.port + static_cast<int>(i); };
   switch (spec_.kind) {
     case TopologyKind::kRedisReplica:
-      plans.push_back({"primary", "primary", -1, {port_at(0)}});
+      plans.push_back({"primary", "primary", -1, {port_at(0)}, {}});
       for (int r = 1; r <= spec_.replicas; ++r) {
-        plans.push_back({"replica-" + std::to_string(r), "replica", 0, {port_at(r)}});
+        plans.push_back({"replica-" + std::to_string(r), "replica", 0, {port_at(r)}, {}});
       }
       break;
     case TopologyKind::kRedisCluster:
       for (int m = 1; m <= spec_.masters; ++m) {
-        plans.push_back({"master-" + std::to_string(m), "master", -1, {port_at(plans.size()), 0}});
+        plans.push_back({"master-" + std::to_string(m), "master", -1, {port_at(plans.size()), 0}, {}});
       }
       for (int m = 1; m <= spec_.masters; ++m) {
         for (int r = 1; r <= spec_.replicas; ++r) {
           plans.push_back({"replica-" + std::to_string(m) + "-" + std::to_string(r), "replica",
-                           m - 1, {port_at(plans.size()), 0}});
+                           m - 1, {port_at(plans.size()), 0}, {}});
         }
       }
       break;
+    case TopologyKind::kTarantoolReplicaSet:
+      if (Status s = PlanReplicaSet(&plans); !s.ok()) return s;
+      break;
     default:
-      plans.push_back({TopologyKindName(spec_.kind), "server", -1, {spec_.port, spec_.peer_port}});
+      plans.push_back({TopologyKindName(spec_.kind), "server", -1, {spec_.port, spec_.peer_port}, {}});
       break;
   }
   if (Status s = CheckRelayNode(plans); !s.ok()) return s;
@@ -184,7 +233,7 @@ Status Topology::StartRelay() {
   const NodeRecord& node = record_.nodes[target];
   auto driver = std::make_shared<RelayDriver>(spec_.relay.args, node.host, node.port);
   const std::string fronts = node.name;
-  Status s = StartNode({"relay", "relay", -1, {spec_.relay.port}}, driver, spec_.relay.binary);
+  Status s = StartNode({"relay", "relay", -1, {spec_.relay.port}, {}}, driver, spec_.relay.binary);
   if (!s.ok()) return s.WithContext(spec_.name + " relay");
   record_.nodes.back().fronts = fronts;
   return SaveState();
@@ -207,6 +256,7 @@ Status Topology::StartNode(const NodePlan& plan, const std::shared_ptr<const Ser
     const NodeRecord& primary = record_.nodes[plan.replica_of];
     o.role_args = {"--replicaof", primary.host, std::to_string(primary.port)};
   }
+  if (!plan.role_args.empty()) o.role_args = plan.role_args;
   auto server = ServerNode::Start(driver, o);
   if (!server.ok()) return server.status();
   NodeRecord n;
@@ -226,7 +276,37 @@ Status Topology::StartNode(const NodePlan& plan, const std::shared_ptr<const Ser
   return SaveState();
 }
 
+// Every member logs ReplicationReadyLine once its replication is in place (the init.lua
+// fiber reads box.info.replication: TarantoolDriver::InitLua); waits for all of them.
+Status Topology::WaitReplicaSet() {
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + std::chrono::milliseconds(spec_.ready_timeout_ms);
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    const std::string line = ReplicationReadyLine(servers_[i]->pid());
+    while (FileTail(servers_[i]->log_path(), 1000).find(line) == std::string::npos) {
+      if (Cancelled(options_)) return Status::Failed("interrupted while waiting for replication");
+      if (!servers_[i]->Alive()) {
+        return Status::Failed(record_.nodes[i].name + " exited while replication was being set up:\n" +
+                              servers_[i]->LogTail(10));
+      }
+      if (Clock::now() >= deadline) {
+        return Status::Timeout(record_.nodes[i].name + ": replication not in place within " +
+                               std::to_string(spec_.ready_timeout_ms) +
+                               " ms (every peer's upstream follow" +
+                               std::string(i == 0 ? ", every replica's downstream follow and caught up" : "") +
+                               "); last log lines:\n" + servers_[i]->LogTail(10));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  return Status::OK();
+}
+
 Status Topology::Wire() {
+  if (spec_.kind == TopologyKind::kTarantoolReplicaSet) {
+    Status s = WaitReplicaSet();
+    return s.ok() ? s : s.WithContext(spec_.name);
+  }
   WiringOptions w{spec_.ready_timeout_ms, options_.cancel};
   if (spec_.kind == TopologyKind::kRedisReplica) {
     std::vector<RedisEndpoint> replicas;

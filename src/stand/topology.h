@@ -72,7 +72,9 @@ class Topology {
                    const std::string& binary);
   // The relay node in front of spec_.relay.node, if the spec has one.
   Status StartRelay();
+  Status PlanReplicaSet(std::vector<NodePlan>* plans) const;
   Status Wire();
+  Status WaitReplicaSet();
   Status SaveState();
 
   TopologySpec spec_;

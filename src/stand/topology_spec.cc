@@ -16,8 +16,8 @@ struct KindInfo {
   std::vector<std::string_view> managed;
 };
 
-const std::array<KindInfo, 6>& Kinds() {
-  static const std::array<KindInfo, 6> kKinds = {{
+const std::array<KindInfo, 7>& Kinds() {
+  static const std::array<KindInfo, 7> kKinds = {{
       {TopologyKind::kRedis, "redis", {"port", "bind", "dir", "daemonize", "logfile"}},
       {TopologyKind::kRedisReplica,
        "redis-replica",
@@ -33,6 +33,11 @@ const std::array<KindInfo, 6>& Kinds() {
        "tarantool",
        {"listen", "work_dir", "wal_dir", "memtx_dir", "vinyl_dir", "background", "pid_file",
         "log"}},
+      {TopologyKind::kTarantoolReplicaSet,
+       "tarantool-replicaset",
+       {"listen", "work_dir", "wal_dir", "memtx_dir", "vinyl_dir", "background", "pid_file",
+        "log", "replication", "read_only", "replication_connect_quorum", "instance_uuid",
+        "replicaset_uuid"}},
       {TopologyKind::kEtcd,
        "etcd",
        {"name", "data-dir", "wal-dir", "listen-client-urls", "advertise-client-urls",
@@ -67,13 +72,15 @@ bool ValidKey(std::string_view key) {
 
 Status CheckCounts(TopologySpec* spec) {
   const bool cluster = spec->kind == TopologyKind::kRedisCluster;
-  const bool replica = spec->kind == TopologyKind::kRedisReplica;
+  const bool replica = spec->kind == TopologyKind::kRedisReplica ||
+                       spec->kind == TopologyKind::kTarantoolReplicaSet;
   if (!cluster && spec->masters != 0) {
     return Status::InvalidArgument("--masters applies to redis-cluster only, not " +
                                    std::string(TopologyKindName(spec->kind)));
   }
   if (!cluster && !replica && spec->replicas != -1) {
-    return Status::InvalidArgument("--replicas applies to redis-replica and redis-cluster only, not " +
+    return Status::InvalidArgument("--replicas applies to redis-replica, redis-cluster and "
+                                   "tarantool-replicaset only, not " +
                                    std::string(TopologyKindName(spec->kind)));
   }
   if (cluster && spec->masters == 0) spec->masters = 8;
@@ -81,10 +88,12 @@ Status CheckCounts(TopologySpec* spec) {
     return Status::InvalidArgument("--masters " + std::to_string(spec->masters) +
                                    ": a cluster needs at least 1 master");
   }
-  if (spec->replicas == -1) spec->replicas = replica ? 1 : 0;
+  if (spec->replicas == -1) {
+    spec->replicas = spec->kind == TopologyKind::kTarantoolReplicaSet ? 3 : replica ? 1 : 0;
+  }
   if (replica && spec->replicas < 1) {
-    return Status::InvalidArgument("--replicas " + std::to_string(spec->replicas) +
-                                   ": redis-replica needs at least 1 replica");
+    return Status::InvalidArgument("--replicas " + std::to_string(spec->replicas) + ": " +
+                                   TopologyKindName(spec->kind) + " needs at least 1 replica");
   }
   if (spec->replicas < 0) {
     return Status::InvalidArgument("--replicas " + std::to_string(spec->replicas) +
@@ -134,8 +143,8 @@ Status CheckSettings(const TopologySpec& spec) {
     }
   }
   if (!spec.init_lua.empty()) {
-    if (spec.kind != TopologyKind::kTarantool) {
-      return Status::InvalidArgument("--init-lua applies to tarantool only");
+    if (spec.kind != TopologyKind::kTarantool && spec.kind != TopologyKind::kTarantoolReplicaSet) {
+      return Status::InvalidArgument("--init-lua applies to tarantool and tarantool-replicaset only");
     }
     struct stat st {};
     if (stat(spec.init_lua.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -166,6 +175,7 @@ Result<TopologyKind> ParseTopologyKind(std::string_view name) {
 int NodeCount(const TopologySpec& spec) {
   switch (spec.kind) {
     case TopologyKind::kRedisReplica:
+    case TopologyKind::kTarantoolReplicaSet:
       return 1 + std::max(spec.replicas, 0);
     case TopologyKind::kRedisCluster:
       return spec.masters * (1 + std::max(spec.replicas, 0));

@@ -11,9 +11,18 @@
 
 namespace memstand {
 
-enum class TopologyKind { kRedis, kRedisReplica, kRedisCluster, kMemcached, kTarantool, kEtcd };
+enum class TopologyKind {
+  kRedis,
+  kRedisReplica,
+  kRedisCluster,
+  kMemcached,
+  kTarantool,
+  kTarantoolReplicaSet,
+  kEtcd
+};
 
-/// "redis", "redis-replica", "redis-cluster", "memcached", "tarantool", "etcd".
+/// "redis", "redis-replica", "redis-cluster", "memcached", "tarantool",
+/// "tarantool-replicaset", "etcd".
 const char* TopologyKindName(TopologyKind kind);
 /// The inverse of TopologyKindName; InvalidArgument naming the known kinds otherwise.
 Result<TopologyKind> ParseTopologyKind(std::string_view name);
@@ -43,7 +52,8 @@ struct TopologySpec {
   /// redis-cluster: how many masters. 0: the default, 8 (the benchmark size).
   int masters = 0;
   /// redis-replica: replicas of the primary (default 1, the smallest that replicates);
-  /// redis-cluster: replicas per master (default 0: a cluster for load, not failover).
+  /// redis-cluster: replicas per master (default 0: a cluster for load, not failover);
+  /// tarantool-replicaset: replicas of the master (default 3: the published set).
   /// -1: the kind's default.
   int replicas = -1;
   /// The first client port. 0: free loopback ports, picked by memstand. A multi-node
@@ -58,7 +68,8 @@ struct TopologySpec {
   /// win), in order: redis directives, memcached long options, tarantool box.cfg keys,
   /// etcd flags. Options memstand manages (ports, dirs, logs) are refused.
   std::vector<std::pair<std::string, std::string>> settings;
-  /// tarantool: a Lua file run with dofile() after box.cfg. Empty: none.
+  /// tarantool: a Lua file run with dofile() after box.cfg (tarantool-replicaset: on
+  /// the master only; the replicas get what it creates by replication). Empty: none.
   std::string init_lua;
   /// Bounds each wait: one server's readiness, replication, cluster agreement. 20 s: an
   /// empty server is up in milliseconds and a cluster agrees in ~2 s; the rest is

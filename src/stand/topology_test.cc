@@ -17,6 +17,7 @@
 #include "core/socket.h"
 #include "stand/probe_io.h"
 #include "stand/process.h"
+#include "stand/tarantool_driver.h"
 
 namespace memstand {
 namespace {
@@ -242,6 +243,42 @@ TEST_F(TopologyTest, TarantoolRunsBoxCfgThenTheUserInit) {
   ExpectTornDown(nodes, dir);
 }
 
+TEST_F(TopologyTest, TarantoolReplicaSetOfAMasterAndTwoReplicas) {
+  std::string user_init = root_ + "/app.lua";
+  std::ofstream(user_init) << "box.schema.space.create('stand_test', {if_not_exists = true})\n";
+  TopologySpec spec;
+  spec.kind = TopologyKind::kTarantoolReplicaSet;
+  spec.replicas = 2;
+  spec.init_lua = user_init;
+  auto t = StartOrDie(spec);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->nodes().size(), 3u);
+  EXPECT_EQ(t->record().replicas, 2);
+  EXPECT_EQ(t->nodes()[0].name, "master");
+  EXPECT_EQ(t->nodes()[0].role, "master");
+  std::string uris;
+  for (const NodeRecord& n : t->nodes()) uris += (uris.empty() ? "'" : ", '") + n.host + ":" + std::to_string(n.port) + "'";
+  for (size_t i = 0; i < 3; ++i) {
+    const NodeRecord& n = t->nodes()[i];
+    EXPECT_EQ(NodeOwnership(t->record(), n).verdict, Ownership::kOurs) << n.name;
+    std::string lua = ReadFile(n.dir + "/init.lua");
+    EXPECT_NE(lua.find("replication = {" + uris + "}"), std::string::npos) << lua;
+    EXPECT_EQ(lua.find("read_only = true") != std::string::npos, i > 0) << n.name;
+    EXPECT_EQ(lua.find("dofile(") != std::string::npos, i == 0) << n.name;  // the master's alone
+    EXPECT_NE(ReadFile(n.log).find(ReplicationReadyLine(n.process.pid) + " 2 peers follow"), std::string::npos)
+        << n.name;
+    if (i > 0) {
+      EXPECT_EQ(n.name, "replica-" + std::to_string(i));
+      EXPECT_EQ(n.role, "replica");
+      EXPECT_EQ(n.replica_of, "master");
+    }
+  }
+  std::vector<NodeRecord> nodes = t->nodes();
+  std::string dir = t->dir();
+  EXPECT_TRUE(t->Stop().ok());
+  ExpectTornDown(nodes, dir);
+}
+
 TEST_F(TopologyTest, EtcdIsHealthyWithItsQuota) {
   TopologySpec spec;
   spec.kind = TopologyKind::kEtcd;
@@ -284,7 +321,7 @@ TEST_F(TopologyTest, BadSpecsAreInvalidArgumentNamingTheFlagAndStartNothing) {
   ASSERT_FALSE(kind.ok());
   EXPECT_EQ(kind.status().message(),
             "unknown topology 'redis-sentinel'; known: redis, redis-replica, redis-cluster, "
-            "memcached, tarantool, etcd");
+            "memcached, tarantool, tarantool-replicaset, etcd");
   struct Case {
     TopologySpec spec;
     std::string message_part;
@@ -303,7 +340,11 @@ TEST_F(TopologyTest, BadSpecsAreInvalidArgumentNamingTheFlagAndStartNothing) {
   add(TopologyKind::kRedis, [](TopologySpec& s) { s.masters = 3; },
       "--masters applies to redis-cluster only, not redis");
   add(TopologyKind::kMemcached, [](TopologySpec& s) { s.replicas = 1; },
-      "--replicas applies to redis-replica and redis-cluster only, not memcached");
+      "--replicas applies to redis-replica, redis-cluster and tarantool-replicaset only, not memcached");
+  add(TopologyKind::kTarantoolReplicaSet, [](TopologySpec& s) { s.replicas = 0; },
+      "--replicas 0: tarantool-replicaset needs at least 1 replica");
+  add(TopologyKind::kTarantoolReplicaSet, [](TopologySpec& s) { s.settings = {{"read_only", "false"}}; },
+      "--set read_only: managed by memstand");
   add(TopologyKind::kRedisCluster, [](TopologySpec& s) { s.masters = 300; }, "at most 256");
   add(TopologyKind::kRedis, [](TopologySpec& s) { s.settings = {{"port", "1"}}; },
       "--set port: managed by memstand");

@@ -80,10 +80,10 @@ TEST(TopologyTomlTest, UnknownKeysWrongTypesAndMissingKindAreErrors) {
             "t.toml: 'masters' must be an integer");
   EXPECT_EQ(ErrorOf("name = \"x\"\n"),
             "t.toml: missing 'kind' (one of redis, redis-replica, redis-cluster, memcached, "
-            "tarantool, etcd)");
+            "tarantool, tarantool-replicaset, etcd)");
   EXPECT_EQ(ErrorOf("kind = \"redis-sentinel\"\n"),
             "t.toml: unknown topology 'redis-sentinel'; known: redis, redis-replica, "
-            "redis-cluster, memcached, tarantool, etcd");
+            "redis-cluster, memcached, tarantool, tarantool-replicaset, etcd");
   EXPECT_EQ(ErrorOf("kind = \"redis-cluster\"\nmasters = 0\n"),
             "t.toml: masters = 0: a cluster needs at least 1 master");
   EXPECT_EQ(ErrorOf("kind = \"redis-cluster\"\nreplicas = -1\n"),

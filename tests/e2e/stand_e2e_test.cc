@@ -18,6 +18,7 @@
 
 #include "core/socket.h"
 #include "e2e/e2e_util.h"
+#include "load/proto_control.h"
 #include "stand/process.h"
 #include "stand/stand_state.h"
 
@@ -165,6 +166,73 @@ TEST_F(StandE2eTest, ARelayInFrontOfAnUnknownNodeIsRefusedBeforeAnythingStarts) 
             std::string::npos)
       << up.output;
   EXPECT_TRUE(ListTopologies(root_)->empty());
+}
+
+// One EVAL on a replica set member; "" on any failure (the test then fails on it).
+std::string EvalText(const NodeRecord& n, const std::string& lua) {
+  RedisTarget target;
+  target.scheme = "tarantool";
+  target.host = n.host;
+  target.port = n.port;
+  auto c = ProtoControl::Connect(Protocol::kIproto, target, 5000);
+  if (!c.ok()) return "connect: " + c.status().message();
+  auto r = (*c)->Eval(lua, iproto::Value::Array({}));
+  if (!r.ok()) return "error: " + r.status().message();
+  return r->size() == 1 && r->items()[0].type() == iproto::Value::Type::kString ? r->items()[0].str()
+                                                                                : iproto::ToString(*r);
+}
+
+TEST_F(StandE2eTest, TarantoolReplicaSetFromAFileReplicatesAWriteToEveryReplica) {
+  std::string file = root_ + "/set.toml";
+  std::ofstream(file) << "kind = \"tarantool-replicaset\"\nname = \"set\"\nreplicas = 2\n"
+                         "[settings]\nmemtx_memory = \"64m\"\n";
+  Outcome up = Memstand({"up", "--file", file});
+  ASSERT_EQ(up.exit_code, 0) << up.output;
+  EXPECT_NE(up.output.find("memstand up: tarantool-replicaset 'set' is up: 3 process(es)"), std::string::npos)
+      << up.output;
+  TopologyRecord set = Record("set");
+  ASSERT_EQ(set.nodes.size(), 3u);
+  Outcome ps = Memstand({"ps"});
+  ASSERT_EQ(ps.exit_code, 0) << ps.output;
+  EXPECT_NE(ps.output.find("set (tarantool-replicaset, up): 3/3 process(es) alive, detached"), std::string::npos)
+      << ps.output;
+  EXPECT_NE(ps.output.find("  master   master "), std::string::npos) << ps.output;
+  EXPECT_NE(ps.output.find("  replica  replica-2 "), std::string::npos) << ps.output;
+
+  const NodeRecord& master = set.nodes[0];
+  EXPECT_EQ(EvalText(master, "return tostring(box.info.ro) .. ' ' .. box.cfg.memtx_memory"), "false 67108864");
+  EXPECT_EQ(EvalText(master, "box.schema.space.create('stand', {if_not_exists = true})"
+                             ":create_index('pk', {if_not_exists = true}) "
+                             "box.space.stand:replace{1, 'on the master'} return 'ok'"),
+            "ok");
+  for (size_t i = 1; i < set.nodes.size(); ++i) {
+    const NodeRecord& replica = set.nodes[i];
+    // Replication is asynchronous: poll the replica (bounded) until the tuple is there.
+    std::string got;
+    for (int tries = 0; tries < 500 && got != "on the master"; ++tries) {
+      got = EvalText(replica, "local t = box.space.stand and box.space.stand:get{1} return t and t[2] or ''");
+      if (got != "on the master") std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_EQ(got, "on the master") << replica.name;
+    EXPECT_EQ(EvalText(replica, "return tostring(box.info.ro)"), "true") << replica.name;
+    EXPECT_NE(EvalText(replica, "box.space.stand:replace{2, 'on a replica'}").find("read-only"), std::string::npos)
+        << replica.name;
+    // The master and the other replica, both following.
+    EXPECT_EQ(EvalText(replica, "local n = 0 for id, r in pairs(box.info.replication) do "
+                                "if r.upstream and r.upstream.status == 'follow' then n = n + 1 end end "
+                                "return tostring(n)"),
+              "2")
+        << replica.name;
+  }
+
+  Outcome down = Memstand({"down", "set"});
+  ASSERT_EQ(down.exit_code, 0) << down.output;
+  size_t replica_line = down.output.find("replica-1 (tarantool, pid");
+  size_t master_line = down.output.find("master (tarantool, pid");
+  EXPECT_NE(replica_line, std::string::npos) << down.output;
+  EXPECT_LT(replica_line, master_line) << down.output;  // replicas first
+  for (const NodeRecord& n : set.nodes) EXPECT_EQ(NodeOwnership(set, n).verdict, Ownership::kGone) << n.name;
+  EXPECT_FALSE(fs::exists(root_ + "/set"));
 }
 
 TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
