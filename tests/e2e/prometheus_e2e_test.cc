@@ -4,19 +4,14 @@
 // request counters equal the JSON's ops (the linger lets the last scrape see them), and
 // histogram_quantile at p50/p90/p99 over the whole run's buckets is within 10% of the
 // JSON's HDR percentiles.
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <string>
-#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "core/socket.h"
 #include "e2e/e2e_util.h"
-#include "npm_util.h"
-#include "stand/process.h"
 #include "stand/server_node.h"
 
 namespace memstand::e2e {
@@ -27,8 +22,7 @@ using nlohmann::json;
 // `promtool query instant` of q: the value of its one result ("{...} => VALUE @[T]"),
 // or NaN (with the output in *output) when there is none or more than one.
 double QueryValue(int prom_port, const std::string& q, std::string* output) {
-  const auto r = testutil::RunShell("timeout 10 promtool query instant http://127.0.0.1:" +
-                                    std::to_string(prom_port) + " '" + q + "' 2>&1");
+  const auto r = PromQuery(prom_port, q);
   *output = r.output;
   const size_t arrow = r.output.find("=> ");
   if (r.exit_code != 0 || arrow == std::string::npos ||
@@ -39,22 +33,12 @@ double QueryValue(int prom_port, const std::string& q, std::string* output) {
 }
 
 TEST(PrometheusE2E, QueriesAgreeWithTheRunJson) {
-  ASSERT_TRUE(testutil::HaveProgram("prometheus") && testutil::HaveProgram("promtool"))
-      << "install the Debian package prometheus (scripts/deps.sh)";
   auto metrics_port = PickFreePort();
   auto prom_port = PickFreePort();
   ASSERT_TRUE(metrics_port.ok() && prom_port.ok());
   const std::string dir = TempDir();
-  std::ofstream(dir + "/prometheus.yml") << "global:\n  scrape_interval: 1s\n"
-                                            "scrape_configs:\n  - job_name: memstand\n    static_configs:\n"
-                                            "      - targets: ['127.0.0.1:"
-                                         << *metrics_port << "']\n";
-  SpawnOptions o;
-  o.argv = {"prometheus", "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/data",
-            "--web.listen-address=127.0.0.1:" + std::to_string(*prom_port)};
-  o.log_path = dir + "/prometheus.log";
-  auto prom = Process::Spawn(o);
-  ASSERT_TRUE(prom.ok()) << prom.status().message();
+  auto prom = StartPrometheus(*metrics_port, *prom_port, dir);
+  ASSERT_NE(prom, nullptr);
 
   // Open loop at a fixed rate (bounded volume); SET and GET (the default mix).
   const std::string json_path = dir + "/run.json";
@@ -100,7 +84,7 @@ TEST(PrometheusE2E, QueriesAgreeWithTheRunJson) {
           << q << "\n" << output;
     }
   }
-  (*prom)->Terminate();
+  prom->Terminate();
 }
 
 }  // namespace
