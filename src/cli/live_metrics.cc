@@ -27,7 +27,9 @@ std::string LiveMetrics::Render() {
     const CommandStats& s = totals_[i];
     CommandMetrics& m = snap.commands[options_.commands[i].label];
     m.requests_total = s.ops;
+    m.error_replies_total = s.errors;
     for (const auto& [kind, e] : s.errors_by_prefix) m.errors_total[kind] = e.count;
+    m.counts_hits = options_.commands[i].counts_hits;
     m.hits_total = s.hits;
     m.misses_total = s.misses;
     m.bytes_sent_total = s.bytes_out;

@@ -46,7 +46,9 @@ int RunBody(const CLI::App& app, const RunFlags& flags, int runs) {
   }
   auto session = RunSession::Open(&*cfg);
   if (!session.ok()) return Fail("run", session.status());
-  return runs == 1 ? RunOnce(**session, *cfg) : RunSeries(**session, *cfg, runs);
+  const int code = runs == 1 ? RunOnce(**session, *cfg) : RunSeries(**session, *cfg, runs);
+  (*session)->LingerMetrics(*cfg);
+  return code;
 }
 
 }  // namespace

@@ -363,6 +363,21 @@ Status BuildValues(const RunFlags& f, ValueSpec* v) {
   return s.ok() ? s : FlagError("--data-size", s);
 }
 
+// --metrics-linger: a duration of 0 .. 1 h, and only with --metrics-addr.
+Status BuildLinger(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
+  if (app.count("--metrics-linger") == 0) return Status::OK();
+  auto d = ParseDurationSeconds(f.metrics_linger);
+  if (!d.ok()) return FlagError("--metrics-linger", d.status());
+  if (*d < 0 || *d > 3600) {
+    return Status::InvalidArgument("--metrics-linger: must be 0s .. 1h (e.g. 15s)");
+  }
+  if (*d > 0 && cfg->metrics_host.empty()) {
+    return Status::InvalidArgument("--metrics-linger: needs --metrics-addr (nothing to keep up)");
+  }
+  cfg->metrics_linger_s = *d;
+  return Status::OK();
+}
+
 Status BuildTimes(const RunFlags& f, LoadOptions* o) {
   auto seconds = [](const std::string& flag, const std::string& text, double* out) {
     auto d = ParseDurationSeconds(text);
@@ -515,6 +530,9 @@ void AddRunFlags(CLI::App* app, RunFlags* flags) {
                   "Write the percentile distribution of all commands (.hgrm, ms)");
   app->add_option("--metrics-addr", flags->metrics_addr,
                   "Serve Prometheus metrics during the run at HOST:PORT, e.g. 127.0.0.1:2112");
+  app->add_option("--metrics-linger", flags->metrics_linger,
+                  "Keep --metrics-addr serving the final totals this long after the run, e.g. "
+                  "15s (at least the scrape interval; Ctrl-C ends it; default 0s)");
   app->add_flag("-q,--quiet", flags->quiet, "Print only the summary table; no progress line");
 }
 
@@ -567,6 +585,8 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
     cfg.metrics_host = addr->first;
     cfg.metrics_port = addr->second;
   }
+  s = BuildLinger(app, f, &cfg);
+  if (!s.ok()) return s;
   cfg.quiet = f.quiet;
   cfg.redis_server = f.redis_server;
   return cfg;

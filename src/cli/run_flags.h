@@ -39,6 +39,7 @@ struct RunFlags {
   std::string connect_timeout = "5s", request_timeout = "10s";
   std::string percentiles = "50,90,95,99,99.9,99.99";
   std::string json_path, hdr_log_path, hgrm_path, metrics_addr;
+  std::string metrics_linger = "0s";
   std::string json_format = "memstand";  // or "memtier"
   std::string samples_path;
   uint64_t samples_cap = 1'000'000;
@@ -61,6 +62,7 @@ struct RunConfig {
   std::string hgrm_path;     // percentile distribution of all commands
   std::string metrics_host;  // empty: no live metrics
   int metrics_port = 0;
+  double metrics_linger_s = 0;  // --metrics-linger: /metrics kept up after the run
   bool quiet = false;
   std::string redis_server = "redis-server";
 };

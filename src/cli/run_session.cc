@@ -3,8 +3,10 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -297,6 +299,22 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
 }
 
 bool RunSession::interrupted() const { return InterruptFlag()->load(); }
+
+void RunSession::LingerMetrics(const RunConfig& cfg) {
+  if (out_->metrics == nullptr || cfg.metrics_linger_s <= 0 || interrupted()) return;
+  std::fflush(stdout);  // the report first, also into a pipe
+  if (!cfg.quiet) {
+    fmt::print(stderr,
+               "memstand: the run is over; /metrics on port {} keeps its final totals for "
+               "{:g} s (--metrics-linger; Ctrl-C ends it)\n",
+               out_->metrics->port(), cfg.metrics_linger_s);
+  }
+  const auto end = std::chrono::steady_clock::now() +
+                   std::chrono::duration<double>(cfg.metrics_linger_s);
+  while (!interrupted() && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
 
 Status RunSession::WriteSamples(const std::vector<Sample>& samples,
                                 const std::vector<std::string>& labels) {

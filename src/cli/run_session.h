@@ -65,6 +65,11 @@ class RunSession {
   Status WriteJson(const nlohmann::ordered_json& j);  // --json, 2-space indented
   /// Puts the --hdr-log written during the runs in place; its first write error.
   Status FinishHdrLog();
+  /// --metrics-linger: keeps serving /metrics (the final totals) for cfg.metrics_linger_s
+  /// after the last run, so that a scrape after the run's end still sees them, or until
+  /// SIGINT/SIGTERM/SIGHUP. Says so on stderr unless --quiet. Returns at once without
+  /// --metrics-addr, with 0 s, or when a signal already ended the run.
+  void LingerMetrics(const RunConfig& cfg);
   /// How the server was started, or that the user gave it (for reports).
   const std::string& server_note() const { return server_note_; }
   const Platform& platform() const { return platform_; }

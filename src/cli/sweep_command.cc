@@ -137,6 +137,7 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
   s = (*session)->FinishHdrLog();
   if (s.ok() && !cfg->json_path.empty()) s = (*session)->WriteJson(SweepJson(out));
   if (!s.ok()) return Fail("sweep", s);
+  (*session)->LingerMetrics(*cfg);
   return out.exit_code;
 }
 

@@ -412,9 +412,9 @@ TEST(MetricsServerTest, ScrapePassesPromtool) {
   set_h.RecordN(120'000, 5);
   MetricsSnapshot snap;
   snap.version = "0.1.0-dev \"x\"\\";
-  snap.commands["GET"] = {100, {{"timeout", 2}}, 60, 40, 2000, 9000, &get_h};
-  snap.commands["SET"] = {50, {{"OOM command not allowed", 3}}, 0, 0, 8000, 250, &set_h};
-  snap.commands["we\"ird\nname"] = {1, {}, 0, 0, 10, 5, nullptr};
+  snap.commands["GET"] = {100, 2, {{"timeout", 2}}, true, 60, 40, 2000, 9000, &get_h};
+  snap.commands["SET"] = {50, 3, {{"OOM command not allowed", 3}}, false, 0, 0, 8000, 250, &set_h};
+  snap.commands["we\"ird\nname"] = {1, 0, {}, false, 0, 0, 10, 5, nullptr};
   snap.send_lag_seconds = 0.002;
   snap.client_cpu_seconds_total = 3.25;
   snap.connections_open = 16;

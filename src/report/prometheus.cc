@@ -8,12 +8,17 @@
 namespace memstand {
 namespace {
 
-// One counter family with a `command` label, from one field of CommandMetrics.
+// One counter family with a `command` label, from one field of CommandMetrics; with
+// `reads_only`, for the counts_hits commands alone.
 void AppendCommandCounter(std::string* out, const MetricsSnapshot& s, std::string_view name,
-                          std::string_view help, uint64_t CommandMetrics::*field) {
-  if (s.commands.empty()) return;
+                          std::string_view help, uint64_t CommandMetrics::*field,
+                          bool reads_only = false) {
+  bool any = std::any_of(s.commands.begin(), s.commands.end(),
+                         [&](const auto& c) { return !reads_only || c.second.counts_hits; });
+  if (!any) return;
   AppendPromHeader(out, name, "counter", help);
   for (const auto& [command, m] : s.commands) {
+    if (reads_only && !m.counts_hits) continue;
     AppendPromSample(out, name, PromLabel("command", command), std::to_string(m.*field));
   }
 }
@@ -60,11 +65,14 @@ std::string FormatPrometheus(const MetricsSnapshot& s) {
   std::string out;
   AppendCommandCounter(&out, s, "memstand_requests_total", "Requests completed, by command.",
                        &CommandMetrics::requests_total);
+  AppendCommandCounter(&out, s, "memstand_error_replies_total",
+                       "Requests answered with an error, every kind, by command.",
+                       &CommandMetrics::error_replies_total);
   AppendErrors(&out, s);
   AppendCommandCounter(&out, s, "memstand_hits_total", "Reads that found their key.",
-                       &CommandMetrics::hits_total);
+                       &CommandMetrics::hits_total, /*reads_only=*/true);
   AppendCommandCounter(&out, s, "memstand_misses_total", "Reads that did not find their key.",
-                       &CommandMetrics::misses_total);
+                       &CommandMetrics::misses_total, /*reads_only=*/true);
   AppendCommandCounter(&out, s, "memstand_bytes_sent_total",
                        "Application bytes written to sockets, by command.",
                        &CommandMetrics::bytes_sent_total);

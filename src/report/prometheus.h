@@ -14,7 +14,11 @@ namespace memstand {
 /// Totals of one command label ("SET", "GET", ...) since the run started.
 struct CommandMetrics {
   uint64_t requests_total = 0;
+  uint64_t error_replies_total = 0;              // all kinds together
   std::map<std::string, uint64_t> errors_total;  // by error kind, e.g. "OOM", "timeout"
+  /// A read whose reply tells a hit from a miss (GET-like): only then are hits_total and
+  /// misses_total exported for it.
+  bool counts_hits = false;
   uint64_t hits_total = 0;
   uint64_t misses_total = 0;
   uint64_t bytes_sent_total = 0;      // application bytes written to sockets
@@ -36,20 +40,25 @@ struct MetricsSnapshot {
 
 /// Renders `s` in text format 0.0.4 (Content-Type text/plain; version=0.0.4). Families:
 ///   memstand_requests_total{command}            counter
-///   memstand_errors_total{command,kind}         counter
-///   memstand_hits_total{command}                counter
-///   memstand_misses_total{command}              counter
+///   memstand_error_replies_total{command}       counter (all kinds; 0 from the start)
+///   memstand_errors_total{command,kind}         counter (a kind from its first error on)
+///   memstand_hits_total{command}                counter (counts_hits commands only)
+///   memstand_misses_total{command}              counter (counts_hits commands only)
 ///   memstand_bytes_sent_total{command}          counter
 ///   memstand_bytes_received_total{command}      counter
 ///   memstand_request_duration_seconds{command}  histogram (_bucket{le}, _sum, _count);
-///       le = 1e-05 .. 10 in 1-2.5-5 steps, then +Inf
+///       le = RequestLatencyBoundsNs() (1e-06 .. 56.2 s, 32 per decade), then +Inf
 ///   memstand_send_lag_seconds                   gauge
 ///   memstand_client_cpu_seconds_total           counter
 ///   memstand_connections                        gauge
 ///   memstand_run_elapsed_seconds                gauge
 ///   memstand_build_info{version}                gauge, always 1
 /// Each family has one HELP and one TYPE line and its samples in one group; a family
-/// with no samples (no errors yet, no histograms) is left out. Label values are
+/// with no samples (no errors yet, no histograms, no counts_hits command) is left out.
+/// Every other counter is there at 0 from the first scrape, so rate() and increase()
+/// see a run's first requests and errors (a series that appears at its first error
+/// loses that increase): alert on memstand_error_replies_total, break it down with
+/// memstand_errors_total. Label values are
 /// escaped (\\, \", \n).
 ///
 /// Bucket rounding: the HDR histogram keeps a range of equivalent values per counts

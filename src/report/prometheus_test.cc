@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
+#include <span>
 #include <sstream>
 #include <vector>
+
+#include "report/prometheus_text.h"
 
 namespace memstand {
 namespace {
@@ -32,13 +36,30 @@ std::string Bucket(const std::string& command, const std::string& le) {
   return "memstand_request_duration_seconds_bucket{command=\"" + command + "\",le=\"" + le + "\"}";
 }
 
-const char* const kLe[] = {"1e-05",  "2.5e-05", "5e-05", "0.0001", "0.00025", "0.0005", "0.001",
-                           "0.0025", "0.005",   "0.01",  "0.025",  "0.05",    "0.1",    "0.25",
-                           "0.5",    "1",       "2.5",   "5",      "10"};
-const int64_t kLeNs[] = {10'000,        25'000,        50'000,        100'000,       250'000,
-                         500'000,       1'000'000,     2'500'000,     5'000'000,     10'000'000,
-                         25'000'000,    50'000'000,    100'000'000,   250'000'000,   500'000'000,
-                         1'000'000'000, 2'500'000'000, 5'000'000'000, 10'000'000'000};
+// The le text of a bound, as the exposition writes it.
+std::string Le(int64_t bound_ns) { return PromDouble(static_cast<double>(bound_ns) / 1e9); }
+
+// histogram_quantile(q, ...) as Prometheus computes it (promql/quantile.go
+// bucketQuantile): the first bucket whose cumulative count reaches q * total, linear
+// inside it (the first bucket's lower end is 0); the +Inf bucket gives the last bound.
+double PromQuantile(double q, const std::string& text, const std::string& command) {
+  const std::span<const int64_t> bounds = RequestLatencyBoundsNs();
+  const double total =
+      std::atof(SampleValue(text, "memstand_request_duration_seconds_count{command=\"" +
+                                      command + "\"}").c_str());
+  const double rank = q * total;
+  double prev_count = 0, prev_upper = 0;
+  for (int64_t b : bounds) {
+    const double count = std::atof(SampleValue(text, Bucket(command, Le(b))).c_str());
+    const double upper = static_cast<double>(b) / 1e9;
+    if (count >= rank) {
+      return prev_upper + (upper - prev_upper) * (rank - prev_count) / (count - prev_count);
+    }
+    prev_count = count;
+    prev_upper = upper;
+  }
+  return prev_upper;
+}
 
 TEST(PrometheusTest, NoCommandsGolden) {
   MetricsSnapshot s;
@@ -66,41 +87,85 @@ TEST(PrometheusTest, NoCommandsGolden) {
             "memstand_build_info{version=\"0.3.1\"} 1\n");
 }
 
+TEST(PrometheusTest, RequestBoundTable) {
+  const std::span<const int64_t> bounds = RequestLatencyBoundsNs();
+  ASSERT_EQ(bounds.size(), 249u);
+  EXPECT_EQ(bounds.front(), 1'000);
+  EXPECT_EQ(bounds.back(), 56'200'000'000);
+  for (size_t i = 1; i < bounds.size(); ++i) {
+    ASSERT_GT(bounds[i], bounds[i - 1]);
+    EXPECT_LE(static_cast<double>(bounds[i]) / static_cast<double>(bounds[i - 1]), 1.079)
+        << bounds[i - 1] << " -> " << bounds[i];
+  }
+  for (int64_t decade = 1'000; decade <= 10'000'000'000; decade *= 10) {  // 1 us .. 10 s
+    EXPECT_TRUE(std::binary_search(bounds.begin(), bounds.end(), decade)) << decade;
+  }
+  EXPECT_EQ(Le(1'070), "1.07e-06");
+  EXPECT_EQ(Le(1'000'000), "0.001");
+}
+
 TEST(PrometheusTest, KnownHistogramBuckets) {
   HdrHistogram h;
-  h.RecordN(5'000, 3);         // index [5000, 5003]
-  h.Record(10'000);            // index [10000, 10007]: straddles 1e-05, counted in 2.5e-05
-  h.RecordN(20'000, 2);        // index [20000, 20015]
-  h.Record(1'000'000);         // index [999936, 1000191]: straddles 0.001
-  h.Record(20'000'000'000LL);  // 20 s: only in +Inf
+  h.RecordN(5'000, 3);          // index [5000, 5003]
+  h.Record(10'000);             // index [10000, 10007]: straddles 1e-05, counted in 1.07e-05
+  h.RecordN(20'000, 2);         // index [20000, 20015]
+  h.Record(1'000'000);          // index [999936, 1000191]: straddles 0.001
+  h.Record(100'000'000'000LL);  // 100 s: only in +Inf
   MetricsSnapshot s;
   s.commands["GET"].latency_ns = &h;
   std::string text = FormatPrometheus(s);
 
   const std::map<std::string, std::string> expected = {
-      {"1e-05", "3"},  {"2.5e-05", "6"}, {"5e-05", "6"},  {"0.0001", "6"}, {"0.00025", "6"},
-      {"0.0005", "6"}, {"0.001", "6"},   {"0.0025", "7"}, {"0.005", "7"},  {"0.01", "7"},
-      {"0.025", "7"},  {"0.05", "7"},    {"0.1", "7"},    {"0.25", "7"},   {"0.5", "7"},
-      {"1", "7"},      {"2.5", "7"},     {"5", "7"},      {"10", "7"},     {"+Inf", "8"}};
+      {"1e-06", "0"},   {"4.87e-06", "0"}, {"5.23e-06", "3"}, {"1e-05", "3"},
+      {"1.07e-05", "4"}, {"1.91e-05", "4"}, {"2.05e-05", "6"}, {"0.001", "6"},
+      {"0.00107", "7"}, {"56.2", "7"},     {"+Inf", "8"}};
   for (const auto& [le, count] : expected) {
     EXPECT_EQ(SampleValue(text, Bucket("GET", le)), count) << "le=" << le << "\n" << text;
   }
   EXPECT_EQ(SampleValue(text, "memstand_request_duration_seconds_count{command=\"GET\"}"), "8");
-  double exact_sum = (3 * 5e3 + 1e4 + 2 * 2e4 + 1e6 + 2e10) / 1e9;
+  double exact_sum = (3 * 5e3 + 1e4 + 2 * 2e4 + 1e6 + 1e11) / 1e9;
   double sum = std::atof(
       SampleValue(text, "memstand_request_duration_seconds_sum{command=\"GET\"}").c_str());
   EXPECT_NEAR(sum, exact_sum, exact_sum * 1e-3);
-  // 20 bucket lines, in ascending le order.
-  int buckets = 0;
+  // 250 bucket lines, in ascending le order.
+  const std::span<const int64_t> bounds = RequestLatencyBoundsNs();
+  size_t buckets = 0;
   for (const std::string& line : Lines(text)) {
     if (line.rfind("memstand_request_duration_seconds_bucket", 0) == 0) {
-      if (buckets < 19) {
-        EXPECT_NE(line.find(std::string("le=\"") + kLe[buckets] + "\""), std::string::npos) << line;
-      }
+      const std::string le = buckets < bounds.size() ? Le(bounds[buckets]) : "+Inf";
+      EXPECT_NE(line.find("le=\"" + le + "\""), std::string::npos) << line;
       ++buckets;
     }
   }
-  EXPECT_EQ(buckets, 20);
+  EXPECT_EQ(buckets, bounds.size() + 1);
+}
+
+// The point of the bound table (issue #19): Prometheus's histogram_quantile over the
+// exported buckets is within 10% of the HDR percentile the report prints, at p50, p90
+// and p99, for a narrow loopback-like distribution, a wide lognormal and a bimodal one.
+TEST(PrometheusTest, HistogramQuantileIsWithinTenPercentOfHdr) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> narrow(std::log(45'000.0), 0.3);
+  std::lognormal_distribution<double> wide(std::log(300'000.0), 2.0);
+  std::lognormal_distribution<double> fast(std::log(20'000.0), 0.1), slow(std::log(2e6), 0.2);
+  std::uniform_real_distribution<double> coin(0, 1);
+  std::map<std::string, HdrHistogram> hists;
+  for (int i = 0; i < 50'000; ++i) {
+    hists["NARROW"].Record(static_cast<int64_t>(narrow(rng)));
+    hists["WIDE"].Record(std::min<int64_t>(static_cast<int64_t>(wide(rng)), 50'000'000'000LL));
+    hists["BIMODAL"].Record(static_cast<int64_t>(coin(rng) < 0.95 ? fast(rng) : slow(rng)));
+  }
+  MetricsSnapshot s;
+  for (const auto& [name, h] : hists) s.commands[name].latency_ns = &h;
+  const std::string text = FormatPrometheus(s);
+  for (const auto& [name, h] : hists) {
+    for (double q : {0.5, 0.9, 0.99}) {
+      const double hdr = static_cast<double>(h.ValueAtPercentile(q * 100)) / 1e9;
+      const double prom = PromQuantile(q, text, name);
+      EXPECT_LT(std::abs(prom - hdr) / hdr, 0.10) << name << " q=" << q << " hdr=" << hdr
+                                                  << " prom=" << prom;
+    }
+  }
 }
 
 TEST(PrometheusTest, MaximumOnABoundaryIsCountedThere) {
@@ -128,13 +193,13 @@ TEST(PrometheusTest, BucketsMatchRawValues) {
   MetricsSnapshot s;
   s.commands["GET"].latency_ns = &h;
   std::string text = FormatPrometheus(s);
-  for (int b = 0; b < 19; ++b) {
+  for (int64_t bound : RequestLatencyBoundsNs()) {
     int64_t by_rule = 0, at_most = 0;
     for (int64_t v : values) {
-      by_rule += std::min(h.HighestEquivalentValue(v), max) <= kLeNs[b];
-      at_most += v <= kLeNs[b];
+      by_rule += std::min(h.HighestEquivalentValue(v), max) <= bound;
+      at_most += v <= bound;
     }
-    EXPECT_EQ(SampleValue(text, Bucket("GET", kLe[b])), std::to_string(by_rule)) << kLe[b];
+    EXPECT_EQ(SampleValue(text, Bucket("GET", Le(bound))), std::to_string(by_rule)) << bound;
     EXPECT_LE(by_rule, at_most);
   }
 }
@@ -145,8 +210,8 @@ TEST(PrometheusTest, EachFamilyHasOneHelpOneTypeAndOneGroup) {
   set_h.Record(2'000'000);
   MetricsSnapshot s;
   s.version = "dev";
-  s.commands["GET"] = {10, {{"timeout", 1}}, 7, 3, 100, 200, &get_h};
-  s.commands["SET"] = {5, {{"OOM", 2}, {"READONLY", 1}}, 0, 0, 300, 40, &set_h};
+  s.commands["GET"] = {10, 1, {{"timeout", 1}}, true, 7, 3, 100, 200, &get_h};
+  s.commands["SET"] = {5, 3, {{"OOM", 2}, {"READONLY", 1}}, false, 0, 0, 300, 40, &set_h};
   std::string text = FormatPrometheus(s);
 
   std::map<std::string, int> help, type;
@@ -176,12 +241,14 @@ TEST(PrometheusTest, EachFamilyHasOneHelpOneTypeAndOneGroup) {
       current = name;
     }
   }
-  EXPECT_EQ(help.size(), 12u) << text;
+  EXPECT_EQ(help.size(), 13u) << text;
   for (const auto& [name, n] : help) EXPECT_EQ(n, 1) << name;
   EXPECT_EQ(help.size(), type.size());
   for (const auto& [name, n] : type) EXPECT_EQ(n, 1) << name;
   EXPECT_EQ(SampleValue(text, "memstand_errors_total{command=\"SET\",kind=\"OOM\"}"), "2");
   EXPECT_EQ(SampleValue(text, "memstand_hits_total{command=\"GET\"}"), "7");
+  EXPECT_EQ(SampleValue(text, "memstand_hits_total{command=\"SET\"}"), "");  // not a read
+  EXPECT_EQ(SampleValue(text, "memstand_error_replies_total{command=\"SET\"}"), "3");
   EXPECT_EQ(SampleValue(text, "memstand_bytes_received_total{command=\"SET\"}"), "40");
 }
 
@@ -201,11 +268,22 @@ TEST(PrometheusTest, LabelValuesAreEscaped) {
 TEST(PrometheusTest, FamiliesWithoutSamplesAreLeftOut) {
   MetricsSnapshot s;
   s.commands["GET"].requests_total = 3;
+  s.commands["GET"].counts_hits = true;
+  s.commands["SET"].requests_total = 2;
   std::string text = FormatPrometheus(s);
   EXPECT_EQ(text.find("memstand_errors_total"), std::string::npos);
   EXPECT_EQ(text.find("memstand_request_duration_seconds"), std::string::npos);
   EXPECT_EQ(SampleValue(text, "memstand_requests_total{command=\"GET\"}"), "3");
   EXPECT_EQ(SampleValue(text, "memstand_misses_total{command=\"GET\"}"), "0");
+  // Hits and misses only for reads; error replies at 0 before the first error.
+  EXPECT_EQ(SampleValue(text, "memstand_misses_total{command=\"SET\"}"), "");
+  EXPECT_EQ(SampleValue(text, "memstand_error_replies_total{command=\"SET\"}"), "0");
+  EXPECT_EQ(SampleValue(text, "memstand_error_replies_total{command=\"GET\"}"), "0");
+  // No read at all: no hits or misses family.
+  s.commands.erase("GET");
+  text = FormatPrometheus(s);
+  EXPECT_EQ(text.find("memstand_hits_total"), std::string::npos) << text;
+  EXPECT_EQ(text.find("memstand_misses_total"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -10,12 +10,21 @@
 namespace memstand {
 namespace {
 
-constexpr int64_t kRequestBoundsNs[] = {
-    10'000,        25'000,        50'000,        100'000,        250'000,
-    500'000,       1'000'000,     2'500'000,     5'000'000,      10'000'000,
-    25'000'000,    50'000'000,    100'000'000,   250'000'000,    500'000'000,
-    1'000'000'000, 2'500'000'000, 5'000'000'000, 10'000'000'000,
-};
+// The request-latency bounds (see the header): 32 per decade, each 10^(j/32) rounded to
+// three significant digits, from 1 us up to the last one at or below 60 s.
+std::vector<int64_t> MakeRequestBoundsNs() {
+  constexpr int kPerDecade = 32;
+  constexpr int64_t kLastNs = 60'000'000'000;
+  std::vector<int64_t> bounds;
+  for (int64_t scale = 10;; scale *= 10) {  // ns per unit of the 3-digit mantissa
+    for (int j = 0; j < kPerDecade; ++j) {
+      const int64_t mantissa = std::lround(100 * std::pow(10.0, j / double{kPerDecade}));
+      if (mantissa * scale > kLastNs) return bounds;
+      bounds.push_back(mantissa * scale);
+    }
+  }
+}
+
 constexpr int64_t kRelayBoundsNs[] = {
     1'000,         2'500,         5'000,         10'000,         25'000,      50'000,
     100'000,       250'000,       500'000,       1'000'000,      2'500'000,   5'000'000,
@@ -46,7 +55,10 @@ std::string Join(std::string_view labels, const std::string& extra) {
 
 }  // namespace
 
-std::span<const int64_t> RequestLatencyBoundsNs() { return kRequestBoundsNs; }
+std::span<const int64_t> RequestLatencyBoundsNs() {
+  static const std::vector<int64_t> bounds = MakeRequestBoundsNs();
+  return bounds;
+}
 std::span<const int64_t> RelayDelayBoundsNs() { return kRelayBoundsNs; }
 
 std::string EscapeLabelValue(std::string_view v) {

@@ -13,7 +13,12 @@
 
 namespace memstand {
 
-/// 10 us .. 10 s in 1-2.5-5 steps: request latencies (`memstand run`).
+/// Request latencies (`memstand run`): 1 us .. 60 s, log-spaced, 32 bounds per decade
+/// (10^(j/32) rounded to three significant digits: 1, 1.07, 1.15, 1.24, ... 9.31 times
+/// 1e-6 .. 1e1 s, ending at 56.2 s), 249 bounds. Neighbours differ by at most 7.9%, so
+/// histogram_quantile (linear inside the bucket that holds the rank) is within 7.9% of
+/// the HDR percentile for any latency in range (prometheus_test.cc checks < 10% at p50,
+/// p90, p99 on recorded distributions).
 std::span<const int64_t> RequestLatencyBoundsNs();
 /// 1 us .. 10 s in 1-2.5-5 steps: the relay's applied and added delays, whose
 /// overshoot is a few microseconds when the CPU is free.

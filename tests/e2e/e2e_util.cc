@@ -189,6 +189,27 @@ void ExpectPromtoolAccepts(const std::string& body) {
   EXPECT_EQ(check.output, "") << check.output;
 }
 
+std::unique_ptr<Process> StartPrometheus(int scrape_port, int listen_port, const std::string& dir) {
+  EXPECT_TRUE(testutil::HaveProgram("prometheus") && testutil::HaveProgram("promtool"))
+      << "install the Debian package prometheus (scripts/deps.sh)";
+  std::ofstream(dir + "/prometheus.yml") << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                                            "scrape_configs:\n  - job_name: memstand\n    static_configs:\n"
+                                            "      - targets: ['127.0.0.1:"
+                                         << scrape_port << "']\n";
+  SpawnOptions o;
+  o.argv = {"prometheus", "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/data",
+            "--web.listen-address=127.0.0.1:" + std::to_string(listen_port)};
+  o.log_path = dir + "/prometheus.log";
+  auto prom = Process::Spawn(o);
+  EXPECT_TRUE(prom.ok()) << prom.status().message();
+  return prom.ok() ? std::move(*prom) : nullptr;
+}
+
+testutil::CommandResult PromQuery(int port, const std::string& query) {
+  return testutil::RunShell("timeout 10 promtool query instant http://127.0.0.1:" + std::to_string(port) + " '" +
+                            query + "' 2>&1");
+}
+
 std::unique_ptr<LocalRedis> StartRedis(std::vector<std::pair<std::string, std::string>> config) {
   LocalRedisOptions o;
   o.config = std::move(config);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "npm_util.h"
 #include "stand/local_redis.h"
 #include "stand/process.h"
 
@@ -65,6 +66,14 @@ std::string Scrape(int port);
 /// `promtool check metrics` on a /metrics body: a test failure (with the body) unless it
 /// exits 0 without a word; a missing promtool fails too (scripts/deps.sh installs it).
 void ExpectPromtoolAccepts(const std::string& body);
+
+/// Debian's `prometheus` scraping 127.0.0.1:scrape_port every second, listening on
+/// 127.0.0.1:listen_port, its config, data and log (prometheus.log) in `dir`; nullptr
+/// (and a test failure naming the package) when it is missing or cannot start.
+std::unique_ptr<Process> StartPrometheus(int scrape_port, int listen_port, const std::string& dir);
+/// `promtool query instant` of `query` against the Prometheus at 127.0.0.1:port
+/// (bounded: 10 s); its output ("{labels} => VALUE @[T]" per result) and stderr.
+testutil::CommandResult PromQuery(int port, const std::string& query);
 
 /// A redis-server of the test's own (LocalRedis: a free loopback port, a temp dir),
 /// with `config` added to its defaults; nullptr (and a test failure) if it cannot start.

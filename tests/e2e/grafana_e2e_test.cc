@@ -49,11 +49,6 @@ std::set<std::string> MetricNames(const std::string& text, bool strip_suffixes) 
   return out;
 }
 
-testutil::CommandResult Query(int port, const std::string& q) {
-  return testutil::RunShell("timeout 10 promtool query instant http://127.0.0.1:" + std::to_string(port) + " '" + q +
-                            "' 2>&1");
-}
-
 TEST(GrafanaE2E, EveryQueryNamesAnExportedMetricAndRunsOnPrometheus) {
   ASSERT_TRUE(testutil::HaveProgram("prometheus") && testutil::HaveProgram("promtool"))
       << "install the Debian package prometheus (scripts/deps.sh)";
@@ -72,16 +67,8 @@ TEST(GrafanaE2E, EveryQueryNamesAnExportedMetricAndRunsOnPrometheus) {
                              "get __key__", "--metrics-addr", "127.0.0.1:" + std::to_string(*metrics_port), "-q"});
   ASSERT_NE(run, nullptr);
   const std::string dir = TempDir();
-  std::ofstream(dir + "/prometheus.yml") << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                                            "scrape_configs:\n  - job_name: memstand\n    static_configs:\n"
-                                            "      - targets: ['127.0.0.1:"
-                                         << *metrics_port << "']\n";
-  SpawnOptions o;
-  o.argv = {"prometheus", "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/data",
-            "--web.listen-address=127.0.0.1:" + std::to_string(*prom_port)};
-  o.log_path = dir + "/prometheus.log";
-  auto prom = Process::Spawn(o);
-  ASSERT_TRUE(prom.ok()) << prom.status().message();
+  auto prom = StartPrometheus(*metrics_port, *prom_port, dir);
+  ASSERT_NE(prom, nullptr);
 
   // Until the rate of the request counter has a value: a few scrapes of a live run
   // (bounded: 20 s).
@@ -89,7 +76,7 @@ TEST(GrafanaE2E, EveryQueryNamesAnExportedMetricAndRunsOnPrometheus) {
   bool ready = false;
   for (int i = 0; i < 40 && !ready; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    const auto r = Query(*prom_port, first);
+    const auto r = PromQuery(*prom_port, first);
     ready = r.exit_code == 0 && r.output.find("=>") != std::string::npos;
   }
   ASSERT_TRUE(ready) << FileTail(dir + "/prometheus.log", 20);
@@ -114,11 +101,11 @@ TEST(GrafanaE2E, EveryQueryNamesAnExportedMetricAndRunsOnPrometheus) {
   }
   // Prometheus evaluates each query: no error, and a sample for every one.
   for (const std::string& q : queries) {
-    const auto r = Query(*prom_port, Expand(q));
+    const auto r = PromQuery(*prom_port, Expand(q));
     EXPECT_EQ(r.exit_code, 0) << q << "\n" << r.output;
     EXPECT_NE(r.output.find("=>"), std::string::npos) << "no result for " << Expand(q) << "\n" << r.output;
   }
-  (*prom)->Terminate();
+  prom->Terminate();
   Outcome out = run->Wait(60);
   EXPECT_EQ(out.exit_code, 0) << out.output;
 }

@@ -439,6 +439,46 @@ TEST(RunE2E, LiveMetricsPassPromtool) {
   ExpectPromtoolAccepts(resp.substr(resp.find("\r\n\r\n") + 4));
 }
 
+// --metrics-linger keeps /metrics up after the run with the final totals (the last
+// second included: they equal the JSON's ops), and SIGINT ends the linger at once
+// without changing the run's exit code.
+TEST(RunE2E, MetricsLingerServesTheFinalTotalsUntilInterrupted) {
+  auto port = PickFreePort();
+  ASSERT_TRUE(port.ok());
+  const std::string json_path = TempDir() + "/run.json";
+  auto run = Running::Start({"run", "-n", "3000", "-c", "2", "--metrics-addr",
+                             "127.0.0.1:" + std::to_string(*port), "--metrics-linger", "60s",
+                             "--json", json_path});
+  ASSERT_NE(run, nullptr);
+  ASSERT_TRUE(run->WaitForOutput("keeps its final totals for 60 s", 30)) << run->OutputSoFar();
+  const std::string resp = Scrape(*port);
+  const nlohmann::json rep = ReadJson(json_path);  // written before the linger
+  ASSERT_TRUE(rep.contains("commands")) << rep.dump();
+  for (const auto& c : rep["commands"]) {
+    const std::string line = "\nmemstand_requests_total{command=\"" + c["command"].get<std::string>() +
+                             "\"} " + std::to_string(c["ops"].get<uint64_t>()) + "\n";
+    EXPECT_NE(resp.find(line), std::string::npos) << line << resp;
+  }
+  ASSERT_EQ(kill(run->pid(), SIGINT), 0);
+  Outcome out = run->Wait(10);
+  EXPECT_FALSE(out.timed_out);
+  EXPECT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_LT(out.seconds, 40) << "SIGINT ended the 60 s linger";
+  EXPECT_EQ(Scrape(*port), "");  // the endpoint is gone with the process
+}
+
+TEST(RunE2E, MetricsLingerFlagErrors) {
+  Outcome out = RunMemstand({"run", "--metrics-linger", "5s", "-n", "10"});
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+  EXPECT_NE(out.output.find("--metrics-linger: needs --metrics-addr"), std::string::npos) << out.output;
+  out = RunMemstand({"run", "--metrics-addr", "127.0.0.1:1", "--metrics-linger", "soon", "-n", "10"});
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+  EXPECT_NE(out.output.find("--metrics-linger"), std::string::npos) << out.output;
+  out = RunMemstand({"run", "--metrics-addr", "127.0.0.1:1", "--metrics-linger", "2h", "-n", "10"});
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+  EXPECT_NE(out.output.find("--metrics-linger: must be 0s .. 1h"), std::string::npos) << out.output;
+}
+
 TEST(RunE2E, MetricsPortInUseIsAUsageError) {
   auto fd = ListenTcp("127.0.0.1", 0);
   ASSERT_TRUE(fd.ok());
