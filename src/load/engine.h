@@ -65,6 +65,12 @@ struct RunResult {
   /// Per-second summaries by command index; the last entry is all commands.
   std::vector<std::vector<SeriesPoint>> series;
   double measured_start_unix_s = 0;  // wall clock at the measured start (epoch seconds)
+  /// --start-at (LoadOptions::start_at_unix_s > 0): the whole second the measured
+  /// phase was planned for (start_at, or a later second when this run was late), and
+  /// the warm-up actually run before it. The series' second i covers
+  /// [series_start_unix_s + i, + 1) to within the threads' wake-up (measured_start_unix_s).
+  double series_start_unix_s = 0;
+  double start_warmup_s = 0;
   /// --samples (LoadOptions::samples_cap > 0): a uniform sample, sorted by time, of the
   /// samples_seen measured replies of all threads; all of them when they fit the cap.
   std::vector<Sample> samples;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "report/run_report.h"
+#include "report/shard_report.h"
 #include "stats/modality.h"
 
 namespace memstand {
@@ -232,6 +233,8 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   j["platform"] = PlatformJson(rep.platform);
   j["server"] = ServerJson(rep);
   j["options"] = OptionsJson(o);
+  if (o.shard) j["shard"] = ShardJson(o);
+  if (o.start_at_unix_s > 0) j["start_at"] = StartAtJson(o, r);
   j["measured_s"] = r.measured_s;
   Json cmds = Json::array();
   bool any_hits = false;
@@ -255,6 +258,9 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
     series[i < o.commands.size() ? o.commands[i].label : "Total"] = SeriesJson(r.series[i]);
   }
   j["series"] = series;
+  // Second i of every series covers [series_start_unix_s + i, + 1): with --start-at a
+  // whole wall-clock second (the threads started within start_at.measured_start_unix_s).
+  j["series_start_unix_s"] = o.start_at_unix_s > 0 ? r.series_start_unix_s : r.measured_start_unix_s;
   j["unanswered"] = r.unanswered;
   j["connection_errors"] = r.totals.connection_errors;
   j["protocol_errors"] = r.totals.protocol_errors;
