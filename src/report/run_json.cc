@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "report/histogram_json.h"
 #include "report/run_report.h"
 #include "report/shard_report.h"
 #include "stats/modality.h"
@@ -22,6 +23,7 @@ Json LatencyJson(const HdrHistogram& h, const std::vector<double>& percentiles) 
   Json p = Json::object();
   for (double q : percentiles) p[fmt::format("{:g}", q)] = h.ValueAtPercentile(q) / 1000.0;
   j["percentiles_us"] = p;
+  j["histogram"] = HistogramJson(h);  // every bucket: `memstand merge` adds them
   return j;
 }
 
