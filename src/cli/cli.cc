@@ -28,6 +28,8 @@ const Subcommand kSubcommands[] = {
     {"relay", "A TCP relay that delays each chunk, in order, and measures its own error", SetupRelay},
     {"compare", "Two runs or --runs series side by side: ratios B/A, and whether B lies outside A's spread",
      SetupCompare},
+    {"merge", "The run JSONs of a fleet's shards (--shard K/N) as one exact result: histograms "
+              "added, counts summed, series aligned", SetupMerge},
 };
 
 // Thousands of connections need more descriptors than the usual soft limit of 1024.

@@ -27,5 +27,6 @@ SubcommandBody SetupDataset(CLI::App* app);
 SubcommandBody SetupScenario(CLI::App* app);
 SubcommandBody SetupRelay(CLI::App* app);
 SubcommandBody SetupCompare(CLI::App* app);
+SubcommandBody SetupMerge(CLI::App* app);
 
 }  // namespace memstand::cli

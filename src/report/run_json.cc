@@ -253,7 +253,9 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
     j["schedule"] = {{"requested_per_s", o.rate},
                      {"achieved_per_s", AchievedRate(o, r)},
                      {"below_99pct_of_requested", RateFellShort(o, r)},
-                     {"unsent_intended", r.totals.unsent_intended}};
+                     {"unsent_intended", r.totals.unsent_intended},
+                     {"measured_sent", r.totals.measured_sent},
+                     {"send_span_s", r.send_span_s}};
   }
   Json series = Json::object();
   for (size_t i = 0; i < r.series.size(); ++i) {
