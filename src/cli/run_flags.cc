@@ -513,6 +513,12 @@ Status BuildFleet(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
     if (!at.ok()) return FlagError("--start-at", at.status());
     cfg->load.start_at_unix_s = *at;
   }
+  if (!f.fleet_check.empty()) {
+    auto grace = ParseDurationSeconds(f.fleet_check);
+    if (!grace.ok()) return FlagError("--fleet-check", grace.status());
+    if (!cfg->target_given) return Status::InvalidArgument("--fleet-check: needs --target");
+    cfg->load.fleet_check_grace_s = *grace;
+  }
   if (f.shard.empty()) return Status::OK();
   if (!cfg->target_given) {
     return Status::InvalidArgument(
@@ -533,6 +539,9 @@ void AddFleetFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--start-at", f->start_at,
                   "Start the measured phase at this whole wall-clock second (RFC 3339 or Unix "
                   "seconds), the warm-up before it; per-second series aligned to it");
+  app->add_option("--fleet-check", f->fleet_check,
+                  "GRACE, e.g. 5s: after the run wait GRACE for the other shards to end, then "
+                  "read the server's counters again (for memstand merge's fleet cross-check)");
 }
 
 }  // namespace

@@ -51,6 +51,7 @@ struct RunFlags {
   std::string shard;       // --shard K/N or auto; empty: not sharded
   uint64_t shards = 0;     // --shards N: the count with --shard auto and JOB_COMPLETION_INDEX
   std::string start_at;    // --start-at TIME; empty: start when set up
+  std::string fleet_check;  // --fleet-check GRACE; empty: off
 };
 
 struct RunConfig {

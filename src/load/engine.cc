@@ -265,6 +265,29 @@ void ReleaseAtStart(LoadOptions* opt, WorkerShared* shared, const std::atomic<bo
   shared->ready->count_down();
 }
 
+// --fleet-check: waits the grace (every shard's end within it), then reads the
+// counters again. An interrupt cuts the wait and leaves nothing recorded.
+void FleetAfter(const LoadOptions& opt, const std::vector<std::unique_ptr<RedisClient>>& controls,
+                const std::atomic<bool>* interrupt, FleetCounts* f) {
+  f->grace_s = opt.fleet_check_grace_s;
+  const double until = UnixNowS() + opt.fleet_check_grace_s;
+  while (UnixNowS() < until) {
+    if (interrupt != nullptr && interrupt->load()) {
+      f->reason = "interrupted during the grace period";
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  f->after_unix_s = UnixNowS();
+  auto after = CommandCounts(SnapshotAll(controls));
+  if (!after.ok()) {
+    f->reason = after.status().message();
+    return;
+  }
+  f->after = *after;
+  f->recorded = true;
+}
+
 // Runs the workers to completion; forwards an interrupt to them.
 void RunWorkers(LoadOptions* opt, WorkerShared* shared, std::vector<std::unique_ptr<Worker>>* workers,
                 const std::atomic<bool>* interrupt, RunResult* r) {
@@ -600,6 +623,9 @@ Result<RunResult> RunLoadOther(LoadOptions& opt, const std::atomic<bool>* interr
     sent[name] += n - (it == control_before.end() ? 0 : it->second);
   }
   CrossCheckOther(opt, std::move(sent), before, after, &r.cross_check);
+  if (opt.fleet_check_grace_s >= 0) {
+    r.fleet.reason = std::string("--fleet-check: not for --protocol ") + ProtocolName(opt.protocol) + " yet";
+  }
   r.cross_check.enforced = opt.exclusive_server && !Sharded(opt);
   PoolMembers(opt, each_before, each_after, &r);
   return r;
@@ -631,6 +657,7 @@ Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* i
 
   double u0, s0;
   ProcessCpu(&u0, &s0);
+  r.fleet.before_unix_s = UnixNowS();
   const std::vector<ServerSnapshot> each_before = SnapshotEach(controls);
   ServerSnapshot before = WithReplicaReads(opt, Merge(each_before), replica_controls);
   r.server_info = before.info;
@@ -647,6 +674,15 @@ Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* i
   ServerCpu(before, after, &r);
   CrossCheckCounts(opt, r, before, after, &r.cross_check);
   r.cross_check.enforced = opt.exclusive_server && !Sharded(opt);
+  if (opt.fleet_check_grace_s >= 0) {
+    auto counts = CommandCounts(Merge(each_before));
+    if (counts.ok()) {
+      r.fleet.before = *counts;
+      FleetAfter(opt, controls, interrupt, &r.fleet);
+    } else {
+      r.fleet.reason = counts.status().message();
+    }
+  }
   if (!opt.pool.empty()) {
     PoolMembers(opt, EachCommandCounts(each_before), EachCommandCounts(each_after), &r);
   }

@@ -40,6 +40,16 @@ struct PoolMemberResult {
   std::map<std::string, int64_t> server_counts;
 };
 
+/// --fleet-check: the server's counters (INFO commandstats calls + rejected_calls,
+/// summed over a pool) before this run and GRACE seconds after its end.
+struct FleetCounts {
+  bool recorded = false;
+  std::string reason;  // why not, when not recorded
+  double grace_s = 0;
+  double before_unix_s = 0, after_unix_s = 0;
+  std::map<std::string, int64_t> before, after;
+};
+
 struct RunResult {
   std::string started_at;           // wall clock, ISO 8601 UTC
   ThreadStats totals;               // all threads merged
@@ -71,6 +81,7 @@ struct RunResult {
   /// [series_start_unix_s + i, + 1) to within the threads' wake-up (measured_start_unix_s).
   double series_start_unix_s = 0;
   double start_warmup_s = 0;
+  FleetCounts fleet;  // --fleet-check (LoadOptions::fleet_check_grace_s >= 0)
   /// --samples (LoadOptions::samples_cap > 0): a uniform sample, sorted by time, of the
   /// samples_seen measured replies of all threads; all of them when they fit the cap.
   std::vector<Sample> samples;

@@ -103,6 +103,10 @@ struct LoadOptions {
   /// --start-at: the wall-clock instant (Unix seconds) the measured phase starts at;
   /// the warm-up runs before it. 0: start as soon as the connections are set up.
   double start_at_unix_s = 0;
+  /// --fleet-check GRACE: after the run, wait GRACE seconds (every other shard ends
+  /// within it) and read the server's counters again, for `memstand merge` to check
+  /// the fleet's counts over the whole window (RESP only). < 0: off.
+  double fleet_check_grace_s = -1;
 
   int connections() const { return threads * clients; }
   /// The pool's size: 1 without one.

@@ -237,6 +237,7 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   j["options"] = OptionsJson(o);
   if (o.shard) j["shard"] = ShardJson(o);
   if (o.start_at_unix_s > 0) j["start_at"] = StartAtJson(o, r);
+  if (o.fleet_check_grace_s >= 0) j["fleet_check"] = FleetCheckJson(o, r);
   j["measured_s"] = r.measured_s;
   Json cmds = Json::array();
   bool any_hits = false;

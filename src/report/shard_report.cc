@@ -75,4 +75,18 @@ nlohmann::ordered_json StartAtJson(const LoadOptions& o, const RunResult& r) {
           {"warmup_s", r.start_warmup_s}};
 }
 
+nlohmann::ordered_json FleetCheckJson(const LoadOptions& o, const RunResult& r) {
+  if (o.fleet_check_grace_s < 0) return nullptr;
+  const FleetCounts& f = r.fleet;
+  nlohmann::ordered_json j = {{"recorded", f.recorded}};
+  if (!f.recorded) j["reason"] = f.reason;
+  j["exclusive"] = o.exclusive_server;
+  j["grace_s"] = f.grace_s;
+  j["before_unix_s"] = f.before_unix_s;
+  j["after_unix_s"] = f.after_unix_s;
+  j["before"] = f.before;
+  j["after"] = f.after;
+  return j;
+}
+
 }  // namespace memstand

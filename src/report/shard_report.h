@@ -21,6 +21,8 @@ std::string StartNote(const LoadOptions& o, const RunResult& r);
 /// The JSON objects; null when not sharded / without --start-at.
 nlohmann::ordered_json ShardJson(const LoadOptions& o);
 nlohmann::ordered_json StartAtJson(const LoadOptions& o, const RunResult& r);
+/// --fleet-check: the counters before and GRACE after (null without the flag).
+nlohmann::ordered_json FleetCheckJson(const LoadOptions& o, const RunResult& r);
 
 /// Unix seconds as RFC 3339 UTC ("2026-12-01T18:30:00Z"), whole seconds.
 std::string UtcSecond(double unix_s);
