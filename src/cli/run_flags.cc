@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/credentials.h"
+#include "core/clock.h"
 #include "core/pacer.h"
 #include "core/uring.h"
 #include "load/command_spec.h"
@@ -503,6 +504,8 @@ std::optional<std::string> GetEnv(const std::string& name) {
   return v == nullptr ? std::nullopt : std::optional<std::string>(v);
 }
 
+constexpr double kMaxStartAheadS = 86400;  // --start-at further ahead is taken for a typo
+
 // --shard, --shards and --start-at (docs/scale-out.md). After the rate and the pool.
 Status BuildFleet(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   if (app.count("--shards") > 0 && f.shard != "auto") {
@@ -511,6 +514,10 @@ Status BuildFleet(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   if (!f.start_at.empty()) {
     auto at = ParseStartAt(f.start_at);
     if (!at.ok()) return FlagError("--start-at", at.status());
+    if (*at > UnixNowS() + kMaxStartAheadS) {
+      return Status::InvalidArgument("--start-at: " + f.start_at +
+                                     " is more than 24 h ahead (a typo? the shards would wait)");
+    }
     cfg->load.start_at_unix_s = *at;
   }
   if (!f.fleet_check.empty()) {

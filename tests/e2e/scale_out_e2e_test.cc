@@ -247,6 +247,7 @@ TEST(ScaleOutE2E, BadFleetFlagsExit2) {
       {{"run", "--shard=0/2"}, "needs --target"},
       {{"run", target, "--start-at=tomorrow"}, "--start-at"},
       {{"run", target, "--start-at=1796149800.5"}, "whole second"},
+      {{"run", target, "--start-at=2099-01-01T00:00:00Z"}, "24 h ahead"},
       {{"run", target, "--shard=0/3", "--requests=2"}, "--requests"},
       {{"merge", "/nonexistent/a.json"}, "a.json"},
   };
