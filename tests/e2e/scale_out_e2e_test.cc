@@ -235,6 +235,35 @@ TEST(ScaleOutE2E, ThreeShardsOneStartMergeExactly) {
   server->Terminate(2000);
 }
 
+// A pool of 4 servers over 2 shards: shard 0 sends to members 0 and 2 only, shard 1 to
+// 1 and 3, and every server sees exactly the requests of the shard that took it.
+TEST(ScaleOutE2E, PoolMembersSplitByShard) {
+  std::vector<std::unique_ptr<LocalRedis>> servers;
+  for (int i = 0; i < 4; ++i) {
+    servers.push_back(StartRedis());
+    ASSERT_NE(servers.back(), nullptr);
+  }
+  auto calls = [&](int i) {
+    return CommandCalls(Shell("redis-cli -p " + std::to_string(servers[i]->port()) + " info commandstats"),
+                        "set");
+  };
+  for (int k = 0; k < 2; ++k) {
+    std::vector<std::string> args;
+    for (const auto& s : servers) args.push_back(fmt::format("--target=redis://127.0.0.1:{}", s->port()));
+    for (std::string a : {fmt::format("--shard={}/2", k), std::string("--command=SET __key__ x"),
+                          std::string("--requests=800"), std::string("--clients=4")}) {
+      args.push_back(a);
+    }
+    const nlohmann::json j = RunOk(args);
+    ASSERT_TRUE(j.contains("shard"));
+    EXPECT_EQ(j["shard"]["members"][0]["index"].get<int>(), k);
+    EXPECT_EQ(j["shard"]["members"][1]["index"].get<int>(), k + 2);
+    EXPECT_EQ(j["totals"]["ops"].get<int>(), 400);
+  }
+  // 400 per shard over its 2 members' 4 connections: 200 each.
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(calls(i), 200) << "server " << i;
+}
+
 // Bad fleet flags exit 2 with a message naming the flag, before anything is sent.
 TEST(ScaleOutE2E, BadFleetFlagsExit2) {
   const std::string target = "--target=redis://127.0.0.1:1";  // nothing is sent: checked first
