@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <set>
 #include <thread>
@@ -266,8 +267,8 @@ void ReleaseAtStart(LoadOptions* opt, WorkerShared* shared, const std::atomic<bo
 }
 
 // --fleet-check: waits the grace (every shard's end within it), then reads the
-// counters again. An interrupt cuts the wait and leaves nothing recorded.
-void FleetAfter(const LoadOptions& opt, const std::vector<std::unique_ptr<RedisClient>>& controls,
+// counters again with `read`. An interrupt cuts the wait and leaves nothing recorded.
+void FleetAfter(const LoadOptions& opt, const std::function<Counts()>& read,
                 const std::atomic<bool>* interrupt, FleetCounts* f) {
   f->grace_s = opt.fleet_check_grace_s;
   const double until = UnixNowS() + opt.fleet_check_grace_s;
@@ -279,13 +280,25 @@ void FleetAfter(const LoadOptions& opt, const std::vector<std::unique_ptr<RedisC
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   f->after_unix_s = UnixNowS();
-  auto after = CommandCounts(SnapshotAll(controls));
+  auto after = read();
   if (!after.ok()) {
     f->reason = after.status().message();
     return;
   }
   f->after = *after;
   f->recorded = true;
+}
+
+// --fleet-check: the counters before (read before the run) and GRACE after its end.
+void RecordFleetCounts(const LoadOptions& opt, const Counts& before, const std::function<Counts()>& read,
+                const std::atomic<bool>* interrupt, FleetCounts* f) {
+  if (opt.fleet_check_grace_s < 0) return;
+  if (!before.ok()) {
+    f->reason = before.status().message();
+    return;
+  }
+  f->before = *before;
+  FleetAfter(opt, read, interrupt, f);
 }
 
 // Runs the workers to completion; forwards an interrupt to them.
@@ -609,6 +622,7 @@ Result<RunResult> RunLoadOther(LoadOptions& opt, const std::atomic<bool>* interr
   ProcessCpu(&u0, &s0);
   const std::map<std::string, int64_t> control_before = ControlSent(controls);
   std::vector<Counts> each_before, each_after;
+  r.fleet.before_unix_s = UnixNowS();
   auto before = SumCounters(controls, &each_before);
   RunAndCollect(opt, &shared, interrupt, std::move(sink), &r);
   const std::map<std::string, int64_t> control_after = ControlSent(controls);
@@ -623,9 +637,10 @@ Result<RunResult> RunLoadOther(LoadOptions& opt, const std::atomic<bool>* interr
     sent[name] += n - (it == control_before.end() ? 0 : it->second);
   }
   CrossCheckOther(opt, std::move(sent), before, after, &r.cross_check);
-  if (opt.fleet_check_grace_s >= 0) {
-    r.fleet.reason = std::string("--fleet-check: not for --protocol ") + ProtocolName(opt.protocol) + " yet";
-  }
+  RecordFleetCounts(opt, before, [&controls] {
+    std::vector<Counts> each;
+    return SumCounters(controls, &each);
+  }, interrupt, &r.fleet);
   r.cross_check.enforced = opt.exclusive_server && !Sharded(opt);
   PoolMembers(opt, each_before, each_after, &r);
   return r;
@@ -674,15 +689,8 @@ Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* i
   ServerCpu(before, after, &r);
   CrossCheckCounts(opt, r, before, after, &r.cross_check);
   r.cross_check.enforced = opt.exclusive_server && !Sharded(opt);
-  if (opt.fleet_check_grace_s >= 0) {
-    auto counts = CommandCounts(Merge(each_before));
-    if (counts.ok()) {
-      r.fleet.before = *counts;
-      FleetAfter(opt, controls, interrupt, &r.fleet);
-    } else {
-      r.fleet.reason = counts.status().message();
-    }
-  }
+  RecordFleetCounts(opt, CommandCounts(Merge(each_before)),
+             [&controls] { return CommandCounts(SnapshotAll(controls)); }, interrupt, &r.fleet);
   if (!opt.pool.empty()) {
     PoolMembers(opt, EachCommandCounts(each_before), EachCommandCounts(each_after), &r);
   }

@@ -40,8 +40,9 @@ struct PoolMemberResult {
   std::map<std::string, int64_t> server_counts;
 };
 
-/// --fleet-check: the server's counters (INFO commandstats calls + rejected_calls,
-/// summed over a pool) before this run and GRACE seconds after its end.
+/// --fleet-check: the server's counters (RESP: INFO commandstats calls + rejected_calls;
+/// other protocols: the cross-check's counters; summed over a pool) before this run
+/// and GRACE seconds after its end.
 struct FleetCounts {
   bool recorded = false;
   std::string reason;  // why not, when not recorded

@@ -105,7 +105,7 @@ struct LoadOptions {
   double start_at_unix_s = 0;
   /// --fleet-check GRACE: after the run, wait GRACE seconds (every other shard ends
   /// within it) and read the server's counters again, for `memstand merge` to check
-  /// the fleet's counts over the whole window (RESP only). < 0: off.
+  /// the fleet's counts over the whole window. < 0: off.
   double fleet_check_grace_s = -1;
 
   int connections() const { return threads * clients; }

@@ -28,6 +28,27 @@ int64_t CounterDelta(const Json& fleet, const std::string& name) {
   return value("after") - value("before");
 }
 
+// The counters the fleet check compares: RESP, the mix's commands (each shard's control
+// INFO/HELLO may fall on either side of the recording shard's first read); other
+// protocols, the counters the shards' own cross-checks compared, but AUTH (set-up).
+std::set<std::string> CheckedCounters(const std::vector<MergeInput>& inputs) {
+  std::set<std::string> names;
+  if (inputs.front().doc["server"].value("protocol", "resp") == "resp") {
+    for (const Json& c : inputs.front().doc["options"]["commands"]) {
+      std::string n = c.value("name", "");
+      std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      names.insert(n);
+    }
+    return names;
+  }
+  for (const MergeInput& in : inputs) {
+    for (const Json& r : in.doc["cross_check"].value("commands", Json::array())) {
+      if (r.value("command", "") != "AUTH") names.insert(r.value("command", ""));
+    }
+  }
+  return names;
+}
+
 }  // namespace
 
 namespace merge_internal {
@@ -50,12 +71,7 @@ void FleetCheckOf(const std::vector<MergeInput>& inputs, FleetCheck* fc) {
   }
   fc->available = true;
   fc->enforced = fleet->value("exclusive", false);
-  std::set<std::string> names;
-  for (const Json& c : inputs.front().doc["options"]["commands"]) {
-    std::string n = c.value("name", "");
-    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return std::tolower(ch); });
-    names.insert(n);
-  }
+  std::set<std::string> names = CheckedCounters(inputs);
   for (const std::string& name : names) {
     CrossCheckRow row{name, 0, CounterDelta(*fleet, name)};
     for (const MergeInput& in : inputs) {
