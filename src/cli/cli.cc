@@ -32,6 +32,8 @@ const Subcommand kSubcommands[] = {
      SetupCompare},
     {"report", "One self-contained HTML page with charts of run, sweep and scenario JSON files",
      SetupReport},
+    {"merge", "The run JSONs of a fleet's shards (--shard K/N) as one exact result: histograms "
+              "added, counts summed, series aligned", SetupMerge},
 };
 
 // Thousands of connections need more descriptors than the usual soft limit of 1024.

@@ -1,23 +1,15 @@
 // `memstand compare A.json B.json [--json FILE]`: two runs or two series of the same
 // workload side by side (report/compare.h, docs/compare.md).
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "cli/cli.h"
 #include "cli/subcommands.h"
 #include "report/compare.h"
+#include "report/json_document.h"
 #include "util/output_file.h"
 
 namespace memstand::cli {
 namespace {
-
-constexpr off_t kMaxInputBytes = off_t{1} << 30;  // a run document is megabytes at most
 
 struct CompareFlags {
   std::vector<std::string> files;
@@ -29,27 +21,13 @@ int Fail(const std::string& message, int code) {
   return code;
 }
 
-Result<nlohmann::json> ReadDocument(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return Status::InvalidArgument(path + ": " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(path + ": not a regular file");
-  if (st.st_size > kMaxInputBytes) return Status::InvalidArgument(path + ": larger than 1 GiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(path + ": cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Status::InvalidArgument(path + ": not JSON");
-  return doc;
-}
-
 int CompareBody(const CompareFlags& f) {
   if (f.files.size() != 2) {
     return Fail(fmt::format("takes two files, A and B (got {})", f.files.size()), kExitUsage);
   }
   std::vector<CompareSide> sides;
   for (const std::string& file : f.files) {
-    auto doc = ReadDocument(file);
+    auto doc = ReadJsonDocument<nlohmann::json>(file);
     if (!doc.ok()) return Fail(doc.status().message(), kExitUsage);
     auto side = ReadCompareSide(file, *doc);
     if (!side.ok()) return Fail(side.status().message(), kExitUsage);

@@ -39,6 +39,9 @@ int RunOnce(RunSession& session, const RunConfig& cfg) {
 int RunBody(const CLI::App& app, const RunFlags& flags, int runs) {
   auto cfg = BuildRunConfig(app, flags);
   if (!cfg.ok()) return Fail("run", cfg.status());
+  if (runs > 1 && cfg->load.start_at_unix_s > 0) {
+    return Fail("run", Status::InvalidArgument("--start-at: starts one run; give --runs 1 with it"));
+  }
   if (runs > 1 && (cfg->json_memtier || !cfg->samples_path.empty())) {
     return Fail("run", Status::InvalidArgument(
                            "--runs: --json-format memtier and --samples describe one run; "

@@ -3,14 +3,19 @@
 #include <sys/resource.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "cli/credentials.h"
+#include "core/clock.h"
 #include "core/pacer.h"
 #include "core/uring.h"
 #include "load/command_spec.h"
 #include "load/proto_request.h"
+#include "load/shard_plan.h"
+#include "load/start_at.h"
 #include "report/metrics_server.h"
 #include "util/parse.h"
 #include "util/redact.h"
@@ -509,12 +514,65 @@ Status BuildFormats(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   return Status::OK();
 }
 
+std::optional<std::string> GetEnv(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  return v == nullptr ? std::nullopt : std::optional<std::string>(v);
+}
+
+constexpr double kMaxStartAheadS = 86400;  // --start-at further ahead is taken for a typo
+
+// --shard, --shards and --start-at (docs/scale-out.md). After the rate and the pool.
+Status BuildFleet(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
+  if (app.count("--shards") > 0 && f.shard != "auto") {
+    return Status::InvalidArgument("--shards: goes with --shard auto (else --shard K/N names it)");
+  }
+  if (!f.start_at.empty()) {
+    auto at = ParseStartAt(f.start_at);
+    if (!at.ok()) return FlagError("--start-at", at.status());
+    if (*at > UnixNowS() + kMaxStartAheadS) {
+      return Status::InvalidArgument("--start-at: " + f.start_at +
+                                     " is more than 24 h ahead (a typo? the shards would wait)");
+    }
+    cfg->load.start_at_unix_s = *at;
+  }
+  if (!f.fleet_check.empty()) {
+    auto grace = ParseDurationSeconds(f.fleet_check);
+    if (!grace.ok()) return FlagError("--fleet-check", grace.status());
+    if (!cfg->target_given) return Status::InvalidArgument("--fleet-check: needs --target");
+    cfg->load.fleet_check_grace_s = *grace;
+  }
+  if (f.shard.empty()) return Status::OK();
+  if (!cfg->target_given) {
+    return Status::InvalidArgument(
+        "--shard: needs --target: the shards of a fleet share one server (or pool)");
+  }
+  auto shard = f.shard == "auto" ? ShardFromEnv(GetEnv, f.shards) : ParseShard(f.shard);
+  if (!shard.ok()) return FlagError("--shard", shard.status());
+  return ApplyShard(*shard, &cfg->load);
+}
+
+void AddFleetFlags(CLI::App* app, RunFlags* f) {
+  app->add_option("--shard", f->shard,
+                  "K/N: be shard K (0-based) of N processes sharing one workload (key slice, "
+                  "seed, rate/N, pool members K, K+N, ...); auto: from JOB_COMPLETION_INDEX "
+                  "with --shards, or SLURM_PROCID/SLURM_NTASKS");
+  app->add_option("--shards", f->shards, "With --shard auto and JOB_COMPLETION_INDEX: N")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+  app->add_option("--start-at", f->start_at,
+                  "Start the measured phase at this whole wall-clock second (RFC 3339 or Unix "
+                  "seconds), the warm-up before it; per-second series aligned to it");
+  app->add_option("--fleet-check", f->fleet_check,
+                  "GRACE, e.g. 5s: after the run wait GRACE for the other shards to end, then "
+                  "read the server's counters again (for memstand merge's fleet cross-check)");
+}
+
 }  // namespace
 
 void AddRunFlags(CLI::App* app, RunFlags* flags) {
   AddTargetFlags(app, flags);
   AddShapeFlags(app, flags);
   AddWorkloadFlags(app, flags);
+  AddFleetFlags(app, flags);
   app->add_option("--percentiles", flags->percentiles, "Latency percentiles to print, e.g. 50,99,99.9");
   app->add_option("--json", flags->json_path, "Write the result as JSON (docs/json-format.md)");
   app->add_option("--json-format", flags->json_format,
@@ -571,6 +629,7 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
     return Status::InvalidArgument("--cluster: a cluster has database 0 only; drop --db or /db");
   }
   s = BuildRate(f, &o);
+  if (s.ok()) s = BuildFleet(app, f, &cfg);
   if (s.ok()) s = BuildIo(f, &o);
   if (s.ok()) s = CheckFileLimit(o.connections());
   if (!s.ok()) return s;

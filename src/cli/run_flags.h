@@ -49,6 +49,10 @@ struct RunFlags {
   bool quiet = false;
   std::string io = "auto";  // --io: epoll, uring or auto (uring where the kernel allows it)
   std::string redis_server = "redis-server";
+  std::string shard;       // --shard K/N or auto; empty: not sharded
+  uint64_t shards = 0;     // --shards N: the count with --shard auto and JOB_COMPLETION_INDEX
+  std::string start_at;    // --start-at TIME; empty: start when set up
+  std::string fleet_check;  // --fleet-check GRACE; empty: off
 };
 
 struct RunConfig {

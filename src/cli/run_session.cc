@@ -16,6 +16,7 @@
 #include "cli/progress_line.h"
 #include "report/metrics_server.h"
 #include "report/samples_csv.h"
+#include "report/shard_report.h"
 #include "stand/local_redis.h"
 #include "stand/local_server.h"
 #include "stand/proc_stats.h"
@@ -155,7 +156,13 @@ void Judge(const RunResult& r, bool server_started, RunReport* rep) {
     rep->verdict = "OK";
   }
   if (cc.available && cc.mismatch && rep->exit_code == kExitOk) {
-    rep->warnings.push_back("command counts differ from the server's (another client?)");
+    rep->warnings.push_back(ShardNote(*rep->options).empty()
+                                ? "command counts differ from the server's (another client?)"
+                                : "command counts differ from the server's: other shards share "
+                                  "it (memstand merge checks the fleet's)");
+  }
+  if (!StartNote(*rep->options, r).empty() && r.series_start_unix_s > rep->options->start_at_unix_s) {
+    rep->warnings.push_back(StartNote(*rep->options, r));
   }
 }
 

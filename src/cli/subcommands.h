@@ -28,5 +28,6 @@ SubcommandBody SetupScenario(CLI::App* app);
 SubcommandBody SetupRelay(CLI::App* app);
 SubcommandBody SetupCompare(CLI::App* app);
 SubcommandBody SetupReport(CLI::App* app);
+SubcommandBody SetupMerge(CLI::App* app);
 
 }  // namespace memstand::cli

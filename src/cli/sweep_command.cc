@@ -127,6 +127,9 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
   if (!s.ok()) return Fail("sweep", s);
   auto cfg = BuildRunConfig(app, flags);
   if (!cfg.ok()) return Fail("sweep", cfg.status());
+  if (cfg->load.start_at_unix_s > 0) {
+    return Fail("sweep", Status::InvalidArgument("--start-at: starts one run; not for sweep"));
+  }
   s = CheckOneRunOutputs(*cfg);
   if (!s.ok()) return Fail("sweep", s);
   auto session = RunSession::Open(&*cfg);

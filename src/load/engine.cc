@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <set>
 #include <thread>
@@ -14,12 +15,17 @@
 #include "load/cluster_map.h"
 #include "load/pool.h"
 #include "load/proto_control.h"
+#include "load/start_at.h"
 #include "load/worker.h"
 #include "workload/rng.h"
 
 namespace memstand {
 
 namespace {
+
+// --shard K/N with N > 1: other shards share the server, so this shard's own
+// cross-check cannot hold (the fleet's is checked by `memstand merge`).
+bool Sharded(const LoadOptions& opt) { return opt.shard && opt.shard->shard.count > 1; }
 
 std::string LowerName(const std::string& upper) {
   std::string s = upper;
@@ -239,12 +245,64 @@ Status PrepareShared(const LoadOptions& opt, WorkerShared* shared) {
                                    std::to_string(opt.key_min) + ".." + std::to_string(opt.key_max));
   }
   shared->values = std::make_unique<ValuePool>(opt.value, opt.seed);
-  shared->ready = std::make_unique<std::latch>(opt.threads);
+  // --start-at: the engine is one more party, and lets the threads go at the planned time.
+  shared->ready = std::make_unique<std::latch>(opt.threads + (opt.start_at_unix_s > 0 ? 1 : 0));
   return Status::OK();
 }
 
+// --start-at: waits for the planned release (or an interrupt, or a failed worker),
+// sets the warm-up the threads will run (they read it after the latch), and lets them go.
+void ReleaseAtStart(LoadOptions* opt, WorkerShared* shared, const std::atomic<bool>* interrupt,
+                    RunResult* r) {
+  const StartPlan plan = PlanStart(opt->start_at_unix_s, UnixNowS(), opt->warmup_s);
+  for (;;) {
+    const double left = plan.release_unix_s - UnixNowS();
+    if (left <= 0 || shared->stop.load() || (interrupt != nullptr && interrupt->load())) break;
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.02)));
+  }
+  opt->warmup_s = std::max(0.0, plan.measured_unix_s - UnixNowS());
+  r->series_start_unix_s = plan.measured_unix_s;
+  r->start_warmup_s = opt->warmup_s;
+  shared->ready->count_down();
+}
+
+// --fleet-check: waits the grace (every shard's end within it), then reads the
+// counters again with `read`. An interrupt cuts the wait and leaves nothing recorded.
+void FleetAfter(const LoadOptions& opt, const std::function<Counts()>& read,
+                const std::atomic<bool>* interrupt, FleetCounts* f) {
+  f->grace_s = opt.fleet_check_grace_s;
+  const double until = UnixNowS() + opt.fleet_check_grace_s;
+  while (UnixNowS() < until) {
+    if (interrupt != nullptr && interrupt->load()) {
+      f->reason = "interrupted during the grace period";
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  f->after_unix_s = UnixNowS();
+  auto after = read();
+  if (!after.ok()) {
+    f->reason = after.status().message();
+    return;
+  }
+  f->after = *after;
+  f->recorded = true;
+}
+
+// --fleet-check: the counters before (read before the run) and GRACE after its end.
+void RecordFleetCounts(const LoadOptions& opt, const Counts& before, const std::function<Counts()>& read,
+                const std::atomic<bool>* interrupt, FleetCounts* f) {
+  if (opt.fleet_check_grace_s < 0) return;
+  if (!before.ok()) {
+    f->reason = before.status().message();
+    return;
+  }
+  f->before = *before;
+  FleetAfter(opt, read, interrupt, f);
+}
+
 // Runs the workers to completion; forwards an interrupt to them.
-void RunWorkers(WorkerShared* shared, std::vector<std::unique_ptr<Worker>>* workers,
+void RunWorkers(LoadOptions* opt, WorkerShared* shared, std::vector<std::unique_ptr<Worker>>* workers,
                 const std::atomic<bool>* interrupt, RunResult* r) {
   std::atomic<int> running{static_cast<int>(workers->size())};
   std::vector<std::thread> threads;
@@ -254,6 +312,7 @@ void RunWorkers(WorkerShared* shared, std::vector<std::unique_ptr<Worker>>* work
       --running;
     });
   }
+  if (opt->start_at_unix_s > 0) ReleaseAtStart(opt, shared, interrupt, r);
   while (running.load() > 0) {
     if (interrupt != nullptr && interrupt->load() && !shared->stop.load()) {
       r->interrupted = true;
@@ -399,13 +458,13 @@ Status ConnectCluster(const LoadOptions& opt, const RedisClientOptions& co,
 namespace {
 
 // The workers' whole run: threads started, joined, their statistics merged.
-void RunAndCollect(const LoadOptions& opt, WorkerShared* shared, const std::atomic<bool>* interrupt,
+void RunAndCollect(LoadOptions& opt, WorkerShared* shared, const std::atomic<bool>* interrupt,
                    IntervalSink sink, RunResult* r) {
   IntervalCollector intervals(opt.threads, opt.commands.size(), std::move(sink));
   shared->intervals = &intervals;
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker>(shared, i));
-  RunWorkers(shared, &workers, interrupt, r);
+  RunWorkers(&opt, shared, &workers, interrupt, r);
   Collect(workers, opt.commands.size(), r);
   const int64_t start_ns = MeasuredStartNs(workers);
   r->measured_start_unix_s = UnixNowS() - (NowNs() - start_ns) / 1e9;
@@ -446,6 +505,7 @@ Status PrepareProtoRequests(const LoadOptions& opt, const Controls& controls, Wo
     auto req = ProtoRequest::Parse(opt.protocol, c.text, opt.key_prefix);
     if (!req.ok()) return req.status().WithContext("--command '" + c.text + "'");
     req->set_etcd_target(et);
+    if (opt.shard) req->set_shard(opt.shard->shard);
     Status s = req->ResolveSpace(
         [&](const std::string& name) { return PoolSpaceId(opt, controls, name); });
     if (!s.ok()) return s;
@@ -543,7 +603,7 @@ Counts SumCounters(const Controls& controls, std::vector<Counts>* each) {
   return sum;
 }
 
-Result<RunResult> RunLoadOther(const LoadOptions& opt, const std::atomic<bool>* interrupt,
+Result<RunResult> RunLoadOther(LoadOptions& opt, const std::atomic<bool>* interrupt,
                                IntervalSink sink) {
   RunResult r;
   r.started_at = WallClockIso();
@@ -562,6 +622,7 @@ Result<RunResult> RunLoadOther(const LoadOptions& opt, const std::atomic<bool>* 
   ProcessCpu(&u0, &s0);
   const std::map<std::string, int64_t> control_before = ControlSent(controls);
   std::vector<Counts> each_before, each_after;
+  r.fleet.before_unix_s = UnixNowS();
   auto before = SumCounters(controls, &each_before);
   RunAndCollect(opt, &shared, interrupt, std::move(sink), &r);
   const std::map<std::string, int64_t> control_after = ControlSent(controls);
@@ -576,15 +637,20 @@ Result<RunResult> RunLoadOther(const LoadOptions& opt, const std::atomic<bool>* 
     sent[name] += n - (it == control_before.end() ? 0 : it->second);
   }
   CrossCheckOther(opt, std::move(sent), before, after, &r.cross_check);
-  r.cross_check.enforced = opt.exclusive_server;
+  RecordFleetCounts(opt, before, [&controls] {
+    std::vector<Counts> each;
+    return SumCounters(controls, &each);
+  }, interrupt, &r.fleet);
+  r.cross_check.enforced = opt.exclusive_server && !Sharded(opt);
   PoolMembers(opt, each_before, each_after, &r);
   return r;
 }
 
 }  // namespace
 
-Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* interrupt,
+Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* interrupt,
                           IntervalSink sink) {
+  LoadOptions opt = options;  // the workers read it; --start-at may shorten its warm-up
   if (opt.protocol != Protocol::kResp) return RunLoadOther(opt, interrupt, std::move(sink));
   RunResult r;
   r.started_at = WallClockIso();
@@ -606,6 +672,7 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
 
   double u0, s0;
   ProcessCpu(&u0, &s0);
+  r.fleet.before_unix_s = UnixNowS();
   const std::vector<ServerSnapshot> each_before = SnapshotEach(controls);
   ServerSnapshot before = WithReplicaReads(opt, Merge(each_before), replica_controls);
   r.server_info = before.info;
@@ -621,7 +688,9 @@ Result<RunResult> RunLoad(const LoadOptions& opt, const std::atomic<bool>* inter
   r.process_cpu_sys_s = s1 - s0;
   ServerCpu(before, after, &r);
   CrossCheckCounts(opt, r, before, after, &r.cross_check);
-  r.cross_check.enforced = opt.exclusive_server;
+  r.cross_check.enforced = opt.exclusive_server && !Sharded(opt);
+  RecordFleetCounts(opt, CommandCounts(Merge(each_before)),
+             [&controls] { return CommandCounts(SnapshotAll(controls)); }, interrupt, &r.fleet);
   if (!opt.pool.empty()) {
     PoolMembers(opt, EachCommandCounts(each_before), EachCommandCounts(each_after), &r);
   }

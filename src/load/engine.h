@@ -40,6 +40,17 @@ struct PoolMemberResult {
   std::map<std::string, int64_t> server_counts;
 };
 
+/// --fleet-check: the server's counters (RESP: INFO commandstats calls + rejected_calls;
+/// other protocols: the cross-check's counters; summed over a pool) before this run
+/// and GRACE seconds after its end.
+struct FleetCounts {
+  bool recorded = false;
+  std::string reason;  // why not, when not recorded
+  double grace_s = 0;
+  double before_unix_s = 0, after_unix_s = 0;
+  std::map<std::string, int64_t> before, after;
+};
+
 struct RunResult {
   std::string started_at;           // wall clock, ISO 8601 UTC
   ThreadStats totals;               // all threads merged
@@ -65,6 +76,13 @@ struct RunResult {
   /// Per-second summaries by command index; the last entry is all commands.
   std::vector<std::vector<SeriesPoint>> series;
   double measured_start_unix_s = 0;  // wall clock at the measured start (epoch seconds)
+  /// --start-at (LoadOptions::start_at_unix_s > 0): the whole second the measured
+  /// phase was planned for (start_at, or a later second when this run was late), and
+  /// the warm-up actually run before it. The series' second i covers
+  /// [series_start_unix_s + i, + 1) to within the threads' wake-up (measured_start_unix_s).
+  double series_start_unix_s = 0;
+  double start_warmup_s = 0;
+  FleetCounts fleet;  // --fleet-check (LoadOptions::fleet_check_grace_s >= 0)
   /// --samples (LoadOptions::samples_cap > 0): a uniform sample, sorted by time, of the
   /// samples_seen measured replies of all threads; all of them when they fit the cap.
   std::vector<Sample> samples;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "load/target.h"
 #include "workload/command_template.h"
 #include "workload/key_pattern.h"
+#include "workload/shard.h"
 #include "workload/value_pool.h"
 
 namespace memstand {
@@ -29,6 +31,18 @@ struct CommandSpec {
 enum class IoMode : uint8_t {
   kEpoll,  // readiness: a read and a write system call per connection and wake-up
   kUring,  // completions: one io_uring_enter per wake-up for every connection
+};
+
+/// --shard K/N: what this process took of the fleet's workload (load/shard_plan.h).
+struct ShardTaken {
+  Shard shard;
+  bool key_sliced = false;   // S/P patterns: key_min..key_max below is this shard's slice
+  uint64_t whole_key_min = 0, whole_key_max = 0;  // the fleet's key range
+  uint64_t whole_seed = 0;      // the seed given; LoadOptions::seed is the shard's own
+  double whole_rate = 0;        // the fleet's --rate (0: closed loop)
+  uint64_t whole_requests = 0;  // the fleet's --requests (0: a duration)
+  int whole_pool = 0;           // the pool's size before the split (0: no pool)
+  std::vector<int> members;     // indexes into that pool taken: K, K+N, ...
 };
 
 struct LoadOptions {
@@ -82,6 +96,17 @@ struct LoadOptions {
   IoMode io = IoMode::kEpoll;
   /// --io auto fell back to epoll: why (for the report).
   std::string io_fallback;
+
+  /// --shard: set by ApplyShard (load/shard_plan.h); the fields above are then already
+  /// the shard's part. Empty: an unsharded run.
+  std::optional<ShardTaken> shard;
+  /// --start-at: the wall-clock instant (Unix seconds) the measured phase starts at;
+  /// the warm-up runs before it. 0: start as soon as the connections are set up.
+  double start_at_unix_s = 0;
+  /// --fleet-check GRACE: after the run, wait GRACE seconds (every other shard ends
+  /// within it) and read the server's counters again, for `memstand merge` to check
+  /// the fleet's counts over the whole window. < 0: off.
+  double fleet_check_grace_s = -1;
 
   int connections() const { return threads * clients; }
   /// The pool's size: 1 without one.

@@ -446,7 +446,7 @@ size_t ProtoRequest::AppendIproto(Buffer* out, const ProtoArgs& a) const {
   t.key_index = a.key_index;
   t.key_prefix = key_prefix_;
   t.data = a.data;
-  t.seq = a.seq;
+  t.seq = ShardSeq(a.seq, shard_);
   t.rng = a.rng;
   return iproto_->Append(out, a.sync, t);
 }

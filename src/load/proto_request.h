@@ -30,6 +30,7 @@
 #include "util/status.h"
 #include "workload/command_template.h"
 #include "workload/rng.h"
+#include "workload/shard.h"
 
 namespace memstand {
 
@@ -92,6 +93,8 @@ class ProtoRequest {
   /// IPROTO: the template holds __seq__ / __rand:N__ or __int:A:B__.
   bool uses_seq() const { return uses_seq_; }
   bool uses_rng() const { return uses_rng_; }
+  /// --shard: __seq__ values are sent as ShardSeq(seq, s), disjoint from other shards'.
+  void set_shard(Shard s) { shard_ = s; }
   /// etcd: the Host header and gateway prefix.
   void set_etcd_target(const etcd::Target& t) { etcd_target_ = t; }
 
@@ -113,6 +116,7 @@ class ProtoRequest {
   bool uses_data_ = false;
   bool uses_seq_ = false;
   bool uses_rng_ = false;
+  Shard shard_;
   std::string label_;
   std::string server_stat_;
   std::string key_prefix_;

@@ -118,6 +118,12 @@ TEST(ProtoRequestTest, IprotoSpaceNamesAndFullGrammar) {
   a.seq = 300;
   call->Append(&out, a);
   EXPECT_NE(std::string(out.View()).find("\x91\xcd\x01\x2c"), std::string::npos);
+  // --shard 2/3: the shard's own 100 goes out as 100 * 3 + 2 = 302 (0xcd 0x01 0x2e).
+  call->set_shard({2, 3});
+  Buffer sharded;
+  a.seq = 100;
+  call->Append(&sharded, a);
+  EXPECT_NE(std::string(sharded.View()).find("\x91\xcd\x01\x2e"), std::string::npos);
   auto upd = ProtoRequest::Parse(Protocol::kIproto, "update 1 0 [__key__] [['=', 2, 1]]", "k");
   ASSERT_TRUE(upd.ok());
   EXPECT_EQ(upd->server_stat(), "UPDATE");

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include "report/json_parts.h"
+#include "report/histogram_json.h"
 #include "report/run_report.h"
+#include "report/shard_report.h"
 #include "stats/modality.h"
 
 namespace memstand {
@@ -12,6 +14,14 @@ namespace memstand {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// The latency object of docs/json-format.md plus the whole histogram (every bucket:
+// `memstand merge` adds them).
+Json RunLatencyJson(const HdrHistogram& h, const std::vector<double>& percentiles) {
+  Json j = LatencyJson(h, percentiles);
+  j["histogram"] = HistogramJson(h);
+  return j;
+}
 
 // DetectModes of a latency histogram (src/stats/modality.h documents the method).
 Json ModalityJson(const HdrHistogram& h) {
@@ -47,10 +57,10 @@ Json CommandJson(const std::string& name, const CommandStats& s, double secs,
     errors[prefix] = {{"count", kind.count}, {"example", kind.example}};
   }
   j["errors_by_kind"] = errors;
-  j["latency"] = LatencyJson(s.latency_ns, percentiles);
+  j["latency"] = RunLatencyJson(s.latency_ns, percentiles);
   if (open_loop) {
-    j["service_time"] = LatencyJson(s.service_ns, percentiles);
-    j["send_lag"] = LatencyJson(s.send_lag_ns, percentiles);
+    j["service_time"] = RunLatencyJson(s.service_ns, percentiles);
+    j["send_lag"] = RunLatencyJson(s.send_lag_ns, percentiles);
   }
   j["modality"] = ModalityJson(s.latency_ns);
   return j;
@@ -214,6 +224,9 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   j["platform"] = PlatformJson(rep.platform);
   j["server"] = ServerJson(rep);
   j["options"] = OptionsJson(o);
+  if (o.shard) j["shard"] = ShardJson(o);
+  if (o.start_at_unix_s > 0) j["start_at"] = StartAtJson(o, r);
+  if (o.fleet_check_grace_s >= 0) j["fleet_check"] = FleetCheckJson(o, r);
   j["measured_s"] = r.measured_s;
   Json cmds = Json::array();
   bool any_hits = false;
@@ -230,13 +243,18 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
     j["schedule"] = {{"requested_per_s", o.rate},
                      {"achieved_per_s", AchievedRate(o, r)},
                      {"below_99pct_of_requested", RateFellShort(o, r)},
-                     {"unsent_intended", r.totals.unsent_intended}};
+                     {"unsent_intended", r.totals.unsent_intended},
+                     {"measured_sent", r.totals.measured_sent},
+                     {"send_span_s", r.send_span_s}};
   }
   Json series = Json::object();
   for (size_t i = 0; i < r.series.size(); ++i) {
     series[i < o.commands.size() ? o.commands[i].label : "Total"] = SeriesJson(r.series[i]);
   }
   j["series"] = series;
+  // Second i of every series covers [series_start_unix_s + i, + 1): with --start-at a
+  // whole wall-clock second (the threads started within start_at.measured_start_unix_s).
+  j["series_start_unix_s"] = o.start_at_unix_s > 0 ? r.series_start_unix_s : r.measured_start_unix_s;
   j["unanswered"] = r.unanswered;
   j["connection_errors"] = r.totals.connection_errors;
   j["protocol_errors"] = r.totals.protocol_errors;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "report/shard_report.h"
 #include "stats/modality.h"
 
 namespace memstand {
@@ -94,6 +95,8 @@ void PrintWorkload(std::FILE* out, const RunReport& r) {
   }
   fmt::print(out, "    keys {}{}..{}{}; values {}; seed {}\n", o.key_prefix, o.key_min,
              o.key_prefix, o.key_max, ValueText(o.value), o.seed);
+  if (o.shard) fmt::print(out, "    {}\n", ShardNote(o));
+  if (o.start_at_unix_s > 0) fmt::print(out, "    {}\n", StartNote(o, *r.result));
 }
 
 // One row of the results table; `h` is the latency histogram to show (corrected or
