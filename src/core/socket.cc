@@ -6,6 +6,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -125,6 +126,33 @@ Result<int> ConnectTcp(const std::string& host, int port, int timeout_ms, bool b
     last = s;
   }
   return last.WithContext(host + ":" + std::to_string(port));
+}
+
+Result<int> ConnectUnix(const std::string& path, int timeout_ms, bool blocking) {
+  sockaddr_un addr{};
+  static_assert(sizeof(addr.sun_path) == kMaxUnixPath + 1);
+  if (path.empty()) return Status::InvalidArgument("empty Unix socket path");
+  if (path.size() > kMaxUnixPath) {
+    return Status::InvalidArgument("Unix socket path of " + std::to_string(path.size()) +
+                                   " bytes; at most " + std::to_string(kMaxUnixPath) + " fit");
+  }
+  addr.sun_family = AF_UNIX;
+  path.copy(addr.sun_path, path.size());
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return Status::IoError(ErrnoMessage("socket(AF_UNIX)", errno));
+  Status s;
+  // A full backlog is EAGAIN on a Unix socket (never EINPROGRESS): an error, as a refusal.
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) < 0 &&
+      errno != EINPROGRESS) {
+    s = Status::IoError(ErrnoMessage("connect", errno));
+  }
+  if (s.ok() && blocking) {
+    s = WaitConnected(fd, timeout_ms, timeout_ms);
+    if (s.ok()) s = SetNonBlocking(fd, false);
+  }
+  if (s.ok()) return fd;
+  close(fd);
+  return s.WithContext(path);
 }
 
 Result<int> ListenTcp(const std::string& host, int port, int backlog) {
