@@ -148,6 +148,23 @@ TEST(UnixSocketE2E, DashSAndTheTextReport) {
             std::string::npos) << out.output;
 }
 
+// A pool of two sockets: every request reaches one of them, and their summed counters
+// equal memstand's. The same socket twice (in two spellings) is refused.
+TEST(UnixSocketE2E, PoolOfSockets) {
+  UnixServer a = StartRedisOnSocket();
+  UnixServer b = StartRedisOnSocket();
+  ASSERT_NE(a.process, nullptr);
+  ASSERT_NE(b.process, nullptr);
+  nlohmann::json j = RunOk({"--target", "unix://" + a.path, "--target", "redis+unix://" + b.path,
+                            "--exclusive", "-n", "1000", "-c", "4"});
+  EXPECT_EQ(j["totals"]["ops"], 1000);
+  EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
+  Outcome out = RunMemstand(
+      {"run", "--target", "unix://" + a.path, "--target", "redis+unix://" + a.path, "-n", "10"});
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+  EXPECT_NE(out.output.find(a.path + " is given twice"), std::string::npos) << out.output;
+}
+
 TEST(UnixSocketE2E, BadInputsExit2) {
   const std::string too_long = "/tmp/" + std::string(kMaxUnixPath, 's');
   const struct {
