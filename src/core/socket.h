@@ -21,8 +21,9 @@ Result<int> ConnectTcp(const std::string& host, int port, int timeout_ms, bool b
 constexpr size_t kMaxUnixPath = 107;
 
 /// Connects to the Unix stream socket at `path` (AF_UNIX, SOCK_STREAM), with the
-/// contract of ConnectTcp but no TCP option. InvalidArgument when the path is empty or
-/// longer than kMaxUnixPath; IoError naming the path otherwise (e.g. no such file).
+/// contract of ConnectTcp but no TCP option. A full accept backlog (EAGAIN) is retried
+/// until timeout_ms, in both modes. InvalidArgument when the path is empty or longer than
+/// kMaxUnixPath; IoError (Timeout) naming the path otherwise (e.g. no such file).
 Result<int> ConnectUnix(const std::string& path, int timeout_ms, bool blocking);
 
 /// After a non-blocking connect becomes writable: OK, or the connect error.

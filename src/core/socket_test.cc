@@ -1,5 +1,6 @@
 #include "core/socket.h"
 
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -11,8 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
+#include <vector>
 
 namespace memstand {
 namespace {
@@ -113,6 +113,33 @@ TEST(ConnectUnix, FaultsAreClear) {
   ASSERT_FALSE(fd.ok());
   EXPECT_NE(fd.status().message().find("Connection refused"), std::string::npos)
       << fd.status().message();
+}
+
+// A listener that accepts nothing: once its backlog is full, a connect is retried until
+// its timeout and then says why (TCP would have waited in SYN retries instead).
+TEST(ConnectUnix, FullBacklogTimesOutSayingSo) {
+  UnixListener l;
+  ASSERT_TRUE(l.ok());
+  ASSERT_EQ(listen(l.fd(), 1), 0);
+  std::vector<int> fds;
+  Status last;
+  for (int i = 0; i < 16 && last.ok(); ++i) {
+    auto fd = ConnectUnix(l.path(), 20, false);
+    if (fd.ok()) fds.push_back(*fd);
+    last = fd.status();
+  }
+  EXPECT_GE(fds.size(), 1u);
+  ASSERT_FALSE(last.ok()) << "16 connects to a backlog of 1 all went through";
+  EXPECT_EQ(last.code(), Status::Code::kTimeout);
+  EXPECT_NE(last.message().find("accept backlog stayed full"), std::string::npos) << last.message();
+  // Accepting one makes room: the next connect goes through.
+  int peer = accept(l.fd(), nullptr, nullptr);
+  ASSERT_GE(peer, 0);
+  auto fd = ConnectUnix(l.path(), 2000, false);
+  EXPECT_TRUE(fd.ok()) << fd.status().message();
+  if (fd.ok()) close(*fd);
+  close(peer);
+  for (int f : fds) close(f);
 }
 
 }  // namespace

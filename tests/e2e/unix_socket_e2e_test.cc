@@ -2,6 +2,7 @@
 // at all) and memcached with -s, each driven through unix:// URLs and -S, in both I/O
 // loops, the counts equal to the servers' own; bad paths and URLs exit 2, a missing
 // socket file is a connection error (exit 1).
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -9,8 +10,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "client/redis_client.h"
 #include "client/redis_info.h"
@@ -61,8 +60,8 @@ UnixServer StartRedisOnSocket() {
 UnixServer StartMemcachedOnSocket() {
   const std::string dir = TempDir();
   UnixServer s{dir + "/memcached.sock", nullptr};
-  s.process = StartOnSocket({"memcached", "-s", s.path, "-U", "0", "-m", "64", "-u", "root"}, dir,
-                            s.path);
+  s.process =
+      StartOnSocket({"memcached", "-s", s.path, "-U", "0", "-m", "64", "-u", "root"}, dir, s.path);
   return s;
 }
 
@@ -93,9 +92,9 @@ class UnixSocketE2E : public ::testing::TestWithParam<const char*> {
 TEST_P(UnixSocketE2E, RedisCountsEqualInfoCommandstats) {
   UnixServer redis = StartRedisOnSocket();
   ASSERT_NE(redis.process, nullptr);
-  nlohmann::json j = RunOk({"--target", "unix://" + redis.path, "--io", Io(), "--exclusive", "-n",
-                            "3000", "-c", "4", "--pipeline", "4", "--threads", "2", "--ratio",
-                            "1:3"});
+  nlohmann::json j =
+      RunOk({"--target", "unix://" + redis.path, "--io", Io(), "--exclusive", "-n", "3000", "-c",
+             "4", "--pipeline", "4", "--threads", "2", "--ratio", "1:3"});
   EXPECT_EQ(j["options"]["io"], Io());
   EXPECT_EQ(j["server"]["url"], "redis+unix://" + redis.path);
   EXPECT_EQ(j["server"]["transport"], "unix");
@@ -145,7 +144,8 @@ TEST(UnixSocketE2E, DashSAndTheTextReport) {
   ASSERT_EQ(out.exit_code, 0) << out.output;
   EXPECT_NE(out.output.find("redis+unix://" + redis.path), std::string::npos) << out.output;
   EXPECT_NE(out.output.find("over a Unix socket: no TCP, so no TCP_INFO figures"),
-            std::string::npos) << out.output;
+            std::string::npos)
+      << out.output;
 }
 
 // A pool of two sockets: every request reaches one of them, and their summed counters
@@ -165,6 +165,23 @@ TEST(UnixSocketE2E, PoolOfSockets) {
   EXPECT_NE(out.output.find(a.path + " is given twice"), std::string::npos) << out.output;
 }
 
+// redis-server with an accept backlog of 4 and 300 connections opened at once: a Unix
+// socket refuses a connect with EAGAIN while the backlog is full; memstand tries again
+// within --connect-timeout, and every connection then runs.
+TEST(UnixSocketE2E, ConnectionBurstPastTheBacklog) {
+  const std::string dir = TempDir();
+  UnixServer redis{dir + "/redis.sock", nullptr};
+  redis.process = StartOnSocket({"redis-server", "--port", "0", "--unixsocket", redis.path,
+                                 "--tcp-backlog", "4", "--save", "", "--appendonly", "no",
+                                 "--dir", dir},
+                                dir, redis.path);
+  ASSERT_NE(redis.process, nullptr);
+  nlohmann::json j = RunOk({"-S", redis.path, "--exclusive", "-n", "3000", "-c", "300"});
+  EXPECT_EQ(j["totals"]["ops"], 3000);
+  EXPECT_EQ(j["options"]["connections"], 300) << j["options"].dump();
+  EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
+}
+
 TEST(UnixSocketE2E, BadInputsExit2) {
   const std::string too_long = "/tmp/" + std::string(kMaxUnixPath, 's');
   const struct {
@@ -177,7 +194,8 @@ TEST(UnixSocketE2E, BadInputsExit2) {
       {{"-S", too_long}, "-S/--unix-socket: the socket path is"},
       {{"-S", "relative.sock"}, "-S/--unix-socket: the socket path must be absolute"},
       {{"-S", "/tmp/r.sock", "-s", "127.0.0.1"}, "give either a Unix socket or -s/-p"},
-      {{"-S", "/tmp/r.sock", "--target", "redis://127.0.0.1:1"}, "give either --target or -s/-p/-S"},
+      {{"-S", "/tmp/r.sock", "--target", "redis://127.0.0.1:1"},
+       "give either --target or -s/-p/-S"},
       {{"-S", "/tmp/r.sock", "--cluster"}, "--cluster: needs a TCP target"},
       {{"-S", "/tmp/r.sock", "--protocol", "etcd"}, "not over a Unix socket"},
       {{"--target", "tarantool+unix:///tmp/t.sock"}, "Redis (RESP) and memcached"},
