@@ -32,7 +32,8 @@ Status FlagError(const std::string& flag, const Status& s) {
 void AddTargetFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--target", f->targets,
                   "redis://[user:pass@]host:port[/db], memcache://host:port, etcd://host:port, "
-                  "tarantool://[user:pass@]host:port; none: start a local server; repeated: a "
+                  "tarantool://[user:pass@]host:port, unix:///path or "
+                  "redis+unix://[user:pass@]/path[?db=N], memcache+unix:///path; none: start a local server; repeated: a "
                   "pool of servers of one protocol, connections spread by --balance");
   app->add_option("--balance", f->balance,
                   "Several --target: round-robin (client i to target i % N) or random (a "
@@ -41,6 +42,8 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
                   "resp, memcache, iproto or etcd (default: the target's scheme, else resp)");
   app->add_option("-s,--server", f->server, "Server host (memtier style)");
   app->add_option("-p,--port", f->port, "Server port (memtier style)")->check(CLI::Range(1, 65535));
+  app->add_option("-S,--unix-socket", f->unix_socket,
+                  "Unix socket path instead of host:port (memtier style; RESP or memcache)");
   app->add_option("-a,--authenticate", f->authenticate,
                   "PASSWORD or USER:PASSWORD (memtier style; every user can read it in "
                   "/proc/PID/cmdline until memstand masks it: prefer --auth-file or "
@@ -222,6 +225,13 @@ Status BuildProtocol(const RunFlags& f, RunConfig* cfg) {
     o.target.port = o.protocol == Protocol::kMemcache ? 11211 : o.protocol == Protocol::kEtcd ? 2379 : 3301;
   }
   const char* name = ProtocolName(o.protocol);
+  bool over_unix = !o.target.unix_path.empty();
+  for (const RedisTarget& t : o.pool) over_unix = over_unix || !t.unix_path.empty();
+  if (over_unix && o.protocol != Protocol::kMemcache) {
+    return Status::InvalidArgument(std::string("--protocol ") + name +
+                                   ": not over a Unix socket (Unix sockets are for resp and "
+                                   "memcache)");
+  }
   if (f.resp != 2) return Status::InvalidArgument(std::string("--resp: not for --protocol ") + name);
   if (f.cluster) return Status::InvalidArgument(std::string("--cluster: not for --protocol ") + name);
   if (f.db != 0) return Status::InvalidArgument(std::string("--db: not for --protocol ") + name);
@@ -248,8 +258,8 @@ Status BuildPool(const RunFlags& f, LoadOptions* o) {
                                        other.Display() + " is " + other.scheme + ":// and " +
                                        t->Display() + " is " + t->scheme + "://");
       }
-      if (t->host == other.host && t->port == other.port) {
-        return Status::InvalidArgument("--target: " + t->host + ":" + std::to_string(t->port) +
+      if (t->Address() == other.Address()) {
+        return Status::InvalidArgument("--target: " + t->Address() +
                                        " is given twice (a pool's members are different servers)");
       }
     }
@@ -261,17 +271,30 @@ Status BuildPool(const RunFlags& f, LoadOptions* o) {
 Status BuildTarget(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   RedisTarget& t = cfg->load.target;
   if (!f.targets.empty()) {
-    if (!f.server.empty() || f.port != 0) {
-      return Status::InvalidArgument("--target: give either --target or -s/-p, not both");
+    if (!f.server.empty() || f.port != 0 || !f.unix_socket.empty()) {
+      return Status::InvalidArgument("--target: give either --target or -s/-p/-S, not both");
     }
     auto parsed = ParseTargetUrl(f.targets.front());
     if (!parsed.ok()) return FlagError("--target", parsed.status());
     t = *parsed;
     cfg->target_given = true;
+  } else if (!f.unix_socket.empty()) {
+    if (!f.server.empty() || f.port != 0) {
+      return Status::InvalidArgument("-S/--unix-socket: give either a Unix socket or -s/-p, not both");
+    }
+    Status s = CheckUnixPath(f.unix_socket);
+    if (!s.ok()) return FlagError("-S/--unix-socket", s);
+    t.unix_path = f.unix_socket;
+    cfg->target_given = true;
   } else if (!f.server.empty() || f.port != 0) {
     if (!f.server.empty()) t.host = f.server;
     if (f.port != 0) t.port = f.port;
     cfg->target_given = true;
+  }
+  if (f.cluster && !t.unix_path.empty()) {
+    return Status::InvalidArgument(
+        "--cluster: needs a TCP target (CLUSTER SLOTS names the masters by host and port), "
+        "not the Unix socket " + t.unix_path);
   }
   Status s = BuildPool(f, &cfg->load);
   if (s.ok()) s = BuildProtocol(f, cfg);

@@ -17,6 +17,7 @@ struct RunFlags {
   std::vector<std::string> targets;  // --target, repeatable: several form a pool
   std::string balance = "round-robin";
   std::string server, authenticate, user;
+  std::string unix_socket;  // -S/--unix-socket: a Unix socket path instead of host:port
   std::string auth_file;  // --auth-file: the -a value on the file's first line
   std::string protocol;  // empty: from the target's scheme, else resp
   int port = 0;

@@ -117,14 +117,17 @@ Result<std::unique_ptr<RedisClient>> RedisClient::Connect(const RedisClientOptio
   }
   if (options.timeout_ms <= 0) return Status::InvalidArgument("timeout_ms must be positive");
   const int64_t deadline = NowNs() + int64_t{options.timeout_ms} * 1'000'000;
-  auto fd = ConnectTcp(options.host, options.port, options.timeout_ms, /*blocking=*/true);
+  const bool unix_socket = !options.unix_path.empty();
+  auto fd = unix_socket ? ConnectUnix(options.unix_path, options.timeout_ms, /*blocking=*/true)
+                        : ConnectTcp(options.host, options.port, options.timeout_ms, /*blocking=*/true);
   if (!fd.ok()) return fd.status().WithContext("connect to redis");
   std::unique_ptr<RedisClient> client(new RedisClient(*fd, options.timeout_ms));
   Status s = SetNonBlocking(*fd, true);
   if (s.ok()) s = client->Handshake(options, deadline);
   if (s.code() == Status::Code::kServer) return s;
   if (!s.ok())
-    return s.WithContext("redis at " + options.host + ":" + std::to_string(options.port));
+    return s.WithContext("redis at " + (unix_socket ? options.unix_path
+                                                    : options.host + ":" + std::to_string(options.port)));
   return client;
 }
 

@@ -21,6 +21,7 @@ namespace memstand {
 struct RedisClientOptions {
   std::string host = "127.0.0.1";
   int port = 6379;
+  std::string unix_path;  // non-empty: connect to this Unix socket, not host:port
   std::string user;       // ACL user; empty: "default" when a password is set
   std::string password;   // empty: no AUTH
   int db = 0;             // SELECTed after connecting when not 0

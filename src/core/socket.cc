@@ -6,6 +6,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -125,6 +126,52 @@ Result<int> ConnectTcp(const std::string& host, int port, int timeout_ms, bool b
     last = s;
   }
   return last.WithContext(host + ":" + std::to_string(port));
+}
+
+namespace {
+
+// A Unix socket whose accept backlog is full answers connect() with EAGAIN at once, where
+// TCP would wait for the SYN's retry: the connect is tried again every 100 us until
+// timeout_ms passes (a burst of connections to a server that accepts them in turn).
+Status ConnectUnixRetrying(int fd, const sockaddr_un& addr, int timeout_ms) {
+  const int64_t deadline = NowNs() + int64_t{timeout_ms} * 1'000'000;
+  for (;;) {
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0 ||
+        errno == EINPROGRESS) {
+      return Status::OK();
+    }
+    if (errno != EAGAIN) return Status::IoError(ErrnoMessage("connect", errno));
+    if (NowNs() >= deadline) {
+      return Status::Timeout("connect timed out after " + std::to_string(timeout_ms) +
+                             " ms (the server's accept backlog stayed full)");
+    }
+    const timespec pause{0, 100'000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+}  // namespace
+
+Result<int> ConnectUnix(const std::string& path, int timeout_ms, bool blocking) {
+  sockaddr_un addr{};
+  static_assert(sizeof(addr.sun_path) == kMaxUnixPath + 1);
+  if (path.empty()) return Status::InvalidArgument("empty Unix socket path");
+  if (path.size() > kMaxUnixPath) {
+    return Status::InvalidArgument("Unix socket path of " + std::to_string(path.size()) +
+                                   " bytes; at most " + std::to_string(kMaxUnixPath) + " fit");
+  }
+  addr.sun_family = AF_UNIX;
+  path.copy(addr.sun_path, path.size());
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return Status::IoError(ErrnoMessage("socket(AF_UNIX)", errno));
+  Status s = ConnectUnixRetrying(fd, addr, timeout_ms);
+  if (s.ok() && blocking) {
+    s = WaitConnected(fd, timeout_ms, timeout_ms);
+    if (s.ok()) s = SetNonBlocking(fd, false);
+  }
+  if (s.ok()) return fd;
+  close(fd);
+  return s.WithContext(path);
 }
 
 Result<int> ListenTcp(const std::string& host, int port, int backlog) {

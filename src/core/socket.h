@@ -1,5 +1,6 @@
-// TCP sockets behind a narrow interface. Every socket memstand opens sets TCP_NODELAY
-// (METHOD.md rule 12: Nagle + delayed ACK once added ~40 ms to every write).
+// TCP and Unix stream sockets behind a narrow interface. Every TCP socket memstand opens
+// sets TCP_NODELAY (METHOD.md rule 12: Nagle + delayed ACK once added ~40 ms to every
+// write); a Unix socket has no such option and gets none.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,15 @@ namespace memstand {
 /// FinishConnect once writable); with blocking == true it waits up to timeout_ms.
 /// Returns the fd (owned by the caller) with TCP_NODELAY set.
 Result<int> ConnectTcp(const std::string& host, int port, int timeout_ms, bool blocking);
+
+/// The longest path a Unix socket address holds (sun_path less its terminating NUL).
+constexpr size_t kMaxUnixPath = 107;
+
+/// Connects to the Unix stream socket at `path` (AF_UNIX, SOCK_STREAM), with the
+/// contract of ConnectTcp but no TCP option. A full accept backlog (EAGAIN) is retried
+/// until timeout_ms, in both modes. InvalidArgument when the path is empty or longer than
+/// kMaxUnixPath; IoError (Timeout) naming the path otherwise (e.g. no such file).
+Result<int> ConnectUnix(const std::string& path, int timeout_ms, bool blocking);
 
 /// After a non-blocking connect becomes writable: OK, or the connect error.
 Status FinishConnect(int fd);

@@ -388,6 +388,7 @@ RedisClientOptions ControlOptions(const LoadOptions& opt, const RedisTarget& t) 
   RedisClientOptions co;
   co.host = t.host;
   co.port = t.port;
+  co.unix_path = t.unix_path;
   co.user = t.user;
   co.password = t.password;
   co.db = t.db;

@@ -42,8 +42,8 @@ constexpr const char* kBoxStatLua =
 
 }  // namespace
 
-std::string IdentifyServer(const std::string& host, int port, int timeout_ms) {
-  auto fd = ConnectTcp(host, port, timeout_ms, true);
+std::string IdentifyServer(const RedisTarget& t, int timeout_ms) {
+  auto fd = ConnectNode(t, t.host, t.port, timeout_ms, true);
   if (!fd.ok()) return "";
   std::string first = ReadWithin(*fd, std::min(timeout_ms, 300), 128);
   std::string kind;
@@ -72,7 +72,7 @@ Result<std::unique_ptr<ProtoControl>> ProtoControl::Connect(Protocol p, const Re
   c->timeout_ms_ = timeout_ms;
   c->deadline_ns_ = NowNs() + int64_t{timeout_ms} * 1'000'000;
   c->in_setup_ = true;
-  auto fd = ConnectTcp(target.host, target.port, timeout_ms, true);
+  auto fd = ConnectNode(target, target.host, target.port, timeout_ms, true);
   if (!fd.ok()) return fd.status().WithContext("cannot use " + target.Display());
   c->fd_ = *fd;
   Status s = SetNonBlocking(c->fd_, true);
@@ -128,7 +128,7 @@ Status ProtoControl::Exchange(const Buffer& request, Reader* reader) {
 
 // The error for a server that did not answer as `protocol_` does, naming what it is.
 Status ProtoControl::WrongServer(const std::string& detail) const {
-  std::string other = IdentifyServer(target_.host, target_.port, std::min(timeout_ms_, 1000));
+  std::string other = IdentifyServer(target_, std::min(timeout_ms_, 1000));
   std::string msg = std::string("--protocol ") + ProtocolName(protocol_) + ": " +
                     target_.Display() + " does not answer as " + ProtocolServer(protocol_) +
                     " (" + detail + ")";

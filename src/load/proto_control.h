@@ -131,10 +131,10 @@ class ProtoControl {
   SocketBytes bytes_;
 };
 
-/// Connects to host:port and tells which kind of server answers: a greeting that
+/// Connects to t (its Unix socket, or host:port) and tells which kind of server answers: a greeting that
 /// names Tarantool; else the answer to "PING\r\n": "+PONG"/"-..." is Redis (RESP),
 /// "ERROR" memcached, "HTTP/" an HTTP server (etcd's gateway among them). "" when
 /// nothing tells (closed, silent). Bounded by about timeout_ms in all.
-std::string IdentifyServer(const std::string& host, int port, int timeout_ms);
+std::string IdentifyServer(const RedisTarget& t, int timeout_ms);
 
 }  // namespace memstand

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "core/socket.h"
 #include "util/redact.h"
 
 namespace memstand {
@@ -12,8 +13,10 @@ namespace {
 Status Bad(std::string_view url, const std::string& what) {
   return Status::InvalidArgument("invalid target '" + Abbreviate(RedactUrl(url)) + "': " + what +
                                  " (expected redis://[user:pass@]host:port[/db], "
-                                 "memcache://host:port, etcd://host:port or "
-                                 "tarantool://[user:pass@]host:port)");
+                                 "memcache://host:port, etcd://host:port, "
+                                 "tarantool://[user:pass@]host:port, unix:///path, "
+                                 "redis+unix://[user:pass@]/path[?db=N] or "
+                                 "memcache+unix:///path)");
 }
 
 struct Scheme {
@@ -23,15 +26,92 @@ struct Scheme {
 constexpr Scheme kSchemes[] = {
     {"redis", 6379}, {"memcache", 11211}, {"etcd", 2379}, {"tarantool", 3301}};
 
+// A Unix socket's URL scheme and the protocol scheme it stands for.
+struct UnixScheme {
+  std::string_view name;
+  std::string_view scheme;
+};
+constexpr UnixScheme kUnixSchemes[] = {
+    {"unix", "redis"}, {"redis+unix", "redis"}, {"memcache+unix", "memcache"}};
+
 bool ParseInt(std::string_view s, int lo, int hi, int* out) {
   if (s.empty()) return false;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && p == s.data() + s.size() && *out >= lo && *out <= hi;
 }
 
+// The part after "<scheme>://" of a Unix socket URL: [user:pass@]/path[?db=N].
+Result<RedisTarget> ParseUnixUrl(std::string_view url, std::string_view scheme,
+                                 std::string_view rest) {
+  RedisTarget t;
+  t.scheme = std::string(scheme);
+  const size_t slash = rest.find('/');
+  std::string_view before = rest.substr(0, slash);
+  if (!before.empty() && before.back() == '@') {
+    if (t.scheme != "redis") return Bad(url, t.scheme + "+unix:// takes no user or password");
+    before.remove_suffix(1);
+    const size_t colon = before.find(':');
+    (colon == std::string_view::npos ? t.password : t.user) = std::string(before.substr(0, colon));
+    if (colon != std::string_view::npos) t.password = std::string(before.substr(colon + 1));
+  } else if (!before.empty()) {
+    return Bad(url, "a Unix socket URL has a path and no host ('" + std::string(before) +
+                        "'): three slashes, as in unix:///run/redis.sock");
+  }
+  if (slash == std::string_view::npos) return Bad(url, "missing the socket's path");
+  std::string_view path = rest.substr(slash);
+  if (size_t q = path.rfind('?'); q != std::string_view::npos) {
+    std::string_view query = path.substr(q + 1);
+    path = path.substr(0, q);
+    if (t.scheme != "redis") return Bad(url, t.scheme + "+unix:// takes no query");
+    if (!query.starts_with("db=") || !ParseInt(query.substr(3), 0, 1 << 20, &t.db)) {
+      return Bad(url, "the query must be db=N (a database number)");
+    }
+  }
+  Status s = CheckUnixPath(path);
+  if (!s.ok()) return Bad(url, s.message());
+  t.unix_path = std::string(path);
+  return t;
+}
+
 }  // namespace
 
+Status CheckUnixPath(std::string_view path) {
+  if (path.empty()) return Status::InvalidArgument("empty socket path");
+  if (path.front() != '/') {
+    return Status::InvalidArgument("the socket path must be absolute (begin with /)");
+  }
+  if (path.back() == '/') return Status::InvalidArgument("the socket path names a directory");
+  if (path.size() > kMaxUnixPath) {
+    return Status::InvalidArgument("the socket path is " + std::to_string(path.size()) +
+                                   " bytes; a Unix socket address holds at most " +
+                                   std::to_string(kMaxUnixPath));
+  }
+  return Status::OK();
+}
+
+Result<int> ConnectNode(const RedisTarget& t, const std::string& host, int port, int timeout_ms,
+                        bool blocking) {
+  const bool unix_socket = !t.unix_path.empty();
+  auto fd = unix_socket ? ConnectUnix(t.unix_path, timeout_ms, blocking)
+                        : ConnectTcp(host, port, timeout_ms, blocking);
+  if (fd.ok()) return fd;
+  // ConnectUnix's error begins with the path, ConnectTcp's with host:port.
+  return fd.status().WithContext(unix_socket ? "connecting to Unix socket"
+                                             : "connecting to " + host + ":" + std::to_string(port));
+}
+
+std::string RedisTarget::Address() const {
+  return unix_path.empty() ? host + ":" + std::to_string(port) : unix_path;
+}
+
 std::string RedisTarget::Display() const {
+  if (!unix_path.empty()) {
+    std::string s = scheme + "+unix://";
+    if (!user.empty()) s.append(user).append("@");
+    s.append(unix_path);
+    if (db != 0) s.append("?db=").append(std::to_string(db));
+    return s;
+  }
   // Built with append: g++ 12 warns (-Wrestrict, a false positive) on "[" + host + "]".
   std::string s = scheme + "://";
   if (!user.empty()) s.append(user).append("@");
@@ -50,6 +130,14 @@ Result<RedisTarget> ParseRedisUrl(std::string_view url) {
 }
 
 Result<RedisTarget> ParseTargetUrl(std::string_view url) {
+  for (const UnixScheme& u : kUnixSchemes) {
+    if (url.starts_with(u.name) && url.substr(u.name.size()).starts_with("://")) {
+      return ParseUnixUrl(url, u.scheme, url.substr(u.name.size() + 3));
+    }
+  }
+  if (url.starts_with("etcd+unix://") || url.starts_with("tarantool+unix://")) {
+    return Bad(url, "Unix sockets are for Redis (RESP) and memcached targets");
+  }
   RedisTarget t;
   const Scheme* scheme = nullptr;
   for (const Scheme& s : kSchemes) {

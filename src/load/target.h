@@ -16,9 +16,14 @@ struct RedisTarget {
   std::string user;      // empty: the default user
   std::string password;  // empty: no AUTH
   int db = 0;
+  /// Non-empty: the load goes to this Unix stream socket, and host and port are unused.
+  std::string unix_path;
 
-  /// "<scheme>://user@host:port[/db]" without the password.
+  /// "<scheme>://user@host:port[/db]" (a Unix socket: "<scheme>+unix://[user@]/path
+  /// [?db=N]") without the password.
   std::string Display() const;
+  /// Where the connection goes, for messages: "host:port" or the socket's path.
+  std::string Address() const;
 };
 
 /// Parses redis://[user:pass@]host:port[/db] (host may be [v6]; user may be empty as in
@@ -27,7 +32,18 @@ Result<RedisTarget> ParseRedisUrl(std::string_view url);
 
 /// Any target URL: redis://[user:pass@]host:port[/db], memcache://host:port (default
 /// port 11211), etcd://host:port (2379, the JSON gateway), tarantool://[user:pass@]
-/// host:port (3301). `scheme` is set from the URL.
+/// host:port (3301); a Unix socket: unix:///path or redis+unix://[user:pass@]/path
+/// [?db=N] (RESP), memcache+unix:///path. `scheme` is set from the URL ("redis" for
+/// unix://), `unix_path` for a Unix socket.
 Result<RedisTarget> ParseTargetUrl(std::string_view url);
+
+/// A Unix socket path as -S/--unix-socket and the URLs take it: absolute, not a
+/// directory, at most kMaxUnixPath bytes. InvalidArgument saying what is wrong.
+Status CheckUnixPath(std::string_view path);
+
+/// Connects to t's Unix socket if it has one, else to host:port (t's own, or a cluster
+/// node's); the contract of ConnectTcp. Errors begin "connecting to <address>".
+Result<int> ConnectNode(const RedisTarget& t, const std::string& host, int port, int timeout_ms,
+                        bool blocking);
 
 }  // namespace memstand

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/socket.h"
+
 namespace memstand {
 namespace {
 
@@ -76,6 +78,91 @@ TEST(TargetUrl, ErrorsNeverQuoteThePassword) {
     EXPECT_EQ(t.status().message().find("S3cretPW"), std::string::npos) << t.status().message();
     EXPECT_NE(t.status().message().find("***@"), std::string::npos) << t.status().message();
   }
+}
+
+TEST(UnixUrl, Forms) {
+  auto t = ParseTargetUrl("unix:///run/redis/redis.sock");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->scheme, "redis");
+  EXPECT_EQ(t->unix_path, "/run/redis/redis.sock");
+  EXPECT_EQ(t->Display(), "redis+unix:///run/redis/redis.sock");
+  EXPECT_EQ(t->Address(), "/run/redis/redis.sock");
+  t = ParseTargetUrl("redis+unix://bench:s3cret@/tmp/r.sock?db=3");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->user, "bench");
+  EXPECT_EQ(t->password, "s3cret");
+  EXPECT_EQ(t->db, 3);
+  EXPECT_EQ(t->unix_path, "/tmp/r.sock");
+  EXPECT_EQ(t->Display(), "redis+unix://bench@/tmp/r.sock?db=3");
+  t = ParseTargetUrl("redis+unix://pw@/tmp/r.sock");  // a bare credential is the password
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->user, "");
+  EXPECT_EQ(t->password, "pw");
+  t = ParseTargetUrl("memcache+unix:///tmp/mc.sock");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->scheme, "memcache");
+  EXPECT_EQ(t->unix_path, "/tmp/mc.sock");
+  EXPECT_EQ(t->Display(), "memcache+unix:///tmp/mc.sock");
+  const std::string longest = "/" + std::string(kMaxUnixPath - 1, 'a');
+  t = ParseTargetUrl("unix://" + longest);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->unix_path.size(), kMaxUnixPath);
+  EXPECT_TRUE(ParseTargetUrl("redis://h:1").ok());  // TCP targets have no path
+  EXPECT_EQ(ParseTargetUrl("redis://h:1")->unix_path, "");
+}
+
+TEST(UnixUrl, Errors) {
+  const std::string too_long = "unix:///" + std::string(kMaxUnixPath, 'a');
+  const struct {
+    std::string url;
+    const char* says;
+  } kBad[] = {
+      {"unix://", "missing the socket's path"},
+      {"unix://localhost/tmp/r.sock", "no host ('localhost')"},
+      {"redis+unix://h:6379/tmp/r.sock", "no host ('h:6379')"},
+      {"unix://relative.sock", "no host"},
+      {"unix:///tmp/dir/", "names a directory"},
+      {"unix:///", "names a directory"},
+      {too_long, "at most 107"},
+      {"unix:///tmp/r.sock?db=x", "db=N"},
+      {"unix:///tmp/r.sock?select=1", "db=N"},
+      {"memcache+unix://u:p@/tmp/m.sock", "takes no user or password"},
+      {"memcache+unix:///tmp/m.sock?db=1", "takes no query"},
+      {"tarantool+unix:///tmp/t.sock", "Redis (RESP) and memcached"},
+      {"etcd+unix:///tmp/e.sock", "Redis (RESP) and memcached"},
+      {"unix:/tmp/r.sock", "unknown scheme"},
+  };
+  for (const auto& bad : kBad) {
+    auto t = ParseTargetUrl(bad.url);
+    ASSERT_FALSE(t.ok()) << bad.url;
+    EXPECT_EQ(t.status().code(), Status::Code::kInvalidArgument);
+    EXPECT_NE(t.status().message().find(bad.says), std::string::npos) << t.status().message();
+  }
+  auto t = ParseTargetUrl("redis+unix://u:S3cretPW@/tmp/r.sock?db=x");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message().find("S3cretPW"), std::string::npos) << t.status().message();
+}
+
+TEST(UnixPath, Checked) {
+  EXPECT_TRUE(CheckUnixPath("/tmp/r.sock").ok());
+  EXPECT_FALSE(CheckUnixPath("").ok());
+  EXPECT_NE(CheckUnixPath("r.sock").message().find("absolute"), std::string::npos);
+  EXPECT_NE(CheckUnixPath("/tmp/").message().find("directory"), std::string::npos);
+  EXPECT_NE(CheckUnixPath("/" + std::string(kMaxUnixPath, 'a')).message().find("108 bytes"),
+            std::string::npos);
+}
+
+// A missing socket file is an I/O error naming the path (exit 1 in the CLI), not a
+// bad argument; the TCP form keeps naming host:port.
+TEST(ConnectNode, ErrorsNameTheAddress) {
+  RedisTarget t;
+  t.unix_path = "/nonexistent-memstand-dir/r.sock";
+  auto fd = ConnectNode(t, t.host, t.port, 1000, true);
+  ASSERT_FALSE(fd.ok());
+  EXPECT_EQ(fd.status().code(), Status::Code::kIoError);
+  EXPECT_NE(fd.status().message().find("connecting to Unix socket: /nonexistent-memstand-dir/r.sock"),
+            std::string::npos) << fd.status().message();
+  EXPECT_NE(fd.status().message().find("No such file"), std::string::npos) << fd.status().message();
 }
 
 }  // namespace

@@ -207,8 +207,8 @@ void Worker::AddReplicaNodes() {
 Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
   const std::string& host = cluster_ ? map_.nodes()[node].host : cl.target->host;
   const int port = cluster_ ? map_.nodes()[node].port : cl.target->port;
-  auto fd = ConnectTcp(host, port, opt_.connect_timeout_ms, false);
-  if (!fd.ok()) return fd.status().WithContext("connecting to " + host + ":" + std::to_string(port));
+  auto fd = ConnectNode(*cl.target, host, port, opt_.connect_timeout_ms, false);
+  if (!fd.ok()) return fd.status();
   auto c = std::make_unique<Conn>();
   c->fd = *fd;
   c->slot = static_cast<uint32_t>(conns_.size());

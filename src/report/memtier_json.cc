@@ -134,8 +134,9 @@ Json ConfigurationJson(const LoadOptions& o) {
   const uint64_t conns = static_cast<uint64_t>(std::max(o.connections(), 1));
   const bool fixed_size = o.value.min_size == o.value.max_size;
   Json j;
-  j["server"] = o.target.host;
-  j["port"] = o.target.port;
+  const bool unix_socket = !o.target.unix_path.empty();  // no host and port then
+  j["server"] = unix_socket ? "" : o.target.host;
+  j["port"] = unix_socket ? 0 : o.target.port;
   j["uri"] = o.target.Display();  // never the password
   j["protocol"] = o.resp == 3 ? "resp3" : "redis";
   j["run_count"] = 1;

@@ -138,6 +138,7 @@ Json ServerJson(const RunReport& rep) {
   const RunResult& r = *rep.result;
   Json j;
   j["url"] = rep.options->target.Display();
+  j["transport"] = rep.options->target.unix_path.empty() ? "tcp" : "unix";
   j["protocol"] = ProtocolName(rep.options->protocol);
   j["started_by_memstand"] = rep.server_started;
   if (rep.server_started) j["pid"] = rep.server_pid;

@@ -30,6 +30,9 @@ void PrintTarget(std::FILE* out, const RunReport& r) {
              r.options->protocol == Protocol::kResp ? "redis_version" : ProtocolServer(r.options->protocol),
              r.result->server_version.empty() ? "unknown" : r.result->server_version);
   fmt::print(out, "    {}\n", r.server_note);
+  if (!r.options->target.unix_path.empty()) {
+    fmt::print(out, "    over a Unix socket: no TCP, so no TCP_INFO figures and no TCP_NODELAY\n");
+  }
   if (r.result->pool.empty()) return;
   fmt::print(out, "    a pool of {} targets, connections by --balance {}:\n", r.result->pool.size(),
              BalanceName(r.options->balance));
