@@ -77,6 +77,8 @@ int Main(int argc, char** argv) {
   g_command_line = RedactSecrets(g_command_line);
   CLI::App app{"memstand: a test stand for in-memory data systems"};
   app.set_version_flag("--version", VersionText());
+  // Every option's help shows its default (subcommands inherit this from the app).
+  app.option_defaults()->always_capture_default();
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, SubcommandBody>> bodies;
   for (const Subcommand& s : kSubcommands) {

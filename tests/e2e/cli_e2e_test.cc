@@ -30,6 +30,11 @@ TEST(CliE2E, AHostAfterDashHIsRefusedNotHelp) {
   Outcome help = RunMemstand({"run", "-h"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.output.find("--server"), std::string::npos);
+  // Every option's default is in the help (CLI11 shows it after '=').
+  for (const char* shown : {"-c,--clients INT:INT in [1 - 100000]=50", "--key-prefix TEXT=memtier-",
+                            "--connect-timeout TEXT=5s"}) {
+    EXPECT_NE(help.output.find(shown), std::string::npos) << shown << "\n" << help.output;
+  }
 }
 
 TEST(CliE2E, DashIsTheStandardOutput) {
