@@ -6,7 +6,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake pkg-config ccache
+  build-essential cmake pkg-config ccache help2man
   libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev zlib1g-dev libtomlplusplus-dev
   liburing-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -25,8 +25,7 @@ const Subcommand kSubcommands[] = {
     {"down", "Stop topologies memstand started (all, or the one named) and remove their folders",
      SetupDown},
     {"dataset", "The scenarios' products dataset: stats, or export as JSONL or CSV", SetupDataset},
-    {"scenario", "Experiments: list them, or run one (working-set, mvcc-quota) with its invariants "
-                 "checked", SetupScenario},
+    {"scenario", "Experiments: list them, or run one with its invariants checked", SetupScenario},
     {"relay", "A TCP relay that delays each chunk, in order, and measures its own error", SetupRelay},
     {"compare", "Two runs or --runs series side by side: ratios B/A, and whether B lies outside A's spread",
      SetupCompare},
