@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs what memstand needs to build, test and run, from Debian 12 packages.
-# Idempotent: does nothing when every package is present. Needs root (or sudo).
-# chromium: the report tests open memstand report's pages in headless Chromium (about
-# 120 MB to download, 30 s to install here).
+# Installs what memstand needs to build and run, from Debian 12 packages; with --test
+# also what only the tests use (scripts/test.sh passes it): clang for the fuzz targets,
+# prometheus (promtool and the server the metrics tests scrape with), HdrHistogram's Java
+# reader, and chromium, which opens memstand report's pages headless (about 120 MB to
+# download, 30 s to install here). Idempotent: does nothing when every package is
+# present. Needs root (or sudo).
 set -euo pipefail
 
 PACKAGES=(
@@ -11,14 +13,13 @@ PACKAGES=(
   liburing-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libmsgpuck-dev libssl-dev
-  clang libclang-rt-dev
   redis-server redis-tools
   memcached tarantool etcd-server
   postgresql libpq-dev
-  prometheus
-  libhdrhistogram-java default-jre-headless
-  chromium
 )
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(clang libclang-rt-dev prometheus libhdrhistogram-java default-jre-headless chromium)
+fi
 # Node.js and npm (the HdrHistogram log test decodes with npm's hdr-histogram-js): only
 # when missing, since a machine may carry a nodejs package that bundles npm.
 command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)

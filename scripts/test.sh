@@ -4,7 +4,7 @@
 # need themselves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+scripts/deps.sh --test
 # Release without LTO and without the micro-benchmarks (not tests): see scripts/build.sh.
 dir=$(scripts/build.sh test | tail -n 1)
 ctest --test-dir "$dir" --output-on-failure -j 2 --timeout 600
