@@ -274,11 +274,16 @@ TEST_F(RelayTest, ARefusedTargetClosesTheClient) {
   ASSERT_TRUE(relay.ok()) << relay.status().message();
   relay_ = std::move(*relay);
   auto c = ConnectTcp("127.0.0.1", relay_->listen_port(0), 5000, true);
-  ASSERT_TRUE(c.ok());
-  client_ = *c;
-  ASSERT_TRUE(SetIoTimeout(client_, 5000).ok());
-  const ssize_t r = ReadResult(client_);
-  EXPECT_TRUE(r == 0 || r == -ECONNRESET) << r;
+  if (c.ok()) {
+    client_ = *c;
+    ASSERT_TRUE(SetIoTimeout(client_, 5000).ok());
+    const ssize_t r = ReadResult(client_);
+    EXPECT_TRUE(r == 0 || r == -ECONNRESET) << r;
+  } else {
+    // The relay's reset can come before ConnectTcp returns (it sets TCP_NODELAY after
+    // connect(); a clean-clone CI run saw this): the refusal itself, seen a step early.
+    EXPECT_NE(c.status().message().find("reset"), std::string::npos) << c.status().message();
+  }
   EXPECT_TRUE(WaitFor([](const RelayLinkStats& s) { return s.refused == 1; }));
   EXPECT_EQ(relay_->Snapshot().links[0].connections, 1);
 }
