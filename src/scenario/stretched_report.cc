@@ -520,7 +520,8 @@ void FillTables(const std::vector<StretchedRun>& runs, const std::vector<Invaria
       }
     }
     for (const RelayRun& rr : r.relays) {
-      for (const json& d : RelayJson(r, rr)["directions"]) {
+      const json relay = RelayJson(r, rr);  // a named value: a range-for over a member of a temporary dangles
+      for (const json& d : relay["directions"]) {
         std::vector<std::string> row = {run, rr.block, rr.condition, rr.settings, d["link"], d["direction"]};
         for (const char* k : {"chunks", "bytes", "applied_min_ns", "applied_p50_ns", "applied_max_ns", "extra_p50_ns",
                               "extra_p99_ns", "extra_max_ns"}) {
