@@ -340,6 +340,7 @@ struct ReplicationCostFlags {
   CommonFlags common;
   std::string concurrency = "1,4,16,64";
   std::string step = "2s";
+  std::string sync_quorums = "majority,all";
   ReplicationCostOptions options;
 };
 
@@ -351,15 +352,23 @@ void SetupReplicationCost(CLI::App* run, std::vector<std::function<int()>>* bodi
   app->add_option("--step-duration", f->step, "Measured time of each cell (path x concurrency)")
       ->capture_default_str();
   app->add_option("--only", f->options.systems, "Run only these systems (tarantool, redis)")->delimiter(',');
+  app->add_option("--sync-quorum", f->sync_quorums,
+                  "Tarantool's synchronous paths: majority (sync-write), all (sync-write-all), or both")
+      ->capture_default_str();
   bodies->push_back([app, f]() -> int {
     if (!app->parsed()) return -1;
     ReplicationCostOptions o = f->options;
     auto levels = ParseConcurrency(f->concurrency);
     auto step = ParseDurationSeconds(f->step);
-    Status s = !levels.ok() ? levels.status() : !step.ok() ? step.status().WithContext("--step-duration") : Status::OK();
+    auto quorums = ParseSyncQuorums(f->sync_quorums);
+    Status s = !levels.ok()    ? levels.status()
+               : !step.ok()    ? step.status().WithContext("--step-duration")
+               : !quorums.ok() ? quorums.status()
+                               : Status::OK();
     if (s.ok()) {
       o.concurrency = *levels;
       o.step_s = *step;
+      o.sync_quorums = *quorums;
       s = ValidateReplicationCost(o);
     }
     if (!s.ok()) {

@@ -19,31 +19,15 @@ constexpr uint64_t kMaxKeys = 20000;
 constexpr uint64_t kMaxValue = uint64_t{64} << 20;
 constexpr int kLogTailLines = 40;
 
-// The words of a comma list, each checked by `check`; no word twice.
+// The words of a comma list (util/parse.h: none empty, none twice), each checked by `check`.
 template <class Check>
 Result<std::vector<std::string>> WordList(std::string_view text, const char* flag, Check check) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at <= text.size()) {
-    size_t end = std::min(text.find(',', at), text.size());
-    std::string word(text.substr(at, end - at));
-    if (word.empty()) return Status::InvalidArgument(fmt::format("{}: an empty item in '{}'", flag, text.substr(0, 80)));
-    if (Status s = check(word); !s.ok()) return s;
-    if (std::find(out.begin(), out.end(), word) != out.end()) {
-      return Status::InvalidArgument(fmt::format("{}: '{}' given twice", flag, word.substr(0, 40)));
-    }
-    out.push_back(word);
-    at = end + 1;
+  auto words = ParseWordList(text, flag);
+  if (!words.ok()) return words;
+  for (const std::string& w : *words) {
+    if (Status s = check(w); !s.ok()) return s;
   }
-  return out;
-}
-
-Status OneOf(const std::string& word, const char* flag, std::initializer_list<const char*> known) {
-  for (const char* k : known) {
-    if (word == k) return Status::OK();
-  }
-  return Status::InvalidArgument(fmt::format("{}: unknown '{}'; known: {}", flag, word.substr(0, 40),
-                                             fmt::join(known, ", ")));
+  return words;
 }
 
 std::vector<std::pair<std::string, std::string>> ModeSettings(const std::string& mode, int node_timeout_ms) {
@@ -221,11 +205,11 @@ Result<std::vector<uint64_t>> ParseSizeList(std::string_view text) {
 }
 
 Result<std::vector<std::string>> ParsePayloadList(std::string_view text) {
-  return WordList(text, "--payload", [](const std::string& w) { return OneOf(w, "--payload", {"random", "compressible"}); });
+  return ParseWordList(text, "--payload", {"random", "compressible"});
 }
 
 Result<std::vector<std::string>> ParseFsyncList(std::string_view text) {
-  return WordList(text, "--fsync", [](const std::string& w) { return OneOf(w, "--fsync", {"always", "everysec", "no"}); });
+  return ParseWordList(text, "--fsync", {"always", "everysec", "no"});
 }
 
 uint64_t DurabilityKeys(uint64_t size, uint64_t data_bytes) {

@@ -42,7 +42,9 @@ local async = box.schema.space.create('async', {format = format, if_not_exists =
 async:create_index('pk', {parts = {'id'}, if_not_exists = true})
 local sync = box.schema.space.create('sync', {format = format, is_sync = true, if_not_exists = true})
 sync:create_index('pk', {parts = {'id'}, if_not_exists = true})
-return async.id, sync.id, box.cfg.replication_synchro_quorum, box.cfg.replication_synchro_timeout,
+local sync_all = box.schema.space.create('sync_all', {format = format, is_sync = true, if_not_exists = true})
+sync_all:create_index('pk', {parts = {'id'}, if_not_exists = true})
+return async.id, sync.id, sync_all.id, box.cfg.replication_synchro_quorum, box.cfg.replication_synchro_timeout,
        box.info.version
 )lua";
 
@@ -56,6 +58,10 @@ struct Path {
   /// sync-write: how long a request left unanswered can stay queued on the master
   /// (replication_synchro_timeout); 0 for the others.
   double queue_timeout_s = 0;
+  /// The synchronous paths: the space written and the master's replication_synchro_quorum
+  /// set before each of its cells (0: not a synchronous path).
+  std::string space{};
+  int quorum = 0;
 };
 
 // Reads one node's count: space:len() or DBSIZE.
@@ -339,7 +345,8 @@ Status WaitForSchema(System& sys, int timeout_ms) {
   auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   for (size_t i = 1; i < sys.tarantool.size(); ++i) {
     for (;;) {
-      auto r = IntegerOf(EvalOn(sys, i, "return (box.space.async and box.space.sync) and 1 or 0"));
+      auto r = IntegerOf(
+          EvalOn(sys, i, "return (box.space.async and box.space.sync and box.space.sync_all) and 1 or 0"));
       if (!r.ok()) return r.status();
       if (*r == 1) break;
       if (Clock::now() >= deadline) return Status::Timeout("the spaces did not reach replica " + std::to_string(i));
@@ -366,19 +373,19 @@ void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, R
     return;
   }
   auto schema = EvalOn(sys, 0, kSchemaLua);
-  if (!schema.ok() || schema->size() < 5) {
+  if (!schema.ok() || schema->size() < 6) {
     out->failure = "creating the spaces: " + (schema.ok() ? iproto::ToString(*schema) : schema.status().message());
     return;
   }
   const auto& v = schema->items();
-  const uint64_t async_id = v[0].uint_value(), sync_id = v[1].uint_value();
-  out->version = v[4].str();
+  const uint64_t async_id = v[0].uint_value(), sync_id = v[1].uint_value(), sync_all_id = v[2].uint_value();
+  out->version = v[5].str();
   out->notes.push_back(fmt::format("Tarantool {}: synchronous replication {}", out->version,
                                    SupportsSynchronousReplication(out->version) ? "supported (2.6 and later)"
                                                                                 : "NOT supported (2.6 and later)"));
   out->notes.push_back(fmt::format("box.cfg read back on the master: replication_synchro_quorum = {} (the majority "
                                    "of {} members), replication_synchro_timeout = {} s",
-                                   iproto::ToString(v[2]), members, iproto::ToString(v[3])));
+                                   iproto::ToString(v[3]), members, iproto::ToString(v[4])));
   for (const NodeRecord& n : sys.topology->nodes()) {
     out->description += fmt::format("{}{} {} on {}:{} (pid {})", out->description.empty() ? "" : ", ", n.role,
                                     n.name, n.host, n.port, n.process.pid);
@@ -388,11 +395,18 @@ void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, R
     return;
   }
   const std::string value = fmt::format("__rand:{}__", kReplicationValueSize);
-  std::vector<Path> writes = {
-      {"async-write", {fmt::format("replace {} [__seq__, nil, {}]", async_id, value)}, true, false, 0}};
+  auto replace = [&value](uint64_t space_id) { return fmt::format("replace {} [__seq__, nil, {}]", space_id, value); };
+  std::vector<Path> writes = {{"async-write", {replace(async_id)}, true, false, 0, 0, "async", 0}};
   if (SupportsSynchronousReplication(out->version)) {
-    writes.push_back({"sync-write", {fmt::format("replace {} [__seq__, nil, {}]", sync_id, value)}, true, false, 0,
-                      o.synchro_timeout_s});
+    for (const std::string& q : o.sync_quorums) {
+      if (q == "majority") {
+        writes.push_back({"sync-write", {replace(sync_id)}, true, false, 0, o.synchro_timeout_s, "sync",
+                          MajorityQuorum(members)});
+      } else {
+        writes.push_back({"sync-write-all", {replace(sync_all_id)}, true, false, 0, o.synchro_timeout_s, "sync_all",
+                          members});
+      }
+    }
   } else {
     out->notes.push_back("sync-write not run: this Tarantool has no is_sync spaces");
   }
@@ -406,8 +420,23 @@ void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, R
     auto n = IntegerOf(EvalOn(sys, 0, "return box.space.async:len()"));
     return n.ok() && *n > 0 ? static_cast<uint64_t>(*n - 1) : 0;
   };
-  Sweep(sys, writes, reads, o, ctx, out, read_key_max,
-        [&space](const Path& p) { space = p.name == "sync-write" ? "sync" : "async"; });
+  // Before a synchronous path's cell: its quorum on the master (the limbo's owner), read
+  // back; a quorum that does not take is noted (the cell then measures the other one).
+  int quorum = MajorityQuorum(members);
+  Sweep(sys, writes, reads, o, ctx, out, read_key_max, [&](const Path& p) {
+    if (p.write) space = p.space;
+    if (p.quorum == 0 || p.quorum == quorum) return;
+    auto set = IntegerOf(EvalOn(sys, 0,
+                                fmt::format("box.cfg{{replication_synchro_quorum = {}}} "
+                                            "return box.cfg.replication_synchro_quorum",
+                                            p.quorum)));
+    if (set.ok() && *set == p.quorum) {
+      quorum = p.quorum;
+    } else {
+      out->notes.push_back(fmt::format("{}: setting replication_synchro_quorum = {} on the master failed: {}", p.name,
+                                       p.quorum, set.ok() ? std::to_string(*set) : set.status().message()));
+    }
+  });
 }
 
 // --- Redis -------------------------------------------------------------------------
@@ -475,7 +504,14 @@ Status ValidateReplicationCost(const ReplicationCostOptions& o) {
       return Status::InvalidArgument("--only: no system '" + s.substr(0, 40) + "'; known: tarantool, redis");
     }
   }
+  for (const std::string& q : o.sync_quorums) {
+    if (q != "majority" && q != "all") return Status::InvalidArgument("--sync-quorum: majority, all or both");
+  }
   return Status::OK();
+}
+
+Result<std::vector<std::string>> ParseSyncQuorums(std::string_view text) {
+  return ParseWordList(text, "--sync-quorum", {"majority", "all"});
 }
 
 int MajorityQuorum(int members) { return members / 2 + 1; }
@@ -497,7 +533,7 @@ std::optional<size_t> ReplicationKnee(const std::vector<KneePoint>& points) {
 double ExpectedSeconds(const ReplicationCostOptions& o, int runs) {
   double cells = 0, startup = 0;
   for (const std::string& s : o.systems) {
-    cells += s == "tarantool" ? 4 : 3;
+    cells += s == "tarantool" ? 3 + static_cast<double>(o.sync_quorums.size()) : 3;
     startup += s == "tarantool" ? 3 : 1;
   }
   // Each cell: warm-up, the measured steps, the drain and the settle wait (~0.3 s).

@@ -76,9 +76,25 @@ TEST(ReplicationCostTest, ExpectedSecondsCountsEveryCell) {
   o.concurrency = {1, 4};
   o.step_s = 1;
   o.warmup_s = 0.2;
-  // Tarantool 4 paths + Redis 3, 2 levels, 1.5 s a cell, 4 s of start-up.
+  // Tarantool 3 paths + one per sync quorum (2) + Redis 3, 2 levels, 1.5 s a cell, 4 s of start-up.
+  EXPECT_DOUBLE_EQ(ExpectedSeconds(o, 1), 4 + 8 * 2 * 1.5);
+  EXPECT_DOUBLE_EQ(ExpectedSeconds(o, 2), 2 * (4 + 8 * 2 * 1.5));
+  o.sync_quorums = {"all"};
   EXPECT_DOUBLE_EQ(ExpectedSeconds(o, 1), 4 + 7 * 2 * 1.5);
-  EXPECT_DOUBLE_EQ(ExpectedSeconds(o, 2), 2 * (4 + 7 * 2 * 1.5));
+}
+
+TEST(ReplicationCostTest, SyncQuorumsAreMajorityOrAllOnce) {
+  auto both = ParseSyncQuorums("all,majority");
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  EXPECT_EQ(*both, (std::vector<std::string>{"all", "majority"}));
+  for (const char* bad : {"", "all,", "most", "all,all"}) {
+    auto r = ParseSyncQuorums(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--sync-quorum"), std::string::npos) << r.status().message();
+  }
+  ReplicationCostOptions o;
+  o.sync_quorums = {"some"};
+  EXPECT_FALSE(ValidateReplicationCost(o).ok());
 }
 
 }  // namespace

@@ -136,4 +136,36 @@ Result<std::vector<uint64_t>> ParseIncreasingList(std::string_view text) {
   return out;
 }
 
+Result<std::vector<std::string>> ParseWordList(std::string_view text, std::string_view flag) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t end = std::min(text.find(',', at), text.size());
+    std::string word(text.substr(at, end - at));
+    if (word.empty()) {
+      return Status::InvalidArgument(std::string(flag) + ": an empty item in " + Quote(text));
+    }
+    if (std::find(out.begin(), out.end(), word) != out.end()) {
+      return Status::InvalidArgument(std::string(flag) + ": " + Quote(word) + " given twice");
+    }
+    out.push_back(std::move(word));
+    at = end + 1;
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> ParseWordList(std::string_view text, std::string_view flag,
+                                               std::initializer_list<const char*> known) {
+  auto words = ParseWordList(text, flag);
+  if (!words.ok()) return words;
+  for (const std::string& w : *words) {
+    if (std::none_of(known.begin(), known.end(), [&](const char* k) { return w == k; })) {
+      std::string list;
+      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      return Status::InvalidArgument(std::string(flag) + ": unknown " + Quote(w) + "; known: " + list);
+    }
+  }
+  return words;
+}
+
 }  // namespace memstand

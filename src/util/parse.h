@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -28,5 +30,12 @@ Result<std::vector<double>> ParsePercentiles(std::string_view text);
 /// "1,2,4,8": positive whole numbers (at most 2^40) separated by commas, each above the
 /// one before it. At least one.
 Result<std::vector<uint64_t>> ParseIncreasingList(std::string_view text);
+
+/// "a,b,c": words separated by commas, none empty, none twice; an error names `flag`.
+Result<std::vector<std::string>> ParseWordList(std::string_view text, std::string_view flag);
+
+/// ParseWordList where every word is one of `known` (an error lists them).
+Result<std::vector<std::string>> ParseWordList(std::string_view text, std::string_view flag,
+                                               std::initializer_list<const char*> known);
 
 }  // namespace memstand

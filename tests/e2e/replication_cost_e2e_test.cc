@@ -51,7 +51,7 @@ TEST(ReplicationCostE2E, ShortStepsPrintBothSystemsRatiosFlagsAndInvariants) {
   EXPECT_NE(out.output.find("box.cfg read back on the master: replication_synchro_quorum = 3"), std::string::npos);
   EXPECT_NE(out.output.find("CLIENT    SERVERS (core share)"), std::string::npos);
 
-  ASSERT_EQ(doc["cells"].size(), 14u);  // 4 Tarantool + 3 Redis paths at 2 levels
+  ASSERT_EQ(doc["cells"].size(), 16u);  // 5 Tarantool (sync-write and sync-write-all) + 3 Redis paths at 2 levels
   for (const json& c : doc["cells"]) {
     const std::string name = c["system"].get<std::string>() + " " + c["path"].get<std::string>();
     EXPECT_EQ(c["client_bottleneck"].get<bool>(), c["client_core_share"].get<double>() > 0.9) << name;
@@ -86,14 +86,17 @@ TEST(ReplicationCostE2E, ShortStepsPrintBothSystemsRatiosFlagsAndInvariants) {
     ++ratios;
     EXPECT_GT(r["throughput_ratio"].get<double>(), 0) << r.dump();
   }
-  EXPECT_EQ(ratios, 6);  // read-replicas/read-master, set+wait1/set, set+wait2/set at 1 and 4
+  // sync-write-all/async-write, read-replicas/read-master, set+wait1/set, set+wait2/set at 1 and 4: the
+  // quorum of every member held in every run here, where the majority's did not.
+  EXPECT_EQ(ratios, 8);
   EXPECT_NE(out.output.find("redis set+wait1 / set (SET + WAIT 1 against SET alone):"), std::string::npos);
   EXPECT_NE(out.output.find("no knee within the range: 2 step(s), a knee needs 3"), std::string::npos);
-  EXPECT_EQ(doc["knees"].size(), 7u);
+  EXPECT_EQ(doc["knees"].size(), 8u);
+  EXPECT_EQ(doc["tarantool_sync_quorums"], json::array({"majority", "all"}));
 
   const std::string csv = ReadText(dir + "/ev/cells.csv");
   EXPECT_NE(csv.find("client_core_share,client_bottleneck,servers_core_share"), std::string::npos) << csv;
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 15) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 17) << csv;
   EXPECT_TRUE(std::filesystem::exists(dir + "/ev/invariants.csv"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/ev/ratios.csv"));
   const std::string master = ReadText(dir + "/ev/servers/tarantool-master.conf");
@@ -108,7 +111,8 @@ TEST(ReplicationCostE2E, BadFlagsExitTwoAndTheListNamesIt) {
            {{"--concurrency", "4,1"}, "--concurrency: "},
            {{"--concurrency", "1,4096"}, "--concurrency: 4096 is above 1024 connections"},
            {{"--step-duration", "0"}, "--step-duration must be 0.1 s .. 1 h"},
-           {{"--only", "etcd"}, "--only: no system 'etcd'; known: tarantool, redis"}}) {
+           {{"--only", "etcd"}, "--only: no system 'etcd'; known: tarantool, redis"},
+           {{"--sync-quorum", "most"}, "--sync-quorum: unknown 'most'; known: majority, all"}}) {
     std::vector<std::string> full = {"scenario", "run", "replication-cost"};
     full.insert(full.end(), args.begin(), args.end());
     Outcome out = RunMemstand(full, 30);
