@@ -1,6 +1,10 @@
 // durability-overload (docs/scenarios.md): each cell's throughput per durability mode,
-// and how many of its runs had errors (the matrix coloured by errors, as two series).
+// how many of its runs had errors (the matrix coloured by errors, as two series), and
+// the cluster's state over time (CLUSTER INFO on every node each second: the intervals a
+// node was flagged, silent or saw cluster_state:fail, on one timeline of the cells).
+#include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -12,7 +16,75 @@ namespace memstand {
 
 using nlohmann::json;
 
-void DurabilityOverloadCharts(const ReportInput& in, ReportSection* s) {
+namespace {
+
+// The cells' seconds are laid end to end with this gap between two cells, so an interval
+// that reaches a cell's end is not joined to one that starts the next.
+constexpr double kCellGapSeconds = 1;
+
+// One chart of every interval of every cell: x the cells' seconds end to end (a dashed
+// line where each starts), y one row per kind of interval ("node-2 pfail"), a segment per
+// interval. nullopt when no cell has an interval.
+std::optional<Chart> ClusterTimeline(const nlohmann::json& cells) {
+  struct Span {
+    size_t row;
+    double from, to;
+  };
+  std::vector<std::string> rows;
+  std::vector<Span> spans;
+  std::vector<ChartLine> starts;
+  std::set<double> xs;
+  double offset = 0;
+  for (const nlohmann::json& c : cells) {
+    const nlohmann::json& intervals = Array(c, "cluster_intervals");
+    const double seconds = Number(c, "seconds").value_or(0);
+    if (seconds <= 0 && intervals.empty()) continue;  // a cell that did not run
+    starts.push_back({offset, fmt::format("run {} {} {} {} B", Text(c, "run"), Text(c, "mode"), Text(c, "op"),
+                                          Text(c, "size"))});
+    xs.insert(offset);
+    double end = seconds;
+    for (const nlohmann::json& i : intervals) {
+      const std::string what = Text(i, "what");
+      auto it = std::find(rows.begin(), rows.end(), what);
+      if (it == rows.end()) it = rows.insert(rows.end(), what);
+      const double from = offset + Number(i, "from_s").value_or(0);
+      const double to = offset + std::max(Number(i, "to_s").value_or(0), Number(i, "from_s").value_or(0));
+      spans.push_back({static_cast<size_t>(it - rows.begin()), from, to});
+      xs.insert(from);
+      xs.insert(to);
+      end = std::max(end, to - offset);
+    }
+    offset += end + kCellGapSeconds;
+    xs.insert(offset - kCellGapSeconds / 2);  // in the gap: every row is empty there
+  }
+  if (spans.empty()) return std::nullopt;
+  Chart t;
+  t.title = "durability-overload: the cluster's state over time";
+  t.style = "segments";
+  t.x = Axis("seconds of the cells, end to end", "s");
+  t.y = Axis("", "");
+  t.y.ticks = rows;
+  t.series = rows;
+  t.x_lines = std::move(starts);
+  t.data.emplace_back(xs.begin(), xs.end());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::vector<std::optional<double>> v;
+    for (double x : xs) {
+      bool in = std::any_of(spans.begin(), spans.end(),
+                            [&](const Span& s) { return s.row == r && x >= s.from && x <= s.to; });
+      v.push_back(in ? std::optional<double>(static_cast<double>(r)) : std::nullopt);
+    }
+    t.data.push_back(std::move(v));
+  }
+  t.caption = "Each interval a node was flagged (pfail, fail), did not answer CLUSTER INFO, or reported "
+              "cluster_state:fail, from the samples taken each second on every node (JSON cells[].cluster_intervals, "
+              "from_s and to_s from the cell's start); the cells laid end to end, a dashed line where each starts. "
+              "An interval shorter than a sample's second may be missed.";
+  return t;
+}
+
+// Throughput and runs with errors per cell (x) and durability mode (a series each).
+void MatrixCharts(const ReportInput& in, ReportSection* s) {
   const json& matrix = Array(in.doc, "matrix");
   std::vector<std::string> cells, modes;
   std::map<std::pair<std::string, std::string>, const json*> by;  // (cell, mode)
@@ -61,6 +133,24 @@ void DurabilityOverloadCharts(const ReportInput& in, ReportSection* s) {
                    "is reported as failed, never by its best run.";
   s->charts.push_back(std::move(ops));
   s->charts.push_back(std::move(errors));
+}
+
+}  // namespace
+
+void DurabilityOverloadCharts(const ReportInput& in, ReportSection* s) {
+  MatrixCharts(in, s);
+  if (auto timeline = ClusterTimeline(Array(in.doc, "cells"))) {
+    s->charts.push_back(std::move(*timeline));
+  } else {
+    double samples = 0;
+    for (const json& c : Array(in.doc, "cells")) samples += Number(c, "cluster_samples").value_or(0);
+    s->blocks.push_back(
+        {"The cluster's state over time",
+         {samples > 0 ? fmt::format("no interval to chart: in all {:.0f} CLUSTER INFO samples of the cells, every "
+                                    "node answered with cluster_state:ok and no node flagged pfail or fail",
+                                    samples)
+                      : "no chart: the JSON's cells have no CLUSTER INFO samples"}});
+  }
 }
 
 }  // namespace memstand

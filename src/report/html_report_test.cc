@@ -331,6 +331,42 @@ TEST(HtmlReportTest, DurabilityOverloadThroughputAndErrorsPerCellAndMode) {
   EXPECT_EQ(Data(s, "durability-overload: runs with errors per cell")["data"], Golden("[[0, 1], [0, 0], [2, null]]"));
 }
 
+// The cluster's state over time: the cells end to end (1 s apart), one row per kind of
+// interval, a gap (null) between two intervals of a row, a dashed line where a cell starts.
+TEST(HtmlReportTest, DurabilityOverloadClusterStateTimeline) {
+  ReportSection s = ScenarioSection(Input(R"j({
+    "format": 1, "scenario": "durability-overload", "platform": "P", "matrix": [],
+    "cells": [{"run": 1, "mode": "none", "op": "SET", "size": 100, "seconds": 4, "cluster_samples": 12,
+               "cluster_intervals": [{"what": "node-2 pfail", "from_s": 1, "to_s": 3, "open": false},
+                                     {"what": "cluster_state:fail", "from_s": 2, "to_s": 4, "open": true}]},
+              {"run": 1, "mode": "none", "op": "GET", "size": 100, "seconds": 2, "cluster_samples": 6,
+               "cluster_intervals": []},
+              {"run": 1, "mode": "aof-everysec", "op": "SET", "size": 100, "seconds": 3, "cluster_samples": 9,
+               "cluster_intervals": [{"what": "node-2 pfail", "from_s": 0, "to_s": 1, "open": false}]}]})j"));
+  const OJson t = Data(s, "durability-overload: the cluster's state over time");
+  ASSERT_FALSE(t.is_null());
+  EXPECT_EQ(t["y"], Golden(R"j({"label": "", "unit": "", "log": false,
+                                 "ticks": ["node-2 pfail", "cluster_state:fail"]})j"));
+  EXPECT_EQ(t["data"], Golden(R"j([[0, 1, 2, 3, 4, 4.5, 5, 7.5, 8, 9, 11.5],
+    [null, 0, 0, 0, null, null, null, null, 0, 0, null],
+    [null, null, 1, 1, 1, null, null, null, null, null, null]])j"));
+  EXPECT_EQ(t["x_lines"], Golden(R"j([{"at": 0, "label": "run 1 none SET 100 B"},
+    {"at": 5, "label": "run 1 none GET 100 B"}, {"at": 8, "label": "run 1 aof-everysec SET 100 B"}])j"));
+  const Chart* c = Find(s, "durability-overload: the cluster's state over time");
+  EXPECT_EQ(c->style, "segments");
+
+  // No interval: no chart, a line that counts the samples that saw none.
+  ReportSection quiet = ScenarioSection(Input(R"j({
+    "format": 1, "scenario": "durability-overload", "platform": "P", "matrix": [],
+    "cells": [{"seconds": 4, "cluster_samples": 12, "cluster_intervals": []}]})j"));
+  for (const Chart& q : quiet.charts) EXPECT_EQ(q.title.find("state over time"), std::string::npos) << q.title;
+  bool said = false;
+  for (const TextBlock& b : quiet.blocks) {
+    for (const std::string& l : b.lines) said |= l.find("in all 12 CLUSTER INFO samples") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
 TEST(HtmlReportTest, AnUnknownScenarioGetsItsBlocksAndTablesOnly) {
   ReportInput in = Input(R"j({"format": 1, "scenario": "replication-cost", "platform": "P",
     "question": "Q?", "procedure": ["step one"], "limits": ["limit one"], "verdict": "ok",

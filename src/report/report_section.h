@@ -42,7 +42,9 @@ struct ChartLine {
 struct Chart {
   std::string title;
   std::string caption;         // what it shows, in words; the source file is added
-  std::string style = "line";  // "line" or "points" (no line between the points)
+  /// "line", "points" (no line between the points) or "segments" (a line that a missing
+  /// value breaks: a timeline of intervals)
+  std::string style = "line";
   ChartAxis x, y;
   std::vector<std::string> series;
   std::vector<std::vector<std::optional<double>>> data;

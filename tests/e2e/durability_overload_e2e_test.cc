@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "e2e/chromium_util.h"
 #include "e2e/e2e_util.h"
 
 namespace memstand::e2e {
@@ -197,6 +198,21 @@ TEST(DurabilityOverloadE2E, AStalledMasterIsFlaggedFailAndItsCellGetsClusterdown
   EXPECT_EQ(seen.count("cluster_state:fail"), 1u) << cell->dump();
   EXPECT_EQ(seen.count("no answer"), 1u) << cell->dump();
   EXPECT_NE(out.output.find(" fail from "), std::string::npos) << out.output;
+  // The report page charts those intervals on the cluster's timeline, and Chromium draws
+  // all three charts (throughput, runs with errors, the timeline).
+  const std::string page = dir + "/r.html";
+  Outcome rep = RunMemstand({"report", dir + "/d.json", "-o", page}, 30);
+  ASSERT_EQ(rep.exit_code, 0) << rep.output;
+  EXPECT_NE(testutil::ReadFile(page).find("the cluster's state over time"), std::string::npos);
+  if (testutil::HaveProgram("chromium")) {
+    const testutil::CommandResult dom = Chromium(page, "--dump-dom", dir + "/profile");
+    ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
+    EXPECT_EQ(Attribute(dom.output, "data-done"), "1");
+    EXPECT_EQ(Attribute(dom.output, "data-drawn"), "3");
+    EXPECT_EQ(Errors(dom.output), "");
+  } else {
+    ADD_FAILURE() << "the report's browser check needs Debian's chromium: scripts/deps.sh --test";
+  }
   // The next mode's fresh cluster is clean.
   const json* aof = FindCell(doc, "aof-everysec", "SET", 100, "random");
   ASSERT_NE(aof, nullptr);

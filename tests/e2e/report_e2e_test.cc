@@ -8,9 +8,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <string>
 
+#include "e2e/chromium_util.h"
 #include "e2e/e2e_util.h"
 #include "npm_util.h"
 #include "test_paths.h"
@@ -29,30 +29,6 @@ std::string ArtifactDir() {
   const std::string dir = fs::path(MEMSTAND_BINARY).parent_path().string() + "/test-artifacts";
   fs::create_directories(dir);
   return dir;
-}
-
-// Headless Chromium on `page`, bounded: `mode` is "--dump-dom" or "--screenshot=FILE".
-// A profile folder of its own, so parallel tests never share one.
-testutil::CommandResult Chromium(const std::string& page, const std::string& mode,
-                                 const std::string& profile) {
-  return RunShell(
-      "timeout 90 chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars "
-      "--no-first-run --user-data-dir=" +
-      ShellQuote(profile) + " --virtual-time-budget=10000 --window-size=1200,2400 " +
-      ShellQuote(mode) + " " + ShellQuote("file://" + page) + " 2>/dev/null");
-}
-
-std::string Attribute(const std::string& dom, const std::string& name) {
-  std::smatch m;
-  const std::regex re("id=\"memstand-status\"[^>]*" + name + "=\"([^\"]*)\"");
-  return std::regex_search(dom, m, re) ? m[1].str() : "";
-}
-
-std::string Errors(const std::string& dom) {
-  std::smatch m;
-  return std::regex_search(dom, m, std::regex("<pre id=\"memstand-errors\">([^<]*)</pre>"))
-             ? m[1].str()
-             : "?";
 }
 
 TEST(ReportE2E, BadInputsExitTwoNamingTheFile) {

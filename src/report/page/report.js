@@ -111,7 +111,8 @@
       var colour = PALETTE[i % PALETTE.length];
       colours.push(colour);
       series.push({
-        label: name, stroke: colour, width: 2, spanGaps: true,
+        // "segments": a gap (null) ends a segment, as in a timeline of intervals.
+        label: name, stroke: colour, width: spec.style === 'segments' ? 6 : 2, spanGaps: spec.style !== 'segments',
         paths: line ? undefined : function () { return null; },
         points: { show: points ? true : undefined, size: 8, stroke: colour, fill: colour },
       });
@@ -120,8 +121,15 @@
     if (spec.x.log) { x.distr = 3; x.log = 10; }
     if (ticks) x.range = [-0.5, ticks.length - 0.5];
     else if (spec.x.integer) x.range = function (u, min, max) { return [min - 0.5, max + 0.5]; };
-    var y = { range: rangeWith(spec.y_lines, spec.y.log) };
+    var yTicks = spec.y.ticks;
+    var y = { range: yTicks ? [-0.5, yTicks.length - 0.5] : rangeWith(spec.y_lines, spec.y.log) };
     if (spec.y.log) { y.distr = 3; y.log = 10; }
+    var yAxis = { label: axisName(spec.y), size: 70 };
+    if (yTicks) {
+      yAxis.splits = function () { return yTicks.map(function (t, i) { return i; }); };
+      yAxis.values = function (u, splits) { return splits.map(function (v) { return yTicks[v] || ''; }); };
+      yAxis.size = 190;
+    }
     var xAxis = { label: axisName(spec.x) };
     if (spec.x.integer) xAxis.incrs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
     if (ticks) {
@@ -132,7 +140,7 @@
     return {
       opts: {
         title: spec.title, width: width, height: 320, series: series, scales: { x: x, y: y },
-        axes: [xAxis, { label: axisName(spec.y), size: 70 }],
+        axes: [xAxis, yAxis],
         plugins: [decorations(spec)],
       },
       colours: colours,
