@@ -8,14 +8,15 @@ struct ScenarioChartsEntry {
   ScenarioChartsFn fn;
 };
 
-// One row per scenario with charts of its own. stretched-cache, durability-overload and
-// replication-cost: not yet (their sections show the blocks and tables).
+// One row per scenario with charts of its own (a scenario without one gets its blocks
+// and tables only).
 const ScenarioChartsEntry kScenarioCharts[] = {
     {"working-set", WorkingSetCharts},
     {"mvcc-quota", MvccQuotaCharts},
     {"compute-locality", ComputeLocalityCharts},
     {"stretched-cache", StretchedCacheCharts},
     {"durability-overload", DurabilityOverloadCharts},
+    {"replication-cost", ReplicationCostCharts},
 };
 
 }  // namespace

@@ -22,5 +22,6 @@ void MvccQuotaCharts(const ReportInput& in, ReportSection* section);
 void ComputeLocalityCharts(const ReportInput& in, ReportSection* section);
 void StretchedCacheCharts(const ReportInput& in, ReportSection* section);
 void DurabilityOverloadCharts(const ReportInput& in, ReportSection* section);
+void ReplicationCostCharts(const ReportInput& in, ReportSection* section);
 
 }  // namespace memstand

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "e2e/chromium_util.h"
 #include "e2e/e2e_util.h"
 
 namespace memstand::e2e {
@@ -104,6 +105,18 @@ TEST(ReplicationCostE2E, ShortStepsPrintBothSystemsRatiosFlagsAndInvariants) {
   EXPECT_NE(ReadText(dir + "/ev/servers/tarantool-replica-3.conf").find("read_only = true"), std::string::npos);
   EXPECT_NE(ReadText(dir + "/ev/logs/tarantool-master-run1.log").find("memstand: replication ready"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir + "/ev/logs/redis-replica-2-run1.log"));
+
+  // The report page: per system throughput, p99 and ratios against concurrency, all six
+  // drawn by Chromium from this run's evidence.
+  const std::string page = dir + "/r.html";
+  Outcome rep = RunMemstand({"report", dir + "/ev", "-o", page}, 30);
+  ASSERT_EQ(rep.exit_code, 0) << rep.output;
+  ASSERT_TRUE(testutil::HaveProgram("chromium")) << "the report's browser check needs scripts/deps.sh --test";
+  const testutil::CommandResult dom = Chromium(page, "--dump-dom", dir + "/profile");
+  ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
+  EXPECT_EQ(Attribute(dom.output, "data-done"), "1");
+  EXPECT_EQ(Attribute(dom.output, "data-drawn"), "6");
+  EXPECT_EQ(Errors(dom.output), "");
 }
 
 TEST(ReplicationCostE2E, BadFlagsExitTwoAndTheListNamesIt) {
