@@ -89,7 +89,9 @@ class Worker {
   /// The server closed the connection (err 0) or reading failed: fails it.
   void FailRead(Conn& c, int err);
   void OnReadable(Conn& c);
-  /// RESP replies in p[0, n): parsed and handled (the part of OnReadable after read).
+  /// Bytes received on c, in order (both transports): to the protocol session.
+  void Deliver(Conn& c, const char* p, size_t n);
+  /// RESP replies in p[0, n): parsed and handled (Deliver's RESP path).
   [[gnu::always_inline]] inline void OnBytes(Conn& c, const char* p, size_t n);
   void HandleReply(Conn& c, int64_t now);
   void Fill(Client& cl, int64_t now);
@@ -121,16 +123,15 @@ class Worker {
   bool CanSend(const Client& cl, int64_t now) const;
   bool Busy() const;
   bool Finished() const;
-  // Protocols other than RESP (worker_other.cc), each behind one branch of the RESP path.
+  // Protocols other than RESP (the end of worker.cc), each behind one branch of the RESP path.
   void OnConnectedOther(Conn& c);
-  void OnReadableOther(Conn& c);
   void OnBytesOther(Conn& c, const char* p, size_t n);
   bool FeedGreeting(Conn& c, const char** p, size_t* left);
   void HandleReplyOther(Conn& c, int64_t now);
   void RecordOther(const InFlight& f, const ProtoReply& r, int64_t now);
   void SendOneOther(Client& cl, int64_t now, int64_t intended);
   int64_t OldestSent(const Conn& c) const;
-  // --io uring (the end of worker.cc): the measured loop's I/O as completions.
+  // --io uring (worker_transport.cc): the measured loop's I/O as completions.
   void SwitchToUring(std::unique_ptr<Uring> ring);
   /// One io_uring_enter: submits the queued sends, handles every completion; *now: the
   /// time they were taken. False when the ring failed (the run stops).
