@@ -121,6 +121,12 @@ void Worker::AddReplicaNodes() {
 Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
   const std::string& host = cluster_ ? map_.nodes()[node].host : cl.target->host;
   const int port = cluster_ ? map_.nodes()[node].port : cl.target->port;
+  std::unique_ptr<TlsSession> tls;
+  if (shared_->tls) {
+    auto started = TlsSession::Start(shared_->tls, host);
+    if (!started.ok()) return started.status().WithContext(cl.target->Display());
+    tls = std::move(*started);
+  }
   auto fd = ConnectNode(*cl.target, host, port, opt_.connect_timeout_ms, false);
   if (!fd.ok()) return fd.status();
   auto c = std::make_unique<Conn>();
@@ -128,6 +134,7 @@ Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
   c->slot = static_cast<uint32_t>(conns_.size());
   c->node = node;
   c->client = &cl;
+  c->tls = std::move(tls);
   c->ring.resize(std::bit_ceil(static_cast<size_t>(std::max<size_t>(depth_, 4))));
   c->setup_deadline_ns = NowNs() + int64_t{opt_.connect_timeout_ms} * 1'000'000;
   next_deadline_ns_ = std::min(next_deadline_ns_, c->setup_deadline_ns);
@@ -404,11 +411,16 @@ void Worker::OnEvent(Conn& c, uint32_t events, int64_t now) {
 }
 
 void Worker::OnConnected(Conn& c) {
-  if (proto_ != Protocol::kResp) return OnConnectedOther(c);
   Status s = FinishConnect(c.fd);
   if (!s.ok()) return Fail(c, s.WithContext(Peer(c)));
   reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
   c.state = Conn::State::kSetup;
+  if (c.tls) return Flush(c);  // the ClientHello; ReceiveTls starts the session
+  StartSession(c);
+}
+
+void Worker::StartSession(Conn& c) {
+  if (proto_ != Protocol::kResp) return StartSessionOther(c);
   // HELLO (with AUTH inside) for RESP3; else AUTH, then SELECT. Written ahead of
   // requests a redirect buffered while the connection was being made.
   Buffer setup;
@@ -676,10 +688,7 @@ void Worker::Fail(Conn& c, const Status& why) {
 // matched by sync: the ring is then a slot table, a request's sync = (sequence <<
 // bits) | slot, with the slot taken from the free list (pipeline <= slots).
 
-void Worker::OnConnectedOther(Conn& c) {
-  Status s = FinishConnect(c.fd);
-  if (!s.ok()) return Fail(c, s.WithContext(Peer(c)));
-  reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
+void Worker::StartSessionOther(Conn& c) {
   c.proto = std::make_unique<ProtoReader>(proto_);
   if (proto_ != Protocol::kIproto) {
     c.state = Conn::State::kRunning;

@@ -13,6 +13,7 @@
 #include "core/buffer.h"
 #include "core/pacer.h"
 #include "core/reactor.h"
+#include "core/tls.h"
 #include "load/proto_request.h"
 #include "load/worker.h"
 #include "proto/resp/resp.h"
@@ -62,6 +63,11 @@ struct Worker::Conn {
   /// --io uring: the bytes of the send in flight (out's former contents; out takes
   /// new requests meanwhile); empty: no send in flight. Grows on first use only.
   Buffer sending{0};
+  /// TLS: the session (its handshake before StartSession) and the ciphertext waiting to
+  /// be written; `out` then holds plaintext. Null without TLS.
+  std::unique_ptr<TlsSession> tls;
+  Buffer tls_out{0};
+  uint64_t received = 0;  // bytes read from the socket: 0 says nothing ever came
   resp::Reader reader{resp::Reader::Mode::kSummary};
   std::vector<InFlight> ring;  // FIFO of requests in flight; size a power of two
   size_t head = 0;

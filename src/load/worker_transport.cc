@@ -37,6 +37,8 @@ void Worker::FailRead(Conn& c, int err) {
   // requests were unread: its error is the reason either way.
   std::string said;
   if (!c.last_error.empty()) said = "; the server's last error reply: '" + c.last_error + "'";
+  if (c.received == 0 && !c.tls) said += "; " + std::string(kExpectsTlsHint);
+  if (c.tls && !c.tls->handshake_done()) said += " in the TLS handshake (" + Peer(c) + ")";
   if (err != 0) return Fail(c, Status::IoError(ErrnoMessage("read", err) + said));
   Fail(c, Status::IoError("the server closed the connection (" + std::to_string(c.count) +
                           " requests in flight)" + said));
@@ -45,14 +47,59 @@ void Worker::FailRead(Conn& c, int err) {
 void Worker::OnReadable(Conn& c) {
   const size_t n = ReadSome(c);
   if (n == 0) return;
-  Deliver(c, read_buf_.data(), n);
+  Receive(c, read_buf_.data(), n);
+}
+
+void Worker::Receive(Conn& c, const char* p, size_t n) {
+  c.received += n;
+  if (!c.tls) return Deliver(c, p, n);
+  ReceiveTls(c, p, n);
+}
+
+// Ciphertext in: the handshake's next step (then the protocol's set-up), or plaintext
+// decrypted into read_buf_ (p may point there: the session has copied it) and
+// delivered. What the session has to send back is queued.
+void Worker::ReceiveTls(Conn& c, const char* p, size_t n) {
+  TlsSession& tls = *c.tls;
+  tls.Feed(p, n);
+  if (!tls.handshake_done()) {
+    Result<bool> done = tls.Handshake();
+    if (!done.ok()) return Fail(c, done.status().WithContext(Peer(c)));
+    QueueFlush(c);
+    if (!*done) return;
+    StartSession(c);
+    if (c.state == Conn::State::kClosed) return;
+  }
+  for (;;) {
+    Result<size_t> got = tls.Read(read_buf_.data(), read_buf_.size());
+    if (!got.ok()) return Fail(c, got.status().WithContext(Peer(c)));
+    if (*got == 0) break;
+    Deliver(c, read_buf_.data(), *got);
+    if (c.state == Conn::State::kClosed) return;
+  }
+  if (tls.HasOutput()) QueueFlush(c);
+}
+
+bool Worker::Seal(Conn& c) {
+  if (c.tls->handshake_done() && c.out.Readable() > 0) {
+    Status s = c.tls->Write(c.out.ReadPtr(), c.out.Readable());
+    if (!s.ok()) {
+      Fail(c, s.WithContext(Peer(c)));
+      return false;
+    }
+    c.out.Clear();
+  }
+  c.tls->TakeOutput(&c.tls_out);
+  return true;
 }
 
 void Worker::Flush(Conn& c) {
   if (c.state == Conn::State::kConnecting) return;  // OnConnected flushes
   if (uring_) return SendQueued(c);
-  while (c.out.Readable() > 0) {
-    ssize_t n = write(c.fd, c.out.ReadPtr(), c.out.Readable());
+  if (c.tls && !Seal(c)) return;
+  Buffer& wire = c.tls ? c.tls_out : c.out;  // what goes on the socket
+  while (wire.Readable() > 0) {
+    ssize_t n = write(c.fd, wire.ReadPtr(), wire.Readable());
     ++stats_.write_calls;
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -60,9 +107,9 @@ void Worker::Flush(Conn& c) {
       return Fail(c, Status::IoError(ErrnoMessage("write", errno)));
     }
     stats_.socket_bytes_written += static_cast<uint64_t>(n);
-    c.out.Consume(static_cast<size_t>(n));
+    wire.Consume(static_cast<size_t>(n));
   }
-  bool pending = c.out.Readable() > 0;
+  bool pending = wire.Readable() > 0;
   if (pending != c.want_write) {
     c.want_write = pending;
     reactor_->Modify(c.fd, Reactor::kReadable | (pending ? Reactor::kWritable : 0), c.slot);
@@ -112,7 +159,7 @@ void Worker::SwitchToUring(std::unique_ptr<Uring> ring) {
     reactor_->Remove(c->fd);
     c->want_write = false;
     uring_->ArmRecv(c->fd, c->slot);
-    if (c->out.Readable() > 0) QueueFlush(*c);
+    if (c->out.Readable() + c->tls_out.Readable() > 0) QueueFlush(*c);
   }
 }
 
@@ -146,7 +193,7 @@ void Worker::OnReceived(Conn& c, const Uring::Completion& e, int64_t now) {
   if (e.result <= 0) return FailRead(c, -e.result);
   ++stats_.read_calls;
   stats_.socket_bytes_read += static_cast<uint64_t>(e.result);
-  Deliver(c, e.data, static_cast<size_t>(e.result));
+  Receive(c, e.data, static_cast<size_t>(e.result));
   if (c.state == Conn::State::kClosed) return;
   if (!e.more) uring_->ArmRecv(c.fd, c.slot);
   Fill(*c.client, now);
@@ -154,8 +201,10 @@ void Worker::OnReceived(Conn& c, const Uring::Completion& e, int64_t now) {
 }
 
 void Worker::SendQueued(Conn& c) {
-  if (c.sending.Readable() > 0 || c.out.Readable() == 0) return;  // one send at a time
-  std::swap(c.out, c.sending);  // out goes on with the buffer the last send emptied
+  if (c.tls && !Seal(c)) return;
+  Buffer& wire = c.tls ? c.tls_out : c.out;
+  if (c.sending.Readable() > 0 || wire.Readable() == 0) return;  // one send at a time
+  std::swap(wire, c.sending);  // wire goes on with the buffer the last send emptied
   SendRest(c);
 }
 
@@ -171,7 +220,7 @@ void Worker::OnSent(Conn& c, int result) {
   c.sending.Consume(static_cast<size_t>(result));
   // Sends go whole (MSG_WAITALL) but are capped at Uring::kMaxSend: the rest goes first.
   if (c.sending.Readable() > 0) return SendRest(c);
-  if (c.out.Readable() > 0) QueueFlush(c);
+  if (c.out.Readable() + c.tls_out.Readable() > 0) QueueFlush(c);
 }
 
 }  // namespace memstand
