@@ -74,6 +74,8 @@ class RedisClient {
   /// Application bytes read from and written to the socket since the connect, the
   /// handshake included (counted at each read() and write(); over TLS the ciphertext).
   const SocketBytes& bytes() const { return bytes_; }
+  /// TLS: the protocol and cipher agreed (TlsSession::Describe); "" without TLS.
+  std::string tls_description() const { return tls_ ? tls_->Describe() : ""; }
   /// The kernel's count of the same connection (TCP_INFO); an error once it is closed.
   Result<TcpBytes> KernelBytes() const;
 

@@ -688,6 +688,7 @@ Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* i
   const std::vector<ServerSnapshot> each_before = SnapshotEach(controls);
   ServerSnapshot before = WithReplicaReads(opt, Merge(each_before), replica_controls);
   r.server_info = before.info;
+  r.tls_session = controls.front()->tls_description();
   if (auto it = before.info.find("redis_version"); it != before.info.end()) {
     r.server_version = it->second;
   }

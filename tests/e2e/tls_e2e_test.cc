@@ -145,6 +145,8 @@ TEST_P(TlsE2E, CountsEqualInfoCommandstatsReadOverTls) {
   EXPECT_EQ(j["options"]["io"], Io());
   EXPECT_EQ(j["server"]["url"], Url(redis));
   EXPECT_EQ(j["server"]["tls"], true);
+  EXPECT_EQ(j["server"]["tls_session"].get<std::string>().rfind("TLSv1.", 0), 0u)
+      << j["server"].dump();
   EXPECT_EQ(j["totals"]["ops"], 2000);
   EXPECT_EQ(j["totals"]["errors"], 0);
   EXPECT_EQ(j["cross_check"]["available"], true) << j["cross_check"].dump();
