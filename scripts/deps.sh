@@ -18,7 +18,8 @@ PACKAGES=(
   postgresql libpq-dev
 )
 if [ "${1:-}" = "--test" ]; then
-  PACKAGES+=(clang libclang-rt-dev prometheus libhdrhistogram-java default-jre-headless chromium)
+  # openssl: the TLS e2e test makes its CA and certificates with the openssl CLI.
+  PACKAGES+=(clang libclang-rt-dev prometheus libhdrhistogram-java default-jre-headless chromium openssl)
 fi
 # Node.js and npm (the HdrHistogram log test decodes with npm's hdr-histogram-js): only
 # when missing, since a machine may carry a nodejs package that bundles npm.

@@ -53,6 +53,17 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
                   "readable by group or others (chmod 600)");
   app->add_option("--user", f->user,
                   "ACL user name (with a password from -a, --auth-file or MEMSTAND_PASSWORD)");
+  app->add_flag("--tls", f->tls, "RESP over TLS (as a rediss:// target; docs/tls.md)");
+  app->add_option("--tls-ca", f->tls_ca,
+                  "CA certificates (PEM) that the server's certificate must chain to "
+                  "(default: the system's store)");
+  app->add_option("--tls-cert", f->tls_cert, "Client certificate (PEM), with --tls-key");
+  app->add_option("--tls-key", f->tls_key, "Private key of --tls-cert (PEM, unencrypted)");
+  app->add_flag("--tls-skip-verify", f->tls_skip_verify,
+                "Do not check the server's certificate or name (test servers only)");
+  app->add_option("--sni", f->sni,
+                  "Server name sent in the TLS handshake and checked in its certificate "
+                  "(default: the target's host when it is a name)");
   app->add_option("--db", f->db, "Database number to SELECT")->check(CLI::Range(0, 1 << 20));
   app->add_option("--resp", f->resp, "RESP protocol version: 2 or 3 (HELLO 3)")
       ->check(CLI::IsMember({2, 3}));
@@ -268,6 +279,52 @@ Status BuildPool(const RunFlags& f, LoadOptions* o) {
   return Status::OK();
 }
 
+// rediss:// or --tls, and the --tls-* flags: every target TLS or none, RESP over TCP to
+// a given target; the files are loaded now, so a bad one is a usage error.
+Status BuildTls(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
+  LoadOptions& o = cfg->load;
+  std::vector<RedisTarget*> all = {&o.target};
+  for (RedisTarget& t : o.pool) all.push_back(&t);
+  const RedisTarget* plain = nullptr;
+  const RedisTarget* tls = nullptr;
+  for (const RedisTarget* t : all) (t->tls ? tls : plain) = t;
+  o.tls.enabled = f.tls || tls != nullptr;
+  for (const char* flag : {"--tls-ca", "--tls-cert", "--tls-key", "--tls-skip-verify", "--sni"}) {
+    if (app.count(flag) > 0 && !o.tls.enabled) {
+      return Status::InvalidArgument(std::string(flag) + ": needs --tls or a rediss:// target");
+    }
+  }
+  if (!o.tls.enabled) return Status::OK();
+  if (!f.tls && plain != nullptr) {
+    return Status::InvalidArgument("--target: a pool is all TLS or all plaintext, but " +
+                                   tls->Display() + " is rediss:// and " + plain->Display() +
+                                   " is not (--tls makes every member TLS)");
+  }
+  const char* flag = f.tls ? "--tls" : "rediss://";
+  if (!cfg->target_given) {
+    return Status::InvalidArgument(std::string(flag) + ": needs a target (the local server "
+                                   "memstand starts listens in plaintext)");
+  }
+  if (o.protocol != Protocol::kResp) {
+    return Status::InvalidArgument(std::string(flag) + ": TLS is for RESP targets, not --protocol " +
+                                   ProtocolName(o.protocol));
+  }
+  if (!o.target.unix_path.empty()) {
+    return Status::InvalidArgument(std::string(flag) + ": TLS is for TCP targets, not the Unix "
+                                   "socket " + o.target.unix_path);
+  }
+  if (f.cluster) return Status::InvalidArgument(std::string(flag) + ": not with --cluster (yet)");
+  for (RedisTarget* t : all) t->tls = true;
+  o.tls.ca_file = f.tls_ca;
+  o.tls.cert_file = f.tls_cert;
+  o.tls.key_file = f.tls_key;
+  o.tls.skip_verify = f.tls_skip_verify;
+  o.tls.sni = f.sni;
+  if (app.count("--sni") > 0 && f.sni.empty()) return Status::InvalidArgument("--sni: empty name");
+  auto ctx = TlsContext::Create(o.tls);
+  return ctx.ok() ? Status::OK() : ctx.status();
+}
+
 Status BuildTarget(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   RedisTarget& t = cfg->load.target;
   if (!f.targets.empty()) {
@@ -298,6 +355,8 @@ Status BuildTarget(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   }
   Status s = BuildPool(f, &cfg->load);
   if (s.ok()) s = BuildProtocol(f, cfg);
+  if (!s.ok()) return s;
+  s = BuildTls(app, f, cfg);
   if (!s.ok()) return s;
   if (f.db != 0) {  // --db: on the target, or on every member of a pool
     t.db = f.db;

@@ -123,6 +123,12 @@ Result<std::unique_ptr<RedisClient>> RedisClient::Connect(const RedisClientOptio
   if (!fd.ok()) return fd.status().WithContext("connect to redis");
   std::unique_ptr<RedisClient> client(new RedisClient(*fd, options.timeout_ms));
   Status s = SetNonBlocking(*fd, true);
+  if (s.ok() && options.tls) {
+    auto tls = TlsSession::Start(options.tls, options.host);
+    s = tls.ok() ? TlsHandshakeBy(tls->get(), *fd, deadline) : tls.status();
+    if (tls.ok()) client->tls_ = std::move(*tls);
+    if (s.ok()) client->CountTlsBytes();
+  }
   if (s.ok()) s = client->Handshake(options, deadline);
   if (s.code() == Status::Code::kServer) return s;
   if (!s.ok())
@@ -181,10 +187,9 @@ Result<std::vector<resp::Reply>> RedisClient::ExchangeAll(
   }
   Status s = CheckInStep(commands[0][0]);
   if (!s.ok()) return s;
-  s = WriteAllBy(fd_, out.ReadPtr(), out.Readable(), deadline_ns);
+  s = Send(out.ReadPtr(), out.Readable(), deadline_ns);
   if (s.code() == Status::Code::kTimeout) s = Status::Timeout("could not send within " + Bound());
   if (!s.ok()) return Broken(s);
-  bytes_.written += out.Readable();
   for (const auto& args : commands) ++sent_[Lower(args[0])];
   std::vector<resp::Reply> replies;
   for (const auto& args : commands) {
@@ -200,11 +205,18 @@ Result<std::vector<resp::Reply>> RedisClient::ExchangeAll(
 // One command at a time: bytes that came before this command was sent answer none of
 // ours (a reply to an earlier one, or a second reply to it).
 Status RedisClient::CheckInStep(const std::string& command) {
+  if (tls_) {
+    Status s = DrainPending();
+    if (!s.ok()) return Broken(s);
+    if (in_.Readable() == 0) return Status::OK();
+  }
   if (in_.Readable() == 0 && !HasPendingBytes(fd_)) return Status::OK();
-  in_.EnsureWritable(kMaxShown);
-  auto n = ReadSomeBy(fd_, in_.WritePtr(), kMaxShown, NowNs());
-  if (n.ok()) in_.Commit(*n);
-  if (n.ok()) bytes_.read += *n;
+  if (!tls_) {
+    in_.EnsureWritable(kMaxShown);
+    auto n = ReadSomeBy(fd_, in_.WritePtr(), kMaxShown, NowNs());
+    if (n.ok()) in_.Commit(*n);
+    if (n.ok()) bytes_.read += *n;
+  }
   const std::string_view stray(in_.ReadPtr(), std::min(in_.Readable(), kMaxShown));
   return Broken(Status::Protocol("bytes with no command in flight came before " + command + ": \"" +
                                  Printable(stray) + "\" (replies out of step); connection closed"));
@@ -226,23 +238,76 @@ Result<resp::Reply> RedisClient::ReadReply(int64_t deadline_ns) {
       in_.Consume(used);
       if (event == resp::Reader::Event::kReply) return reader_.TakeReply();
       if (event == resp::Reader::Event::kProtocolError) {
-        return Broken(Status::Protocol("not a RESP reply (" + reader_.error() + "); received \"" +
-                                       Printable(received_) + "\""));
+        const bool tls_record = !tls_ && LooksLikeTls(received_.data(), received_.size());
+        return Broken(Status::Protocol(
+            "not a RESP reply (" + reader_.error() + "); received \"" + Printable(received_) +
+            "\"" + (tls_record ? ": a TLS record, the server expects TLS (use rediss:// or --tls)"
+                                : "")));
       }
     }
     in_.EnsureWritable(kReadChunk);
-    auto n = ReadSomeBy(fd_, in_.WritePtr(), in_.Writable(), deadline_ns);
+    auto n = Receive(in_.WritePtr(), in_.Writable(), deadline_ns);
     if (!n.ok() && n.status().code() == Status::Code::kTimeout) {
       return Broken(Status::Timeout("no reply within " + Bound()));
+    }
+    // A TLS port resets (or closes) a plaintext connection without a word.
+    const bool silent = !tls_ && received_.empty() && bytes_.read == 0;
+    if (!n.ok() && silent) {
+      return Broken(Status::IoError(n.status().message() + "; " + kExpectsTlsHint));
     }
     if (!n.ok()) return Broken(n.status());
     if (*n == 0) {
       std::string after = received_.empty() ? "" : " after \"" + Printable(received_) + "\"";
+      if (silent) after += "; " + std::string(kExpectsTlsHint);
       return Broken(Status::IoError("connection closed by the server" + after));
     }
     in_.Commit(*n);
-    bytes_.read += *n;
   }
+}
+
+Status RedisClient::Send(const char* p, size_t n, int64_t deadline_ns) {
+  if (!tls_) {
+    Status s = WriteAllBy(fd_, p, n, deadline_ns);
+    if (s.ok()) bytes_.written += n;
+    return s;
+  }
+  Status s = TlsWriteAllBy(tls_.get(), fd_, p, n, deadline_ns);
+  CountTlsBytes();
+  return s;
+}
+
+Result<size_t> RedisClient::Receive(char* buf, size_t cap, int64_t deadline_ns) {
+  if (!tls_) {
+    auto n = ReadSomeBy(fd_, buf, cap, deadline_ns);
+    if (n.ok()) bytes_.read += *n;
+    return n;
+  }
+  auto n = TlsReadSomeBy(tls_.get(), fd_, buf, cap, deadline_ns);
+  CountTlsBytes();
+  return n;
+}
+
+Status RedisClient::DrainPending() {
+  char raw[kReadChunk];
+  while (HasPendingBytes(fd_)) {
+    auto n = ReadSomeBy(fd_, raw, sizeof raw, NowNs() + int64_t{timeout_ms_} * 1'000'000);
+    if (!n.ok()) return n.status();
+    if (*n == 0) break;  // a close: the next read says so
+    tls_->Feed(raw, *n);
+  }
+  for (;;) {
+    in_.EnsureWritable(kReadChunk);
+    auto got = tls_->Read(in_.WritePtr(), in_.Writable());
+    CountTlsBytes();
+    if (!got.ok()) return got.status();
+    if (*got == 0) return Status::OK();
+    in_.Commit(*got);
+  }
+}
+
+void RedisClient::CountTlsBytes() {
+  bytes_.read = tls_->fed_bytes();
+  bytes_.written = tls_->taken_bytes();
 }
 
 Result<TcpBytes> RedisClient::KernelBytes() const {

@@ -13,6 +13,7 @@
 
 #include "core/buffer.h"
 #include "core/tcp_info.h"
+#include "core/tls.h"
 #include "proto/resp/resp.h"
 #include "util/status.h"
 
@@ -29,6 +30,9 @@ struct RedisClientOptions {
   /// Bounds the connect and the set-up commands together (one deadline from the
   /// connect on), then each later command with its whole reply.
   int timeout_ms = 5000;
+  /// Non-null: TLS over the connection (its handshake before any command), SNI and the
+  /// name checked from `host` unless the context names one.
+  std::shared_ptr<const TlsContext> tls;
 };
 
 class RedisClient {
@@ -68,8 +72,10 @@ class RedisClient {
   const std::map<std::string, int64_t>& sent_by_command() const { return sent_; }
 
   /// Application bytes read from and written to the socket since the connect, the
-  /// handshake included (counted at each read() and write()).
+  /// handshake included (counted at each read() and write(); over TLS the ciphertext).
   const SocketBytes& bytes() const { return bytes_; }
+  /// TLS: the protocol and cipher agreed (TlsSession::Describe); "" without TLS.
+  std::string tls_description() const { return tls_ ? tls_->Describe() : ""; }
   /// The kernel's count of the same connection (TCP_INFO); an error once it is closed.
   Result<TcpBytes> KernelBytes() const;
 
@@ -84,6 +90,13 @@ class RedisClient {
   Result<resp::Reply> ReadReply(int64_t deadline_ns);
   std::string Bound() const;
   Status Broken(Status s);
+  // The socket's bytes, through TLS when the connection has it, counted in bytes_.
+  Status Send(const char* p, size_t n, int64_t deadline_ns);
+  Result<size_t> Receive(char* buf, size_t cap, int64_t deadline_ns);
+  /// TLS: takes what waits on the socket (session tickets after the handshake, say)
+  /// into the session, and any plaintext it decrypts into in_.
+  Status DrainPending();
+  void CountTlsBytes();
 
   int fd_;  // non-blocking; -1 once broken (closed)
   int timeout_ms_;
@@ -94,6 +107,7 @@ class RedisClient {
   std::string received_;  // the first bytes of the reply being read, for errors
   std::map<std::string, int64_t> sent_;
   SocketBytes bytes_;
+  std::unique_ptr<TlsSession> tls_;  // null: plaintext
 };
 
 }  // namespace memstand

@@ -384,8 +384,10 @@ double RunResult::client_cpu_s() const { return totals.cpu_user_s + totals.cpu_s
 namespace {
 
 // The control client of target t: RESP2, so that it reads INFO alike on every server.
-RedisClientOptions ControlOptions(const LoadOptions& opt, const RedisTarget& t) {
+RedisClientOptions ControlOptions(const LoadOptions& opt, const RedisTarget& t,
+                                  std::shared_ptr<const TlsContext> tls) {
   RedisClientOptions co;
+  co.tls = std::move(tls);
   co.host = t.host;
   co.port = t.port;
   co.unix_path = t.unix_path;
@@ -399,10 +401,11 @@ RedisClientOptions ControlOptions(const LoadOptions& opt, const RedisTarget& t) 
 
 // A pool: a control client on every member after the first, each with its own
 // credentials; their INFO is summed as a cluster's masters' is.
-Status ConnectPool(const LoadOptions& opt, std::vector<std::unique_ptr<RedisClient>>* controls) {
+Status ConnectPool(const LoadOptions& opt, const std::shared_ptr<const TlsContext>& tls,
+                   std::vector<std::unique_ptr<RedisClient>>* controls) {
   for (int i = 1; i < opt.pool_size(); ++i) {
     const RedisTarget& t = opt.pool_target(i);
-    auto c = RedisClient::Connect(ControlOptions(opt, t));
+    auto c = RedisClient::Connect(ControlOptions(opt, t, tls));
     if (!c.ok()) return c.status().WithContext("cannot use " + t.Display());
     controls->push_back(std::move(*c));
   }
@@ -655,19 +658,27 @@ Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* i
   if (opt.protocol != Protocol::kResp) return RunLoadOther(opt, interrupt, std::move(sink));
   RunResult r;
   r.started_at = WallClockIso();
-  RedisClientOptions co = ControlOptions(opt, opt.target);
+  // TLS: one context for the control clients and every load connection.
+  std::shared_ptr<const TlsContext> tls;
+  if (opt.tls.enabled) {
+    auto created = TlsContext::Create(opt.tls);
+    if (!created.ok()) return created.status();
+    tls = std::move(*created);
+  }
+  RedisClientOptions co = ControlOptions(opt, opt.target, tls);
   auto client = RedisClient::Connect(co);
   if (!client.ok()) return client.status().WithContext("cannot use " + opt.target.Display());
   WorkerShared shared;
   Status s = PrepareShared(opt, &shared);
   if (!s.ok()) return s;
+  shared.tls = tls;
   std::vector<std::unique_ptr<RedisClient>> controls, replica_controls;
   if (opt.cluster) {
     s = ConnectCluster(opt, co, std::move(*client), &shared, &controls, &replica_controls, &r);
     if (!s.ok()) return s;
   } else {
     controls.push_back(std::move(*client));
-    s = ConnectPool(opt, &controls);
+    s = ConnectPool(opt, tls, &controls);
     if (!s.ok()) return s;
   }
 
@@ -677,6 +688,7 @@ Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* i
   const std::vector<ServerSnapshot> each_before = SnapshotEach(controls);
   ServerSnapshot before = WithReplicaReads(opt, Merge(each_before), replica_controls);
   r.server_info = before.info;
+  r.tls_session = controls.front()->tls_description();
   if (auto it = before.info.find("redis_version"); it != before.info.end()) {
     r.server_version = it->second;
   }

@@ -61,6 +61,9 @@ struct RunResult {
   Status failure;                   // first failure (connection, protocol, setup)
   bool interrupted = false;         // stopped by SIGINT/SIGTERM
   std::string server_version;
+  /// TLS: the protocol and cipher the control connection agreed, e.g. "TLSv1.3
+  /// TLS_AES_256_GCM_SHA384" (the load connections use the same context). Empty: plaintext.
+  std::string tls_session;
   std::map<std::string, std::string> server_info;  // INFO before the run
   bool server_cpu_known = false;    // from INFO cpu (used_cpu_user/sys) deltas
   double server_cpu_user_s = 0;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/tls.h"
 #include "load/pool.h"
 #include "load/protocol.h"
 #include "load/target.h"
@@ -54,6 +55,9 @@ struct LoadOptions {
   /// A pool: which member each connection goes to (round robin by global client index:
   /// an even split that a server-side count can check).
   Balance balance = Balance::kRoundRobin;
+  /// RESP over TLS (rediss:// or --tls; then every target has tls set): the CA, the
+  /// client certificate, SNI. Off by default: servers listen in plaintext unless told.
+  TlsOptions tls;
   /// The wire protocol; --protocol, else the target's URL scheme, else RESP.
   Protocol protocol = Protocol::kResp;
   int resp = 2;                  // RESP version: 2 (every server) or 3 (HELLO 3)

@@ -68,6 +68,25 @@ TEST(TargetUrl, OtherSchemes) {
   EXPECT_FALSE(ParseRedisUrl("memcache://h:1").ok());  // the redis-only parser stays strict
 }
 
+TEST(TargetUrl, RedissIsRespOverTls) {
+  auto t = ParseTargetUrl("rediss://u:pw@cache.example:6380/2");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->scheme, "redis");
+  EXPECT_TRUE(t->tls);
+  EXPECT_EQ(t->host, "cache.example");
+  EXPECT_EQ(t->port, 6380);
+  EXPECT_EQ(t->db, 2);
+  EXPECT_EQ(t->Display(), "rediss://u@cache.example:6380/2");
+  t = ParseTargetUrl("rediss://[::1]");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->port, 6379);
+  EXPECT_EQ(t->Display(), "rediss://[::1]:6379");
+  EXPECT_FALSE(ParseTargetUrl("redis://h:1")->tls);
+  auto unix_tls = ParseTargetUrl("rediss+unix:///run/r.sock");
+  ASSERT_FALSE(unix_tls.ok());
+  EXPECT_NE(unix_tls.status().message().find("not Unix sockets"), std::string::npos);
+}
+
 TEST(TargetUrl, ErrorsNeverQuoteThePassword) {
   for (const char* bad :
        {"redis://user:S3cretPW@127.0.0.1:1:bad", "redis://S3cretPW@h:0",

@@ -15,6 +15,7 @@
 #include "core/reactor.h"
 #include "core/socket.h"
 #include "core/uring.h"
+#include "load/worker_conn.h"
 #include "proto/iproto/greeting.h"
 #include "proto/resp/resp.h"
 #include "workload/key_pattern.h"
@@ -49,93 +50,6 @@ std::string ErrorPrefix(const std::string& text) {
 }
 
 }  // namespace
-
-class Worker::ReactorHolder : public Reactor {};
-
-struct Worker::InFlight {
-  int64_t intended_ns;  // open loop: the pacer's time; closed loop: sent_ns
-  int64_t sent_ns;      // the first send (a redirected request keeps it)
-  uint64_t key;         // to send it again after a redirect
-  const char* data;     // into the value pool, which outlives the run
-  uint32_t data_len;
-  uint16_t cmd;         // command index, kSetupCommand or kAskingCommand
-  bool measured;        // sent in the measured phase
-  uint8_t redirects;    // MOVED/ASK/TRYAGAIN followed so far
-};
-
-// A logical client: its own key and value streams, schedule and budget, and up to
-// `pipeline` requests in flight over its connection(s) (x masters with --cluster).
-struct Worker::Client {
-  uint32_t index = 0;             // in clients_
-  std::vector<KeySequence> keys;  // by command index
-  Rng rng{0};
-  uint64_t mix_pos = 0;
-  uint64_t seq = 0;               // IPROTO: the next __seq__ (global index + k x clients)
-  uint64_t budget = UINT64_MAX;   // measured requests left (requests mode)
-  uint32_t next_replica = 0;      // --read-from-replicas: round robin
-  const RedisTarget* target = nullptr;  // its pool member (--cluster: the seed); in opt_
-  std::optional<Pacer> pacer;     // open loop only
-  int64_t due_queued = -1;        // open loop: the time of this client's live due_ entry
-  size_t in_flight = 0;           // data requests sent and not yet answered
-  bool failed = false;            // one of its connections failed
-  std::vector<Conn*> conns;       // by node index; one without --cluster
-};
-
-struct Worker::Conn {
-  int fd = -1;
-  uint32_t slot = 0;  // index in conns_
-  int node = 0;       // index in the slot map's nodes (0 without --cluster)
-  Client* client = nullptr;
-  enum class State { kConnecting, kSetup, kRunning, kClosed } state = State::kConnecting;
-  Buffer out;
-  /// --io uring: the bytes of the send in flight (out's former contents; out takes
-  /// new requests meanwhile); empty: no send in flight. Grows on first use only.
-  Buffer sending{0};
-  resp::Reader reader{resp::Reader::Mode::kSummary};
-  std::vector<InFlight> ring;  // FIFO of requests in flight; size a power of two
-  size_t head = 0;
-  size_t count = 0;
-  bool want_write = false;
-  bool flush_queued = false;
-  std::vector<std::string> setup_names;  // setup commands awaiting replies, in order
-  int64_t setup_deadline_ns = 0;         // connect + set-up by then (--connect-timeout)
-  // Protocols other than RESP: the reply reader; IPROTO: `ring` is a slot table
-  // indexed by sync & (size - 1), slot_sync[i] the sync in flight there (0: free).
-  std::unique_ptr<ProtoReader> proto;
-  std::vector<uint64_t> slot_sync;
-  std::vector<uint32_t> free_slots;
-  uint64_t next_seq = 0;
-  std::string greeting;  // IPROTO: greeting bytes received so far
-  // The latest error reply, for the message when the server then closes (a server at
-  // maxclients answers one error and hangs up).
-  std::string last_error;
-
-  void Push(const InFlight& f) {
-    if (count == ring.size()) Grow();
-    ring[(head + count) & (ring.size() - 1)] = f;
-    ++count;
-  }
-  // Puts f before everything in flight (set-up written ahead of buffered requests).
-  void PushFront(const InFlight& f) {
-    if (count == ring.size()) Grow();
-    head = (head - 1) & (ring.size() - 1);
-    ring[head] = f;
-    ++count;
-  }
-  InFlight Pop() {
-    InFlight f = ring[head];
-    head = (head + 1) & (ring.size() - 1);
-    --count;
-    return f;
-  }
-  // Only redirects and set-up push past the client's pipeline depth.
-  void Grow() {
-    std::vector<InFlight> bigger(ring.size() * 2);
-    for (size_t i = 0; i < count; ++i) bigger[i] = ring[(head + i) & (ring.size() - 1)];
-    ring.swap(bigger);
-    head = 0;
-  }
-};
 
 Worker::Worker(WorkerShared* shared, int thread_index)
     : shared_(shared),
@@ -207,6 +121,12 @@ void Worker::AddReplicaNodes() {
 Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
   const std::string& host = cluster_ ? map_.nodes()[node].host : cl.target->host;
   const int port = cluster_ ? map_.nodes()[node].port : cl.target->port;
+  std::unique_ptr<TlsSession> tls;
+  if (shared_->tls) {
+    auto started = TlsSession::Start(shared_->tls, host);
+    if (!started.ok()) return started.status().WithContext(cl.target->Display());
+    tls = std::move(*started);
+  }
   auto fd = ConnectNode(*cl.target, host, port, opt_.connect_timeout_ms, false);
   if (!fd.ok()) return fd.status();
   auto c = std::make_unique<Conn>();
@@ -214,6 +134,7 @@ Result<Worker::Conn*> Worker::OpenConn(Client& cl, int node) {
   c->slot = static_cast<uint32_t>(conns_.size());
   c->node = node;
   c->client = &cl;
+  c->tls = std::move(tls);
   c->ring.resize(std::bit_ceil(static_cast<size_t>(std::max<size_t>(depth_, 4))));
   c->setup_deadline_ns = NowNs() + int64_t{opt_.connect_timeout_ms} * 1'000'000;
   next_deadline_ns_ = std::min(next_deadline_ns_, c->setup_deadline_ns);
@@ -489,28 +410,17 @@ void Worker::OnEvent(Conn& c, uint32_t events, int64_t now) {
   if ((events & EPOLLOUT) || c.out.Readable() > 0) QueueFlush(c);
 }
 
-void Worker::QueueFlush(Conn& c) {
-  if (c.flush_queued) return;
-  c.flush_queued = true;
-  flush_queue_.push_back(&c);
-}
-
-void Worker::FlushQueued() {
-  // Writes after every event of a wake-up is handled: the server then finds many
-  // requests at once instead of being woken once per connection.
-  for (Conn* c : flush_queue_) {
-    c->flush_queued = false;
-    if (c->state != Conn::State::kClosed) Flush(*c);
-  }
-  flush_queue_.clear();
-}
-
 void Worker::OnConnected(Conn& c) {
-  if (proto_ != Protocol::kResp) return OnConnectedOther(c);
   Status s = FinishConnect(c.fd);
   if (!s.ok()) return Fail(c, s.WithContext(Peer(c)));
   reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
   c.state = Conn::State::kSetup;
+  if (c.tls) return Flush(c);  // the ClientHello; ReceiveTls starts the session
+  StartSession(c);
+}
+
+void Worker::StartSession(Conn& c) {
+  if (proto_ != Protocol::kResp) return StartSessionOther(c);
   // HELLO (with AUTH inside) for RESP3; else AUTH, then SELECT. Written ahead of
   // requests a redirect buffered while the connection was being made.
   Buffer setup;
@@ -549,38 +459,9 @@ void Worker::OnConnected(Conn& c) {
   Flush(c);
 }
 
-// Reads what the socket has into read_buf_ (both protocol paths): the byte count, or 0
-// when there is nothing to parse (it would block, or the connection failed and Fail ran).
-size_t Worker::ReadSome(Conn& c) {
-  ssize_t n = read(c.fd, read_buf_.data(), read_buf_.size());
-  ++stats_.read_calls;
-  if (n == 0) {
-    FailRead(c, 0);
-    return 0;
-  }
-  if (n < 0) {
-    if (errno != EAGAIN && errno != EINTR) FailRead(c, errno);
-    return 0;
-  }
-  stats_.socket_bytes_read += static_cast<uint64_t>(n);
-  return static_cast<size_t>(n);
-}
-
-void Worker::FailRead(Conn& c, int err) {
-  // A server that answers an error and closes (maxclients) resets the connection if
-  // requests were unread: its error is the reason either way.
-  std::string said;
-  if (!c.last_error.empty()) said = "; the server's last error reply: '" + c.last_error + "'";
-  if (err != 0) return Fail(c, Status::IoError(ErrnoMessage("read", err) + said));
-  Fail(c, Status::IoError("the server closed the connection (" + std::to_string(c.count) +
-                          " requests in flight)" + said));
-}
-
-void Worker::OnReadable(Conn& c) {
-  if (proto_ != Protocol::kResp) return OnReadableOther(c);
-  const size_t n = ReadSome(c);
-  if (n == 0) return;
-  OnBytes(c, read_buf_.data(), n);
+void Worker::Deliver(Conn& c, const char* p, size_t n) {
+  if (proto_ == Protocol::kResp) return OnBytes(c, p, n);
+  OnBytesOther(c, p, n);
 }
 
 void Worker::OnBytes(Conn& c, const char* p, size_t left) {
@@ -752,27 +633,6 @@ bool Worker::FollowRedirect(Conn& c, const InFlight& f, const std::string& error
   return true;
 }
 
-void Worker::Flush(Conn& c) {
-  if (c.state == Conn::State::kConnecting) return;  // OnConnected flushes
-  if (uring_) return SendQueued(c);
-  while (c.out.Readable() > 0) {
-    ssize_t n = write(c.fd, c.out.ReadPtr(), c.out.Readable());
-    ++stats_.write_calls;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN) break;
-      return Fail(c, Status::IoError(ErrnoMessage("write", errno)));
-    }
-    stats_.socket_bytes_written += static_cast<uint64_t>(n);
-    c.out.Consume(static_cast<size_t>(n));
-  }
-  bool pending = c.out.Readable() > 0;
-  if (pending != c.want_write) {
-    c.want_write = pending;
-    reactor_->Modify(c.fd, Reactor::kReadable | (pending ? Reactor::kWritable : 0), c.slot);
-  }
-}
-
 // Fails every connection past a deadline: its set-up's (--connect-timeout) until it
 // runs, then its oldest request's (--request-timeout). next_deadline_ns_ becomes the
 // earliest deadline left; a request sent from now on has none earlier than now + limit.
@@ -822,30 +682,13 @@ void Worker::Fail(Conn& c, const Status& why) {
   Close(c);
 }
 
-void Worker::Close(Conn& c) {
-  if (c.fd >= 0) {
-    if (uring_) {
-      uring_->CancelAll(c.fd);  // done before close; late completions find kClosed
-    } else {
-      reactor_->Remove(c.fd);
-    }
-    close(c.fd);
-    c.fd = -1;
-    --open_conns_;
-  }
-  c.state = Conn::State::kClosed;
-}
-
 // ---- Protocols other than RESP: memcached text, etcd JSON gateway, Tarantool IPROTO.
 // The RESP path above branches here once per connect, read and send. memcache and etcd
 // replies come in request order (the ring is a FIFO, as for RESP); IPROTO replies are
 // matched by sync: the ring is then a slot table, a request's sync = (sequence <<
 // bits) | slot, with the slot taken from the free list (pipeline <= slots).
 
-void Worker::OnConnectedOther(Conn& c) {
-  Status s = FinishConnect(c.fd);
-  if (!s.ok()) return Fail(c, s.WithContext(Peer(c)));
-  reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
+void Worker::StartSessionOther(Conn& c) {
   c.proto = std::make_unique<ProtoReader>(proto_);
   if (proto_ != Protocol::kIproto) {
     c.state = Conn::State::kRunning;
@@ -855,12 +698,6 @@ void Worker::OnConnectedOther(Conn& c) {
   c.free_slots.clear();
   for (size_t i = c.ring.size(); i > 0; --i) c.free_slots.push_back(static_cast<uint32_t>(i - 1));
   c.state = Conn::State::kSetup;  // until the greeting (and AUTH) are through
-}
-
-void Worker::OnReadableOther(Conn& c) {
-  const size_t n = ReadSome(c);
-  if (n == 0) return;
-  OnBytesOther(c, read_buf_.data(), n);
 }
 
 void Worker::OnBytesOther(Conn& c, const char* p, size_t left) {
@@ -1031,85 +868,6 @@ int64_t Worker::OldestSent(const Conn& c) const {
     if (c.slot_sync[i] != 0) oldest = std::min(oldest, c.ring[i].sent_ns);
   }
   return oldest;
-}
-
-// ---------------------------------------------------------------------------------
-// --io uring: the measured loop's socket I/O through one io_uring (core/uring.h).
-// Connections are made and set up over epoll; at the common start each one leaves
-// epoll for a multishot receive, and its writes become sends, one in flight at a time.
-
-void Worker::SwitchToUring(std::unique_ptr<Uring> ring) {
-  uring_ = std::move(ring);
-  completions_.reserve(conns_.size() * 2);
-  for (auto& c : conns_) {
-    if (c->fd < 0) continue;
-    reactor_->Remove(c->fd);
-    c->want_write = false;
-    uring_->ArmRecv(c->fd, c->slot);
-    if (c->out.Readable() > 0) QueueFlush(*c);
-  }
-}
-
-bool Worker::WaitCompletions(int64_t timeout_ns, int64_t* now_out) {
-  Status s = uring_->Wait(timeout_ns, &completions_);
-  if (!s.ok()) {
-    if (failure_.ok()) failure_ = s;
-    shared_->stop = true;
-    return false;
-  }
-  const int64_t now = NowNs();
-  *now_out = now;
-  if (now >= next_deadline_ns_) CheckTimeouts(now);  // replies after the deadline are late
-  for (const Uring::Completion& e : completions_) {
-    Conn& c = *conns_[e.token];
-    if (c.state == Conn::State::kClosed) continue;  // cancelled or late
-    if (e.kind == Uring::Completion::Kind::kSend) {
-      OnSent(c, e.result);
-    } else {
-      OnReceived(c, e, now);
-    }
-  }
-  return true;
-}
-
-void Worker::OnReceived(Conn& c, const Uring::Completion& e, int64_t now) {
-  if (e.result == -ENOBUFS) {  // every receive buffer was taken: the multishot ended
-    ++stats_.receive_buffer_waits;
-    return uring_->ArmRecv(c.fd, c.slot);
-  }
-  if (e.result <= 0) return FailRead(c, -e.result);
-  ++stats_.read_calls;
-  stats_.socket_bytes_read += static_cast<uint64_t>(e.result);
-  if (proto_ == Protocol::kResp) {
-    OnBytes(c, e.data, static_cast<size_t>(e.result));
-  } else {
-    OnBytesOther(c, e.data, static_cast<size_t>(e.result));
-  }
-  if (c.state == Conn::State::kClosed) return;
-  if (!e.more) uring_->ArmRecv(c.fd, c.slot);
-  Fill(*c.client, now);
-  if (c.out.Readable() > 0) QueueFlush(c);
-}
-
-void Worker::SendQueued(Conn& c) {
-  if (c.sending.Readable() > 0 || c.out.Readable() == 0) return;  // one send at a time
-  std::swap(c.out, c.sending);  // out goes on with the buffer the last send emptied
-  SendRest(c);
-}
-
-void Worker::SendRest(Conn& c) {
-  uring_->Send(c.fd, c.sending.ReadPtr(), c.sending.Readable(), c.slot);
-  ++stats_.write_calls;
-}
-
-void Worker::OnSent(Conn& c, int result) {
-  if (result < 0) return Fail(c, Status::IoError(ErrnoMessage("send", -result)));
-  if (result == 0) return Fail(c, Status::IoError("send: the connection took no bytes"));
-  stats_.socket_bytes_written += static_cast<uint64_t>(result);
-  c.sending.Consume(static_cast<size_t>(result));
-  // Sends go whole (MSG_WAITALL) but are capped at Uring::kMaxSend: the rest goes first.
-  if (c.sending.Readable() > 0) return SendRest(c);
-  if (c.out.Readable() > 0) QueueFlush(c);
 }
 
 }  // namespace memstand

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/tls.h"
 #include "core/uring.h"
 #include "load/cluster_map.h"
 #include "load/intervals.h"
@@ -46,6 +47,8 @@ struct WorkerShared {
   std::unique_ptr<std::latch> ready;
   /// Receives every worker's per-second statistics (may be null).
   IntervalCollector* intervals = nullptr;
+  /// TLS (options->tls.enabled): the context every connection's session comes from.
+  std::shared_ptr<const TlsContext> tls;
   /// --cluster: the slot map at the start (each worker updates its own copy).
   std::optional<SlotMap> cluster_map;
 };
@@ -85,11 +88,23 @@ class Worker {
   void Loop();
   void OnEvent(Conn& c, uint32_t events, int64_t now);
   void OnConnected(Conn& c);
+  /// After the connect (and the TLS handshake): the protocol's set-up (RESP HELLO, AUTH,
+  /// SELECT; the IPROTO greeting) or running.
+  void StartSession(Conn& c);
   size_t ReadSome(Conn& c);
   /// The server closed the connection (err 0) or reading failed: fails it.
   void FailRead(Conn& c, int err);
   void OnReadable(Conn& c);
-  /// RESP replies in p[0, n): parsed and handled (the part of OnReadable after read).
+  /// Bytes received on c's socket, in order (both transports): through TLS if it has
+  /// it, then to Deliver.
+  void Receive(Conn& c, const char* p, size_t n);
+  void ReceiveTls(Conn& c, const char* p, size_t n);
+  /// TLS: c.out's plaintext (once the handshake is done) encrypted into c.tls_out; false
+  /// when that failed (c is then failed).
+  bool Seal(Conn& c);
+  /// Plaintext received on c, in order: to the protocol session.
+  void Deliver(Conn& c, const char* p, size_t n);
+  /// RESP replies in p[0, n): parsed and handled (Deliver's RESP path).
   [[gnu::always_inline]] inline void OnBytes(Conn& c, const char* p, size_t n);
   void HandleReply(Conn& c, int64_t now);
   void Fill(Client& cl, int64_t now);
@@ -121,16 +136,15 @@ class Worker {
   bool CanSend(const Client& cl, int64_t now) const;
   bool Busy() const;
   bool Finished() const;
-  // Protocols other than RESP (worker_other.cc), each behind one branch of the RESP path.
-  void OnConnectedOther(Conn& c);
-  void OnReadableOther(Conn& c);
+  // Protocols other than RESP (the end of worker.cc), each behind one branch of the RESP path.
+  void StartSessionOther(Conn& c);
   void OnBytesOther(Conn& c, const char* p, size_t n);
   bool FeedGreeting(Conn& c, const char** p, size_t* left);
   void HandleReplyOther(Conn& c, int64_t now);
   void RecordOther(const InFlight& f, const ProtoReply& r, int64_t now);
   void SendOneOther(Client& cl, int64_t now, int64_t intended);
   int64_t OldestSent(const Conn& c) const;
-  // --io uring (the end of worker.cc): the measured loop's I/O as completions.
+  // --io uring (worker_transport.cc): the measured loop's I/O as completions.
   void SwitchToUring(std::unique_ptr<Uring> ring);
   /// One io_uring_enter: submits the queued sends, handles every completion; *now: the
   /// time they were taken. False when the ring failed (the run stops).

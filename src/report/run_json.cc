@@ -139,6 +139,8 @@ Json ServerJson(const RunReport& rep) {
   Json j;
   j["url"] = rep.options->target.Display();
   j["transport"] = rep.options->target.unix_path.empty() ? "tcp" : "unix";
+  j["tls"] = rep.options->tls.enabled;
+  if (!r.tls_session.empty()) j["tls_session"] = r.tls_session;
   j["protocol"] = ProtocolName(rep.options->protocol);
   j["started_by_memstand"] = rep.server_started;
   if (rep.server_started) j["pid"] = rep.server_pid;

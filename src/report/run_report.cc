@@ -30,6 +30,10 @@ void PrintTarget(std::FILE* out, const RunReport& r) {
              r.options->protocol == Protocol::kResp ? "redis_version" : ProtocolServer(r.options->protocol),
              r.result->server_version.empty() ? "unknown" : r.result->server_version);
   fmt::print(out, "    {}\n", r.server_note);
+  if (!r.result->tls_session.empty()) {
+    fmt::print(out, "    over TLS: {} (docs/tls.md; socket bytes are ciphertext)\n",
+               r.result->tls_session);
+  }
   if (!r.options->target.unix_path.empty()) {
     fmt::print(out, "    over a Unix socket: no TCP, so no TCP_INFO figures and no TCP_NODELAY\n");
   }

@@ -1,0 +1,249 @@
+// TLS targets end to end: Debian's redis-server with a tls-port only (`--port 0`) and a
+// CA and certificates the test makes with the openssl CLI. rediss:// runs on both I/O
+// loops with counts equal to the server's INFO commandstats (read here over TLS); a
+// wrong CA fails verification (and --tls-skip-verify accepts it); a server that wants a
+// client certificate takes --tls-cert/--tls-key and refuses a client without one; a
+// plaintext run against the TLS port says the server expects TLS.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/redis_client.h"
+#include "client/redis_info.h"
+#include "core/socket.h"
+#include "core/tls.h"
+#include "core/uring.h"
+#include "e2e/e2e_util.h"
+#include "npm_util.h"
+#include "stand/process.h"
+
+namespace memstand::e2e {
+namespace {
+
+struct Certs {
+  std::string dir;
+  std::string ca, server_cert, server_key, client_cert, client_key, other_ca;
+};
+
+// A CA, a server certificate for localhost and 127.0.0.1, a client certificate (both
+// signed by the CA) and an unrelated CA; EC P-256 keys, made in a fraction of a second.
+Certs MakeCerts() {
+  Certs c;
+  c.dir = TempDir();
+  const std::string d = testutil::ShellQuote(c.dir);
+  const std::string key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+  const std::string script =
+      "set -e; cd " + d + "; exec 2>openssl.log; " +
+      "openssl req -x509 " + key + " -keyout ca.key -out ca.crt -days 2 -subj /CN=memstand-ca; " +
+      "openssl req -x509 " + key + " -keyout other.key -out other.crt -days 2 -subj /CN=other; " +
+      "openssl req " + key + " -keyout server.key -out server.csr -subj /CN=localhost; " +
+      "printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > server.ext; " +
+      "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 "
+      "-extfile server.ext -out server.crt; " +
+      "openssl req " + key + " -keyout client.key -out client.csr -subj /CN=memstand-client; " +
+      "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 "
+      "-out client.crt";
+  testutil::CommandResult r = testutil::RunShell(script);
+  EXPECT_EQ(r.exit_code, 0) << testutil::ReadFile(c.dir + "/openssl.log");
+  c.ca = c.dir + "/ca.crt";
+  c.other_ca = c.dir + "/other.crt";
+  c.server_cert = c.dir + "/server.crt";
+  c.server_key = c.dir + "/server.key";
+  c.client_cert = c.dir + "/client.crt";
+  c.client_key = c.dir + "/client.key";
+  return c;
+}
+
+TlsOptions ClientTls(const Certs& c, bool with_cert) {
+  TlsOptions o;
+  o.enabled = true;
+  o.ca_file = c.ca;
+  if (with_cert) {
+    o.cert_file = c.client_cert;
+    o.key_file = c.client_key;
+  }
+  return o;
+}
+
+// A control client to the TLS port (the test's own reading of the server's counters).
+Result<std::unique_ptr<RedisClient>> ConnectTls(int port, const TlsOptions& tls) {
+  auto ctx = TlsContext::Create(tls);
+  if (!ctx.ok()) return ctx.status();
+  RedisClientOptions o;
+  o.port = port;
+  o.timeout_ms = 2000;
+  o.tls = *ctx;
+  return RedisClient::Connect(o);
+}
+
+struct TlsRedis {
+  int port = 0;
+  std::unique_ptr<Process> process;
+};
+
+// redis-server with only a TLS port on loopback; ready once a TLS client gets PONG.
+TlsRedis StartTlsRedis(const Certs& c, bool auth_clients) {
+  TlsRedis r;
+  auto port = PickFreePort();
+  EXPECT_TRUE(port.ok());
+  if (!port.ok()) return r;
+  r.port = *port;
+  const std::string dir = TempDir();
+  SpawnOptions so;
+  so.argv = {"redis-server", "--port", "0", "--tls-port", std::to_string(r.port), "--bind",
+             "127.0.0.1", "--tls-cert-file", c.server_cert, "--tls-key-file", c.server_key,
+             "--tls-ca-cert-file", c.ca, "--tls-auth-clients", auth_clients ? "yes" : "no",
+             "--save", "", "--appendonly", "no", "--dir", dir};
+  so.work_dir = dir;
+  so.log_path = dir + "/redis.log";
+  auto p = Process::Spawn(so);
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  if (!p.ok()) return r;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (std::chrono::steady_clock::now() < deadline && (*p)->Alive()) {
+    if (ConnectTls(r.port, ClientTls(c, true)).ok()) {
+      r.process = std::move(*p);
+      return r;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ADD_FAILURE() << "redis-server did not answer on TLS port " << r.port << ": "
+                << testutil::ReadFile(so.log_path);
+  return r;
+}
+
+std::string Url(const TlsRedis& r) { return "rediss://127.0.0.1:" + std::to_string(r.port); }
+
+int64_t Ops(const nlohmann::json& j, const std::string& label) {
+  for (const auto& c : j["commands"]) {
+    if (c["command"] == label) return c["ops"].get<int64_t>();
+  }
+  ADD_FAILURE() << "no command " << label;
+  return -1;
+}
+
+class TlsE2E : public ::testing::TestWithParam<const char*> {
+ protected:
+  std::string Io() const { return GetParam(); }
+  void SetUp() override {
+    if (Io() == "uring" && !Uring::Create(1).ok()) GTEST_SKIP() << "no io_uring here";
+  }
+};
+
+TEST_P(TlsE2E, CountsEqualInfoCommandstatsReadOverTls) {
+  Certs certs = MakeCerts();
+  TlsRedis redis = StartTlsRedis(certs, /*auth_clients=*/false);
+  ASSERT_NE(redis.process, nullptr);
+  nlohmann::json j = RunOk({"--target", Url(redis), "--tls-ca", certs.ca, "--io", Io(),
+                            "--exclusive", "-n", "2000", "-c", "4", "--pipeline", "8",
+                            "--threads", "2", "--ratio", "1:3"});
+  EXPECT_EQ(j["options"]["io"], Io());
+  EXPECT_EQ(j["server"]["url"], Url(redis));
+  EXPECT_EQ(j["server"]["tls"], true);
+  EXPECT_EQ(j["server"]["tls_session"].get<std::string>().rfind("TLSv1.", 0), 0u)
+      << j["server"].dump();
+  EXPECT_EQ(j["totals"]["ops"], 2000);
+  EXPECT_EQ(j["totals"]["errors"], 0);
+  EXPECT_EQ(j["cross_check"]["available"], true) << j["cross_check"].dump();
+  EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
+  auto client = ConnectTls(redis.port, ClientTls(certs, false));
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  auto info = (*client)->Command({"INFO", "commandstats"});
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  auto stats = ParseCommandStats(info->str);
+  EXPECT_EQ(stats["set"].calls, Ops(j, "SET"));
+  EXPECT_EQ(stats["get"].calls, Ops(j, "GET"));
+  EXPECT_EQ(stats["set"].calls + stats["get"].calls, 2000);
+}
+
+TEST_P(TlsE2E, ClientCertificateWhenTheServerWantsOne) {
+  Certs certs = MakeCerts();
+  TlsRedis redis = StartTlsRedis(certs, /*auth_clients=*/true);
+  ASSERT_NE(redis.process, nullptr);
+  nlohmann::json j = RunOk({"--target", Url(redis), "--tls-ca", certs.ca, "--tls-cert",
+                            certs.client_cert, "--tls-key", certs.client_key, "--io", Io(),
+                            "--exclusive", "-n", "500", "-c", "2"});
+  EXPECT_EQ(j["totals"]["ops"], 500);
+  EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
+  Outcome without = RunMemstand({"run", "--target", Url(redis), "--tls-ca", certs.ca, "--io",
+                                 Io(), "-n", "100", "-q"});
+  EXPECT_EQ(without.exit_code, 1) << without.output;
+  EXPECT_NE(without.output.find("certificate required"), std::string::npos) << without.output;
+  EXPECT_NE(without.output.find("127.0.0.1:" + std::to_string(redis.port)), std::string::npos)
+      << without.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(EpollAndUring, TlsE2E, ::testing::Values("epoll", "uring"));
+
+TEST(TlsRefusalsE2E, WrongCaFailsUnlessVerificationIsSkipped) {
+  Certs certs = MakeCerts();
+  TlsRedis redis = StartTlsRedis(certs, /*auth_clients=*/false);
+  ASSERT_NE(redis.process, nullptr);
+  Outcome bad = RunMemstand({"run", "--target", Url(redis), "--tls-ca", certs.other_ca, "-n",
+                             "100", "-q"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("certificate verify failed"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find(Url(redis)), std::string::npos) << bad.output;
+  // The name is checked too: the certificate is for localhost and 127.0.0.1 only.
+  Outcome name = RunMemstand({"run", "--target", Url(redis), "--tls-ca", certs.ca, "--sni",
+                              "elsewhere.example", "-n", "100", "-q"});
+  EXPECT_EQ(name.exit_code, 1) << name.output;
+  EXPECT_NE(name.output.find("hostname mismatch"), std::string::npos) << name.output;
+  nlohmann::json j = RunOk({"--target", Url(redis), "--tls-ca", certs.other_ca,
+                            "--tls-skip-verify", "--exclusive", "-n", "300", "-c", "3"});
+  EXPECT_EQ(j["totals"]["ops"], 300);
+  EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
+  // --tls with a redis:// URL and localhost (SNI and name check by name) works alike.
+  j = RunOk({"--target", "redis://localhost:" + std::to_string(redis.port), "--tls", "--tls-ca",
+             certs.ca, "-n", "200", "-c", "2"});
+  EXPECT_EQ(j["totals"]["ops"], 200);
+  EXPECT_EQ(j["server"]["url"], "rediss://localhost:" + std::to_string(redis.port));
+}
+
+TEST(TlsRefusalsE2E, PlaintextToATlsPortSaysTheServerExpectsTls) {
+  Certs certs = MakeCerts();
+  TlsRedis redis = StartTlsRedis(certs, /*auth_clients=*/false);
+  ASSERT_NE(redis.process, nullptr);
+  Outcome out = RunMemstand(
+      {"run", "--target", "redis://127.0.0.1:" + std::to_string(redis.port), "-n", "100", "-q"});
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_NE(out.output.find("the server expects TLS"), std::string::npos) << out.output;
+}
+
+TEST(TlsRefusalsE2E, BadTlsFlagsAreUsageErrors) {
+  Certs certs = MakeCerts();
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"--target", "redis://127.0.0.1:1", "--tls-ca", certs.ca}, "--tls-ca: needs --tls"},
+      {{"--target", "rediss://127.0.0.1:1", "--tls-ca", certs.dir + "/missing.crt"},
+       "--tls-ca " + certs.dir + "/missing.crt"},
+      {{"--target", "rediss://127.0.0.1:1", "--tls-cert", certs.client_cert}, "give both"},
+      {{"--target", "rediss://127.0.0.1:1", "--tls-cert", certs.client_cert, "--tls-key",
+        certs.server_key},
+       "does not match"},
+      {{"--target", "rediss://127.0.0.1:1", "--protocol", "memcache"}, "TLS is for RESP"},
+      {{"--target", "rediss://127.0.0.1:1", "--cluster"}, "not with --cluster"},
+      {{"--target", "rediss+unix:///tmp/x.sock"}, "not Unix sockets"},
+      {{"--tls"}, "needs a target"},
+      {{"--target", "rediss://127.0.0.1:1", "--target", "redis://127.0.0.1:2"},
+       "all TLS or all plaintext"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.insert(args.end(), {"-n", "10", "-q"});
+    Outcome out = RunMemstand(args, 20);
+    EXPECT_EQ(out.exit_code, 2) << c.says << ": " << out.output;
+    EXPECT_NE(out.output.find(c.says), std::string::npos) << out.output;
+  }
+}
+
+}  // namespace
+}  // namespace memstand::e2e
