@@ -125,6 +125,37 @@ TEST(ChoiceMapTest, DurabilityRowsGiveThePricePerSizeAndTheRunsWithErrors) {
   EXPECT_EQ(Row(rows, "Redis Cluster, AOF appendfsync always").support, "not measured here");
 }
 
+TEST(ChoiceMapTest, ReplicationRowsGiveTheRatiosOfRunOneOrHowOftenThePathHeld) {
+  const json d = {
+      {"scenario", "replication-cost"},
+      {"cells",
+       {{{"run", 1}, {"system", "tarantool"}, {"path", "sync-write"}, {"ok", false}, {"stalled", true}},
+        {{"run", 1}, {"system", "tarantool"}, {"path", "sync-write"}, {"ok", true}, {"stalled", true}},
+        {{"run", 1}, {"system", "tarantool"}, {"path", "sync-write-all"}, {"ok", true}, {"stalled", false}}}},
+      {"ratios",
+       {{{"run", 1}, {"system", "tarantool"}, {"a", "sync-write-all"}, {"b", "async-write"}, {"concurrency", 1},
+         {"throughput_ratio", 0.2}},
+        {{"run", 1}, {"system", "tarantool"}, {"a", "sync-write-all"}, {"b", "async-write"}, {"concurrency", 4},
+         {"throughput_ratio", 0.45}},
+        {{"run", 2}, {"system", "tarantool"}, {"a", "sync-write-all"}, {"b", "async-write"}, {"concurrency", 1},
+         {"throughput_ratio", 0.9}},
+        {{"run", 1}, {"system", "redis"}, {"a", "set+wait1"}, {"b", "set"}, {"concurrency", 1},
+         {"throughput_ratio", 0.23}}}}};
+  const auto rows = ChoiceMap({{"rc.json", d}});
+  const ChoiceRow& all = Row(rows, "Tarantool, an is_sync space, a quorum of every member");
+  EXPECT_EQ(all.support, "measured here");
+  EXPECT_EQ(all.pay, "throughput sync-write-all / async-write by connections 1: 0.20x, 4: 0.45x");
+  EXPECT_EQ(all.source, "replication-cost: sync-write-all / async-write throughput at equal concurrency 1: 0.20x, "
+                        "4: 0.45x (rc.json)");
+  const ChoiceRow& majority = Row(rows, "Tarantool, an is_sync space, a majority quorum");
+  EXPECT_EQ(majority.support, "measured here");
+  EXPECT_EQ(majority.pay, "sync-write held in 0 of its 2 cells (stalled or failed: see the scenario's report), so "
+                          "no ratio to async-write");
+  EXPECT_EQ(Row(rows, "Redis SET + WAIT 1").pay, "throughput set+wait1 / set by connections 1: 0.23x");
+  EXPECT_EQ(Row(rows, "Redis SET + WAIT 2").support, "not measured here");
+  EXPECT_EQ(Row(rows, "Tarantool, reads round robin over 3 replicas").support, "not measured here");
+}
+
 TEST(ChoiceMapTest, TheJudgmentRowsAreTheDocumentedText) {
   std::ifstream in(std::string(MEMSTAND_SOURCE_DIR) + "/docs/choice-map.md");
   std::stringstream doc;
@@ -137,7 +168,7 @@ TEST(ChoiceMapTest, TheJudgmentRowsAreTheDocumentedText) {
     EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/choice-map.md lacks the row:\n" << line;
   }
   const auto rows = ChoiceMap({});
-  EXPECT_EQ(rows.size() - JudgmentRows().size(), 14u);  // the measured rows, all not measured here
+  EXPECT_EQ(rows.size() - JudgmentRows().size(), 19u);  // the measured rows, all not measured here
   const std::string text = ChoiceMapText(rows);
   EXPECT_NE(text.find("support: judgment"), std::string::npos);
   EXPECT_EQ(ChoiceMapJson(rows).size(), rows.size());
