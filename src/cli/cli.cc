@@ -112,10 +112,16 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // The subcommand the error is in, as far as parsing got ("memstand scenario run
+    // working-set"), for its --help.
+    std::string path = "memstand";
+    for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
+      at = at->get_subcommands().front();
+      path += " " + at->get_name();
+    }
     // CLI11 quotes arguments it did not expect: a URL with a password among them.
-    fmt::print(stderr,
-               "memstand: {}\nRun 'memstand --help' or 'memstand run --help' for the flags.\n",
-               Abbreviate(RedactSecrets(e.what()), 400));
+    fmt::print(stderr, "memstand: {}\nRun '{} --help' for the flags.\n", Abbreviate(RedactSecrets(e.what()), 400),
+               path);
     return kExitUsage;
   }
   MaskArgvSecrets(argc, argv);  // CLI11 holds copies; /proc/PID/cmdline shows argv

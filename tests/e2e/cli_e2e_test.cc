@@ -37,6 +37,22 @@ TEST(CliE2E, AHostAfterDashHIsRefusedNotHelp) {
   }
 }
 
+// A flag error names the --help of the subcommand it is in, however deep.
+TEST(CliE2E, AFlagErrorPointsAtItsSubcommandsHelp) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  for (const Case& c : {Case{{"run", "--no-such-flag"}, "Run 'memstand run --help' for the flags."},
+                        Case{{"scenario", "run", "replication-cost", "--out", "x"},
+                             "Run 'memstand scenario run replication-cost --help' for the flags."},
+                        Case{{"--no-such-flag"}, "Run 'memstand --help' for the flags."}}) {
+    Outcome out = RunMemstand(c.args);
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_NE(out.output.find(c.says), std::string::npos) << out.output;
+  }
+}
+
 TEST(CliE2E, DashIsTheStandardOutput) {
   const std::string dir = TempDir();
   Outcome out = RunMemstand({"run", "-n", "200", "-c", "2", "-q", "--json", "-"});
