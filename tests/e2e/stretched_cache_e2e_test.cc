@@ -8,11 +8,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "e2e/e2e_util.h"
+#include "npm_util.h"
 
 namespace memstand::e2e {
 namespace {
@@ -166,6 +169,23 @@ TEST_F(StretchedCacheE2E, SerializingAgainstPipelinedIsTheMediansDifference) {
       << d.dump();
   EXPECT_DOUBLE_EQ(d["in_one_way"].get<double>(), d["serializing_minus_pipelined_ns"].get<double>() / kOneWay);
   EXPECT_GE(serializing["replication_chunks_back"]["max"].get<double>(), 2) << serializing.dump();
+  // The operations read as one chunk (no serialization for them) are counted from the samples.
+  EXPECT_EQ(d["serializing_ops"], kOps);
+  int one_chunk = 0;
+  const std::string samples = testutil::ReadFile(*dir_ + "/ev/samples.csv");
+  std::istringstream lines(samples);
+  for (std::string line; std::getline(lines, line);) {
+    // run,block,condition,client,path,index,position,ns,wait_reply,repl_chunks_primary_to_replica,...
+    if (line.find(",d," + at + " serializing,sequential,") == std::string::npos) continue;
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 10u) << line;
+    one_chunk += f[9] == "1" ? 1 : 0;
+  }
+  EXPECT_EQ(d["serializing_one_chunk_ops"], one_chunk);
+  EXPECT_NE(outcome_->output.find("operations had SET's propagation and its GETACK read as one chunk"),
+            std::string::npos);
   EXPECT_NE(outcome_->output.find("serializing - pipelined, sequential client: "), std::string::npos);
 }
 
