@@ -1,0 +1,381 @@
+#include "cli/memtier_flags.h"
+
+#include <map>
+
+#include "util/redact.h"
+
+namespace memstand::cli {
+
+namespace {
+
+constexpr const char* kTls = "TLS: not yet in this build";
+constexpr const char* kReconnect = "memstand keeps each connection for the whole run";
+constexpr const char* kImport = "memstand generates its data; no import or verification";
+constexpr const char* kStatsd = "no StatsD/Graphite; memstand run --metrics-addr serves Prometheus";
+constexpr const char* kWait = "no WAIT mix; give --command \"WAIT n t\" with --command-ratio";
+constexpr const char* kStair = "no staircase ramp-up; memstand sweep --clients steps the clients";
+
+Status Refuse(const std::string& flag, const std::string& why) {
+  return Status::InvalidArgument("memtier flag " + flag + ": " + why);
+}
+
+// The flags as given, in order (per-command flags follow their --command).
+struct Given {
+  std::string name;  // long name
+  std::string value;
+};
+
+Result<const MemtierFlag*> Lookup(const std::string& arg, bool is_long, const std::string& name) {
+  for (const MemtierFlag& f : MemtierFlags()) {
+    if (is_long ? name == f.long_name : (name.size() == 1 && name[0] == f.short_name)) return &f;
+  }
+  return Status::InvalidArgument("'" + Abbreviate(arg) +
+                                 "' is not a memtier_benchmark flag (memstand memtier --help lists them)");
+}
+
+Result<std::vector<Given>> Split(const std::vector<std::string>& args) {
+  std::vector<Given> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool is_long = a.rfind("--", 0) == 0;
+    if (!is_long && (a.size() < 2 || a[0] != '-')) {
+      return Status::InvalidArgument("unexpected argument '" + Abbreviate(a) + "'");
+    }
+    std::string name = is_long ? a.substr(2) : a.substr(1, 1);
+    std::string value;
+    bool has_value = false;
+    if (is_long && name.find('=') != std::string::npos) {
+      value = name.substr(name.find('=') + 1);
+      name = name.substr(0, name.find('='));
+      has_value = true;
+    } else if (!is_long && a.size() > 2) {
+      value = a.substr(2);
+      has_value = true;
+    }
+    auto flag = Lookup(a, is_long, name);
+    if (!flag.ok()) return flag.status();
+    const std::string shown = std::string("--") + (*flag)->long_name;
+    if ((*flag)->refused != nullptr) return Refuse(shown, (*flag)->refused);
+    if ((*flag)->takes_value && !has_value) {
+      if (i + 1 >= args.size()) return Refuse(shown, "needs a value");
+      value = args[++i];
+    } else if (!(*flag)->takes_value && has_value) {
+      return Refuse(shown, "takes no value");
+    }
+    out.push_back({(*flag)->long_name, value});
+  }
+  return out;
+}
+
+Result<uint64_t> Whole(const std::string& flag, const std::string& v) {
+  size_t used = 0;
+  uint64_t n = 0;
+  try {
+    n = std::stoull(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (v.empty() || used != v.size() || v[0] == '-') {
+    return Refuse("--" + flag, "'" + Abbreviate(v) + "' is not a whole number");
+  }
+  return n;
+}
+
+bool ValidPatternLetter(char c) { return c == 'R' || c == 'S' || c == 'G' || c == 'Z' || c == 'P'; }
+
+Status CheckKeyPattern(const std::string& p) {
+  if (p.size() != 3 || p[1] != ':' || !ValidPatternLetter(p[0]) || !ValidPatternLetter(p[2])) {
+    return Refuse("--key-pattern", "must be [S/R/G/P/Z]:[S/R/G/P/Z], got '" + Abbreviate(p) + "'");
+  }
+  if ((p[0] == 'P' || p[2] == 'P') && p[0] != p[2]) {
+    return Refuse("--key-pattern", "parallel (P) must be given for both SET and GET (P:P)");
+  }
+  return Status::OK();
+}
+
+// The memtier flags that only shape the output or the runs.
+bool TakeOutputFlag(const Given& g, MemtierPlan* plan) {
+  if (g.name == "hide-histogram") return plan->hide_histogram = true;
+  if (g.name == "show-config") return plan->show_config = true;
+  if (g.name == "print-all-runs") return plan->print_all_runs = true;
+  if (g.name == "help") return plan->help = true;
+  if (g.name == "version") return plan->version = true;
+  if (g.name == "json-out-file") {
+    plan->json_out_file = g.value;
+    return true;
+  }
+  if (g.name == "hdr-file-prefix") {
+    plan->hdr_file_prefix = g.value;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const std::vector<MemtierFlag>& MemtierFlags() {
+  static const std::vector<MemtierFlag> kFlags = {
+      {"server", 's', true, nullptr},
+      {"host", 'h', true, nullptr},
+      {"port", 'p', true, nullptr},
+      {"unix-socket", 'S', true, nullptr},
+      {"ipv4", '4', false, "memstand resolves as the system does; give an IPv4 literal to -s"},
+      {"ipv6", '6', false, "memstand resolves as the system does; give an IPv6 literal to -s"},
+      {"protocol", 'P', true, nullptr},
+      {"authenticate", 'a', true, nullptr},
+      {"uri", 'u', true, nullptr},
+      {"tls", 0, false, kTls},
+      {"cert", 0, true, kTls},
+      {"key", 0, true, kTls},
+      {"cacert", 0, true, kTls},
+      {"tls-skip-verify", 0, false, kTls},
+      {"tls-protocols", 0, true, kTls},
+      {"sni", 0, true, kTls},
+      {"run-count", 'x', true, nullptr},
+      {"debug", 'D', false, "no per-request debug trace; memstand run --samples keeps every request"},
+      {"cluster-mode", 0, false, nullptr},
+      {"help", 0, false, nullptr},
+      {"version", 'v', false, nullptr},
+      {"out-file", 'o', true, "not yet: redirect standard output (> FILE)"},
+      {"json-out-file", 0, true, nullptr},
+      {"client-stats", 0, true, "no per-client statistics files"},
+      {"hdr-file-prefix", 0, true, nullptr},
+      {"show-config", 0, false, nullptr},
+      {"hide-histogram", 0, false, nullptr},
+      {"print-percentiles", 0, true, nullptr},
+      {"print-all-runs", 0, false, nullptr},
+      {"command-stats-breakdown", 0, true, nullptr},
+      {"statsd-host", 0, true, kStatsd},
+      {"statsd-port", 0, true, kStatsd},
+      {"statsd-prefix", 0, true, kStatsd},
+      {"statsd-run-label", 0, true, kStatsd},
+      {"graphite-port", 0, true, kStatsd},
+      {"requests", 'n', true, nullptr},
+      {"rate-limiting", 0, true, nullptr},
+      {"clients", 'c', true, nullptr},
+      {"threads", 't', true, nullptr},
+      {"test-time", 0, true, nullptr},
+      {"clients-start", 0, true, kStair},
+      {"clients-step", 0, true, kStair},
+      {"step-duration", 0, true, kStair},
+      {"ratio", 0, true, nullptr},
+      {"pipeline", 0, true, nullptr},
+      {"reconnect-interval", 0, true, kReconnect},
+      {"reconnect-on-error", 0, false, kReconnect},
+      {"max-reconnect-attempts", 0, true, kReconnect},
+      {"reconnect-backoff-factor", 0, true, kReconnect},
+      {"connection-timeout", 0, true, nullptr},
+      {"thread-conn-start-min-jitter-micros", 0, true, "connections open as fast as they can"},
+      {"thread-conn-start-max-jitter-micros", 0, true, "connections open as fast as they can"},
+      {"multi-key-get", 0, true,
+       "every __key__ of one request is the same key, so an MGET of distinct keys cannot be built"},
+      {"select-db", 0, true, nullptr},
+      {"distinct-client-seed", 0, false, nullptr},
+      {"randomize", 0, false, nullptr},
+      {"command", 0, true, nullptr},
+      {"command-ratio", 0, true, nullptr},
+      {"command-key-pattern", 0, true, nullptr},
+      {"monitor-input", 0, true, "no MONITOR replay"},
+      {"monitor-pattern", 0, true, "no MONITOR replay"},
+      {"scan-incremental-iteration", 0, false, "no SCAN cursor following"},
+      {"scan-incremental-max-iterations", 0, true, "no SCAN cursor following"},
+      {"data-size", 'd', true, nullptr},
+      {"data-offset", 0, true, "no SETRANGE/GETRANGE offsets"},
+      {"random-data", 'R', false, nullptr},
+      {"data-size-range", 0, true, nullptr},
+      {"data-size-list", 0, true, nullptr},
+      {"data-size-pattern", 0, true, nullptr},
+      {"expiry-range", 0, true, nullptr},
+      {"data-import", 0, true, kImport},
+      {"data-verify", 0, false, kImport},
+      {"verify-only", 0, false, kImport},
+      {"generate-keys", 0, false, kImport},
+      {"no-expiry", 0, false, kImport},
+      {"key-prefix", 0, true, nullptr},
+      {"key-minimum", 0, true, nullptr},
+      {"key-maximum", 0, true, nullptr},
+      {"key-pattern", 0, true, nullptr},
+      {"key-stddev", 0, true, nullptr},
+      {"key-median", 0, true, nullptr},
+      {"key-zipf-exp", 0, true, nullptr},
+      {"wait-ratio", 0, true, kWait},
+      {"num-slaves", 0, true, kWait},
+      {"wait-timeout", 0, true, kWait},
+  };
+  return kFlags;
+}
+
+Result<MemtierPlan> MapMemtierArgs(const std::vector<std::string>& args, uint64_t randomize_seed) {
+  auto given = Split(args);
+  if (!given.ok()) return given.status();
+  MemtierPlan plan;
+  std::map<std::string, std::string> last;  // the last value of each flag (getopt: last wins)
+  std::vector<std::string> commands;        // --command and its per-command flags, in order
+  for (const Given& g : *given) {
+    if (TakeOutputFlag(g, &plan)) continue;
+    if (g.name == "command" || g.name == "command-ratio" || g.name == "command-key-pattern") {
+      commands.push_back("--" + g.name);
+      commands.push_back(g.value);
+      continue;
+    }
+    last[g.name == "host" ? "server" : g.name] = g.value;
+  }
+  auto has = [&](const char* n) { return last.count(n) > 0; };
+  std::vector<std::string>& r = plan.run_args;
+  auto pass = [&](const char* memtier, const char* run) {
+    if (has(memtier)) r.insert(r.end(), {run, last[memtier]});
+  };
+  // The target: -u, -S or -s/-p; memtier's default localhost:6379.
+  if (has("uri")) {
+    if (has("server") || has("port") || has("unix-socket")) {
+      return Refuse("--uri", "give either -u or -s/-h/-p/-S, not both");
+    }
+    if (last["uri"].rfind("rediss://", 0) == 0) return Refuse("--uri rediss://", kTls);
+    r.insert(r.end(), {"--target", last["uri"]});
+  } else if (has("unix-socket")) {
+    pass("unix-socket", "-S");
+  } else {
+    r.insert(r.end(), {"-s", has("server") ? last["server"] : "localhost", "-p",
+                       has("port") ? last["port"] : "6379"});
+  }
+  if (has("protocol")) {
+    const std::string& p = last["protocol"];
+    if (p == "resp2" || p == "resp3") {
+      r.insert(r.end(), {"--resp", p.substr(4)});
+    } else if (p == "memcache_text") {
+      r.insert(r.end(), {"--protocol", "memcache"});
+    } else if (p == "memcache_binary") {
+      return Refuse("--protocol memcache_binary", "memstand speaks memcached's text protocol only");
+    } else if (p != "redis") {
+      return Refuse("--protocol", "'" + Abbreviate(p) + "' is not redis, resp2, resp3, memcache_text");
+    }
+  }
+  pass("authenticate", "-a");
+  if (has("cluster-mode")) {
+    r.push_back("--cluster");
+    plan.cluster_mode = true;
+  }
+  pass("select-db", "--db");
+  // The shape: memtier's defaults are 4 threads of 50 clients; -n is per client.
+  auto clients = Whole("clients", has("clients") ? last["clients"] : "50");
+  auto threads = Whole("threads", has("threads") ? last["threads"] : "4");
+  if (!clients.ok()) return clients.status();
+  if (!threads.ok()) return threads.status();
+  if (*clients == 0 || *threads == 0) return Refuse("--clients/--threads", "must be above 0");
+  const uint64_t connections = *clients * *threads;
+  r.insert(r.end(), {"-c", std::to_string(*clients), "-t", std::to_string(*threads)});
+  if (has("requests") && has("test-time")) {
+    return Refuse("--requests", "--test-time and --requests are mutually exclusive (as in memtier)");
+  }
+  if (has("requests")) {
+    if (last["requests"] == "allkeys") {
+      return Refuse("--requests allkeys", "not implemented; give -n with --key-pattern P:P");
+    }
+    auto n = Whole("requests", last["requests"]);
+    if (!n.ok()) return n.status();
+    if (*n == 0) return Refuse("--requests", "must be above 0");
+    r.insert(r.end(), {"--requests", std::to_string(*n * connections)});
+  } else if (has("test-time")) {
+    auto s = Whole("test-time", last["test-time"]);
+    if (!s.ok()) return s.status();
+    r.insert(r.end(), {"--duration", std::to_string(*s) + "s"});
+  } else {
+    r.insert(r.end(), {"--requests", std::to_string(10000 * connections)});  // memtier's default
+  }
+  if (has("rate-limiting")) {  // memtier: per connection
+    auto rate = Whole("rate-limiting", last["rate-limiting"]);
+    if (!rate.ok()) return rate.status();
+    if (*rate == 0) return Refuse("--rate-limiting", "must be above 0");
+    r.insert(r.end(), {"--rate", std::to_string(*rate * connections)});
+  }
+  pass("pipeline", "--pipeline");
+  if (has("connection-timeout")) {
+    auto s = Whole("connection-timeout", last["connection-timeout"]);
+    if (!s.ok()) return s.status();
+    if (*s == 0) return Refuse("--connection-timeout 0", "memstand always bounds a connect; give 1 or more");
+    r.insert(r.end(), {"--connect-timeout", std::to_string(*s) + "s"});
+  }
+  if (has("run-count")) {
+    auto x = Whole("run-count", last["run-count"]);
+    if (!x.ok()) return x.status();
+    if (*x == 0 || *x > 10000) return Refuse("--run-count", "must be 1 .. 10000");
+    plan.run_count = static_cast<int>(*x);
+  }
+  if (has("print-percentiles")) {
+    r.insert(r.end(), {"--percentiles", last["print-percentiles"]});
+  } else {
+    r.insert(r.end(), {"--percentiles", "50,99,99.9"});
+  }
+  if (has("command-stats-breakdown") && last["command-stats-breakdown"] != "command") {
+    return Refuse("--command-stats-breakdown", "only 'command' (statistics by command name)");
+  }
+  if (has("randomize")) r.insert(r.end(), {"--seed", std::to_string(randomize_seed)});
+  // has("distinct-client-seed"): memstand seeds every connection on its own anyway.
+  // Keys.
+  pass("key-prefix", "--key-prefix");
+  pass("key-minimum", "--key-minimum");
+  r.insert(r.end(), {"--key-maximum", has("key-maximum") ? last["key-maximum"] : "10000000"});
+  const std::string key_pattern = has("key-pattern") ? last["key-pattern"] : "R:R";
+  Status s = CheckKeyPattern(key_pattern);
+  if (!s.ok()) return s;
+  pass("key-stddev", "--key-stddev");
+  pass("key-median", "--key-median");
+  // Data.
+  pass("data-size", "-d");
+  if (has("random-data")) r.push_back("-R");
+  pass("data-size-range", "--data-size-range");
+  if (has("data-size-list")) {
+    const std::string& l = last["data-size-list"];
+    if (l.find(',') != std::string::npos || l.find(':') == std::string::npos) {
+      return Refuse("--data-size-list", "one size:weight only (memstand has no weighted size list)");
+    }
+    r.insert(r.end(), {"-d", l.substr(0, l.find(':'))});
+  }
+  if (has("data-size-pattern") && last["data-size-pattern"] != "R") {
+    return Refuse("--data-size-pattern", "only R (sizes drawn at random from the range)");
+  }
+  std::string set_text = "SET __key__ __data__";
+  if (has("expiry-range") && last["expiry-range"] != "0-0") {
+    const std::string& e = last["expiry-range"];
+    const size_t dash = e.find('-');
+    if (dash == std::string::npos || e.substr(0, dash) != e.substr(dash + 1)) {
+      return Refuse("--expiry-range", "one expiry only (MIN-MIN): memstand draws no random expiry");
+    }
+    if (!commands.empty() || (has("protocol") && last["protocol"] == "memcache_text")) {
+      return Refuse("--expiry-range", "applies to memtier's RESP SET, not with --command or memcache");
+    }
+    set_text += " EX " + e.substr(0, dash);
+  }
+  // The mix: memtier's SET:GET by --ratio and --key-pattern, or its --command list.
+  bool zipf = key_pattern[0] == 'Z' || key_pattern[2] == 'Z';
+  if (!commands.empty()) {
+    plan.arbitrary_commands = true;
+    for (size_t i = 0; i < commands.size(); i += 2) {
+      if (commands[i] == "--command-key-pattern") zipf = zipf || commands[i + 1] == "Z";
+    }
+    r.insert(r.end(), commands.begin(), commands.end());
+  } else if (set_text != "SET __key__ __data__") {
+    r.insert(r.end(), {"--command", set_text, "--command-key-pattern", key_pattern.substr(0, 1),
+                       "--command", "GET __key__", "--command-key-pattern", key_pattern.substr(2)});
+    if (has("ratio")) {
+      const std::string& ratio = last["ratio"];
+      const size_t colon = ratio.find(':');
+      if (colon == std::string::npos) return Refuse("--ratio", "must be SET:GET, e.g. 1:10");
+      r.insert(r.begin() + static_cast<long>(r.size()) - 4, {"--command-ratio", ratio.substr(0, colon)});
+      r.insert(r.end(), {"--command-ratio", ratio.substr(colon + 1)});
+    } else {
+      r.insert(r.begin() + static_cast<long>(r.size()) - 4, {"--command-ratio", "1"});
+      r.insert(r.end(), {"--command-ratio", "10"});
+    }
+  } else {
+    r.insert(r.end(), {"--ratio", has("ratio") ? last["ratio"] : "1:10", "--key-pattern", key_pattern});
+  }
+  if (has("key-zipf-exp")) {
+    pass("key-zipf-exp", "--key-zipf-exp");
+  } else if (zipf) {
+    r.insert(r.end(), {"--key-zipf-exp", "1"});  // memtier's default exponent
+  }
+  return plan;
+}
+
+}  // namespace memstand::cli
