@@ -8,7 +8,7 @@ namespace memstand::cli {
 
 namespace {
 
-constexpr const char* kTls = "TLS: not yet in this build";
+constexpr const char* kTls = "TLS: not mapped yet (memstand run has it: rediss://, --tls, --tls-ca, --tls-cert, --tls-key, --tls-skip-verify, --sni)";
 constexpr const char* kReconnect = "memstand keeps each connection for the whole run";
 constexpr const char* kImport = "memstand generates its data; no import or verification";
 constexpr const char* kStatsd = "no StatsD/Graphite; memstand run --metrics-addr serves Prometheus";

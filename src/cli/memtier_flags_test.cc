@@ -80,7 +80,7 @@ TEST(MemtierFlags, FixedExpiryBecomesSetEx) {
 
 TEST(MemtierFlags, RefusedByNameWithReason) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--tls"}, "--tls: TLS: not yet in this build"},
+      {{"--tls"}, "--tls: TLS: not mapped yet"},
       {{"--reconnect-interval=5"}, "--reconnect-interval"},
       {{"-D"}, "--debug"},
       {{"--multi-key-get", "3"}, "--multi-key-get"},
