@@ -53,7 +53,8 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
                   "readable by group or others (chmod 600)");
   app->add_option("--user", f->user,
                   "ACL user name (with a password from -a, --auth-file or MEMSTAND_PASSWORD)");
-  app->add_flag("--tls", f->tls, "RESP over TLS (as a rediss:// target; docs/tls.md)");
+  app->add_flag("--tls", f->tls, "Over TLS: RESP, memcached, etcd (as rediss://, memcache+tls://, etcd+tls://; "
+                "docs/tls.md)");
   app->add_option("--tls-ca", f->tls_ca,
                   "CA certificates (PEM) that the server's certificate must chain to "
                   "(default: the system's store)");
@@ -279,8 +280,9 @@ Status BuildPool(const RunFlags& f, LoadOptions* o) {
   return Status::OK();
 }
 
-// rediss:// or --tls, and the --tls-* flags: every target TLS or none, RESP over TCP to
-// a given target; the files are loaded now, so a bad one is a usage error.
+// rediss://, memcache+tls://, etcd+tls:// or --tls, and the --tls-* flags: every target
+// TLS or none, RESP, memcached or etcd over TCP to a given target; the files are loaded
+// now, so a bad one is a usage error.
 Status BuildTls(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   LoadOptions& o = cfg->load;
   std::vector<RedisTarget*> all = {&o.target};
@@ -291,29 +293,31 @@ Status BuildTls(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
   o.tls.enabled = f.tls || tls != nullptr;
   for (const char* flag : {"--tls-ca", "--tls-cert", "--tls-key", "--tls-skip-verify", "--sni"}) {
     if (app.count(flag) > 0 && !o.tls.enabled) {
-      return Status::InvalidArgument(std::string(flag) + ": needs --tls or a rediss:// target");
+      return Status::InvalidArgument(std::string(flag) + ": needs --tls or a TLS target "
+                                     "(rediss://, memcache+tls://, etcd+tls://)");
     }
   }
   if (!o.tls.enabled) return Status::OK();
   if (!f.tls && plain != nullptr) {
     return Status::InvalidArgument("--target: a pool is all TLS or all plaintext, but " +
-                                   tls->Display() + " is rediss:// and " + plain->Display() +
+                                   tls->Display() + " is TLS and " + plain->Display() +
                                    " is not (--tls makes every member TLS)");
   }
-  const char* flag = f.tls ? "--tls" : "rediss://";
+  const std::string flag = f.tls ? "--tls" : tls->Display();
   if (!cfg->target_given) {
-    return Status::InvalidArgument(std::string(flag) + ": needs a target (the local server "
+    return Status::InvalidArgument(flag + ": needs a target (the local server "
                                    "memstand starts listens in plaintext)");
   }
-  if (o.protocol != Protocol::kResp) {
-    return Status::InvalidArgument(std::string(flag) + ": TLS is for RESP targets, not --protocol " +
-                                   ProtocolName(o.protocol));
+  if (o.protocol == Protocol::kIproto) {
+    return Status::InvalidArgument(flag + ": TLS is for RESP, memcached and etcd targets, not "
+                                   "--protocol " + ProtocolName(o.protocol) +
+                                   " (Tarantool's IPROTO has no TLS in its community edition)");
   }
   if (!o.target.unix_path.empty()) {
-    return Status::InvalidArgument(std::string(flag) + ": TLS is for TCP targets, not the Unix "
+    return Status::InvalidArgument(flag + ": TLS is for TCP targets, not the Unix "
                                    "socket " + o.target.unix_path);
   }
-  if (f.cluster) return Status::InvalidArgument(std::string(flag) + ": not with --cluster (yet)");
+  if (f.cluster) return Status::InvalidArgument(flag + ": not with --cluster (yet)");
   for (RedisTarget* t : all) t->tls = true;
   o.tls.ca_file = f.tls_ca;
   o.tls.cert_file = f.tls_cert;

@@ -19,7 +19,7 @@ struct RunFlags {
   std::string server, authenticate, user;
   std::string unix_socket;  // -S/--unix-socket: a Unix socket path instead of host:port
   std::string auth_file;  // --auth-file: the -a value on the file's first line
-  bool tls = false;              // --tls: RESP over TLS (as a rediss:// target)
+  bool tls = false;              // --tls: over TLS (as a rediss://, memcache+tls://, etcd+tls:// target)
   bool tls_skip_verify = false;  // --tls-skip-verify
   std::string tls_cert, tls_key, tls_ca, sni;  // --tls-cert, --tls-key, --tls-ca, --sni
   std::string protocol;  // empty: from the target's scheme, else resp

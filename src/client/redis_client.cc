@@ -288,21 +288,9 @@ Result<size_t> RedisClient::Receive(char* buf, size_t cap, int64_t deadline_ns) 
 }
 
 Status RedisClient::DrainPending() {
-  char raw[kReadChunk];
-  while (HasPendingBytes(fd_)) {
-    auto n = ReadSomeBy(fd_, raw, sizeof raw, NowNs() + int64_t{timeout_ms_} * 1'000'000);
-    if (!n.ok()) return n.status();
-    if (*n == 0) break;  // a close: the next read says so
-    tls_->Feed(raw, *n);
-  }
-  for (;;) {
-    in_.EnsureWritable(kReadChunk);
-    auto got = tls_->Read(in_.WritePtr(), in_.Writable());
-    CountTlsBytes();
-    if (!got.ok()) return got.status();
-    if (*got == 0) return Status::OK();
-    in_.Commit(*got);
-  }
+  Status s = TlsDrainPendingBy(tls_.get(), fd_, &in_, NowNs() + int64_t{timeout_ms_} * 1'000'000);
+  CountTlsBytes();
+  return s;
 }
 
 void RedisClient::CountTlsBytes() {

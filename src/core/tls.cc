@@ -252,6 +252,23 @@ Result<size_t> TlsReadSomeBy(TlsSession* tls, int fd, char* buf, size_t cap, int
   }
 }
 
+Status TlsDrainPendingBy(TlsSession* tls, int fd, Buffer* plain, int64_t deadline_ns) {
+  char raw[kChunk];
+  while (HasPendingBytes(fd)) {
+    auto n = ReadSomeBy(fd, raw, sizeof raw, deadline_ns);
+    if (!n.ok()) return n.status();
+    if (*n == 0) break;  // a close: the next read says so
+    tls->Feed(raw, *n);
+  }
+  for (;;) {
+    plain->EnsureWritable(kChunk);
+    auto got = tls->Read(plain->WritePtr(), plain->Writable());
+    if (!got.ok()) return got.status();
+    if (*got == 0) return Status::OK();
+    plain->Commit(*got);
+  }
+}
+
 bool LooksLikeTls(const char* p, size_t n) {
   if (n == 0) return false;
   const unsigned char type = static_cast<unsigned char>(p[0]);

@@ -111,12 +111,16 @@ Status TlsWriteAllBy(TlsSession* tls, int fd, const char* data, size_t len, int6
 /// Reads plaintext: waits until at least one byte decrypts; 0 when the peer closed the
 /// connection.
 Result<size_t> TlsReadSomeBy(TlsSession* tls, int fd, char* buf, size_t cap, int64_t deadline_ns);
+/// Between requests: feeds the ciphertext the socket already holds (no wait for more;
+/// TLS 1.3 session tickets arrive so) and appends what decrypts to *plain, so that a
+/// caller can tell stray replies from records that carry none.
+Status TlsDrainPendingBy(TlsSession* tls, int fd, Buffer* plain, int64_t deadline_ns);
 
 /// Said when a plaintext connection is closed or reset before any reply (what a TLS
 /// port does to a plaintext client: Redis resets it).
 inline constexpr const char* kExpectsTlsHint =
-    "nothing came before: if that port is a TLS port, the server expects TLS (use "
-    "rediss://host:port or --tls)";
+    "nothing came before: if that port is a TLS port, the server expects TLS (use --tls, "
+    "or rediss://, memcache+tls:// or etcd+tls://host:port)";
 
 /// Whether a server's first bytes look like a TLS record (a handshake or an alert, as
 /// a TLS port answers a plaintext client): for "the server expects TLS" hints.

@@ -607,13 +607,14 @@ Counts SumCounters(const Controls& controls, std::vector<Counts>* each) {
   return sum;
 }
 
-Result<RunResult> RunLoadOther(LoadOptions& opt, const std::atomic<bool>* interrupt,
-                               IntervalSink sink) {
+Result<RunResult> RunLoadOther(LoadOptions& opt, const std::shared_ptr<const TlsContext>& tls,
+                               const std::atomic<bool>* interrupt, IntervalSink sink) {
   RunResult r;
   r.started_at = WallClockIso();
   Controls controls;  // one per pool member, each checking what its server speaks
   for (int i = 0; i < opt.pool_size(); ++i) {
-    auto control = ProtoControl::Connect(opt.protocol, opt.pool_target(i), opt.connect_timeout_ms);
+    auto control =
+        ProtoControl::Connect(opt.protocol, opt.pool_target(i), opt.connect_timeout_ms, tls);
     if (!control.ok()) return control.status();
     controls.push_back(std::move(*control));
   }
@@ -621,7 +622,9 @@ Result<RunResult> RunLoadOther(LoadOptions& opt, const std::atomic<bool>* interr
   Status s = PrepareShared(opt, &shared);
   if (s.ok()) s = PrepareProtoRequests(opt, controls, &shared);
   if (!s.ok()) return s;
+  shared.tls = tls;
   r.server_version = controls.front()->version();
+  r.tls_session = controls.front()->tls_description();
   double u0, s0;
   ProcessCpu(&u0, &s0);
   const std::map<std::string, int64_t> control_before = ControlSent(controls);
@@ -655,9 +658,6 @@ Result<RunResult> RunLoadOther(LoadOptions& opt, const std::atomic<bool>* interr
 Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* interrupt,
                           IntervalSink sink) {
   LoadOptions opt = options;  // the workers read it; --start-at may shorten its warm-up
-  if (opt.protocol != Protocol::kResp) return RunLoadOther(opt, interrupt, std::move(sink));
-  RunResult r;
-  r.started_at = WallClockIso();
   // TLS: one context for the control clients and every load connection.
   std::shared_ptr<const TlsContext> tls;
   if (opt.tls.enabled) {
@@ -665,6 +665,9 @@ Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* i
     if (!created.ok()) return created.status();
     tls = std::move(*created);
   }
+  if (opt.protocol != Protocol::kResp) return RunLoadOther(opt, tls, interrupt, std::move(sink));
+  RunResult r;
+  r.started_at = WallClockIso();
   RedisClientOptions co = ControlOptions(opt, opt.target, tls);
   auto client = RedisClient::Connect(co);
   if (!client.ok()) return client.status().WithContext("cannot use " + opt.target.Display());

@@ -65,7 +65,8 @@ std::string IdentifyServer(const RedisTarget& t, int timeout_ms) {
 }
 
 Result<std::unique_ptr<ProtoControl>> ProtoControl::Connect(Protocol p, const RedisTarget& target,
-                                                            int timeout_ms) {
+                                                            int timeout_ms,
+                                                            std::shared_ptr<const TlsContext> tls) {
   std::unique_ptr<ProtoControl> c(new ProtoControl());
   c->protocol_ = p;
   c->target_ = target;
@@ -76,6 +77,14 @@ Result<std::unique_ptr<ProtoControl>> ProtoControl::Connect(Protocol p, const Re
   if (!fd.ok()) return fd.status().WithContext("cannot use " + target.Display());
   c->fd_ = *fd;
   Status s = SetNonBlocking(c->fd_, true);
+  if (s.ok() && tls) {
+    auto session = TlsSession::Start(std::move(tls), target.host);
+    s = session.ok() ? TlsHandshakeBy(session->get(), c->fd_, c->deadline_ns_) : session.status();
+    if (session.ok()) c->tls_ = std::move(*session);
+    if (c->tls_) c->bytes_ = {c->tls_->fed_bytes(), c->tls_->taken_bytes()};
+    if (s.code() == Status::Code::kTimeout) s = Status::Timeout("TLS handshake: not within " + c->Bound());
+    if (!s.ok()) return s.WithContext("cannot use " + target.Display());
+  }
   if (s.ok()) s = c->Handshake();
   if (!s.ok()) return s;
   c->in_setup_ = false;
@@ -109,8 +118,16 @@ std::string ProtoControl::Bound() const {
 }
 
 // One request at a time: bytes that came before a request answer none of ours.
-Status ProtoControl::CheckInStep() const {
-  if (!HasPendingBytes(fd_)) return Status::OK();
+Status ProtoControl::CheckInStep() {
+  if (tls_) {  // records between replies (session tickets) carry no reply
+    Buffer stray(0);
+    Status s = TlsDrainPendingBy(tls_.get(), fd_, &stray, deadline_ns_);
+    bytes_ = {tls_->fed_bytes(), tls_->taken_bytes()};
+    if (!s.ok()) return s.WithContext(target_.Display());
+    if (stray.Readable() == 0) return Status::OK();
+  } else if (!HasPendingBytes(fd_)) {
+    return Status::OK();
+  }
   return Status::Protocol("bytes with no request in flight came from " + target_.Display() +
                           " (replies out of step); connection closed");
 }
@@ -119,20 +136,43 @@ template <class Reader>
 Status ProtoControl::Exchange(const Buffer& request, Reader* reader) {
   if (!broken_.ok()) return broken_;
   Status s = CheckInStep();
-  if (s.ok()) s = WriteAllBy(fd_, request.ReadPtr(), request.Readable(), deadline_ns_);
-  if (s.ok()) bytes_.written += request.Readable();
+  if (s.ok()) s = Send(request);
   if (s.code() == Status::Code::kTimeout) s = Status::Timeout("could not send within " + Bound());
   if (s.ok()) s = ReadReply(reader);
   return s.ok() ? s : Broken(s);
 }
 
+Status ProtoControl::Send(const Buffer& request) {
+  if (!tls_) {
+    Status s = WriteAllBy(fd_, request.ReadPtr(), request.Readable(), deadline_ns_);
+    if (s.ok()) bytes_.written += request.Readable();
+    return s;
+  }
+  Status s = TlsWriteAllBy(tls_.get(), fd_, request.ReadPtr(), request.Readable(), deadline_ns_);
+  bytes_ = {tls_->fed_bytes(), tls_->taken_bytes()};
+  return s;
+}
+
+Result<size_t> ProtoControl::Receive(char* buf, size_t cap) {
+  if (!tls_) {
+    auto n = ReadSomeBy(fd_, buf, cap, deadline_ns_);
+    if (n.ok()) bytes_.read += *n;
+    return n;
+  }
+  auto n = TlsReadSomeBy(tls_.get(), fd_, buf, cap, deadline_ns_);
+  bytes_ = {tls_->fed_bytes(), tls_->taken_bytes()};
+  return n;
+}
+
 // The error for a server that did not answer as `protocol_` does, naming what it is.
 Status ProtoControl::WrongServer(const std::string& detail) const {
-  std::string other = IdentifyServer(target_, std::min(timeout_ms_, 1000));
+  // A plaintext probe tells nothing through a TLS port.
+  std::string other = tls_ ? "" : IdentifyServer(target_, std::min(timeout_ms_, 1000));
   std::string msg = std::string("--protocol ") + ProtocolName(protocol_) + ": " +
                     target_.Display() + " does not answer as " + ProtocolServer(protocol_) +
                     " (" + detail + ")";
   if (!other.empty()) msg += "; the server there speaks " + other;
+  if (other.empty() && !tls_ && bytes_.read == 0) msg += "; " + std::string(kExpectsTlsHint);
   return Status::Protocol(msg);
 }
 
@@ -141,14 +181,13 @@ template <class Reader>
 Status ProtoControl::ReadReply(Reader* reader) {
   char buf[16 * 1024];
   for (;;) {
-    auto n = ReadSomeBy(fd_, buf, sizeof(buf), deadline_ns_);
+    auto n = Receive(buf, sizeof(buf));
     if (!n.ok()) {
       return n.status().code() == Status::Code::kTimeout
                  ? Status::Timeout("no reply within " + Bound())
                  : n.status().WithContext(target_.Display());
     }
     if (*n == 0) return Status::IoError("the connection closed before a reply");
-    bytes_.read += *n;
     size_t used = 0;
     auto ev = reader->Feed(buf, *n, &used);
     if (ev == Reader::Event::kProtocolError) return Status::Protocol(reader->error());
@@ -195,14 +234,13 @@ Status ProtoControl::Handshake() {
   std::string greeting;
   char buf[iproto::kGreetingSize];
   while (greeting.size() < iproto::kGreetingSize) {
-    auto n = ReadSomeBy(fd_, buf, iproto::kGreetingSize - greeting.size(), deadline_ns_);
+    auto n = Receive(buf, iproto::kGreetingSize - greeting.size());
     if (!n.ok() || *n == 0) {
       Broken(n.ok() ? Status::IoError("closed") : n.status());
       return WrongServer(n.ok() ? "closed before sending a greeting"
                                 : "no Tarantool greeting within " + Bound());
     }
     greeting.append(buf, *n);
-    bytes_.read += *n;
   }
   auto g = iproto::ParseGreeting(greeting);
   if (!g.ok()) return WrongServer(g.status().message());

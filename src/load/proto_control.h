@@ -17,6 +17,7 @@
 
 #include "core/buffer.h"
 #include "core/tcp_info.h"
+#include "core/tls.h"
 #include "load/protocol.h"
 #include "load/target.h"
 #include "proto/etcd/etcd.h"
@@ -38,9 +39,12 @@ class ProtoControl {
   /// naming both ("... speaks Redis (RESP), not memcached (text protocol)"); wrong
   /// credentials are a Server error with Tarantool's message. The connect and that
   /// exchange are bounded by timeout_ms together, each later request (its write and
-  /// its whole reply) by timeout_ms. REQUIRES: p != kResp.
-  static Result<std::unique_ptr<ProtoControl>> Connect(Protocol p, const RedisTarget& target,
-                                                       int timeout_ms);
+  /// its whole reply) by timeout_ms. With `tls` (memcache+tls://, etcd+tls://) the TLS
+  /// handshake comes first, within the same bound, and every exchange is encrypted.
+  /// REQUIRES: p != kResp.
+  static Result<std::unique_ptr<ProtoControl>> Connect(
+      Protocol p, const RedisTarget& target, int timeout_ms,
+      std::shared_ptr<const TlsContext> tls = nullptr);
   ~ProtoControl();
   ProtoControl(const ProtoControl&) = delete;
   ProtoControl& operator=(const ProtoControl&) = delete;
@@ -63,8 +67,10 @@ class ProtoControl {
   /// so a pool counts them once per id. 0: the server's own (memcached, Tarantool).
   /// Known after Counters().
   uint64_t shared_store_id() const { return shared_store_id_; }
+  /// TLS: the protocol and cipher agreed (TlsSession::Describe); "" without TLS.
+  std::string tls_description() const { return tls_ ? tls_->Describe() : ""; }
   /// Application bytes read from and written to the socket since the connect, the
-  /// handshake included (counted at each read() and write()).
+  /// handshake included (counted at each read() and write(); with TLS the ciphertext).
   const SocketBytes& bytes() const { return bytes_; }
   /// The kernel's count of the same connection (TCP_INFO); an error once it is closed.
   Result<TcpBytes> KernelBytes() const;
@@ -105,7 +111,10 @@ class ProtoControl {
   /// data; `what` names it in errors.
   Result<iproto::Value> IprotoData(const std::function<void(Buffer*, uint64_t)>& append,
                                    const std::string& what);
-  Status CheckInStep() const;
+  Status CheckInStep();
+  /// The socket's bytes, in plaintext or through the TLS session; bytes_ counted.
+  Status Send(const Buffer& request);
+  Result<size_t> Receive(char* buf, size_t cap);
   /// Starts a request after Connect: its own deadline; the error if the connection broke.
   Status Begin();
   Status Broken(Status s);
@@ -122,6 +131,7 @@ class ProtoControl {
   int timeout_ms_ = 5000;
   uint64_t shared_store_id_ = 0;
   int fd_ = -1;              // non-blocking; -1 once broken (closed)
+  std::unique_ptr<TlsSession> tls_;  // null: plaintext
   int64_t deadline_ns_ = 0;  // of the exchange under way
   bool in_setup_ = false;    // Connect's exchange: the deadline counts from the connect
   Status broken_;

@@ -14,7 +14,8 @@ Status Bad(std::string_view url, const std::string& what) {
   return Status::InvalidArgument("invalid target '" + Abbreviate(RedactUrl(url)) + "': " + what +
                                  " (expected redis://[user:pass@]host:port[/db], "
                                  "rediss:// (the same over TLS), "
-                                 "memcache://host:port, etcd://host:port, "
+                                 "memcache://host:port, etcd://host:port (each over TLS "
+                                 "as memcache+tls://, etcd+tls://), "
                                  "tarantool://[user:pass@]host:port, unix:///path, "
                                  "redis+unix://[user:pass@]/path[?db=N] or "
                                  "memcache+unix:///path)");
@@ -25,7 +26,8 @@ struct Scheme {
   int default_port;
 };
 constexpr Scheme kSchemes[] = {
-    {"redis", 6379}, {"rediss", 6379}, {"memcache", 11211}, {"etcd", 2379}, {"tarantool", 3301}};
+    {"redis", 6379},      {"rediss", 6379},   {"memcache", 11211}, {"memcache+tls", 11211},
+    {"etcd", 2379},       {"etcd+tls", 2379}, {"tarantool", 3301}};
 
 // A Unix socket's URL scheme and the protocol scheme it stands for.
 struct UnixScheme {
@@ -114,7 +116,7 @@ std::string RedisTarget::Display() const {
     return s;
   }
   // Built with append: g++ 12 warns (-Wrestrict, a false positive) on "[" + host + "]".
-  std::string s = scheme + (tls ? "s://" : "://");
+  std::string s = scheme + (!tls ? "://" : scheme == "redis" ? "s://" : "+tls://");
   if (!user.empty()) s.append(user).append("@");
   bool v6 = host.find(':') != std::string::npos;
   if (v6) s.append("[");
@@ -136,8 +138,10 @@ Result<RedisTarget> ParseTargetUrl(std::string_view url) {
       return ParseUnixUrl(url, u.scheme, url.substr(u.name.size() + 3));
     }
   }
-  if (url.starts_with("rediss+unix://")) {
-    return Bad(url, "TLS is for TCP targets (rediss://host:port), not Unix sockets");
+  for (std::string_view tls_unix : {"rediss+unix://", "memcache+tls+unix://", "memcache+unix+tls://"}) {
+    if (url.starts_with(tls_unix)) {
+      return Bad(url, "TLS is for TCP targets (rediss://, memcache+tls://host:port), not Unix sockets");
+    }
   }
   if (url.starts_with("etcd+unix://") || url.starts_with("tarantool+unix://")) {
     return Bad(url, "Unix sockets are for Redis (RESP) and memcached targets");
@@ -149,8 +153,9 @@ Result<RedisTarget> ParseTargetUrl(std::string_view url) {
   }
   if (scheme == nullptr) return Bad(url, "unknown scheme");
   t.scheme = std::string(scheme->name);
-  if (t.scheme == "rediss") {
-    t.scheme = "redis";
+  if (t.scheme == "rediss") t.scheme = "redis+tls";
+  if (t.scheme.ends_with("+tls")) {
+    t.scheme.resize(t.scheme.size() - 4);
     t.tls = true;
   }
   t.port = scheme->default_port;

@@ -18,10 +18,11 @@ struct RedisTarget {
   int db = 0;
   /// Non-empty: the load goes to this Unix stream socket, and host and port are unused.
   std::string unix_path;
-  /// rediss:// (or --tls): RESP over TLS (LoadOptions::tls says how it is checked).
+  /// rediss://, memcache+tls://, etcd+tls:// (or --tls): over TLS (LoadOptions::tls says
+  /// how it is checked).
   bool tls = false;
 
-  /// "<scheme>://user@host:port[/db]" (rediss:// with TLS; a Unix socket: "<scheme>+unix://[user@]/path
+  /// "<scheme>://user@host:port[/db]" (rediss://, memcache+tls://, etcd+tls:// with TLS; a Unix socket: "<scheme>+unix://[user@]/path
   /// [?db=N]") without the password.
   std::string Display() const;
   /// Where the connection goes, for messages: "host:port" or the socket's path.
@@ -34,7 +35,8 @@ Result<RedisTarget> ParseRedisUrl(std::string_view url);
 
 /// Any target URL: redis://[user:pass@]host:port[/db] (rediss://: the same over TLS,
 /// scheme "redis" and tls set), memcache://host:port (default
-/// port 11211), etcd://host:port (2379, the JSON gateway), tarantool://[user:pass@]
+/// port 11211), etcd://host:port (2379, the JSON gateway), memcache+tls:// and
+/// etcd+tls:// (scheme "memcache"/"etcd" and tls set), tarantool://[user:pass@]
 /// host:port (3301); a Unix socket: unix:///path or redis+unix://[user:pass@]/path
 /// [?db=N] (RESP), memcache+unix:///path. `scheme` is set from the URL ("redis" for
 /// unix://), `unix_path` for a Unix socket.

@@ -87,6 +87,27 @@ TEST(TargetUrl, RedissIsRespOverTls) {
   EXPECT_NE(unix_tls.status().message().find("not Unix sockets"), std::string::npos);
 }
 
+TEST(TargetUrl, MemcacheAndEtcdOverTlsArePlusTls) {
+  auto t = ParseTargetUrl("memcache+tls://127.0.0.1:11212");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->scheme, "memcache");
+  EXPECT_TRUE(t->tls);
+  EXPECT_EQ(t->port, 11212);
+  EXPECT_EQ(t->Display(), "memcache+tls://127.0.0.1:11212");
+  t = ParseTargetUrl("etcd+tls://localhost");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->scheme, "etcd");
+  EXPECT_TRUE(t->tls);
+  EXPECT_EQ(t->port, 2379);
+  EXPECT_EQ(t->Display(), "etcd+tls://localhost:2379");
+  EXPECT_FALSE(ParseTargetUrl("memcache://h:1")->tls);
+  EXPECT_FALSE(ParseTargetUrl("etcd+tls://u:p@h:1").ok());
+  EXPECT_FALSE(ParseTargetUrl("tarantool+tls://h:1").ok());
+  auto unix_tls = ParseTargetUrl("memcache+tls+unix:///run/m.sock");
+  ASSERT_FALSE(unix_tls.ok());
+  EXPECT_NE(unix_tls.status().message().find("not Unix sockets"), std::string::npos);
+}
+
 TEST(TargetUrl, ErrorsNeverQuoteThePassword) {
   for (const char* bad :
        {"redis://user:S3cretPW@127.0.0.1:1:bad", "redis://S3cretPW@h:0",
