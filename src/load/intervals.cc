@@ -7,11 +7,23 @@ namespace memstand {
 namespace {
 
 SeriesPoint Summary(int second, const CommandStats& s) {
-  return {second, s.ops, s.errors, s.latency_ns.ValueAtPercentile(50),
-          s.latency_ns.ValueAtPercentile(99), s.latency_ns.max()};
+  SeriesPoint p;
+  p.second = second;
+  p.ops = s.ops;
+  p.errors = s.errors;
+  SetPercentiles(s.latency_ns, &p);
+  return p;
 }
 
 }  // namespace
+
+void SetPercentiles(const HdrHistogram& latency, SeriesPoint* p) {
+  p->p50_ns = latency.ValueAtPercentile(50);
+  p->p90_ns = latency.ValueAtPercentile(90);
+  p->p99_ns = latency.ValueAtPercentile(99);
+  p->p999_ns = latency.ValueAtPercentile(99.9);
+  p->max_ns = latency.max();
+}
 
 IntervalCollector::IntervalCollector(int workers, size_t command_count, IntervalSink sink)
     : workers_(workers),
@@ -48,6 +60,7 @@ void IntervalCollector::Summarize(int index, const std::vector<CommandStats>& co
   CommandStats total;
   for (size_t i = 0; i < command_count_; ++i) {
     series_[i].push_back(Summary(index, commands[i]));
+    series_[i].back().latency = EncodeHistogram(commands[i].latency_ns);
     total.Add(commands[i]);
   }
   series_[command_count_].push_back(Summary(index, total));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "load/run_stats.h"
+#include "stats/encoded_histogram.h"
 
 namespace memstand {
 
@@ -26,9 +27,19 @@ struct SeriesPoint {
   uint64_t ops = 0;
   uint64_t errors = 0;
   int64_t p50_ns = 0;
+  int64_t p90_ns = 0;
   int64_t p99_ns = 0;
+  int64_t p999_ns = 0;
   int64_t max_ns = 0;
+  /// False: the percentiles are unknown (a merge of inputs without per-second histograms).
+  bool percentiles_known = true;
+  /// The second's latency histogram, per command (the all-commands series has none:
+  /// it is the sum of the commands'), so that shards' seconds merge exactly.
+  EncodedHistogram latency;
 };
+
+/// The summary of `latency`: its percentiles and max (not the encoding).
+void SetPercentiles(const HdrHistogram& latency, SeriesPoint* p);
 
 /// Receives each second once all workers handed it in, by command index (e.g. to write
 /// an HdrHistogram interval log). Called with the collector's lock held, from a worker

@@ -42,6 +42,23 @@ TEST(IntervalCollector, MergesTheSameSecondOfEveryWorker) {
   EXPECT_EQ(s[2][1].ops, 30u);
 }
 
+TEST(IntervalCollector, EachCommandsSecondCarriesItsHistogram) {
+  IntervalCollector c(2, 2);
+  c.Publish(Second(0, {{10, 1000}, {20, 5000}}));
+  c.Publish(Second(0, {{5, 900'000}, {0, 0}}));
+  c.Finish();
+  const SeriesPoint& get = c.series()[0][0];
+  auto h = DecodeHistogram(get.latency);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->total_count(), 15);
+  EXPECT_EQ(h->min(), 1000);
+  EXPECT_EQ(h->max(), 900'000);
+  EXPECT_EQ(h->ValueAtPercentile(90), get.p90_ns);
+  EXPECT_EQ(get.p999_ns, 900'000);  // clamped to the max
+  EXPECT_EQ(DecodeHistogram(c.series()[1][0].latency)->total_count(), 20);
+  EXPECT_TRUE(c.series()[2][0].latency.v2_base64.empty());  // all commands: the sum of these
+}
+
 TEST(IntervalCollector, ConcurrentPublishersLoseNothing) {
   constexpr int kWorkers = 4, kSeconds = 50;
   IntervalCollector c(kWorkers, 1);

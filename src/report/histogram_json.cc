@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "stats/hdr_decode.h"
+#include "stats/encoded_histogram.h"
 #include "stats/hdr_log.h"
 
 namespace memstand {
@@ -44,14 +44,26 @@ Result<HdrHistogram> HistogramFromJson(const nlohmann::ordered_json& j) {
       !j["count"].is_number_integer()) {
     return Status::InvalidArgument("histogram: data must be a string, count/min/max integers");
   }
-  auto h = DecodeCompressedV2Base64(j["data"].get<std::string>(), j["min"].get<int64_t>(),
-                                    j["max"].get<int64_t>());
-  if (!h.ok()) return h.status();
-  if (h->total_count() != j["count"].get<int64_t>()) {
-    return Status::InvalidArgument("histogram: count " + std::to_string(j["count"].get<int64_t>()) +
-                                   " but the data hold " + std::to_string(h->total_count()));
+  return DecodeHistogram({j["count"].get<int64_t>(), j["min"].get<int64_t>(),
+                          j["max"].get<int64_t>(), j["data"].get<std::string>()});
+}
+
+nlohmann::ordered_json IntervalHistogramJson(const EncodedHistogram& e) {
+  return {{"count", e.count}, {"min", e.min}, {"max", e.max}, {"data", e.v2_base64}};
+}
+
+Result<EncodedHistogram> IntervalHistogramFromJson(const nlohmann::ordered_json& j) {
+  for (const char* key : {"count", "min", "max"}) {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) {
+      return Status::InvalidArgument(std::string("per-second histogram: \"") + key +
+                                     "\" is not an integer");
+    }
   }
-  return h;
+  if (!j.contains("data") || !j["data"].is_string()) {
+    return Status::InvalidArgument("per-second histogram: \"data\" is not a string");
+  }
+  return EncodedHistogram{j["count"].get<int64_t>(), j["min"].get<int64_t>(),
+                          j["max"].get<int64_t>(), j["data"].get<std::string>()};
 }
 
 }  // namespace memstand

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stats/encoded_histogram.h"
 #include "stats/hdr_histogram.h"
 #include "util/status.h"
 
@@ -21,5 +22,13 @@ nlohmann::ordered_json HistogramSettingsJson(const HdrHistogram& h);
 /// InvalidArgument naming the fault (missing field, other encoding, bad data, or a
 /// count that differs from the decoded one).
 Result<HdrHistogram> HistogramFromJson(const nlohmann::ordered_json& j);
+
+/// A second of a run's series: {"count", "min", "max", "data"} (ns; "data" base64 "V2
+/// compressed", whose header holds the settings, equal to the command's histogram's).
+nlohmann::ordered_json IntervalHistogramJson(const EncodedHistogram& e);
+
+/// Reads IntervalHistogramJson's object back (not decoded: DecodeHistogram does that).
+/// InvalidArgument naming the field that is missing or of another type.
+Result<EncodedHistogram> IntervalHistogramFromJson(const nlohmann::ordered_json& j);
 
 }  // namespace memstand

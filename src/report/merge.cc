@@ -8,6 +8,7 @@
 
 #include "report/histogram_json.h"
 #include "report/merge_check.h"
+#include "report/merge_series.h"
 #include "stats/hdr_log.h"
 
 namespace memstand {
@@ -55,7 +56,6 @@ double MeasuredStart(const Json& d) {
   if (d.contains("start_at")) return Num(d["start_at"], "measured_start_unix_s");
   return Num(d, "series_start_unix_s");
 }
-int64_t SeriesStart(const Json& d) { return std::llround(Num(d, "series_start_unix_s")); }
 
 // The fleet's options: the first input's, with the fleet's key range, seed, rate and
 // requests, and every shard's threads.
@@ -135,32 +135,6 @@ ShardFigures Figures(const MergeInput& in) {
   return f;
 }
 
-// Series: seconds of every input summed by wall-clock second.
-void MergeSeries(const std::vector<MergeInput>& inputs, const LoadOptions& o, RunResult* r) {
-  int64_t first = INT64_MAX;
-  for (const MergeInput& in : inputs) first = std::min(first, SeriesStart(in.doc));
-  r->series_start_unix_s = static_cast<double>(first);
-  std::vector<std::string> labels;
-  for (const CommandSpec& c : o.commands) labels.push_back(c.label);
-  labels.push_back("Total");
-  for (const std::string& label : labels) {
-    std::map<int, SeriesPoint> by_second;
-    for (const MergeInput& in : inputs) {
-      const int offset = static_cast<int>(SeriesStart(in.doc) - first);
-      for (const Json& p : in.doc["series"].value(label, Json::array())) {
-        SeriesPoint& m = by_second[offset + p.value("second", 0)];
-        m.second = offset + p.value("second", 0);
-        m.ops += Count(p, "ops");
-        m.errors += Count(p, "errors");
-        m.max_ns = std::max(m.max_ns, static_cast<int64_t>(std::llround(Num(p, "max_us") * 1000)));
-      }
-    }
-    std::vector<SeriesPoint> points;
-    for (const auto& [second, p] : by_second) points.push_back(p);
-    r->series.push_back(points);
-  }
-}
-
 // The fleet window, CPU and counts of every input.
 Status MergeResult(const std::vector<MergeInput>& inputs, const LoadOptions& o, RunResult* r) {
   r->totals = ThreadStats(o.commands.size());
@@ -209,8 +183,7 @@ Status MergeResult(const std::vector<MergeInput>& inputs, const LoadOptions& o, 
   r->measured_s = end > start ? end - start : 0;
   r->send_span_s = last_send > start ? last_send - start : 0;
   r->server_version = inputs.front().doc["server"].value("version", "");
-  MergeSeries(inputs, o, r);
-  return Status::OK();
+  return merge_internal::MergeSeries(inputs, o, r);
 }
 
 }  // namespace

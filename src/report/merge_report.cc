@@ -148,13 +148,6 @@ void Judge(MergedRun* m, const std::vector<MergeInput>& inputs) {
 
 Json MergedJson(const MergedRun& m) {
   Json j = RunReportJson(m.report);
-  // Per-second percentiles cannot be merged from per-second summaries: not given.
-  for (auto& [label, points] : j["series"].items()) {
-    for (auto& p : points) {
-      p["p50_us"] = nullptr;
-      p["p99_us"] = nullptr;
-    }
-  }
   j["series_start_unix_s"] = m.result.series_start_unix_s;
   j.erase("resources");
   Json shards = Json::array();
@@ -170,8 +163,9 @@ Json MergedJson(const MergedRun& m) {
                 {"notes",
                  {"histograms are the sums of the inputs' (exact: percentiles are those of one "
                   "histogram of every request)",
-                  "series: ops, errors and max_us summed/maxed by wall-clock second; p50_us and "
-                  "p99_us are null (the inputs carry no per-second histograms)",
+                  "series: ops, errors and max_us summed/maxed by wall-clock second; the "
+                  "per-second histograms added too, so the per-second percentiles are exact "
+                  "(null where an input carried no per-second histogram)",
                   "server CPU is not summed (the shards share the server); client CPU is"}}};
   return j;
 }

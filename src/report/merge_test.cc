@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "load/shard_plan.h"
+#include "report/histogram_json.h"
 #include "workload/rng.h"
 
 namespace memstand {
@@ -10,20 +11,35 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// Three shards' run JSONs of one split sample; `whole` holds every value.
+// Three shards' run JSONs of one split sample; `whole` holds every value, `second[i]`
+// every value of wall-clock second i (the shards' series seconds 0 and 1).
 struct Fleet {
   HdrHistogram whole;
+  HdrHistogram second[2];
   std::vector<MergeInput> inputs;
 };
+
+SeriesPoint Point(int second, const HdrHistogram& h) {
+  SeriesPoint p;
+  p.second = second;
+  p.ops = static_cast<uint64_t>(h.total_count());
+  SetPercentiles(h, &p);
+  p.latency = EncodeHistogram(h);
+  return p;
+}
 
 Fleet MakeFleet() {
   Fleet f;
   Rng rng(5);
   std::vector<HdrHistogram> parts(3);
+  HdrHistogram by_second[3][2];
   for (int i = 0; i < 20000; ++i) {
     const int64_t v = 30'000 + static_cast<int64_t>(rng.Uniform(i % 11 == 0 ? 50'000'000 : 300'000));
     f.whole.Record(v);
     parts[i % 3].Record(v);
+    const int second = i % 7 == 0 ? 1 : 0;
+    f.second[second].Record(v);
+    by_second[i % 3][second].Record(v);
   }
   for (uint64_t k = 0; k < 3; ++k) {
     LoadOptions o;
@@ -46,8 +62,9 @@ Fleet MakeFleet() {
     r.measured_s = 1.5;
     r.measured_start_unix_s = 1000.0001;
     r.series_start_unix_s = 1000;
-    r.series = {{{0, 100 * (k + 1), 0, 0, 0, 5000}, {1, 10, 0, 0, 0, 7000}}, {}};
+    r.series = {{Point(0, by_second[k][0]), Point(1, by_second[k][1])}, {}};
     r.series[1] = r.series[0];
+    for (SeriesPoint& p : r.series[1]) p.latency = {};  // all commands: none, as a run
     RunReport rep;
     rep.options = &o;
     rep.result = &r;
@@ -76,16 +93,80 @@ TEST(MergeTest, AddsHistogramsExactlyAndSumsCounts) {
   EXPECT_EQ((*m)->options.key_min, 0u);
   EXPECT_EQ((*m)->options.key_max, 2999u);
   EXPECT_EQ((*m)->options.requests, 3000u);
-  // Series summed by wall-clock second.
-  ASSERT_EQ((*m)->result.series.back().size(), 2u);
-  EXPECT_EQ((*m)->result.series.back()[0].ops, 600u);
-  EXPECT_EQ((*m)->result.series.back()[1].ops, 30u);
-  EXPECT_EQ((*m)->result.series.back()[1].max_ns, 7000);
   EXPECT_EQ((*m)->report.exit_code, 0) << (*m)->report.verdict;
   const Json j = MergedJson(**m);
   EXPECT_EQ(j["schema"], "memstand.run");
   EXPECT_EQ(j["merge"]["shards"].size(), 3u);
-  EXPECT_TRUE(j["series"]["Total"][0]["p99_us"].is_null());
+}
+
+TEST(MergeTest, AddsThePerSecondHistogramsOfTheSameSecond) {
+  Fleet f = MakeFleet();
+  auto m = MergeRuns(f.inputs);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const Json j = MergedJson(**m);
+  for (const char* label : {"SET", "Total"}) {
+    const auto& series = label == std::string("SET") ? (*m)->result.series[0] : (*m)->result.series[1];
+    ASSERT_EQ(series.size(), 2u) << label;
+    for (int i = 0; i < 2; ++i) {
+      const HdrHistogram& whole = f.second[i];
+      const SeriesPoint& p = series[i];
+      EXPECT_EQ(p.ops, static_cast<uint64_t>(whole.total_count())) << label << i;
+      EXPECT_TRUE(p.percentiles_known);
+      EXPECT_EQ(p.p50_ns, whole.ValueAtPercentile(50)) << label << i;
+      EXPECT_EQ(p.p90_ns, whole.ValueAtPercentile(90)) << label << i;
+      EXPECT_EQ(p.p99_ns, whole.ValueAtPercentile(99)) << label << i;
+      EXPECT_EQ(p.p999_ns, whole.ValueAtPercentile(99.9)) << label << i;
+      EXPECT_EQ(p.max_ns, whole.max()) << label << i;
+      const Json& jp = j["series"][label][i];
+      EXPECT_DOUBLE_EQ(jp["p99_us"].get<double>(), whole.ValueAtPercentile(99) / 1000.0);
+      EXPECT_DOUBLE_EQ(jp["p99_9_us"].get<double>(), whole.ValueAtPercentile(99.9) / 1000.0);
+    }
+  }
+  // The merged command series carries the summed histogram itself (bucket for bucket).
+  auto e = IntervalHistogramFromJson(j["series"]["SET"][1]["histogram"]);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  auto h = DecodeHistogram(*e);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  for (int i = 0; i < h->counts_len(); ++i) ASSERT_EQ(h->count_at_index(i), f.second[1].count_at_index(i));
+  EXPECT_FALSE(j["series"]["Total"][0].contains("histogram"));
+}
+
+TEST(MergeTest, AlignsPerSecondHistogramsByWallClockSecond) {
+  Fleet f = MakeFleet();
+  // Shard 2's series starts a second later: its second 0 is the fleet's second 1.
+  f.inputs[2].doc["series_start_unix_s"] = 1001;
+  auto m = MergeRuns(f.inputs);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const auto& set = (*m)->result.series[0];
+  ASSERT_EQ(set.size(), 3u);
+  const Json& s2 = f.inputs[2].doc["series"]["SET"];
+  uint64_t second1 = 0;
+  for (int k = 0; k < 2; ++k) second1 += f.inputs[k].doc["series"]["SET"][1]["ops"].get<uint64_t>();
+  EXPECT_EQ(set[1].ops, second1 + s2[0]["ops"].get<uint64_t>());
+  EXPECT_EQ(set[2].ops, s2[1]["ops"].get<uint64_t>());
+  HdrHistogram expected;
+  for (int k = 0; k < 2; ++k) {
+    auto e = IntervalHistogramFromJson(f.inputs[k].doc["series"]["SET"][1]["histogram"]);
+    expected.Add(*DecodeHistogram(*e));
+  }
+  expected.Add(*DecodeHistogram(*IntervalHistogramFromJson(s2[0]["histogram"])));
+  EXPECT_EQ(set[1].p99_ns, expected.ValueAtPercentile(99));
+  EXPECT_EQ(set[1].p50_ns, expected.ValueAtPercentile(50));
+}
+
+TEST(MergeTest, AnInputWithoutPerSecondHistogramsLeavesThePercentilesUnknown) {
+  Fleet f = MakeFleet();
+  for (Json& p : f.inputs[1].doc["series"]["SET"]) p.erase("histogram");
+  auto m = MergeRuns(f.inputs);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const Json j = MergedJson(**m);
+  for (const char* label : {"SET", "Total"}) {
+    EXPECT_TRUE(j["series"][label][0]["p99_us"].is_null()) << label;
+    EXPECT_TRUE(j["series"][label][0]["p50_us"].is_null()) << label;
+    EXPECT_EQ(j["series"][label][0]["ops"].get<uint64_t>(),
+              static_cast<uint64_t>(f.second[0].total_count()));
+  }
+  EXPECT_FALSE(j["series"]["SET"][0].contains("histogram"));
 }
 
 void ExpectRefused(std::vector<MergeInput> inputs, const std::string& says) {
@@ -119,6 +200,15 @@ TEST(MergeTest, RefusesInputsOfDifferentRuns) {
   auto damaged = f.inputs;
   damaged[1].doc["commands"][0]["latency"]["histogram"]["data"] = "AAAA";
   ExpectRefused(damaged, "histogram");
+  auto per_second = f.inputs;
+  per_second[1].doc["series"]["SET"][1]["histogram"]["count"] = 1;
+  ExpectRefused(per_second, "s1.json: series \"SET\" second 1: histogram: count 1");
+  auto other_settings = f.inputs;
+  HdrHistogram two_digits(1, 3'600'000'000'000LL, 2);
+  two_digits.Record(40'000);
+  other_settings[0].doc["series"]["SET"][0]["histogram"] =
+      IntervalHistogramJson(EncodeHistogram(two_digits));
+  ExpectRefused(other_settings, "settings differ");
 }
 
 TEST(MergeTest, AMissingOrFailedShardFailsTheMerge) {

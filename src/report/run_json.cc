@@ -69,9 +69,12 @@ Json CommandJson(const std::string& name, const CommandStats& s, double secs,
 Json SeriesJson(const std::vector<SeriesPoint>& points) {
   Json a = Json::array();
   for (const auto& p : points) {
-    a.push_back({{"second", p.second}, {"ops", p.ops}, {"errors", p.errors},
-                 {"p50_us", p.p50_ns / 1000.0}, {"p99_us", p.p99_ns / 1000.0},
-                 {"max_us", p.max_ns / 1000.0}});
+    auto us = [&p](int64_t ns) { return p.percentiles_known ? Json(ns / 1000.0) : Json(nullptr); };
+    Json j = {{"second", p.second}, {"ops", p.ops},           {"errors", p.errors},
+              {"p50_us", us(p.p50_ns)}, {"p90_us", us(p.p90_ns)}, {"p99_us", us(p.p99_ns)},
+              {"p99_9_us", us(p.p999_ns)}, {"max_us", p.max_ns / 1000.0}};
+    if (!p.latency.v2_base64.empty()) j["histogram"] = IntervalHistogramJson(p.latency);
+    a.push_back(std::move(j));
   }
   return a;
 }
