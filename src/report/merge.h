@@ -76,7 +76,8 @@ nlohmann::ordered_json MergedJson(const MergedRun& m);
 void PrintMergeReport(std::FILE* out, const MergedRun& m);
 
 /// The merged histograms as an HdrHistogram interval log: one interval per command
-/// over the fleet's measured window (the run JSON has no per-second histograms).
+/// over the fleet's measured window (the run JSON's per-second histograms are not written as
+/// intervals yet: merged JSON series carry them).
 Result<std::string> MergedHdrLog(const MergedRun& m);
 
 }  // namespace memstand
