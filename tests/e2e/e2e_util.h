@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "npm_util.h"
@@ -79,5 +80,12 @@ testutil::CommandResult PromQuery(int port, const std::string& query);
 /// with `config` added to its defaults; nullptr (and a test failure) if it cannot start.
 std::unique_ptr<LocalRedis> StartRedis(
     std::vector<std::pair<std::string, std::string>> config = {});
+
+/// A test run once per socket I/O mode: INSTANTIATE_TEST_SUITE_P(EpollAndUring, Suite,
+/// ::testing::Values("epoll", "uring")); Io() is the value for `--io`.
+class IoModeTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  std::string Io() const { return GetParam(); }
+};
 
 }  // namespace memstand::e2e

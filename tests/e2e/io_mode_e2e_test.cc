@@ -46,10 +46,7 @@ void ExpectCrossCheckHolds(const nlohmann::json& j) {
   }
 }
 
-class IoModeE2E : public ::testing::TestWithParam<const char*> {
- protected:
-  std::string Io() const { return GetParam(); }
-};
+class IoModeE2E : public IoModeTest {};
 
 TEST_P(IoModeE2E, CountsEqualInfoCommandstatsOverTwoThreads) {
   auto redis = StartRedis();

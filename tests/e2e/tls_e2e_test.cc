@@ -83,9 +83,8 @@ int64_t Ops(const nlohmann::json& j, const std::string& label) {
   return -1;
 }
 
-class TlsE2E : public ::testing::TestWithParam<const char*> {
+class TlsE2E : public IoModeTest {
  protected:
-  std::string Io() const { return GetParam(); }
   void SetUp() override {
     if (Io() == "uring" && !Uring::Create(1).ok()) GTEST_SKIP() << "no io_uring here";
   }

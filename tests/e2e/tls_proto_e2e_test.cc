@@ -94,9 +94,8 @@ std::string Url(const char* scheme, const TestServer& s) {
   return std::string(scheme) + "://127.0.0.1:" + std::to_string(s.port());
 }
 
-class TlsProtoE2E : public ::testing::TestWithParam<const char*> {
+class TlsProtoE2E : public IoModeTest {
  protected:
-  std::string Io() const { return GetParam(); }
   void SetUp() override {
     if (Io() == "uring" && !Uring::Create(1).ok()) GTEST_SKIP() << "no io_uring here";
   }

@@ -84,10 +84,7 @@ int64_t ServerCount(const nlohmann::json& j, const std::string& name) {
   return -1;
 }
 
-class UnixSocketE2E : public ::testing::TestWithParam<const char*> {
- protected:
-  std::string Io() const { return GetParam(); }
-};
+class UnixSocketE2E : public IoModeTest {};
 
 TEST_P(UnixSocketE2E, RedisCountsEqualInfoCommandstats) {
   UnixServer redis = StartRedisOnSocket();
