@@ -3,6 +3,7 @@
 // concurrency (sync / async, replicas / master, SET + WAIT / SET).
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -27,22 +28,23 @@ template <class Take>
 Chart AgainstConcurrency(const json& rows, const std::string& system, const std::string& name_field,
                          const char* field, Take take) {
   std::vector<std::string> names;
+  std::set<double> levels;
   std::map<std::pair<std::string, double>, std::vector<double>> values;
   for (const json& r : rows) {
     if (Text(r, "system") != system) continue;
     const std::string name = name_field == "pair" ? Text(r, "a") + " / " + Text(r, "b") : Text(r, name_field);
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     auto c = Number(r, "concurrency");
+    if (!c) continue;
+    levels.insert(*c);
     auto v = Number(r, field);
-    if (c && v && take(r)) values[{name, *c}].push_back(*v);
+    if (v && take(r)) values[{name, *c}].push_back(*v);
   }
   std::vector<std::vector<std::pair<double, std::optional<double>>>> series(names.size());
   for (size_t i = 0; i < names.size(); ++i) {
-    for (const json& r : rows) {
-      auto c = Number(r, "concurrency");
-      if (!c || Text(r, "system") != system) continue;
-      auto it = values.find({names[i], *c});
-      series[i].push_back({*c, it == values.end() ? std::nullopt : std::optional<double>(MedianOf(it->second))});
+    for (double c : levels) {
+      auto it = values.find({names[i], c});
+      series[i].push_back({c, it == values.end() ? std::nullopt : std::optional<double>(MedianOf(it->second))});
     }
   }
   Chart chart;
