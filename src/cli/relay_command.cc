@@ -28,9 +28,10 @@ namespace {
 
 struct RelayFlags {
   std::vector<std::string> links;
-  std::string delay = "0", delay_back, mode = "pipelined", jitter = "0", rate, duration;
+  std::string delay = "0", delay_back, spin = "0", mode = "pipelined", jitter = "0", rate, duration;
   std::string metrics_addr, json;
   uint64_t seed = 1;
+  int realtime = 0;
   bool no_nodelay = false;
   CLI::Option* metrics_option = nullptr;  // given at all (an empty value is an error)
 };
@@ -68,6 +69,15 @@ void AddRelayFlags(CLI::App* app, RelayFlags* f) {
   app->add_option("--rate", f->rate, "Bandwidth cap per direction and connection (100Mbit, 10MB)");
   app->add_flag("--no-nodelay", f->no_nodelay,
                 "Leave TCP_NODELAY off: only to show the Nagle + delayed-ACK artifact");
+  app->add_option("--realtime", f->realtime,
+                  "Run the relay's loop on SCHED_FIFO at this priority (1..99; needs root): its timer "
+                  "and sockets wake it at once on a busy machine (0: the default scheduler)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 99));
+  app->add_option("--spin", f->spin,
+                  "Wake this long before each chunk is due and poll without sleeping until it leaves "
+                  "(100us): the last stretch's wake-up latency traded for CPU (at most 10ms)")
+      ->capture_default_str();
   app->add_option("--duration", f->duration, "Stop after this long (default: at SIGINT/SIGTERM)");
   f->metrics_option = app->add_option("--metrics-addr", f->metrics_addr,
                                       "Serve the relay's counters as Prometheus metrics at "
@@ -94,6 +104,8 @@ Status ToOptions(const RelayFlags& f, RelayOptions* o, int64_t* duration_ns) {
   Status s = ParseNs("--delay", f.delay, &o->delay_ns);
   if (s.ok() && !f.delay_back.empty()) s = ParseNs("--delay-back", f.delay_back, &o->delay_back_ns);
   if (s.ok()) s = ParseNs("--jitter", f.jitter, &o->jitter_ns);
+  if (s.ok()) s = ParseNs("--spin", f.spin, &o->spin_ns);
+  if (s.ok() && o->spin_ns > 10'000'000) s = Status::InvalidArgument("--spin: at most 10ms, got '" + f.spin + "'");
   if (s.ok() && !f.duration.empty()) s = ParseNs("--duration", f.duration, duration_ns);
   if (!s.ok()) return s;
   auto mode = ParseRelayMode(f.mode);
@@ -106,6 +118,7 @@ Status ToOptions(const RelayFlags& f, RelayOptions* o, int64_t* duration_ns) {
   }
   o->seed = f.seed;
   o->nodelay = !f.no_nodelay;
+  o->realtime_priority = f.realtime;
   return Status::OK();
 }
 

@@ -2,6 +2,8 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -68,6 +70,10 @@ Status Validate(const RelayOptions& o) {
   if (o.max_held_bytes == 0 || o.read_size == 0 || o.connect_timeout_ms <= 0) {
     return Status::InvalidArgument("max_held_bytes, read_size and connect_timeout_ms must be > 0");
   }
+  if (o.spin_ns < 0 || o.spin_ns > 10'000'000) return Status::InvalidArgument("the spin must be 0..10ms");
+  if (o.realtime_priority < 0 || o.realtime_priority > 99) {
+    return Status::InvalidArgument("the real-time priority must be 1..99 (0: none)");
+  }
   return Status::OK();
 }
 
@@ -83,6 +89,8 @@ class Relay::Loop {
 
   Status Bind();
   void StartThread() { thread_ = std::thread([this] { Run(); }); }
+  // Puts the loop thread on SCHED_FIFO at options_.realtime_priority (none: nothing).
+  Status SetRealtime();
   void Stop();
   int port(size_t link) const { return ports_.at(link); }
   RelayStats Snapshot() const {
@@ -168,6 +176,19 @@ Status Relay::Loop::Bind() {
   return s;
 }
 
+Status Relay::Loop::SetRealtime() {
+  if (options_.realtime_priority == 0) return Status::OK();
+  sched_param param{};
+  param.sched_priority = options_.realtime_priority;
+  const int rc = pthread_setschedparam(thread_.native_handle(), SCHED_FIFO, &param);
+  if (rc != 0) {
+    return Status::IoError(ErrnoMessage(
+        "SCHED_FIFO priority " + std::to_string(options_.realtime_priority) + " for the relay's thread (needs root or "
+        "CAP_SYS_NICE)", rc));
+  }
+  return Status::OK();
+}
+
 void Relay::Loop::Stop() {
   if (thread_.joinable()) {
     running_.store(false);
@@ -191,8 +212,9 @@ void Relay::Loop::Run() {
   epoll_event events[64];
   while (running_.load()) {
     const int64_t deadline = NextDeadline();
-    ArmTimer(deadline);
-    const int n = reactor_.Wait(events, 64, deadline <= NowNs() ? 0 : -1);
+    const int64_t wake = deadline == INT64_MAX ? deadline : deadline - options_.spin_ns;
+    ArmTimer(wake);
+    const int n = reactor_.Wait(events, 64, wake <= NowNs() ? 0 : -1);
     std::lock_guard<std::mutex> lock(mu_);
     for (int i = 0; i < n; ++i) Handle(events[i]);
     ResumeListeners(NowNs());
@@ -382,6 +404,8 @@ Result<std::unique_ptr<Relay>> Relay::Start(const RelayOptions& options) {
   s = loop->Bind();
   if (!s.ok()) return s;
   loop->StartThread();
+  s = loop->SetRealtime();
+  if (!s.ok()) return s;  // ~Loop stops the thread
   return std::unique_ptr<Relay>(new Relay(std::move(loop)));
 }
 

@@ -51,6 +51,18 @@ struct RelayOptions {
   size_t read_size = 64 * 1024;
   /// Bound on connecting to a target, in ms; past it the client is closed as refused.
   int connect_timeout_ms = 5000;
+  /// SCHED_FIFO priority (1..99) of the loop thread; 0: the default scheduler. A
+  /// real-time thread runs as soon as a socket or its timer wakes it, instead of waiting
+  /// for the core's current task: on a busy machine that is the difference between a
+  /// timer overshoot of tens of microseconds and of milliseconds (docs/relay.md). The
+  /// loop sleeps between wake-ups, so it takes only the CPU its chunks need. Needs root
+  /// or CAP_SYS_NICE; Relay::Start fails when the kernel refuses it.
+  int realtime_priority = 0;
+  /// The loop's timer fires this long before a chunk is due, and the loop then polls
+  /// its sockets without sleeping until the chunk leaves: the wake-up latency of the
+  /// last stretch is gone, at the price of up to this much CPU per chunk. 0: sleep to
+  /// the due time.
+  int64_t spin_ns = 0;
 
   int64_t back_delay_ns() const { return delay_back_ns < 0 ? delay_ns : delay_back_ns; }
 };

@@ -42,6 +42,8 @@ std::string DescribeRelay(const RelayOptions& o, const std::vector<int>& ports) 
   if (o.jitter_ns > 0) out += fmt::format(", jitter +-{} (seed {})", Delay(o.jitter_ns), o.seed);
   if (o.rate_bytes_per_s > 0) out += fmt::format(", rate {} bytes/s", o.rate_bytes_per_s);
   out += o.nodelay ? ", TCP_NODELAY on" : ", TCP_NODELAY OFF (Nagle demonstration only)";
+  if (o.realtime_priority > 0) out += fmt::format(", SCHED_FIFO {}", o.realtime_priority);
+  if (o.spin_ns > 0) out += fmt::format(", spinning the last {}", Delay(o.spin_ns));
   return out + "\n";
 }
 

@@ -6,13 +6,17 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -380,8 +384,79 @@ TEST(RelayLinks, ManyLinksInOneRelayCountApart) {
   for (int fd : listeners) close(fd);
 }
 
+// Spinning the last stretch before a chunk is due must never send it early: every chunk
+// still held at least its delay, and each one measured.
+TEST_F(RelayTest, SpinningBeforeTheDueTimeNeverSendsAChunkEarly) {
+  RelayOptions o;
+  o.delay_ns = 2 * kMs;
+  o.spin_ns = 500'000;  // a quarter of the delay polled
+  ASSERT_NO_FATAL_FAILURE(StartRelay(o));
+  ASSERT_NO_FATAL_FAILURE(Connect());
+  ASSERT_NO_FATAL_FAILURE(PingPong(20, 10));
+  const RelayLinkStats s = relay_->Snapshot().links[0];
+  for (const RelayDirectionStats* d : {&s.forward, &s.back}) {
+    ASSERT_EQ(d->applied_ns.total_count(), 20);
+    EXPECT_GE(d->applied_ns.min(), 2 * kMs);
+    EXPECT_GE(d->extra_ns.min(), 0);
+  }
+}
+
+// The SCHED_FIFO policy and priority of this process's threads, from /proc (field 41
+// policy, 40 rt_priority of /proc/self/task/TID/stat): {policy, priority} per thread.
+std::vector<std::pair<int, int>> ThreadPolicies() {
+  std::vector<std::pair<int, int>> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream in(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t close = stat.rfind(')');  // the name may hold spaces
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    std::vector<std::string> f;  // f[0] is field 3 (state)
+    for (std::string x; rest >> x;) f.push_back(x);
+    if (f.size() > 38) out.push_back({std::stoi(f[38]), std::stoi(f[37])});
+  }
+  return out;
+}
+
+// --realtime: the relay's loop thread runs on SCHED_FIFO at the priority asked, and
+// nothing else of the process does; where the kernel refuses (not root), Start says why.
+TEST(RelayRealtime, TheLoopThreadRunsOnSchedFifoAtThePriorityAsked) {
+  RelayOptions o;
+  o.links = {RelayLink{"127.0.0.1", 0, "127.0.0.1", 1}};
+  o.realtime_priority = 3;
+  auto relay = Relay::Start(o);
+  if (geteuid() != 0) {
+    ASSERT_FALSE(relay.ok());
+    EXPECT_NE(relay.status().message().find("SCHED_FIFO priority 3"), std::string::npos) << relay.status().message();
+    return;
+  }
+  ASSERT_TRUE(relay.ok()) << relay.status().message();
+  int fifo = 0;
+  for (auto [policy, priority] : ThreadPolicies()) {
+    if (policy == SCHED_FIFO) {
+      ++fifo;
+      EXPECT_EQ(priority, 3);
+    }
+  }
+  EXPECT_EQ(fifo, 1);
+  (*relay)->Stop();
+  o.realtime_priority = 0;
+  relay = Relay::Start(o);
+  ASSERT_TRUE(relay.ok());
+  for (auto [policy, priority] : ThreadPolicies()) EXPECT_NE(policy, SCHED_FIFO);
+}
+
 TEST(RelayStart, RefusesBadOptionsAndAnAddressInUse) {
   EXPECT_EQ(Relay::Start(RelayOptions{}).status().code(), Status::Code::kInvalidArgument);
+  RelayOptions bad;
+  bad.links = {RelayLink{"127.0.0.1", 0, "127.0.0.1", 1}};
+  bad.spin_ns = -1;
+  EXPECT_EQ(Relay::Start(bad).status().code(), Status::Code::kInvalidArgument);
+  bad.spin_ns = 10'000'001;
+  EXPECT_EQ(Relay::Start(bad).status().code(), Status::Code::kInvalidArgument);
+  bad.spin_ns = 0;
+  bad.realtime_priority = 100;
+  EXPECT_EQ(Relay::Start(bad).status().code(), Status::Code::kInvalidArgument);
   auto taken = ListenTcp("127.0.0.1", 0);
   ASSERT_TRUE(taken.ok());
   RelayOptions o;

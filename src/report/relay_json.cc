@@ -20,6 +20,8 @@ Json OptionsJson(const RelayOptions& o) {
           {"seed", o.seed},
           {"rate_bytes_per_s", o.rate_bytes_per_s},
           {"nodelay", o.nodelay},
+          {"realtime_priority", o.realtime_priority},
+          {"spin_us", Us(o.spin_ns)},
           {"max_held_bytes", o.max_held_bytes},
           {"read_size", o.read_size},
           {"connect_timeout_ms", o.connect_timeout_ms}};

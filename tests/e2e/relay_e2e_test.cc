@@ -121,6 +121,8 @@ TEST(RelayE2E, BadFlagsExit2WithTheReason) {
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--rate", "100"}, "--rate: bad rate"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--jitter", "x"}, "--jitter"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--duration", "25h"}, "at most 24h"},
+      {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--spin", "11ms"}, "--spin: at most 10ms"},
+      {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--realtime", "100"}, "--realtime"},
   };
   for (const auto& [args, message] : cases) {
     Outcome out = RunMemstand(args, 20);
