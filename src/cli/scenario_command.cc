@@ -1,6 +1,7 @@
 // `memstand scenario list | run NAME`: the experiments (docs/scenarios.md). Flags map
 // to each scenario's option struct; the scenario itself lives in src/scenario.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -237,6 +238,7 @@ void SetupComputeLocality(CLI::App* run, std::vector<std::function<int()>>* bodi
 struct StretchedCacheFlags {
   CommonFlags common;
   std::string distances = "5ms,20ms,40ms";
+  std::string relay_spin = "100us";
   StretchedCacheOptions options;
 };
 
@@ -251,9 +253,22 @@ void SetupStretchedCache(CLI::App* run, std::vector<std::function<int()>>* bodie
       ->capture_default_str();
   app->add_option("--load-rate", f->options.load_rate, "Block (c) under load: background SETs per second")
       ->capture_default_str();
+  app->add_option("--relay-realtime", f->options.relay_realtime_priority,
+                  "The relay's loop on SCHED_FIFO at this priority (0: the default scheduler; refused by the "
+                  "kernel: the run says so and goes on without)")
+      ->capture_default_str();
+  app->add_option("--relay-spin", f->relay_spin,
+                  "The relay polls this long before each chunk is due instead of sleeping (0: sleeps)")
+      ->capture_default_str();
   bodies->push_back([app, f]() -> int {
     if (!app->parsed()) return -1;
     StretchedCacheOptions o = f->options;
+    if (auto spin = ParseDurationSeconds(f->relay_spin); spin.ok() && *spin >= 0 && *spin <= 0.01) {
+      o.relay_spin_ns = std::llround(*spin * 1e9);
+    } else {
+      fmt::print(stderr, "memstand: --relay-spin: expected a duration of 0..10ms, got '{}'\n", f->relay_spin);
+      return kExitUsage;
+    }
     auto distances = ParseDistances(f->distances);
     Status s = distances.ok() ? Status::OK() : distances.status();
     if (s.ok()) {

@@ -179,8 +179,10 @@ Series MakeSeries(const std::string& block, const std::string& condition, Client
   return s;
 }
 
-RelayOptions RelayAt(int64_t delay_ns, RelayMode mode, bool nodelay) {
+RelayOptions RelayAt(const StretchedCacheOptions& so, int64_t delay_ns, RelayMode mode, bool nodelay) {
   RelayOptions o;
+  o.realtime_priority = so.relay_realtime_priority;
+  o.spin_ns = so.relay_spin_ns;
   o.links = {RelayLink{"127.0.0.1", 0, "", 0}, RelayLink{"127.0.0.1", 0, "", 0}};  // targets: the pair's
   o.delay_ns = delay_ns;
   o.mode = mode;
@@ -245,7 +247,7 @@ bool BlockB(RunState& st) {
   // METHOD.md rule 10: off then on in odd runs, on then off in even ones.
   for (int i = 0; i < 2; ++i) {
     const bool nodelay = (i == 0) == (st.record->run % 2 == 0);
-    const RelayOptions relay = RelayAt(0, RelayMode::kPipelined, nodelay);
+    const RelayOptions relay = RelayAt(st.o, 0, RelayMode::kPipelined, nodelay);
     const std::string condition = nodelay ? "nodelay on" : "nodelay off";
     if (!RouteFor(st, &relay, "(b) relay at 0 ms, TCP_NODELAY " + std::string(nodelay ? "on" : "off"))) return false;
     if (!MeasureBlock(st, WriteSeries(st, "b", condition, &relay, true), &relay)) return false;
@@ -293,7 +295,7 @@ void WaitForTraffic(Relay* relay) {
 }
 
 bool BlockC(RunState& st) {
-  const RelayOptions relay = RelayAt(st.o.distances_ns.front(), RelayMode::kPipelined, true);
+  const RelayOptions relay = RelayAt(st.o, st.o.distances_ns.front(), RelayMode::kPipelined, true);
   if (!RouteFor(st, &relay, "(c) relay at " + DistanceText(relay.delay_ns) + " pipelined")) return false;
   if (!MeasureBlock(st, WriteSeries(st, "c", "idle", &relay, false), &relay)) return false;
   BackgroundWriter writer(st.pair.primary(), st.o, st.ctx.seed + 1);
@@ -337,7 +339,7 @@ bool BlocksDE(RunState& st) {
     const bool pipelined_first = (i + static_cast<size_t>(st.record->run)) % 2 == 1;
     for (int k = 0; k < 2; ++k) {
       const RelayMode mode = (k == 0) == pipelined_first ? RelayMode::kPipelined : RelayMode::kSerializing;
-      const RelayOptions relay = RelayAt(st.o.distances_ns[i], mode, true);
+      const RelayOptions relay = RelayAt(st.o, st.o.distances_ns[i], mode, true);
       const std::string condition = DistanceText(relay.delay_ns) + " " + RelayModeName(mode);
       if (!RouteFor(st, &relay, "(d) relay at " + condition)) return false;
       if (!MeasureBlock(st, WriteSeries(st, "d", condition, &relay, false), &relay)) return false;
@@ -409,12 +411,36 @@ Status ValidateStretchedCache(const StretchedCacheOptions& o) {
   if (o.wait_timeout_ms < 1 || o.wait_timeout_ms > 60000) {
     return Status::InvalidArgument(fmt::format("WAIT timeout must be 1..60000 ms, got {}", o.wait_timeout_ms));
   }
+  if (o.relay_realtime_priority < 0 || o.relay_realtime_priority > 99) {
+    return Status::InvalidArgument(
+        fmt::format("--relay-realtime must be 0..99, got {}", o.relay_realtime_priority));
+  }
+  if (o.relay_spin_ns < 0 || o.relay_spin_ns > 10'000'000) {
+    return Status::InvalidArgument("--relay-spin must be 0..10ms");
+  }
   return Status::OK();
 }
 
-Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& o, const ScenarioContext& ctx) {
-  Status valid = ValidateStretchedCache(o);
+// Whether the kernel lets a relay's loop run on SCHED_FIFO: a relay on one unused link,
+// started and stopped at once. Empty: it does; else the refusal.
+std::string RealtimeRefusal(int priority) {
+  RelayOptions o;
+  o.links = {RelayLink{"127.0.0.1", 0, "127.0.0.1", 1}};
+  o.realtime_priority = priority;
+  auto relay = Relay::Start(o);
+  return relay.ok() ? std::string() : relay.status().message();
+}
+
+Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& given, const ScenarioContext& ctx) {
+  Status valid = ValidateStretchedCache(given);
   if (!valid.ok()) return valid;
+  StretchedCacheOptions o = given;
+  std::string refused;
+  if (o.relay_realtime_priority > 0) refused = RealtimeRefusal(o.relay_realtime_priority);
+  if (!refused.empty()) {
+    o.relay_realtime_priority = 0;
+    ctx.Progress(kScenario, "the relay runs on the default scheduler: " + refused);
+  }
   ScenarioReport report;
   report.scenario = kScenario;
   report.question = "What does a write acknowledged by a replica (Redis SET + WAIT 1) cost as the distance "
@@ -434,6 +460,11 @@ Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& o, const S
     }
   }
   FillStretchedReport(o, runs, ctx.interrupted(), &report);
+  if (!refused.empty()) {
+    report.limits.push_back("the relay ran on the default scheduler, not SCHED_FIFO (" + refused +
+                            "): on a busy machine its overshoot in (f) is the scheduler's wake-up latency, and it may "
+                            "read two messages as one chunk");
+  }
   return report;
 }
 

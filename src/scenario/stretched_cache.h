@@ -33,6 +33,13 @@ struct StretchedCacheOptions {
   /// WAIT 1 <this>: a replica that does not answer within it makes WAIT return 0 (counted
   /// by the invariant) instead of blocking forever as WAIT 1 0 would.
   int wait_timeout_ms = 2000;
+  /// The relay's loop on SCHED_FIFO at this priority, and polling the last spin_ns
+  /// before each chunk is due (RelayOptions): its overshoot falls from milliseconds to
+  /// tens of microseconds on a busy machine, and it reads a chunk as soon as it arrives
+  /// (bench/README.md). A kernel that refuses SCHED_FIFO (not root): the run goes on on
+  /// the default scheduler and says so. 0 / 0: the relay as `memstand relay` runs it.
+  int relay_realtime_priority = 1;
+  int64_t relay_spin_ns = 100'000;
 };
 
 /// Checks the options (InvalidArgument naming the flag).

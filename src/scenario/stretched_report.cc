@@ -480,6 +480,8 @@ void FillJson(const StretchedCacheOptions& o, const std::vector<StretchedRun>& r
   j["value_size"] = o.value_size;
   j["load_rate"] = o.load_rate;
   j["wait_timeout_ms"] = o.wait_timeout_ms;
+  j["relay_realtime_priority"] = o.relay_realtime_priority;  // 0: the default scheduler (or SCHED_FIFO refused)
+  j["relay_spin_ns"] = o.relay_spin_ns;
   j["estimate_seconds"] = EstimateSeconds(o.ops, o.distances_ns);
   j["run_list"] = run_list;
   j["series"] = series;
@@ -581,7 +583,15 @@ void Describe(const StretchedCacheOptions& o, ScenarioReport* report) {
       fmt::format("(d) relay serializing and pipelined at one-way {} (the modes' order alternating by distance "
                   "and run), (e) in each pipelined cell: GET direct against GET through the relay's client link; "
                   "(f) the relay's per-chunk applied delay and overshoot over each measured stretch",
-                  fmt::join(distances, ", "))};
+                  fmt::join(distances, ", ")),
+      o.relay_realtime_priority > 0
+          ? fmt::format("the relay's loop on SCHED_FIFO {}{}: it wakes as soon as a chunk arrives or is due, ahead of "
+                        "the servers and the client (--relay-realtime, --relay-spin)",
+                        o.relay_realtime_priority,
+                        o.relay_spin_ns > 0 ? fmt::format(", polling the last {} before each chunk is due",
+                                                          DistanceText(o.relay_spin_ns))
+                                            : std::string())
+          : std::string("the relay's loop on the default scheduler (--relay-realtime 0)")};
   report->limits = {
       "one machine, loopback: the relay is not a network (no queues, loss, reordering, jitter or bandwidth "
       "limit); the distance is a configured delay per chunk",
