@@ -11,8 +11,10 @@ Per path and run:
              chunk each way); added = path - direct of the same run
   bulk       BULK MiB one way, a sender and a sink (this script, --send / --sink), bytes/s
              from the sink's first byte to its EOF
-And once per run the relay alone at --delay 1ms (ping-pong): its timer overshoot (added
-per chunk) p50 / p99 / max from its own --json, beside its --delay 0 figures, and the
+And once per run the relay alone at --delay 1ms (ping-pong), three times: as it runs by
+default, with --realtime 1 (SCHED_FIFO), and with --realtime 1 --spin 100us: its timer
+overshoot (added per chunk) p50 / p99 / max from its own --json and its CPU per chunk,
+beside its --delay 0 figures, and the
 machine's own floor under it: bench/timer_floor (a thread that sleeps to an absolute time
 with nothing else to do, clock_nanosleep and timerfd + epoll) on the relay's core.
 
@@ -42,6 +44,10 @@ from benchlib import (REPO, BenchError, Server, add_core_args, base_platform_fac
                       start_checked, tail, write_raw_json)
 
 PATHS = ("direct", "relay", "socat")
+# The timer probes at --probe-delay-us: the relay as it runs by default, on SCHED_FIFO, and
+# on SCHED_FIFO polling the last 100 us before each chunk is due (docs/relay.md).
+PROBES = {"default": (), "realtime": ("--realtime", "1"),
+          "realtime+spin": ("--realtime", "1", "--spin", "100us")}
 CHUNK = 1 << 20  # the bulk sender's write and the sink's read
 
 
@@ -124,13 +130,13 @@ class Bench:
             server.stop()
 
     # A relay (fresh, its JSON read at the end) or socat in front of target_port.
-    def front(self, path, target_port, delay="0"):
+    def front(self, path, target_port, delay="0", extra=()):
         port = free_port()
         if path == "relay":
             json_path = os.path.join(self.tmpdir, f"relay-{time.monotonic_ns()}.json")
             link = f"127.0.0.1:{port}=127.0.0.1:{target_port}"
             server = self.start("relay", [self.tools["memstand"], "relay", "--link", link,
-                                          "--delay", delay, "--json", json_path], port)
+                                          "--delay", delay, "--json", json_path, *extra], port)
             server.json_path = json_path
             return server
         return self.start("socat", [self.tools["socat"], "-b", "65536",
@@ -210,17 +216,23 @@ class Bench:
             self.stop_server(front)
         return sample
 
-    def overshoot(self, run, redis_port):
-        front = self.front("relay", redis_port, f"{self.args.probe_delay_us}us")
+    def overshoot(self, run, redis_port, probe):
+        front = self.front("relay", redis_port, f"{self.args.probe_delay_us}us", PROBES[probe])
         self.ping_pong(front.port, self.args.probe_requests, f"{run}-probe")
-        link = self.relay_doc(front)["links"][0]
-        s = {"run": run, "path": f"relay --delay {self.args.probe_delay_us}us"}
+        doc = self.relay_doc(front)
+        link = doc["links"][0]
+        s = {"run": run, "path": f"relay --delay {self.args.probe_delay_us}us", "probe": probe}
+        chunks = 0
         for d in ("client_to_target", "target_to_client"):
             a = link[d]["added"]
+            chunks += link[d]["chunks"]
             s[d] = {"chunks": link[d]["chunks"], "applied_min_us": link[d]["applied"]["min_us"],
                     "added_p50_us": a["percentiles_us"]["50"],
                     "added_p99_us": a["percentiles_us"]["99"], "added_max_us": a["max_us"]}
-        s["floor"] = self.timer_floor()
+        # The relay's whole CPU over its life (start-up included) per chunk it relayed.
+        s["cpu_us_per_chunk"] = doc["cpu_s"] * 1e6 / max(chunks, 1)
+        if probe == "default":
+            s["floor"] = self.timer_floor()
         return s
 
     def timer_floor(self):
@@ -248,7 +260,8 @@ class Bench:
                 self.samples.append(s)
                 if self.args.verbose:
                     print(f"  {s}", flush=True)
-            self.samples.append(self.overshoot(run, redis_port))
+            for probe in PROBES:
+                self.samples.append(self.overshoot(run, redis_port, probe))
 
 
 # ----------------------------------------------------------------------------- report
@@ -286,15 +299,19 @@ def report(args, facts, samples):
           f"{relay[0]['relay_chunks']:,} chunks a run (both directions)")
     print("CPU us/req: the relay's or socat's own user+sys CPU (/proc, 10 ms ticks) over the "
           "ping-pong, per request (two chunks)")
-    probes = [s for s in samples if s["path"].startswith("relay --delay")]
-    for d in ("client_to_target", "target_to_client"):
-        print(f"relay at --delay {args.probe_delay_us}us, {d}: applied min "
-              f"{med([p[d]['applied_min_us'] for p in probes]):.1f} us, added p50 "
-              f"{med([p[d]['added_p50_us'] for p in probes]):.1f} us, p99 "
-              f"{med([p[d]['added_p99_us'] for p in probes]):.1f} us (runs: "
-              + ", ".join(f"{p[d]['added_p99_us']:.1f}" for p in probes)
-              + f"), max {max(p[d]['added_max_us'] for p in probes):.1f} us; "
-              f"{probes[0][d]['chunks']} chunks a run")
+    for probe, flags in PROBES.items():
+        probes = [s for s in samples if s.get("probe") == probe]
+        print(f"relay at --delay {args.probe_delay_us}us {' '.join(flags) or '(default scheduler, no spin)'}: "
+              f"CPU {med([p['cpu_us_per_chunk'] for p in probes]):.1f} us per chunk")
+        for d in ("client_to_target", "target_to_client"):
+            print(f"  {d}: applied min "
+                  f"{med([p[d]['applied_min_us'] for p in probes]):.1f} us, added p50 "
+                  f"{med([p[d]['added_p50_us'] for p in probes]):.1f} us, p99 "
+                  f"{med([p[d]['added_p99_us'] for p in probes]):.1f} us (runs: "
+                  + ", ".join(f"{p[d]['added_p99_us']:.1f}" for p in probes)
+                  + f"), max {max(p[d]['added_max_us'] for p in probes):.1f} us; "
+                  f"{probes[0][d]['chunks']} chunks a run")
+    probes = [s for s in samples if s.get("probe") == "default"]
     for how in ("sleep", "timerfd"):
         f = [p["floor"][how] for p in probes]
         print(f"machine floor, timer_floor {how} {args.probe_delay_us} us on core "
