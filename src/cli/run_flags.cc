@@ -317,7 +317,6 @@ Status BuildTls(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
     return Status::InvalidArgument(flag + ": TLS is for TCP targets, not the Unix "
                                    "socket " + o.target.unix_path);
   }
-  if (f.cluster) return Status::InvalidArgument(flag + ": not with --cluster (yet)");
   for (RedisTarget* t : all) t->tls = true;
   o.tls.ca_file = f.tls_ca;
   o.tls.cert_file = f.tls_cert;

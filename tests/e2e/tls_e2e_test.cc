@@ -43,11 +43,14 @@ struct TlsRedis {
 };
 
 // redis-server with only a TLS port on loopback; ready once a TLS client gets PONG.
-TlsRedis StartTlsRedis(const Certs& c, bool auth_clients) {
+// `max_port`: a cluster node's bus listens on port + 10000, so redis refuses ports above 55535.
+TlsRedis StartTlsRedis(const Certs& c, bool auth_clients, const std::vector<std::string>& extra = {},
+                       int max_port = 65535) {
   TlsRedis r;
   auto port = PickFreePort();
-  EXPECT_TRUE(port.ok());
-  if (!port.ok()) return r;
+  for (int retry = 0; retry < 50 && port.ok() && *port > max_port; ++retry) port = PickFreePort();
+  EXPECT_TRUE(port.ok() && *port <= max_port);
+  if (!port.ok() || *port > max_port) return r;
   r.port = *port;
   const std::string dir = TempDir();
   SpawnOptions so;
@@ -55,6 +58,7 @@ TlsRedis StartTlsRedis(const Certs& c, bool auth_clients) {
              "127.0.0.1", "--tls-cert-file", c.server_cert, "--tls-key-file", c.server_key,
              "--tls-ca-cert-file", c.ca, "--tls-auth-clients", auth_clients ? "yes" : "no",
              "--save", "", "--appendonly", "no", "--dir", dir};
+  so.argv.insert(so.argv.end(), extra.begin(), extra.end());
   so.work_dir = dir;
   so.log_path = dir + "/redis.log";
   auto p = Process::Spawn(so);
@@ -135,6 +139,60 @@ TEST_P(TlsE2E, ClientCertificateWhenTheServerWantsOne) {
 
 INSTANTIATE_TEST_SUITE_P(EpollAndUring, TlsE2E, ::testing::Values("epoll", "uring"));
 
+// --cluster over TLS: three masters with only TLS ports and a TLS cluster bus
+// (tls-cluster yes), joined by redis-cli --tls --cluster create; memstand discovers
+// the masters from CLUSTER SLOTS (which then names their TLS ports), connects to each
+// over TLS, and its counts equal the three masters' commandstats read over TLS.
+TEST(TlsClusterE2E, ClusterOverTlsCountsEqualTheMastersCommandstats) {
+  Certs certs = MakeCerts();
+  std::vector<TlsRedis> nodes;
+  for (int i = 0; i < 3; ++i) {
+    TlsRedis r = StartTlsRedis(certs, false,
+                               {"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                                "--cluster-node-timeout", "5000", "--tls-cluster", "yes"},
+                               55535);
+    ASSERT_NE(r.process, nullptr);
+    nodes.push_back(std::move(r));
+  }
+  const std::string tls_cli = "redis-cli --tls --cacert " + certs.ca;
+  std::string create = tls_cli + " --cluster create";
+  for (const TlsRedis& n : nodes) create += " 127.0.0.1:" + std::to_string(n.port);
+  auto created = testutil::RunShell(create + " --cluster-replicas 0 --cluster-yes 2>&1");
+  ASSERT_EQ(created.exit_code, 0) << created.output;
+  auto all_ok = [&] {
+    for (const TlsRedis& n : nodes) {
+      auto c = ConnectTls(n.port, ClientTls(certs, false));
+      if (!c.ok()) return false;
+      auto info = (*c)->Command({"CLUSTER", "INFO"});
+      if (!info.ok() || info->str.find("cluster_state:ok") == std::string::npos) return false;
+    }
+    return true;
+  };
+  for (int i = 0; i < 300 && !all_ok(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(all_ok()) << "cluster_state:ok not reached within 30 s";
+  nlohmann::json j = RunOk({"--target", Url(nodes[0]), "--tls-ca", certs.ca, "--cluster", "--exclusive", "-n",
+                            "3000", "-c", "6", "--pipeline", "4", "--ratio", "1:1", "--key-max", "9999"});
+  EXPECT_EQ(j["totals"]["ops"], 3000);
+  EXPECT_EQ(j["totals"]["errors"], 0);
+  EXPECT_EQ(j["server"]["tls"], true);
+  EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
+  int64_t sets = 0, gets = 0, with_calls = 0;
+  for (const TlsRedis& n : nodes) {
+    auto c = ConnectTls(n.port, ClientTls(certs, false));
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    auto info = (*c)->Command({"INFO", "commandstats"});
+    ASSERT_TRUE(info.ok()) << info.status().message();
+    auto stats = ParseCommandStats(info->str);
+    sets += stats["set"].calls;
+    gets += stats["get"].calls;
+    with_calls += stats["set"].calls > 0 ? 1 : 0;
+  }
+  EXPECT_EQ(sets, Ops(j, "SET"));
+  EXPECT_EQ(gets, Ops(j, "GET"));
+  EXPECT_EQ(sets + gets, 3000);
+  EXPECT_EQ(with_calls, 3);  // every master got its keys' writes
+}
+
 TEST(TlsRefusalsE2E, WrongCaFailsUnlessVerificationIsSkipped) {
   Certs certs = MakeCerts();
   TlsRedis redis = StartTlsRedis(certs, /*auth_clients=*/false);
@@ -188,7 +246,6 @@ TEST(TlsRefusalsE2E, BadTlsFlagsAreUsageErrors) {
       {{"--target", "tarantool://127.0.0.1:1", "--tls"}, "TLS is for RESP, memcached and etcd"},
       {{"--target", "memcache://127.0.0.1:1", "--tls-ca", certs.ca}, "--tls-ca: needs --tls"},
       {{"-S", "/tmp/x.sock", "--protocol", "memcache", "--tls"}, "not the Unix socket"},
-      {{"--target", "rediss://127.0.0.1:1", "--cluster"}, "not with --cluster"},
       {{"--target", "rediss+unix:///tmp/x.sock"}, "not Unix sockets"},
       {{"--tls"}, "needs a target"},
       {{"--target", "rediss://127.0.0.1:1", "--target", "redis://127.0.0.1:2"},
