@@ -39,8 +39,9 @@ int64_t Hits(const nlohmann::json& j, const std::string& label) {
 }
 
 // The test's own control connection over TLS (trusting the test CA).
-Result<std::unique_ptr<ProtoControl>> ControlTls(Protocol p, int port, const Certs& certs) {
-  auto ctx = TlsContext::Create(ClientTls(certs, false));
+Result<std::unique_ptr<ProtoControl>> ControlTls(Protocol p, int port, const Certs& certs,
+                                                 bool with_cert = false) {
+  auto ctx = TlsContext::Create(ClientTls(certs, with_cert));
   if (!ctx.ok()) return ctx.status();
   RedisTarget t;
   t.scheme = p == Protocol::kMemcache ? "memcache" : "etcd";
@@ -52,14 +53,14 @@ Result<std::unique_ptr<ProtoControl>> ControlTls(Protocol p, int port, const Cer
 
 // A server started by TestServer, ready once the test's TLS control connection works.
 std::unique_ptr<TestServer> StartReady(std::vector<std::string> argv, Protocol p,
-                                       const Certs& certs) {
+                                       const Certs& certs, bool with_cert = false) {
   auto server = TestServer::Start(std::move(argv));
   EXPECT_TRUE(server.ok()) << server.status().message();
   if (!server.ok()) return nullptr;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   std::string last;
   while (std::chrono::steady_clock::now() < deadline) {
-    auto c = ControlTls(p, (*server)->port(), certs);
+    auto c = ControlTls(p, (*server)->port(), certs, with_cert);
     if (c.ok()) return std::move(*server);
     last = c.status().message();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -69,25 +70,28 @@ std::unique_ptr<TestServer> StartReady(std::vector<std::string> argv, Protocol p
   return nullptr;
 }
 
-// memcached -Z: TLS on its one TCP listener, the test's certificate.
-std::unique_ptr<TestServer> StartTlsMemcached(const Certs& c) {
+// memcached -Z: TLS on its one TCP listener, the test's certificate; require_cert:
+// ssl_verify_mode=2, a client without a certificate the CA signed is refused.
+std::unique_ptr<TestServer> StartTlsMemcached(const Certs& c, bool require_cert = false) {
   return StartReady({"memcached", "-p", "{PORT}", "-l", "127.0.0.1", "-U", "0", "-m", "64", "-u",
                      "root", "-Z", "-o",
                      "ssl_chain_cert=" + c.server_cert + ",ssl_key=" + c.server_key +
-                         ",ssl_ca_cert=" + c.ca},
-                    Protocol::kMemcache, c);
+                         ",ssl_ca_cert=" + c.ca + (require_cert ? ",ssl_verify_mode=2" : "")},
+                    Protocol::kMemcache, c, require_cert);
 }
 
-// etcd with https client URLs (the peer URL stays plaintext: one member, loopback).
-std::unique_ptr<TestServer> StartTlsEtcd(const Certs& c) {
-  return StartReady({"etcd", "--name", "tls-test", "--data-dir", "{DIR}/data",
-                     "--listen-client-urls", "https://127.0.0.1:{PORT}",
-                     "--advertise-client-urls", "https://127.0.0.1:{PORT}",
-                     "--listen-peer-urls", "http://127.0.0.1:{PORT2}",
-                     "--initial-advertise-peer-urls", "http://127.0.0.1:{PORT2}",
-                     "--initial-cluster", "tls-test=http://127.0.0.1:{PORT2}",
-                     "--cert-file", c.server_cert, "--key-file", c.server_key},
-                    Protocol::kEtcd, c);
+// etcd with https client URLs (the peer URL stays plaintext: one member, loopback);
+// require_cert: --client-cert-auth against the test CA.
+std::unique_ptr<TestServer> StartTlsEtcd(const Certs& c, bool require_cert = false) {
+  std::vector<std::string> argv = {"etcd", "--name", "tls-test", "--data-dir", "{DIR}/data",
+                                   "--listen-client-urls", "https://127.0.0.1:{PORT}",
+                                   "--advertise-client-urls", "https://127.0.0.1:{PORT}",
+                                   "--listen-peer-urls", "http://127.0.0.1:{PORT2}",
+                                   "--initial-advertise-peer-urls", "http://127.0.0.1:{PORT2}",
+                                   "--initial-cluster", "tls-test=http://127.0.0.1:{PORT2}",
+                                   "--cert-file", c.server_cert, "--key-file", c.server_key};
+  if (require_cert) argv.insert(argv.end(), {"--client-cert-auth", "--trusted-ca-file", c.ca});
+  return StartReady(argv, Protocol::kEtcd, c, require_cert);
 }
 
 std::string Url(const char* scheme, const TestServer& s) {
@@ -185,6 +189,31 @@ TEST(TlsProtoRefusalsE2E, WrongCaAndPlaintextToTheTlsPort) {
                                "--connect-timeout", "2s"});
   EXPECT_EQ(plain.exit_code, 1) << plain.output;
   EXPECT_NE(plain.output.find("the server expects TLS"), std::string::npos) << plain.output;
+}
+
+// Servers that require a client certificate: memstand's --tls-cert/--tls-key are sent
+// and every request is answered; without them the handshake (memcached) or the first
+// request (etcd) fails, exit 1, naming the target.
+TEST(TlsProtoClientCertE2E, ClientCertificatesWhereTheServerRequiresThem) {
+  Certs certs = MakeCerts();
+  auto mc = StartTlsMemcached(certs, /*require_cert=*/true);
+  ASSERT_NE(mc, nullptr);
+  auto etcd = StartTlsEtcd(certs, /*require_cert=*/true);
+  ASSERT_NE(etcd, nullptr);
+  const std::string dir = TempDir();
+  for (const std::string& url : {Url("memcache+tls", *mc), Url("etcd+tls", *etcd)}) {
+    Outcome ok = RunMemstand({"run", "--target", url, "--tls-ca", certs.ca, "--tls-cert", certs.client_cert,
+                              "--tls-key", certs.client_key, "-n", "300", "-c", "2", "-q", "--connect-timeout",
+                              "5s", "--json", dir + "/r.json"});
+    ASSERT_EQ(ok.exit_code, 0) << url << "\n" << ok.output;
+    const nlohmann::json j = ReadJson(dir + "/r.json");
+    EXPECT_EQ(j["totals"]["ops"], 300) << url;
+    EXPECT_EQ(j["totals"]["errors"], 0) << url;
+    Outcome without = RunMemstand({"run", "--target", url, "--tls-ca", certs.ca, "-n", "50", "-q",
+                                   "--connect-timeout", "2s"});
+    EXPECT_EQ(without.exit_code, 1) << url << "\n" << without.output;
+    EXPECT_NE(without.output.find(url), std::string::npos) << without.output;
+  }
 }
 
 }  // namespace
