@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "util/rng.h"
 #include "util/status.h"
-#include "workload/rng.h"
 
 namespace memstand {
 

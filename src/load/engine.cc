@@ -17,7 +17,7 @@
 #include "load/proto_control.h"
 #include "load/start_at.h"
 #include "load/worker.h"
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 

@@ -13,8 +13,8 @@
 
 #include "core/buffer.h"
 #include "proto/iproto/constants.h"
+#include "util/rng.h"
 #include "util/status.h"
-#include "workload/rng.h"
 
 namespace memstand::iproto {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 

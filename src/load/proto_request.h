@@ -27,9 +27,9 @@
 #include "proto/etcd/http.h"
 #include "proto/iproto/iproto.h"
 #include "proto/memcache/memcache.h"
+#include "util/rng.h"
 #include "util/status.h"
 #include "workload/command_template.h"
-#include "workload/rng.h"
 #include "workload/shard.h"
 
 namespace memstand {

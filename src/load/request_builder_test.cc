@@ -5,7 +5,7 @@
 #include <string>
 
 #include "load/cluster_map.h"
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 namespace {

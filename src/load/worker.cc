@@ -18,8 +18,8 @@
 #include "load/worker_conn.h"
 #include "proto/iproto/greeting.h"
 #include "proto/resp/resp.h"
+#include "util/rng.h"
 #include "workload/key_pattern.h"
-#include "workload/rng.h"
 
 namespace memstand {
 

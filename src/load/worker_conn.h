@@ -17,8 +17,8 @@
 #include "load/proto_request.h"
 #include "load/worker.h"
 #include "proto/resp/resp.h"
+#include "util/rng.h"
 #include "workload/key_pattern.h"
-#include "workload/rng.h"
 
 namespace memstand {
 

@@ -4,7 +4,7 @@
 
 #include "load/shard_plan.h"
 #include "report/histogram_json.h"
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 namespace {

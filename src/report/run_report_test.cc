@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include "util/rng.h"
 #include "workload/command_template.h"
-#include "workload/rng.h"
 
 namespace memstand {
 namespace {

@@ -13,7 +13,7 @@
 #include "scenario/load_step.h"
 #include "scenario/stretched_pair.h"
 #include "scenario/stretched_report.h"
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "core/clock.h"
 #include "core/socket.h"
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "stats/hdr_log.h"
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 namespace {

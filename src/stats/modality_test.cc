@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "stats/hdr_histogram.h"
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 namespace {

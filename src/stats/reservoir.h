@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 

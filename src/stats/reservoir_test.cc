@@ -6,7 +6,7 @@
 #include <set>
 #include <vector>
 
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 namespace {

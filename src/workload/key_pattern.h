@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "util/rng.h"
 #include "util/status.h"
-#include "workload/rng.h"
 
 namespace memstand {
 

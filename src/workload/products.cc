@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/csv.h"
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 namespace {

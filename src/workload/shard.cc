@@ -4,7 +4,7 @@
 #include <string>
 
 #include "util/redact.h"
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 

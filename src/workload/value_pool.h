@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
+#include "util/rng.h"
 #include "util/status.h"
 #include "workload/keyed_values.h"
-#include "workload/rng.h"
 
 namespace memstand {
 
