@@ -2,7 +2,7 @@
 #include <benchmark/benchmark.h>
 
 #include "load/request_builder.h"
-#include "workload/rng.h"
+#include "util/rng.h"
 
 namespace memstand {
 namespace {
