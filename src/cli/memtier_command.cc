@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <random>
+#include <system_error>
 
 #include "cli/cli.h"
 #include "cli/memtier_flags.h"
@@ -221,7 +222,11 @@ int MemtierBody(const std::vector<std::string>& args) {
   if (runs.empty()) return kExitInterrupted;
   std::unique_ptr<MeasuredRun> average = runs.size() > 1 ? Average(runs) : nullptr;
   const std::vector<MemtierSection> sections = Sections(*plan, runs, average.get());
-  PrintReports(*plan, runs, sections);
+  try {
+    PrintReports(*plan, runs, sections);
+  } catch (const std::system_error& e) {  // fmt: stdout closed early (`| head`); the files still follow
+    fmt::print(stderr, "memstand memtier: the report was cut short: {}\n", e.what());
+  }
   for (size_t i = 0; i < runs.size() && s.ok() && !plan->hdr_file_prefix.empty(); ++i) {
     s = WriteHdrFiles(plan->hdr_file_prefix, static_cast<int>(i) + 1, *runs[i]);
   }

@@ -13,6 +13,7 @@
 #include "client/redis_client.h"
 #include "client/redis_info.h"
 #include "e2e/e2e_util.h"
+#include "npm_util.h"
 #include "test_paths.h"
 
 namespace memstand::e2e {
@@ -287,6 +288,14 @@ TEST_F(MemtierE2E, HdrFilePrefixWritesMemtiersFiles) {
   std::stringstream log;
   log << hgrm.rdbuf();
   EXPECT_NE(log.str().find("#[StartTime: "), std::string::npos) << log.str();
+  // The .hgrm is an HdrHistogram log, as memtier's: HdrHistogram's own reader takes it.
+  const std::string jar = "/usr/share/java/hdrhistogram.jar";
+  ASSERT_TRUE(testutil::HaveProgram("java") && testutil::RunShell("test -r " + jar).exit_code == 0)
+      << "install libhdrhistogram-java and a JRE (scripts/deps.sh)";
+  auto r = testutil::RunShell("timeout 60 java -cp " + jar + " org.HdrHistogram.HistogramLogProcessor -i " + dir +
+                              "/p_FULL_RUN_1.hgrm 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("Total count    =           20]"), std::string::npos) << r.output;
 }
 
 // Each refused memtier flag exits 2 naming it, with nothing sent; so does a bad value.
