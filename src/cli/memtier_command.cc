@@ -99,11 +99,12 @@ double OpsPerSecond(const MeasuredRun& r) {
 std::vector<MemtierSection> Sections(const MemtierPlan& plan,
                                      const std::vector<std::unique_ptr<MeasuredRun>>& runs,
                                      const MeasuredRun* average) {
-  if (runs.size() == 1 && plan.run_count == 1) return {{"ALL STATS", &runs[0]->report}};
+  const bool h = !plan.hide_histogram;
+  if (runs.size() == 1 && plan.run_count == 1) return {{"ALL STATS", &runs[0]->report, h}};
   std::vector<MemtierSection> out;
   if (plan.print_all_runs) {
     for (size_t i = 0; i < runs.size(); ++i) {
-      out.push_back({fmt::format("RUN #{} RESULTS", i + 1), &runs[i]->report});
+      out.push_back({fmt::format("RUN #{} RESULTS", i + 1), &runs[i]->report, h});
     }
   }
   const MeasuredRun* best = runs[0].get();
@@ -112,9 +113,9 @@ std::vector<MemtierSection> Sections(const MemtierPlan& plan,
     if (OpsPerSecond(*r) > OpsPerSecond(*best)) best = r.get();
     if (OpsPerSecond(*r) < OpsPerSecond(*worst)) worst = r.get();
   }
-  out.push_back({"BEST RUN RESULTS", &best->report});
-  out.push_back({"WORST RUN RESULTS", &worst->report});
-  out.push_back({fmt::format("AGGREGATED AVERAGE RESULTS ({} runs)", runs.size()), &average->report});
+  out.push_back({"BEST RUN RESULTS", &best->report, h});
+  out.push_back({"WORST RUN RESULTS", &worst->report, h});
+  out.push_back({fmt::format("AGGREGATED AVERAGE RESULTS ({} runs)", runs.size()), &average->report, h});
   return out;
 }
 

@@ -116,7 +116,7 @@ Json RuntimeJson(const RunResult& r) {
           {"Interrupted", r.interrupted ? "true" : "false"}};
 }
 
-Json AllStatsJson(const RunReport& rep) {
+Json AllStatsJson(const RunReport& rep, bool histogram) {
   const RunResult& r = *rep.result;
   const std::vector<double>& pct = rep.options->percentiles;
   Json j;
@@ -129,6 +129,14 @@ Json AllStatsJson(const RunReport& rep) {
   }
   j["Totals"] = StatsJson(r.AllCommands(), r.measured_s, pct, r.totals.connection_errors,
                           TimeSerieJson(r, all, pct));
+  if (!histogram) return j;
+  for (const MemtierGroup& g : MemtierGroups(rep)) {  // memtier's latency distribution arrays
+    Json steps = Json::array();
+    for (const auto& [msec, percent] : MemtierDistribution(g.stats.latency_ns)) {
+      steps.push_back({{"<=msec", msec}, {"percent", percent}});
+    }
+    j[g.command] = std::move(steps);
+  }
   return j;
 }
 
@@ -210,6 +218,14 @@ HdrHistogram MemtierMicros(const HdrHistogram& ns) {
   return us;
 }
 
+std::vector<std::pair<double, double>> MemtierDistribution(const HdrHistogram& ns) {
+  std::vector<std::pair<double, double>> steps;
+  for (const PercentileRow& p : PercentileRows(MemtierMicros(ns), 10)) {  // memtier's granularity
+    steps.emplace_back(static_cast<double>(p.value) / 1000, p.percentile);
+  }
+  return steps;
+}
+
 std::vector<MemtierGroup> MemtierGroups(const RunReport& rep) {
   std::vector<MemtierGroup> groups;
   const auto& commands = rep.options->commands;
@@ -256,7 +272,7 @@ nlohmann::ordered_json MemtierJson(const std::vector<MemtierSection>& sections, 
   j["configuration"] = ConfigurationJson(*first.options);
   j["configuration"]["run_count"] = run_count;
   j["run information"] = RunInformationJson(*first.options);
-  for (const MemtierSection& s : sections) j[s.title] = AllStatsJson(*s.report);
+  for (const MemtierSection& s : sections) j[s.title] = AllStatsJson(*s.report, s.histogram);
   return j;
 }
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/run_report.h"
@@ -22,12 +23,19 @@ nlohmann::ordered_json MemtierJson(const RunReport& report);
 struct MemtierSection {
   std::string title;         // "ALL STATS", "RUN #1 RESULTS", "BEST RUN RESULTS", ...
   const RunReport* report;   // REQUIRES: options and result set
+  bool histogram = false;    // memtier without --hide-histogram: a "SET"/"GET"/... array per
+                             // command type of {"<=msec", "percent"} (MemtierDistribution)
 };
 
 /// The document with a results object per section, in order, as memtier writes them
 /// for -x N (configuration "run_count" = run_count). The configuration and run
 /// information come from the first section. REQUIRES: sections not empty.
 nlohmann::ordered_json MemtierJson(const std::vector<MemtierSection>& sections, int run_count);
+
+/// memtier's latency distribution of `ns`: (milliseconds, cumulative percent) at each
+/// step of the HdrHistogram percentile iterator, 10 ticks per half distance (memtier's
+/// LATENCY_HDR_GRANULARITY), values the steps' highest equivalent microseconds.
+std::vector<std::pair<double, double>> MemtierDistribution(const HdrHistogram& ns);
 
 /// `ns` re-binned in microseconds (memtier's unit), each bucket's count at its midpoint.
 HdrHistogram MemtierMicros(const HdrHistogram& ns);

@@ -265,6 +265,27 @@ TEST(MemtierJson, TimeSerieHasEverySecondOfEachCommand) {
   EXPECT_TRUE(totals["0"].contains("p99.99"));  // memstand's default percentiles
 }
 
+// Without memtier's --hide-histogram: a "SET" and a "GET" array of {"<=msec", "percent"}
+// steps, as memtier's fixture has them, ending at 100%.
+TEST(MemtierJson, DistributionArraysWhenTheHistogramIsShown) {
+  Json fixture = Fixture();
+  Fake fake;
+  Json j = MemtierJson({{"ALL STATS", &fake.report, true}}, 1);
+  for (const char* type : {"SET", "GET"}) {
+    const Json& steps = j["ALL STATS"][type];
+    ASSERT_TRUE(steps.is_array() && !steps.empty()) << type;
+    const Json& theirs = fixture["ALL STATS"][type][0];
+    for (const auto& [key, value] : steps[0].items()) {
+      ASSERT_TRUE(theirs.contains(key)) << key;
+      EXPECT_EQ(Kind(value), Kind(theirs[key])) << key;
+    }
+    EXPECT_DOUBLE_EQ(steps.back()["percent"].get<double>(), 100.0);
+  }
+  // SET recorded 300..999 us: the last step is the highest, 0.999 ms.
+  EXPECT_DOUBLE_EQ(j["ALL STATS"]["SET"].back()["<=msec"].get<double>(), 0.999);
+  EXPECT_FALSE(MemtierJson(fake.report)["ALL STATS"].contains("SET")) << "hidden by default";
+}
+
 TEST(MemtierJson, CompressedHistogramIsInMicroseconds) {
   Fake fake;
   Json j = MemtierJson(fake.report);

@@ -10,14 +10,12 @@
 #include <vector>
 
 #include "report/memtier_json.h"
-#include "stats/hdr_log.h"
 
 namespace memstand {
 
 namespace {
 
 constexpr double kNsPerMs = 1e6;
-constexpr int kTicksPerHalfDistance = 10;  // memtier's LATENCY_HDR_GRANULARITY
 
 // One row of the table: a command type, "Waits" (memstand sends no WAIT) or "Totals".
 struct Row {
@@ -83,10 +81,8 @@ class Table {
     for (size_t r = 0; r < n; ++r) {
       const Row& row = rows_[r];
       if (row.stats != nullptr) {
-        const HdrHistogram us = MemtierMicros(row.stats->latency_ns);
-        for (const PercentileRow& p : PercentileRows(us, kTicksPerHalfDistance)) {
-          fmt::print(out, "{:<6} {:8.3f} {:12.3f}\n", row.histogram_name,
-                     static_cast<double>(p.value) / 1000, p.percentile);
+        for (const auto& [msec, percent] : MemtierDistribution(row.stats->latency_ns)) {
+          fmt::print(out, "{:<6} {:8.3f} {:12.3f}\n", row.histogram_name, msec, percent);
         }
       }
       // memtier separates the types by "---", with none after the last of Sets/Gets/Waits.

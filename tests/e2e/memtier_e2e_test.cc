@@ -236,7 +236,8 @@ TEST_F(MemtierE2E, CommandRunsHaveARowPerCommand) {
 
 // Without --hide-histogram: memtier's cumulative distribution, ending at 100% per type.
 TEST_F(MemtierE2E, HistogramUnlessHidden) {
-  Outcome out = Memtier({"-n", "20", "-c", "2", "-t", "1", "--ratio=1:1"});
+  const std::string json = TempDir() + "/h.json";
+  Outcome out = Memtier({"-n", "20", "-c", "2", "-t", "1", "--ratio=1:1", "--json-out-file", json});
   ASSERT_EQ(out.exit_code, 0) << out.output;
   ASSERT_NE(out.output.find("\nRequest Latency Distribution\nType     <= msec         Percent\n"),
             std::string::npos)
@@ -248,6 +249,12 @@ TEST_F(MemtierE2E, HistogramUnlessHidden) {
   }
   EXPECT_TRUE(last_set.ends_with(" 100.000")) << last_set;
   EXPECT_TRUE(last_get.ends_with(" 100.000")) << last_get;
+  Json j = ReadJson(json);  // and memtier's "SET"/"GET" arrays in the JSON
+  for (const char* type : {"SET", "GET"}) {
+    ASSERT_TRUE(j["ALL STATS"][type].is_array()) << j.dump();
+    EXPECT_EQ(j["ALL STATS"][type].back()["percent"], 100.0) << type;
+  }
+  EXPECT_GT(ExpectMemtierKeyPaths(j, Fixture(), ""), 100);
 }
 
 // -x N: N runs, then memtier's best, worst and average tables (and each run's with
