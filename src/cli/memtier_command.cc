@@ -175,20 +175,32 @@ int ExitCode(const std::vector<std::unique_ptr<MeasuredRun>>& runs, int requeste
 }
 
 // memtier's tables, then memstand's report of each run (and the range over -x N runs).
-void PrintReports(const MemtierPlan& plan, const std::vector<std::unique_ptr<MeasuredRun>>& runs,
+void PrintReports(std::FILE* out, const MemtierPlan& plan, const std::vector<std::unique_ptr<MeasuredRun>>& runs,
                   const std::vector<MemtierSection>& sections) {
-  fmt::print("\n");
-  PrintMemtierRunInformation(stdout, runs.front()->options);
-  for (const MemtierSection& s : sections) PrintMemtierStats(stdout, *s.report, s.title, TextOptions(plan));
-  fmt::print("\n\n=== memstand's report ===\n");
+  fmt::print(out, "\n");
+  PrintMemtierRunInformation(out, runs.front()->options);
+  for (const MemtierSection& s : sections) PrintMemtierStats(out, *s.report, s.title, TextOptions(plan));
+  fmt::print(out, "\n\n=== memstand's report ===\n");
   std::vector<RunFigures> figures;
   for (size_t i = 0; i < runs.size(); ++i) {
-    if (runs.size() > 1) fmt::print("\n=== run {} of {} ===\n", i + 1, runs.size());
-    PrintTextReport(stdout, runs[i]->report, false);
+    if (runs.size() > 1) fmt::print(out, "\n=== run {} of {} ===\n", i + 1, runs.size());
+    PrintTextReport(out, runs[i]->report, false);
     figures.push_back(FiguresOf(runs[i]->report));
   }
-  if (runs.size() > 1) PrintRepeatSummary(stdout, Summarize(figures, plan.run_count));
-  std::fflush(stdout);
+  if (runs.size() > 1) PrintRepeatSummary(out, Summarize(figures, plan.run_count));
+  std::fflush(out);
+}
+
+// -o FILE: the report there (written whole, as every output file), else stdout.
+Status Report(const MemtierPlan& plan, OutputFile* out_file, const std::vector<std::unique_ptr<MeasuredRun>>& runs,
+              const std::vector<MemtierSection>& sections) {
+  try {
+    PrintReports(out_file != nullptr ? out_file->stream() : stdout, plan, runs, sections);
+  } catch (const std::system_error& e) {  // fmt: stdout closed early (`| head`); the files still follow
+    if (out_file != nullptr) return out_file->Error(e.code().value());
+    fmt::print(stderr, "memstand memtier: the report was cut short: {}\n", e.what());
+  }
+  return out_file != nullptr ? out_file->Commit() : Status::OK();
 }
 
 int MemtierBody(const std::vector<std::string>& args) {
@@ -211,6 +223,12 @@ int MemtierBody(const std::vector<std::string>& args) {
   }
   Status s = CheckOutputs(*plan);
   if (!s.ok()) return Fail(kName, s);
+  std::unique_ptr<OutputFile> out_file;
+  if (!plan->out_file.empty()) {
+    auto f = OutputFile::Open("--out-file", plan->out_file);
+    if (!f.ok()) return Fail(kName, f.status());
+    out_file = std::move(*f);
+  }
   auto session = RunSession::Open(&*cfg);
   if (!session.ok()) return Fail(kName, session.status());
   std::vector<std::unique_ptr<MeasuredRun>> runs;
@@ -223,11 +241,7 @@ int MemtierBody(const std::vector<std::string>& args) {
   if (runs.empty()) return kExitInterrupted;
   std::unique_ptr<MeasuredRun> average = runs.size() > 1 ? Average(runs) : nullptr;
   const std::vector<MemtierSection> sections = Sections(*plan, runs, average.get());
-  try {
-    PrintReports(*plan, runs, sections);
-  } catch (const std::system_error& e) {  // fmt: stdout closed early (`| head`); the files still follow
-    fmt::print(stderr, "memstand memtier: the report was cut short: {}\n", e.what());
-  }
+  s = Report(*plan, out_file.get(), runs, sections);
   for (size_t i = 0; i < runs.size() && s.ok() && !plan->hdr_file_prefix.empty(); ++i) {
     s = WriteHdrFiles(plan->hdr_file_prefix, static_cast<int>(i) + 1, *runs[i]);
   }

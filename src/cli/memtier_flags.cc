@@ -103,6 +103,10 @@ bool TakeOutputFlag(const Given& g, MemtierPlan* plan) {
     plan->json_out_file = g.value;
     return true;
   }
+  if (g.name == "out-file") {
+    plan->out_file = g.value;
+    return true;
+  }
   if (g.name == "hdr-file-prefix") {
     plan->hdr_file_prefix = g.value;
     return true;
@@ -135,7 +139,7 @@ const std::vector<MemtierFlag>& MemtierFlags() {
       {"cluster-mode", 0, false, nullptr},
       {"help", 0, false, nullptr},
       {"version", 'v', false, nullptr},
-      {"out-file", 'o', true, "not yet: redirect standard output (> FILE)"},
+      {"out-file", 'o', true, nullptr},
       {"json-out-file", 0, true, nullptr},
       {"client-stats", 0, true, "no per-client statistics files"},
       {"hdr-file-prefix", 0, true, nullptr},

@@ -305,6 +305,19 @@ TEST_F(MemtierE2E, HdrFilePrefixWritesMemtiersFiles) {
   EXPECT_NE(r.output.find("Total count    =           20]"), std::string::npos) << r.output;
 }
 
+// -o FILE: the report in the file, not on stdout.
+TEST_F(MemtierE2E, OutFileHoldsTheReport) {
+  const std::string file = TempDir() + "/report.txt";
+  Outcome out = Memtier({"-n", "5", "-c", "1", "-t", "1", "--hide-histogram", "-o", file});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_EQ(out.output.find("ALL STATS"), std::string::npos) << out.output;
+  std::ifstream f(file);
+  std::stringstream body;
+  body << f.rdbuf();
+  EXPECT_NE(body.str().find("\nALL STATS\n"), std::string::npos) << body.str();
+  EXPECT_NE(body.str().find("=== memstand's report ==="), std::string::npos);
+}
+
 // Each refused memtier flag exits 2 naming it, with nothing sent; so does a bad value.
 TEST_F(MemtierE2E, RefusedFlagsExitTwoNamingTheFlag) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
@@ -318,6 +331,7 @@ TEST_F(MemtierE2E, RefusedFlagsExitTwoNamingTheFlag) {
       {{"-n", "5", "--test-time", "2"}, "mutually exclusive"},
       {{"-c", "x"}, "--clients"},
       {{"--json-out-file", "/nonexistent-dir/x.json", "-n", "1"}, "--json-out-file"},
+      {{"-o", "/nonexistent-dir/x.txt", "-n", "1"}, "--out-file"},
   };
   const int64_t sets = Calls("set"), gets = Calls("get");
   for (const auto& [args, needle] : cases) {
