@@ -201,6 +201,21 @@ TEST_F(MemtierE2E, ImplementedFlagsDoWhatMemtierMeans) {
   }
 }
 
+// -P resp3 sends HELLO 3 on each connection; --rate-limiting is per connection (memstand's
+// open loop at R x clients x threads in total).
+TEST_F(MemtierE2E, Resp3AndRateLimiting) {
+  const int64_t hello = Calls("hello");
+  Outcome out = Memtier({"-P", "resp3", "-n", "5", "-c", "3", "-t", "1", "--hide-histogram"});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_GE(Calls("hello") - hello, 3) << out.output;  // the 3 load connections at least
+  const int64_t sets = Calls("set"), gets = Calls("get");
+  Outcome paced = Memtier({"--rate-limiting=50", "-n", "10", "-c", "2", "-t", "1", "--hide-histogram"});
+  ASSERT_EQ(paced.exit_code, 0) << paced.output;
+  EXPECT_EQ(Calls("set") - sets + Calls("get") - gets, 20);
+  EXPECT_NE(paced.output.find("open loop: 100 requests/s in total (50 per connection)"), std::string::npos)
+      << paced.output;
+}
+
 // -h is memtier's host; --select-db, --key-prefix, -d, --expiry-range reach the keys.
 TEST_F(MemtierE2E, HostDbPrefixSizeAndExpiryReachTheKeys) {
   Outcome out = RunMemstand({"memtier", "-h", "127.0.0.1", "-p", Port(), "--select-db=3", "--key-prefix=mt:",
