@@ -6,6 +6,11 @@ set -euo pipefail
 bin=$1
 out=$2
 flags_of() {  # the long and short flags of `memstand ARGS --help`
+  if [ "$1" = memtier ]; then  # memtier's flags begin its lines (the reasons name run's flags)
+    "$bin" memtier --help | grep -oE '^  (-[A-Za-z0-9], |    )--[A-Za-z0-9-]+' | grep -oE -- '-[-A-Za-z0-9]+' |
+      sort -u | tr '\n' ' '
+    return
+  fi
   "$bin" "$@" --help | grep -oE '(^|[ ,])--?[A-Za-z][A-Za-z0-9-]*' | tr -d ' ,' | sort -u | tr '\n' ' '
 }
 subs=$("$bin" --help | awk '/^Subcommands:/ {on = 1; next} on && NF {print $1}' | tr '\n' ' ')

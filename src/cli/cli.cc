@@ -17,6 +17,9 @@ namespace {
 
 const Subcommand kSubcommands[] = {
     {"run", "Generate load against a Redis-protocol server (none given: start one)", SetupRun},
+    {"memtier", "memtier_benchmark's command line with memtier's meanings (-h HOST, -n per client), "
+                "run by memstand and printed in memtier's shape; 'memstand memtier --help' lists its flags",
+     SetupMemtier},
     {"sweep", "Runs over increasing clients, pipeline or rate; a row per step and the knee",
      SetupSweep},
     {"up", "Start a local topology (redis, redis-replica, redis-cluster, memcached, tarantool, "
@@ -89,10 +92,12 @@ int Main(int argc, char** argv) {
   for (int i = 2; i + 1 < argc; ++i) {
     if (std::string_view(argv[i]) == "-h" && argv[i + 1][0] != '-' &&
         (std::string_view(argv[1]) == "run" || std::string_view(argv[1]) == "sweep")) {
+      const std::string host = Abbreviate(RedactSecrets(argv[i + 1]));
       fmt::print(stderr,
-                 "memstand {}: '-h {}': -h is help here; the host is -s/--server (or --target URL), e.g. "
-                 "-s {} -p 6379\n",
-                 argv[1], Abbreviate(RedactSecrets(argv[i + 1])), Abbreviate(RedactSecrets(argv[i + 1])));
+                 "memstand {}: '-h {}': -h is help here; did you mean -s/--server (or `memstand memtier`, "
+                 "which takes memtier_benchmark's flags with -h as the host)? The host is -s/--server "
+                 "(or --target URL), e.g. -s {} -p 6379\n",
+                 argv[1], host, host);
       return kExitUsage;
     }
   }

@@ -8,7 +8,6 @@ namespace memstand::cli {
 
 namespace {
 
-constexpr const char* kTls = "TLS: not mapped yet (memstand run has it: rediss://, --tls, --tls-ca, --tls-cert, --tls-key, --tls-skip-verify, --sni)";
 constexpr const char* kReconnect = "memstand keeps each connection for the whole run";
 constexpr const char* kImport = "memstand generates its data; no import or verification";
 constexpr const char* kStatsd = "no StatsD/Graphite; memstand run --metrics-addr serves Prometheus";
@@ -104,6 +103,10 @@ bool TakeOutputFlag(const Given& g, MemtierPlan* plan) {
     plan->json_out_file = g.value;
     return true;
   }
+  if (g.name == "out-file") {
+    plan->out_file = g.value;
+    return true;
+  }
   if (g.name == "hdr-file-prefix") {
     plan->hdr_file_prefix = g.value;
     return true;
@@ -124,19 +127,19 @@ const std::vector<MemtierFlag>& MemtierFlags() {
       {"protocol", 'P', true, nullptr},
       {"authenticate", 'a', true, nullptr},
       {"uri", 'u', true, nullptr},
-      {"tls", 0, false, kTls},
-      {"cert", 0, true, kTls},
-      {"key", 0, true, kTls},
-      {"cacert", 0, true, kTls},
-      {"tls-skip-verify", 0, false, kTls},
-      {"tls-protocols", 0, true, kTls},
-      {"sni", 0, true, kTls},
+      {"tls", 0, false, nullptr},
+      {"cert", 0, true, nullptr},
+      {"key", 0, true, nullptr},
+      {"cacert", 0, true, nullptr},
+      {"tls-skip-verify", 0, false, nullptr},
+      {"tls-protocols", 0, true, "memstand offers TLS 1.2 and later (OpenSSL's choice); no protocol list"},
+      {"sni", 0, true, nullptr},
       {"run-count", 'x', true, nullptr},
       {"debug", 'D', false, "no per-request debug trace; memstand run --samples keeps every request"},
       {"cluster-mode", 0, false, nullptr},
       {"help", 0, false, nullptr},
       {"version", 'v', false, nullptr},
-      {"out-file", 'o', true, "not yet: redirect standard output (> FILE)"},
+      {"out-file", 'o', true, nullptr},
       {"json-out-file", 0, true, nullptr},
       {"client-stats", 0, true, "no per-client statistics files"},
       {"hdr-file-prefix", 0, true, nullptr},
@@ -230,7 +233,6 @@ Result<MemtierPlan> MapMemtierArgs(const std::vector<std::string>& args, uint64_
     if (has("server") || has("port") || has("unix-socket")) {
       return Refuse("--uri", "give either -u or -s/-h/-p/-S, not both");
     }
-    if (last["uri"].rfind("rediss://", 0) == 0) return Refuse("--uri rediss://", kTls);
     r.insert(r.end(), {"--target", last["uri"]});
   } else if (has("unix-socket")) {
     pass("unix-socket", "-S");
@@ -251,6 +253,12 @@ Result<MemtierPlan> MapMemtierArgs(const std::vector<std::string>& args, uint64_
     }
   }
   pass("authenticate", "-a");
+  if (has("tls")) r.push_back("--tls");
+  if (has("tls-skip-verify")) r.push_back("--tls-skip-verify");
+  pass("cert", "--tls-cert");
+  pass("key", "--tls-key");
+  pass("cacert", "--tls-ca");
+  pass("sni", "--sni");
   if (has("cluster-mode")) {
     r.push_back("--cluster");
     plan.cluster_mode = true;
@@ -355,17 +363,22 @@ Result<MemtierPlan> MapMemtierArgs(const std::vector<std::string>& args, uint64_
     }
     r.insert(r.end(), commands.begin(), commands.end());
   } else if (set_text != "SET __key__ __data__") {
-    r.insert(r.end(), {"--command", set_text, "--command-key-pattern", key_pattern.substr(0, 1),
-                       "--command", "GET __key__", "--command-key-pattern", key_pattern.substr(2)});
+    std::string set_weight = "1", get_weight = "10";  // memtier's default --ratio
     if (has("ratio")) {
       const std::string& ratio = last["ratio"];
       const size_t colon = ratio.find(':');
       if (colon == std::string::npos) return Refuse("--ratio", "must be SET:GET, e.g. 1:10");
-      r.insert(r.begin() + static_cast<long>(r.size()) - 4, {"--command-ratio", ratio.substr(0, colon)});
-      r.insert(r.end(), {"--command-ratio", ratio.substr(colon + 1)});
-    } else {
-      r.insert(r.begin() + static_cast<long>(r.size()) - 4, {"--command-ratio", "1"});
-      r.insert(r.end(), {"--command-ratio", "10"});
+      set_weight = ratio.substr(0, colon);
+      get_weight = ratio.substr(colon + 1);
+    }
+    // A weight of 0 leaves the command out (1:0 is SETs only), as memstand run's --ratio.
+    if (set_weight != "0") {
+      r.insert(r.end(), {"--command", set_text, "--command-key-pattern", key_pattern.substr(0, 1),
+                         "--command-ratio", set_weight});
+    }
+    if (get_weight != "0") {
+      r.insert(r.end(), {"--command", "GET __key__", "--command-key-pattern", key_pattern.substr(2),
+                         "--command-ratio", get_weight});
     }
   } else {
     r.insert(r.end(), {"--ratio", has("ratio") ? last["ratio"] : "1:10", "--key-pattern", key_pattern});

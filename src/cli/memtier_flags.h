@@ -36,6 +36,7 @@ struct MemtierPlan {
   bool version = false;
   int run_count = 1;
   std::string json_out_file;
+  std::string out_file;  // -o/--out-file: the report there instead of stdout
   std::string hdr_file_prefix;
 };
 

@@ -68,6 +68,22 @@ TEST(MemtierFlags, ProtocolsDbAndSeed) {
   EXPECT_EQ(After(*r3, "--resp"), "3");
 }
 
+TEST(MemtierFlags, TlsFlagsMapOntoRuns) {
+  auto p = MapMemtierArgs(Args({"--tls", "--cert=c.pem", "--key=k.pem", "--cacert=ca.pem", "--tls-skip-verify",
+                                "--sni", "example.test"}),
+                          1);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_NE(std::find(p->run_args.begin(), p->run_args.end(), "--tls"), p->run_args.end());
+  EXPECT_NE(std::find(p->run_args.begin(), p->run_args.end(), "--tls-skip-verify"), p->run_args.end());
+  EXPECT_EQ(After(*p, "--tls-cert"), "c.pem");
+  EXPECT_EQ(After(*p, "--tls-key"), "k.pem");
+  EXPECT_EQ(After(*p, "--tls-ca"), "ca.pem");
+  EXPECT_EQ(After(*p, "--sni"), "example.test");
+  auto u = MapMemtierArgs(Args({"-u", "rediss://127.0.0.1:6380"}), 1);
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  EXPECT_EQ(After(*u, "--target"), "rediss://127.0.0.1:6380");
+}
+
 TEST(MemtierFlags, FixedExpiryBecomesSetEx) {
   auto p = MapMemtierArgs(Args({"--expiry-range=30-30", "--ratio", "2:5", "--key-pattern", "S:R"}), 1);
   ASSERT_TRUE(p.ok()) << p.status().message();
@@ -76,18 +92,22 @@ TEST(MemtierFlags, FixedExpiryBecomesSetEx) {
                                          "--command-key-pattern", "R", "--command-ratio", "5"};
   auto it = std::search(p->run_args.begin(), p->run_args.end(), want.begin(), want.end());
   EXPECT_NE(it, p->run_args.end());
+  // 1:0 is SETs only: no GET template with a weight of 0 (which run refuses).
+  auto sets = MapMemtierArgs(Args({"--expiry-range=30-30", "--ratio=1:0"}), 1);
+  ASSERT_TRUE(sets.ok()) << sets.status().message();
+  EXPECT_EQ(std::find(sets->run_args.begin(), sets->run_args.end(), "GET __key__"), sets->run_args.end());
+  EXPECT_EQ(After(*sets, "--command"), "SET __key__ __data__ EX 30");
 }
 
 TEST(MemtierFlags, RefusedByNameWithReason) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--tls"}, "--tls: TLS: not mapped yet"},
+      {{"--tls-protocols", "TLSv1.2"}, "--tls-protocols"},
       {{"--reconnect-interval=5"}, "--reconnect-interval"},
       {{"-D"}, "--debug"},
       {{"--multi-key-get", "3"}, "--multi-key-get"},
       {{"--key-pattern=P:R"}, "P:P"},
       {{"--key-pattern=X:R"}, "--key-pattern"},
       {{"-n", "5", "--test-time", "2"}, "mutually exclusive"},
-      {{"-u", "rediss://h:1"}, "TLS"},
       {{"--no-such-flag"}, "not a memtier_benchmark flag"},
       {{"--expiry-range=1-9"}, "--expiry-range"},
       {{"-P", "memcache_binary"}, "memcache_binary"},

@@ -19,6 +19,7 @@ struct Subcommand {
 };
 
 SubcommandBody SetupRun(CLI::App* app);
+SubcommandBody SetupMemtier(CLI::App* app);
 SubcommandBody SetupSweep(CLI::App* app);
 SubcommandBody SetupUp(CLI::App* app);
 SubcommandBody SetupPs(CLI::App* app);

@@ -11,6 +11,8 @@ SeriesPoint Summary(int second, const CommandStats& s) {
   p.second = second;
   p.ops = s.ops;
   p.errors = s.errors;
+  p.bytes_out = s.bytes_out;
+  p.bytes_in = s.bytes_in;
   SetPercentiles(s.latency_ns, &p);
   return p;
 }

@@ -26,6 +26,8 @@ struct SeriesPoint {
   int second = 0;
   uint64_t ops = 0;
   uint64_t errors = 0;
+  uint64_t bytes_out = 0;  // request and reply bytes of the second's replies
+  uint64_t bytes_in = 0;
   int64_t p50_ns = 0;
   int64_t p90_ns = 0;
   int64_t p99_ns = 0;

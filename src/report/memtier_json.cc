@@ -8,7 +8,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
+#include "stats/encoded_histogram.h"
 #include "stats/hdr_log.h"
 
 namespace memstand {
@@ -22,33 +24,63 @@ constexpr int64_t kMaxMicros = 3'600'000'000LL;  // one hour, as memstand's hist
 
 double PerSecond(double n, double seconds) { return seconds > 0 ? n / seconds : 0.0; }
 
-// memtier records microseconds: the same counts re-binned at each bucket's midpoint, so
-// its "Compressed Histogram" decodes to the unit memtier users expect.
-HdrHistogram MicrosHistogram(const HdrHistogram& ns) {
-  HdrHistogram us(1, kMaxMicros, 3);
-  for (int i = 0; i < ns.counts_len(); ++i) {
-    const int64_t n = ns.count_at_index(i);
-    if (n == 0) continue;
-    const int64_t lo = ns.ValueFromIndex(i);
-    const int64_t hi = ns.HighestEquivalentValue(lo);
-    us.RecordN(std::llround((static_cast<double>(lo) + static_cast<double>(hi)) / 2 / 1000), n);
-  }
-  return us;
-}
-
 Json PercentilesJson(const HdrHistogram& h, const std::vector<double>& percentiles) {
   Json j = Json::object();
   for (double p : percentiles) {
     j[MemtierPercentileKey(p)] = static_cast<double>(h.ValueAtPercentile(p)) / kNsPerMs;
   }
   j["Histogram log format"] = {
-      {"Compressed Histogram", EncodeCompressedV2Base64(MicrosHistogram(h))}};
+      {"Compressed Histogram", EncodeCompressedV2Base64(MemtierMicros(h))}};
+  return j;
+}
+
+// One second of a "Time-Serie": memtier leaves the latencies out of a second without
+// replies.
+Json SecondJson(const SeriesPoint& p, const HdrHistogram& h, const std::vector<double>& percentiles) {
+  Json j;
+  j["Bytes RX"] = p.bytes_in;
+  j["Bytes TX"] = p.bytes_out;
+  j["Count"] = p.ops;
+  if (h.total_count() == 0) return j;
+  const double mean_ms = h.mean() / kNsPerMs;
+  j["Average Latency"] = mean_ms;
+  j["Accumulated Latency"] = std::llround(mean_ms * static_cast<double>(h.total_count()));
+  j["Min Latency"] = static_cast<double>(h.min()) / kNsPerMs;
+  j["Max Latency"] = static_cast<double>(h.max()) / kNsPerMs;
+  for (double pct : percentiles) {
+    j[MemtierPercentileKey(pct)] = static_cast<double>(h.ValueAtPercentile(pct)) / kNsPerMs;
+  }
+  return j;
+}
+
+// The per-second series of the commands `indices` together, keyed by the second ("0",
+// "1", ...) as memtier's "Time-Serie": counts and bytes summed, the seconds' histograms
+// added.
+Json TimeSerieJson(const RunResult& r, const std::vector<size_t>& indices,
+                   const std::vector<double>& percentiles) {
+  std::map<int, std::pair<SeriesPoint, HdrHistogram>> seconds;
+  for (size_t i : indices) {
+    if (i >= r.series.size()) continue;
+    for (const SeriesPoint& p : r.series[i]) {
+      auto& [sum, h] = seconds[p.second];
+      sum.ops += p.ops;
+      sum.bytes_in += p.bytes_in;
+      sum.bytes_out += p.bytes_out;
+      if (p.latency.v2_base64.empty()) continue;
+      auto decoded = DecodeHistogram(p.latency);
+      if (decoded.ok() && decoded->counts_len() == h.counts_len()) h.Add(*decoded);
+    }
+  }
+  Json j = Json::object();
+  for (const auto& [second, point] : seconds) {
+    j[std::to_string(second)] = SecondJson(point.first, point.second, percentiles);
+  }
   return j;
 }
 
 // One "Sets"/"Gets"/.../"Totals" object.
 Json StatsJson(const CommandStats& s, double secs, const std::vector<double>& percentiles,
-               uint64_t connection_errors) {
+               uint64_t connection_errors, Json time_serie) {
   const HdrHistogram& h = s.latency_ns;
   const double mean_ms = h.mean() / kNsPerMs;
   const double kb_rx = PerSecond(static_cast<double>(s.bytes_in), secs) / 1024;
@@ -69,6 +101,7 @@ Json StatsJson(const CommandStats& s, double secs, const std::vector<double>& pe
   j["KB/sec RX/TX"] = kb_rx + kb_tx;
   j["KB/sec RX"] = kb_rx;
   j["KB/sec TX"] = kb_tx;
+  j["Time-Serie"] = std::move(time_serie);
   j["Percentile Latencies"] = PercentilesJson(h, percentiles);
   return j;
 }
@@ -83,30 +116,27 @@ Json RuntimeJson(const RunResult& r) {
           {"Interrupted", r.interrupted ? "true" : "false"}};
 }
 
-// The commands merged by memtier name, in order of first appearance (memtier merges
-// commands of one type the same way).
-std::vector<std::pair<std::string, CommandStats>> ByMemtierName(const RunReport& rep) {
-  std::vector<std::pair<std::string, CommandStats>> groups;
-  const auto& commands = rep.options->commands;
-  for (size_t i = 0; i < commands.size(); ++i) {
-    const std::string name = MemtierCommandName(commands[i].tmpl.name);
-    auto it =
-        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == name; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {name, CommandStats()});
-    it->second.Add(rep.result->totals.commands[i]);
-  }
-  return groups;
-}
-
-Json AllStatsJson(const RunReport& rep) {
+Json AllStatsJson(const RunReport& rep, bool histogram) {
   const RunResult& r = *rep.result;
   const std::vector<double>& pct = rep.options->percentiles;
   Json j;
   j["Runtime"] = RuntimeJson(r);
-  for (const auto& [name, stats] : ByMemtierName(rep)) {
-    j[name] = StatsJson(stats, r.measured_s, pct, 0);  // memtier: connection errors in Totals only
+  std::vector<size_t> all;
+  for (const MemtierGroup& g : MemtierGroups(rep)) {
+    // memtier: connection errors in Totals only
+    j[g.name] = StatsJson(g.stats, r.measured_s, pct, 0, TimeSerieJson(r, g.indices, pct));
+    all.insert(all.end(), g.indices.begin(), g.indices.end());
   }
-  j["Totals"] = StatsJson(r.AllCommands(), r.measured_s, pct, r.totals.connection_errors);
+  j["Totals"] = StatsJson(r.AllCommands(), r.measured_s, pct, r.totals.connection_errors,
+                          TimeSerieJson(r, all, pct));
+  if (!histogram) return j;
+  for (const MemtierGroup& g : MemtierGroups(rep)) {  // memtier's latency distribution arrays
+    Json steps = Json::array();
+    for (const auto& [msec, percent] : MemtierDistribution(g.stats.latency_ns)) {
+      steps.push_back({{"<=msec", msec}, {"percent", percent}});
+    }
+    j[g.command] = std::move(steps);
+  }
   return j;
 }
 
@@ -174,6 +204,47 @@ Json RunInformationJson(const LoadOptions& o) {
 
 }  // namespace
 
+// memtier records microseconds: the same counts re-binned at each bucket's midpoint, so
+// its "Compressed Histogram" decodes to the unit memtier users expect.
+HdrHistogram MemtierMicros(const HdrHistogram& ns) {
+  HdrHistogram us(1, kMaxMicros, 3);
+  for (int i = 0; i < ns.counts_len(); ++i) {
+    const int64_t n = ns.count_at_index(i);
+    if (n == 0) continue;
+    const int64_t lo = ns.ValueFromIndex(i);
+    const int64_t hi = ns.HighestEquivalentValue(lo);
+    us.RecordN(std::llround((static_cast<double>(lo) + static_cast<double>(hi)) / 2 / 1000), n);
+  }
+  return us;
+}
+
+std::vector<std::pair<double, double>> MemtierDistribution(const HdrHistogram& ns) {
+  std::vector<std::pair<double, double>> steps;
+  for (const PercentileRow& p : PercentileRows(MemtierMicros(ns), 10)) {  // memtier's granularity
+    steps.emplace_back(static_cast<double>(p.value) / 1000, p.percentile);
+  }
+  return steps;
+}
+
+std::vector<MemtierGroup> MemtierGroups(const RunReport& rep) {
+  std::vector<MemtierGroup> groups;
+  const auto& commands = rep.options->commands;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const std::string name = MemtierCommandName(commands[i].tmpl.name);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const MemtierGroup& g) { return g.name == name; });
+    if (it == groups.end()) {
+      MemtierGroup g;
+      g.name = name;
+      g.command = commands[i].tmpl.name;
+      it = groups.insert(groups.end(), std::move(g));
+    }
+    it->stats.Add(rep.result->totals.commands[i]);
+    it->indices.push_back(i);
+  }
+  return groups;
+}
+
 std::string MemtierCommandName(const std::string& command) {
   std::string name;
   for (char c : command) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -192,10 +263,16 @@ std::string MemtierPercentileKey(double percentile) {
 }
 
 nlohmann::ordered_json MemtierJson(const RunReport& rep) {
+  return MemtierJson({{"ALL STATS", &rep}}, 1);
+}
+
+nlohmann::ordered_json MemtierJson(const std::vector<MemtierSection>& sections, int run_count) {
+  const RunReport& first = *sections.front().report;
   Json j;
-  j["configuration"] = ConfigurationJson(*rep.options);
-  j["run information"] = RunInformationJson(*rep.options);
-  j["ALL STATS"] = AllStatsJson(rep);
+  j["configuration"] = ConfigurationJson(*first.options);
+  j["configuration"]["run_count"] = run_count;
+  j["run information"] = RunInformationJson(*first.options);
+  for (const MemtierSection& s : sections) j[s.title] = AllStatsJson(*s.report, s.histogram);
   return j;
 }
 

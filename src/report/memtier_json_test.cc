@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "stats/encoded_histogram.h"
 #include "stats/hdr_log.h"
 #include "workload/command_template.h"
 
@@ -87,6 +88,11 @@ std::vector<Path> DocumentedSubset() {
     }
     paths.push_back(
         {"ALL STATS", cmd, "Percentile Latencies", "Histogram log format", "Compressed Histogram"});
+    for (const char* key : {"Bytes RX", "Bytes TX", "Count", "Average Latency", "Accumulated Latency",
+                            "Min Latency", "Max Latency", "p50.00", "p99.00", "p99.90"}) {
+      paths.push_back({"ALL STATS", cmd, "Time-Serie", "0", key});
+      paths.push_back({"ALL STATS", cmd, "Time-Serie", "1", key});
+    }
   }
   return paths;
 }
@@ -131,6 +137,21 @@ struct Fake {
     get.bytes_in = 50 * 1024;
     get.bytes_out = 370 * 1024;
     for (int i = 0; i < 10000; ++i) get.latency_ns.Record((200 + i % 1000) * 1000LL);
+    // Two seconds per command: SET 400 + 600 replies, GET 4000 + 6000.
+    result.series.resize(3);  // SET, GET, all (the all-commands series has no histogram)
+    for (int c = 0; c < 2; ++c) {
+      for (int second = 0; second < 2; ++second) {
+        SeriesPoint p;
+        p.second = second;
+        p.ops = static_cast<uint64_t>((c == 0 ? 400 : 4000) + second * (c == 0 ? 200 : 2000));
+        p.bytes_in = p.ops * 5;
+        p.bytes_out = p.ops * 70;
+        HdrHistogram h;
+        for (uint64_t i = 0; i < p.ops; ++i) h.Record(static_cast<int64_t>(500 + second * 100) * 1000);
+        p.latency = EncodeHistogram(h);
+        result.series[static_cast<size_t>(c)].push_back(p);
+      }
+    }
     report.options = &options;
     report.result = &result;
   }
@@ -168,8 +189,9 @@ TEST(MemtierJson, EveryKeyWeWriteIsMemtiers) {
   };
   for (const Path& path : paths) {
     Path lookup = path;
-    if (path.size() >= 2 && path[path.size() - 2] == "Percentile Latencies" &&
-        percentile_key(path.back())) {
+    const bool in_percentiles = path.size() >= 2 && path[path.size() - 2] == "Percentile Latencies";
+    const bool in_second = path.size() >= 3 && path[path.size() - 3] == "Time-Serie";
+    if ((in_percentiles || in_second) && percentile_key(path.back())) {
       lookup.back() = "p50.00";  // compare with a percentile memtier wrote
     }
     const Json* theirs = Find(fixture, lookup);
@@ -219,6 +241,49 @@ TEST(MemtierJson, ValuesInMemtiersUnits) {
   EXPECT_EQ(j["configuration"]["test_time"], 3);
   EXPECT_EQ(j["run information"]["Seconds"], 3);
   EXPECT_FALSE(j["run information"].contains("Requests per client"));
+}
+
+// memtier's per-second "Time-Serie": by second, per command type and for Totals.
+TEST(MemtierJson, TimeSerieHasEverySecondOfEachCommand) {
+  Fake fake;
+  Json j = MemtierJson(fake.report);
+  const Json& sets = j["ALL STATS"]["Sets"]["Time-Serie"];
+  ASSERT_EQ(sets.size(), 2u);
+  EXPECT_EQ(sets["0"]["Count"], 400);
+  EXPECT_EQ(sets["1"]["Count"], 600);
+  EXPECT_EQ(sets["1"]["Bytes RX"], 600 * 5);
+  EXPECT_EQ(sets["1"]["Bytes TX"], 600 * 70);
+  EXPECT_DOUBLE_EQ(sets["0"]["Min Latency"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(sets["1"]["Max Latency"].get<double>(), 0.6);
+  const Json& totals = j["ALL STATS"]["Totals"]["Time-Serie"];
+  EXPECT_EQ(totals["0"]["Count"], 4400);
+  EXPECT_EQ(totals["1"]["Count"], 6600);
+  EXPECT_EQ(totals["1"]["Bytes TX"], 6600 * 70);
+  EXPECT_NEAR(totals["1"]["Accumulated Latency"].get<double>(), 6600 * 0.6, 1.0);  // ms in total
+  EXPECT_NEAR(totals["0"]["p99.90"].get<double>(), 0.5, 0.001);  // every reply of second 0: 500 us
+  EXPECT_NEAR(totals["1"]["p50.00"].get<double>(), 0.6, 0.001);
+  EXPECT_TRUE(totals["0"].contains("p99.99"));  // memstand's default percentiles
+}
+
+// Without memtier's --hide-histogram: a "SET" and a "GET" array of {"<=msec", "percent"}
+// steps, as memtier's fixture has them, ending at 100%.
+TEST(MemtierJson, DistributionArraysWhenTheHistogramIsShown) {
+  Json fixture = Fixture();
+  Fake fake;
+  Json j = MemtierJson({{"ALL STATS", &fake.report, true}}, 1);
+  for (const char* type : {"SET", "GET"}) {
+    const Json& steps = j["ALL STATS"][type];
+    ASSERT_TRUE(steps.is_array() && !steps.empty()) << type;
+    const Json& theirs = fixture["ALL STATS"][type][0];
+    for (const auto& [key, value] : steps[0].items()) {
+      ASSERT_TRUE(theirs.contains(key)) << key;
+      EXPECT_EQ(Kind(value), Kind(theirs[key])) << key;
+    }
+    EXPECT_DOUBLE_EQ(steps.back()["percent"].get<double>(), 100.0);
+  }
+  // SET recorded 300..999 us: the last step is the highest, 0.999 ms.
+  EXPECT_DOUBLE_EQ(j["ALL STATS"]["SET"].back()["<=msec"].get<double>(), 0.999);
+  EXPECT_FALSE(MemtierJson(fake.report)["ALL STATS"].contains("SET")) << "hidden by default";
 }
 
 TEST(MemtierJson, CompressedHistogramIsInMicroseconds) {

@@ -95,42 +95,11 @@ int SubBucketCount(const HdrHistogram& h) {
   return static_cast<int>(std::bit_ceil(static_cast<uint64_t>(largest_single_unit)));
 }
 
-struct PercentileRow {
-  int64_t value;       // highest equivalent value of the bucket reached
-  double percentile;   // the level iterated to, 0..100
-  int64_t cumulative;  // count up to and including that bucket
-};
-
 /// The next level: each half of the remaining distance to 100% is cut into `ticks`
 /// equal steps (the reference PercentileIterator).
 double NextPercentileLevel(double level, int ticks) {
   const double halvings = std::floor(std::log2(100.0 / (100.0 - level)));
   return level + 100.0 / (ticks * std::pow(2.0, halvings + 1));
-}
-
-/// The reference PercentileIterator: walks the buckets, emitting a row each time the
-/// cumulative share reaches the next level, then one final row at 100%.
-std::vector<PercentileRow> PercentileRows(const HdrHistogram& h, int ticks) {
-  std::vector<PercentileRow> rows;
-  const int64_t total = h.total_count();
-  if (total == 0) return rows;
-  int64_t cumulative = 0;
-  int index = 0;
-  bool fresh = true;  // the count at `index` is not yet in `cumulative`
-  double level = 0.0;
-  while (cumulative < total) {
-    for (;; ++index, fresh = true) {
-      if (index >= h.counts_len()) return rows;  // counts and total disagree
-      const int64_t count = h.count_at_index(index);
-      if (fresh) cumulative += count;
-      fresh = false;
-      if (count != 0 && 100.0 * cumulative / total >= level) break;
-    }
-    rows.push_back({h.HighestEquivalentValue(h.ValueFromIndex(index)), level, cumulative});
-    level = NextPercentileLevel(level, ticks);
-  }
-  rows.push_back({h.HighestEquivalentValue(h.ValueFromIndex(index)), 100.0, cumulative});
-  return rows;
 }
 
 std::string FormatRow(const PercentileRow& row, double ratio, int decimals) {
@@ -236,6 +205,29 @@ Status HdrLogWriter::Emit(const std::string& text) {
     return Status::IoError(fmt::format("writing hdr log: {}", std::strerror(errno)));
   }
   return Status::OK();
+}
+
+std::vector<PercentileRow> PercentileRows(const HdrHistogram& h, int ticks) {
+  std::vector<PercentileRow> rows;
+  const int64_t total = h.total_count();
+  if (total == 0) return rows;
+  int64_t cumulative = 0;
+  int index = 0;
+  bool fresh = true;  // the count at `index` is not yet in `cumulative`
+  double level = 0.0;
+  while (cumulative < total) {
+    for (;; ++index, fresh = true) {
+      if (index >= h.counts_len()) return rows;  // counts and total disagree
+      const int64_t count = h.count_at_index(index);
+      if (fresh) cumulative += count;
+      fresh = false;
+      if (count != 0 && 100.0 * cumulative / total >= level) break;
+    }
+    rows.push_back({h.HighestEquivalentValue(h.ValueFromIndex(index)), level, cumulative});
+    level = NextPercentileLevel(level, ticks);
+  }
+  rows.push_back({h.HighestEquivalentValue(h.ValueFromIndex(index)), 100.0, cumulative});
+  return rows;
 }
 
 std::string FormatHgrm(const HdrHistogram& h, double output_value_unit_ratio,

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "stats/hdr_histogram.h"
 #include "util/status.h"
@@ -57,6 +58,18 @@ class HdrLogWriter {
   FILE* out_file_ = nullptr;
   double max_value_unit_ratio_;
 };
+
+/// A row of the reference PercentileIterator (what .hgrm files print).
+struct PercentileRow {
+  int64_t value;       // highest equivalent value of the bucket reached
+  double percentile;   // the level iterated to, 0..100
+  int64_t cumulative;  // count up to and including that bucket
+};
+
+/// The reference PercentileIterator: walks the buckets, emitting a row each time the
+/// cumulative share reaches the next level (each half of the distance left to 100% cut
+/// into `ticks` steps), then one final row at 100%. None for an empty histogram.
+std::vector<PercentileRow> PercentileRows(const HdrHistogram& h, int ticks);
 
 /// The reference percentile distribution text (.hgrm) of `h`: a header, one row per
 /// percentile step (ticks_per_half_distance steps in each half of the distance left

@@ -24,7 +24,8 @@ TEST(CliE2E, AHostAfterDashHIsRefusedNotHelp) {
   for (const char* sub : {"run", "sweep"}) {
     Outcome out = RunMemstand({sub, "-h", "10.0.0.1", "-p", "6379"});
     EXPECT_EQ(out.exit_code, 2) << out.output;
-    EXPECT_NE(out.output.find("'-h 10.0.0.1': -h is help here; the host is -s/--server"), std::string::npos)
+    EXPECT_NE(out.output.find("'-h 10.0.0.1': -h is help here; did you mean -s/--server (or `memstand memtier`"),
+              std::string::npos)
         << out.output;
   }
   Outcome help = RunMemstand({"run", "-h"});

@@ -188,6 +188,25 @@ TEST_F(ClusterE2E, RoutesEveryKeyToItsMaster) {
 
 // Without --cluster every request goes to the given node: the keys it does not own are
 // answered MOVED, counted by kind and not followed (how a cluster-unaware client fares).
+// The published study's memtier line (--cluster-mode, --print-percentiles,
+// --hide-histogram), shortened to -n 100 per client: every request reaches a master,
+// and memtier's table has its cluster columns.
+TEST_F(ClusterE2E, MemtierClusterModeRunsThePublishedLine) {
+  int64_t before = 0;
+  for (int i = 0; i < 3; ++i) before += Calls(i, "set") + Calls(i, "get");
+  Outcome out = RunMemstand({"memtier", "--cluster-mode", "-s", "127.0.0.1", "-p", std::to_string(nodes_[0]->port()),
+                             "--ratio=1:10", "--key-pattern=R:R", "--key-maximum=100000", "-d", "100", "-c", "2",
+                             "-t", "2", "-n", "100", "--print-percentiles", "50,99,99.9", "--hide-histogram"});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  int64_t after = 0;
+  for (int i = 0; i < 3; ++i) after += Calls(i, "set") + Calls(i, "get");
+  EXPECT_EQ(after - before, 2 * 2 * 100) << out.output;
+  EXPECT_NE(out.output.find("Type         Ops/sec     Hits/sec   Misses/sec    MOVED/sec      ASK/sec    Avg. Latency"),
+            std::string::npos)
+      << out.output;
+  EXPECT_NE(out.output.find("\nTotals "), std::string::npos) << out.output;
+}
+
 TEST_F(ClusterE2E, LegacyModeCountsMovedReplies) {
   std::string json = TempDir() + "/run.json";
   Outcome out = RunMemstand({"run", "--target", Url(0), "-n", "3000", "--json", json});

@@ -44,6 +44,9 @@ TEST(InstallE2E, ManPageAndCompletionComeWithTheBinary) {
   EXPECT_EQ(complete("memstand scenario run dur", 3), "durability-overload\n");
   EXPECT_EQ(complete("memstand run --pipel", 2), "--pipeline\n");
   EXPECT_EQ(complete("memstand scenario run stretched-cache --dist", 4), "--distances\n");
+  // memtier's own flags, not the run flags its refusal reasons name.
+  EXPECT_EQ(complete("memstand memtier --hide-h", 2), "--hide-histogram\n");
+  EXPECT_EQ(complete("memstand memtier --metrics", 2), "\n");
 }
 
 }  // namespace

@@ -120,6 +120,25 @@ TEST_P(TlsE2E, CountsEqualInfoCommandstatsReadOverTls) {
   EXPECT_EQ(stats["set"].calls + stats["get"].calls, 2000);
 }
 
+// memtier's TLS flags (--tls, --cacert, --cert, --key) under `memstand memtier`, against
+// a server that wants a client certificate: -n 25 per client, 2 x 2 clients.
+TEST(TlsMemtierE2E, MemtierTlsFlagsReachTheServer) {
+  Certs certs = MakeCerts();
+  TlsRedis redis = StartTlsRedis(certs, /*auth_clients=*/true);
+  ASSERT_NE(redis.process, nullptr);
+  Outcome out = RunMemstand({"memtier", "--tls", "--cacert", certs.ca, "--cert", certs.client_cert, "--key",
+                             certs.client_key, "-s", "127.0.0.1", "-p", std::to_string(redis.port), "-n", "25",
+                             "-c", "2", "-t", "2", "--hide-histogram"});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("\nTotals "), std::string::npos) << out.output;
+  auto client = ConnectTls(redis.port, ClientTls(certs, true));
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  auto info = (*client)->Command({"INFO", "commandstats"});
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  auto stats = ParseCommandStats(info->str);
+  EXPECT_EQ(stats["set"].calls + stats["get"].calls, 2 * 2 * 25);
+}
+
 TEST_P(TlsE2E, ClientCertificateWhenTheServerWantsOne) {
   Certs certs = MakeCerts();
   TlsRedis redis = StartTlsRedis(certs, /*auth_clients=*/true);
