@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "stats/hdr_histogram.h"
 #include "util/status.h"
@@ -57,6 +58,16 @@ class HdrLogWriter {
   FILE* out_file_ = nullptr;
   double max_value_unit_ratio_;
 };
+
+/// One interval of a run's commands as `memstand run --hdr-log` and `memstand merge
+/// --hdr-log` write it: an untagged line of all commands together (what the readers take
+/// without a tag: HistogramLogProcessor without -tag), then a line tagged with each
+/// command's label. The first failing line's status (nothing after it written).
+/// REQUIRES: labels.size() == commands.size() >= 1, the commands' histograms of one
+/// setting (they are added).
+Status WriteCommandsInterval(HdrLogWriter* w, const std::vector<std::string>& labels,
+                             double start_offset_s, double length_s,
+                             const std::vector<const HdrHistogram*>& commands);
 
 /// The reference percentile distribution text (.hgrm) of `h`: a header, one row per
 /// percentile step (ticks_per_half_distance steps in each half of the distance left
