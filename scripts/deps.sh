@@ -19,7 +19,11 @@ PACKAGES=(
 )
 if [ "${1:-}" = "--test" ]; then
   # openssl: the TLS e2e test makes its CA and certificates with the openssl CLI.
-  PACKAGES+=(clang libclang-rt-dev prometheus libhdrhistogram-java default-jre-headless chromium openssl)
+  # openssh-server: SshLaunchE2E runs deploy/ssh-launch.sh through a private sshd of its
+  # own (installing the package may also start the system's sshd where services start);
+  # yamllint, python3-kubernetes, shellcheck: scripts/check-deploy.sh.
+  PACKAGES+=(clang libclang-rt-dev prometheus libhdrhistogram-java default-jre-headless chromium openssl
+             openssh-server openssh-client yamllint python3-kubernetes python3-yaml shellcheck)
 fi
 # Node.js and npm (the HdrHistogram log test decodes with npm's hdr-histogram-js): only
 # when missing, since a machine may carry a nodejs package that bundles npm.

@@ -16,6 +16,9 @@ start=$(date +%s)
 phase() { echo "test.sh: $1 done at $(( $(date +%s) - start )) s" >&2; }
 scripts/deps.sh --test
 phase "set-up"
+# deploy/: yamllint, the Kubernetes manifests against python3-kubernetes' models, shellcheck.
+scripts/check-deploy.sh
+phase "deploy/ checks"
 # Release without LTO and without the micro-benchmarks (not tests): see scripts/build.sh.
 dir=$(scripts/build.sh test | tail -n 1)
 phase "Release build"

@@ -55,7 +55,9 @@ SubcommandBody SetupMerge(CLI::App* app) {
   app->add_option("files", f->files, "The shards' memstand run --json documents")->required();
   app->add_option("-o,--json", f->json, "Write the merged result (schema memstand.run)");
   app->add_option("--hdr-log", f->hdr_log,
-                  "Write the merged histograms as an HdrHistogram log (one interval per command)");
+                  "Write the merged per-second histograms as an HdrHistogram interval log "
+                  "(memstand run --hdr-log's format: an untagged line of all commands and a "
+                  "tagged line per command, each wall-clock second)");
   return [f]() { return MergeBody(*f); };
 }
 

@@ -29,11 +29,10 @@ namespace memstand::cli {
 
 namespace {
 
-// The --hdr-log writer: per second, an untagged line of all commands together (what the
-// readers take by default: HistogramLogProcessor without -tag) and a tagged line per
-// command, into the output's temporary file. A second is written once the next one
-// arrives or its run ends, so that the last one gets its true length (the measured
-// phase rarely ends on a whole second).
+// The --hdr-log writer: per second, WriteCommandsInterval's lines (an untagged one of
+// all commands, a tagged one per command), into the output's temporary file. A second
+// is written once the next one arrives or its run ends, so that the last one gets its
+// true length (the measured phase rarely ends on a whole second).
 class HdrLogSink {
  public:
   static Result<std::unique_ptr<HdrLogSink>> Open(std::unique_ptr<OutputFile> file,
@@ -74,11 +73,14 @@ class HdrLogSink {
   }
   void Flush(double length_s) {
     if (pending_second_ < 0) return;
-    CommandStats all;
-    for (const CommandStats& c : pending_) all.Add(c);
-    if (status_.ok()) Check(writer_.WriteInterval("", pending_second_, length_s, all.latency_ns));
-    for (size_t i = 0; i < pending_.size() && status_.ok(); ++i) {
-      Check(writer_.WriteInterval(options_.commands[i].label, pending_second_, length_s, pending_[i].latency_ns));
+    std::vector<std::string> labels;
+    std::vector<const HdrHistogram*> histograms;
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      labels.push_back(options_.commands[i].label);
+      histograms.push_back(&pending_[i].latency_ns);
+    }
+    if (status_.ok() && !histograms.empty()) {
+      Check(WriteCommandsInterval(&writer_, labels, pending_second_, length_s, histograms));
     }
     pending_second_ = -1;
     pending_.clear();

@@ -9,7 +9,6 @@
 #include "report/histogram_json.h"
 #include "report/merge_check.h"
 #include "report/merge_series.h"
-#include "stats/hdr_log.h"
 
 namespace memstand {
 
@@ -209,18 +208,6 @@ Result<std::unique_ptr<MergedRun>> MergeRuns(const std::vector<MergeInput>& inpu
   merge_internal::FleetCheckOf(inputs, &m->fleet);
   merge_internal::Judge(m.get(), inputs);
   return m;
-}
-
-Result<std::string> MergedHdrLog(const MergedRun& m) {
-  std::string out;
-  HdrLogWriter w(&out);
-  Status s = w.WriteHeader(m.result.measured_start_unix_s);
-  for (size_t i = 0; s.ok() && i < m.options.commands.size(); ++i) {
-    s = w.WriteInterval(m.options.commands[i].label, 0, m.result.measured_s,
-                        m.result.totals.commands[i].latency_ns);
-  }
-  if (!s.ok()) return s;
-  return out;
 }
 
 }  // namespace memstand

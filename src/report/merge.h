@@ -75,9 +75,12 @@ nlohmann::ordered_json MergedJson(const MergedRun& m);
 /// The blocks of `memstand run` for the fleet, then a line per shard.
 void PrintMergeReport(std::FILE* out, const MergedRun& m);
 
-/// The merged histograms as an HdrHistogram interval log: one interval per command
-/// over the fleet's measured window (the run JSON's per-second histograms are not written as
-/// intervals yet: merged JSON series carry them).
+/// The merged per-second histograms as an HdrHistogram interval log, in the format of
+/// `memstand run --hdr-log` (WriteCommandsInterval): StartTime the series' second 0
+/// (with --start-at the fleet's whole second), one interval per wall-clock second of the
+/// merged series (the first and last with the lengths the measured window gave them),
+/// an untagged line of all commands and a tagged line per command. InvalidArgument
+/// naming the command and second when an input's point has requests but no histogram.
 Result<std::string> MergedHdrLog(const MergedRun& m);
 
 }  // namespace memstand

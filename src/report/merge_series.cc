@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "report/histogram_json.h"
+#include "stats/encoded_histogram.h"
+#include "stats/hdr_log.h"
 
 namespace memstand::merge_internal {
 
@@ -128,3 +130,71 @@ Status MergeSeries(const std::vector<MergeInput>& inputs, const LoadOptions& o, 
 }
 
 }  // namespace memstand::merge_internal
+
+namespace memstand {
+
+namespace {
+
+// A command's point of one second as a histogram: decoded, or `empty` when the second
+// had no request of it. InvalidArgument when it had requests but no histogram.
+Result<HdrHistogram> PointHistogram(const SeriesPoint* p, const std::string& label,
+                                    const HdrHistogram& empty) {
+  if (p == nullptr || (p->ops == 0 && p->latency.v2_base64.empty())) return empty;
+  if (!p->percentiles_known || p->latency.v2_base64.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "series \"{}\" second {} has no histogram (an input without per-second histograms, "
+        "written by an older memstand): the log would not be exact",
+        label, p->second));
+  }
+  auto h = DecodeHistogram(p->latency);
+  if (!h.ok()) return h.status().WithContext(fmt::format("series \"{}\" second {}", label, p->second));
+  return h;
+}
+
+}  // namespace
+
+// One interval per second of the merged series, each holding the sum of the shards'
+// histograms of that wall-clock second; StartTime is second 0's start. A second is
+// decoded, written and dropped in turn (a live histogram is ~270 KB).
+Result<std::string> MergedHdrLog(const MergedRun& m) {
+  const RunResult& r = m.result;
+  const size_t n = m.options.commands.size();
+  std::vector<std::string> labels;
+  std::vector<HdrHistogram> empty;
+  for (size_t i = 0; i < n; ++i) {
+    labels.push_back(m.options.commands[i].label);
+    empty.push_back(r.totals.commands[i].latency_ns);
+    empty.back().Reset();
+  }
+  std::map<int, std::vector<const SeriesPoint*>> seconds;  // a point per command, or null
+  for (size_t i = 0; i < n && i < r.series.size(); ++i) {
+    for (const SeriesPoint& p : r.series[i]) {
+      auto& points = seconds[p.second];
+      points.resize(n, nullptr);
+      points[i] = &p;
+    }
+  }
+  // The measured window in seconds from second 0: the first and last seconds' true parts.
+  const double from = r.measured_start_unix_s - r.series_start_unix_s;
+  const double to = from + r.measured_s;
+  std::string out;
+  HdrLogWriter w(&out);
+  Status s = w.WriteHeader(r.series_start_unix_s);
+  for (auto it = seconds.begin(); s.ok() && it != seconds.end(); ++it) {
+    std::vector<HdrHistogram> decoded;
+    std::vector<const HdrHistogram*> histograms;
+    for (size_t i = 0; i < n; ++i) {
+      auto h = PointHistogram(it->second[i], labels[i], empty[i]);
+      if (!h.ok()) return h.status();
+      decoded.push_back(std::move(*h));
+    }
+    for (const HdrHistogram& h : decoded) histograms.push_back(&h);
+    const double start = std::max<double>(it->first, from);
+    const double length = std::min<double>(it->first + 1, to) - start;
+    s = WriteCommandsInterval(&w, labels, start, length > 0 ? length : 1.0, histograms);
+  }
+  if (!s.ok()) return s;
+  return out;
+}
+
+}  // namespace memstand

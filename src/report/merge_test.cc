@@ -4,6 +4,7 @@
 
 #include "load/shard_plan.h"
 #include "report/histogram_json.h"
+#include "stats/hdr_decode.h"
 #include "util/rng.h"
 
 namespace memstand {
@@ -167,6 +168,52 @@ TEST(MergeTest, AnInputWithoutPerSecondHistogramsLeavesThePercentilesUnknown) {
               static_cast<uint64_t>(f.second[0].total_count()));
   }
   EXPECT_FALSE(j["series"]["SET"][0].contains("histogram"));
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = text.find('\n', at);
+    lines.push_back(text.substr(at, end - at));
+    at = end == std::string::npos ? text.size() : end + 1;
+  }
+  return lines;
+}
+
+// The merged log: StartTime the series' second 0, per second an untagged line and a
+// SET line, each the sum of the shards' histograms of that second (bucket for bucket),
+// the last second as long as the measured window left it (1.5 s: 0.500).
+TEST(MergeTest, HdrLogHasAnIntervalPerSecondOfTheShardsSum) {
+  Fleet f = MakeFleet();
+  auto m = MergeRuns(f.inputs);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto log = MergedHdrLog(**m);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  const std::vector<std::string> lines = Lines(*log);
+  ASSERT_EQ(lines.size(), 4u + 4u) << *log;
+  EXPECT_EQ(lines[1].rfind("#[StartTime: 1000.000 (seconds since epoch), ", 0), 0u) << lines[1];
+  const char* prefixes[] = {"0.000,1.000,", "Tag=SET,0.000,1.000,", "1.000,0.500,",
+                            "Tag=SET,1.000,0.500,"};
+  for (int i = 0; i < 4; ++i) {
+    const std::string& line = lines[4 + i];
+    ASSERT_EQ(line.rfind(prefixes[i], 0), 0u) << line;
+    const HdrHistogram& whole = f.second[i / 2];
+    auto h = DecodeCompressedV2Base64(line.substr(line.rfind(',') + 1), whole.min(), whole.max());
+    ASSERT_TRUE(h.ok()) << h.status().message();
+    ASSERT_EQ(h->total_count(), whole.total_count()) << line;
+    for (int b = 0; b < h->counts_len(); ++b) ASSERT_EQ(h->count_at_index(b), whole.count_at_index(b));
+  }
+}
+
+TEST(MergeTest, HdrLogRefusesASecondWithoutHistograms) {
+  Fleet f = MakeFleet();
+  f.inputs[1].doc["series"]["SET"][1].erase("histogram");
+  auto m = MergeRuns(f.inputs);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto log = MergedHdrLog(**m);
+  ASSERT_FALSE(log.ok());
+  EXPECT_NE(log.status().message().find("series \"SET\" second 1 has no histogram"),
+            std::string::npos) << log.status().message();
 }
 
 void ExpectRefused(std::vector<MergeInput> inputs, const std::string& says) {

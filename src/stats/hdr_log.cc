@@ -195,6 +195,19 @@ Status HdrLogWriter::WriteInterval(std::string_view tag, double start_offset_s, 
                           EncodeCompressedV2Base64(h)));
 }
 
+Status WriteCommandsInterval(HdrLogWriter* w, const std::vector<std::string>& labels,
+                             double start_offset_s, double length_s,
+                             const std::vector<const HdrHistogram*>& commands) {
+  assert(!commands.empty() && labels.size() == commands.size());
+  HdrHistogram all(*commands.front());
+  for (size_t i = 1; i < commands.size(); ++i) all.Add(*commands[i]);
+  Status s = w->WriteInterval("", start_offset_s, length_s, all);
+  for (size_t i = 0; s.ok() && i < commands.size(); ++i) {
+    s = w->WriteInterval(labels[i], start_offset_s, length_s, *commands[i]);
+  }
+  return s;
+}
+
 Status HdrLogWriter::Emit(const std::string& text) {
   if (out_string_ != nullptr) {
     *out_string_ += text;

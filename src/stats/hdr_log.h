@@ -71,6 +71,16 @@ struct PercentileRow {
 /// into `ticks` steps), then one final row at 100%. None for an empty histogram.
 std::vector<PercentileRow> PercentileRows(const HdrHistogram& h, int ticks);
 
+/// One interval of a run's commands as `memstand run --hdr-log` and `memstand merge
+/// --hdr-log` write it: an untagged line of all commands together (what the readers take
+/// without a tag: HistogramLogProcessor without -tag), then a line tagged with each
+/// command's label. The first failing line's status (nothing after it written).
+/// REQUIRES: labels.size() == commands.size() >= 1, the commands' histograms of one
+/// setting (they are added).
+Status WriteCommandsInterval(HdrLogWriter* w, const std::vector<std::string>& labels,
+                             double start_offset_s, double length_s,
+                             const std::vector<const HdrHistogram*>& commands);
+
 /// The reference percentile distribution text (.hgrm) of `h`: a header, one row per
 /// percentile step (ticks_per_half_distance steps in each half of the distance left
 /// to 100%), a final 100% row without 1/(1-Percentile), and a footer with mean,

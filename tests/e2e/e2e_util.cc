@@ -189,6 +189,44 @@ void ExpectPromtoolAccepts(const std::string& body) {
   EXPECT_EQ(check.output, "") << check.output;
 }
 
+int64_t CommandCalls(const LocalRedis& r, const std::string& command) {
+  const std::string info =
+      testutil::RunShell("redis-cli -p " + std::to_string(r.port()) + " info commandstats").output;
+  const std::string key = "cmdstat_" + command + ":calls=";
+  const size_t at = info.find(key);
+  return at == std::string::npos ? 0 : std::stoll(info.substr(at + key.size()));
+}
+
+HdrLogRead ReadHdrLogWithJava(const std::string& hlog, const std::string& tag) {
+  HdrLogRead read;
+  const std::string jar = "/usr/share/java/hdrhistogram.jar";
+  EXPECT_TRUE(testutil::HaveProgram("java") && testutil::RunShell("test -r " + jar).exit_code == 0)
+      << "install libhdrhistogram-java and a JRE (scripts/deps.sh)";
+  // With -o it writes the intervals to OUT and the whole distribution to OUT.hgrm.
+  const std::string out = hlog + ".read" + (tag.empty() ? "" : "-" + tag);
+  const auto r = testutil::RunShell(
+      "timeout 60 java -cp " + jar + " org.HdrHistogram.HistogramLogProcessor -i " +
+      testutil::ShellQuote(hlog) + " -o " + testutil::ShellQuote(out) +
+      (tag.empty() ? "" : " -tag " + testutil::ShellQuote(tag)) + " 2>&1");
+  const std::string intervals = testutil::ReadFile(out), hgrm = testutil::ReadFile(out + ".hgrm");
+  read.output = r.output + intervals + hgrm;
+  EXPECT_EQ(r.exit_code, 0) << read.output;
+  // Interval lines: "<end s>: I:<count> ( <p50> <p90> <max> ) T:<count> ( ... )".
+  std::istringstream lines(intervals);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t at = line.find(": I:");
+    if (at != std::string::npos) read.interval_counts.push_back(std::stoll(line.substr(at + 4)));
+  }
+  const size_t at = hgrm.find("Total count    =");
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no total count: " << read.output;
+  } else {
+    read.total = std::stoll(hgrm.substr(at + 16));
+  }
+  return read;
+}
+
 std::unique_ptr<Process> StartPrometheus(int scrape_port, int listen_port, const std::string& dir) {
   EXPECT_TRUE(testutil::HaveProgram("prometheus") && testutil::HaveProgram("promtool"))
       << "install the Debian package prometheus (scripts/deps.sh)";

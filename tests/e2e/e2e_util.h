@@ -76,10 +76,24 @@ std::unique_ptr<Process> StartPrometheus(int scrape_port, int listen_port, const
 /// (bounded: 10 s); its output ("{labels} => VALUE @[T]" per result) and stderr.
 testutil::CommandResult PromQuery(int port, const std::string& query);
 
+/// What HdrHistogram's own Java reader (Debian's libhdrhistogram-java:
+/// HistogramLogProcessor) read from an interval log, without a tag (tag "") or with -tag.
+struct HdrLogRead {
+  std::vector<int64_t> interval_counts;  // each interval's count, in the log's order
+  int64_t total = -1;                    // "Total count" of the whole distribution
+  std::string output;                    // what it printed (for failure messages)
+};
+/// Runs HistogramLogProcessor (bounded: 60 s) on `hlog`; a test failure (with its
+/// output) when the jar or java is missing, it exits non-zero or prints no total.
+HdrLogRead ReadHdrLogWithJava(const std::string& hlog, const std::string& tag);
+
 /// A redis-server of the test's own (LocalRedis: a free loopback port, a temp dir),
 /// with `config` added to its defaults; nullptr (and a test failure) if it cannot start.
 std::unique_ptr<LocalRedis> StartRedis(
     std::vector<std::pair<std::string, std::string>> config = {});
+
+/// `command`'s calls in the INFO commandstats of `r` (read with redis-cli), 0 if absent.
+int64_t CommandCalls(const LocalRedis& r, const std::string& command);
 
 /// A test run once per socket I/O mode: INSTANTIATE_TEST_SUITE_P(EpollAndUring, Suite,
 /// ::testing::Values("epoll", "uring")); Io() is the value for `--io`.

@@ -4,6 +4,7 @@
 // wall-clock second, and its percentiles are those of that sum, recomputed here from
 // the shards' own JSON (recorded values, no timing).
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -31,12 +32,42 @@ HdrHistogram Decoded(const Json& histogram) {
   return h.ok() ? std::move(*h) : HdrHistogram();
 }
 
-int64_t SetCalls(const LocalRedis& r) {
-  const std::string info =
-      testutil::RunShell(fmt::format("redis-cli -p {} info commandstats", r.port())).output;
-  const std::string key = "cmdstat_set:calls=";
-  const size_t at = info.find(key);
-  return at == std::string::npos ? 0 : std::stoll(info.substr(at + key.size()));
+// The merged --hdr-log as HdrHistogram's own Java reader sees it: an interval per
+// wall-clock second whose count is the sum of the shards' counts of that second (each
+// command with -tag, all commands without), the totals the merged counts, StartTime the
+// merged series' second 0 (the fleet's --start-at second).
+void ExpectMergedLogHoldsTheShardsSeconds(const std::string& hlog, const Json (&shards)[kShards],
+                                          const Json& m) {
+  const double start_at = m["series_start_unix_s"].get<double>();  // --start-at's second
+  std::map<std::string, std::map<int, int64_t>> by_second;  // label -> second -> ops
+  for (const Json& shard : shards) {
+    const int offset = static_cast<int>(shard["series_start_unix_s"].get<double>() - start_at);
+    for (const char* label : {"SET", "GET"}) {
+      for (const Json& q : shard["series"][label]) {
+        const int64_t ops = q["ops"].get<int64_t>();
+        by_second[label][q["second"].get<int>() + offset] += ops;
+        by_second[""][q["second"].get<int>() + offset] += ops;
+      }
+    }
+  }
+  for (const auto& [tag, seconds] : by_second) {
+    SCOPED_TRACE("tag '" + tag + "'");
+    std::vector<int64_t> expected;
+    int64_t total = 0;
+    for (const auto& [second, ops] : seconds) {
+      expected.push_back(ops);
+      total += ops;
+    }
+    const HdrLogRead read = ReadHdrLogWithJava(hlog, tag);
+    EXPECT_EQ(read.interval_counts, expected) << read.output;
+    EXPECT_GE(read.interval_counts.size(), 2u);
+    EXPECT_EQ(read.total, total);
+    const Json& merged = tag.empty() ? m["totals"] : m["commands"][tag == "SET" ? 0 : 1];
+    EXPECT_EQ(read.total, merged["ops"].get<int64_t>());
+  }
+  const std::string text = testutil::ReadFile(hlog);
+  EXPECT_NE(text.find(fmt::format("#[StartTime: {:.3f} ", start_at)), std::string::npos)
+      << text.substr(0, 300);
 }
 
 TEST(MergeSeriesE2E, PerSecondHistogramsOfTwoShardsAddExactly) {
@@ -44,7 +75,7 @@ TEST(MergeSeriesE2E, PerSecondHistogramsOfTwoShardsAddExactly) {
   ASSERT_NE(redis, nullptr);
   const std::string dir = TempDir();
   const std::string target = fmt::format("redis://127.0.0.1:{}", redis->port());
-  const int64_t before = SetCalls(*redis);
+  const int64_t before = CommandCalls(*redis, "set");
   // Open loop, 1,000 requests/s per shard, 1,500 each: about 1.5 s, two seconds of series.
   const int64_t at = static_cast<int64_t>(UnixNowS()) + 2;
   std::vector<std::unique_ptr<Running>> shards;
@@ -59,14 +90,14 @@ TEST(MergeSeriesE2E, PerSecondHistogramsOfTwoShardsAddExactly) {
     Outcome o = shards[k]->Wait(30);
     ASSERT_EQ(o.exit_code, 0) << "shard " << k << ": " << o.output;
   }
-  Outcome merged = RunMemstand(
-      {"merge", dir + "/s0.json", dir + "/s1.json", "-o", dir + "/merged.json"});
+  Outcome merged = RunMemstand({"merge", dir + "/s0.json", dir + "/s1.json", "-o",
+                                dir + "/merged.json", "--hdr-log", dir + "/merged.hlog"});
   ASSERT_EQ(merged.exit_code, 0) << merged.output;
   const Json m = ReadJson(dir + "/merged.json");
   const Json s[kShards] = {ReadJson(dir + "/s0.json"), ReadJson(dir + "/s1.json")};
   // The merge's totals equal the server's count (GETs are not SETs: half of the mix).
   const uint64_t sets = m["commands"][0]["ops"].get<uint64_t>();
-  EXPECT_EQ(static_cast<int64_t>(sets), SetCalls(*redis) - before);
+  EXPECT_EQ(static_cast<int64_t>(sets), CommandCalls(*redis, "set") - before);
 
   size_t checked = 0, bytes = 0, histograms = 0;
   for (const char* label : {"SET", "GET"}) {
@@ -125,6 +156,8 @@ TEST(MergeSeriesE2E, PerSecondHistogramsOfTwoShardsAddExactly) {
   std::printf("MergeSeriesE2E: %zu per-second histograms in the shards' JSON, %zu bytes on "
               "average each (~1,000 requests/s per command and shard)\n",
               histograms, histograms == 0 ? 0 : bytes / histograms);
+
+  ExpectMergedLogHoldsTheShardsSeconds(dir + "/merged.hlog", s, m);
 
   // The merged JSON renders.
   Outcome rep = RunMemstand({"report", dir + "/merged.json", "-o", dir + "/merged.html"}, 30);
