@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds memstand. Usage: scripts/build.sh [release|release-nobench|test|asan]
-# (default release). `test`: Release without LTO and micro-benchmarks, in its own
+# [TARGET...] (default release, every target). `test`: Release without LTO and micro-benchmarks, in its own
 # directory (the test job's build: LTO of the test binary takes minutes and changes no
 # test's outcome; the `release` build users run keeps LTO).
 # Prints the build directory on its last line.
@@ -24,5 +24,8 @@ fi
 # uPlot (web/package.json), which the build inlines into memstand report's pages.
 [ -f web/node_modules/uplot/package.json ] || scripts/npm-deps.sh
 cmake -S . -B "$dir" "${flags[@]}" >/dev/null
-cmake --build "$dir" -j "$(nproc)" >&2
+shift || true
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build "$dir" -j "$(nproc)" "${targets[@]}" >&2
 echo "$dir"

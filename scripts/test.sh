@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds (Release, then ASan+UBSan) and runs the tests with
-# ctest: the unit tests on the Release build, every test (unit and end-to-end) on the
-# ASan+UBSan build, plus each fuzz target for 20 s. The tests start the servers they need
-# themselves. Each phase prints its wall time on stderr.
+# Installs what is missing, builds and runs the tests with ctest: every test (unit and
+# end-to-end) on the ASan+UBSan build, plus each fuzz target for 20 s. The tests start the
+# servers they need themselves. Each phase prints its wall time on stderr.
 #
-# Why the end-to-end tests run once, under the sanitizers: they drive the same memstand
-# binary with the same code at -O2 in both builds, assert counts and recorded values (never
-# timing), and take most of the time (about 5 of the 6 minutes of a Release ctest here);
-# under ASan+UBSan they also catch what Release cannot (a use-after-free in a scenario's
-# report was found that way). MEMSTAND_TEST_ALL_RELEASE=1 runs them on Release too, and
-# MEMSTAND_SKIP_ASAN=1 then skips the sanitizer build.
+# One build runs the tests: the ASan+UBSan one (RelWithDebInfo, -O2). The Release build
+# users run is compiled too, its `memstand` target only (its warnings at -O3 are errors),
+# but runs no test: the tests assert counts and recorded values (never timing), which
+# the sanitizer build checks as well and more (a use-after-free in a scenario's report
+# was found that way). MEMSTAND_TEST_ALL_RELEASE=1 builds Release whole and runs every
+# test on it too; MEMSTAND_SKIP_ASAN=1 then skips the sanitizer build.
+#
+# The long tests start first: tests/ctest_cost.txt (a measured run's CTestCostData, the
+# tests above a few seconds) seeds ctest's scheduler, which otherwise starts tests in
+# declaration order and can leave a two-minute scenario test for last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -19,17 +22,27 @@ phase "set-up"
 # deploy/: yamllint, the Kubernetes manifests against python3-kubernetes' models, shellcheck.
 scripts/check-deploy.sh
 phase "deploy/ checks"
-# Release without LTO and without the micro-benchmarks (not tests): see scripts/build.sh.
-dir=$(scripts/build.sh test | tail -n 1)
-phase "Release build"
 skip_asan="${MEMSTAND_SKIP_ASAN:-0}"
-if [ "${MEMSTAND_TEST_ALL_RELEASE:-0}" = "1" ] || [ "$skip_asan" = "1" ]; then
+all_release="${MEMSTAND_TEST_ALL_RELEASE:-0}"
+[ "$skip_asan" = "1" ] && all_release=1
+# Seeds ctest's scheduler with the measured costs, unless this build dir has its own.
+seed_costs() {
+  mkdir -p "$1/Testing/Temporary"
+  if [ -f tests/ctest_cost.txt ] && [ ! -f "$1/Testing/Temporary/CTestCostData.txt" ]; then
+    cp tests/ctest_cost.txt "$1/Testing/Temporary/CTestCostData.txt"
+  fi
+}
+# Release without LTO and without the micro-benchmarks: see scripts/build.sh.
+if [ "$all_release" = "1" ]; then
+  dir=$(scripts/build.sh test | tail -n 1)
+  phase "Release build"
+  seed_costs "$dir"
   ctest --test-dir "$dir" --output-on-failure -j 2 --timeout 600
+  phase "Release tests"
 else
-  # Unit tests only: every test whose suite is not an end-to-end one (*E2E).
-  ctest --test-dir "$dir" --output-on-failure -j 2 --timeout 600 -E 'E2E[./]'
+  scripts/build.sh test memstand >/dev/null
+  phase "Release build (memstand only)"
 fi
-phase "Release tests"
 # Every libFuzzer target for a bounded time, from the seeds in fuzz/corpus (clang; only
 # the codecs are built, in build-fuzz): a crash, a sanitizer report or a hang fails the
 # run (docs/protocols.md, "Fuzzing"). MEMSTAND_FUZZ_SECONDS=0 skips it.
@@ -41,6 +54,7 @@ fi
 if [ "$skip_asan" != "1" ]; then
   dir=$(scripts/build.sh asan | tail -n 1)
   phase "ASan+UBSan build"
+  seed_costs "$dir"
   ctest --test-dir "$dir" --output-on-failure -j 2 --timeout 900
   phase "ASan+UBSan tests (all)"
 fi

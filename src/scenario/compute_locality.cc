@@ -21,7 +21,7 @@ using nlohmann::json;
 constexpr int kLogTailLines = 40;
 
 // One call of `p`, with the bytes of both counts over its window and its time.
-Result<Sample> Measure(const LocalityPath& p, PathCall* call) {
+Result<PathSample> Measure(const LocalityPath& p, PathCall* call) {
   const SocketBytes a0 = p.app_bytes();
   auto k0 = p.kernel_bytes();
   if (!k0.ok()) return k0.status().WithContext("TCP_INFO before the call");
@@ -32,7 +32,7 @@ Result<Sample> Measure(const LocalityPath& p, PathCall* call) {
   const SocketBytes a1 = p.app_bytes();
   auto k1 = p.kernel_bytes();
   if (!k1.ok()) return k1.status().WithContext("TCP_INFO after the call");
-  Sample s;
+  PathSample s;
   s.ns = t1 - t0;
   s.app = {a1.read - a0.read, a1.written - a0.written};
   s.kernel = {k1->received - k0->received, k1->acked - k0->acked};

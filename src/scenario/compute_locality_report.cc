@@ -18,7 +18,7 @@ namespace {
 // min and max of one byte count over the timed calls.
 std::pair<uint64_t, uint64_t> SpanOf(const PathRun& pr, uint64_t SocketBytes::*field) {
   std::pair<uint64_t, uint64_t> out{pr.first_bytes.app.*field, pr.first_bytes.app.*field};
-  for (const Sample& s : pr.samples) {
+  for (const PathSample& s : pr.samples) {
     out.first = std::min(out.first, s.app.*field);
     out.second = std::max(out.second, s.app.*field);
   }
@@ -27,7 +27,7 @@ std::pair<uint64_t, uint64_t> SpanOf(const PathRun& pr, uint64_t SocketBytes::*f
 
 // Whether the app and kernel counts of every timed call agree.
 bool CountsAgree(const PathRun& pr) {
-  return std::all_of(pr.samples.begin(), pr.samples.end(), [](const Sample& s) {
+  return std::all_of(pr.samples.begin(), pr.samples.end(), [](const PathSample& s) {
     return s.app.read == s.kernel.received && s.app.written == s.kernel.acked;
   });
 }
@@ -44,7 +44,7 @@ std::string BytesSpanNote(const PathRun& pr) {
 
 std::vector<double> Times(const PathRun& pr, int pass) {
   std::vector<double> out;
-  for (const Sample& s : pr.samples) {
+  for (const PathSample& s : pr.samples) {
     if (pass == 0 || s.pass == pass) out.push_back(static_cast<double>(s.ns));
   }
   return out;
@@ -189,7 +189,7 @@ std::string BytesAgreement(const SystemRun& sr) {
   std::string out;
   for (const PathRun& pr : sr.paths) {
     if (!pr.failure.empty()) continue;
-    const Sample& s = pr.first_bytes;
+    const PathSample& s = pr.first_bytes;
     const int64_t in = int64_t(s.kernel.received) - int64_t(s.app.read);
     const int64_t o = int64_t(s.kernel.acked) - int64_t(s.app.written);
     if (in != 0 || o != 0 || !CountsAgree(pr)) {
@@ -348,7 +348,7 @@ void FillTables(const std::vector<std::vector<SystemRun>>& runs, const std::vect
       }
       for (const PathRun& pr : sr.paths) {
         const PathFigures f = FiguresOf(pr);
-        const Sample& b = pr.first_bytes;
+        const PathSample& b = pr.first_bytes;
         paths.rows.push_back({run, sr.name, pr.path.name, std::to_string(pr.first.objects),
                               std::to_string(b.app.read), std::to_string(b.app.written),
                               std::to_string(b.kernel.received), std::to_string(b.kernel.acked),
@@ -356,7 +356,7 @@ void FillTables(const std::vector<std::vector<SystemRun>>& runs, const std::vect
                               f.timed ? fmt::format("{:.0f}", f.all.min) : "",
                               f.timed ? fmt::format("{:.0f}", f.all.max) : "", std::to_string(pr.path.round_trips),
                               IdsText(pr.first.ids), pr.failure.empty() ? "ok" : "failed: " + pr.failure});
-        for (const Sample& s : pr.samples) {
+        for (const PathSample& s : pr.samples) {
           samples.rows.push_back({run, sr.name, pr.path.name, std::to_string(s.pass), std::to_string(s.rep),
                                   std::to_string(s.position), std::to_string(s.ns), std::to_string(s.objects),
                                   std::to_string(s.app.read), std::to_string(s.app.written),

@@ -12,7 +12,7 @@
 namespace memstand {
 
 // One timed call.
-struct Sample {
+struct PathSample {
   int pass = 1;      // 1: the paths in order; 2: reversed (--swap-order)
   int rep = 0;       // 1-based within the pass
   int position = 0;  // the path's place in this round, 1-based
@@ -25,8 +25,8 @@ struct Sample {
 struct PathRun {
   LocalityPath path;
   PathCall first;  // the untimed first call: its ids and objects
-  Sample first_bytes;
-  std::vector<Sample> samples;
+  PathSample first_bytes;
+  std::vector<PathSample> samples;
   std::string failure;
   std::vector<std::string> id_notes;  // calls with other ids or objects than the first: fail the run
   /// The path's request through the standard client library, once (when it has one).
