@@ -40,7 +40,7 @@ if [ "$all_release" = "1" ]; then
   ctest --test-dir "$dir" --output-on-failure -j 2 --timeout 600
   phase "Release tests"
 else
-  scripts/build.sh test memstand >/dev/null
+  scripts/build.sh test memstand memstand_docs >/dev/null  # installable: binary, man page, completion
   phase "Release build (memstand only)"
 fi
 # Every libFuzzer target for a bounded time, from the seeds in fuzz/corpus (clang; only
