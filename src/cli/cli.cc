@@ -66,6 +66,16 @@ bool IsSubcommand(const std::string& name) {
   return false;
 }
 
+// A list option's captured default is "[]": in --help (and so the man page) that reads as
+// a value, where the default is "none given". Every option of every subcommand, recursively.
+void HideEmptyListDefaults(CLI::App* app) {
+  for (CLI::Option* opt : app->get_options([](const CLI::Option*) { return true; })) {
+    if (opt->get_default_str() == "[]") opt->default_str("");
+  }
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; }))
+    HideEmptyListDefaults(sub);
+}
+
 }  // namespace
 
 const std::string& CommandLine() { return g_command_line; }
@@ -108,6 +118,7 @@ int Main(int argc, char** argv) {
                Abbreviate(RedactSecrets(argv[1])), known);
     return kExitUsage;
   }
+  HideEmptyListDefaults(&app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

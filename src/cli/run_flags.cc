@@ -41,7 +41,10 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--protocol", f->protocol,
                   "resp, memcache, iproto or etcd (default: the target's scheme, else resp)");
   app->add_option("-s,--server", f->server, "Server host (memtier style)");
-  app->add_option("-p,--port", f->port, "Server port (memtier style)")->check(CLI::Range(1, 65535));
+  app->add_option("-p,--port", f->port,
+                  "Server port (memtier style; default: the protocol's, 6379 for RESP)")
+      ->default_str("")
+      ->check(CLI::Range(1, 65535));
   app->add_option("-S,--unix-socket", f->unix_socket,
                   "Unix socket path instead of host:port (memtier style; RESP or memcache)");
   app->add_option("-a,--authenticate", f->authenticate,
@@ -90,7 +93,9 @@ void AddShapeFlags(CLI::App* app, RunFlags* f) {
                   "Socket I/O of the measured loop: epoll (a read and a write call per "
                   "connection), uring (io_uring: one call per wake-up for all connections) "
                   "or auto (default: uring where the kernel allows it, else epoll)");
-  app->add_option("-n,--requests", f->requests, "Measured requests in total")
+  app->add_option("-n,--requests", f->requests,
+                  "Measured requests in total (default: none, --duration)")
+      ->default_str("")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 48));
   app->add_option("--duration,--test-time", f->duration,
                   "Measured time, e.g. 30s, 2m (default 10s unless --requests)");
@@ -118,14 +123,18 @@ void AddWorkloadFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--key-pattern", f->key_pattern,
                   "R uniform, S sequential, G gaussian, Z zipf, P partitioned; SET:GET "
                   "form (e.g. S:R) sets both");
-  app->add_option("--key-stddev", f->key_stddev, "G: standard deviation (default range/6)");
-  app->add_option("--key-median", f->key_median, "G: median (default middle of the range)");
+  app->add_option("--key-stddev", f->key_stddev, "G: standard deviation (default range/6)")
+      ->default_str("");
+  app->add_option("--key-median", f->key_median, "G: median (default middle of the range)")
+      ->default_str("");
   app->add_option("--key-zipf-exp", f->key_zipf_exp, "Z: exponent (> 0)");
   app->add_option("-d,--data-size", f->data_size, "Value size in bytes, e.g. 100, 4K");
   app->add_option("--data-size-range", f->data_size_range, "Value sizes MIN-MAX, e.g. 100-1K");
   app->add_flag("-R,--random-data", f->random_data, "Incompressible random values");
-  app->add_option("--data-compress-ratio", f->compress_ratio,
-                  "Values compressible by about this ratio (>= 1)");
+  app->add_option(
+         "--data-compress-ratio", f->compress_ratio,
+         "Values compressible by about this ratio (>= 1; default: a repeated pattern, memtier's)")
+      ->default_str("");
   app->add_option("--seed", f->seed, "Seed of every key and value sequence");
 }
 
@@ -642,6 +651,7 @@ void AddFleetFlags(CLI::App* app, RunFlags* f) {
                   "seed, rate/N, pool members K, K+N, ...); auto: from JOB_COMPLETION_INDEX "
                   "with --shards, or SLURM_PROCID/SLURM_NTASKS");
   app->add_option("--shards", f->shards, "With --shard auto and JOB_COMPLETION_INDEX: N")
+      ->default_str("")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
   app->add_option("--start-at", f->start_at,
                   "Start the measured phase at this whole wall-clock second (RFC 3339 or Unix "

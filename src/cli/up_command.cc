@@ -129,14 +129,20 @@ SubcommandBody SetupUp(CLI::App* app) {
                   "tarantool-replicaset or etcd");
   app->add_option("--file", f->file, "A topology file (TOML, docs/stand.md); flags override it");
   f->name_opt = app->add_option("--name", f->name, "Names the topology and its run folder (default: the kind)");
-  f->masters_opt = app->add_option("--masters", f->masters, "redis-cluster: masters (default 8)");
-  f->replicas_opt = app->add_option(
-      "--replicas", f->replicas,
-      "redis-replica: replicas (default 1); redis-cluster: replicas per master (default 0); "
-      "tarantool-replicaset: replicas of the master (default 3)");
-  f->port_opt = app->add_option("--port", f->port,
-                                "First client port; nodes take port, port+1, ... (default: free ports)");
-  f->peer_port_opt = app->add_option("--peer-port", f->peer_port, "etcd: peer port (default: free)");
+  f->masters_opt = app->add_option("--masters", f->masters, "redis-cluster: masters (default 8)")
+                       ->default_str("");
+  f->replicas_opt =
+      app->add_option(
+             "--replicas", f->replicas,
+             "redis-replica: replicas (default 1); redis-cluster: replicas per master (default 0); "
+             "tarantool-replicaset: replicas of the master (default 3)")
+          ->default_str("");
+  f->port_opt =
+      app->add_option("--port", f->port,
+                      "First client port; nodes take port, port+1, ... (default: free ports)")
+          ->default_str("");
+  f->peer_port_opt = app->add_option("--peer-port", f->peer_port, "etcd: peer port (default: free)")
+                         ->default_str("");
   app->add_option("--set", f->settings,
                   "KEY=VALUE server option in the server's own name (repeatable): redis "
                   "directive, memcached long option, tarantool box.cfg key, etcd flag");

@@ -1,10 +1,11 @@
 // The command line's edges a new user meets first (issue 19): --version says what the
 // binary is built with, memtier's `-h HOST` is refused instead of printing help and
 // sending nothing, and `-` on an output flag is the standard output, not a file named "-".
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <string>
-
-#include <gtest/gtest.h>
+#include <vector>
 
 #include "e2e/e2e_util.h"
 
@@ -35,6 +36,39 @@ TEST(CliE2E, AHostAfterDashHIsRefusedNotHelp) {
   for (const char* shown : {"-c,--clients INT:INT in [1 - 100000]=50", "--key-prefix TEXT=memtier-",
                             "--connect-timeout TEXT=5s"}) {
     EXPECT_NE(help.output.find(shown), std::string::npos) << shown << "\n" << help.output;
+  }
+}
+
+// An option whose variable starts at a sentinel ("not given": port 0, -1, an empty list)
+// shows no default after '=': the sentinel is no value a user could pass, and its real
+// default is in the description.
+TEST(CliE2E, HelpShowsNoSentinelAsADefault) {
+  struct Case {
+    std::vector<std::string> argv;
+    std::vector<std::string> absent;
+    std::vector<std::string> present;
+  };
+  const Case cases[] = {
+      {{"run", "--help"},
+       {"=[]", "65535]=0", "--key-stddev FLOAT=-1", "--key-median FLOAT=-1",
+        "--data-compress-ratio FLOAT=0", "281474976710656]=0", "4294967296]=0"},
+       {"default: the protocol's, 6379 for RESP", "--db INT:INT in [0 - 1048576]=0"}},
+      {{"up", "--help"},
+       {"=[]", "--masters INT=0", "--replicas INT=0", "--port INT=0", "--peer-port INT=0"},
+       {"redis-cluster: masters (default 8)"}},
+      {{"scenario", "run", "working-set", "--help"}, {"=[]"}, {"--config TEXT ..."}},
+  };
+  for (const Case& c : cases) {
+    Outcome out = RunMemstand(c.argv);
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    for (const std::string& s : c.absent) {
+      EXPECT_EQ(out.output.find(s), std::string::npos) << c.argv[0] << ": " << s << "\n"
+                                                       << out.output;
+    }
+    for (const std::string& s : c.present) {
+      EXPECT_NE(out.output.find(s), std::string::npos) << c.argv[0] << ": " << s << "\n"
+                                                       << out.output;
+    }
   }
 }
 
