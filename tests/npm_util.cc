@@ -9,10 +9,6 @@
 #include <fstream>
 #include <sstream>
 
-#ifndef MEMSTAND_SOURCE_DIR
-#error "MEMSTAND_SOURCE_DIR (the repository root) must be defined to find tests/npm"
-#endif
-
 namespace memstand::testutil {
 
 std::string ShellQuote(const std::string& s) {
@@ -89,10 +85,9 @@ nlohmann::json DecodeHlog(const std::string& path, std::string* error) {
   const std::string node_modules = NodeModulesWithHdrJs(error);
   if (node_modules.empty()) return nullptr;
   const std::string err_path = path + ".node-stderr";
-  const CommandResult r =
-      RunShell("NODE_PATH=" + ShellQuote(node_modules) + " node " +
-               ShellQuote(std::string(MEMSTAND_SOURCE_DIR) + "/tests/npm/decode_hlog.js") + " " +
-               ShellQuote(path) + " 1000000 2>" + ShellQuote(err_path));
+  const CommandResult r = RunShell("NODE_PATH=" + ShellQuote(node_modules) + " node " +
+                                   ShellQuote(SourceDir() + "/tests/npm/decode_hlog.js") + " " +
+                                   ShellQuote(path) + " 1000000 2>" + ShellQuote(err_path));
   const std::string node_stderr = ReadFile(err_path);
   std::remove(err_path.c_str());
   auto j = nlohmann::json::parse(r.output, nullptr, /*allow_exceptions=*/false);

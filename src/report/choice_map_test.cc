@@ -157,7 +157,7 @@ TEST(ChoiceMapTest, ReplicationRowsGiveTheRatiosOfRunOneOrHowOftenThePathHeld) {
 }
 
 TEST(ChoiceMapTest, TheJudgmentRowsAreTheDocumentedText) {
-  std::ifstream in(std::string(MEMSTAND_SOURCE_DIR) + "/docs/choice-map.md");
+  std::ifstream in(testutil::SourceDir() + "/docs/choice-map.md");
   std::stringstream doc;
   doc << in.rdbuf();
   ASSERT_FALSE(doc.str().empty());

@@ -546,12 +546,11 @@ TEST(HtmlReportTest, TheEmbeddedUplotIsTheNpmPackage) {
     std::ifstream f(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   };
-  const std::string dist = std::string(MEMSTAND_SOURCE_DIR) + "/web/node_modules/uplot/dist/";
+  const std::string dist = testutil::SourceDir() + "/web/node_modules/uplot/dist/";
   EXPECT_EQ(assets::UplotVersion(), "1.6.32");
   EXPECT_EQ(assets::UplotJs(), read(dist + "uPlot.iife.min.js"));
   EXPECT_EQ(assets::UplotCss(), read(dist + "uPlot.min.css"));
-  EXPECT_EQ(assets::PageJs(),
-            read(std::string(MEMSTAND_SOURCE_DIR) + "/src/report/page/report.js"));
+  EXPECT_EQ(assets::PageJs(), read(testutil::SourceDir() + "/src/report/page/report.js"));
   EXPECT_GT(assets::UplotJs().size(), 10000u);
 }
 

@@ -1,5 +1,4 @@
 #include "report/memtier_json.h"
-#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -7,9 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "load/command_spec.h"
 #include "stats/encoded_histogram.h"
 #include "stats/hdr_log.h"
-#include "workload/command_template.h"
+#include "test_paths.h"
 
 namespace memstand {
 namespace {
@@ -19,7 +19,7 @@ using Path = std::vector<std::string>;
 
 // memtier_benchmark's own layout (tests/fixtures/README.md says where it comes from).
 Json Fixture() {
-  std::ifstream f(MEMSTAND_SOURCE_DIR "/tests/fixtures/memtier_2_default.json");
+  std::ifstream f(testutil::SourceDir() + "/tests/fixtures/memtier_2_default.json");
   EXPECT_TRUE(f.good()) << "missing fixture";
   return Json::parse(f);
 }
@@ -97,15 +97,13 @@ std::vector<Path> DocumentedSubset() {
   return paths;
 }
 
+// A RESP command as `memstand run --command` makes it, labelled `label`.
 CommandSpec Command(const std::string& text, uint32_t weight, const std::string& label) {
-  CommandSpec c;
-  auto t = ParseCommandTemplate(text);
-  EXPECT_TRUE(t.ok());
-  c.tmpl = *t;
-  c.weight = weight;
-  c.label = label;
-  c.counts_hits = c.tmpl.name == "GET";
-  return c;
+  auto c = MakeCommandSpec(Protocol::kResp, text, "memtier-", {}, weight, CommandLimits{});
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  if (!c.ok()) return CommandSpec{};
+  c->label = label;
+  return *c;
 }
 
 // A finished SET:GET 1:10 run of 2 s in duration mode, as `memstand run` reports it.

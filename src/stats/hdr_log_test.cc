@@ -19,10 +19,6 @@
 
 #include "util/base64.h"
 
-#ifndef MEMSTAND_SOURCE_DIR
-#error "MEMSTAND_SOURCE_DIR (the repository root) must be defined to find tests/npm"
-#endif
-
 namespace memstand {
 namespace {
 
@@ -386,7 +382,7 @@ TEST(HdrLogReferenceDecoderTest, HdrHistogramJsReadsBackTwoTags) {
   std::ofstream(log_path) << log;
   const CommandResult r =
       RunShell("NODE_PATH=" + ShellQuote(node_modules) + " node " +
-               ShellQuote(std::string(MEMSTAND_SOURCE_DIR) + "/tests/npm/decode_hlog.js") + " " +
+               ShellQuote(testutil::SourceDir() + "/tests/npm/decode_hlog.js") + " " +
                ShellQuote(log_path) + " 1000000 2>" + ShellQuote(err_path));
   const std::string node_stderr = ReadFile(err_path);
   std::remove(log_path.c_str());

@@ -19,14 +19,14 @@ using testutil::RunShell;
 using testutil::ShellQuote;
 
 testutil::CommandResult CheckDeploy(const std::string& dir) {
-  return RunShell("timeout 120 " + ShellQuote(std::string(MEMSTAND_SOURCE_DIR) + "/scripts/check-deploy.sh") + " " +
-                  ShellQuote(dir) + " 2>&1");
+  return RunShell("timeout 120 " + ShellQuote(testutil::SourceDir() + "/scripts/check-deploy.sh") +
+                  " " + ShellQuote(dir) + " 2>&1");
 }
 
 // A copy of deploy/ with `from` replaced by `to` in `file` (which must hold it).
 std::string BrokenCopy(const std::string& file, const std::string& from, const std::string& to) {
   const std::string dir = TempDir() + "/deploy";
-  fs::copy(std::string(MEMSTAND_SOURCE_DIR) + "/deploy", dir, fs::copy_options::recursive);
+  fs::copy(testutil::SourceDir() + "/deploy", dir, fs::copy_options::recursive);
   std::string text = ReadFile(dir + "/" + file);
   const size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << file << " holds no '" << from << "'";
@@ -36,7 +36,7 @@ std::string BrokenCopy(const std::string& file, const std::string& from, const s
 }
 
 TEST(DeployE2E, CheckDeployPassesOnTheRepositorysManifests) {
-  const auto r = CheckDeploy(std::string(MEMSTAND_SOURCE_DIR) + "/deploy");
+  const auto r = CheckDeploy(testutil::SourceDir() + "/deploy");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("3 documents in 2 files match the models"), std::string::npos) << r.output;
 }

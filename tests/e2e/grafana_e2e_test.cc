@@ -52,7 +52,7 @@ std::set<std::string> MetricNames(const std::string& text, bool strip_suffixes) 
 TEST(GrafanaE2E, EveryQueryNamesAnExportedMetricAndRunsOnPrometheus) {
   ASSERT_TRUE(testutil::HaveProgram("prometheus") && testutil::HaveProgram("promtool"))
       << "install the Debian package prometheus (scripts/deps.sh)";
-  std::ifstream in(std::string(MEMSTAND_SOURCE_DIR) + "/docs/grafana/memstand.json");
+  std::ifstream in(testutil::SourceDir() + "/docs/grafana/memstand.json");
   const json dash = json::parse(in);
   const std::vector<std::string> queries = Queries(dash);
   ASSERT_GE(queries.size(), 9u);

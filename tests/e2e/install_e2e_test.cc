@@ -18,7 +18,7 @@ using testutil::RunShell;
 using testutil::ShellQuote;
 
 TEST(InstallE2E, ManPageAndCompletionComeWithTheBinary) {
-  const std::string build = fs::path(MEMSTAND_BINARY).parent_path().string();
+  const std::string build = fs::path(testutil::MemstandBinary()).parent_path().string();
   const std::string prefix = TempDir() + "/prefix";
   auto install = RunShell("cmake --install " + ShellQuote(build) + " --prefix " + ShellQuote(prefix) + " 2>&1");
   ASSERT_EQ(install.exit_code, 0) << install.output;

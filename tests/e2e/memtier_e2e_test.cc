@@ -61,7 +61,7 @@ class MemtierE2E : public ::testing::Test {
 };
 
 Json Fixture() {
-  std::ifstream f(MEMSTAND_SOURCE_DIR "/tests/fixtures/memtier_2_default.json");
+  std::ifstream f(testutil::SourceDir() + "/tests/fixtures/memtier_2_default.json");
   EXPECT_TRUE(f.good()) << "missing fixture";
   return Json::parse(f);
 }

@@ -28,7 +28,7 @@ bool HasProgressLine(const std::string& output) {
 // Runs memstand with a pseudo-terminal as its stdin, stdout and stderr; with
 // `stdout_file`, stdout goes to that file instead (`memstand run ... > report.txt`).
 Outcome RunInPty(const std::vector<std::string>& args, double timeout_s, const std::string& stdout_file = "") {
-  std::vector<std::string> words = {MEMSTAND_BINARY};
+  std::vector<std::string> words = {testutil::MemstandBinary()};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());

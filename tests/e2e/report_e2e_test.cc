@@ -26,7 +26,8 @@ using testutil::ShellQuote;
 
 // The folder beside the binary where the browser test leaves its page and screenshot.
 std::string ArtifactDir() {
-  const std::string dir = fs::path(MEMSTAND_BINARY).parent_path().string() + "/test-artifacts";
+  const std::string dir =
+      fs::path(testutil::MemstandBinary()).parent_path().string() + "/test-artifacts";
   fs::create_directories(dir);
   return dir;
 }

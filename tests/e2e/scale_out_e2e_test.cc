@@ -176,7 +176,7 @@ TEST(ScaleOutE2E, ThreeShardsOneStartMergeExactly) {
   std::vector<std::unique_ptr<Process>> shards;
   for (int k = 0; k < kShards; ++k) {
     std::vector<std::string> argv = hosts.OnShard(k);
-    argv.push_back(MEMSTAND_BINARY);
+    argv.push_back(testutil::MemstandBinary());
     for (std::string a : {std::string("run"), std::string("--target"),
                           fmt::format("redis://{}:{}", hosts.ServerHost(k), *port),
                           fmt::format("--shard={}/{}", k, kShards), fmt::format("--start-at={}", at),

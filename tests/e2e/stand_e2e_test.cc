@@ -452,10 +452,13 @@ TEST_F(StandE2eTest, PidOneOfAPrivatePidNamespaceIsNeverSignalled) {
   const std::string r = root_;
   const std::string script =
       "sleep 30 & "
-      "i=0; while [ ! -e " + r + "/go ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done; " +
-      MEMSTAND_BINARY + " down --run-dir " + r + " >" + r + "/down.out 2>&1; echo $? >" + r +
+      "i=0; while [ ! -e " +
+      r + "/go ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done; " +
+      testutil::MemstandBinary() + " down --run-dir " + r + " >" + r + "/down.out 2>&1; echo $? >" +
+      r +
       "/down.rc; "
-      "i=0; while [ ! -e " + r + "/end ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done";
+      "i=0; while [ ! -e " +
+      r + "/end ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done";
   auto ns = Process::Spawn(SpawnOptions{
       {"unshare", "--pid", "--fork", "--mount-proc", "setsid", "sh", "-c", script}, "", ""});
   ASSERT_TRUE(ns.ok()) << ns.status().message();
