@@ -7,20 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "workload/command_template.h"
+#include "load/command_spec.h"
 
 namespace memstand {
 namespace {
 
+// A RESP command as `memstand run --command` makes it.
 CommandSpec Spec(const std::string& text, uint32_t weight) {
-  CommandSpec c;
-  auto t = ParseCommandTemplate(text);
-  EXPECT_TRUE(t.ok());
-  c.tmpl = *t;
-  c.weight = weight;
-  c.label = c.tmpl.name;
-  c.counts_hits = c.tmpl.name == "GET";
-  return c;
+  auto c = MakeCommandSpec(Protocol::kResp, text, "memtier-", {}, weight, CommandLimits{});
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? *c : CommandSpec{};
 }
 
 // 2 s: SET 1000 replies at 1 ms, GET 4000 (1000 hits) at 2 ms; 2 KiB/s each way.

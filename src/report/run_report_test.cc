@@ -6,19 +6,19 @@
 #include <cstdio>
 #include <string>
 
+#include "load/command_spec.h"
 #include "util/rng.h"
-#include "workload/command_template.h"
 
 namespace memstand {
 namespace {
 
+// A RESP command as `memstand run --command` makes it, labelled `label`.
 CommandSpec Command(const std::string& text, const std::string& label) {
-  CommandSpec c;
-  auto t = ParseCommandTemplate(text);
-  EXPECT_TRUE(t.ok());
-  c.tmpl = *t;
-  c.label = label;
-  return c;
+  auto c = MakeCommandSpec(Protocol::kResp, text, "memtier-", {}, 1, CommandLimits{});
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  if (!c.ok()) return CommandSpec{};
+  c->label = label;
+  return *c;
 }
 
 // SET: two lognormal modes (70% near 50 us, 30% near 400 us); GET: one mode.

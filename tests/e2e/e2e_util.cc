@@ -63,7 +63,7 @@ std::unique_ptr<Running> Running::Start(const std::vector<std::string>& args) {
   auto r = std::unique_ptr<Running>(new Running());
   r->log_path_ = TempDir() + "/memstand.out";
   SpawnOptions so;
-  so.argv.push_back(MEMSTAND_BINARY);
+  so.argv.push_back(testutil::MemstandBinary());
   so.argv.insert(so.argv.end(), args.begin(), args.end());
   so.log_path = r->log_path_;
   auto p = Process::Spawn(so);
@@ -123,6 +123,14 @@ nlohmann::json RunOk(std::vector<std::string> args) {
   Outcome out = RunMemstand(args, 120);
   EXPECT_EQ(out.exit_code, 0) << out.output;
   return out.exit_code == 0 ? ReadJson(json) : nlohmann::json::object();
+}
+
+int64_t CommandOps(const nlohmann::json& run, const std::string& label) {
+  for (const auto& c : run["commands"]) {
+    if (c["command"] == label) return c["ops"].get<int64_t>();
+  }
+  ADD_FAILURE() << "no command " << label << " in the run's JSON";
+  return -1;
 }
 
 nlohmann::json ReadJson(const std::string& path) {

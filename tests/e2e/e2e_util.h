@@ -1,16 +1,16 @@
 // Running the real memstand binary in end-to-end tests.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "npm_util.h"
 #include "stand/local_redis.h"
@@ -55,6 +55,9 @@ nlohmann::json ReadJson(const std::string& path);
 /// `memstand run ARGS --json FILE -q`, which must exit 0 (a test failure otherwise,
 /// with its output); its JSON, or an empty object.
 nlohmann::json RunOk(std::vector<std::string> args);
+/// The "ops" of the command labelled `label` in a run's JSON ("commands"), or -1 with a
+/// test failure when the run has no such command.
+int64_t CommandOps(const nlohmann::json& run, const std::string& label);
 bool ProcessExists(pid_t pid);
 /// Pids whose parent is `parent` and whose name starts with `name` (/proc/PID/stat).
 std::set<pid_t> ChildrenNamed(pid_t parent, const std::string& name);

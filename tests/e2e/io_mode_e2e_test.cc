@@ -30,14 +30,6 @@ std::unique_ptr<RedisClient> Connect(const LocalRedis& redis) {
   return c.ok() ? std::move(*c) : nullptr;
 }
 
-int64_t Ops(const nlohmann::json& j, const std::string& label) {
-  for (const auto& c : j["commands"]) {
-    if (c["command"] == label) return c["ops"].get<int64_t>();
-  }
-  ADD_FAILURE() << "no command " << label;
-  return -1;
-}
-
 void ExpectCrossCheckHolds(const nlohmann::json& j) {
   EXPECT_EQ(j["cross_check"]["available"], true) << j["cross_check"].dump();
   EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
@@ -62,8 +54,8 @@ TEST_P(IoModeE2E, CountsEqualInfoCommandstatsOverTwoThreads) {
   auto info = client->Command({"INFO", "commandstats"});
   ASSERT_TRUE(info.ok());
   auto stats = ParseCommandStats(info->str);
-  EXPECT_EQ(stats["set"].calls, Ops(j, "SET"));
-  EXPECT_EQ(stats["get"].calls, Ops(j, "GET"));
+  EXPECT_EQ(stats["set"].calls, CommandOps(j, "SET"));
+  EXPECT_EQ(stats["get"].calls, CommandOps(j, "GET"));
 }
 
 // 256 KiB values at pipeline 8: a connection's batch (2 MiB) is more than a loopback

@@ -79,14 +79,6 @@ TlsRedis StartTlsRedis(const Certs& c, bool auth_clients, const std::vector<std:
 
 std::string Url(const TlsRedis& r) { return "rediss://127.0.0.1:" + std::to_string(r.port); }
 
-int64_t Ops(const nlohmann::json& j, const std::string& label) {
-  for (const auto& c : j["commands"]) {
-    if (c["command"] == label) return c["ops"].get<int64_t>();
-  }
-  ADD_FAILURE() << "no command " << label;
-  return -1;
-}
-
 class TlsE2E : public IoModeTest {
  protected:
   void SetUp() override {
@@ -115,8 +107,8 @@ TEST_P(TlsE2E, CountsEqualInfoCommandstatsReadOverTls) {
   auto info = (*client)->Command({"INFO", "commandstats"});
   ASSERT_TRUE(info.ok()) << info.status().message();
   auto stats = ParseCommandStats(info->str);
-  EXPECT_EQ(stats["set"].calls, Ops(j, "SET"));
-  EXPECT_EQ(stats["get"].calls, Ops(j, "GET"));
+  EXPECT_EQ(stats["set"].calls, CommandOps(j, "SET"));
+  EXPECT_EQ(stats["get"].calls, CommandOps(j, "GET"));
   EXPECT_EQ(stats["set"].calls + stats["get"].calls, 2000);
 }
 
@@ -206,8 +198,8 @@ TEST(TlsClusterE2E, ClusterOverTlsCountsEqualTheMastersCommandstats) {
     gets += stats["get"].calls;
     with_calls += stats["set"].calls > 0 ? 1 : 0;
   }
-  EXPECT_EQ(sets, Ops(j, "SET"));
-  EXPECT_EQ(gets, Ops(j, "GET"));
+  EXPECT_EQ(sets, CommandOps(j, "SET"));
+  EXPECT_EQ(gets, CommandOps(j, "GET"));
   EXPECT_EQ(sets + gets, 3000);
   EXPECT_EQ(with_calls, 3);  // every master got its keys' writes
 }
