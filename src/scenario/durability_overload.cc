@@ -122,11 +122,16 @@ class Procedure {
   }
 
   void Probe(DurabilityCluster& c) {
-    ctx_.Progress(kName, fmt::format("storage probe: {} MiB random and {} MiB repeated bytes with fdatasync in {}",
-                                     o_.probe_bytes >> 20, o_.probe_bytes >> 20, c.topology().dir()));
+    ctx_.Progress(
+        kName,
+        fmt::format("storage probe: a {} MiB warm-up, then {} MiB random and {} MiB repeated bytes "
+                    "with fdatasync in {}",
+                    o_.probe_bytes >> 22, o_.probe_bytes >> 20, o_.probe_bytes >> 20,
+                    c.topology().dir()));
     StorageProbeOptions p;
     p.dir = c.topology().dir();
     p.bytes = o_.probe_bytes;
+    p.warmup_bytes = o_.probe_bytes / 4;
     p.seed = ctx_.seed;
     p.cancel = ctx_.interrupt;
     auto r = RunStorageProbe(p);

@@ -228,11 +228,16 @@ std::string ProbeText(const DurabilityMeasured& m, Table* table, json* out) {
     std::vector<int64_t> f = s.fsync_ns;
     std::sort(f.begin(), f.end());
     const double p50 = f.empty() ? 0 : Ms(f[f.size() / 2]), mx = f.empty() ? 0 : Ms(f.back());
-    text += fmt::format("    pass {} {:<8}: {:.0f} MiB in {:.3f} s = {:.1f} MB/s; fdatasync p50 {:.2f} ms, max {:.2f} ms (N={})\n",
-                        ++k, s.content, MiB(double(s.bytes)), s.seconds, s.seconds > 0 ? s.bytes / s.seconds / 1e6 : 0,
-                        p50, mx, f.size());
-    table->rows.push_back({std::to_string(k), s.content, std::to_string(s.bytes), fmt::format("{:.6f}", s.seconds),
-                           fmt::format("{:.3f}", p50), fmt::format("{:.3f}", mx), std::to_string(f.size())});
+    const std::string pass = s.warmup ? "warm-up" : std::to_string(++k);
+    text += fmt::format(
+        "    pass {} {:<8}: {:.0f} MiB in {:.3f} s = {:.1f} MB/s; fdatasync p50 {:.2f} ms, max "
+        "{:.2f} ms (N={}){}\n",
+        pass, s.content, MiB(double(s.bytes)), s.seconds,
+        s.seconds > 0 ? s.bytes / s.seconds / 1e6 : 0, p50, mx, f.size(),
+        s.warmup ? " (not counted: it warms the folder's storage)" : "");
+    table->rows.push_back({pass, s.content, std::to_string(s.bytes),
+                           fmt::format("{:.6f}", s.seconds), fmt::format("{:.3f}", p50),
+                           fmt::format("{:.3f}", mx), std::to_string(f.size())});
   }
   const double random = p.BytesPerSecond("random"), repeated = p.BytesPerSecond("repeated");
   const double ratio = random > 0 ? repeated / random : 0;
@@ -244,7 +249,11 @@ std::string ProbeText(const DurabilityMeasured& m, Table* table, json* out) {
               : "    => no large difference: compressible and random payloads meet the same storage here.\n";
   json passes = json::array();
   for (const StoragePass& s : p.passes) {
-    passes.push_back({{"content", s.content}, {"bytes", s.bytes}, {"seconds", s.seconds}, {"fsync_ns", s.fsync_ns}});
+    passes.push_back({{"content", s.content},
+                      {"warmup", s.warmup},
+                      {"bytes", s.bytes},
+                      {"seconds", s.seconds},
+                      {"fsync_ns", s.fsync_ns}});
   }
   *out = {{"path", p.path}, {"random_bytes_per_sec", random}, {"repeated_bytes_per_sec", repeated},
           {"repeated_over_random", ratio}, {"storage_compresses", StorageCompresses(p)}, {"passes", passes}};

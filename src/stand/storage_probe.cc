@@ -68,7 +68,7 @@ Status RunPass(const StorageProbeOptions& o, const std::string& path, bool rando
 double StorageProbeResult::BytesPerSecond(const std::string& content) const {
   double bytes = 0, seconds = 0;
   for (const StoragePass& p : passes) {
-    if (p.content != content) continue;
+    if (p.warmup || p.content != content) continue;
     bytes += static_cast<double>(p.bytes);
     seconds += p.seconds;
   }
@@ -78,7 +78,8 @@ double StorageProbeResult::BytesPerSecond(const std::string& content) const {
 std::vector<int64_t> StorageProbeResult::FsyncNs(const std::string& content) const {
   std::vector<int64_t> out;
   for (const StoragePass& p : passes) {
-    if (p.content == content) out.insert(out.end(), p.fsync_ns.begin(), p.fsync_ns.end());
+    if (!p.warmup && p.content == content)
+      out.insert(out.end(), p.fsync_ns.begin(), p.fsync_ns.end());
   }
   return out;
 }
@@ -90,6 +91,13 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
   StorageProbeResult r;
   r.path = o.dir + "/memstand-storage-probe-" + std::to_string(getpid()) + ".tmp";
   Rng rng(DeriveSeed(o.seed, 0x5707a9e));
+  if (o.warmup_bytes > 0) {
+    StoragePass pass;
+    pass.warmup = true;
+    Status s = RunPass(o, r.path, /*random=*/true, o.warmup_bytes, rng, &pass);
+    if (!s.ok()) return s;
+    r.passes.push_back(std::move(pass));
+  }
   const uint64_t half = o.bytes / 2;
   for (bool random : {true, false, false, true}) {
     StoragePass pass;

@@ -23,17 +23,28 @@ TEST(StorageProbeTest, WritesEachContentInTwoPassesAndRemovesItsFile) {
   o.dir = dir;
   o.bytes = 10 * 4096 + 100;  // half: 5 whole chunks and a short one per pass
   o.chunk = 4096;
+  o.warmup_bytes = 3 * 4096;
   auto r = RunStorageProbe(o);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->passes.size(), 4u);
+  ASSERT_EQ(r->passes.size(), 5u);
+  EXPECT_TRUE(r->passes[0].warmup);
+  EXPECT_EQ(r->passes[0].content, "random");
+  EXPECT_EQ(r->passes[0].bytes, 3u * 4096);
+  EXPECT_EQ(r->passes[0].fsync_ns.size(), 3u);
   const char* order[] = {"random", "repeated", "repeated", "random"};
   for (size_t i = 0; i < 4; ++i) {
-    EXPECT_EQ(r->passes[i].content, order[i]);
-    EXPECT_EQ(r->passes[i].bytes, o.bytes / 2);
-    EXPECT_EQ(r->passes[i].fsync_ns.size(), 6u);
-    EXPECT_EQ(r->passes[i].write_ns.size(), 6u);
+    const StoragePass& p = r->passes[i + 1];
+    EXPECT_FALSE(p.warmup);
+    EXPECT_EQ(p.content, order[i]);
+    EXPECT_EQ(p.bytes, o.bytes / 2);
+    EXPECT_EQ(p.fsync_ns.size(), 6u);
+    EXPECT_EQ(p.write_ns.size(), 6u);
   }
+  // The warm-up's 3 fsyncs and its bytes are in neither figure.
   EXPECT_EQ(r->FsyncNs("random").size(), 12u);
+  double seconds = 0;
+  for (size_t i : {1, 4}) seconds += r->passes[i].seconds;
+  EXPECT_DOUBLE_EQ(r->BytesPerSecond("random"), static_cast<double>(o.bytes / 2 * 2) / seconds);
   EXPECT_TRUE(fs::is_empty(dir));
   fs::remove_all(dir);
 }
