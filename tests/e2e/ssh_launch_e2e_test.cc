@@ -122,13 +122,18 @@ TEST(SshLaunchE2E, ThreeShardsOverSshOneStartMergeToTheServersCount) {
   const int64_t before = calls();
   std::filesystem::create_directories(dir + "/remote");
   std::filesystem::create_directories(dir + "/here");
+  // A lead of 6 s and a fleet-check grace of 10 s: under CI's load (the sanitizer build,
+  // two tests at once) an ssh login and a shard's start once took longer than a 3 s lead,
+  // and shard 0 read the server's counters 2 s after its own end, before the third shard
+  // had run (1818 + 182 of 3000 counted).
   const std::string command = fmt::format(
       "cd {here} && env -u SSH_AUTH_SOCK SSH_CONFIG={config} MEMSTAND_REMOTE={bin} MEMSTAND={bin} "
-      "REMOTE_DIR={remote} FLEET_CHECK=2s timeout 120 sh {script} 'shard-a shard-b shard-c' "
-      "redis://127.0.0.1:{port} 3 -- --requests={n} --clients=4 --key-pattern=S 2>&1",
+      "REMOTE_DIR={remote} FLEET_CHECK=10s timeout 120 sh {script} 'shard-a shard-b shard-c' "
+      "redis://127.0.0.1:{port} 6 -- --requests={n} --clients=4 --key-pattern=S 2>&1",
       fmt::arg("here", ShellQuote(dir + "/here")), fmt::arg("config", ShellQuote(sshd.config())),
-      fmt::arg("bin", ShellQuote(MEMSTAND_BINARY)), fmt::arg("remote", ShellQuote(dir + "/remote")),
-      fmt::arg("script", ShellQuote(std::string(MEMSTAND_SOURCE_DIR) + "/deploy/ssh-launch.sh")),
+      fmt::arg("bin", ShellQuote(testutil::MemstandBinary())),
+      fmt::arg("remote", ShellQuote(dir + "/remote")),
+      fmt::arg("script", ShellQuote(testutil::SourceDir() + "/deploy/ssh-launch.sh")),
       fmt::arg("port", redis->port()), fmt::arg("n", kRequests));
   const auto launched = RunShell(command);
   const int64_t after = calls();
@@ -161,7 +166,7 @@ TEST(SshLaunchE2E, ThreeShardsOverSshOneStartMergeToTheServersCount) {
 
 // The launcher's own bad input: exit 2 and a message, before any ssh.
 TEST(SshLaunchE2E, BadLauncherInputExits2) {
-  const std::string script = ShellQuote(std::string(MEMSTAND_SOURCE_DIR) + "/deploy/ssh-launch.sh");
+  const std::string script = ShellQuote(testutil::SourceDir() + "/deploy/ssh-launch.sh");
   const std::string dir = TempDir();
   const std::pair<std::string, std::string> cases[] = {
       {"SSH_CONFIG=/nonexistent/ssh_config sh " + script + " h redis://127.0.0.1:1 1 --",
