@@ -10,11 +10,16 @@
 # was found that way). MEMSTAND_TEST_ALL_RELEASE=1 builds Release whole and runs every
 # test on it too; MEMSTAND_SKIP_ASAN=1 then skips the sanitizer build.
 #
-# The long tests start first: tests/ctest_cost.txt (the CTestCostData of a full Release
-# ctest of 2026-12-02, the 71 tests of 2 s or more; under ASan each takes longer, in about
-# the same order) seeds ctest's scheduler, which otherwise starts tests in declaration
-# order: in that run the longest, ScenarioE2E.MvccQuotaAtFullSize (145 s), started 787th
-# of 857.
+# The long tests start first: tests/ctest_cost.txt (the CTestCostData of two ASan+UBSan
+# ctest runs of 2026-12-02, the 153 tests of 2 s or more) seeds ctest's scheduler, which
+# otherwise starts tests in declaration order (the longest, ScenarioE2E.MvccQuotaAtFullSize,
+# once started 787th of 857).
+#
+# ctest runs 3 tests at once on this 2-core machine: at -j 2 the cores were 80% busy (the
+# e2e tests wait on servers, on fsync, on timers), and the whole ctest took 562 s; at -j 3,
+# 490 s with the cores 93% busy (2026-12-02, both runs passing every test). The tests
+# assert counts and recorded values, not times, so the extra load slows them but changes
+# no outcome. MEMSTAND_TEST_JOBS sets it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -26,6 +31,7 @@ scripts/check-deploy.sh
 phase "deploy/ checks"
 skip_asan="${MEMSTAND_SKIP_ASAN:-0}"
 all_release="${MEMSTAND_TEST_ALL_RELEASE:-0}"
+jobs="${MEMSTAND_TEST_JOBS:-3}"
 [ "$skip_asan" = "1" ] && all_release=1
 # Seeds ctest's scheduler with the measured costs, unless this build dir has its own.
 seed_costs() {
@@ -39,7 +45,7 @@ if [ "$all_release" = "1" ]; then
   dir=$(scripts/build.sh test | tail -n 1)
   phase "Release build"
   seed_costs "$dir"
-  ctest --test-dir "$dir" --output-on-failure -j 2 --timeout 600
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600
   phase "Release tests"
 else
   scripts/build.sh test memstand memstand_docs >/dev/null  # installable: binary, man page, completion
@@ -57,6 +63,6 @@ if [ "$skip_asan" != "1" ]; then
   dir=$(scripts/build.sh asan | tail -n 1)
   phase "ASan+UBSan build"
   seed_costs "$dir"
-  ctest --test-dir "$dir" --output-on-failure -j 2 --timeout 900
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 900
   phase "ASan+UBSan tests (all)"
 fi
