@@ -1,11 +1,11 @@
 // The command line's edges a new user meets first (issue 19): --version says what the
 // binary is built with, memtier's `-h HOST` is refused instead of printing help and
 // sending nothing, and `-` on an output flag is the standard output, not a file named "-".
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "e2e/e2e_util.h"
 

@@ -1,16 +1,17 @@
 // Running the real memstand binary in end-to-end tests.
 #pragma once
 
-#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "npm_util.h"
 #include "stand/local_redis.h"
