@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -150,10 +151,12 @@ TEST(SshLaunchE2E, ThreeShardsOverSshOneStartMergeToTheServersCount) {
   EXPECT_EQ(m["totals"]["ops"].get<int64_t>(), after - before);
   EXPECT_EQ(after - before, kRequests);
   EXPECT_TRUE(m["cross_check"]["available"].get<bool>()) << m["cross_check"].dump();
+  std::vector<nlohmann::json> shards;
+  for (int k = 0; k < kShards; ++k) shards.push_back(ReadJson(fmt::format("{}/here/shard-{}.json", dir, k)));
   // When the window missed a shard: when the window was, when each shard started.
   std::string timing;
   for (int k = 0; k < kShards; ++k) {
-    const nlohmann::json s = ReadJson(fmt::format("{}/here/shard-{}.json", dir, k));
+    const nlohmann::json& s = shards[k];
     timing += fmt::format("\nshard {}: start_at {} fleet_check window [{}, {}]", k, s["start_at"].dump(),
                           s["fleet_check"].is_object() ? s["fleet_check"]["before_unix_s"].dump() : "-",
                           s["fleet_check"].is_object() ? s["fleet_check"]["after_unix_s"].dump() : "-");
@@ -163,7 +166,7 @@ TEST(SshLaunchE2E, ThreeShardsOverSshOneStartMergeToTheServersCount) {
   double start_at = 0;
   for (int k = 0; k < kShards; ++k) {
     SCOPED_TRACE("shard " + std::to_string(k));
-    const nlohmann::json s = ReadJson(fmt::format("{}/here/shard-{}.json", dir, k));
+    const nlohmann::json& s = shards[k];
     EXPECT_EQ(s["shard"]["index"].get<int>(), k);
     EXPECT_EQ(s["totals"]["ops"].get<int>(), kRequests / kShards);
     if (k == 0) start_at = s["start_at"]["requested_unix_s"].get<double>();
