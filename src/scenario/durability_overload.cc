@@ -122,18 +122,15 @@ class Procedure {
   }
 
   void Probe(DurabilityCluster& c) {
-    ctx_.Progress(
-        kName,
-        fmt::format("storage probe: a {} MiB warm-up, then {} MiB random and {} MiB repeated bytes "
-                    "with fdatasync in {}",
-                    o_.probe_bytes >> 22, o_.probe_bytes >> 20, o_.probe_bytes >> 20,
-                    c.topology().dir()));
     StorageProbeOptions p;
     p.dir = c.topology().dir();
     p.bytes = o_.probe_bytes;
     p.warmup_bytes = o_.probe_bytes / 4;
     p.seed = ctx_.seed;
     p.cancel = ctx_.interrupt;
+    ctx_.Progress(kName, fmt::format("storage probe: a {} MiB warm-up, then {} MiB random and {} MiB "
+                                     "repeated bytes with fdatasync in {}",
+                                     p.warmup_bytes >> 20, p.bytes >> 20, p.bytes >> 20, p.dir));
     auto r = RunStorageProbe(p);
     if (r.ok()) m_.probe = std::move(*r);
     else m_.probe_error = r.status().message();
