@@ -80,6 +80,11 @@ void HideEmptyListDefaults(CLI::App* app) {
 
 const std::string& CommandLine() { return g_command_line; }
 
+int FailWith(const char* command, const std::string& message, int code) {
+  fmt::print(stderr, "memstand {}: {}\n", command, message);
+  return code;
+}
+
 int Main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a peer closing a socket is an error value, not a signal
   RaiseFileLimit();

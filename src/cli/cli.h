@@ -13,6 +13,9 @@ inline constexpr int kExitInterrupted = 130;  // SIGINT/SIGTERM: results so far 
 
 int Main(int argc, char** argv);
 
+/// Prints "memstand <command>: <message>" on stderr; returns code.
+int FailWith(const char* command, const std::string& message, int code);
+
 /// The command line as typed (arguments quoted where a shell needs it), passwords
 /// redacted: for reports that say how they were produced.
 const std::string& CommandLine();

@@ -16,27 +16,22 @@ struct CompareFlags {
   std::string json;
 };
 
-int Fail(const std::string& message, int code) {
-  fmt::print(stderr, "memstand compare: {}\n", message);
-  return code;
-}
-
 int CompareBody(const CompareFlags& f) {
   if (f.files.size() != 2) {
-    return Fail(fmt::format("takes two files, A and B (got {})", f.files.size()), kExitUsage);
+    return FailWith("compare", fmt::format("takes two files, A and B (got {})", f.files.size()), kExitUsage);
   }
   std::vector<CompareSide> sides;
   for (const std::string& file : f.files) {
     auto doc = ReadJsonDocument<nlohmann::json>(file);
-    if (!doc.ok()) return Fail(doc.status().message(), kExitUsage);
+    if (!doc.ok()) return FailWith("compare", doc.status().message(), kExitUsage);
     auto side = ReadCompareSide(file, *doc);
-    if (!side.ok()) return Fail(side.status().message(), kExitUsage);
+    if (!side.ok()) return FailWith("compare", side.status().message(), kExitUsage);
     sides.push_back(std::move(*side));
   }
   std::unique_ptr<OutputFile> out;
   if (!f.json.empty()) {
     auto o = OutputFile::Open("--json", f.json);
-    if (!o.ok()) return Fail(o.status().message(), kExitUsage);
+    if (!o.ok()) return FailWith("compare", o.status().message(), kExitUsage);
     out = std::move(*o);
   }
   const Comparison c = Compare(std::move(sides[0]), std::move(sides[1]));
@@ -44,7 +39,7 @@ int CompareBody(const CompareFlags& f) {
   if (out != nullptr) {
     Status s = out->Write(CompareJson(c).dump(2) + "\n");
     if (s.ok()) s = out->Commit();
-    if (!s.ok()) return Fail(s.message(), kExitFailed);
+    if (!s.ok()) return FailWith("compare", s.message(), kExitFailed);
   }
   return kExitOk;
 }

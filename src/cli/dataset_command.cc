@@ -65,17 +65,12 @@ void PrintStats(const ProductStats& s) {
   fmt::print("JSONL export: {} B, sha256 {}\n", s.jsonl_bytes, s.jsonl_sha256);
 }
 
-int Fail(const std::string& message, int code) {
-  fmt::print(stderr, "memstand dataset export: {}\n", message);
-  return code;
-}
-
 int ExportBody(const DatasetFlags& f) {
   FILE* out = stdout;
   if (!f.out.empty()) {
     out = std::fopen(f.out.c_str(), "wb");
     if (out == nullptr)
-      return Fail("cannot write " + f.out + ": " + std::strerror(errno), kExitUsage);
+      return FailWith("dataset export", "cannot write " + f.out + ": " + std::strerror(errno), kExitUsage);
   }
   const ProductFormat format = f.format == "csv" ? ProductFormat::kCsv : ProductFormat::kJsonl;
   bool written = ExportProducts(f.seed, f.count, format, [out](std::string_view piece) {
@@ -85,7 +80,7 @@ int ExportBody(const DatasetFlags& f) {
   const int error = errno;
   if (out != stdout) written &= std::fclose(out) == 0;
   if (!written) {
-    return Fail("writing " + (f.out.empty() ? std::string("stdout") : f.out) +
+    return FailWith("dataset export", "writing " + (f.out.empty() ? std::string("stdout") : f.out) +
                     " failed: " + std::strerror(error),
                 kExitFailed);
   }

@@ -16,11 +16,6 @@ struct MergeFlags {
   std::string json, hdr_log;
 };
 
-int Fail(const std::string& message, int code) {
-  fmt::print(stderr, "memstand merge: {}\n", message);
-  return code;
-}
-
 Status WriteWhole(const char* flag, const std::string& path, const std::string& text) {
   if (path.empty()) return Status::OK();
   auto out = OutputFile::Open(flag, path);
@@ -33,18 +28,18 @@ int MergeBody(const MergeFlags& f) {
   std::vector<MergeInput> inputs;
   for (const std::string& file : f.files) {
     auto doc = ReadJsonDocument<nlohmann::ordered_json>(file);
-    if (!doc.ok()) return Fail(doc.status().message(), kExitUsage);
+    if (!doc.ok()) return FailWith("merge", doc.status().message(), kExitUsage);
     inputs.push_back({file, std::move(*doc)});
   }
   auto merged = MergeRuns(inputs);
-  if (!merged.ok()) return Fail(merged.status().message(), kExitUsage);
+  if (!merged.ok()) return FailWith("merge", merged.status().message(), kExitUsage);
   PrintMergeReport(stdout, **merged);
   Status s = WriteWhole("-o", f.json, MergedJson(**merged).dump(2) + "\n");
   if (s.ok() && !f.hdr_log.empty()) {
     auto log = MergedHdrLog(**merged);
     s = log.ok() ? WriteWhole("--hdr-log", f.hdr_log, *log) : log.status();
   }
-  if (!s.ok()) return Fail(s.message(), kExitFailed);
+  if (!s.ok()) return FailWith("merge", s.message(), kExitFailed);
   return (*merged)->report.exit_code;
 }
 

@@ -24,7 +24,7 @@ json At(const json& j, std::initializer_list<const char*> path) {
   return *at;
 }
 
-std::string Text(const json& v) {
+std::string ValueText(const json& v) {
   if (v.is_null()) return "?";
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_float()) return fmt::format("{:.1f}", v.get<double>());
@@ -58,24 +58,24 @@ bool FillWorkingSet(const std::string& config, const json& doc, ChoiceRow* row, 
   const json* c = Find(doc["configurations"], config);
   if (c == nullptr || !c->contains("runs") || !(*c)["runs"].is_array() || (*c)["runs"].empty()) return false;
   const json& r = (*c)["runs"][0];
-  const std::string outcome = Text(At(r, {"outcome"}));
+  const std::string outcome = ValueText(At(r, {"outcome"}));
   const std::string n = fmt::format(" (run 1 of {})", (*c)["runs"].size());
   if (outcome == "evicts") {
     row->faster = "keeps taking every write at its memory limit: it evicts to make room";
-    row->pay = fmt::format("{} of {} records evicted, {} kept{}", Text(At(r, {"evicted"})), Text(At(r, {"attempted"})),
-                           Text(At(r, {"present"})), n);
-    *figure = fmt::format("{} evicts, first eviction with write {}", config, Text(At(r, {"exact_eviction"})));
+    row->pay = fmt::format("{} of {} records evicted, {} kept{}", ValueText(At(r, {"evicted"})), ValueText(At(r, {"attempted"})),
+                           ValueText(At(r, {"present"})), n);
+    *figure = fmt::format("{} evicts, first eviction with write {}", config, ValueText(At(r, {"exact_eviction"})));
   } else if (outcome == "rejects") {
     row->faster = "loses nothing it acknowledged: at the limit it refuses writes";
     row->pay = fmt::format("writes refused from write {} on ('{}'); {} records kept{}",
-                           Text(At(r, {"first_rejected_write"})), Text(At(r, {"first_error"})), Text(At(r, {"present"})), n);
-    *figure = fmt::format("{} rejects, first rejected write {}", config, Text(At(r, {"first_rejected_write"})));
+                           ValueText(At(r, {"first_rejected_write"})), ValueText(At(r, {"first_error"})), ValueText(At(r, {"present"})), n);
+    *figure = fmt::format("{} rejects, first rejected write {}", config, ValueText(At(r, {"first_rejected_write"})));
   } else if (outcome == "keeps all") {
     row->faster = "keeps every record: the data lives on disk, memory holds a part";
     const json disk = At(r, {"server_counters", "vinyl_disk_data"});
     row->pay = fmt::format("{} of {} records kept, {} B of data on disk; reads of what is not in memory go to disk "
                            "(their latency is not measured by this scenario){}",
-                           Text(At(r, {"present"})), Text(At(r, {"attempted"})), Text(disk), n);
+                           ValueText(At(r, {"present"})), ValueText(At(r, {"attempted"})), ValueText(disk), n);
     *figure = config + " keeps all";
   } else {
     return false;
@@ -89,10 +89,10 @@ bool FillMvccEtcd(const json& doc, ChoiceRow* row, std::string* figure) {
   row->faster = "every write a new MVCC revision: history, watches and linearizable reads";
   row->pay = fmt::format("with {} hot keys overwritten, writes fail from write {} ('{}') at a database of {} B "
                          "against a {} B quota; back to {} B only after compact, defragment and disarm",
-                         Text(At(doc, {"profile", "keys"})), Text(e["first_failed_write"]), Text(At(e, {"error"})),
-                         Text(At(e, {"db_size_at_failure"})), Text(At(doc, {"profile", "quota_bytes"})),
-                         Text(At(e, {"db_size_after_recovery"})));
-  *figure = "etcd first failed write " + Text(e["first_failed_write"]);
+                         ValueText(At(doc, {"profile", "keys"})), ValueText(e["first_failed_write"]), ValueText(At(e, {"error"})),
+                         ValueText(At(e, {"db_size_at_failure"})), ValueText(At(doc, {"profile", "quota_bytes"})),
+                         ValueText(At(e, {"db_size_after_recovery"})));
+  *figure = "etcd first failed write " + ValueText(e["first_failed_write"]);
   return true;
 }
 
@@ -102,9 +102,9 @@ bool FillMvccRedis(const json& doc, ChoiceRow* row, std::string* figure) {
   row->faster = "overwrites in place: no history to compact";
   row->pay = fmt::format("no history or watch of past revisions; the same {} writes: {} errors, used memory +{} B "
                          "(etcd's database grew {} as much)",
-                         Text(At(r, {"attempted"})), Text(At(r, {"errors"})), Text(At(r, {"used_memory_delta"})),
+                         ValueText(At(r, {"attempted"})), ValueText(At(r, {"errors"})), ValueText(At(r, {"used_memory_delta"})),
                          Ratio(At(doc, {"ratio"})));
-  *figure = "redis used_memory_delta " + Text(At(r, {"used_memory_delta"}));
+  *figure = "redis used_memory_delta " + ValueText(At(r, {"used_memory_delta"}));
   return true;
 }
 
@@ -177,8 +177,8 @@ bool FillDurability(const std::string& mode, const json& doc, ChoiceRow* row, st
   std::string prices;
   for (const json& p : doc["durability_price"]) {
     if (!p.is_object() || p.value("mode", "") != mode || !p.contains("ratio") || !p["ratio"].is_number()) continue;
-    prices += fmt::format("{}{} B {}: {:.2f}x (N={})", prices.empty() ? "" : ", ", Text(At(p, {"size"})),
-                          Text(At(p, {"payload"})), p["ratio"].get<double>(), Text(At(p, {"n"})));
+    prices += fmt::format("{}{} B {}: {:.2f}x (N={})", prices.empty() ? "" : ", ", ValueText(At(p, {"size"})),
+                          ValueText(At(p, {"payload"})), p["ratio"].get<double>(), ValueText(At(p, {"n"})));
   }
   if (prices.empty()) return false;
   int64_t with_errors = 0, runs = 0;
@@ -208,7 +208,7 @@ bool FillReplication(const std::string& system, const std::string& a, const std:
           r.value("b", "") != b || !r.contains("throughput_ratio") || !r["throughput_ratio"].is_number()) {
         continue;
       }
-      levels += fmt::format("{}{}: {:.2f}x", levels.empty() ? "" : ", ", Text(At(r, {"concurrency"})),
+      levels += fmt::format("{}{}: {:.2f}x", levels.empty() ? "" : ", ", ValueText(At(r, {"concurrency"})),
                             r["throughput_ratio"].get<double>());
     }
   }

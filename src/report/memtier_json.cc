@@ -19,15 +19,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr double kNsPerMs = 1e6;
 constexpr int64_t kMaxMicros = 3'600'000'000LL;  // one hour, as memstand's histograms
-
-double PerSecond(double n, double seconds) { return seconds > 0 ? n / seconds : 0.0; }
 
 Json PercentilesJson(const HdrHistogram& h, const std::vector<double>& percentiles) {
   Json j = Json::object();
   for (double p : percentiles) {
-    j[MemtierPercentileKey(p)] = static_cast<double>(h.ValueAtPercentile(p)) / kNsPerMs;
+    j[MemtierPercentileKey(p)] = static_cast<double>(h.ValueAtPercentile(p)) / kMemtierNsPerMs;
   }
   j["Histogram log format"] = {
       {"Compressed Histogram", EncodeCompressedV2Base64(MemtierMicros(h))}};
@@ -42,13 +39,13 @@ Json SecondJson(const SeriesPoint& p, const HdrHistogram& h, const std::vector<d
   j["Bytes TX"] = p.bytes_out;
   j["Count"] = p.ops;
   if (h.total_count() == 0) return j;
-  const double mean_ms = h.mean() / kNsPerMs;
+  const double mean_ms = h.mean() / kMemtierNsPerMs;
   j["Average Latency"] = mean_ms;
   j["Accumulated Latency"] = std::llround(mean_ms * static_cast<double>(h.total_count()));
-  j["Min Latency"] = static_cast<double>(h.min()) / kNsPerMs;
-  j["Max Latency"] = static_cast<double>(h.max()) / kNsPerMs;
+  j["Min Latency"] = static_cast<double>(h.min()) / kMemtierNsPerMs;
+  j["Max Latency"] = static_cast<double>(h.max()) / kMemtierNsPerMs;
   for (double pct : percentiles) {
-    j[MemtierPercentileKey(pct)] = static_cast<double>(h.ValueAtPercentile(pct)) / kNsPerMs;
+    j[MemtierPercentileKey(pct)] = static_cast<double>(h.ValueAtPercentile(pct)) / kMemtierNsPerMs;
   }
   return j;
 }
@@ -82,21 +79,21 @@ Json TimeSerieJson(const RunResult& r, const std::vector<size_t>& indices,
 Json StatsJson(const CommandStats& s, double secs, const std::vector<double>& percentiles,
                uint64_t connection_errors, Json time_serie) {
   const HdrHistogram& h = s.latency_ns;
-  const double mean_ms = h.mean() / kNsPerMs;
-  const double kb_rx = PerSecond(static_cast<double>(s.bytes_in), secs) / 1024;
-  const double kb_tx = PerSecond(static_cast<double>(s.bytes_out), secs) / 1024;
+  const double mean_ms = h.mean() / kMemtierNsPerMs;
+  const double kb_rx = MemtierPerSecond(static_cast<double>(s.bytes_in), secs) / 1024;
+  const double kb_tx = MemtierPerSecond(static_cast<double>(s.bytes_out), secs) / 1024;
   Json j;
   j["Count"] = s.ops;
-  j["Ops/sec"] = PerSecond(static_cast<double>(s.ops), secs);
-  j["Hits/sec"] = PerSecond(static_cast<double>(s.hits), secs);
-  j["Misses/sec"] = PerSecond(static_cast<double>(s.misses), secs);
-  j["Connection Errors/sec"] = PerSecond(static_cast<double>(connection_errors), secs);
+  j["Ops/sec"] = MemtierPerSecond(static_cast<double>(s.ops), secs);
+  j["Hits/sec"] = MemtierPerSecond(static_cast<double>(s.hits), secs);
+  j["Misses/sec"] = MemtierPerSecond(static_cast<double>(s.misses), secs);
+  j["Connection Errors/sec"] = MemtierPerSecond(static_cast<double>(connection_errors), secs);
   j["Connection Errors"] = connection_errors;
   j["Latency"] = mean_ms;
   j["Average Latency"] = mean_ms;
   j["Accumulated Latency"] = std::llround(mean_ms * static_cast<double>(h.total_count()));
-  j["Min Latency"] = static_cast<double>(h.min()) / kNsPerMs;
-  j["Max Latency"] = static_cast<double>(h.max()) / kNsPerMs;
+  j["Min Latency"] = static_cast<double>(h.min()) / kMemtierNsPerMs;
+  j["Max Latency"] = static_cast<double>(h.max()) / kMemtierNsPerMs;
   j["KB/sec"] = kb_rx + kb_tx;
   j["KB/sec RX/TX"] = kb_rx + kb_tx;
   j["KB/sec RX"] = kb_rx;

@@ -60,4 +60,9 @@ std::string MemtierCommandName(const std::string& command);
 /// ("p99.999").
 std::string MemtierPercentileKey(double percentile);
 
+/// Nanoseconds per millisecond: memtier prints latencies in ms.
+inline constexpr double kMemtierNsPerMs = 1e6;
+/// n / seconds, 0 when no time passed (memtier's per-second columns).
+inline double MemtierPerSecond(double n, double seconds) { return seconds > 0 ? n / seconds : 0.0; }
+
 }  // namespace memstand

@@ -15,8 +15,6 @@ namespace memstand {
 
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-
 // One row of the table: a command type, "Waits" (memstand sends no WAIT) or "Totals".
 struct Row {
   std::string type;
@@ -37,8 +35,6 @@ std::string Number(int width, int decimals, double v) {
 }
 
 std::string Dash(int width) { return fmt::format("{:>{}} ", "---", width); }
-
-double PerSecond(double n, double seconds) { return seconds > 0 ? n / seconds : 0.0; }
 
 class Table {
  public:
@@ -123,7 +119,7 @@ class Table {
     Column kb{12, "KB/sec", {}};
     for (const Row& r : rows_) {
       const double bytes = r.stats == nullptr ? 0.0 : static_cast<double>(r.stats->bytes_in + r.stats->bytes_out);
-      kb.cells.push_back(r.type == "Waits" ? Dash(12) : Number(12, 2, PerSecond(bytes, secs()) / 1024));
+      kb.cells.push_back(r.type == "Waits" ? Dash(12) : Number(12, 2, MemtierPerSecond(bytes, secs()) / 1024));
     }
     cols.push_back(kb);
     return cols;
@@ -135,7 +131,7 @@ class Table {
     for (const Row& r : rows_) {
       const bool dash = hits && !r.hits_column;
       const double n = r.stats == nullptr ? 0.0 : static_cast<double>(count(*r.stats));
-      c.cells.push_back(dash ? Dash(12) : Number(12, 2, PerSecond(n, secs())));
+      c.cells.push_back(dash ? Dash(12) : Number(12, 2, MemtierPerSecond(n, secs())));
     }
     return c;
   }
@@ -144,7 +140,7 @@ class Table {
   Column RedirectColumn(const char* title, uint64_t total) const {
     Column c{12, title, {}};
     for (size_t i = 0; i + 1 < rows_.size(); ++i) c.cells.push_back(Dash(12));
-    c.cells.push_back(Number(12, 2, PerSecond(static_cast<double>(total), secs())));
+    c.cells.push_back(Number(12, 2, MemtierPerSecond(static_cast<double>(total), secs())));
     return c;
   }
 
@@ -157,7 +153,7 @@ class Table {
       }
       const HdrHistogram& h = r.stats->latency_ns;
       const double ns = percentile ? static_cast<double>(h.ValueAtPercentile(*percentile)) : h.mean();
-      c.cells.push_back(Number(15, 5, ns / kNsPerMs));
+      c.cells.push_back(Number(15, 5, ns / kMemtierNsPerMs));
     }
     return c;
   }

@@ -170,7 +170,7 @@ TEST(MergeTest, AnInputWithoutPerSecondHistogramsLeavesThePercentilesUnknown) {
   EXPECT_FALSE(j["series"]["SET"][0].contains("histogram"));
 }
 
-std::vector<std::string> Lines(const std::string& text) {
+std::vector<std::string> MergedLines(const std::string& text) {
   std::vector<std::string> lines;
   for (size_t at = 0; at < text.size();) {
     const size_t end = text.find('\n', at);
@@ -189,7 +189,7 @@ TEST(MergeTest, HdrLogHasAnIntervalPerSecondOfTheShardsSum) {
   ASSERT_TRUE(m.ok()) << m.status().message();
   auto log = MergedHdrLog(**m);
   ASSERT_TRUE(log.ok()) << log.status().message();
-  const std::vector<std::string> lines = Lines(*log);
+  const std::vector<std::string> lines = MergedLines(*log);
   ASSERT_EQ(lines.size(), 4u + 4u) << *log;
   EXPECT_EQ(lines[1].rfind("#[StartTime: 1000.000 (seconds since epoch), ", 0), 0u) << lines[1];
   const char* prefixes[] = {"0.000,1.000,", "Tag=SET,0.000,1.000,", "1.000,0.500,",

@@ -18,7 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kLogTailLines = 40;
 
 // One call of `p`, with the bytes of both counts over its window and its time.
 Result<PathSample> Measure(const LocalityPath& p, PathCall* call) {

@@ -18,7 +18,6 @@
 namespace memstand {
 namespace {
 
-constexpr int kControlTimeoutMs = 5000;
 // /proc every half second: RSS mean and max from a few samples even in a 1 s cell.
 constexpr int kResourcePeriodMs = 500;
 // The longest wait for the masters' AOF buffers after a cell (Redis postpones a write

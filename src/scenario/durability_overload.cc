@@ -17,7 +17,6 @@ namespace {
 constexpr char kName[] = "durability-overload";
 constexpr uint64_t kMaxKeys = 20000;
 constexpr uint64_t kMaxValue = uint64_t{64} << 20;
-constexpr int kLogTailLines = 40;
 
 // The words of a comma list (util/parse.h: none empty, none twice), each checked by `check`.
 template <class Check>

@@ -14,9 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kKeyPrefix[] = "hot:";
+constexpr char kHotKeyPrefix[] = "hot:";
 constexpr char kCanaryKey[] = "memstand-canary";
-constexpr int kLogTailLines = 40;
 
 struct EtcdRun {
   std::string failure;
@@ -54,7 +53,7 @@ struct OneRun {
 
 LoadStepOptions StepOptions(const MvccQuotaOptions& o, const ScenarioContext& ctx, int64_t low) {
   LoadStepOptions s;
-  s.key_prefix = kKeyPrefix;
+  s.key_prefix = kHotKeyPrefix;
   s.first_key = static_cast<uint64_t>(low % o.keys);
   s.last_key = s.first_key + o.portion - 1;
   s.requests = o.portion;

@@ -26,7 +26,6 @@ namespace memstand {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int kControlTimeoutMs = 5000;
 constexpr char kKeyPrefix[] = "rc:";
 // Redis SET keys: a range much larger than a cell writes, so most SETs add a key.
 constexpr uint64_t kRedisKeys = 1'000'000;
@@ -77,7 +76,6 @@ struct System {
   Counter count;
 };
 
-constexpr int kLogTailLines = 40;
 
 // Keeps every node's configuration (its command line, Tarantool's init.lua) and log tail
 // for the evidence folder when the system's run ends, on every path out of it.

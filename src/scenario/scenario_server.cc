@@ -22,7 +22,6 @@
 namespace memstand {
 namespace {
 
-constexpr int kControlTimeoutMs = 5000;
 
 // The space every Tarantool configuration stores records in: [id, record JSON].
 constexpr char kTarantoolInit[] =

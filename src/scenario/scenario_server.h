@@ -21,6 +21,11 @@
 
 namespace memstand {
 
+/// Lines of a server's log kept in a scenario's evidence folder (logs/<name>-run<N>.log).
+inline constexpr int kLogTailLines = 40;
+/// Timeout of a scenario's control-client calls to a server (INFO, CONFIG, eval), ms.
+inline constexpr int kControlTimeoutMs = 5000;
+
 enum class SystemKind { kRedis, kMemcached, kTarantool, kEtcd };
 
 /// "redis", "memcached", "tarantool", "etcd".

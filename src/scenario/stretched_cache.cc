@@ -20,7 +20,6 @@ namespace {
 
 constexpr char kScenario[] = "stretched-cache";
 constexpr char kGetKey[] = "stretched:get";
-constexpr int kLogTailLines = 40;
 // WAIT answers other than 1 in a row that end a series: the link is gone, and each
 // further one would cost the whole WAIT timeout.
 constexpr int kMaxMissesInARow = 3;

@@ -20,7 +20,6 @@ using nlohmann::json;
 constexpr int kSettlePollMs = 20;
 constexpr int kSettleTimeoutMs = 5000;
 constexpr int kPortionSettleTimeoutMs = 1000;
-constexpr int kLogTailLines = 40;
 
 // One portion's state after its counters settled.
 struct PortionRow {

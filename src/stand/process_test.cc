@@ -32,7 +32,7 @@ class TempDir {
   std::string path_;
 };
 
-std::string ReadFile(const std::string& path) {
+std::string ReadWholeFile(const std::string& path) {
   std::ifstream in(path);
   std::ostringstream s;
   s << in.rdbuf();
@@ -59,7 +59,7 @@ bool Eventually(Cond cond) {
 
 // True if pid no longer runs: gone, or a zombie waiting for a reaper that is not us.
 bool Gone(pid_t pid) {
-  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");
   if (stat.empty()) return true;
   size_t close = stat.rfind(')');
   return close != std::string::npos && stat.compare(close + 2, 1, "Z") == 0;
@@ -117,7 +117,7 @@ TEST(ProcessTest, OutputAndErrorsAppendToLogInWorkDir) {
   ASSERT_TRUE(Eventually([&] { return !p->Alive(); }));
   char real[4096];
   ASSERT_NE(realpath(dir.path().c_str(), real), nullptr);
-  EXPECT_EQ(ReadFile(log), "earlier line\n" + std::string(real) + "\nto-stderr\n");
+  EXPECT_EQ(ReadWholeFile(log), "earlier line\n" + std::string(real) + "\nto-stderr\n");
 }
 
 TEST(ProcessTest, ChildHasOwnProcessGroup) {
@@ -147,7 +147,7 @@ TEST(ProcessTest, TerminateEscalatesToSigkill) {
   std::string log = dir.path() + "/log";
   auto p = SpawnOrDie({"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 1; done"}, log);
   ASSERT_NE(p, nullptr);
-  ASSERT_TRUE(Eventually([&] { return ReadFile(log) == "ready\n"; }));
+  ASSERT_TRUE(Eventually([&] { return ReadWholeFile(log) == "ready\n"; }));
   ASSERT_TRUE(p->Terminate(50).ok());
   ASSERT_TRUE(p->wait_status().has_value());
   EXPECT_TRUE(WIFSIGNALED(*p->wait_status()));
@@ -159,8 +159,8 @@ TEST(ProcessTest, TerminateReachesGrandchildren) {
   std::string log = dir.path() + "/log";
   auto p = SpawnOrDie({"sh", "-c", "sleep 1000 & echo $!; wait"}, log);
   ASSERT_NE(p, nullptr);
-  ASSERT_TRUE(Eventually([&] { return ReadFile(log).find('\n') != std::string::npos; }));
-  pid_t grandchild = std::atoi(ReadFile(log).c_str());
+  ASSERT_TRUE(Eventually([&] { return ReadWholeFile(log).find('\n') != std::string::npos; }));
+  pid_t grandchild = std::atoi(ReadWholeFile(log).c_str());
   ASSERT_GT(grandchild, 0);
   EXPECT_FALSE(Gone(grandchild));
   ASSERT_TRUE(p->Terminate(10000).ok());
@@ -191,7 +191,7 @@ TEST(ProcessTest, ParentFdsAreNotInherited) {
   ASSERT_NE(p, nullptr);
   ASSERT_TRUE(Eventually([&] { return !p->Alive(); }));
   close(leaky);
-  EXPECT_EQ(ReadFile(log), "clean\n");
+  EXPECT_EQ(ReadWholeFile(log), "clean\n");
 }
 
 TEST(ProcessTest, ChildDiesWithTheSpawningProcess) {

@@ -12,8 +12,6 @@ namespace memstand {
 
 namespace {
 
-constexpr uint32_t kV2EncodingCookie = 0x1c849313;
-constexpr uint32_t kV2CompressedEncodingCookie = 0x1c849314;
 constexpr size_t kV2HeaderSize = 40;
 
 Status Bad(const std::string& what) {
@@ -90,7 +88,7 @@ struct Settings {
 };
 
 Result<std::string_view> ReadHeader(std::string_view v2, Settings* s) {
-  if (v2.size() < kV2HeaderSize || BigEndian(v2, 0, 4) != kV2EncodingCookie) {
+  if (v2.size() < kV2HeaderSize || BigEndian(v2, 0, 4) != kHdrV2EncodingCookie) {
     return Bad("not a V2 encoding (cookie 0x1c849313)");
   }
   const uint64_t payload = BigEndian(v2, 4, 4);
@@ -110,7 +108,7 @@ Result<std::string_view> ReadHeader(std::string_view v2, Settings* s) {
 Result<HdrHistogram> DecodeCompressedV2Base64(std::string_view b64, int64_t min, int64_t max) {
   std::string wrapped;
   if (!Base64Decode(b64, &wrapped)) return Bad("not base64");
-  if (wrapped.size() < 8 || BigEndian(wrapped, 0, 4) != kV2CompressedEncodingCookie) {
+  if (wrapped.size() < 8 || BigEndian(wrapped, 0, 4) != kHdrV2CompressedEncodingCookie) {
     return Bad("not a V2 compressed encoding (cookie 0x1c849314)");
   }
   const uint64_t length = BigEndian(wrapped, 4, 4);

@@ -10,6 +10,11 @@
 
 namespace memstand {
 
+/// The V2 encoding's cookies: HdrHistogram's bases (0x1c849303, 0x1c849304) with 0x10 set
+/// in the word-size nibble, its marker for the ZigZag LEB128 count encoding.
+inline constexpr uint32_t kHdrV2EncodingCookie = 0x1c849313;
+inline constexpr uint32_t kHdrV2CompressedEncodingCookie = 0x1c849314;
+
 /// Decodes a base64 "V2 compressed" histogram (cookie 0x1c849314 around a zlib stream
 /// of the V2 encoding, normalizing offset 0) into a histogram of the settings its
 /// header names (lowest discernible, highest trackable, significant figures).

@@ -16,16 +16,12 @@
 #include <new>
 #include <vector>
 
+#include "stats/hdr_decode.h"
 #include "util/base64.h"
 
 namespace memstand {
 
 namespace {
-
-// The V2 cookie bases with 0x10 set in the word-size nibble (the reference's marker
-// for the ZigZag LEB128 "TLZE" count encoding).
-constexpr uint32_t kV2EncodingCookie = 0x1c849303 | 0x10;
-constexpr uint32_t kV2CompressedEncodingCookie = 0x1c849304 | 0x10;
 
 void AppendBigEndian(uint64_t value, int bytes, std::string* out) {
   for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {
@@ -140,7 +136,7 @@ void AppendZigZagLeb128(int64_t value, std::string* out) {
 
 std::string EncodeV2(const HdrHistogram& h) {
   std::string out;
-  AppendBigEndian(kV2EncodingCookie, 4, &out);
+  AppendBigEndian(kHdrV2EncodingCookie, 4, &out);
   AppendBigEndian(0, 4, &out);  // payload length, patched below
   AppendBigEndian(0, 4, &out);  // normalizing index offset: counts are not shifted
   AppendBigEndian(static_cast<uint64_t>(h.significant_figures()), 4, &out);
@@ -158,7 +154,7 @@ std::string EncodeV2(const HdrHistogram& h) {
 std::string EncodeCompressedV2Base64(const HdrHistogram& h) {
   const std::string compressed = ZlibCompress(hdr_log_internal::EncodeV2(h));
   std::string wrapped;
-  AppendBigEndian(kV2CompressedEncodingCookie, 4, &wrapped);
+  AppendBigEndian(kHdrV2CompressedEncodingCookie, 4, &wrapped);
   AppendBigEndian(compressed.size(), 4, &wrapped);
   wrapped += compressed;
   return Base64Encode(wrapped);

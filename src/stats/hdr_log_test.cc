@@ -136,7 +136,7 @@ std::string ZigZagBytes(int64_t v) {
   return out;
 }
 
-HdrHistogram Sample() {
+HdrHistogram SampleHistogram() {
   HdrHistogram h;
   for (int64_t v : {0, 1, 1, 3, 1000, 5000, 5000, 5000, 1'000'000}) h.Record(v);
   h.Record(3'600'000'000'000LL);
@@ -175,7 +175,7 @@ TEST(ZigZagLeb128Test, RoundTripsAcrossMagnitudes) {
 }
 
 TEST(EncodeV2Test, HeaderFieldsAndZeroRuns) {
-  const HdrHistogram h = Sample();
+  const HdrHistogram h = SampleHistogram();
   const std::string bytes = EncodeV2(h);
   const DecodedV2 d = DecodeV2(bytes);
   EXPECT_EQ(d.cookie, 0x1c849313u);
@@ -199,7 +199,7 @@ TEST(EncodeV2Test, EmptyHistogramIsOneZeroCount) {
 }
 
 TEST(EncodeCompressedV2Test, DecodesToTheSameCounts) {
-  const HdrHistogram h = Sample();
+  const HdrHistogram h = SampleHistogram();
   const std::string b64 = EncodeCompressedV2Base64(h);
   // 0x1c849314 in base64: the "HISTF" every reference log line starts with.
   EXPECT_EQ(b64.substr(0, 5), "HISTF");
@@ -263,7 +263,7 @@ TEST(HdrLogWriterTest, FileOutputMatchesStringOutput) {
   FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
   HdrLogWriter to_file(f);
-  const HdrHistogram h = Sample();
+  const HdrHistogram h = SampleHistogram();
   for (HdrLogWriter* w : {&to_string, &to_file}) {
     ASSERT_TRUE(w->WriteHeader(1700000000).ok());
     ASSERT_TRUE(w->WriteInterval("GET", 2, 1, h).ok());

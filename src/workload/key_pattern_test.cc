@@ -11,17 +11,17 @@
 namespace memstand {
 namespace {
 
-using Kind = KeyPatternSpec::Kind;
+using PatternKind = KeyPatternSpec::Kind;
 constexpr uint64_t kMax64 = std::numeric_limits<uint64_t>::max();
 
-KeyPatternSpec SpecOf(Kind kind) {
+KeyPatternSpec SpecOf(PatternKind kind) {
   KeyPatternSpec spec;
   spec.kind = kind;
   return spec;
 }
 
 KeyPatternSpec ZipfSpec(double exponent) {
-  KeyPatternSpec spec = SpecOf(Kind::kZipf);
+  KeyPatternSpec spec = SpecOf(PatternKind::kZipf);
   spec.zipf_exponent = exponent;
   return spec;
 }
@@ -40,9 +40,9 @@ double Harmonic(int n, double s) {
 }
 
 TEST(ParseKeyPatternTest, AcceptsEachLetterInEitherCase) {
-  const std::map<std::string, Kind> cases = {{"R", Kind::kUniform},     {"s", Kind::kSequential},
-                                             {"G", Kind::kGaussian},    {"z", Kind::kZipf},
-                                             {"P", Kind::kPartitioned}, {"r", Kind::kUniform}};
+  const std::map<std::string, PatternKind> cases = {{"R", PatternKind::kUniform},     {"s", PatternKind::kSequential},
+                                             {"G", PatternKind::kGaussian},    {"z", PatternKind::kZipf},
+                                             {"P", PatternKind::kPartitioned}, {"r", PatternKind::kUniform}};
   for (const auto& [text, kind] : cases) {
     auto spec = ParseKeyPattern(text);
     ASSERT_TRUE(spec.ok()) << text;
@@ -67,7 +67,7 @@ TEST(ValidateKeyPatternSpecTest, ChecksZipfExponentAndFiniteness) {
   for (double bad : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
     EXPECT_FALSE(ValidateKeyPatternSpec(ZipfSpec(bad)).ok()) << bad;
   }
-  KeyPatternSpec spec = SpecOf(Kind::kGaussian);
+  KeyPatternSpec spec = SpecOf(PatternKind::kGaussian);
   spec.stddev = std::nan("");
   EXPECT_FALSE(ValidateKeyPatternSpec(spec).ok());
 }
@@ -75,8 +75,8 @@ TEST(ValidateKeyPatternSpecTest, ChecksZipfExponentAndFiniteness) {
 TEST(KeySequenceTest, AllKeysStayInRange) {
   const std::vector<std::pair<uint64_t, uint64_t>> ranges = {
       {5, 5}, {0, 0}, {10, 20}, {0, kMax64}, {kMax64 - 3, kMax64}, {kMax64, kMax64}};
-  for (Kind kind :
-       {Kind::kUniform, Kind::kSequential, Kind::kGaussian, Kind::kZipf, Kind::kPartitioned}) {
+  for (PatternKind kind :
+       {PatternKind::kUniform, PatternKind::kSequential, PatternKind::kGaussian, PatternKind::kZipf, PatternKind::kPartitioned}) {
     for (const auto& [lo, hi] : ranges) {
       for (uint64_t conn = 0; conn < 7; ++conn) {
         KeySequence seq(SpecOf(kind), lo, hi, 99, conn, 7);
@@ -91,15 +91,15 @@ TEST(KeySequenceTest, AllKeysStayInRange) {
 }
 
 TEST(KeySequenceTest, SingleKeyRangeAlwaysGivesThatKey) {
-  for (Kind kind :
-       {Kind::kUniform, Kind::kSequential, Kind::kGaussian, Kind::kZipf, Kind::kPartitioned}) {
+  for (PatternKind kind :
+       {PatternKind::kUniform, PatternKind::kSequential, PatternKind::kGaussian, PatternKind::kZipf, PatternKind::kPartitioned}) {
     KeySequence seq(SpecOf(kind), 42, 42, 1, 2, 3);
     for (int i = 0; i < 100; ++i) ASSERT_EQ(seq.Next(), 42u);
   }
 }
 
 TEST(KeySequenceTest, SameIndexReproducesDifferentIndexDiffers) {
-  for (Kind kind : {Kind::kUniform, Kind::kGaussian, Kind::kZipf}) {
+  for (PatternKind kind : {PatternKind::kUniform, PatternKind::kGaussian, PatternKind::kZipf}) {
     KeySequence a(SpecOf(kind), 0, 1000000, 7, 3, 8);
     KeySequence b(SpecOf(kind), 0, 1000000, 7, 3, 8);
     KeySequence other_conn(SpecOf(kind), 0, 1000000, 7, 4, 8);
@@ -113,7 +113,7 @@ TEST(KeySequenceTest, SameIndexReproducesDifferentIndexDiffers) {
 
 TEST(KeySequenceTest, UniformPassesChiSquare) {
   constexpr int kKeys = 100, kDraws = 1000000;
-  KeySequence seq(SpecOf(Kind::kUniform), 1000, 1000 + kKeys - 1, 11, 0, 1);
+  KeySequence seq(SpecOf(PatternKind::kUniform), 1000, 1000 + kKeys - 1, 11, 0, 1);
   std::vector<int> counts(kKeys);
   for (int i = 0; i < kDraws; ++i) ++counts[seq.Next() - 1000];
   const double expected = static_cast<double>(kDraws) / kKeys;
@@ -138,14 +138,14 @@ Moments MomentsOf(KeySequence& seq, int n) {
 }
 
 TEST(KeySequenceTest, GaussianDefaultsToMiddleAndSixthOfRange) {
-  KeySequence seq(SpecOf(Kind::kGaussian), 100000, 160000, 5, 0, 1);
+  KeySequence seq(SpecOf(PatternKind::kGaussian), 100000, 160000, 5, 0, 1);
   const Moments m = MomentsOf(seq, 500000);
   EXPECT_NEAR(m.mean, 130000, 100);  // 1% of the stddev
   EXPECT_NEAR(m.stddev, 10000, 200);
 }
 
 TEST(KeySequenceTest, GaussianHonoursMedianAndStddev) {
-  KeyPatternSpec spec = SpecOf(Kind::kGaussian);
+  KeyPatternSpec spec = SpecOf(PatternKind::kGaussian);
   spec.median = 5000;
   spec.stddev = 300;
   KeySequence seq(spec, 0, 1000000, 5, 0, 1);
@@ -155,7 +155,7 @@ TEST(KeySequenceTest, GaussianHonoursMedianAndStddev) {
 }
 
 TEST(KeySequenceTest, GaussianClampsToTheRange) {
-  KeyPatternSpec spec = SpecOf(Kind::kGaussian);
+  KeyPatternSpec spec = SpecOf(PatternKind::kGaussian);
   spec.median = 0;
   spec.stddev = 10;
   KeySequence seq(spec, 0, 100, 5, 0, 1);
@@ -219,7 +219,7 @@ TEST(KeySequenceTest, StripedConnectionsCoverEachKeyOncePerRange) {
   constexpr uint64_t kMin = 7, kKeys = 1000, kConns = 4;
   std::vector<KeySequence> conns;
   for (uint64_t i = 0; i < kConns; ++i) {
-    conns.emplace_back(SpecOf(Kind::kSequential), kMin, kMin + kKeys - 1, 1, i, kConns);
+    conns.emplace_back(SpecOf(PatternKind::kSequential), kMin, kMin + kKeys - 1, 1, i, kConns);
   }
   for (int round = 0; round < 2; ++round) {
     std::vector<int> seen(kKeys);
@@ -229,18 +229,18 @@ TEST(KeySequenceTest, StripedConnectionsCoverEachKeyOncePerRange) {
 }
 
 TEST(KeySequenceTest, StripedWrapsToTheStartOfItsStripe) {
-  KeySequence c0(SpecOf(Kind::kSequential), 0, 9, 1, 0, 3);
-  KeySequence c1(SpecOf(Kind::kSequential), 0, 9, 1, 1, 3);
+  KeySequence c0(SpecOf(PatternKind::kSequential), 0, 9, 1, 0, 3);
+  KeySequence c1(SpecOf(PatternKind::kSequential), 0, 9, 1, 1, 3);
   EXPECT_EQ(Draw(c0, 6), (std::vector<uint64_t>{0, 3, 6, 9, 0, 3}));
   EXPECT_EQ(Draw(c1, 5), (std::vector<uint64_t>{1, 4, 7, 1, 4}));
-  KeySequence more_conns_than_keys(SpecOf(Kind::kSequential), 10, 12, 1, 4, 5);
+  KeySequence more_conns_than_keys(SpecOf(PatternKind::kSequential), 10, 12, 1, 4, 5);
   EXPECT_EQ(Draw(more_conns_than_keys, 3), (std::vector<uint64_t>{11, 11, 11}));
 }
 
 TEST(KeySequenceTest, StripedWrapsAtTheTopOfTheKeySpace) {
-  KeySequence seq(SpecOf(Kind::kSequential), kMax64 - 4, kMax64, 1, 1, 2);
+  KeySequence seq(SpecOf(PatternKind::kSequential), kMax64 - 4, kMax64, 1, 1, 2);
   EXPECT_EQ(Draw(seq, 3), (std::vector<uint64_t>{kMax64 - 3, kMax64 - 1, kMax64 - 3}));
-  KeySequence whole(SpecOf(Kind::kSequential), 0, kMax64, 1, 1, 2);
+  KeySequence whole(SpecOf(PatternKind::kSequential), 0, kMax64, 1, 1, 2);
   EXPECT_EQ(Draw(whole, 3), (std::vector<uint64_t>{1, 3, 5}));
 }
 
@@ -248,7 +248,7 @@ TEST(KeySequenceTest, PartitionSlicesAreDisjointContiguousAndCovering) {
   constexpr uint64_t kMin = 100, kKeys = 1000, kConns = 7;
   std::vector<int> owner_count(kKeys);
   for (uint64_t i = 0; i < kConns; ++i) {
-    KeySequence seq(SpecOf(Kind::kPartitioned), kMin, kMin + kKeys - 1, 1, i, kConns);
+    KeySequence seq(SpecOf(PatternKind::kPartitioned), kMin, kMin + kKeys - 1, 1, i, kConns);
     const uint64_t first = seq.Next();
     EXPECT_EQ(first, kMin + i * kKeys / kConns);
     const uint64_t slice = (i + 1) * kKeys / kConns - i * kKeys / kConns;
@@ -266,7 +266,7 @@ TEST(KeySequenceTest, PartitionSlicesAreDisjointContiguousAndCovering) {
 TEST(KeySequenceTest, PartitionWithMoreConnectionsThanKeysSharesKeys) {
   std::set<uint64_t> covered;
   for (uint64_t i = 0; i < 5; ++i) {
-    KeySequence seq(SpecOf(Kind::kPartitioned), 10, 12, 1, i, 5);
+    KeySequence seq(SpecOf(PatternKind::kPartitioned), 10, 12, 1, i, 5);
     const uint64_t key = seq.Next();
     EXPECT_EQ(key, 10 + i * 3 / 5);
     EXPECT_EQ(seq.Next(), key);
@@ -276,9 +276,9 @@ TEST(KeySequenceTest, PartitionWithMoreConnectionsThanKeysSharesKeys) {
 }
 
 TEST(KeySequenceTest, PartitionOverTheWholeKeySpace) {
-  KeySequence seq(SpecOf(Kind::kPartitioned), 0, kMax64, 1, 1, 2);
+  KeySequence seq(SpecOf(PatternKind::kPartitioned), 0, kMax64, 1, 1, 2);
   EXPECT_EQ(Draw(seq, 2), (std::vector<uint64_t>{1ULL << 63, (1ULL << 63) + 1}));
-  KeySequence last(SpecOf(Kind::kPartitioned), kMax64 - 1, kMax64, 1, 1, 2);
+  KeySequence last(SpecOf(PatternKind::kPartitioned), kMax64 - 1, kMax64, 1, 1, 2);
   EXPECT_EQ(Draw(last, 2), (std::vector<uint64_t>{kMax64, kMax64}));
 }
 

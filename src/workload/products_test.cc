@@ -52,7 +52,7 @@ std::vector<uint32_t> CountCategories(uint64_t seed) {
   return counts;
 }
 
-std::vector<std::string> Lines(const std::string& text) {
+std::vector<std::string> CsvLines(const std::string& text) {
   std::vector<std::string> lines;
   size_t start = 0;
   for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
@@ -117,7 +117,7 @@ TEST(ProductsTest, CategoryCountsSumToTheRecords) {
 // Every line of the default export parses, in order, with ids 1..200000 once each,
 // titles of 20..60 chars, known categories, and views shared by several records.
 TEST(ProductsTest, ExportRecordsKeepTheirContracts) {
-  const std::vector<std::string> lines = Lines(DefaultJsonl());
+  const std::vector<std::string> lines = CsvLines(DefaultJsonl());
   ASSERT_EQ(lines.size(), kProductCount);
   const std::set<std::string> categories(kProductCategories.begin(), kProductCategories.end());
   std::set<uint32_t> ids;
@@ -174,7 +174,7 @@ TEST(ProductsTest, CsvQuotesFieldsWithCommasQuotesAndNewlines) {
   p.category = "two\nlines";
   EXPECT_EQ(ProductCsvRow(p), "7,SKU-000007-00AA,\"Say \"\"hi\"\", twice\",\"two\nlines\",1999,12");
   const std::vector<std::string> rows =
-      Lines(ExportText(kProductDefaultSeed, 3, ProductFormat::kCsv));
+      CsvLines(ExportText(kProductDefaultSeed, 3, ProductFormat::kCsv));
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0], ProductCsvHeader());
   EXPECT_EQ(rows[3], ProductCsvRow(MakeProduct(kProductDefaultSeed, 3)));

@@ -114,13 +114,6 @@ std::vector<BadInput> Cases(const std::string& loose_auth_file) {
   };
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 TEST(BadInputE2E, EveryCaseExitsWithItsMessage) {
   const std::string loose = TempDir() + "/auth-loose";
   std::ofstream(loose) << kPassword << "\n";

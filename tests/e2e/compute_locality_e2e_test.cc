@@ -30,13 +30,6 @@ const json& Named(const json& list, const std::string& name) {
 const json& System(const json& doc, const std::string& name) { return Named(doc["systems"], name); }
 const json& Path(const json& system, const std::string& name) { return Named(system["paths"], name); }
 
-int64_t Lines(const std::string& file) {
-  std::ifstream in(file);
-  int64_t n = 0;
-  for (std::string line; std::getline(in, line);) ++n;
-  return n;
-}
-
 TEST(ComputeLocalityE2E, EveryPathReturnsTheSameTopAndBothByteCountsAgree) {
   const std::string dir = TempDir();
   const std::string evidence = dir + "/evidence";
@@ -94,7 +87,7 @@ TEST(ComputeLocalityE2E, EveryPathReturnsTheSameTopAndBothByteCountsAgree) {
   // One per path, and two per PostgreSQL path through libpq (its ids, its objects).
   EXPECT_EQ(doc["invariants"].size(), static_cast<size_t>(paths + 2 * 4));
   // Every raw sample in the evidence: a header and one line per timed call.
-  EXPECT_EQ(Lines(evidence + "/samples.csv"), 1 + paths * 10);
+  EXPECT_EQ(CountLines(evidence + "/samples.csv"), 1 + paths * 10);
   EXPECT_TRUE(fs::exists(evidence + "/servers/tarantool.conf"));
 }
 

@@ -13,13 +13,6 @@
 namespace memstand::e2e {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 bool Has(const std::string& output, const std::string& text) {
   return output.find(text) != std::string::npos;
 }

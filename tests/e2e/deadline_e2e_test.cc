@@ -44,7 +44,7 @@ ScriptedPeer::Serve RedisLike(DataReply data_reply) {
   };
 }
 
-std::string Url(const ScriptedPeer& peer) { return "redis://" + peer.address(); }
+std::string PeerUrl(const ScriptedPeer& peer) { return "redis://" + peer.address(); }
 
 // (a) The control client's set-up dribbled one byte every 200 ms: every byte is in
 // time for a per-read timeout of 500 ms, the set-up as a whole is not.
@@ -54,7 +54,7 @@ TEST(DeadlineE2E, DribbledControlSetUpFailsAtTheConnectTimeout) {
       if (!c.Dribble("+PONG\r\n", 200)) return;
     }
   });
-  Outcome out = RunMemstand({"run", "--target", Url(dribbler), "--connect-timeout", "500ms",
+  Outcome out = RunMemstand({"run", "--target", PeerUrl(dribbler), "--connect-timeout", "500ms",
                              "--request-timeout", "500ms", "-n", "10", "-c", "1", "-q"},
                             30);
   EXPECT_EQ(out.exit_code, 1) << out.output;
@@ -77,11 +77,11 @@ TEST(DeadlineE2E, DribbledLoadSetUpFailsAtTheConnectTimeout) {
       }
     }
   });
-  Outcome out = RunMemstand({"run", "--target", Url(peer) + "/1", "--connect-timeout", "500ms",
+  Outcome out = RunMemstand({"run", "--target", PeerUrl(peer) + "/1", "--connect-timeout", "500ms",
                              "-n", "10", "-c", "2", "-q"},
                             30);
   EXPECT_EQ(out.exit_code, 1) << out.output;
-  EXPECT_NE(out.output.find("connection setup to " + Url(peer) +
+  EXPECT_NE(out.output.find("connection setup to " + PeerUrl(peer) +
                             "/1 did not finish within --connect-timeout 500 ms"),
             std::string::npos)
       << out.output;
@@ -94,7 +94,7 @@ TEST(DeadlineE2E, PongForInfoIsAProtocolErrorOfTheControlConnection) {
   ScriptedPeer peer([](PeerConn& c) {
     for (auto cmd = c.NextCommand(); cmd; cmd = c.NextCommand()) c.Write("+PONG\r\n");
   });
-  Outcome out = RunMemstand({"run", "--target", Url(peer), "-n", "20", "-c", "1"}, 30);
+  Outcome out = RunMemstand({"run", "--target", PeerUrl(peer), "-n", "20", "-c", "1"}, 30);
   EXPECT_EQ(out.exit_code, 0) << out.output;
   EXPECT_NE(out.output.find("not available: the reply to INFO must be bulk-string or "
                             "verbatim-string, not simple-string \"+PONG\\r\\n\" (replies out of "
@@ -118,7 +118,7 @@ TEST_P(LateReplyE2E, AReplyPastTheDeadlineTimesOut) {
     return c.Write("+OK\r\n");
   }));
   std::vector<std::string> args = {
-      "run", "--target", Url(peer), "--io", io,          "--request-timeout",    "120ms",
+      "run", "--target", PeerUrl(peer), "--io", io,          "--request-timeout",    "120ms",
       "-c",  "2",        "-n",      "400",  "--command", "set __key__ __data__", "-q"};
   if (open_loop) args.insert(args.end(), {"--rate", "1000"});
   Outcome out = RunMemstand(args, 30);

@@ -133,6 +133,31 @@ int64_t CommandOps(const nlohmann::json& run, const std::string& label) {
   return -1;
 }
 
+std::string Url(const LocalRedis& r, const std::string& path) {
+  return "redis://127.0.0.1:" + std::to_string(r.port()) + path;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int64_t CountLines(const std::string& path) {
+  std::ifstream in(path);
+  int64_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+const nlohmann::json* FindCommand(const nlohmann::json& run, const std::string& label) {
+  for (const auto& c : run["commands"]) {
+    if (c["command"] == label) return &c;
+  }
+  return nullptr;
+}
+
 nlohmann::json ReadJson(const std::string& path) {
   std::ifstream f(path);
   return nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);

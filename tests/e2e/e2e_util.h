@@ -52,6 +52,12 @@ Outcome RunMemstand(const std::vector<std::string>& args, double timeout_s = 60)
 /// A new empty temporary directory path, removed with its contents when the test
 /// process exits (MEMSTAND_KEEP_TEST_DIRS=1 keeps it).
 std::string TempDir();
+/// "redis://127.0.0.1:<port>" + path.
+std::string Url(const LocalRedis& r, const std::string& path = "");
+/// The whole file (empty when it cannot be read).
+std::string ReadFile(const std::string& path);
+/// The number of lines of a file (0 when it cannot be read).
+int64_t CountLines(const std::string& path);
 nlohmann::json ReadJson(const std::string& path);
 /// `memstand run ARGS --json FILE -q`, which must exit 0 (a test failure otherwise,
 /// with its output); its JSON, or an empty object.
@@ -59,6 +65,8 @@ nlohmann::json RunOk(std::vector<std::string> args);
 /// The "ops" of the command labelled `label` in a run's JSON ("commands"), or -1 with a
 /// test failure when the run has no such command.
 int64_t CommandOps(const nlohmann::json& run, const std::string& label);
+/// The run JSON's entry of `commands` for that label, or null.
+const nlohmann::json* FindCommand(const nlohmann::json& run, const std::string& label);
 bool ProcessExists(pid_t pid);
 /// Pids whose parent is `parent` and whose name starts with `name` (/proc/PID/stat).
 std::set<pid_t> ChildrenNamed(pid_t parent, const std::string& name);

@@ -26,8 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Url(const LocalRedis& r) { return "redis://127.0.0.1:" + std::to_string(r.port()); }
-
 // A port nothing listens on: a run that got as far as connecting would exit 1.
 constexpr const char* kNowhere = "redis://127.0.0.1:1";
 

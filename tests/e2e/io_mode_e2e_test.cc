@@ -19,8 +19,6 @@
 namespace memstand::e2e {
 namespace {
 
-std::string Url(const LocalRedis& r) { return "redis://127.0.0.1:" + std::to_string(r.port()); }
-
 std::unique_ptr<RedisClient> Connect(const LocalRedis& redis) {
   RedisClientOptions o;
   o.host = redis.host();

@@ -103,7 +103,7 @@ int ExpectMemtierKeyPaths(const Json& ours, const Json& theirs, const std::strin
   return compared;
 }
 
-std::vector<std::string> Lines(const std::string& text) {
+std::vector<std::string> SplitLines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string l; std::getline(in, l);) lines.push_back(l);
@@ -112,7 +112,7 @@ std::vector<std::string> Lines(const std::string& text) {
 
 // The first line starting with `prefix`, or "".
 std::string LineStarting(const std::string& text, const std::string& prefix) {
-  for (const std::string& l : Lines(text)) {
+  for (const std::string& l : SplitLines(text)) {
     if (l.rfind(prefix, 0) == 0) return l;
   }
   return "";
@@ -258,7 +258,7 @@ TEST_F(MemtierE2E, HistogramUnlessHidden) {
             std::string::npos)
       << out.output;
   std::string last_set, last_get;
-  for (const std::string& l : Lines(out.output)) {
+  for (const std::string& l : SplitLines(out.output)) {
     if (l.rfind("SET ", 0) == 0) last_set = l;
     if (l.rfind("GET ", 0) == 0) last_get = l;
   }

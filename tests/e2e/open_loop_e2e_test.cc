@@ -12,8 +12,6 @@
 namespace memstand::e2e {
 namespace {
 
-std::string Url(const LocalRedis& r) { return "redis://127.0.0.1:" + std::to_string(r.port()); }
-
 double Ms(const nlohmann::json& latency, const std::string& percentile) {
   return latency["percentiles_us"][percentile].get<double>() / 1000.0;
 }

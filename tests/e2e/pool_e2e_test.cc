@@ -87,14 +87,6 @@ std::string RedisUrl(int port, const std::string& path = "") {
   return "redis://127.0.0.1:" + std::to_string(port) + path;
 }
 
-int64_t Ops(const nlohmann::json& j, const std::string& label) {
-  for (const auto& c : j["commands"]) {
-    if (c["command"] == label) return c["ops"].get<int64_t>();
-  }
-  ADD_FAILURE() << "no command " << label;
-  return -1;
-}
-
 std::vector<uint64_t> PoolConnections(const nlohmann::json& j) {
   std::vector<uint64_t> conns;
   if (!j.contains("pool")) return conns;
@@ -124,7 +116,7 @@ TEST(PoolE2E, RedisRoundRobinSplitsConnectionsAndTheCountsSumOverThePool) {
   const int64_t b_ops = b1.Calls("get") + b1.Calls("set") - b0.Calls("get") - b0.Calls("set");
   EXPECT_GT(a_ops, 0);
   EXPECT_GT(b_ops, 0);
-  EXPECT_EQ(a_ops + b_ops, Ops(j, "GET") + Ops(j, "SET"));
+  EXPECT_EQ(a_ops + b_ops, CommandOps(j, "GET") + CommandOps(j, "SET"));
   EXPECT_EQ(a_ops + b_ops, 4000);
   // Once per connection to b: its load connection and memstand's control connection.
   EXPECT_EQ(b1.Calls("select") - b0.Calls("select"), 2);
@@ -190,9 +182,9 @@ TEST(PoolE2E, MemcachedPoolCountsMatchEachServersStats) {
     EXPECT_GT(a1[stat] - a0[stat], 0) << stat;
     EXPECT_GT(b1[stat] - b0[stat], 0) << stat;
   }
-  EXPECT_EQ(a1["cmd_get"] - a0["cmd_get"] + b1["cmd_get"] - b0["cmd_get"], Ops(j, "GET"));
-  EXPECT_EQ(a1["cmd_set"] - a0["cmd_set"] + b1["cmd_set"] - b0["cmd_set"], Ops(j, "SET"));
-  EXPECT_EQ(Ops(j, "GET") + Ops(j, "SET"), 3000);
+  EXPECT_EQ(a1["cmd_get"] - a0["cmd_get"] + b1["cmd_get"] - b0["cmd_get"], CommandOps(j, "GET"));
+  EXPECT_EQ(a1["cmd_set"] - a0["cmd_set"] + b1["cmd_set"] - b0["cmd_set"], CommandOps(j, "SET"));
+  EXPECT_EQ(CommandOps(j, "GET") + CommandOps(j, "SET"), 3000);
   EXPECT_EQ(j["pool"]["targets"][1]["server_counts"]["cmd_get"].get<int64_t>(),
             b1["cmd_get"] - b0["cmd_get"]);
   EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
@@ -230,7 +222,7 @@ TEST(PoolE2E, IprotoPoolSplitsAndSpacesMustAgree) {
     EXPECT_GT(t["server_counts"]["REPLACE"].get<int64_t>(), 0) << t.dump();
     replaces += t["server_counts"]["REPLACE"].get<int64_t>();
   }
-  EXPECT_EQ(replaces, Ops(j, "REPLACE"));
+  EXPECT_EQ(replaces, CommandOps(j, "REPLACE"));
   EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
   // A member whose space 'memstand' has another id: refused before any load.
   auto c = StartTarantool("box.schema.space.create('first')");

@@ -17,8 +17,6 @@
 namespace memstand::e2e {
 namespace {
 
-std::string Url(const LocalRedis& r) { return "redis://127.0.0.1:" + std::to_string(r.port()); }
-
 // The progress line's marks: FormatProgress's separators and the erase sequence.
 bool HasProgressLine(const std::string& output) {
   return output.find(" ops/s | p99 ") != std::string::npos &&

@@ -13,13 +13,6 @@
 namespace memstand::e2e {
 namespace {
 
-const nlohmann::json* FindCommand(const nlohmann::json& j, const std::string& label) {
-  for (const auto& c : j["commands"]) {
-    if (c["command"] == label) return &c;
-  }
-  return nullptr;
-}
-
 int64_t CrossCheckServer(const nlohmann::json& j, const std::string& name) {
   for (const auto& row : j["cross_check"]["commands"]) {
     if (row["command"] == name) {

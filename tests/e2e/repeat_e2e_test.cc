@@ -14,8 +14,6 @@
 namespace memstand::e2e {
 namespace {
 
-std::string Url(const LocalRedis& r) { return "redis://127.0.0.1:" + std::to_string(r.port()); }
-
 int64_t ServerCalls(const LocalRedis& redis, const std::string& command) {
   RedisClientOptions o;
   o.host = redis.host();

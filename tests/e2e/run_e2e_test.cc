@@ -38,17 +38,6 @@ int64_t Integer(RedisClient& c, const std::vector<std::string>& cmd) {
   return r.ok() ? r->integer : -1;
 }
 
-std::string Url(const LocalRedis& r, const std::string& path = "") {
-  return "redis://127.0.0.1:" + std::to_string(r.port()) + path;
-}
-
-const nlohmann::json* FindCommand(const nlohmann::json& j, const std::string& label) {
-  for (const auto& c : j["commands"]) {
-    if (c["command"] == label) return &c;
-  }
-  return nullptr;
-}
-
 TEST(RunE2E, NoTargetStartsAndStopsItsOwnRedis) {
   std::string json = TempDir() + "/run.json";
   Outcome out = RunMemstand({"run", "-n", "3000", "--json", json});

@@ -29,13 +29,6 @@ constexpr int64_t kMs = 1'000'000;
 constexpr int kOps = 20;
 constexpr int64_t kOneWay = 2 * kMs;
 
-int64_t Lines(const std::string& file) {
-  std::ifstream in(file);
-  int64_t n = 0;
-  for (std::string line; std::getline(in, line);) ++n;
-  return n;
-}
-
 // The element of `list` whose fields match every one of `want`.
 const json& With(const json& list, const json& want) {
   for (const json& e : list) {
@@ -109,7 +102,7 @@ TEST_F(StretchedCacheE2E, EverySeriesHasItsOperationsAndTheRawSamplesAreKept) {
   EXPECT_EQ(Doc()["ops"], kOps);
   EXPECT_EQ(Doc()["distances_ns"], json::array({kOneWay}));
   const std::string ev = *dir_ + "/ev";
-  EXPECT_EQ(Lines(ev + "/samples.csv"), 1 + 19 * kOps);
+  EXPECT_EQ(CountLines(ev + "/samples.csv"), 1 + 19 * kOps);
   for (const char* f : {"series.csv", "relays.csv", "link_checks.csv", "invariants.csv", "servers/primary.conf",
                         "servers/replica.conf", "logs/primary-run1.log", "README.txt"}) {
     EXPECT_TRUE(fs::exists(ev + "/" + f)) << f;

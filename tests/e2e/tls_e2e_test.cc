@@ -77,7 +77,7 @@ TlsRedis StartTlsRedis(const Certs& c, bool auth_clients, const std::vector<std:
   return r;
 }
 
-std::string Url(const TlsRedis& r) { return "rediss://127.0.0.1:" + std::to_string(r.port); }
+std::string TlsUrl(const TlsRedis& r) { return "rediss://127.0.0.1:" + std::to_string(r.port); }
 
 class TlsE2E : public IoModeTest {
  protected:
@@ -90,11 +90,11 @@ TEST_P(TlsE2E, CountsEqualInfoCommandstatsReadOverTls) {
   Certs certs = MakeCerts();
   TlsRedis redis = StartTlsRedis(certs, /*auth_clients=*/false);
   ASSERT_NE(redis.process, nullptr);
-  nlohmann::json j = RunOk({"--target", Url(redis), "--tls-ca", certs.ca, "--io", Io(),
+  nlohmann::json j = RunOk({"--target", TlsUrl(redis), "--tls-ca", certs.ca, "--io", Io(),
                             "--exclusive", "-n", "2000", "-c", "4", "--pipeline", "8",
                             "--threads", "2", "--ratio", "1:3"});
   EXPECT_EQ(j["options"]["io"], Io());
-  EXPECT_EQ(j["server"]["url"], Url(redis));
+  EXPECT_EQ(j["server"]["url"], TlsUrl(redis));
   EXPECT_EQ(j["server"]["tls"], true);
   EXPECT_EQ(j["server"]["tls_session"].get<std::string>().rfind("TLSv1.", 0), 0u)
       << j["server"].dump();
@@ -135,12 +135,12 @@ TEST_P(TlsE2E, ClientCertificateWhenTheServerWantsOne) {
   Certs certs = MakeCerts();
   TlsRedis redis = StartTlsRedis(certs, /*auth_clients=*/true);
   ASSERT_NE(redis.process, nullptr);
-  nlohmann::json j = RunOk({"--target", Url(redis), "--tls-ca", certs.ca, "--tls-cert",
+  nlohmann::json j = RunOk({"--target", TlsUrl(redis), "--tls-ca", certs.ca, "--tls-cert",
                             certs.client_cert, "--tls-key", certs.client_key, "--io", Io(),
                             "--exclusive", "-n", "500", "-c", "2"});
   EXPECT_EQ(j["totals"]["ops"], 500);
   EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
-  Outcome without = RunMemstand({"run", "--target", Url(redis), "--tls-ca", certs.ca, "--io",
+  Outcome without = RunMemstand({"run", "--target", TlsUrl(redis), "--tls-ca", certs.ca, "--io",
                                  Io(), "-n", "100", "-q"});
   EXPECT_EQ(without.exit_code, 1) << without.output;
   EXPECT_NE(without.output.find("certificate required"), std::string::npos) << without.output;
@@ -181,7 +181,7 @@ TEST(TlsClusterE2E, ClusterOverTlsCountsEqualTheMastersCommandstats) {
   };
   for (int i = 0; i < 300 && !all_ok(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_TRUE(all_ok()) << "cluster_state:ok not reached within 30 s";
-  nlohmann::json j = RunOk({"--target", Url(nodes[0]), "--tls-ca", certs.ca, "--cluster", "--exclusive", "-n",
+  nlohmann::json j = RunOk({"--target", TlsUrl(nodes[0]), "--tls-ca", certs.ca, "--cluster", "--exclusive", "-n",
                             "3000", "-c", "6", "--pipeline", "4", "--ratio", "1:1", "--key-max", "9999"});
   EXPECT_EQ(j["totals"]["ops"], 3000);
   EXPECT_EQ(j["totals"]["errors"], 0);
@@ -208,17 +208,17 @@ TEST(TlsRefusalsE2E, WrongCaFailsUnlessVerificationIsSkipped) {
   Certs certs = MakeCerts();
   TlsRedis redis = StartTlsRedis(certs, /*auth_clients=*/false);
   ASSERT_NE(redis.process, nullptr);
-  Outcome bad = RunMemstand({"run", "--target", Url(redis), "--tls-ca", certs.other_ca, "-n",
+  Outcome bad = RunMemstand({"run", "--target", TlsUrl(redis), "--tls-ca", certs.other_ca, "-n",
                              "100", "-q"});
   EXPECT_EQ(bad.exit_code, 1) << bad.output;
   EXPECT_NE(bad.output.find("certificate verify failed"), std::string::npos) << bad.output;
-  EXPECT_NE(bad.output.find(Url(redis)), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find(TlsUrl(redis)), std::string::npos) << bad.output;
   // The name is checked too: the certificate is for localhost and 127.0.0.1 only.
-  Outcome name = RunMemstand({"run", "--target", Url(redis), "--tls-ca", certs.ca, "--sni",
+  Outcome name = RunMemstand({"run", "--target", TlsUrl(redis), "--tls-ca", certs.ca, "--sni",
                               "elsewhere.example", "-n", "100", "-q"});
   EXPECT_EQ(name.exit_code, 1) << name.output;
   EXPECT_NE(name.output.find("hostname mismatch"), std::string::npos) << name.output;
-  nlohmann::json j = RunOk({"--target", Url(redis), "--tls-ca", certs.other_ca,
+  nlohmann::json j = RunOk({"--target", TlsUrl(redis), "--tls-ca", certs.other_ca,
                             "--tls-skip-verify", "--exclusive", "-n", "300", "-c", "3"});
   EXPECT_EQ(j["totals"]["ops"], 300);
   EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();

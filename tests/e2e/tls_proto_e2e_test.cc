@@ -24,7 +24,7 @@ namespace {
 
 using codec_test::TestServer;
 
-int64_t Ops(const nlohmann::json& j, const std::string& label) {
+int64_t OpsOrZero(const nlohmann::json& j, const std::string& label) {
   for (const auto& c : j["commands"]) {
     if (c["command"] == label) return c["ops"].get<int64_t>();
   }
@@ -94,7 +94,7 @@ std::unique_ptr<TestServer> StartTlsEtcd(const Certs& c, bool require_cert = fal
   return StartReady(argv, Protocol::kEtcd, c, require_cert);
 }
 
-std::string Url(const char* scheme, const TestServer& s) {
+std::string ProtoUrl(const char* scheme, const TestServer& s) {
   return std::string(scheme) + "://127.0.0.1:" + std::to_string(s.port());
 }
 
@@ -109,7 +109,7 @@ TEST_P(TlsProtoE2E, MemcacheCountsEqualStatsReadOverTls) {
   Certs certs = MakeCerts();
   auto mc = StartTlsMemcached(certs);
   ASSERT_NE(mc, nullptr);
-  const std::string url = Url("memcache+tls", *mc);
+  const std::string url = ProtoUrl("memcache+tls", *mc);
   nlohmann::json j = RunOk({"--target", url, "--tls-ca", certs.ca, "--io", Io(), "--exclusive",
                             "-n", "2000", "-c", "4", "--pipeline", "8", "--threads", "2",
                             "--key-maximum", "200"});
@@ -127,7 +127,7 @@ TEST_P(TlsProtoE2E, MemcacheCountsEqualStatsReadOverTls) {
   ASSERT_TRUE(control.ok()) << control.status().message();
   auto stats = (*control)->MemcacheStats();
   ASSERT_TRUE(stats.ok()) << stats.status().message();
-  const int64_t gets = Ops(j, "GET"), sets = Ops(j, "SET");
+  const int64_t gets = OpsOrZero(j, "GET"), sets = OpsOrZero(j, "SET");
   EXPECT_GT(gets, 0);
   EXPECT_GT(sets, 0);
   EXPECT_EQ(std::stoll((*stats)["cmd_get"]), gets);
@@ -148,7 +148,7 @@ TEST_P(TlsProtoE2E, EtcdRevisionsEqualPutsAndDeletesOverHttps) {
   ASSERT_TRUE(control.ok()) << control.status().message();
   auto before = (*control)->Counters();
   ASSERT_TRUE(before.ok()) << before.status().message();
-  const std::string url = Url("etcd+tls", *etcd);
+  const std::string url = ProtoUrl("etcd+tls", *etcd);
   nlohmann::json j = RunOk({"--target", url, "--tls-ca", certs.ca, "--io", Io(), "--exclusive",
                             "-n", "600", "-c", "4", "--key-maximum", "50",
                             "--command", "put __key__ __data__", "--command", "range __key__",
@@ -163,10 +163,10 @@ TEST_P(TlsProtoE2E, EtcdRevisionsEqualPutsAndDeletesOverHttps) {
   auto after = (*control)->Counters();
   ASSERT_TRUE(after.ok()) << after.status().message();
   // Each put and each delete that deleted a key is one revision (docs/protocols.md).
-  const int64_t puts = Ops(j, "PUT");
+  const int64_t puts = OpsOrZero(j, "PUT");
   EXPECT_GT(puts, 0);
   EXPECT_EQ((*after)["revision"] - (*before)["revision"], puts + Hits(j, "DELETE"));
-  EXPECT_EQ(puts + Ops(j, "RANGE") + Ops(j, "DELETE"), 600);
+  EXPECT_EQ(puts + OpsOrZero(j, "RANGE") + OpsOrZero(j, "DELETE"), 600);
 }
 
 INSTANTIATE_TEST_SUITE_P(EpollAndUring, TlsProtoE2E, ::testing::Values("epoll", "uring"));
@@ -177,7 +177,7 @@ TEST(TlsProtoRefusalsE2E, WrongCaAndPlaintextToTheTlsPort) {
   ASSERT_NE(mc, nullptr);
   auto etcd = StartTlsEtcd(certs);
   ASSERT_NE(etcd, nullptr);
-  for (const std::string& url : {Url("memcache+tls", *mc), Url("etcd+tls", *etcd)}) {
+  for (const std::string& url : {ProtoUrl("memcache+tls", *mc), ProtoUrl("etcd+tls", *etcd)}) {
     Outcome bad = RunMemstand({"run", "--target", url, "--tls-ca", certs.other_ca, "-n", "50",
                                "-q", "--connect-timeout", "2s"});
     EXPECT_EQ(bad.exit_code, 1) << bad.output;
@@ -185,7 +185,7 @@ TEST(TlsProtoRefusalsE2E, WrongCaAndPlaintextToTheTlsPort) {
     EXPECT_NE(bad.output.find(url), std::string::npos) << bad.output;
   }
   // memcached -Z drops a plaintext client without a byte.
-  Outcome plain = RunMemstand({"run", "--target", Url("memcache", *mc), "-n", "50", "-q",
+  Outcome plain = RunMemstand({"run", "--target", ProtoUrl("memcache", *mc), "-n", "50", "-q",
                                "--connect-timeout", "2s"});
   EXPECT_EQ(plain.exit_code, 1) << plain.output;
   EXPECT_NE(plain.output.find("the server expects TLS"), std::string::npos) << plain.output;
@@ -201,7 +201,7 @@ TEST(TlsProtoClientCertE2E, ClientCertificatesWhereTheServerRequiresThem) {
   auto etcd = StartTlsEtcd(certs, /*require_cert=*/true);
   ASSERT_NE(etcd, nullptr);
   const std::string dir = TempDir();
-  for (const std::string& url : {Url("memcache+tls", *mc), Url("etcd+tls", *etcd)}) {
+  for (const std::string& url : {ProtoUrl("memcache+tls", *mc), ProtoUrl("etcd+tls", *etcd)}) {
     Outcome ok = RunMemstand({"run", "--target", url, "--tls-ca", certs.ca, "--tls-cert", certs.client_cert,
                               "--tls-key", certs.client_key, "-n", "300", "-c", "2", "-q", "--connect-timeout",
                               "5s", "--json", dir + "/r.json"});

@@ -65,14 +65,6 @@ UnixServer StartMemcachedOnSocket() {
   return s;
 }
 
-int64_t Ops(const nlohmann::json& j, const std::string& label) {
-  for (const auto& c : j["commands"]) {
-    if (c["command"] == label) return c["ops"].get<int64_t>();
-  }
-  ADD_FAILURE() << "no command " << label;
-  return -1;
-}
-
 int64_t ServerCount(const nlohmann::json& j, const std::string& name) {
   for (const auto& row : j["cross_check"]["commands"]) {
     if (row["command"] == name) {
@@ -107,8 +99,8 @@ TEST_P(UnixSocketE2E, RedisCountsEqualInfoCommandstats) {
   auto info = (*client)->Command({"INFO", "commandstats"});
   ASSERT_TRUE(info.ok());
   auto stats = ParseCommandStats(info->str);
-  EXPECT_EQ(stats["set"].calls, Ops(j, "SET"));
-  EXPECT_EQ(stats["get"].calls, Ops(j, "GET"));
+  EXPECT_EQ(stats["set"].calls, CommandOps(j, "SET"));
+  EXPECT_EQ(stats["get"].calls, CommandOps(j, "GET"));
   EXPECT_EQ(stats["set"].calls + stats["get"].calls, 3000);
 }
 
@@ -122,7 +114,7 @@ TEST_P(UnixSocketE2E, MemcachedCountsEqualStats) {
   EXPECT_EQ(j["totals"]["ops"], 3000);
   EXPECT_EQ(j["cross_check"]["available"], true) << j["cross_check"].dump();
   EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
-  const int64_t gets = Ops(j, "GET");
+  const int64_t gets = CommandOps(j, "GET");
   EXPECT_EQ(ServerCount(j, "cmd_get"), gets);
   EXPECT_EQ(ServerCount(j, "cmd_set"), 3000 - gets);
   // -S with --protocol: the same server, counted from its new totals.
