@@ -27,5 +27,15 @@ cmake -S . -B "$dir" "${flags[@]}" >/dev/null
 shift || true
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
-cmake --build "$dir" -j "$(nproc)" "${targets[@]}" >&2
+# A warning fails the build: the sources compile with -Werror, but the link-time
+# optimizer's warnings (lto1) and the linker's are printed at link time, where -Werror
+# does not reach. The build's output is kept in $dir/build.log.
+log="$dir/build.log"
+rc=0
+cmake --build "$dir" -j "$(nproc)" "${targets[@]}" 2>&1 | tee "$log" >&2 || rc=$?
+[ "$rc" -eq 0 ] || exit "$rc"
+if grep -qiE '(^|[^a-z])warning:' "$log"; then
+  echo "build.sh: the build printed warnings (above; also in $log); memstand's build prints none" >&2
+  exit 1
+fi
 echo "$dir"

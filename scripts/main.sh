@@ -4,5 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-dir=$(scripts/build.sh release | tail -n 1)
+# The binary it runs, and what installing it brings (man page, completion): not the tests
+# or the benchmarks, which scripts/test.sh and bench/ build.
+dir=$(scripts/build.sh release memstand memstand_docs | tail -n 1)
 exec "$dir/memstand" run "$@"
