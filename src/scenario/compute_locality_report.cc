@@ -296,7 +296,7 @@ std::string SystemBlock(const SystemRun& sr, const std::string& tag) {
            reference;
   }
   const std::string modes = ModalityText(sr);
-  if (!modes.empty()) out += "    multimodal timings (METHOD.md rule 9):\n" + modes;
+  if (!modes.empty()) out += "    multimodal timings (docs/method.md rule 9):\n" + modes;
   return out;
 }
 

@@ -554,7 +554,8 @@ Result<ScenarioReport> RunWorkingSet(const WorkingSetOptions& options, const Sce
                            ResultsBlock(states, ctx.runs)});
   report.blocks.push_back({"Invariants (a broken one fails the run)", InvariantsBlock(states)});
   report.limits = {
-      "outcomes belong to these exact configurations and this record size and order (METHOD.md rule 15)",
+      "outcomes belong to these exact configurations and this record size and order "
+      "(docs/method.md rule 15)",
       "memory figures are each server's own accounting, not comparable across systems byte for byte",
       "one load connection: no concurrency effects; no reads, so nothing about hit ratios under LRU",
       "the exact eviction point comes from a repeat on a fresh server, which may differ from the first "
