@@ -15,7 +15,7 @@ using nlohmann::json;
 
 // Reply errors the issue names; other prefixes are shown as they came.
 constexpr const char* kNamedKinds[] = {"CLUSTERDOWN", "MOVED", "TRYAGAIN", "timeout", "connection"};
-// A client above this share of one core is the bottleneck (METHOD.md rule 13).
+// A client above this share of one core is the bottleneck (docs/method.md rule 13).
 constexpr double kClientBound = 0.9;
 constexpr double kCompressesAbove = 1.5;
 

@@ -308,7 +308,7 @@ std::string InvariantBlock(const std::vector<StretchedRun>& runs, const std::vec
   return out.empty() ? "    nothing ran\n" : out;
 }
 
-// Key figures over the runs (METHOD.md rule 8).
+// Key figures over the runs (docs/method.md rule 8).
 std::string RangesBlock(const StretchedCacheOptions& o, const std::vector<StretchedRun>& runs) {
   std::vector<std::pair<std::string, std::vector<double>>> rows;
   auto add = [&](const std::string& name, const Series* a, const Series* b) {

@@ -58,7 +58,7 @@ struct ConfigState {
   std::vector<ConfigRun> runs;
 };
 
-// Polls the counters until two reads `kSettlePollMs` apart agree (METHOD.md rule 5), at
+// Polls the counters until two reads `kSettlePollMs` apart agree (docs/method.md rule 5), at
 // most timeout_ms; then the last read, with *steady false if they were still moving.
 Result<ServerCounters> Settle(ServerUnderTest& server, int timeout_ms, int64_t* waited_ms, bool* steady) {
   const auto start = std::chrono::steady_clock::now();
@@ -285,7 +285,7 @@ json RunJson(const ConfigRun& r, int run) {
   return j;
 }
 
-// The figures of one configuration's runs as ranges (METHOD.md rule 8).
+// The figures of one configuration's runs as ranges (docs/method.md rule 8).
 RepeatSummary SummaryOf(const ConfigState& st) {
   std::vector<RunFigures> runs;
   for (const ConfigRun& r : st.runs) {
