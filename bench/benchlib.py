@@ -67,7 +67,7 @@ def loadavg():
 
 
 def base_platform_facts():
-    """Machine facts every report prints beside absolute figures (METHOD.md rule 1)."""
+    """Machine facts every report prints beside absolute figures (docs/method.md rule 1)."""
     cpuinfo = read_file("/proc/cpuinfo")
     model = re.search(r"^model name\s*:\s*(.*)$", cpuinfo, re.M)
     flags = re.search(r"^flags\s*:\s*(.*)$", cpuinfo, re.M)

@@ -4,7 +4,7 @@
 Stands up an N-master Redis Cluster (default 8) from redis-server processes pinned to
 one core, joined by `redis-cli --cluster create`, and runs both clients pinned to the
 other core, single-threaded, SET of 100 B values, alternating their order per run
-(METHOD.md rule 10). Prints requests/s and client CPU-us per request (user + sys of
+(docs/method.md rule 10). Prints requests/s and client CPU-us per request (user + sys of
 the client process from the kernel's rusage) side by side, medians of --runs; every
 raw sample is kept with --raw-json.
 

@@ -9,7 +9,7 @@ The quantity that ranks clients is the client's own CPU per request (user + sys 
 the client process, from the kernel's rusage of that child, divided by the requests
 it sent). Requests/s against a saturated server does not rank clients; it is shown
 for context. Each case is repeated --runs times with the order of the two clients
-alternated per run (METHOD.md rule 10); the table shows medians and every raw sample
+alternated per run (docs/method.md rule 10); the table shows medians and every raw sample
 is kept (--verbose prints them, --raw-json writes them).
 
 Exit status: 0 when every run finished (targets are reported, not enforced);

@@ -9,7 +9,7 @@ same method as compare_peers.py: the figure that ranks clients is the client's o
 per request (user + sys of the client process from the kernel's rusage, divided by the
 requests it sent); server CPU per request comes from /proc/<pid>/stat (utime + stime,
 10 ms ticks) around each client run. Each case runs --runs times with memstand and the
-peer alternated per run (METHOD.md rule 10); tables show medians, every raw sample is
+peer alternated per run (docs/method.md rule 10); tables show medians, every raw sample is
 kept (--verbose prints them, --raw-json writes them).
 
 Cases (50 connections; keys uniform over a populated key space, so reads hit):

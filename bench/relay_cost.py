@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What `memstand relay` costs (issue #15, METHOD.md rule 12): the instrument at zero.
+"""What `memstand relay` costs (issue #15, docs/method.md rule 12): the instrument at zero.
 
 Three paths to one redis-server, measured alike:
   direct   the client talks to redis-server
@@ -20,7 +20,7 @@ with nothing else to do, clock_nanosleep and timerfd + epoll) on the relay's cor
 
 Placement (bench/README.md): redis-server, the relay and socat on --server-core; the
 client, sender and sink on --client-core. The order of the three paths rotates per run
-(METHOD.md rule 10). Timed figures are printed, never asserted: the machine is shared.
+(docs/method.md rule 10). Timed figures are printed, never asserted: the machine is shared.
 
 Exit status: 0 every run finished; 1 a tool is missing or a run failed; 2 bad options;
 130 interrupted. Servers are always stopped.

@@ -5,7 +5,7 @@ server for the cost of TLS itself. One redis-server with a TLS port and a plain 
 pinned to --server-core; each client pinned to --client-core, its CPU the kernel's
 rusage of the whole process (set-up and handshakes included, for both tools). SET of
 --data-size bytes, 50 connections, one client thread; N runs per case, the tools'
-order alternating run by run (METHOD rule 10); medians, every run's ratio listed.
+order alternating run by run (docs/method.md rule 10); medians, every run's ratio listed.
 
     python3 bench/tls_cost.py [--runs 3] [--memstand build/memstand]
 """

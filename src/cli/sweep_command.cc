@@ -1,5 +1,5 @@
 // `memstand sweep`: the run's flags plus one knob swept over a list of values; a run
-// per value against one server, a row per step, and the knee (METHOD.md rule 14).
+// per value against one server, a row per step, and the knee (docs/method.md rule 14).
 #include <cstdio>
 #include <memory>
 

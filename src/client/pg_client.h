@@ -2,7 +2,7 @@
 // codec is proto/pg), trust authentication only (the private cluster memstand starts),
 // the simple query protocol. memstand speaks the protocol itself for these calls, not
 // through libpq, because libpq owns its socket and counts no bytes: this client counts
-// the application bytes at its own socket as the other systems' clients do (METHOD.md
+// the application bytes at its own socket as the other systems' clients do (docs/method.md
 // rule 11). The cluster's set-up, and a check of every path's answer and bytes, go
 // through libpq (client/libpq_session.h). One query at a time; each bounded by
 // timeout_ms. Not thread-safe.

@@ -1,5 +1,5 @@
 // TCP and Unix stream sockets behind a narrow interface. Every TCP socket memstand opens
-// sets TCP_NODELAY (METHOD.md rule 12: Nagle + delayed ACK once added ~40 ms to every
+// sets TCP_NODELAY (docs/method.md rule 12: Nagle + delayed ACK once added ~40 ms to every
 // write); a Unix socket has no such option and gets none.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The kernel's own count of a TCP connection's payload bytes (TCP_INFO), a second
 // count beside the application's, so a byte figure can be checked against the
-// socket it came from (METHOD.md rule 11).
+// socket it came from (docs/method.md rule 11).
 #pragma once
 
 #include <cstdint>

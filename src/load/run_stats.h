@@ -29,7 +29,7 @@ struct CommandStats {
   uint64_t misses = 0;        // counts_hits commands: null replies
   uint64_t bytes_out = 0;     // request bytes
   uint64_t bytes_in = 0;      // reply bytes
-  uint64_t zero_latency = 0;  // replies timed at 0 ns (clock check, METHOD.md rule 2)
+  uint64_t zero_latency = 0;  // replies timed at 0 ns (clock check, docs/method.md rule 2)
   /// Closed loop: from the actual send. Open loop: from the intended send time, so a
   /// stalled server's queueing counts (corrected for coordinated omission).
   HdrHistogram latency_ns;

@@ -29,7 +29,7 @@ enum class RelayMode {
 struct RelayOptions {
   std::vector<RelayLink> links;
   /// One-way delay client -> target, per chunk (one read), in ns. 0: forward at once
-  /// (the calibration run, METHOD.md rule 12).
+  /// (the calibration run, docs/method.md rule 12).
   int64_t delay_ns = 0;
   /// One-way delay target -> client in ns; negative: the same as delay_ns.
   int64_t delay_back_ns = -1;

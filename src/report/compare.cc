@@ -14,7 +14,7 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-constexpr int kMinRunsForVerdict = 3;  // METHOD.md rule 8: no verdict from single runs
+constexpr int kMinRunsForVerdict = 3;  // docs/method.md rule 8: no verdict from single runs
 
 Status Bad(const std::string& file, const std::string& what) {
   return Status::InvalidArgument(file + ": " + what);

@@ -2,7 +2,7 @@
 // workload side by side (docs/compare.md). Every figure of A and B as min / median / max
 // over the runs that ended OK with its N, the ratio of the medians B/A, and, only where
 // both sides have N >= 3, whether B lies outside A's range; with fewer runs the reading
-// says so and gives no verdict (METHOD.md rules 8 and 16). Differences of workload,
+// says so and gives no verdict (docs/method.md rules 8 and 16). Differences of workload,
 // platform or versions are warnings. Reads `memstand.run` documents; measures nothing.
 #pragma once
 

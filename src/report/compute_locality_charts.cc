@@ -1,6 +1,6 @@
 // compute-locality (docs/scenarios.md): the ratios naive / path of objects, bytes in and
 // time per comparison of each system, and every timed call per path from the evidence
-// folder's samples.csv (METHOD.md rules 9, 11).
+// folder's samples.csv (docs/method.md rules 9, 11).
 #include <algorithm>
 #include <map>
 
@@ -54,7 +54,7 @@ Chart RatiosChart(const json& system) {
       "both "
       "passes) of path a divided by those of path b, each measured on its own (JSON "
       "systems[].pairs; "
-      "METHOD.md rule 11). Counts and bytes survive the platform; time is this platform's. "
+      "docs/method.md rule 11). Counts and bytes survive the platform; time is this platform's. "
       "Comparisons: {}.",
       SystemName(system), labels);
   return c;
@@ -94,7 +94,7 @@ Chart SamplesChart(const json& system, const std::vector<std::vector<std::string
       "{}: the time of every timed call of each path (evidence samples.csv: {} calls per path and "
       "pass, "
       "the paths interleaved), so the shape of the distribution (e.g. two modes) can be checked "
-      "(METHOD.md "
+      "(docs/method.md "
       "rule 9). Absolute times describe this platform.",
       SystemName(system),
       Array(system, "paths").empty() ? "" : Text(Array(system, "paths")[0], "samples"));

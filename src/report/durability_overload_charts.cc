@@ -127,8 +127,8 @@ void MatrixCharts(const ReportInput& in, ReportSection* s) {
     }
   }
   ops.caption = "Each cell's median throughput over its runs (JSON matrix[].ops_per_sec.median; its runs with "
-                "errors included, METHOD rule 16), per durability mode: the price of durability is the distance "
-                "between the modes at one cell.";
+                "errors included, docs/method.md rule 16), per durability mode: the price of durability "
+                "is the distance between the modes at one cell.";
   errors.caption = "How many of each cell's runs had any error (JSON matrix[].runs_with_errors): a cell above 0 "
                    "is reported as failed, never by its best run.";
   s->charts.push_back(std::move(ops));

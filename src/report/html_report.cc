@@ -101,7 +101,7 @@ std::string TableHtml(const ReportTable& t) {
 std::string SectionHtml(const ReportSection& s, int* chart_id, nlohmann::ordered_json* specs) {
   std::string out = fmt::format(
       "<section><h2>{}</h2><p class=\"platform\"><b>Platform:</b> {} — absolute times "
-      "describe this platform; counts, bytes and outcomes survive it (METHOD.md rule 1)."
+      "describe this platform; counts, bytes and outcomes survive it (docs/method.md rule 1)."
       "</p>",
       Escape(s.title), Escape(s.platform));
   for (const TextBlock& b : s.blocks) {

@@ -1,5 +1,5 @@
 // Facts about the machine a run measured, printed beside every absolute time
-// (METHOD.md rule 1: absolute times describe the platform).
+// (docs/method.md rule 1: absolute times describe the platform).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The figures of repeated runs (`memstand run --runs N`) as ranges: min, median and max
-// over the runs that ended OK, each with its N (METHOD.md rule 8), and the runs that
+// over the runs that ended OK, each with its N (docs/method.md rule 8), and the runs that
 // failed or were interrupted counted with their reasons (rule 16). Pure arithmetic.
 #pragma once
 

@@ -169,7 +169,7 @@ void PrintResults(std::FILE* out, const RunReport& r) {
 }
 
 // Notes under the results table: latency distributions that look multimodal (a single
-// percentile then lands in an arbitrary mode, METHOD.md rule 9) and the raw samples.
+// percentile then lands in an arbitrary mode, docs/method.md rule 9) and the raw samples.
 void PrintResultNotes(std::FILE* out, const RunReport& r) {
   bool any = false;
   for (size_t i = 0; i < r.options->commands.size(); ++i) {

@@ -24,7 +24,7 @@ struct RunReport {
   double server_proc_cpu_s = 0;    // (clock-tick resolution, 10 ms)
   std::string server_note;      // how the server was started, or "given by the user"
   /// Per-second CPU, RSS and storage I/O of the processes memstand watched over the
-  /// run: the server it started, and itself (issue #4, METHOD.md rule 18).
+  /// run: the server it started, and itself (issue #4, docs/method.md rule 18).
   std::vector<ResourceSeries> resources;
   int exit_code = 0;
   std::string verdict;          // "OK", "FAILED: ...", "INTERRUPTED"

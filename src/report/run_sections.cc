@@ -257,7 +257,7 @@ Chart RunsFigure(const json& doc, const std::string& key, const std::string& wha
   c.caption = fmt::format(
       "{} of every run of the series (JSON \"runs\"), beside the min, median and max over "
       "the runs that ended OK (JSON \"summary\"; N = {} of {} runs). Failed runs are drawn "
-      "apart and never enter the range (METHOD.md rules 8, 16).",
+      "apart and never enter the range (docs/method.md rules 8, 16).",
       what, Text(Field(doc, "summary"), "n"), Text(Field(doc, "summary"), "runs"));
   return c;
 }

@@ -1,5 +1,5 @@
 // The report of `memstand sweep`: a row per step (throughput, p50, p99, client CPU) and
-// the knee by FindKnee's rule (METHOD.md rule 14), as text and as JSON
+// the knee by FindKnee's rule (docs/method.md rule 14), as text and as JSON
 // (docs/json-format.md, "memstand sweep").
 #pragma once
 

@@ -46,7 +46,8 @@ Chart ConfigurationChart(const json& doc, const json& config, const json& run) {
       "portion of "
       "{} writes (run {} of {}; JSON configurations[].runs[].portions). Outcome: {}. The shaded "
       "span is the "
-      "portion in which the first event was detected (METHOD.md rule 7), the line its exact write.",
+      "portion in which the first event was detected (docs/method.md rule 7), the line its exact "
+      "write.",
       name, Text(config, "server"), Text(doc, "portion"), Text(run, "run"), Text(doc, "runs"),
       Text(config, "outcome"));
   return c;

@@ -16,7 +16,7 @@ struct ScenarioEntry {
   bool postgresql = false;
 };
 
-/// In the order SCENARIOS.md gives them; only those memstand runs today.
+/// In the order docs/scenarios.md gives them; only those memstand runs today.
 const std::vector<ScenarioEntry>& ScenarioCatalog();
 
 /// The question of the scenario named `name`. REQUIRES: it is in the catalog.

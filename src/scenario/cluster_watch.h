@@ -2,7 +2,7 @@
 // every node, CLUSTER INFO (cluster_state) and CLUSTER NODES (the pfail "fail?" and
 // fail flags it holds for each node), from a thread of its own with its own control
 // connections. What it reports are intervals: a condition from the first sample that
-// showed it to the first that did not, at the sampling period's resolution (METHOD.md
+// showed it to the first that did not, at the sampling period's resolution (docs/method.md
 // rule 7).
 #pragma once
 

@@ -247,8 +247,8 @@ void Describe(const ComputeLocalityOptions& o, const ScenarioContext& ctx, Scena
   report->limits = {
       "one client on loopback on this machine: nothing about a network with a real round-trip time, where "
       "the naive paths' bytes would cost far more",
-      "absolute times describe this platform (METHOD.md rule 1); the ratios of two paths on one connection "
-      "in one run are what survives",
+      "absolute times describe this platform (docs/method.md rule 1); the ratios of two paths on one "
+      "connection in one run are what survives",
       "the bytes ratio factors exactly into objects x bytes per object; neither factor is the price of "
       "locality: the controls show what each one is",
       "Redis's local path is two round trips (ZREVRANGE, MGET); on loopback a round trip is microseconds",

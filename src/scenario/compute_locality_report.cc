@@ -296,7 +296,7 @@ std::string SystemBlock(const SystemRun& sr, const std::string& tag) {
            reference;
   }
   const std::string modes = ModalityText(sr);
-  if (!modes.empty()) out += "    multimodal timings (METHOD.md rule 9):\n" + modes;
+  if (!modes.empty()) out += "    multimodal timings (docs/method.md rule 9):\n" + modes;
   return out;
 }
 
@@ -372,7 +372,7 @@ void FillTables(const std::vector<std::vector<SystemRun>>& runs, const std::vect
   report->tables = {paths, samples, inv};
 }
 
-// Time ratios against naive over the runs (METHOD.md rule 8: the range carries its N).
+// Time ratios against naive over the runs (docs/method.md rule 8: the range carries its N).
 std::string RangesText(const std::vector<std::vector<SystemRun>>& runs) {
   std::map<std::string, std::vector<double>> by_path;
   std::map<std::string, std::vector<int64_t>> objects;

@@ -57,7 +57,7 @@ class Procedure {
   DurabilityMeasured Run() {
     for (int run = 1; run <= ctx_.runs && !ctx_.interrupted(); ++run) {
       std::vector<std::string> order = m_.modes;
-      if (run % 2 == 0) std::reverse(order.begin(), order.end());  // METHOD.md rule 10
+      if (run % 2 == 0) std::reverse(order.begin(), order.end());  // docs/method.md rule 10
       for (const std::string& mode : order) {
         if (ctx_.interrupted()) break;
         RunMode(mode, run);

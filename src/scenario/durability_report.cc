@@ -15,7 +15,7 @@ using nlohmann::json;
 
 // Reply errors the issue names; other prefixes are shown as they came.
 constexpr const char* kNamedKinds[] = {"CLUSTERDOWN", "MOVED", "TRYAGAIN", "timeout", "connection"};
-// A client above this share of one core is the bottleneck (METHOD.md rule 13).
+// A client above this share of one core is the bottleneck (docs/method.md rule 13).
 constexpr double kClientBound = 0.9;
 constexpr double kCompressesAbove = 1.5;
 
@@ -423,7 +423,7 @@ void FillDurabilityReport(const DurabilityOverloadOptions& o, const DurabilityMe
       "legacy client (no cluster mode) against master-1"};
   report->limits = {
       "one machine: all nodes share its disk and its cores, and the client runs beside them; absolute figures "
-      "describe this platform (METHOD.md rule 1), the ratios within one scenario run survive it better",
+      "describe this platform (docs/method.md rule 1), the ratios within one scenario run survive it better",
       "no replicas: nothing about failover or replication cost; a node flagged fail here stays without a replacement",
       fmt::format("cells of {:g} s: stalls longer than a cell, and failure detection slower than it "
                   "(cluster-node-timeout {} ms), may not show", o.cell_duration_s, o.node_timeout_ms),

@@ -264,7 +264,7 @@ ReplicationCell RunCell(System& sys, const Path& path, uint64_t concurrency, con
 }
 
 // The paths of each concurrency level in the order they run: A B at even levels, B A at
-// odd ones (METHOD.md rule 10), writes before reads (the reads need the data).
+// odd ones (docs/method.md rule 10), writes before reads (the reads need the data).
 std::vector<const Path*> LevelOrder(const std::vector<Path>& writes, const std::vector<Path>& reads, size_t level) {
   std::vector<const Path*> order;
   for (const std::vector<Path>* group : {&writes, &reads}) {

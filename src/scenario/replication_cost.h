@@ -1,4 +1,4 @@
-// replication-cost (../shared/SCENARIOS.md, docs/scenarios.md): what waiting for
+// replication-cost (docs/scenarios.md): what waiting for
 // replicas costs. A Tarantool replica set (a master and 3 replicas) with an asynchronous
 // and an `is_sync` space, written on the master and read from the master or round robin
 // from the replicas; a Redis primary with 2 replicas, SET against SET + WAIT 1 / WAIT 2.
@@ -52,7 +52,7 @@ inline constexpr int kReplicationValueSize = 128;
 /// than 10% throughput while p99 rises (and no later step gains it back). 10%, not the
 /// sweep command's 5%: these steps are short, on a machine the servers share.
 inline constexpr double kReplicationKneeMinGain = 0.10;
-/// A client above this share of one core is the bottleneck (METHOD.md rule 13).
+/// A client above this share of one core is the bottleneck (docs/method.md rule 13).
 inline constexpr double kClientBottleneckShare = 0.90;
 
 /// --concurrency: increasing values 1..1024 ("1,4,16,64"). InvalidArgument naming it.

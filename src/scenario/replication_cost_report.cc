@@ -265,7 +265,8 @@ void SystemBlocks(const std::vector<ReplicationSystemRun>& runs, ScenarioReport*
             "    sync-write: a synchronous transaction whose quorum was not collected within\n"
             "    replication_synchro_timeout was rolled back, and with it every transaction queued behind it\n"
             "    (Tarantool {} answers those 'Failed to write to disk'), while every replica was up and following;\n"
-            "    seen here, not investigated further. The errors are the cells' results (METHOD.md rule 16).\n"
+            "    seen here, not investigated further. The errors are the cells' results "
+            "(docs/method.md rule 16).\n"
             "    sync-write-all (a quorum of every member, {} of {}) is the same write with the stricter quorum:\n"
             "    it did not lose a quorum in any run here (docs/scenarios.md).\n",
             r.version, 1 + kTarantoolReplicas, 1 + kTarantoolReplicas);
@@ -287,7 +288,8 @@ void CpuLine(const std::vector<ReplicationSystemRun>& runs, ScenarioReport* repo
   std::string body = fmt::format(
       "    CLIENT: memstand's load thread's CPU seconds / measured seconds (1.00 = one core); SERVERS: each\n"
       "    process's utime + stime over the cell's wall time (10 ms clock ticks). '!' marks a cell whose client\n"
-      "    was above {:.0f}% of a core: it measures the load generator (METHOD.md rule 13). {} of {} cells marked.\n",
+      "    was above {:.0f}% of a core: it measures the load generator (docs/method.md rule 13). "
+      "{} of {} cells marked.\n",
       kClientBottleneckShare * 100, flagged, cells);
   report->blocks.push_back({"Client and server CPU", body});
 }
@@ -338,7 +340,7 @@ void KneeAndRatioBlocks(const std::vector<Knee>& knees, const std::vector<Ratio>
                   {"p50_us", at ? json(at->p50_us) : json(nullptr)}, {"p99_us", at ? json(at->p99_us) : json(nullptr)},
                   {"client_bottleneck", at ? json(at->client_bottleneck) : json(nullptr)}, {"text", k.text}});
   }
-  report->blocks.push_back({"Knees (METHOD.md rule 14)", body});
+  report->blocks.push_back({"Knees (docs/method.md rule 14)", body});
   report->tables.push_back(table);
   report->json["knees"] = kj;
 
@@ -446,7 +448,7 @@ void Describe(const ReplicationCostOptions& o, const std::vector<ReplicationSyst
       "loopback: no network round trip between nodes, so the price of waiting for a replica here is mostly CPU "
       "and scheduling, not distance (see stretched-cache for distance)",
       "absolute throughput and latency describe this platform; the ratios at equal concurrency are the figures "
-      "that travel (METHOD.md rule 1)",
+      "that travel (docs/method.md rule 1)",
       "the WAIT paths' latency is SET's + WAIT's: p50 and p99 of the two commands added (the mean is exact); a "
       "connection whose cycle starts with WAIT sends one WAIT that acknowledges nothing",
       "one load thread: past about one core the client is the limit (cells marked '!')"};

@@ -35,7 +35,7 @@ struct ScenarioContext {
 };
 
 /// One equation that must hold. A figure is printed only after its invariant was
-/// checked; a broken one fails the run (METHOD.md rule 4).
+/// checked; a broken one fails the run (docs/method.md rule 4).
 struct Invariant {
   std::string name;  // "present == successful - evicted"
   std::string lhs;   // "present"
@@ -63,7 +63,7 @@ struct Table {
 };
 
 /// A portion interval (low; high]: the event happened after write `low` and by write
-/// `high` (METHOD.md rule 7: the resolution of a detection).
+/// `high` (docs/method.md rule 7: the resolution of a detection).
 struct Interval {
   int64_t low = 0;
   int64_t high = 0;

@@ -243,7 +243,7 @@ bool BlockA(RunState& st) {
 }
 
 bool BlockB(RunState& st) {
-  // METHOD.md rule 10: off then on in odd runs, on then off in even ones.
+  // docs/method.md rule 10: off then on in odd runs, on then off in even ones.
   for (int i = 0; i < 2; ++i) {
     const bool nodelay = (i == 0) == (st.record->run % 2 == 0);
     const RelayOptions relay = RelayAt(st.o, 0, RelayMode::kPipelined, nodelay);

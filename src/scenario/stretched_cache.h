@@ -1,4 +1,4 @@
-// stretched-cache (../shared/SCENARIOS.md, docs/scenarios.md): what a write
+// stretched-cache (docs/scenarios.md): what a write
 // acknowledged by a replica (Redis SET + WAIT 1) costs as the distance between the
 // primary and its replica grows, and what the instrument (memstand's relay) adds.
 // A fresh primary and replica; the replica's replication goes through a relay link that
@@ -22,10 +22,10 @@ struct StretchedCacheOptions {
   /// Operations per series (the median of these; every raw sample is kept). 100: the
   /// defaults take about 85 s of delays here (EstimateSeconds), under two minutes.
   int ops = 100;
-  /// One-way delays of blocks (d) and (e) (SCENARIOS.md: 5, 20, 40 ms); block (c) runs at
+  /// One-way delays of blocks (d) and (e) (docs/scenarios.md: 5, 20, 40 ms); block (c) runs at
   /// the first.
   std::vector<int64_t> distances_ns = {5'000'000, 20'000'000, 40'000'000};
-  /// Bytes per SET value (random, from --seed; METHOD.md rule 17).
+  /// Bytes per SET value (random, from --seed; docs/method.md rule 17).
   int value_size = 100;
   /// Block (c) under load: SETs per second of the background writer (open loop, its own
   /// connection to the primary). 1000: several writes in flight during one 2 x 5 ms op.

@@ -74,7 +74,7 @@ struct ModeDifference {
 ModeDifference DifferenceOf(double serializing_ns, double pipelined_ns, int64_t one_way_ns);
 
 /// The order of `kinds` series in round `round` (0-based): 0, 1, ..., k-1 in even rounds
-/// and the reverse in odd ones (METHOD.md rule 10: A-B, then B-A).
+/// and the reverse in odd ones (docs/method.md rule 10: A-B, then B-A).
 std::vector<int> RoundOrder(int round, int kinds);
 
 /// What the procedure's operations add up to at these settings, in seconds, from the

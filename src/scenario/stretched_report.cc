@@ -308,7 +308,7 @@ std::string InvariantBlock(const std::vector<StretchedRun>& runs, const std::vec
   return out.empty() ? "    nothing ran\n" : out;
 }
 
-// Key figures over the runs (METHOD.md rule 8).
+// Key figures over the runs (docs/method.md rule 8).
 std::string RangesBlock(const StretchedCacheOptions& o, const std::vector<StretchedRun>& runs) {
   std::vector<std::pair<std::string, std::vector<double>>> rows;
   auto add = [&](const std::string& name, const Series* a, const Series* b) {
@@ -595,8 +595,8 @@ void Describe(const StretchedCacheOptions& o, ScenarioReport* report) {
   report->limits = {
       "one machine, loopback: the relay is not a network (no queues, loss, reordering, jitter or bandwidth "
       "limit); the distance is a configured delay per chunk",
-      "absolute times describe this platform (METHOD.md rule 1); differences of two medians measured in the "
-      "same run are what survives",
+      "absolute times describe this platform (docs/method.md rule 1); differences of two medians measured "
+      "in the same run are what survives",
       "one client connection, one operation at a time: nothing about throughput or many clients across distance",
       "Redis 'WAIT 1' says the replica received the write, not that it is durable there (no fsync, no AOF)",
       "the round trip is 2 x the configured one-way delay, never measured; the relay's own error is in (f)"};

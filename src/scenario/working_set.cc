@@ -57,7 +57,7 @@ struct ConfigState {
   std::vector<ConfigRun> runs;
 };
 
-// Polls the counters until two reads `kSettlePollMs` apart agree (METHOD.md rule 5), at
+// Polls the counters until two reads `kSettlePollMs` apart agree (docs/method.md rule 5), at
 // most timeout_ms; then the last read, with *steady false if they were still moving.
 Result<ServerCounters> Settle(ServerUnderTest& server, int timeout_ms, int64_t* waited_ms, bool* steady) {
   const auto start = std::chrono::steady_clock::now();
@@ -284,7 +284,7 @@ json RunJson(const ConfigRun& r, int run) {
   return j;
 }
 
-// The figures of one configuration's runs as ranges (METHOD.md rule 8).
+// The figures of one configuration's runs as ranges (docs/method.md rule 8).
 RepeatSummary SummaryOf(const ConfigState& st) {
   std::vector<RunFigures> runs;
   for (const ConfigRun& r : st.runs) {
@@ -553,7 +553,8 @@ Result<ScenarioReport> RunWorkingSet(const WorkingSetOptions& options, const Sce
                            ResultsBlock(states, ctx.runs)});
   report.blocks.push_back({"Invariants (a broken one fails the run)", InvariantsBlock(states)});
   report.limits = {
-      "outcomes belong to these exact configurations and this record size and order (METHOD.md rule 15)",
+      "outcomes belong to these exact configurations and this record size and order "
+      "(docs/method.md rule 15)",
       "memory figures are each server's own accounting, not comparable across systems byte for byte",
       "one load connection: no concurrency effects; no reads, so nothing about hit ratios under LRU",
       "the exact eviction point comes from a repeat on a fresh server, which may differ from the first "

@@ -1,5 +1,5 @@
 // CPU, memory and disk I/O of a process, read from /proc (Linux): the "server CPU"
-// next to "client CPU" that METHOD.md rule 13 asks every report to show.
+// next to "client CPU" that docs/method.md rule 13 asks every report to show.
 #pragma once
 
 #include <sys/types.h>

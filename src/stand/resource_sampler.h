@@ -1,4 +1,4 @@
-// Resource use of processes on a run's timeline (issue #4 item 3, METHOD.md rules 13
+// Resource use of processes on a run's timeline (issue #4 item 3, docs/method.md rules 13
 // and 18): every period, each watched process's CPU user/sys, RSS and storage bytes
 // read/written, from /proc. A background thread samples; nothing touches the load
 // threads.

@@ -1,12 +1,12 @@
 // The storage under a folder, probed before a scenario's disk-bound cells: the same
 // number of bytes written as random bytes and as one repeated byte, each chunk followed
-// by fdatasync, in the order random, repeated, repeated, random (METHOD.md rule 10),
+// by fdatasync, in the order random, repeated, repeated, random (docs/method.md rule 10),
 // after a warm-up pass of random bytes that is kept and printed but not counted: the
 // first pass into a cold folder was measured at a third of the later ones' speed, which
 // made a storage look as if it compressed.
 // Storage that compresses or deduplicates (a hypervisor's, a filesystem's) writes the
 // repeated bytes much faster: compressible-payload results then measure the storage
-// (METHOD.md rule 17).
+// (docs/method.md rule 17).
 #pragma once
 
 #include <atomic>

@@ -1,4 +1,4 @@
-// The knee of a concurrency sweep (METHOD.md rule 14): the point past which more
+// The knee of a concurrency sweep (docs/method.md rule 14): the point past which more
 // connections or in-flight requests add queueing latency but no throughput.
 // Pure arithmetic over measured points: no I/O.
 #pragma once

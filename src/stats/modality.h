@@ -1,4 +1,4 @@
-// Is a latency distribution multimodal? (METHOD.md rule 9: a single timing of a fast
+// Is a latency distribution multimodal? (docs/method.md rule 9: a single timing of a fast
 // call lands in an arbitrary mode of a possibly bimodal distribution, so the shape of
 // the raw samples is checked and reported.) Pure arithmetic: no I/O.
 //

@@ -1,4 +1,4 @@
-// Raw per-request samples (METHOD.md rule 9: keep the raw samples, so the shape of a
+// Raw per-request samples (docs/method.md rule 9: keep the raw samples, so the shape of a
 // distribution can be checked by anyone): every one up to a cap, beyond it a uniform
 // reservoir. One reservoir per load thread, nothing shared on the hot path; the
 // threads' reservoirs are merged exactly into one uniform sample after the run.

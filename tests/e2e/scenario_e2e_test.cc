@@ -52,7 +52,7 @@ TEST(ScenarioE2E, ListNamesEachScenarioAndWhetherItsServersAreInstalled) {
   EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
 }
 
-// The full size of SCENARIOS.md for the Redis configurations: 200,000 records, 8mb.
+// The full size of docs/scenarios.md for the Redis configurations: 200,000 records, 8mb.
 TEST(ScenarioE2E, WorkingSetRedisFullSizeEvictsOrRejectsWithInvariantsChecked) {
   const std::string dir = TempDir();
   Outcome out = RunMemstand({"scenario", "run", "working-set", "--only", "redis-allkeys-lru,redis-noeviction",
@@ -254,7 +254,7 @@ TEST(ScenarioE2E, MvccQuotaFailsAtTheQuotaRecoversAndComparesWithRedis) {
   for (const json& i : doc["runs_detail"][0]["invariants"]) EXPECT_TRUE(i["ok"].get<bool>()) << i.dump();
 }
 
-// The full size of SCENARIOS.md: 50,000 writes of 1 KiB over 5,000 keys, 64 MiB of quota
+// The full size of docs/scenarios.md: 50,000 writes of 1 KiB over 5,000 keys, 64 MiB of quota
 // (about 50 s: etcd's gateway takes about a millisecond a put on the one ordered stream).
 TEST(ScenarioE2E, MvccQuotaAtFullSize) {
   const std::string dir = TempDir();
