@@ -26,11 +26,6 @@ std::string AxisName(const ChartAxis& a) {
   return a.unit.empty() ? a.label : a.label + " (" + a.unit + ")";
 }
 
-void CsvRow(const std::vector<std::string>& fields, std::string* out) {
-  for (size_t i = 0; i < fields.size(); ++i) *out += (i ? "," : "") + CsvField(fields[i]);
-  *out += "\n";
-}
-
 }  // namespace
 
 Json ChartJson(const Chart& c, const ReportSection& section) {
@@ -62,7 +57,7 @@ std::string ChartCsv(const Chart& c) {
   std::vector<std::string> header{AxisName(c.x)};
   for (const std::string& s : c.series)
     header.push_back(s + (c.y.unit.empty() ? "" : " (" + c.y.unit + ")"));
-  CsvRow(header, &out);
+  AppendCsvRow(header, &out);
   const size_t rows = c.data.empty() ? 0 : c.data[0].size();
   for (size_t r = 0; r < rows; ++r) {
     std::vector<std::string> fields;
@@ -73,15 +68,15 @@ std::string ChartCsv(const Chart& c) {
         f = c.x.ticks[size_t(*v)];
       fields.push_back(std::move(f));
     }
-    CsvRow(fields, &out);
+    AppendCsvRow(fields, &out);
   }
   return out;
 }
 
 std::string TableCsv(const ReportTable& t) {
   std::string out;
-  CsvRow(t.columns, &out);
-  for (const auto& r : t.rows) CsvRow(r, &out);
+  AppendCsvRow(t.columns, &out);
+  for (const auto& r : t.rows) AppendCsvRow(r, &out);
   return out;
 }
 

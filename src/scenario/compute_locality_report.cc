@@ -302,7 +302,10 @@ std::string SystemBlock(const SystemRun& sr, const std::string& tag) {
 
 std::string IdsText(const std::vector<uint32_t>& ids) {
   std::string out;
-  for (uint32_t id : ids) out += (out.empty() ? "" : ", ") + std::to_string(id);
+  for (uint32_t id : ids) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(id);
+  }
   return out;
 }
 

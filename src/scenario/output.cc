@@ -25,12 +25,8 @@ std::string Lines(const std::vector<std::string>& lines, const char* bullet = " 
 
 std::string TableCsv(const Table& t) {
   std::string out;
-  auto row = [&](const std::vector<std::string>& fields) {
-    for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + CsvField(fields[i]);
-    out += "\n";
-  };
-  row(t.columns);
-  for (const auto& r : t.rows) row(r);
+  AppendCsvRow(t.columns, &out);
+  for (const auto& r : t.rows) AppendCsvRow(r, &out);
   return out;
 }
 

@@ -54,7 +54,8 @@ Result<std::string> LuaValue(const std::string& key, const std::string& value) {
 std::string LuaUris(const std::vector<std::string>& role_args, const std::string& self) {
   std::string uris;
   for (size_t i = 1; i < role_args.size(); ++i) {
-    uris += (i > 1 ? ", " : "") + LuaString(role_args[i]);
+    if (i > 1) uris += ", ";
+    uris += LuaString(role_args[i]);
     if (role_args[i] == self) break;
   }
   return "{" + uris + "}";

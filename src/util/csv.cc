@@ -12,6 +12,14 @@ std::string CsvField(std::string_view text) {
   return quoted + "\"";
 }
 
+void AppendCsvRow(const std::vector<std::string>& fields, std::string* out) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) *out += ',';
+    *out += CsvField(fields[i]);
+  }
+  *out += '\n';
+}
+
 std::vector<std::vector<std::string>> ParseCsv(std::string_view text) {
   std::vector<std::vector<std::string>> records;
   std::vector<std::string> record;
