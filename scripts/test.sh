@@ -18,7 +18,8 @@
 #
 # ctest runs 3 tests at once on this 2-core machine: at -j 2 the cores were 80% busy (the
 # e2e tests wait on servers, on fsync, on timers), and the whole ctest took 562 s; at -j 3,
-# 490 s with the cores 93% busy (2026-12-02, both runs passing every test). The tests
+# 490 s with the cores 93% busy (2026-12-02, both runs passing every test; the -O1 -g1
+# unity build's ctest has since taken 206 s at -j 3: README, "How long it takes"). The tests
 # assert counts and recorded values, not times, so the extra load slows them but changes
 # no outcome. MEMSTAND_TEST_JOBS sets it.
 set -euo pipefail
