@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Configures and builds memstand. Usage: scripts/build.sh [release|release-nobench|test|asan]
+# Configures and builds memstand. Usage: scripts/build.sh [release|release-nobench|test|asan|fuzz]
 # [TARGET...] (default release, every target). `test`: Release without LTO and micro-benchmarks, in its own
 # directory (the test job's build: LTO of the test binary takes minutes and changes no
 # test's outcome; the `release` build users run keeps LTO).
@@ -12,7 +12,10 @@ case "$kind" in
   release-nobench) dir=build; flags=(-DCMAKE_BUILD_TYPE=Release -DMEMSTAND_BUILD_BENCH=OFF) ;;
   test) dir=build-test; flags=(-DCMAKE_BUILD_TYPE=Release -DMEMSTAND_BUILD_BENCH=OFF -DMEMSTAND_LTO=OFF) ;;
   asan) dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMSTAND_SANITIZE=ON -DMEMSTAND_BUILD_BENCH=OFF) ;;
-  *) echo "usage: $0 [release|release-nobench|test|asan]" >&2; exit 2 ;;
+  # The libFuzzer targets (clang): scripts/fuzz.sh builds and runs them.
+  fuzz) dir=build-fuzz; flags=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMSTAND_FUZZ=ON
+                               -DMEMSTAND_BUILD_TESTS=OFF -DMEMSTAND_BUILD_BENCH=OFF) ;;
+  *) echo "usage: $0 [release|release-nobench|test|asan|fuzz]" >&2; exit 2 ;;
 esac
 # ccache, where installed (scripts/deps.sh installs it): a rebuild of the same sources
 # (the test job's second run, a developer's other worktree) compiles only what changed.

@@ -14,14 +14,8 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(resp memcache iproto http iproto_template pg)
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2;; esac
 
-launcher=()
-if command -v ccache >/dev/null 2>&1; then
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1  # as scripts/build.sh: other clones hit too
-fi
-cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DMEMSTAND_FUZZ=ON -DMEMSTAND_BUILD_TESTS=OFF -DMEMSTAND_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
-cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/%/_fuzz}" >&2
+# Built by scripts/build.sh (ccache, and a printed warning fails the build).
+scripts/build.sh fuzz "${targets[@]/%/_fuzz}" >/dev/null
 
 # One target: its exit status goes to build-fuzz/<name>.rc, its log to <name>.log.
 run() {
