@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "load/iproto_template.h"
+#include "proto/iproto/request_template.h"
 #include "proto/etcd/etcd.h"
 #include "proto/etcd/http.h"
 #include "proto/iproto/iproto.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "load/iproto_template.h"
+#include "proto/iproto/request_template.h"
 #include "proto/iproto/value.h"
 
 namespace {

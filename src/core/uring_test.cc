@@ -12,7 +12,7 @@
 namespace memstand {
 namespace {
 
-using Kind = Uring::Completion::Kind;
+using CompletionKind = Uring::Completion::Kind;
 
 struct Pair {
   int a = -1, b = -1;  // a: the ring's side, b: the peer's
@@ -36,7 +36,7 @@ std::unique_ptr<Uring> MakeRing(size_t sockets) {
 }
 
 // Waits until `want` completions of `kind` have come (at most ~2 s); returns them all.
-std::vector<Uring::Completion> WaitFor(Uring& u, Kind kind, size_t want) {
+std::vector<Uring::Completion> WaitFor(Uring& u, CompletionKind kind, size_t want) {
   std::vector<Uring::Completion> all, got;
   size_t n = 0;
   for (int i = 0; i < 20 && n < want; ++i) {
@@ -55,15 +55,15 @@ TEST(UringTest, ReceivesWhatThePeerWritesWithItsToken) {
   Pair p;
   u->ArmRecv(p.a, 7);
   ASSERT_EQ(write(p.b, "hello", 5), 5);
-  auto got = WaitFor(*u, Kind::kRecv, 1);
+  auto got = WaitFor(*u, CompletionKind::kRecv, 1);
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].kind, Kind::kRecv);
+  EXPECT_EQ(got[0].kind, CompletionKind::kRecv);
   EXPECT_EQ(got[0].token, 7u);
   ASSERT_EQ(got[0].result, 5);
   EXPECT_EQ(std::string(got[0].data, 5), "hello");
   EXPECT_TRUE(got[0].more);  // the multishot receive goes on
   ASSERT_EQ(write(p.b, "again", 5), 5);
-  got = WaitFor(*u, Kind::kRecv, 1);
+  got = WaitFor(*u, CompletionKind::kRecv, 1);
   ASSERT_EQ(got.size(), 1u);
   ASSERT_EQ(got[0].result, 5);
   EXPECT_EQ(std::string(got[0].data, 5), "again");
@@ -75,9 +75,9 @@ TEST(UringTest, SendsReachThePeer) {
   Pair p;
   const std::string msg = "*1\r\n$4\r\nPING\r\n";
   u->Send(p.a, msg.data(), msg.size(), 3);
-  auto got = WaitFor(*u, Kind::kSend, 1);
+  auto got = WaitFor(*u, CompletionKind::kSend, 1);
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].kind, Kind::kSend);
+  EXPECT_EQ(got[0].kind, CompletionKind::kSend);
   EXPECT_EQ(got[0].token, 3u);
   EXPECT_EQ(got[0].result, static_cast<int>(msg.size()));
   char buf[64];
@@ -92,7 +92,7 @@ TEST(UringTest, PeerClosingEndsTheReceiveWithZero) {
   u->ArmRecv(p.a, 1);
   close(p.b);
   p.b = -1;
-  auto got = WaitFor(*u, Kind::kRecv, 1);
+  auto got = WaitFor(*u, CompletionKind::kRecv, 1);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].result, 0);
   EXPECT_FALSE(got[0].more);
@@ -104,7 +104,7 @@ TEST(UringTest, CancelAllEndsTheReceive) {
   Pair p;
   u->ArmRecv(p.a, 1);
   u->CancelAll(p.a);
-  auto got = WaitFor(*u, Kind::kRecv, 1);
+  auto got = WaitFor(*u, CompletionKind::kRecv, 1);
   ASSERT_EQ(got.size(), 1u);  // the cancel's own completion is not reported
   EXPECT_EQ(got[0].result, -ECANCELED);
   EXPECT_FALSE(got[0].more);
@@ -129,7 +129,7 @@ TEST(UringTest, CancelAllThenCloseReleasesTheSocket) {
     if (n < 0) usleep(10'000);
   }
   EXPECT_EQ(n, 0);
-  got = WaitFor(*u, Kind::kRecv, 1);
+  got = WaitFor(*u, CompletionKind::kRecv, 1);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].token, 5u);
   EXPECT_EQ(got[0].result, -ECANCELED);
@@ -141,7 +141,7 @@ TEST(UringTest, SendsAreCappedAndCountedAsEnterCalls) {
   const uint64_t before = u->enter_calls();
   Pair p;
   u->Send(p.a, "x", 1, 1);
-  auto got = WaitFor(*u, Kind::kSend, 1);
+  auto got = WaitFor(*u, CompletionKind::kSend, 1);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].result, 1);
   EXPECT_GE(u->enter_calls(), before + 1);
@@ -166,7 +166,7 @@ TEST(UringTest, RunningOutOfBuffersEndsReceivesWithEnobufsAndRearmingRecovers) {
   for (int round = 0; round < 40; ++round) {
     ASSERT_TRUE(u->Wait(100'000'000, &got).ok());
     for (const auto& c : got) {
-      ASSERT_EQ(c.kind, Kind::kRecv);
+      ASSERT_EQ(c.kind, CompletionKind::kRecv);
       if (c.result == -ENOBUFS) {
         ++enobufs;
         u->ArmRecv(pairs[c.token].a, c.token);  // submitted with the next Wait

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "core/buffer.h"
-#include "load/iproto_template.h"
+#include "proto/iproto/request_template.h"
 #include "load/protocol.h"
 #include "proto/etcd/etcd.h"
 #include "proto/etcd/http.h"

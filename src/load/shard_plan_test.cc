@@ -17,12 +17,12 @@ LoadOptions Fleet(KeyPatternSpec::Kind a, KeyPatternSpec::Kind b) {
   return o;
 }
 
-using Kind = KeyPatternSpec::Kind;
+using PatternKind = KeyPatternSpec::Kind;
 
 TEST(ShardPlanTest, SequentialShardsTakeSlicesAndShareTheRequests) {
   uint64_t next_key = 100, requests = 0;
   for (uint64_t k = 0; k < 3; ++k) {
-    LoadOptions o = Fleet(Kind::kSequential, Kind::kUniform);
+    LoadOptions o = Fleet(PatternKind::kSequential, PatternKind::kUniform);
     ASSERT_TRUE(ApplyShard({k, 3}, &o).ok());
     EXPECT_EQ(o.key_min, next_key);
     next_key = o.key_max + 1;
@@ -38,7 +38,7 @@ TEST(ShardPlanTest, SequentialShardsTakeSlicesAndShareTheRequests) {
 }
 
 TEST(ShardPlanTest, RandomPatternsKeepTheWholeRange) {
-  LoadOptions o = Fleet(Kind::kZipf, Kind::kGaussian);
+  LoadOptions o = Fleet(PatternKind::kZipf, PatternKind::kGaussian);
   o.requests = 0;
   o.duration_s = 5;
   o.rate = 1000;
@@ -50,21 +50,21 @@ TEST(ShardPlanTest, RandomPatternsKeepTheWholeRange) {
 }
 
 TEST(ShardPlanTest, RefusesWhatCannotBeSplit) {
-  LoadOptions mixed = Fleet(Kind::kPartitioned, Kind::kZipf);
+  LoadOptions mixed = Fleet(PatternKind::kPartitioned, PatternKind::kZipf);
   Status s = ApplyShard({0, 2}, &mixed);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(s.message().find("--shard"), std::string::npos);
-  LoadOptions few = Fleet(Kind::kUniform, Kind::kUniform);
+  LoadOptions few = Fleet(PatternKind::kUniform, PatternKind::kUniform);
   few.requests = 2;
   EXPECT_FALSE(ApplyShard({0, 3}, &few).ok());  // shard 0 of 3 would get no request
-  LoadOptions narrow = Fleet(Kind::kSequential, Kind::kSequential);
+  LoadOptions narrow = Fleet(PatternKind::kSequential, PatternKind::kSequential);
   narrow.key_max = 101;  // 2 keys, 3 shards
   EXPECT_FALSE(ApplyShard({0, 3}, &narrow).ok());
 }
 
 TEST(ShardPlanTest, PoolMembersSplitByShard) {
   for (uint64_t k = 0; k < 2; ++k) {
-    LoadOptions o = Fleet(Kind::kUniform, Kind::kUniform);
+    LoadOptions o = Fleet(PatternKind::kUniform, PatternKind::kUniform);
     for (int port = 7000; port < 7005; ++port) {
       RedisTarget t;
       t.host = "10.0.0.1";

@@ -7,15 +7,15 @@
 namespace memstand {
 namespace {
 
-using Kind = TemplatePart::Kind;
+using PartKind = TemplatePart::Kind;
 
 // Renders an argument back as text, placeholders as <key> and <data>.
 std::string Render(const TemplateArg& arg) {
   std::string out;
   for (const TemplatePart& part : arg) {
-    if (part.kind == Kind::kKey) out += "<key>";
-    if (part.kind == Kind::kData) out += "<data>";
-    if (part.kind == Kind::kLiteral) out += part.literal;
+    if (part.kind == PartKind::kKey) out += "<key>";
+    if (part.kind == PartKind::kData) out += "<data>";
+    if (part.kind == PartKind::kLiteral) out += part.literal;
   }
   return out;
 }
@@ -47,8 +47,8 @@ TEST(CommandTemplateTest, PlainWords) {
   EXPECT_TRUE(command.uses_key);
   EXPECT_TRUE(command.uses_data);
   ASSERT_EQ(command.args[1].size(), 1u);
-  EXPECT_EQ(command.args[1][0].kind, Kind::kKey);
-  EXPECT_EQ(command.args[2][0].kind, Kind::kData);
+  EXPECT_EQ(command.args[1][0].kind, PartKind::kKey);
+  EXPECT_EQ(command.args[2][0].kind, PartKind::kData);
 }
 
 TEST(CommandTemplateTest, NameIsUpperCasedAndFlagsFollowUse) {
@@ -71,7 +71,7 @@ TEST(CommandTemplateTest, QuotedArgumentsKeepSpaces) {
   EXPECT_EQ(RenderAll(command),
             (std::vector<std::string>{"set", "hello world", "single quoted", ""}));
   ASSERT_EQ(command.args[3].size(), 1u);
-  EXPECT_EQ(command.args[3][0].kind, Kind::kLiteral);
+  EXPECT_EQ(command.args[3][0].kind, PartKind::kLiteral);
 }
 
 TEST(CommandTemplateTest, QuotedPiecesJoinTheirNeighbours) {
@@ -92,10 +92,10 @@ TEST(CommandTemplateTest, HexEscapeCanProduceAnyByte) {
 TEST(CommandTemplateTest, PlaceholderEmbeddedInArgument) {
   const CommandTemplate command = ParseOk("hset user:__key__:name f __data__");
   ASSERT_EQ(command.args[1].size(), 3u);
-  EXPECT_EQ(command.args[1][0].kind, Kind::kLiteral);
+  EXPECT_EQ(command.args[1][0].kind, PartKind::kLiteral);
   EXPECT_EQ(command.args[1][0].literal, "user:");
-  EXPECT_EQ(command.args[1][1].kind, Kind::kKey);
-  EXPECT_EQ(command.args[1][2].kind, Kind::kLiteral);
+  EXPECT_EQ(command.args[1][1].kind, PartKind::kKey);
+  EXPECT_EQ(command.args[1][2].kind, PartKind::kLiteral);
   EXPECT_EQ(command.args[1][2].literal, ":name");
 }
 
@@ -103,8 +103,8 @@ TEST(CommandTemplateTest, SeveralPlaceholdersInOneArgument) {
   const CommandTemplate command = ParseOk(R"(set "__key__=__data__" __key____data__)");
   EXPECT_EQ(RenderAll(command), (std::vector<std::string>{"set", "<key>=<data>", "<key><data>"}));
   ASSERT_EQ(command.args[2].size(), 2u);
-  EXPECT_EQ(command.args[2][0].kind, Kind::kKey);
-  EXPECT_EQ(command.args[2][1].kind, Kind::kData);
+  EXPECT_EQ(command.args[2][0].kind, PartKind::kKey);
+  EXPECT_EQ(command.args[2][1].kind, PartKind::kData);
 }
 
 TEST(CommandTemplateTest, UnderscoresThatAreNotPlaceholdersAreLiteral) {

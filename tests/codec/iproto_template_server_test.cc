@@ -1,4 +1,4 @@
-// Tarantool request templates (src/load/iproto_template.h) against a real Tarantool:
+// Tarantool request templates (src/proto/iproto/request_template.h) against a real Tarantool:
 // every request kind sent from a template, its reply and its effect checked, and the
 // counts checked against box.stat().
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "codec/tarantool_test_util.h"
-#include "load/iproto_template.h"
+#include "proto/iproto/request_template.h"
 #include "proto/iproto/iproto.h"
 
 namespace memstand::iproto {

@@ -90,6 +90,8 @@ enum class Iterator : uint8_t {
   kNeighbor = 11,
 };
 
+/// The size prefix of every packet: 0xce and a big-endian uint32 (the length that follows).
+constexpr size_t kPrefixSize = 5;
 /// The greeting a server sends on connect: two 64-byte lines.
 constexpr size_t kGreetingSize = 128;
 /// Bytes of the salt that chap-sha1 uses (the greeting carries 32 or more).

@@ -12,7 +12,6 @@ namespace memstand::iproto {
 
 namespace {
 
-constexpr size_t kPrefixSize = 5;
 constexpr size_t kMaxErrorCopy = 256;
 constexpr uint32_t kErrorCodeMask = 0x7fff;
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codec/feed_util.h"
+#include "codec/iproto_values.h"
 #include "proto/iproto/greeting.h"
 #include "proto/iproto/msgpack.h"
 
@@ -22,9 +23,9 @@ using Mode = Reader::Mode;
 using Event = Reader::Event;
 using namespace std::string_literals;
 
-Value U(uint64_t u) { return Value::Uint(u); }
-Value S(std::string s) { return Value::String(std::move(s)); }
-Value A(std::vector<Value> v) { return Value::Array(std::move(v)); }
+using testing::A;
+using testing::S;
+using testing::U;
 Value M(std::vector<std::pair<Value, Value>> v) { return Value::Map(std::move(v)); }
 
 std::string Hex(std::string_view s) {

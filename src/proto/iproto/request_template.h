@@ -54,7 +54,7 @@ class RequestTemplate {
   std::string label() const { return label_; }
 
  private:
-  class Encoder;  // builds bytes_ and ops_ (iproto_template.cc)
+  class Encoder;  // builds bytes_ and ops_ (request_template.cc)
 
   /// One value written per request, after `literal` bytes of bytes_ copied as they are.
   struct Op {

@@ -1,20 +1,21 @@
-#include "load/iproto_template.h"
+#include "proto/iproto/request_template.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
+#include "codec/iproto_values.h"
 #include "proto/iproto/iproto.h"
 #include "proto/iproto/value.h"
 
 namespace memstand::iproto {
 namespace {
 
-Value U(uint64_t u) { return Value::Uint(u); }
-Value I(int64_t i) { return Value::Int(i); }
-Value S(std::string s) { return Value::String(std::move(s)); }
-Value A(std::vector<Value> v) { return Value::Array(std::move(v)); }
+using testing::A;
+using testing::I;
+using testing::S;
+using testing::U;
 
 RequestTemplate MustParse(std::string_view text) {
   auto t = RequestTemplate::Parse(text);
@@ -31,12 +32,12 @@ std::string Render(const RequestTemplate& t, uint64_t sync, const TemplateArgs& 
 }
 
 // One packet split into header and body (nil when absent), its length prefix checked.
-struct Packet {
+struct DecodedPacket {
   Value header;
   Value body;
 };
-Packet DecodePacket(std::string_view bytes) {
-  Packet p;
+DecodedPacket DecodePacket(std::string_view bytes) {
+  DecodedPacket p;
   EXPECT_GE(bytes.size(), 5u);
   EXPECT_EQ(static_cast<uint8_t>(bytes[0]), 0xce);
   uint32_t len = 0;
@@ -145,14 +146,14 @@ TEST(IprotoTemplateTest, IteratorsLimitAndOffset) {
       {"bits_all_set", Iterator::kBitsAllSet},        {"overlaps", Iterator::kOverlaps}};
   for (const auto& [name, it] : kIters) {
     const std::string text = std::string("select 512 3 ") + name + " [] offset 5 limit 2";
-    const Packet p = DecodePacket(Render(MustParse(text), 1, {}));
+    const DecodedPacket p = DecodePacket(Render(MustParse(text), 1, {}));
     EXPECT_EQ(Field(p.body, kIteratorKey), U(static_cast<uint64_t>(it))) << text;
     EXPECT_EQ(Field(p.body, kIndexIdKey), U(3));
     EXPECT_EQ(Field(p.body, kLimitKey), U(2));
     EXPECT_EQ(Field(p.body, kOffsetKey), U(5));
     EXPECT_EQ(Field(p.body, kKeyKey), A({}));
   }
-  const Packet d = DecodePacket(Render(MustParse("select 512 0 [1]"), 1, {}));
+  const DecodedPacket d = DecodePacket(Render(MustParse("select 512 0 [1]"), 1, {}));
   EXPECT_EQ(Field(d.body, kIteratorKey), U(0));
   EXPECT_EQ(Field(d.body, kLimitKey), U(UINT32_MAX));
   EXPECT_EQ(Field(d.body, kOffsetKey), U(0));
@@ -169,14 +170,14 @@ TEST(IprotoTemplateTest, KeyAndDataFilledPerRequest) {
   for (size_t size : {0, 1, 31, 32, 255, 256, 65535, 65536, 200000}) {
     for (uint64_t index : {uint64_t{0}, uint64_t{9}, uint64_t{10}, uint64_t{42}, UINT64_MAX}) {
       const std::string data(size, 'v');
-      const Packet p = DecodePacket(Render(t, index + 1, {.key_index = index, .key_prefix = "user:", .data = data}));
+      const DecodedPacket p = DecodePacket(Render(t, index + 1, {.key_index = index, .key_prefix = "user:", .data = data}));
       EXPECT_EQ(p.header, Value::Map({{U(kRequestTypeKey), U(kReplace)}, {U(kSyncKey), U(index + 1)}}));
       EXPECT_EQ(Field(p.body, kSpaceIdKey), U(512));
       EXPECT_EQ(Field(p.body, kTupleKey), A({S("user:" + std::to_string(index)), S(data)}));
     }
   }
   // An empty prefix: the key is the bare decimal index, still a string.
-  const Packet p = DecodePacket(Render(t, 1, {.key_index = 7, .data = "x"}));
+  const DecodedPacket p = DecodePacket(Render(t, 1, {.key_index = 7, .data = "x"}));
   EXPECT_EQ(Field(p.body, kTupleKey), A({S("7"), S("x")}));
 }
 
@@ -184,7 +185,7 @@ TEST(IprotoTemplateTest, SeqKeynumAndRepeatedPlaceholders) {
   const RequestTemplate t = MustParse("update 512 0 [__keynum__] [['=', 2, __data__], ['=', 3, __seq__], ['=', 4, __key__]]");
   EXPECT_TRUE(t.uses_key());
   EXPECT_TRUE(t.uses_seq());
-  const Packet p = DecodePacket(Render(t, 9, {.key_index = 300, .key_prefix = "k", .data = "d", .seq = uint64_t{1} << 40}));
+  const DecodedPacket p = DecodePacket(Render(t, 9, {.key_index = 300, .key_prefix = "k", .data = "d", .seq = uint64_t{1} << 40}));
   EXPECT_EQ(Field(p.body, kKeyKey), A({U(300)}));
   EXPECT_EQ(Field(p.body, kIndexBaseKey), U(1));
   EXPECT_EQ(Field(p.body, kTupleKey), A({A({S("="), U(2), S("d")}), A({S("="), U(3), U(1ull << 40)}),

@@ -1,4 +1,4 @@
-#include "load/iproto_template.h"
+#include "proto/iproto/request_template.h"
 
 #include <msgpuck.h>
 
@@ -15,7 +15,6 @@ namespace memstand::iproto {
 
 namespace {
 
-constexpr size_t kPrefixSize = 5;     // 0xce + big-endian uint32
 constexpr size_t kMaxUintSize = 9;    // the most an integer takes in MessagePack
 constexpr size_t kMaxStrHeader = 5;   // 0xdb + uint32
 constexpr size_t kMaxDigits = 20;     // of a uint64
