@@ -196,9 +196,9 @@ Status Report(const MemtierPlan& plan, OutputFile* out_file, const std::vector<s
               const std::vector<MemtierSection>& sections) {
   try {
     PrintReports(out_file != nullptr ? out_file->stream() : stdout, plan, runs, sections);
-  } catch (const std::system_error& e) {  // fmt: stdout closed early (`| head`); the files still follow
+  } catch (const std::system_error& e) {  // fmt: -o's file is full (stdout's failures: cli::Main)
     if (out_file != nullptr) return out_file->Error(e.code().value());
-    fmt::print(stderr, "memstand memtier: the report was cut short: {}\n", e.what());
+    return Status::IoError(e.what());
   }
   return out_file != nullptr ? out_file->Commit() : Status::OK();
 }
