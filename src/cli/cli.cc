@@ -103,6 +103,16 @@ int CheckStdout(const std::string& command, int code) {
 
 const std::string& CommandLine() { return g_command_line; }
 
+Status RefuseEmptyPaths(const CLI::App& app,
+                        std::initializer_list<std::pair<const char*, const std::string*>> outputs) {
+  for (const auto& [flag, path] : outputs) {
+    if (app.count(flag) > 0 && path->empty()) {
+      return Status::InvalidArgument(std::string(flag) + ": needs a file path, got ''");
+    }
+  }
+  return Status::OK();
+}
+
 int FailWith(const char* command, const std::string& message, int code) {
   fmt::print(stderr, "memstand {}: {}\n", command, message);
   return code;
