@@ -114,7 +114,7 @@ Status RefuseEmptyPaths(const CLI::App& app,
 }
 
 int FailWith(const char* command, const std::string& message, int code) {
-  fmt::print(stderr, "memstand {}: {}\n", command, message);
+  fmt::print(stderr, "memstand {}: {}\n", command, RedactSecrets(message));
   return code;
 }
 
