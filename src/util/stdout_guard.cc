@@ -35,28 +35,32 @@ int CloseGuardedFd(void* cookie) {
 }
 
 int g_stdout_error = 0;
+GuardedFd g_stdout_fd{STDOUT_FILENO, &g_stdout_error};  // static: the stream is never closed
 std::FILE* g_original_stdout = nullptr;
+
+// A stream writing through `cookie`; with `owned`, closing it deletes the cookie.
+std::FILE* OpenOn(GuardedFd* cookie, bool owned) {
+  cookie_io_functions_t io{};
+  io.write = WriteKeepingError;
+  io.close = owned ? CloseGuardedFd : nullptr;
+  std::FILE* f = fopencookie(cookie, "w", io);
+  if (f != nullptr) std::setvbuf(f, nullptr, isatty(cookie->fd) ? _IOLBF : _IOFBF, BUFSIZ);
+  return f;
+}
 
 }  // namespace
 
 std::FILE* OpenErrorKeepingStream(int fd, int* error) {
   *error = 0;
   auto* cookie = new GuardedFd{fd, error};
-  cookie_io_functions_t io{};
-  io.write = WriteKeepingError;
-  io.close = CloseGuardedFd;
-  std::FILE* f = fopencookie(cookie, "w", io);
-  if (f == nullptr) {
-    delete cookie;
-    return nullptr;
-  }
-  std::setvbuf(f, nullptr, isatty(fd) ? _IOLBF : _IOFBF, BUFSIZ);
+  std::FILE* f = OpenOn(cookie, /*owned=*/true);
+  if (f == nullptr) delete cookie;
   return f;
 }
 
 void GuardStdout() {
   if (g_original_stdout != nullptr) return;
-  std::FILE* guarded = OpenErrorKeepingStream(STDOUT_FILENO, &g_stdout_error);
+  std::FILE* guarded = OpenOn(&g_stdout_fd, /*owned=*/false);
   if (guarded == nullptr) return;  // stdout stays as it was; StdoutError still checks it
   std::fflush(stdout);
   g_original_stdout = stdout;
