@@ -3,13 +3,16 @@
 #include <sys/resource.h>
 
 #include <csignal>
+#include <cstring>
 #include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
 
 #include "cli/subcommands.h"
 #include "cli/version.h"
 #include "util/redact.h"
+#include "util/stdout_guard.h"
 
 namespace memstand::cli {
 
@@ -76,16 +79,48 @@ void HideEmptyListDefaults(CLI::App* app) {
     HideEmptyListDefaults(sub);
 }
 
+// The subcommand as far as parsing got: "scenario run working-set" (empty: none).
+std::string ParsedPath(const CLI::App& app) {
+  std::string path;
+  for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
+    at = at->get_subcommands().front();
+    path += (path.empty() ? "" : " ") + at->get_name();
+  }
+  return path;
+}
+
+// What stdout received decides too: a report lost to a full disk, /dev/full or a closed
+// pipe is a message and exit 1 where the code would be 0, 1 or 3 (2 and 130 say more).
+int CheckStdout(const std::string& command, int code) {
+  const int err = StdoutError();
+  if (err == 0) return code;
+  fmt::print(stderr, "memstand{}{}: cannot write the standard output: {}; what it shows is incomplete\n",
+             command.empty() ? "" : " ", command, std::strerror(err));
+  return code == kExitUsage || code == kExitInterrupted ? code : kExitFailed;
+}
+
 }  // namespace
 
 const std::string& CommandLine() { return g_command_line; }
 
+Status RefuseEmptyPaths(const CLI::App& app,
+                        std::initializer_list<std::pair<const char*, const std::string*>> outputs) {
+  for (const auto& [flag, path] : outputs) {
+    if (app.count(flag) > 0 && path->empty()) {
+      return Status::InvalidArgument(std::string(flag) + ": needs a file path, got ''");
+    }
+  }
+  return Status::OK();
+}
+
 int FailWith(const char* command, const std::string& message, int code) {
-  fmt::print(stderr, "memstand {}: {}\n", command, message);
+  fmt::print(stderr, "memstand {}: {}\n", command, RedactSecrets(message));
   return code;
 }
 
-int Main(int argc, char** argv) {
+namespace {
+
+int ParseAndRun(int argc, char** argv, std::string* command) {
   std::signal(SIGPIPE, SIG_IGN);  // a peer closing a socket is an error value, not a signal
   RaiseFileLimit();
   RegisterArgvSecrets(argc, argv);  // before any message can quote the command line
@@ -135,21 +170,33 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // The subcommand the error is in, as far as parsing got ("memstand scenario run
     // working-set"), for its --help.
-    std::string path = "memstand";
-    for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
-      at = at->get_subcommands().front();
-      path += " " + at->get_name();
-    }
+    const std::string parsed = ParsedPath(app);
+    const std::string path = parsed.empty() ? "memstand" : "memstand " + parsed;
     // CLI11 quotes arguments it did not expect: a URL with a password among them.
     fmt::print(stderr, "memstand: {}\nRun '{} --help' for the flags.\n", Abbreviate(RedactSecrets(e.what()), 400),
                path);
     return kExitUsage;
   }
   MaskArgvSecrets(argc, argv);  // CLI11 holds copies; /proc/PID/cmdline shows argv
+  *command = ParsedPath(app);
   for (auto& [sub, body] : bodies) {
-    if (sub->parsed()) return body();
+    if (!sub->parsed()) continue;
+    try {
+      return body();
+    } catch (const std::system_error& e) {  // fmt::print to a stream other than stdout that failed
+      return FailWith(command->c_str(), e.what(), kExitFailed);
+    }
   }
   return kExitUsage;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  GuardStdout();  // before anything is printed: stdout's failures are kept, checked below
+  std::string command;
+  const int code = ParseAndRun(argc, argv, &command);
+  return CheckStdout(command, code);
 }
 
 }  // namespace memstand::cli

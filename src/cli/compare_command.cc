@@ -16,10 +16,12 @@ struct CompareFlags {
   std::string json;
 };
 
-int CompareBody(const CompareFlags& f) {
+int CompareBody(const CLI::App& app, const CompareFlags& f) {
   if (f.files.size() != 2) {
     return FailWith("compare", fmt::format("takes two files, A and B (got {})", f.files.size()), kExitUsage);
   }
+  Status given = RefuseEmptyPaths(app, {{"--json", &f.json}});
+  if (!given.ok()) return FailWith("compare", given.message(), kExitUsage);
   std::vector<CompareSide> sides;
   for (const std::string& file : f.files) {
     auto doc = ReadJsonDocument<nlohmann::json>(file);
@@ -52,7 +54,7 @@ SubcommandBody SetupCompare(CLI::App* app) {
       ->required()
       ->expected(2);
   app->add_option("--json", f->json, "Also write the comparison as JSON (schema memstand.compare)");
-  return [f]() { return CompareBody(*f); };
+  return [app, f]() { return CompareBody(*app, *f); };
 }
 
 }  // namespace memstand::cli

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/subcommands.h"
+#include "util/output_file.h"
 #include "workload/product_export.h"
 
 namespace memstand::cli {
@@ -65,24 +66,27 @@ void PrintStats(const ProductStats& s) {
   fmt::print("JSONL export: {} B, sha256 {}\n", s.jsonl_bytes, s.jsonl_sha256);
 }
 
-int ExportBody(const DatasetFlags& f) {
-  FILE* out = stdout;
+// --out is written whole or not at all (util/output_file.h): a killed export or a full
+// disk leaves the previous file as it was. Without --out, stdout (checked by cli::Main).
+int ExportBody(const CLI::App& exp, const DatasetFlags& f) {
+  Status s = RefuseEmptyPaths(exp, {{"--out", &f.out}});
+  if (!s.ok()) return FailWith("dataset export", s.message(), kExitUsage);
+  std::unique_ptr<OutputFile> file;
   if (!f.out.empty()) {
-    out = std::fopen(f.out.c_str(), "wb");
-    if (out == nullptr)
-      return FailWith("dataset export", "cannot write " + f.out + ": " + std::strerror(errno), kExitUsage);
+    auto opened = OutputFile::Open("--out", f.out);
+    if (!opened.ok()) return FailWith("dataset export", opened.status().message(), kExitUsage);
+    file = std::move(*opened);
   }
   const ProductFormat format = f.format == "csv" ? ProductFormat::kCsv : ProductFormat::kJsonl;
-  bool written = ExportProducts(f.seed, f.count, format, [out](std::string_view piece) {
-    return std::fwrite(piece.data(), 1, piece.size(), out) == piece.size();
+  bool written = ExportProducts(f.seed, f.count, format, [&file](std::string_view piece) {
+    if (file != nullptr) return file->Write(piece).ok();
+    return std::fwrite(piece.data(), 1, piece.size(), stdout) == piece.size();
   });
-  written &= std::fflush(out) == 0;
-  const int error = errno;
-  if (out != stdout) written &= std::fclose(out) == 0;
-  if (!written) {
-    return FailWith("dataset export", "writing " + (f.out.empty() ? std::string("stdout") : f.out) +
-                    " failed: " + std::strerror(error),
-                kExitFailed);
+  if (file != nullptr) {
+    s = file->Commit();  // the first failed Write, if any, again
+    if (!s.ok()) return FailWith("dataset export", s.message(), kExitFailed);
+  } else if (!written || std::fflush(stdout) != 0) {
+    return FailWith("dataset export", std::string("writing stdout failed: ") + std::strerror(errno), kExitFailed);
   }
   return kExitOk;
 }
@@ -101,9 +105,9 @@ SubcommandBody SetupDataset(CLI::App* app) {
   exp->add_option("--format", f->format, "jsonl (one stored value a line) or csv")
       ->default_val("jsonl")
       ->check(CLI::IsMember({"jsonl", "csv"}));
-  exp->add_option("--out", f->out, "The file to write (default: stdout)");
+  exp->add_option("--out", f->out, "The file to write, whole or not at all (default: stdout)");
   return [f, stats, exp] {
-    if (exp->parsed()) return ExportBody(*f);
+    if (exp->parsed()) return ExportBody(*exp, *f);
     if (stats->parsed()) {
       PrintStats(ComputeProductStats(f->seed, f->count));
       return kExitOk;

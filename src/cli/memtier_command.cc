@@ -156,6 +156,12 @@ Status WriteHdrFiles(const std::string& prefix, int run_number, const MeasuredRu
 
 // Nothing is sent when an output cannot be written: each is tried (not kept) first.
 Status CheckOutputs(const MemtierPlan& plan) {
+  const std::string hdr = plan.hdr_file_prefix.empty() ? "" : plan.hdr_file_prefix + "_FULL_RUN_1";
+  Status s = CheckDistinctOutputs({{"--out-file", plan.out_file},
+                                   {"--json-out-file", plan.json_out_file},
+                                   {"--hdr-file-prefix", hdr.empty() ? "" : hdr + ".txt"},
+                                   {"--hdr-file-prefix", hdr.empty() ? "" : hdr + ".hgrm"}});
+  if (!s.ok()) return s;
   if (!plan.json_out_file.empty()) {
     auto f = OutputFile::Open("--json-out-file", plan.json_out_file);
     if (!f.ok()) return f.status();
@@ -196,9 +202,9 @@ Status Report(const MemtierPlan& plan, OutputFile* out_file, const std::vector<s
               const std::vector<MemtierSection>& sections) {
   try {
     PrintReports(out_file != nullptr ? out_file->stream() : stdout, plan, runs, sections);
-  } catch (const std::system_error& e) {  // fmt: stdout closed early (`| head`); the files still follow
+  } catch (const std::system_error& e) {  // fmt: -o's file is full (stdout's failures: cli::Main)
     if (out_file != nullptr) return out_file->Error(e.code().value());
-    fmt::print(stderr, "memstand memtier: the report was cut short: {}\n", e.what());
+    return Status::IoError(e.what());
   }
   return out_file != nullptr ? out_file->Commit() : Status::OK();
 }
@@ -215,6 +221,9 @@ int MemtierBody(const std::vector<std::string>& args) {
     return kExitOk;
   }
   auto cfg = RunConfigOf(*plan);
+  if (!cfg.ok() && cfg.status().code() == Status::Code::kInvalidArgument) {
+    return Fail(kName, Status::InvalidArgument(MemtierTerms(*plan, cfg.status().message())));
+  }
   if (!cfg.ok()) return Fail(kName, cfg.status());
   if (plan->show_config) {
     std::string line = "memstand run";

@@ -208,6 +208,22 @@ const std::vector<MemtierFlag>& MemtierFlags() {
   return kFlags;
 }
 
+std::string MemtierTerms(const MemtierPlan& plan, const std::string& message) {
+  const std::string parse_prefix = "as memstand run flags: ";  // RunConfigOf's, for CLI11's errors
+  const size_t at = message.rfind(parse_prefix, 0) == 0 ? parse_prefix.size() : 0;
+  for (const auto& [run, memtier] : plan.run_flag_of) {
+    const size_t end = at + run.size();
+    if (message.compare(at, run.size(), run) != 0 || end >= message.size() ||
+        (message[end] != ':' && message[end] != ' ')) {
+      continue;
+    }
+    const size_t rest = message.find_first_not_of(": ", end);
+    return "memtier flag --" + memtier + " (memstand run " + run + "): " +
+           (rest == std::string::npos ? std::string() : message.substr(rest));
+  }
+  return message;
+}
+
 Result<MemtierPlan> MapMemtierArgs(const std::vector<std::string>& args, uint64_t randomize_seed) {
   auto given = Split(args);
   if (!given.ok()) return given.status();
@@ -215,6 +231,8 @@ Result<MemtierPlan> MapMemtierArgs(const std::vector<std::string>& args, uint64_
   std::map<std::string, std::string> last;  // the last value of each flag (getopt: last wins)
   std::vector<std::string> commands;        // --command and its per-command flags, in order
   for (const Given& g : *given) {
+    const bool path = g.name == "out-file" || g.name == "json-out-file" || g.name == "hdr-file-prefix";
+    if (path && g.value.empty()) return Refuse("--" + g.name, "needs a file path, got ''");
     if (TakeOutputFlag(g, &plan)) continue;
     if (g.name == "command" || g.name == "command-ratio" || g.name == "command-key-pattern") {
       commands.push_back("--" + g.name);
@@ -226,7 +244,9 @@ Result<MemtierPlan> MapMemtierArgs(const std::vector<std::string>& args, uint64_
   auto has = [&](const char* n) { return last.count(n) > 0; };
   std::vector<std::string>& r = plan.run_args;
   auto pass = [&](const char* memtier, const char* run) {
-    if (has(memtier)) r.insert(r.end(), {run, last[memtier]});
+    if (!has(memtier)) return;
+    r.insert(r.end(), {run, last[memtier]});
+    plan.run_flag_of.emplace_back(run, memtier);
   };
   // The target: -u, -S or -s/-p; memtier's default localhost:6379.
   if (has("uri")) {
@@ -263,6 +283,10 @@ Result<MemtierPlan> MapMemtierArgs(const std::vector<std::string>& args, uint64_
     r.push_back("--cluster");
     plan.cluster_mode = true;
   }
+  if (has("select-db")) {
+    auto db = Whole("select-db", last["select-db"]);
+    if (!db.ok()) return db.status();
+  }
   pass("select-db", "--db");
   // The shape: memtier's defaults are 4 threads of 50 clients; -n is per client.
   auto clients = Whole("clients", has("clients") ? last["clients"] : "50");
@@ -286,7 +310,9 @@ Result<MemtierPlan> MapMemtierArgs(const std::vector<std::string>& args, uint64_
   } else if (has("test-time")) {
     auto s = Whole("test-time", last["test-time"]);
     if (!s.ok()) return s.status();
+    if (*s == 0) return Refuse("--test-time", "must be above 0");
     r.insert(r.end(), {"--duration", std::to_string(*s) + "s"});
+    plan.run_flag_of.emplace_back("--duration", "test-time");
   } else {
     r.insert(r.end(), {"--requests", std::to_string(10000 * connections)});  // memtier's default
   }

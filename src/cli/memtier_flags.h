@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/status.h"
@@ -38,7 +39,15 @@ struct MemtierPlan {
   std::string json_out_file;
   std::string out_file;  // -o/--out-file: the report there instead of stdout
   std::string hdr_file_prefix;
+  /// (memstand run flag, memtier flag without "--") for each memtier value passed on, so
+  /// that run's checks name the flag the user gave (MemtierTerms).
+  std::vector<std::pair<std::string, std::string>> run_flag_of;
 };
+
+/// A message of `memstand run`'s flag checks in memtier's terms: one that starts with a
+/// run flag the plan mapped from a memtier flag ("--db: ...") names that memtier flag
+/// ("memtier flag --select-db (memstand run --db): ..."); others as they are.
+std::string MemtierTerms(const MemtierPlan& plan, const std::string& message);
 
 /// Maps memtier's arguments (after `memstand memtier`). `randomize_seed` is the seed
 /// --randomize uses (the caller draws it, so this stays pure). InvalidArgument naming

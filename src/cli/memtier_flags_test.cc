@@ -111,12 +111,32 @@ TEST(MemtierFlags, RefusedByNameWithReason) {
       {{"--no-such-flag"}, "not a memtier_benchmark flag"},
       {{"--expiry-range=1-9"}, "--expiry-range"},
       {{"-P", "memcache_binary"}, "memcache_binary"},
+      // Issue #25 rows 16 and 22: the memtier flag the user gave is the one named.
+      {{"--test-time", "0"}, "memtier flag --test-time: must be above 0"},
+      {{"--test-time=0"}, "memtier flag --test-time: must be above 0"},
+      {{"--select-db=-1"}, "memtier flag --select-db: '-1' is not a whole number"},
+      {{"--hdr-file-prefix", ""}, "memtier flag --hdr-file-prefix: needs a file path, got ''"},
+      {{"--json-out-file="}, "memtier flag --json-out-file: needs a file path, got ''"},
+      {{"-o", ""}, "memtier flag --out-file: needs a file path, got ''"},
   };
   for (const auto& [args, needle] : cases) {
     auto p = MapMemtierArgs(args, 1);
     ASSERT_FALSE(p.ok()) << args[0];
     EXPECT_NE(p.status().message().find(needle), std::string::npos) << p.status().message();
   }
+}
+
+TEST(MemtierFlags, RunMessagesInMemtierTerms) {
+  auto p = MapMemtierArgs({"--select-db", "9999999", "--pipeline", "0", "--test-time", "5"}, 1);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(MemtierTerms(*p, "--db: Value 9999999 not in range"),
+            "memtier flag --select-db (memstand run --db): Value 9999999 not in range");
+  EXPECT_EQ(MemtierTerms(*p, "as memstand run flags: --pipeline: must be 1 or more"),
+            "memtier flag --pipeline (memstand run --pipeline): must be 1 or more");
+  EXPECT_EQ(MemtierTerms(*p, "--duration: at most 24h"),
+            "memtier flag --test-time (memstand run --duration): at most 24h");
+  EXPECT_EQ(MemtierTerms(*p, "--dbx: other"), "--dbx: other");  // not a mapped flag
+  EXPECT_EQ(MemtierTerms(*p, "--cluster: drop --db or /db"), "--cluster: drop --db or /db");  // not first
 }
 
 TEST(MemtierFlags, EveryRefusedFlagHasAReasonAndNamesAreUnique) {

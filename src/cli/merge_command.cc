@@ -24,7 +24,9 @@ Status WriteWhole(const char* flag, const std::string& path, const std::string& 
   return s.ok() ? (*out)->Commit() : s;
 }
 
-int MergeBody(const MergeFlags& f) {
+int MergeBody(const CLI::App& app, const MergeFlags& f) {
+  Status given = RefuseEmptyPaths(app, {{"-o", &f.json}, {"--hdr-log", &f.hdr_log}});
+  if (!given.ok()) return FailWith("merge", given.message(), kExitUsage);
   std::vector<MergeInput> inputs;
   for (const std::string& file : f.files) {
     auto doc = ReadJsonDocument<nlohmann::ordered_json>(file);
@@ -53,7 +55,7 @@ SubcommandBody SetupMerge(CLI::App* app) {
                   "Write the merged per-second histograms as an HdrHistogram interval log "
                   "(memstand run --hdr-log's format: an untagged line of all commands and a "
                   "tagged line per command, each wall-clock second)");
-  return [f]() { return MergeBody(*f); };
+  return [app, f]() { return MergeBody(*app, *f); };
 }
 
 }  // namespace memstand::cli

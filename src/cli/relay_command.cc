@@ -205,9 +205,10 @@ Status WriteJson(RelaySession* r, const RelayStats& stats, bool by_signal) {
   return s.ok() ? r->json->Commit() : s;
 }
 
-int RelayBody(const RelayFlags& f) {
+int RelayBody(const CLI::App& app, const RelayFlags& f) {
   RelaySession r;
-  Status s = ToOptions(f, &r.options, &r.duration_ns);
+  Status s = RefuseEmptyPaths(app, {{"--json", &f.json}});
+  if (s.ok()) s = ToOptions(f, &r.options, &r.duration_ns);
   if (s.ok()) s = OpenOutputs(f, &r);
   if (s.ok()) InstallInterruptHandlers();
   if (s.ok()) s = StartRelay(&r);
@@ -236,7 +237,7 @@ int RelayBody(const RelayFlags& f) {
 SubcommandBody SetupRelay(CLI::App* app) {
   auto flags = std::make_shared<RelayFlags>();
   AddRelayFlags(app, flags.get());
-  return [flags] { return RelayBody(*flags); };
+  return [app, flags] { return RelayBody(*app, *flags); };
 }
 
 }  // namespace memstand::cli

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/credentials.h"
+#include "cli/subcommands.h"
 #include "core/clock.h"
 #include "core/pacer.h"
 #include "core/uring.h"
@@ -577,15 +578,8 @@ Status CheckFileLimit(int connections) {
 
 // An output flag given an empty path (`--json ''`) is refused, not taken as absent.
 Status CheckOutputPathsGiven(const CLI::App& app, const RunFlags& f) {
-  const std::pair<const char*, const std::string*> outputs[] = {
-      {"--json", &f.json_path}, {"--samples", &f.samples_path},
-      {"--hdr-log", &f.hdr_log_path}, {"--hgrm", &f.hgrm_path}};
-  for (const auto& [flag, path] : outputs) {
-    if (app.count(flag) > 0 && path->empty()) {
-      return Status::InvalidArgument(std::string(flag) + ": needs a file path, got ''");
-    }
-  }
-  return Status::OK();
+  return RefuseEmptyPaths(app, {{"--json", &f.json_path}, {"--samples", &f.samples_path},
+                                {"--hdr-log", &f.hdr_log_path}, {"--hgrm", &f.hgrm_path}});
 }
 
 // --json-format, --samples, --samples-cap.

@@ -22,6 +22,7 @@
 #include "scenario/working_set.h"
 #include "util/output_file.h"
 #include "util/parse.h"
+#include "util/redact.h"
 
 namespace memstand::cli {
 
@@ -61,7 +62,7 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, Body body) {
   if (!f.evidence.empty()) {
     Status s = CheckEvidenceDir(f.evidence);
     if (!s.ok()) {
-      fmt::print(stderr, "memstand: {}\n", s.message());
+      fmt::print(stderr, "memstand: {}\n", RedactSecrets(s.message()));
       return kExitUsage;
     }
   }
@@ -69,7 +70,7 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, Body body) {
   if (!f.json.empty()) {
     auto opened = OutputFile::Open("--json", f.json);
     if (!opened.ok()) {
-      fmt::print(stderr, "memstand: {}\n", opened.status().message());
+      fmt::print(stderr, "memstand: {}\n", RedactSecrets(opened.status().message()));
       return kExitUsage;
     }
     json = std::move(*opened);
@@ -86,7 +87,7 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, Body body) {
   info.platform = Platform::Detect();
   Result<ScenarioReport> report = body(ctx);
   if (!report.ok()) {
-    fmt::print(stderr, "memstand: {}\n", report.status().message());
+    fmt::print(stderr, "memstand: {}\n", RedactSecrets(report.status().message()));
     return report.status().code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
   }
   PrintScenarioReport(stdout, *report, info);
@@ -96,7 +97,7 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, Body body) {
     Status s = json->Write(ScenarioJson(*report, info).dump(2) + "\n");
     if (s.ok()) s = json->Commit();
     if (!s.ok()) {
-      fmt::print(stderr, "memstand: {}\n", s.message());
+      fmt::print(stderr, "memstand: {}\n", RedactSecrets(s.message()));
       code = kExitFailed;
     }
   }
@@ -166,7 +167,7 @@ void SetupWorkingSet(CLI::App* run, std::vector<std::function<int()>>* bodies) {
     if (!app->parsed()) return -1;
     auto o = BuildWorkingSet(*f);
     if (!o.ok()) {
-      fmt::print(stderr, "memstand: {}\n", o.status().message());
+      fmt::print(stderr, "memstand: {}\n", RedactSecrets(o.status().message()));
       return kExitUsage;
     }
     return RunScenario(app, f->common, [&](const ScenarioContext& ctx) { return RunWorkingSet(*o, ctx); });
@@ -200,7 +201,7 @@ void SetupMvccQuota(CLI::App* run, std::vector<std::function<int()>>* bodies) {
     o.quota_bytes = static_cast<int64_t>(*quota);
     Status s = ValidateMvccQuota(o);
     if (!s.ok()) {
-      fmt::print(stderr, "memstand: {}\n", s.message());
+      fmt::print(stderr, "memstand: {}\n", RedactSecrets(s.message()));
       return kExitUsage;
     }
     return RunScenario(app, f->common, [&](const ScenarioContext& ctx) { return RunMvccQuota(o, ctx); });
@@ -227,7 +228,7 @@ void SetupComputeLocality(CLI::App* run, std::vector<std::function<int()>>* bodi
     if (!app->parsed()) return -1;
     Status s = ValidateComputeLocality(f->options);
     if (!s.ok()) {
-      fmt::print(stderr, "memstand: {}\n", s.message());
+      fmt::print(stderr, "memstand: {}\n", RedactSecrets(s.message()));
       return kExitUsage;
     }
     return RunScenario(app, f->common,
@@ -276,7 +277,7 @@ void SetupStretchedCache(CLI::App* run, std::vector<std::function<int()>>* bodie
       s = ValidateStretchedCache(o);
     }
     if (!s.ok()) {
-      fmt::print(stderr, "memstand: {}\n", s.message());
+      fmt::print(stderr, "memstand: {}\n", RedactSecrets(s.message()));
       return kExitUsage;
     }
     return RunScenario(app, f->common, [&](const ScenarioContext& ctx) { return RunStretchedCache(o, ctx); });
@@ -344,7 +345,7 @@ void SetupDurabilityOverload(CLI::App* run, std::vector<std::function<int()>>* b
     if (!app->parsed()) return -1;
     auto o = BuildDurabilityOverload(*f);
     if (!o.ok()) {
-      fmt::print(stderr, "memstand: {}\n", o.status().message());
+      fmt::print(stderr, "memstand: {}\n", RedactSecrets(o.status().message()));
       return kExitUsage;
     }
     return RunScenario(app, f->common, [&](const ScenarioContext& ctx) { return RunDurabilityOverload(*o, ctx); });
@@ -387,7 +388,7 @@ void SetupReplicationCost(CLI::App* run, std::vector<std::function<int()>>* bodi
       s = ValidateReplicationCost(o);
     }
     if (!s.ok()) {
-      fmt::print(stderr, "memstand: {}\n", s.message());
+      fmt::print(stderr, "memstand: {}\n", RedactSecrets(s.message()));
       return kExitUsage;
     }
     return RunScenario(app, f->common, [&](const ScenarioContext& ctx) { return RunReplicationCost(o, ctx); });

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "util/redact.h"
 
 namespace memstand::cli {
 namespace {
@@ -41,7 +42,7 @@ std::string DownCommand(const std::string& name, const std::string& root) {
 }
 
 int FailStand(const std::string& command, const Status& s) {
-  fmt::print(stderr, "memstand {}: {}\n", command, s.message());
+  fmt::print(stderr, "memstand {}: {}\n", command, RedactSecrets(s.message()));
   // A refused run root or state file (Failed) is 1: the input is well-formed, the
   // folder is not safe to act on.
   bool usage = s.code() == Status::Code::kInvalidArgument || s.code() == Status::Code::kNotFound;

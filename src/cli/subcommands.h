@@ -2,9 +2,14 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include <CLI/CLI.hpp>
+
+#include "util/status.h"
 
 namespace memstand::cli {
 
@@ -17,6 +22,12 @@ struct Subcommand {
   /// Declares flags on `app` and returns the body that will read them.
   SubcommandBody (*setup)(CLI::App* app);
 };
+
+/// Output flags of `app` as (flag, path) pairs: the first one given an empty path
+/// (`--json ''`) is refused, InvalidArgument "<flag>: needs a file path, got ''", not
+/// taken as absent. OK when every given one has a path.
+Status RefuseEmptyPaths(const CLI::App& app,
+                        std::initializer_list<std::pair<const char*, const std::string*>> outputs);
 
 SubcommandBody SetupRun(CLI::App* app);
 SubcommandBody SetupMemtier(CLI::App* app);

@@ -2,19 +2,21 @@
 
 
 #include <filesystem>
+#include <iterator>
 
 #include <fmt/format.h>
 
 #include "util/csv.h"
 #include "util/output_file.h"
+#include "util/redact.h"
 
 namespace memstand {
 namespace {
 
 namespace fs = std::filesystem;
 
-void Block(std::FILE* out, int n, const std::string& title, const std::string& body) {
-  fmt::print(out, "\n[{}] {}\n{}", n, title, body);
+void Block(std::back_insert_iterator<std::string> out, int n, const std::string& title, const std::string& body) {
+  fmt::format_to(out, "\n[{}] {}\n{}", n, title, body);
 }
 
 std::string Lines(const std::vector<std::string>& lines, const char* bullet = "    ") {
@@ -30,10 +32,27 @@ std::string TableCsv(const Table& t) {
   return out;
 }
 
+// Every string of `j` (keys too) as RedactSecrets shows it: a password given in --config
+// ("redis requirepass=...") never reaches a report, whichever scenario field holds it.
+nlohmann::json RedactJsonStrings(const nlohmann::json& j) {
+  if (j.is_string()) return RedactSecrets(j.get<std::string>());
+  if (j.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& v : j) out.push_back(RedactJsonStrings(v));
+    return out;
+  }
+  if (!j.is_object()) return j;
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : j.items()) out[RedactSecrets(key)] = RedactJsonStrings(value);
+  return out;
+}
+
 }  // namespace
 
-void PrintScenarioReport(std::FILE* out, const ScenarioReport& r, const ScenarioRunInfo& info) {
-  fmt::print(out, "memstand scenario {} — {}\n", r.scenario, r.question);
+void PrintScenarioReport(std::FILE* file, const ScenarioReport& r, const ScenarioRunInfo& info) {
+  std::string text;
+  auto out = std::back_inserter(text);
+  fmt::format_to(out, "memstand scenario {} — {}\n", r.scenario, r.question);
   int n = 0;
   Block(out, ++n, "What ran and how",
         fmt::format("    command: {}\n    started {}, memstand {}, runs made {} of {}\n{}", info.command_line,
@@ -47,6 +66,7 @@ void PrintScenarioReport(std::FILE* out, const ScenarioReport& r, const Scenario
   std::string verdict = fmt::format("    {} (exit code {})\n", VerdictName(r.verdict), r.ExitCode());
   verdict += Lines(r.verdict_lines, "    - ");
   Block(out, ++n, "Verdict", verdict);
+  fmt::print(file, "{}", RedactSecrets(text));
 }
 
 nlohmann::json ScenarioJson(const ScenarioReport& r, const ScenarioRunInfo& info) {
@@ -65,7 +85,7 @@ nlohmann::json ScenarioJson(const ScenarioReport& r, const ScenarioRunInfo& info
                    {"procedure", r.procedure},
                    {"limits", r.limits}};
   for (const auto& [key, value] : r.json.items()) j[key] = value;
-  return j;
+  return RedactJsonStrings(j);
 }
 
 Status WriteFileWhole(const std::string& flag, const std::string& path, const std::string& text) {
@@ -94,13 +114,14 @@ Status WriteEvidence(const std::string& dir, const ScenarioReport& r, const Scen
   fs::create_directories(dir, ec);
   if (ec) return Status::IoError(fmt::format("--evidence {}: {}", dir, ec.message()));
   Status s = WriteFileWhole("--evidence", dir + "/scenario.json", ScenarioJson(r, info).dump(2) + "\n");
+  // The text files as RedactSecrets shows them (scenario.json's strings are already).
   for (const Table& t : r.tables) {
-    if (s.ok()) s = WriteFileWhole("--evidence", dir + "/" + t.name + ".csv", TableCsv(t));
+    if (s.ok()) s = WriteFileWhole("--evidence", dir + "/" + t.name + ".csv", RedactSecrets(TableCsv(t)));
   }
   for (const auto& [name, content] : r.files) {
     if (!s.ok()) break;
     fs::create_directories(fs::path(dir + "/" + name).parent_path(), ec);
-    s = WriteFileWhole("--evidence", dir + "/" + name, content);
+    s = WriteFileWhole("--evidence", dir + "/" + name, RedactSecrets(content));
   }
   std::string readme = fmt::format(
       "memstand scenario evidence: {}\n\nProduced by memstand {} on {}.\nCommand line: {}\n"
@@ -114,7 +135,7 @@ Status WriteEvidence(const std::string& dir, const ScenarioReport& r, const Scen
   }
   readme += "servers/       each server's exact configuration (command line, init files)\n"
             "logs/          the last lines of each server's log, per run\n";
-  if (s.ok()) s = WriteFileWhole("--evidence", dir + "/README.txt", readme);
+  if (s.ok()) s = WriteFileWhole("--evidence", dir + "/README.txt", RedactSecrets(readme));
   return s;
 }
 

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "util/redact.h"
+
 namespace memstand {
 namespace {
 
@@ -58,6 +60,40 @@ TEST(EvidenceTest, WritesTheJsonTablesFilesAndReadme) {
   EXPECT_NE(readme.find(MEMSTAND_VERSION), std::string::npos);
   EXPECT_NE(readme.find("2026-12-01T00:00:00Z"), std::string::npos);
   EXPECT_NE(readme.find("portions.csv  1 rows; columns: configuration, written\n"), std::string::npos) << readme;
+  fs::remove_all(dir);
+}
+
+// Issue #25 row 26: a password given in --config reaches no output of a scenario.
+TEST(EvidenceTest, ASettingsPasswordIsRedactedEverywhere) {
+  const char* argv[] = {"memstand", "scenario", "run", "working-set", "--config",
+                        "redis requirepass=Zq9EvidencePw name=pw"};
+  RegisterArgvSecrets(6, argv);
+  const std::string dir = NewDir();
+  ScenarioReport r;
+  r.scenario = "working-set";
+  r.runs_made = r.runs_requested = 1;
+  r.configuration_lines = {"pw — redis requirepass=Zq9EvidencePw"};
+  r.blocks.push_back({"Results", "    pw: server did not start: requirepass=Zq9EvidencePw\n"});
+  r.json["configurations"] = nlohmann::json::array({{{"settings", {{"requirepass", "Zq9EvidencePw"}}}}});
+  r.tables.push_back({"configurations", {"name", "settings"}, {{"pw", "requirepass=Zq9EvidencePw"}}});
+  r.files["servers/pw.conf"] = "requirepass Zq9EvidencePw\n";
+  ScenarioRunInfo info;
+  info.command_line = "memstand scenario run working-set --config 'redis requirepass=Zq9EvidencePw'";
+  ASSERT_TRUE(WriteEvidence(dir + "/ev", r, info).ok());
+  for (const char* file : {"scenario.json", "configurations.csv", "servers/pw.conf", "README.txt"}) {
+    const std::string text = Read(dir + "/ev/" + file);
+    EXPECT_NE(text.find("***"), std::string::npos) << file << ": " << text;
+    EXPECT_EQ(text.find("Zq9EvidencePw"), std::string::npos) << file << ": " << text;
+  }
+  EXPECT_EQ(ScenarioJson(r, info)["configurations"][0]["settings"]["requirepass"], "***");
+  const std::string text_path = dir + "/report.txt";
+  std::FILE* out = std::fopen(text_path.c_str(), "w");
+  ASSERT_NE(out, nullptr);
+  PrintScenarioReport(out, r, info);
+  std::fclose(out);
+  const std::string text = Read(text_path);
+  EXPECT_NE(text.find("pw — redis requirepass=***"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Zq9EvidencePw"), std::string::npos) << text;
   fs::remove_all(dir);
 }
 

@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "util/redact.h"
+
 namespace memstand {
 
 void ScenarioContext::Progress(const char* scenario, const std::string& line) const {
-  if (progress != nullptr) fmt::print(progress, "{}: {}\n", scenario, line);
+  if (progress != nullptr) fmt::print(progress, "{}: {}\n", scenario, RedactSecrets(line));
 }
 
 std::string Invariant::Describe() const {

@@ -10,16 +10,22 @@
 
 namespace memstand {
 
-/// The URL with its credentials' password replaced by "***". The userinfo runs from
-/// "://" to the last '@' (as ParseTargetUrl reads it, so a password holding '@', ':'
-/// or '/' is covered): "redis://u:pw@h:1" -> "redis://u:***@h:1"; a userinfo with no
-/// ':' (redis://pw@h, where it is the password) becomes "***" whole. Text without
-/// "://" and '@', and the usage form "redis://[user:pass@]host", are returned as is.
+/// A target-like string (a URL, or a URL with its scheme mistyped or left out) with its
+/// credential's password replaced by "***". One rule, scheme or not: the userinfo runs
+/// from "://" (or the start) to the last '@' (as ParseTargetUrl reads it, so a password
+/// holding '@', ':' or '/' is covered), and the password follows its first ':':
+/// "redis://u:pw@h:1" -> "redis://u:***@h:1", "default:pw@h:1" -> "default:***@h:1",
+/// "redis//u:pw@h" -> "redis//u:***@h". With a scheme, a userinfo with no ':' is the
+/// password whole (redis://pw@h -> redis://***@h), and with no '@' a "user:PASS" where
+/// the port would be ("redis://default:pw") is one. Returned as is: text with neither
+/// "://" nor '@', "user@host" (no ':'), a cluster node's "ip:port@cport", and the usage
+/// form "redis://[user:pass@]host".
 std::string RedactUrl(std::string_view url);
 
-/// Free text with every registered secret replaced by "***" and, in every URL (a
-/// scheme, "://", up to the next whitespace or quote), the userinfo's password redacted
-/// as RedactUrl does. Thread-safe.
+/// Free text with every registered secret replaced by "***", and every word (up to
+/// whitespace or a quote) holding "://" or '@' redacted as RedactUrl does, but for the
+/// host-less "scheme://user:PASS" (in free text "memcache://host:port" is usage; the
+/// command line's own is registered by RegisterArgvSecrets). Thread-safe.
 std::string RedactSecrets(std::string_view text);
 
 /// Registers a password for RedactSecrets. Secrets shorter than kMinSecretLength are
@@ -29,9 +35,12 @@ inline constexpr size_t kMinSecretLength = 3;
 void RegisterSecret(std::string_view secret);
 
 /// Registers the password of every credential in a command line before it is parsed:
-/// the userinfo of every argument that is a URL with '@', and the value of
-/// -a/--authenticate (-a V, -aV, --authenticate V, --authenticate=V; of USER:PASS the
-/// part after the first ':', and the whole value too).
+/// the password (as RedactUrl finds it) of every argument that is a URL, or holds '@'
+/// and no space; the value of -a/--authenticate (-a V, -aV, --authenticate V,
+/// --authenticate=V; of USER:PASS the part after the first ':', and the whole value
+/// too); and the VALUE of every KEY=VALUE word of an argument whose KEY names a secret
+/// (holds "pass" or "secret", or is masterauth/masteruser): `--config "redis
+/// requirepass=V"`, `--set masterauth=V`, `--set=requirepass=V`.
 void RegisterArgvSecrets(int argc, const char* const* argv);
 
 /// Overwrites those passwords in argv itself with 'x' (as mysql does), so that

@@ -87,7 +87,7 @@ TEST(DatasetE2E, BadFlagsAreUsageErrors) {
       {{"dataset", "stats", "--seed", "many"}, "'many' is not a whole number"},
       {{"dataset", "stats", "--seed", "18446744073709551616"}, "is not a whole number"},
       {{"dataset", "export", "--format", "xml"}, "--format"},
-      {{"dataset", "export", "--out", missing_dir}, "cannot write " + missing_dir},
+      {{"dataset", "export", "--out", missing_dir}, "--out: cannot write '" + missing_dir + "'"},
   };
   for (const Case& c : cases) {
     Outcome out = RunMemstand(c.args);

@@ -23,7 +23,7 @@
 namespace memstand::e2e {
 namespace {
 
-constexpr int kShards = 3;
+constexpr int kFleetShards = 3;
 constexpr uint64_t kKeys = 6000;
 
 // Runs a shell command line; its stdout (bounded), or "" if it failed.
@@ -54,7 +54,7 @@ class Hosts {
     if (!Run("ip netns add " + server_ns_)) return false;
     made_.push_back(server_ns_);
     Run("ip -n " + server_ns_ + " link set lo up");
-    for (int k = 0; k < kShards; ++k) {
+    for (int k = 0; k < kFleetShards; ++k) {
       const std::string ns = fmt::format("{}s{}", prefix_, k);
       if (!Run("ip netns add " + ns)) return false;
       made_.push_back(ns);
@@ -122,7 +122,7 @@ std::unique_ptr<Process> Spawn(std::vector<std::string> argv, const std::string&
   return p.ok() ? std::move(*p) : nullptr;
 }
 
-int64_t CommandCalls(const std::string& info, const std::string& name) {
+int64_t CallsInInfo(const std::string& info, const std::string& name) {
   const std::string key = "cmdstat_" + name + ":calls=";
   const size_t at = info.find(key);
   return at == std::string::npos ? 0 : std::stoll(info.substr(at + key.size()));
@@ -170,16 +170,16 @@ TEST(ScaleOutE2E, ThreeShardsOneStartMergeExactly) {
     if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
   ASSERT_TRUE(up) << "redis-server did not answer";
-  const int64_t before = CommandCalls(Shell(cli + "info commandstats"), "set");
+  const int64_t before = CallsInInfo(Shell(cli + "info commandstats"), "set");
 
   const int64_t at = static_cast<int64_t>(UnixNowS()) + 4;
   std::vector<std::unique_ptr<Process>> shards;
-  for (int k = 0; k < kShards; ++k) {
+  for (int k = 0; k < kFleetShards; ++k) {
     std::vector<std::string> argv = hosts.OnShard(k);
     argv.push_back(testutil::MemstandBinary());
     for (std::string a : {std::string("run"), std::string("--target"),
                           fmt::format("redis://{}:{}", hosts.ServerHost(k), *port),
-                          fmt::format("--shard={}/{}", k, kShards), fmt::format("--start-at={}", at),
+                          fmt::format("--shard={}/{}", k, kFleetShards), fmt::format("--start-at={}", at),
                           std::string("--command=SET __key__ __data__"), std::string("--key-pattern=S"),
                           std::string("--key-minimum=1"), fmt::format("--key-maximum={}", kKeys),
                           fmt::format("--requests={}", kKeys), std::string("--threads=1"),
@@ -193,13 +193,13 @@ TEST(ScaleOutE2E, ThreeShardsOneStartMergeExactly) {
     shards.push_back(Spawn(argv, fmt::format("{}/s{}.out", dir, k)));
     ASSERT_NE(shards.back(), nullptr);
   }
-  for (int k = 0; k < kShards; ++k) {
+  for (int k = 0; k < kFleetShards; ++k) {
     for (int i = 0; i < 3000 && shards[k]->Alive(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ASSERT_FALSE(shards[k]->Alive()) << "shard " << k << " still running after 30 s";
     EXPECT_EQ(shards[k]->DescribeExit(), "exited with code 0")
         << Shell("cat " + dir + "/s" + std::to_string(k) + ".out");
   }
-  const int64_t after = CommandCalls(Shell(cli + "info commandstats"), "set");
+  const int64_t after = CallsInInfo(Shell(cli + "info commandstats"), "set");
   const std::string dbsize = Shell(cli + "dbsize");
 
   Outcome merged = RunMemstand({"merge", dir + "/s0.json", dir + "/s1.json", dir + "/s2.json",
@@ -217,7 +217,7 @@ TEST(ScaleOutE2E, ThreeShardsOneStartMergeExactly) {
   // One start: every shard's series starts at the requested second.
   HdrHistogram raw;
   uint64_t samples = 0;
-  for (int k = 0; k < kShards; ++k) {
+  for (int k = 0; k < kFleetShards; ++k) {
     const nlohmann::json s = ReadJson(fmt::format("{}/s{}.json", dir, k));
     EXPECT_EQ(s["start_at"]["requested_unix_s"].get<double>(), static_cast<double>(at));
     EXPECT_EQ(s["series_start_unix_s"].get<double>(), static_cast<double>(at)) << "shard " << k;
@@ -244,7 +244,7 @@ TEST(ScaleOutE2E, PoolMembersSplitByShard) {
     ASSERT_NE(servers.back(), nullptr);
   }
   auto calls = [&](int i) {
-    return CommandCalls(Shell("redis-cli -p " + std::to_string(servers[i]->port()) + " info commandstats"),
+    return CallsInInfo(Shell("redis-cli -p " + std::to_string(servers[i]->port()) + " info commandstats"),
                         "set");
   };
   for (int k = 0; k < 2; ++k) {

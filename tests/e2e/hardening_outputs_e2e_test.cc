@@ -1,0 +1,185 @@
+// Issue #25, outputs and secrets, against the real binary: one table of command lines
+// with the exit code and a part of the message each must give (and, for secrets, a part
+// it must not); then every subcommand with its standard output on a full device (through
+// a shell: `> /dev/full`), an export cut short, and passwords given as server settings.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "e2e/e2e_util.h"
+#include "npm_util.h"
+#include "test_paths.h"
+
+namespace memstand::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kSecret = "Zq9Outputs-S3cret";
+
+struct OutputCase {
+  std::vector<std::string> argv;
+  int exit_code;
+  std::string must_say;
+  std::string must_not_say;  // empty: nothing forbidden
+};
+
+// Nothing listens on port 1: a case that got past its check fails to connect (exit 1).
+std::vector<OutputCase> OutputCases(const std::string& dir) {
+  const std::string secret = kSecret;
+  const std::string missing = dir + "/missing.json";
+  return {
+      // Row 2: a credential with the scheme left out, mistyped, or no host after it.
+      {{"run", "-n", "1", "--target", "default:" + secret + "@127.0.0.1:1"}, 2, "default:***@127.0.0.1:1",
+       secret},
+      {{"run", "-n", "1", "--target", "redis//u:" + secret + "@127.0.0.1:1"}, 2, "redis//u:***@127.0.0.1:1",
+       secret},
+      {{"run", "-n", "1", "--target", "redis://default:" + secret}, 2, "redis://default:***", secret},
+      {{"memtier", "-u", "default:" + secret + "@127.0.0.1:1", "-n", "1", "-c", "1", "-t", "1"}, 2,
+       "default:***@127.0.0.1:1", secret},
+      // Row 16: an empty output path is refused, never taken as "not given".
+      {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--duration", "1s", "--json", ""}, 2,
+       "--json: needs a file path, got ''", ""},
+      {{"merge", missing, "-o", ""}, 2, "-o: needs a file path, got ''", ""},
+      {{"merge", missing, "--hdr-log", ""}, 2, "--hdr-log: needs a file path, got ''", ""},
+      {{"compare", missing, missing, "--json", ""}, 2, "--json: needs a file path, got ''", ""},
+      {{"memtier", "-s", "127.0.0.1", "-p", "1", "--hdr-file-prefix", ""}, 2,
+       "memtier flag --hdr-file-prefix: needs a file path, got ''", ""},
+      {{"dataset", "export", "--out", ""}, 2, "--out: needs a file path, got ''", ""},
+      // Row 22: one file named twice; memtier's own flag named in its messages.
+      {{"memtier", "-s", "127.0.0.1", "-p", "1", "-n", "1", "-o", dir + "/m.txt", "--json-out-file",
+        dir + "/./m.txt"},
+       2, "--out-file '" + dir + "/m.txt' and --json-out-file", ""},
+      {{"memtier", "-s", "127.0.0.1", "-p", "1", "--test-time", "0"}, 2,
+       "memtier flag --test-time: must be above 0", "--duration"},
+      {{"memtier", "-s", "127.0.0.1", "-p", "1", "--select-db=-1"}, 2,
+       "memtier flag --select-db: '-1' is not a whole number", "--db:"},
+  };
+}
+
+TEST(HardeningOutputsE2E, EveryCaseExitsWithItsMessage) {
+  const std::string dir = TempDir();
+  for (const OutputCase& c : OutputCases(dir)) {
+    std::string shown;
+    for (const std::string& a : c.argv) shown += " '" + a + "'";
+    Outcome out = RunMemstand(c.argv, 30);
+    EXPECT_EQ(out.exit_code, c.exit_code) << shown << "\n" << out.output;
+    EXPECT_NE(out.output.find(c.must_say), std::string::npos) << shown << "\n" << out.output;
+    if (!c.must_not_say.empty()) {
+      EXPECT_EQ(out.output.find(c.must_not_say), std::string::npos) << shown << "\n" << out.output;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir + "/m.txt"));  // nothing written for the refused ones
+}
+
+// `memstand ARGS 2>&1 >/dev/full` through /bin/sh (bounded by timeout_s): what it said on
+// stderr and its exit code.
+testutil::CommandResult RunToFullDevice(const std::vector<std::string>& args, int timeout_s = 120,
+                                        const std::string& shell_prefix = "") {
+  std::string cmd = shell_prefix + "timeout -s KILL " + std::to_string(timeout_s) + " " +
+                    testutil::ShellQuote(testutil::MemstandBinary());
+  for (const std::string& a : args) cmd += " " + testutil::ShellQuote(a);
+  return testutil::RunShell(cmd + " 2>&1 >/dev/full");
+}
+
+constexpr const char* kFullMessage = "cannot write the standard output: No space left on device";
+
+// Rows 4 and 5: a report that cannot reach stdout is a message and exit 1 (was: exit 0
+// with the report lost, or fmt's std::system_error and SIGABRT, rc 134).
+TEST(HardeningOutputsE2E, StdoutOnAFullDeviceIsAMessageAndExitOne) {
+  auto redis = StartRedis();
+  ASSERT_NE(redis, nullptr);
+  const std::string dir = TempDir();
+  const std::string target = Url(*redis);
+  for (const char* name : {"a", "b"}) {
+    Outcome run = RunMemstand({"run", "--target", target, "-n", "2000", "-c", "2", "--json",
+                               dir + "/" + name + ".json", "-q"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+  }
+  const std::string a = dir + "/a.json", b = dir + "/b.json";
+  const std::vector<std::vector<std::string>> cases = {
+      {"run", "--target", target, "-n", "500", "-q"},
+      {"memtier", "-s", "127.0.0.1", "-p", std::to_string(redis->port()), "-n", "50", "-c", "1", "-t", "1"},
+      {"sweep", "--target", target, "-n", "300", "--sweep-clients", "1,2", "-q"},
+      {"relay", "--link", "127.0.0.1:0=" + std::string("127.0.0.1:") + std::to_string(redis->port()),
+       "--duration", "200ms"},
+      {"compare", a, b},
+      {"compare", a, b, "--json", dir + "/cmp.json"},
+      {"merge", a},
+      {"report", a, "--choice-map"},
+      {"dataset", "stats", "--count", "100"},
+      {"dataset", "export", "--count", "100"},
+      {"ps", "--run-dir", dir + "/runs"},
+      {"scenario", "list"},
+      {"scenario", "run", "working-set", "--records", "2000", "--portion", "500", "--config",
+       "redis maxmemory=3mb name=small", "--only", "small", "-q"},
+      {"--help"},
+  };
+  for (const auto& args : cases) {
+    std::string shown;
+    for (const std::string& x : args) shown += " " + x;
+    const testutil::CommandResult r = RunToFullDevice(args);
+    EXPECT_EQ(r.exit_code, 1) << shown << "\n" << r.output;
+    EXPECT_NE(r.output.find(kFullMessage), std::string::npos) << shown << "\n" << r.output;
+    EXPECT_EQ(r.output.find("terminate called"), std::string::npos) << shown << "\n" << r.output;
+  }
+  // The files beside stdout are still written whole: the report's loss is not theirs.
+  ASSERT_TRUE(fs::exists(dir + "/cmp.json"));
+  EXPECT_EQ(ReadJson(dir + "/cmp.json")["schema"], "memstand.compare");
+}
+
+// Row 12: `dataset export --out` is whole or not at all: a write refused midway (here
+// the file-size limit, as a full disk would) leaves the previous file as it was.
+TEST(HardeningOutputsE2E, DatasetExportOutIsWholeOrNotAtAll) {
+  const std::string dir = TempDir();
+  const std::string out = dir + "/products.jsonl";
+  std::ofstream(out) << "previous\n";
+  // 64 KiB allowed, the export is megabytes: EFBIG (SIGXFSZ ignored) partway through.
+  const testutil::CommandResult r = RunToFullDevice(
+      {"dataset", "export", "--out", out}, 120, "trap '' XFSZ; ulimit -f 128; ");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--out: cannot write '" + out + "': File too large"), std::string::npos) << r.output;
+  EXPECT_EQ(ReadFile(out), "previous\n");
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(dir)) entries += e.exists() ? 1 : 0;
+  EXPECT_EQ(entries, 1) << "a temporary file left behind";
+  // And whole when it can be: the same bytes as stdout's.
+  Outcome ok = RunMemstand({"dataset", "export", "--count", "500", "--out", out});
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_EQ(CountLines(out), 500);
+}
+
+// Row 26: a password given as a server setting (--config, up --set) is *** in every
+// output: stdout, stderr, the JSON, and each file of the evidence folder.
+TEST(HardeningOutputsE2E, SettingSecretsInNoOutput) {
+  const std::string dir = TempDir();
+  const std::string secret = kSecret;
+  Outcome ws = RunMemstand({"scenario", "run", "working-set", "--records", "2000", "--portion", "500",
+                            "--config", "redis maxmemory=3mb requirepass=" + secret + " name=pw", "--only", "pw",
+                            "--json", dir + "/ws.json", "--evidence", dir + "/ev", "-q"},
+                           120);
+  EXPECT_NE(ws.exit_code, 2) << ws.output;
+  EXPECT_NE(ws.output.find("requirepass=***"), std::string::npos) << ws.output;
+  EXPECT_EQ(ws.output.find(secret), std::string::npos) << ws.output;
+  ASSERT_TRUE(fs::exists(dir + "/ws.json")) << ws.output;
+  EXPECT_EQ(ReadFile(dir + "/ws.json").find(secret), std::string::npos);
+  ASSERT_TRUE(fs::is_directory(dir + "/ev")) << ws.output;
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir + "/ev")) {
+    if (!e.is_regular_file()) continue;
+    ++files;
+    EXPECT_EQ(ReadFile(e.path().string()).find(secret), std::string::npos) << e.path();
+  }
+  EXPECT_GE(files, 3);  // scenario.json, configurations.csv, README.txt at least
+  const std::string runs = dir + "/runs";
+  Outcome up = RunMemstand({"up", "redis", "--name", "pw", "--set", "requirepass=" + secret, "--run-dir", runs}, 60);
+  RunMemstand({"down", "--run-dir", runs}, 30);
+  EXPECT_NE(up.exit_code, 0) << up.output;
+  EXPECT_EQ(up.output.find(secret), std::string::npos) << up.output;
+}
+
+}  // namespace
+}  // namespace memstand::e2e
