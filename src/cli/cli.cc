@@ -10,6 +10,7 @@
 #include "cli/subcommands.h"
 #include "cli/version.h"
 #include "util/redact.h"
+#include "util/terminal_text.h"
 
 namespace memstand::cli {
 
@@ -81,7 +82,8 @@ void HideEmptyListDefaults(CLI::App* app) {
 const std::string& CommandLine() { return g_command_line; }
 
 int FailWith(const char* command, const std::string& message, int code) {
-  fmt::print(stderr, "memstand {}: {}\n", command, message);
+  // A message may quote an input file's text (a key, a verdict): no control characters.
+  fmt::print(stderr, "memstand {}: {}\n", command, TerminalSafe(message));
   return code;
 }
 
