@@ -13,6 +13,7 @@
 #include "cli/version.h"
 #include "util/redact.h"
 #include "util/stdout_guard.h"
+#include "util/terminal_text.h"
 
 namespace memstand::cli {
 
@@ -114,7 +115,8 @@ Status RefuseEmptyPaths(const CLI::App& app,
 }
 
 int FailWith(const char* command, const std::string& message, int code) {
-  fmt::print(stderr, "memstand {}: {}\n", command, RedactSecrets(message));
+  // A message may quote an input file's text (a key, a verdict): no control characters.
+  fmt::print(stderr, "memstand {}: {}\n", command, TerminalSafe(RedactSecrets(message)));
   return code;
 }
 

@@ -7,6 +7,7 @@
 #include "report/compare.h"
 #include "report/json_document.h"
 #include "util/output_file.h"
+#include "util/terminal_text.h"
 
 namespace memstand::cli {
 namespace {
@@ -22,6 +23,8 @@ int CompareBody(const CLI::App& app, const CompareFlags& f) {
   }
   Status given = RefuseEmptyPaths(app, {{"--json", &f.json}});
   if (!given.ok()) return FailWith("compare", given.message(), kExitUsage);
+  Status spared = CheckOutputsSpareInputs({{"--json", f.json}}, f.files);
+  if (!spared.ok()) return FailWith("compare", spared.message(), kExitUsage);
   std::vector<CompareSide> sides;
   for (const std::string& file : f.files) {
     auto doc = ReadJsonDocument<nlohmann::json>(file);
@@ -37,7 +40,7 @@ int CompareBody(const CLI::App& app, const CompareFlags& f) {
     out = std::move(*o);
   }
   const Comparison c = Compare(std::move(sides[0]), std::move(sides[1]));
-  fmt::print("{}", CompareText(c));
+  fmt::print("{}", TerminalSafe(CompareText(c)));  // host names, versions, options from the files
   if (out != nullptr) {
     Status s = out->Write(CompareJson(c).dump(2) + "\n");
     if (s.ok()) s = out->Commit();

@@ -1,15 +1,26 @@
 // `memstand merge A.json B.json ... [-o merged.json] [--hdr-log merged.hlog]`: the
 // shards of one fleet made into one exact result (report/merge.h, docs/scale-out.md).
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/cli.h"
 #include "cli/subcommands.h"
 #include "report/json_document.h"
 #include "report/merge.h"
 #include "util/output_file.h"
+#include "util/terminal_text.h"
 
 namespace memstand::cli {
 namespace {
+
+// The inputs' total size: a parsed document takes ~4.4 times its size, and merge holds
+// every input at once, so 1 GiB of inputs needs ~4.5 GiB of memory.
+constexpr uint64_t kMaxMergeBytes = uint64_t{1} << 30;
 
 struct MergeFlags {
   std::vector<std::string> files;
@@ -24,18 +35,67 @@ Status WriteWhole(const char* flag, const std::string& path, const std::string& 
   return s.ok() ? (*out)->Commit() : s;
 }
 
+// The outputs apart from each other and from every input (an input overwritten by the
+// merge is lost), and the inputs within what memory holds: each is held parsed at once.
+Status CheckFiles(const MergeFlags& f) {
+  Status s = CheckDistinctOutputs({{"-o", f.json}, {"--hdr-log", f.hdr_log}});
+  if (s.ok()) s = CheckOutputsSpareInputs({{"-o", f.json}, {"--hdr-log", f.hdr_log}}, f.files);
+  uint64_t total = 0;
+  for (const std::string& file : f.files) {
+    struct stat st {};
+    if (s.ok() && stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) total += static_cast<uint64_t>(st.st_size);
+  }
+  if (s.ok() && total > kMaxMergeBytes) {
+    s = Status::InvalidArgument(fmt::format(
+        "the inputs hold {} MiB together, above {} MiB: merge holds every input parsed at once "
+        "(~4.4 times its size in memory)",
+        total >> 20, kMaxMergeBytes >> 20));
+  }
+  return s;
+}
+
+// The report as text, its input strings (host names, verdicts, labels) made safe to print.
+std::string ReportText(const MergedRun& m) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* mem = open_memstream(&buf, &len);
+  if (mem == nullptr) return "";
+  PrintMergeReport(mem, m);
+  std::fclose(mem);
+  std::string text(buf, len);
+  std::free(buf);
+  return TerminalSafe(text);
+}
+
+// MergeRuns, whose CheckMergeable checks every field it reads; should one escape it, an
+// exception is still an error naming the inputs, never an abort.
+Result<std::unique_ptr<MergedRun>> Merge(const std::vector<MergeInput>& inputs) {
+  try {
+    return MergeRuns(inputs);
+  } catch (const nlohmann::json::exception& e) {
+    std::vector<std::string> paths;
+    for (const MergeInput& in : inputs) paths.push_back(in.path);
+    return Status::InvalidArgument(fmt::format("{}: a field of an unexpected type or value: {}",
+                                               fmt::join(paths, ", "), e.what()));
+  }
+}
+
 int MergeBody(const CLI::App& app, const MergeFlags& f) {
   Status given = RefuseEmptyPaths(app, {{"-o", &f.json}, {"--hdr-log", &f.hdr_log}});
   if (!given.ok()) return FailWith("merge", given.message(), kExitUsage);
+  Status checked = CheckFiles(f);
+  if (!checked.ok()) return FailWith("merge", checked.message(), kExitUsage);
   std::vector<MergeInput> inputs;
   for (const std::string& file : f.files) {
     auto doc = ReadJsonDocument<nlohmann::ordered_json>(file);
     if (!doc.ok()) return FailWith("merge", doc.status().message(), kExitUsage);
     inputs.push_back({file, std::move(*doc)});
   }
-  auto merged = MergeRuns(inputs);
+  auto merged = Merge(inputs);
   if (!merged.ok()) return FailWith("merge", merged.status().message(), kExitUsage);
-  PrintMergeReport(stdout, **merged);
+  const std::string text = ReportText(**merged);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
   Status s = WriteWhole("-o", f.json, MergedJson(**merged).dump(2) + "\n");
   if (s.ok() && !f.hdr_log.empty()) {
     auto log = MergedHdrLog(**merged);

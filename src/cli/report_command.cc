@@ -1,5 +1,6 @@
 // `memstand report IN... -o FILE`: one self-contained HTML page of run, --runs, sweep and
 // scenario results (report/html_report.h; docs/report.md). Reads files, runs nothing.
+#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
@@ -8,6 +9,8 @@
 #include "cli/subcommands.h"
 #include "report/choice_map.h"
 #include "report/html_report.h"
+#include "util/output_file.h"
+#include "util/terminal_text.h"
 
 namespace memstand::cli {
 namespace {
@@ -18,9 +21,28 @@ struct ReportFlags {
   bool choice_map = false;
 };
 
+// Every file the page is made from: the inputs, and an evidence folder's JSON and CSVs.
+std::vector<std::string> InputFiles(const std::vector<std::string>& inputs) {
+  std::vector<std::string> files;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(in, ec)) {
+      files.push_back(in);
+      continue;
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(in, ec)) files.push_back(entry.path().string());
+  }
+  return files;
+}
+
 int ReportBody(const ReportFlags& f) {
   if (f.out.empty() && !f.choice_map) {
     fmt::print(stderr, "memstand report: -o FILE is required (the page to write), unless --choice-map prints the map\n");
+    return kExitUsage;
+  }
+  Status spared = CheckOutputsSpareInputs({{"-o", f.out}}, InputFiles(f.inputs));
+  if (!spared.ok()) {
+    fmt::print(stderr, "memstand report: {}\n", TerminalSafe(spared.message()));
     return kExitUsage;
   }
   std::vector<ReportSection> extra;
@@ -29,19 +51,19 @@ int ReportBody(const ReportFlags& f) {
     for (const std::string& path : f.inputs) {
       Result<ReportInput> in = LoadReportInput(path);
       if (!in.ok()) {
-        fmt::print(stderr, "memstand report: {}\n", in.status().message());
+        fmt::print(stderr, "memstand report: {}\n", TerminalSafe(in.status().message()));
         return kExitUsage;
       }
       if (in->kind == ReportInputKind::kScenario) results.push_back({in->json_path, std::move(in->doc)});
     }
     const std::vector<ChoiceRow> rows = ChoiceMap(results);
-    fmt::print("{}", ChoiceMapText(rows));
+    fmt::print("{}", TerminalSafe(ChoiceMapText(rows)));  // the scenarios' strings
     if (f.out.empty()) return kExitOk;
     extra.push_back(ChoiceMapSection(rows));
   }
   Status s = WriteHtmlReport(f.inputs, f.out, CommandLine(), extra);
   if (!s.ok()) {
-    fmt::print(stderr, "memstand report: {}\n", s.message());
+    fmt::print(stderr, "memstand report: {}\n", TerminalSafe(s.message()));
     return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;
   }
   fmt::print("memstand report: wrote {} ({} input{})\n", f.out, f.inputs.size(),

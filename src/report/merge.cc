@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
@@ -11,6 +12,8 @@
 #include "report/merge_series.h"
 
 namespace memstand {
+
+static_assert(merge_internal::kMergeableVersion == kRunJsonVersion, "merge reads the version run writes");
 
 namespace {
 
@@ -48,12 +51,6 @@ Status AddCommand(const Json& c, CommandStats* s) {
   if (st.ok() && c.contains("service_time")) st = AddHistogram(c["service_time"], &s->service_ns);
   if (st.ok() && c.contains("send_lag")) st = AddHistogram(c["send_lag"], &s->send_lag_ns);
   return st;
-}
-
-// The measured start of a run on the wall clock, and its series' second 0.
-double MeasuredStart(const Json& d) {
-  if (d.contains("start_at")) return Num(d["start_at"], "measured_start_unix_s");
-  return Num(d, "series_start_unix_s");
 }
 
 // The fleet's options: the first input's, with the fleet's key range, seed, rate and
@@ -99,7 +96,7 @@ void FleetOptions(const std::vector<MergeInput>& inputs, LoadOptions* o) {
   if (auto t = ParseTargetUrl(d["server"].value("url", "")); t.ok()) o->target = *t;
   o->percentiles.clear();
   for (const auto& [key, v] : d["totals"]["latency"]["percentiles_us"].items()) {
-    o->percentiles.push_back(std::stod(key));
+    o->percentiles.push_back(std::strtod(key.c_str(), nullptr));  // numbers (CheckMergeable)
   }
   const Json& cmds = d["commands"];
   for (size_t i = 0; i < j["commands"].size(); ++i) {
@@ -144,7 +141,7 @@ Status MergeResult(const std::vector<MergeInput>& inputs, const LoadOptions& o, 
       Status s = AddCommand(d["commands"][i], &r->totals.commands[i]);
       if (!s.ok()) return s.WithContext(in.path);
     }
-    const double s0 = MeasuredStart(d);
+    const double s0 = merge_internal::MeasuredStart(d);
     start = std::min(start, s0);
     end = std::max(end, s0 + Num(d, "measured_s"));
     if (d.contains("schedule")) {
@@ -188,6 +185,12 @@ Status MergeResult(const std::vector<MergeInput>& inputs, const LoadOptions& o, 
 }  // namespace
 
 namespace merge_internal {
+
+double MeasuredStart(const Json& d) {
+  if (d.contains("start_at")) return Num(d["start_at"], "measured_start_unix_s");
+  return Num(d, "series_start_unix_s");
+}
+
 void FleetCheckOf(const std::vector<MergeInput>& inputs, FleetCheck* fc);
 void Judge(MergedRun* m, const std::vector<MergeInput>& inputs);
 }  // namespace merge_internal

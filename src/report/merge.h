@@ -14,16 +14,11 @@
 
 #include "load/engine.h"
 #include "load/load_options.h"
+#include "report/merge_check.h"
 #include "report/run_report.h"
 #include "util/status.h"
 
 namespace memstand {
-
-/// One input file, parsed.
-struct MergeInput {
-  std::string path;
-  nlohmann::ordered_json doc;
-};
 
 /// One shard's own figures, for the per-shard lines (a slow or saturated shard shows).
 struct ShardFigures {

@@ -1,11 +1,12 @@
 #include "report/merge_check.h"
 
+#include <iterator>
 #include <set>
 #include <string>
 
 #include <fmt/format.h>
 
-#include "report/run_report.h"
+#include "report/json_check.h"
 
 namespace memstand::merge_internal {
 
@@ -29,22 +30,169 @@ std::string FirstDifference(const Json& a, const Json& b) {
   return "";
 }
 
+// Every field merge reads, with its type (docs/json-format.md): checked before it reads
+// any, so that a hand-edited or damaged file is an error naming the field, not a crash.
+constexpr double kMaxCount = 1e6;       // threads, clients per thread, pipeline
+constexpr double kMaxUnixS = 1e11;      // a wall-clock time (year ~5100)
+constexpr double kMaxSecond = 1e8;      // a series' second (3 years)
+const JsonRule kRunRules[] = {
+    {"options", JsonType::kObject, true},
+    {"options.threads", JsonType::kUint, false, kMaxCount},
+    {"options.clients_per_thread", JsonType::kUint, false, kMaxCount},
+    {"options.pipeline", JsonType::kUint, false, kMaxCount},
+    {"options.resp", JsonType::kUint, false, 3},
+    {"options.rate_per_s", JsonType::kNumber},
+    {"options.requests", JsonType::kUint},
+    {"options.duration_s", JsonType::kNumber},
+    {"options.warmup_s", JsonType::kNumber},
+    {"options.key_prefix", JsonType::kString},
+    {"options.key_min", JsonType::kUint},
+    {"options.key_max", JsonType::kUint},
+    {"options.seed", JsonType::kUint},
+    {"options.value_min_size", JsonType::kUint},
+    {"options.value_max_size", JsonType::kUint},
+    {"options.value_content", JsonType::kString},
+    {"options.compress_ratio", JsonType::kNumber},
+    {"options.cluster", JsonType::kBool},
+    {"options.commands", JsonType::kArray, true},
+    {"options.commands[]", JsonType::kObject},
+    {"options.commands[].label", JsonType::kString},
+    {"options.commands[].name", JsonType::kString},
+    {"options.commands[].weight", JsonType::kUint},
+    {"options.commands[].key_pattern", JsonType::kString},
+    {"commands", JsonType::kArray, true},
+    {"commands[]", JsonType::kObject},
+    {"commands[].ops", JsonType::kUint},
+    {"commands[].errors", JsonType::kUint},
+    {"commands[].hits", JsonType::kUint},
+    {"commands[].misses", JsonType::kUint},
+    {"commands[].bytes_out", JsonType::kUint},
+    {"commands[].bytes_in", JsonType::kUint},
+    {"commands[].zero_latency", JsonType::kUint},
+    {"commands[].errors_by_kind", JsonType::kObject},
+    {"commands[].errors_by_kind{}", JsonType::kObject},
+    {"commands[].errors_by_kind{}.example", JsonType::kString},
+    {"commands[].errors_by_kind{}.count", JsonType::kUint},
+    {"commands[].latency", JsonType::kObject, true},
+    {"commands[].latency.histogram", JsonType::kObject, true},
+    {"commands[].service_time", JsonType::kObject},
+    {"commands[].service_time.histogram", JsonType::kObject, true},
+    {"commands[].send_lag", JsonType::kObject},
+    {"commands[].send_lag.histogram", JsonType::kObject, true},
+    {"totals", JsonType::kObject, true},
+    {"totals.ops", JsonType::kUint},
+    {"totals.ops_per_sec", JsonType::kNumber},
+    {"totals.latency", JsonType::kObject, true},
+    {"totals.latency.histogram", JsonType::kObject, true},
+    {"totals.latency.percentiles_us", JsonType::kNumeric, true},
+    {"server", JsonType::kObject, true},
+    {"server.version", JsonType::kString},
+    {"server.protocol", JsonType::kString},
+    {"server.url", JsonType::kString},
+    {"client", JsonType::kObject, true},
+    {"client.cpu_user_s", JsonType::kNumber},
+    {"client.cpu_sys_s", JsonType::kNumber},
+    {"client.process_cpu_s", JsonType::kNumber},
+    {"client.read_calls", JsonType::kUint},
+    {"client.write_calls", JsonType::kUint},
+    {"client.wait_calls", JsonType::kUint},
+    {"client.socket_bytes_read", JsonType::kUint},
+    {"client.socket_bytes_written", JsonType::kUint},
+    {"client.threads", JsonType::kArray},
+    {"client.threads[]", JsonType::kObject},
+    {"client.threads[].cpu_user_s", JsonType::kNumber},
+    {"client.threads[].cpu_sys_s", JsonType::kNumber},
+    {"client.threads[].core_share", JsonType::kNumber},
+    {"series", JsonType::kObject, true},
+    {"series{}", JsonType::kArray},
+    {"series{}[]", JsonType::kObject},
+    {"series{}[].second", JsonType::kInt, false, kMaxSecond},
+    {"series{}[].ops", JsonType::kUint},
+    {"series{}[].errors", JsonType::kUint},
+    {"series{}[].max_us", JsonType::kNumber},
+    {"series{}[].histogram", JsonType::kObject},
+    {"series_start_unix_s", JsonType::kNumber, false, kMaxUnixS},
+    {"measured_s", JsonType::kNumber, false, kMaxUnixS},
+    {"start_at", JsonType::kObject},
+    {"start_at.measured_start_unix_s", JsonType::kNumber, false, kMaxUnixS},
+    {"start_at.late_s", JsonType::kNumber},
+    {"start_at.missed_the_second", JsonType::kBool},
+    {"schedule", JsonType::kObject},
+    {"schedule.measured_sent", JsonType::kUint},
+    {"schedule.unsent_intended", JsonType::kUint},
+    {"schedule.send_span_s", JsonType::kNumber},
+    {"unanswered", JsonType::kUint},
+    {"connection_errors", JsonType::kUint},
+    {"protocol_errors", JsonType::kUint},
+    {"interrupted", JsonType::kBool},
+    {"started_at", JsonType::kString},
+    {"verdict", JsonType::kString},
+    {"latency_from", JsonType::kString},
+    {"shard", JsonType::kObject},
+    {"shard.index", JsonType::kInt},
+    {"shard.count", JsonType::kUint},
+    {"shard.whole_key_min", JsonType::kUint},
+    {"shard.whole_key_max", JsonType::kUint},
+    {"shard.whole_seed", JsonType::kUint},
+    {"platform", JsonType::kObject},
+    {"platform.hostname", JsonType::kString},
+    {"platform.kernel", JsonType::kString},
+    {"platform.arch", JsonType::kString},
+    {"platform.cpu_model", JsonType::kString},
+    {"platform.cpus", JsonType::kInt, false, kMaxCount},
+    {"platform.hypervisor", JsonType::kBool},
+    {"platform.memory_bytes", JsonType::kInt},
+    {"platform.clock_resolution_ns", JsonType::kInt},
+    {"fleet_check", JsonType::kObject},
+    {"fleet_check.recorded", JsonType::kBool},
+    {"fleet_check.reason", JsonType::kString},
+    {"fleet_check.exclusive", JsonType::kBool},
+    {"fleet_check.before", JsonType::kObject},
+    {"fleet_check.before{}", JsonType::kInt},
+    {"fleet_check.after", JsonType::kObject},
+    {"fleet_check.after{}", JsonType::kInt},
+    {"cross_check", JsonType::kObject},
+    {"cross_check.commands", JsonType::kArray},
+    {"cross_check.commands[]", JsonType::kObject},
+    {"cross_check.commands[].command", JsonType::kString},
+    {"cross_check.commands[].memstand", JsonType::kInt},
+};
+
 Status CheckDocument(const MergeInput& in) {
   const Json& d = in.doc;
-  if (!d.is_object() || d.value("schema", "") != "memstand.run") {
+  if (!d.is_object()) return Refuse(in, "not a memstand.run document (not a JSON object)");
+  if (!d.contains("schema") || d["schema"] != "memstand.run") {
     return Refuse(in, "not a memstand.run document (schema)");
   }
   if (!d.contains("version") || !d["version"].is_number_integer() ||
-      d["version"].get<int>() != kRunJsonVersion) {
+      d["version"].get<int64_t>() != kMergeableVersion) {
     return Refuse(in, fmt::format("version {}: this memstand merges version {}",
                                   d.contains("version") ? d["version"].dump() : "missing",
-                                  kRunJsonVersion));
+                                  kMergeableVersion));
   }
-  for (const char* key : {"options", "commands", "totals", "server", "client", "series"}) {
-    if (!d.contains(key)) return Refuse(in, std::string("no \"") + key + "\"");
-  }
-  if (!d["totals"].contains("latency") || !d["totals"]["latency"].contains("histogram")) {
+  const Json& totals = d.contains("totals") ? d["totals"] : d;
+  if (totals.is_object() && totals.contains("latency") && totals["latency"].is_object() &&
+      !totals["latency"].contains("histogram")) {
     return Refuse(in, "no histograms (written by a memstand before the run JSON carried them)");
+  }
+  Status s = CheckJsonFields(d, kRunRules, std::size(kRunRules));
+  if (!s.ok()) return Refuse(in, s.message());
+  if (d["commands"].size() != d["options"]["commands"].size()) {
+    return Refuse(in, fmt::format("field commands: {} entries, but options.commands has {}",
+                                  d["commands"].size(), d["options"]["commands"].size()));
+  }
+  return Status::OK();
+}
+
+// The same run given twice (the same file, or a copy): its counts would count twice.
+Status CheckNotTwice(const std::vector<MergeInput>& inputs) {
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (inputs[i].doc == inputs[j].doc) {
+        return Refuse(inputs[i], "the same run as " + inputs[j].path +
+                                     " (the same document): given twice, its counts would be added twice");
+      }
+    }
   }
   return Status::OK();
 }
@@ -118,7 +266,8 @@ Status CheckMergeable(const std::vector<MergeInput>& inputs) {
     Status s = CheckSameRun(inputs.front(), inputs[i]);
     if (!s.ok()) return s;
   }
-  return CheckShards(inputs);
+  Status s = CheckNotTwice(inputs);
+  return s.ok() ? CheckShards(inputs) : s;
 }
 
 }  // namespace memstand::merge_internal

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "report/merge.h"
+#include "report/merge_check.h"
 
 namespace memstand {
 
@@ -47,6 +48,58 @@ std::set<std::string> CheckedCounters(const std::vector<MergeInput>& inputs) {
     }
   }
   return names;
+}
+
+// The target each input named, when they differ. Refusing would be wrong: the run JSON
+// records no identity of the server, and a shard on another host may rightly reach the
+// same server by another address, or a cluster through another node; so a warning, and
+// block [1] says which targets were named rather than "shared".
+void WarnTargets(const std::vector<MergeInput>& inputs, RunReport* rep) {
+  std::vector<std::string> named;
+  std::set<std::string> distinct;
+  for (const MergeInput& in : inputs) {
+    const std::string url = in.doc["server"].value("url", "");
+    distinct.insert(url);
+    named.push_back(fmt::format("{} ({})", url, in.path));
+  }
+  if (distinct.size() < 2) return;
+  rep->server_note = fmt::format("the {} merged runs named {} different targets: {}", inputs.size(),
+                                 distinct.size(), fmt::join(named, ", "));
+  rep->warnings.push_back(fmt::format(
+      "the runs named {} different targets ({}): merge cannot tell one server reached by "
+      "other addresses from different servers; if they were different, the fleet's figures "
+      "and its cross-check are not one server's",
+      distinct.size(), fmt::join(distinct, ", ")));
+}
+
+// Runs whose measured windows do not overlap (or hardly): the fleet's ops/s divides the
+// sum of the counts by a window in which not every run was sending.
+constexpr double kMinOverlapShare = 0.9;
+
+void WarnWindows(const std::vector<MergeInput>& inputs, RunReport* rep) {
+  if (inputs.size() < 2) return;
+  double first_start = 1e300, last_start = -1e300, first_end = 1e300, last_end = -1e300;
+  for (const MergeInput& in : inputs) {
+    const double start = merge_internal::MeasuredStart(in.doc);
+    const double end = start + in.doc.value("measured_s", 0.0);
+    first_start = std::min(first_start, start);
+    last_start = std::max(last_start, start);
+    first_end = std::min(first_end, end);
+    last_end = std::max(last_end, end);
+  }
+  const double common = first_end - last_start, whole = last_end - first_start;
+  if (common <= 0) {
+    rep->warnings.push_back(fmt::format(
+        "the runs' measured windows do not overlap (the last started {:.1f} s after the first "
+        "ended): they did not load the server together, and the fleet's ops/s is over {:.1f} s "
+        "in which not every run was sending (use one --start-at)",
+        -common, whole));
+  } else if (whole > 0 && common < kMinOverlapShare * whole) {
+    rep->warnings.push_back(fmt::format(
+        "the runs' measured windows overlap for {:.1f} s of the merged {:.1f} s: the fleet's "
+        "ops/s is over a window in which not every run was sending (use one --start-at)",
+        common, whole));
+  }
 }
 
 }  // namespace
@@ -124,6 +177,8 @@ void Judge(MergedRun* m, const std::vector<MergeInput>& inputs) {
                                          in.path, in.doc["start_at"].value("late_s", 0.0)));
     }
   }
+  WarnTargets(inputs, &rep);
+  WarnWindows(inputs, &rep);
   if (m->fleet.available && m->fleet.mismatch && !m->fleet.enforced) {
     rep.warnings.push_back("the fleet's command counts differ from the server's (another client?)");
   }

@@ -1,6 +1,7 @@
 #include "report/merge_series.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -70,9 +71,15 @@ void AddCounts(const Json& p, Second* s) {
 Status Collect(const std::vector<MergeInput>& inputs, const std::string& label, int64_t first,
                const HdrHistogram* settings, Seconds* out) {
   for (const MergeInput& in : inputs) {
-    const int offset = static_cast<int>(SeriesStart(in.doc) - first);
+    const int64_t offset = SeriesStart(in.doc) - first;
     for (const Json& p : in.doc["series"].value(label, Json::array())) {
-      const int second = offset + p.value("second", 0);
+      const int64_t at = offset + p.value("second", int64_t{0});
+      if (at < INT_MIN || at > INT_MAX) {
+        return Status::InvalidArgument(fmt::format("{}: series \"{}\" second {}: {} s from the first input's "
+                                                   "series start: not one fleet's run",
+                                                   in.path, label, p.value("second", int64_t{0}), at));
+      }
+      const int second = static_cast<int>(at);
       Second& s = (*out)[second];
       s.point.second = second;
       AddCounts(p, &s);

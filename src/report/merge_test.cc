@@ -1,5 +1,7 @@
 #include "report/merge.h"
 
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include "load/shard_plan.h"
@@ -272,6 +274,104 @@ TEST(MergeTest, AMissingOrFailedShardFailsTheMerge) {
   ASSERT_TRUE(n.ok());
   EXPECT_EQ((*n)->report.exit_code, 1);
   EXPECT_NE((*n)->report.verdict.find("1 of 3 runs"), std::string::npos);
+}
+
+// Every value's JSON pointer in `j`, containers included.
+void MutationPaths(const Json& j, const Json::json_pointer& at, std::vector<Json::json_pointer>* out) {
+  out->push_back(at);
+  if (j.is_object()) {
+    for (const auto& [key, v] : j.items()) MutationPaths(v, at / key, out);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) MutationPaths(j[i], at / i, out);
+  }
+}
+
+// The automated check (#25 row 1: 136 of 623 single-field type mutations of a
+// shard JSON aborted merge): every field of a shard replaced by a value of each other
+// type, or an out-of-range one, merges or is refused naming the file; never an exception.
+TEST(MergeTest, EverySingleFieldMutationMergesOrIsRefusedNamingTheFile) {
+  Fleet f = MakeFleet();
+  std::vector<Json::json_pointer> paths;
+  MutationPaths(f.inputs[1].doc, Json::json_pointer(), &paths);
+  ASSERT_GT(paths.size(), 100u);
+  const Json replacements[] = {Json::object(), Json::array(), nullptr, 5, -1, 1.5, "x", true, 1e300,
+                               Json{{"p99", 1}}};
+  int refused = 0, merged = 0;
+  for (const Json::json_pointer& path : paths) {
+    for (const Json& r : replacements) {
+      std::vector<MergeInput> inputs = f.inputs;
+      inputs[1].doc[path] = r;
+      SCOPED_TRACE(path.to_string() + " = " + r.dump());
+      try {
+        auto m = MergeRuns(inputs);
+        if (!m.ok()) {
+          ++refused;
+          EXPECT_EQ(m.status().code(), Status::Code::kInvalidArgument);
+          EXPECT_NE(m.status().message().find(".json"), std::string::npos) << m.status().message();
+          continue;
+        }
+        ++merged;
+        std::FILE* null = std::fopen("/dev/null", "w");
+        PrintMergeReport(null, **m);
+        std::fclose(null);
+        (void)MergedJson(**m).dump();
+        (void)MergedHdrLog(**m);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "threw: " << e.what();
+      }
+    }
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(merged, 0);
+}
+
+TEST(MergeTest, TheSameUnshardedRunTwiceIsRefused) {
+  Fleet f = MakeFleet();
+  std::vector<MergeInput> twice = {f.inputs[0], f.inputs[0]};
+  for (MergeInput& in : twice) in.doc.erase("shard");
+  twice[1].path = "copy.json";
+  ExpectRefused(twice, "copy.json: the same run as s0.json (the same document): given twice");
+}
+
+TEST(MergeTest, PercentileKeysThatAreNotNumbersAreRefusedNamingTheField) {
+  Fleet f = MakeFleet();
+  f.inputs[2].doc["totals"]["latency"]["percentiles_us"]["p99"] = 5;
+  ExpectRefused(f.inputs, "s2.json: field totals.latency.percentiles_us: key \"p99\" is not a number");
+}
+
+bool HasWarning(const MergedRun& m, const std::string& text) {
+  for (const std::string& w : m.report.warnings) {
+    if (w.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(MergeTest, ShardsOfDifferentTargetsAreWarnedAboutNotCalledShared) {
+  Fleet f = MakeFleet();
+  f.inputs[1].doc["server"]["url"] = "redis://127.0.0.1:16380";
+  auto m = MergeRuns(f.inputs);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_TRUE(HasWarning(**m, "the runs named 2 different targets")) << (*m)->report.server_note;
+  EXPECT_NE((*m)->report.server_note.find("redis://127.0.0.1:16380 (s1.json)"), std::string::npos)
+      << (*m)->report.server_note;
+  EXPECT_EQ((*m)->report.exit_code, 0);
+}
+
+TEST(MergeTest, WindowsThatDoNotOverlapAreWarnedAbout) {
+  Fleet f = MakeFleet();
+  auto together = MergeRuns(f.inputs);
+  ASSERT_TRUE(together.ok());
+  EXPECT_FALSE(HasWarning(**together, "measured windows"));
+  f.inputs[2].doc["start_at"]["measured_start_unix_s"] = 1000.0001 + 1380;
+  f.inputs[2].doc["series_start_unix_s"] = 1000 + 1380;
+  auto apart = MergeRuns(f.inputs);
+  ASSERT_TRUE(apart.ok()) << apart.status().message();
+  EXPECT_TRUE(HasWarning(**apart, "the runs' measured windows do not overlap (the last started 1378.5 s "
+                                  "after the first ended)"));
+  f.inputs[2].doc["start_at"]["measured_start_unix_s"] = 1000.0001 + 0.5;
+  auto partly = MergeRuns(f.inputs);
+  ASSERT_TRUE(partly.ok());
+  EXPECT_TRUE(HasWarning(**partly, "overlap for 1.0 s of the merged 2.0 s"));
 }
 
 }  // namespace

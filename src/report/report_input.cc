@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "report/json_document.h"
+
 namespace memstand {
 namespace {
 
@@ -13,8 +15,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // The largest input read (a run's JSON with its per-second series is kilobytes; a
-// compute-locality samples.csv of many reps a few megabytes).
-constexpr std::uintmax_t kMaxInputBytes = 256ull << 20;
+// compute-locality samples.csv of many reps a few megabytes): json_document.h's bound.
+constexpr std::uintmax_t kMaxInputBytes = kMaxDocumentBytes;
 
 Result<std::string> ReadWhole(const std::string& path) {
   std::error_code ec;
@@ -104,6 +106,16 @@ Result<ReportInputKind> DetectKind(const json& doc) {
       "not a document memstand wrote: no \"schema\" (run, sweep) or \"scenario\" field");
 }
 
+Result<json> ParseReportJson(const std::string& json_path, std::string_view text) {
+  Status depth = CheckJsonDepth(text);
+  if (!depth.ok()) return depth.WithContext("'" + json_path + "'");
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
+    return Status::InvalidArgument(fmt::format("'{}': not valid JSON: {}", json_path, e.what()));
+  }
+}
+
 Result<ReportInput> LoadReportInput(const std::string& path) {
   ReportInput in;
   in.path = path;
@@ -118,11 +130,9 @@ Result<ReportInput> LoadReportInput(const std::string& path) {
                         path))
                   : text.status();
   }
-  try {
-    in.doc = json::parse(*text);
-  } catch (const json::parse_error& e) {
-    return Status::InvalidArgument(fmt::format("'{}': not valid JSON: {}", in.json_path, e.what()));
-  }
+  Result<json> doc = ParseReportJson(in.json_path, *text);
+  if (!doc.ok()) return doc.status();
+  in.doc = std::move(*doc);
   Result<ReportInputKind> kind = DetectKind(in.doc);
   if (!kind.ok()) return kind.status().WithContext("'" + in.json_path + "'");
   in.kind = *kind;

@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "util/status.h"
 
@@ -30,6 +31,10 @@ struct ReportInput {
 /// array: a --runs series), "memstand.sweep" or "memstand.compare" at version 1, or "format" 1 with a
 /// "scenario" name. InvalidArgument naming what is missing or unknown.
 Result<ReportInputKind> DetectKind(const nlohmann::json& doc);
+
+/// `text`, the file `json_path`'s, parsed: InvalidArgument "'<json_path>': not valid JSON:
+/// ..." or "... nested deeper than 64 levels (at FIELD)" (json_document.h). Never throws.
+Result<nlohmann::json> ParseReportJson(const std::string& json_path, std::string_view text);
 
 /// Reads `path`: a JSON file, or a folder holding scenario.json (and its CSVs).
 /// InvalidArgument naming the file when it is missing, unreadable, not JSON or not a

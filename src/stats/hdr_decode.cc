@@ -13,6 +13,9 @@ namespace memstand {
 namespace {
 
 constexpr size_t kV2HeaderSize = 40;
+// The most requests a decoded histogram may hold: far above any run's, and low enough that
+// adding the histograms of thousands of shards cannot overflow a 64-bit total.
+constexpr int64_t kMaxDecodedCount = int64_t{1} << 53;
 
 Status Bad(const std::string& what) {
   return Status::InvalidArgument("histogram: " + what);
@@ -67,15 +70,20 @@ bool ReadZigZag(std::string_view s, size_t* pos, int64_t* value) {
 Result<std::vector<std::pair<int, int64_t>>> ReadCounts(std::string_view payload, int counts_len) {
   std::vector<std::pair<int, int64_t>> counts;
   size_t pos = 0;
-  int64_t index = 0;
+  int64_t index = 0, total = 0;
   while (pos < payload.size()) {
     int64_t v = 0;
     if (!ReadZigZag(payload, &pos, &v)) return Bad("a count is cut short");
     if (v < 0) {
-      index -= v;  // a run of -v zero counts
+      // A run of -v zero counts; past the range (or INT64_MIN) it is refused before the
+      // index can overflow.
+      if (v < -static_cast<int64_t>(counts_len)) return Bad("counts go past the histogram's range");
+      index -= v;
       continue;
     }
     if (index >= counts_len) return Bad("counts go past the histogram's range");
+    if (v > kMaxDecodedCount - total) return Bad("the counts add up past 2^53");
+    total += v;
     if (v > 0) counts.emplace_back(static_cast<int>(index), v);
     ++index;
   }

@@ -1,8 +1,11 @@
 #include "stats/hdr_decode.h"
 
+#include <zlib.h>
+
 #include <gtest/gtest.h>
 
 #include "stats/hdr_log.h"
+#include "util/base64.h"
 #include "util/rng.h"
 
 namespace memstand {
@@ -74,6 +77,63 @@ TEST(HdrDecodeTest, RefusesDamagedInput) {
   EXPECT_FALSE(DecodeCompressedV2Base64(good, 4000, 900000).ok());
   EXPECT_FALSE(DecodeCompressedV2Base64(good, 5000, 2'000'000).ok());
   EXPECT_TRUE(DecodeCompressedV2Base64(good, 5000, 900000).ok());
+}
+
+// ZigZag LEB128-64b9B, as the V2 encoding writes a count (stats/hdr_log.h).
+std::string V2CountBytes(int64_t n) {
+  uint64_t v = (static_cast<uint64_t>(n) << 1) ^ static_cast<uint64_t>(n >> 63);
+  std::string out;
+  for (int i = 0; i < 8; ++i) {
+    if (v < 0x80) {
+      out.push_back(static_cast<char>(v));
+      return out;
+    }
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+  return out;
+}
+
+void PutBig(uint64_t v, int bytes, std::string* out) {
+  for (int i = bytes - 1; i >= 0; --i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+// A V2 compressed base64 histogram (1..3.6e12 ns, 3 figures) whose counts are `payload`.
+std::string HandMade(const std::string& payload) {
+  std::string v2;
+  PutBig(kHdrV2EncodingCookie, 4, &v2);
+  PutBig(payload.size(), 4, &v2);
+  PutBig(0, 4, &v2);
+  PutBig(3, 4, &v2);
+  PutBig(1, 8, &v2);
+  PutBig(3'600'000'000'000ULL, 8, &v2);
+  PutBig(0x3ff0000000000000ULL, 8, &v2);  // conversion ratio 1.0
+  v2 += payload;
+  uLongf size = compressBound(v2.size());
+  std::string z(size, '\0');
+  EXPECT_EQ(compress(reinterpret_cast<Bytef*>(z.data()), &size, reinterpret_cast<const Bytef*>(v2.data()),
+                     v2.size()), Z_OK);
+  z.resize(size);
+  std::string wrapped;
+  PutBig(kHdrV2CompressedEncodingCookie, 4, &wrapped);
+  PutBig(z.size(), 4, &wrapped);
+  return Base64Encode(wrapped + z);
+}
+
+// A zero run of INT64_MIN overflowed the bucket index; counts summing past 2^63 the
+// histogram's total (UBSan: signed overflow).
+TEST(HdrDecodeTest, RefusesZeroRunsAndCountsThatWouldOverflow) {
+  auto ok = DecodeCompressedV2Base64(HandMade(V2CountBytes(-5) + V2CountBytes(2)), 5, 5);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->total_count(), 2);
+  auto run = DecodeCompressedV2Base64(HandMade(V2CountBytes(INT64_MIN) + V2CountBytes(1)), 5, 5);
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().message(), "histogram: counts go past the histogram's range");
+  const int64_t big = int64_t{1} << 52;
+  auto sum = DecodeCompressedV2Base64(HandMade(V2CountBytes(big) + V2CountBytes(big) + V2CountBytes(1)), 0, 2);
+  ASSERT_FALSE(sum.ok());
+  EXPECT_EQ(sum.status().message(), "histogram: the counts add up past 2^53");
 }
 
 }  // namespace

@@ -342,7 +342,6 @@ TEST(FormatHgrmTest, TicksSetTheRowCount) {
 using testutil::CommandResult;
 using testutil::HaveProgram;
 using testutil::NodeModulesWithHdrJs;
-using testutil::ReadFile;
 using testutil::RunShell;
 using testutil::ShellQuote;
 
@@ -384,7 +383,7 @@ TEST(HdrLogReferenceDecoderTest, HdrHistogramJsReadsBackTwoTags) {
       RunShell("NODE_PATH=" + ShellQuote(node_modules) + " node " +
                ShellQuote(testutil::SourceDir() + "/tests/npm/decode_hlog.js") + " " +
                ShellQuote(log_path) + " 1000000 2>" + ShellQuote(err_path));
-  const std::string node_stderr = ReadFile(err_path);
+  const std::string node_stderr = testutil::ReadFile(err_path);
   std::remove(log_path.c_str());
   std::remove(err_path.c_str());
   rmdir(dir.c_str());

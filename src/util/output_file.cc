@@ -191,4 +191,19 @@ Status CheckDistinctOutputs(const std::vector<std::pair<std::string, std::string
   return Status::OK();
 }
 
+Status CheckOutputsSpareInputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                               const std::vector<std::string>& inputs) {
+  for (const auto& [flag, path] : outputs) {
+    if (path.empty()) continue;
+    const std::string id = Identity(path);
+    if (id.empty()) continue;
+    for (const std::string& input : inputs) {
+      if (Identity(input) != id) continue;
+      return Status::InvalidArgument(flag + " '" + path + "' names the input '" + input +
+                                     "', which writing it would destroy; give the output another path");
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace memstand

@@ -68,4 +68,11 @@ class OutputFile {
 /// it is a device or a FIFO (/dev/null twice is fine). InvalidArgument naming both flags.
 Status CheckDistinctOutputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
+/// Output paths as (flag, path) pairs against the files a command reads: refuses an output
+/// that names an input (after resolving "." "..", symlinks and hard links), which writing
+/// it would destroy. Empty output paths, devices and FIFOs are skipped. InvalidArgument
+/// "<flag> '<path>' names the input '<input>' ...".
+Status CheckOutputsSpareInputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                               const std::vector<std::string>& inputs);
+
 }  // namespace memstand

@@ -142,5 +142,22 @@ TEST_F(OutputFileTest, TwoFlagsNamingOneFileAreRefused) {
   EXPECT_TRUE(CheckDistinctOutputs({{"--json", "/dev/null"}, {"--samples", "/dev/null"}}).ok());
 }
 
+TEST_F(OutputFileTest, AnOutputNamingAnInputIsRefused) {
+  const std::string in = dir_ + "/in.json";
+  std::ofstream(in) << "{}";
+  fs::create_hard_link(in, dir_ + "/hard.json");
+  fs::create_symlink(in, dir_ + "/link.json");
+  fs::create_directory(dir_ + "/sub");
+  for (const std::string& out : {in, dir_ + "/./in.json", dir_ + "/sub/../in.json", dir_ + "/hard.json",
+                                 dir_ + "/link.json"}) {
+    Status s = CheckOutputsSpareInputs({{"--hdr-log", ""}, {"-o", out}}, {dir_ + "/other.json", in});
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << out;
+    EXPECT_NE(s.message().find("-o '" + out + "' names the input '" + in + "'"), std::string::npos)
+        << s.message();
+  }
+  EXPECT_TRUE(CheckOutputsSpareInputs({{"-o", dir_ + "/new.json"}}, {in}).ok());
+  EXPECT_TRUE(CheckOutputsSpareInputs({{"-o", "/dev/null"}}, {"/dev/null"}).ok());
+}
+
 }  // namespace
 }  // namespace memstand

@@ -86,7 +86,7 @@ TEST(ProtocolsE2E, IprotoNoTargetCountsMatchBoxStat) {
   EXPECT_GT((*select)["hits"].get<int64_t>(), 0);
 }
 
-constexpr const char* kTarantoolInit = R"(
+constexpr const char* kTarantoolKvInit = R"(
 box.cfg{memtx_memory = 64 * 1024 * 1024, wal_mode = 'none', log_level = 4}
 local s = box.schema.space.create('kv')
 s:create_index('pk', {type = 'hash', parts = {1, 'string'}})
@@ -96,7 +96,7 @@ box.cfg{listen = '127.0.0.1:{PORT}'}
 )";
 
 TEST(ProtocolsE2E, IprotoAuthAndDuplicateInsertCountedByKind) {
-  auto server = codec_test::StartTarantool(kTarantoolInit);
+  auto server = codec_test::StartTarantool(kTarantoolKvInit);
   ASSERT_TRUE(server.ok()) << server.status().message();
   const std::string host = "127.0.0.1:" + std::to_string((*server)->port());
   nlohmann::json j = RunOk({"--target", "tarantool://bench:secret@" + host, "--command",

@@ -25,7 +25,7 @@
 namespace memstand::e2e {
 namespace {
 
-constexpr int kShards = 3;
+constexpr int kLaunchedShards = 3;
 constexpr int kRequests = 3000;
 constexpr const char* kSshd = "/usr/sbin/sshd";
 
@@ -118,7 +118,7 @@ TEST(SshLaunchE2E, ThreeShardsOverSshOneStartMergeToTheServersCount) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
   const auto calls = [&] {
-    return CommandCalls(*redis, "set") + CommandCalls(*redis, "get");
+    return e2e::CommandCalls(*redis, "set") + e2e::CommandCalls(*redis, "get");
   };
   const int64_t before = calls();
   std::filesystem::create_directories(dir + "/remote");
@@ -140,35 +140,35 @@ TEST(SshLaunchE2E, ThreeShardsOverSshOneStartMergeToTheServersCount) {
   const auto launched = RunShell(command);
   const int64_t after = calls();
   std::string outs;
-  for (int k = 0; k < kShards; ++k) outs += fmt::format("shard-{}.out: {}\n", k, ReadFile(fmt::format("{}/here/shard-{}.out", dir, k)));
+  for (int k = 0; k < kLaunchedShards; ++k) outs += fmt::format("shard-{}.out: {}\n", k, ReadFile(fmt::format("{}/here/shard-{}.out", dir, k)));
   ASSERT_EQ(launched.exit_code, 0) << launched.output << outs << "sshd.log: " << ReadFile(sshd.log());
   EXPECT_NE(launched.output.find("[9] Shards"), std::string::npos) << launched.output;
 
   // Every shard went through this sshd: its start, its JSON's copy back and its removal.
-  EXPECT_EQ(Occurrences(ReadFile(sshd.log()), "Accepted publickey for"), 3u * kShards)
+  EXPECT_EQ(Occurrences(ReadFile(sshd.log()), "Accepted publickey for"), 3u * kLaunchedShards)
       << ReadFile(sshd.log());
   const nlohmann::json m = ReadJson(dir + "/here/merged.json");
   EXPECT_EQ(m["totals"]["ops"].get<int64_t>(), after - before);
   EXPECT_EQ(after - before, kRequests);
   EXPECT_TRUE(m["cross_check"]["available"].get<bool>()) << m["cross_check"].dump();
   std::vector<nlohmann::json> shards;
-  for (int k = 0; k < kShards; ++k) shards.push_back(ReadJson(fmt::format("{}/here/shard-{}.json", dir, k)));
+  for (int k = 0; k < kLaunchedShards; ++k) shards.push_back(ReadJson(fmt::format("{}/here/shard-{}.json", dir, k)));
   // When the window missed a shard: when the window was, when each shard started.
   std::string timing;
-  for (int k = 0; k < kShards; ++k) {
+  for (int k = 0; k < kLaunchedShards; ++k) {
     const nlohmann::json& s = shards[k];
     timing += fmt::format("\nshard {}: start_at {} fleet_check window [{}, {}]", k, s["start_at"].dump(),
                           s["fleet_check"].is_object() ? s["fleet_check"]["before_unix_s"].dump() : "-",
                           s["fleet_check"].is_object() ? s["fleet_check"]["after_unix_s"].dump() : "-");
   }
   EXPECT_FALSE(m["cross_check"]["mismatch"].get<bool>()) << m["cross_check"].dump() << timing;
-  ASSERT_EQ(m["merge"]["shards"].size(), static_cast<size_t>(kShards));
+  ASSERT_EQ(m["merge"]["shards"].size(), static_cast<size_t>(kLaunchedShards));
   double start_at = 0;
-  for (int k = 0; k < kShards; ++k) {
+  for (int k = 0; k < kLaunchedShards; ++k) {
     SCOPED_TRACE("shard " + std::to_string(k));
     const nlohmann::json& s = shards[k];
     EXPECT_EQ(s["shard"]["index"].get<int>(), k);
-    EXPECT_EQ(s["totals"]["ops"].get<int>(), kRequests / kShards);
+    EXPECT_EQ(s["totals"]["ops"].get<int>(), kRequests / kLaunchedShards);
     if (k == 0) start_at = s["start_at"]["requested_unix_s"].get<double>();
     EXPECT_EQ(s["start_at"]["requested_unix_s"].get<double>(), start_at);  // one --start-at
     EXPECT_EQ(m["merge"]["shards"][k]["index"].get<int>(), k);
