@@ -8,7 +8,7 @@
 namespace memstand {
 namespace {
 
-constexpr size_t kReadChunk = 64 * 1024;
+constexpr size_t kPgReadChunk = 64 * 1024;
 
 }  // namespace
 
@@ -64,7 +64,7 @@ Result<pg::Reply> PgClient::Receive(pg::Reader::Phase phase) {
       if (ev == pg::Reader::Event::kReply) return reader.TakeReply();
       if (ev == pg::Reader::Event::kProtocolError) return Broken(Status::Protocol(reader.error()));
     }
-    in_.EnsureWritable(kReadChunk);
+    in_.EnsureWritable(kPgReadChunk);
     auto n = ReadSomeBy(fd_, in_.WritePtr(), in_.Writable(), deadline_ns_);
     if (!n.ok()) return Broken(n.status());
     if (*n == 0) return Broken(Status::IoError("postgresql closed the connection"));

@@ -18,7 +18,7 @@ using Json = nlohmann::ordered_json;
 using Path = std::vector<std::string>;
 
 // memtier_benchmark's own layout (tests/fixtures/README.md says where it comes from).
-Json Fixture() {
+Json MemtierFixture() {
   std::ifstream f(testutil::SourceDir() + "/tests/fixtures/memtier_2_default.json");
   EXPECT_TRUE(f.good()) << "missing fixture";
   return Json::parse(f);
@@ -107,12 +107,12 @@ CommandSpec Command(const std::string& text, uint32_t weight, const std::string&
 }
 
 // A finished SET:GET 1:10 run of 2 s in duration mode, as `memstand run` reports it.
-struct Fake {
+struct FakeMemtierRun {
   LoadOptions options;
   RunResult result;
   RunReport report;
 
-  Fake() {
+  FakeMemtierRun() {
     options.commands = {Command("SET __key__ __data__", 1, "SET"),
                         Command("GET __key__", 10, "GET")};
     options.threads = 4;
@@ -156,8 +156,8 @@ struct Fake {
 };
 
 TEST(MemtierJson, DocumentedSubsetHasMemtiersKeysAndTypes) {
-  Json fixture = Fixture();
-  Fake fake;
+  Json fixture = MemtierFixture();
+  FakeMemtierRun fake;
   Json ours = MemtierJson(fake.report);
   for (const Path& path : DocumentedSubset()) {
     const Json* theirs = Find(fixture, path);
@@ -172,8 +172,8 @@ TEST(MemtierJson, DocumentedSubsetHasMemtiersKeysAndTypes) {
 // place, with the same type (percentile keys follow --percentiles, as memtier's follow
 // --print-percentiles).
 TEST(MemtierJson, EveryKeyWeWriteIsMemtiers) {
-  Json fixture = Fixture();
-  Fake fake;
+  Json fixture = MemtierFixture();
+  FakeMemtierRun fake;
   Json ours = MemtierJson(fake.report);
   std::vector<Path> paths;
   Path prefix;
@@ -199,7 +199,7 @@ TEST(MemtierJson, EveryKeyWeWriteIsMemtiers) {
 }
 
 TEST(MemtierJson, ValuesInMemtiersUnits) {
-  Fake fake;
+  FakeMemtierRun fake;
   Json j = MemtierJson(fake.report);
   const Json& all = j["ALL STATS"];
   ASSERT_TRUE(all.contains("Sets"));
@@ -243,7 +243,7 @@ TEST(MemtierJson, ValuesInMemtiersUnits) {
 
 // memtier's per-second "Time-Serie": by second, per command type and for Totals.
 TEST(MemtierJson, TimeSerieHasEverySecondOfEachCommand) {
-  Fake fake;
+  FakeMemtierRun fake;
   Json j = MemtierJson(fake.report);
   const Json& sets = j["ALL STATS"]["Sets"]["Time-Serie"];
   ASSERT_EQ(sets.size(), 2u);
@@ -266,8 +266,8 @@ TEST(MemtierJson, TimeSerieHasEverySecondOfEachCommand) {
 // Without memtier's --hide-histogram: a "SET" and a "GET" array of {"<=msec", "percent"}
 // steps, as memtier's fixture has them, ending at 100%.
 TEST(MemtierJson, DistributionArraysWhenTheHistogramIsShown) {
-  Json fixture = Fixture();
-  Fake fake;
+  Json fixture = MemtierFixture();
+  FakeMemtierRun fake;
   Json j = MemtierJson({{"ALL STATS", &fake.report, true}}, 1);
   for (const char* type : {"SET", "GET"}) {
     const Json& steps = j["ALL STATS"][type];
@@ -285,7 +285,7 @@ TEST(MemtierJson, DistributionArraysWhenTheHistogramIsShown) {
 }
 
 TEST(MemtierJson, CompressedHistogramIsInMicroseconds) {
-  Fake fake;
+  FakeMemtierRun fake;
   Json j = MemtierJson(fake.report);
   // memtier records microseconds; so must the histogram its users decode.
   HdrHistogram us(1, 3'600'000'000LL, 3);
@@ -293,14 +293,14 @@ TEST(MemtierJson, CompressedHistogramIsInMicroseconds) {
   EXPECT_EQ(j["ALL STATS"]["Sets"]["Percentile Latencies"]["Histogram log format"]
              ["Compressed Histogram"],
             EncodeCompressedV2Base64(us));
-  std::string fixture_blob = Fixture()["ALL STATS"]["Sets"]["Percentile Latencies"]
+  std::string fixture_blob = MemtierFixture()["ALL STATS"]["Sets"]["Percentile Latencies"]
                                       ["Histogram log format"]["Compressed Histogram"];
   EXPECT_EQ(EncodeCompressedV2Base64(us).substr(0, 5), fixture_blob.substr(0, 5))
       << "same V2 compressed cookie as memtier's";
 }
 
 TEST(MemtierJson, RequestsModeAndMergedCommandNames) {
-  Fake fake;
+  FakeMemtierRun fake;
   fake.options.requests = 10001;
   fake.options.duration_s = 0;
   fake.options.commands.push_back(Command("set __key__ x", 2, "SET#3"));

@@ -35,7 +35,7 @@ void AddCpuFigures(const RunReport& rep, std::vector<Figure>* out) {
   }
 }
 
-std::string RangeText(const Range& r) {
+std::string RangeColumns(const Range& r) {
   return fmt::format("{:>12.1f} {:>12.1f} {:>12.1f}  (N={})", r.min, r.median, r.max, r.n);
 }
 
@@ -69,7 +69,7 @@ void PrintRepeatSummary(std::FILE* out, const RepeatSummary& s) {
     fmt::print(out, "    {:<8} {:<24} {:>12} {:>12} {:>12}\n", "", "", "min", "median", "max");
   }
   for (const FigureRange& f : s.ranges) {
-    fmt::print(out, "    {:<8} {:<24} {}\n", f.row, f.label, RangeText(f.range));
+    fmt::print(out, "    {:<8} {:<24} {}\n", f.row, f.label, RangeColumns(f.range));
   }
   std::string reasons;
   for (const auto& r : s.failures) reasons += (reasons.empty() ? "" : "; ") + r;

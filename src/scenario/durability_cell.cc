@@ -28,7 +28,7 @@ constexpr int kAofSettleMs = 5000;
 constexpr const char* kAofFields[] = {"aof_delayed_fsync", "aof_rewrites", "aof_last_write_status_err",
                                       "rdb_saves"};
 
-int64_t ToInt(const std::string& s) { return std::strtoll(s.c_str(), nullptr, 10); }
+int64_t IntOf(const std::string& s) { return std::strtoll(s.c_str(), nullptr, 10); }
 
 }  // namespace
 
@@ -109,7 +109,7 @@ std::map<std::string, int64_t> DurabilityCluster::AofCounters(int* unanswered) {
     }
     auto info = ParseInfo(r->str);
     for (const char* f : kAofFields) {
-      if (info.count(f) > 0) sum[f] += ToInt(info[f]);
+      if (info.count(f) > 0) sum[f] += IntOf(info[f]);
     }
     sum["aof_last_write_status_err"] += info["aof_last_write_status"] == "err" ? 1 : 0;
   }
@@ -128,7 +128,7 @@ int DurabilityCluster::WaitAofWritten(int timeout_ms) {
         continue;
       }
       auto info = ParseInfo(r->str);
-      held = info["aof_enabled"] == "1" && ToInt(info["aof_buffer_length"]) > 0;
+      held = info["aof_enabled"] == "1" && IntOf(info["aof_buffer_length"]) > 0;
     }
     const int waited = static_cast<int>(
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());

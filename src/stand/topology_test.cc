@@ -43,7 +43,7 @@ class TopologyTest : public ::testing::Test {
   TopologyOptions options_;
 };
 
-bool Exists(const std::string& path) {
+bool PathExists(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0;
 }
@@ -60,7 +60,7 @@ void ExpectTornDown(const std::vector<NodeRecord>& nodes, const std::string& dir
   for (const NodeRecord& n : nodes) {
     EXPECT_FALSE(ReadProcessIdentity(n.process.pid).ok()) << n.name << " pid " << n.process.pid;
   }
-  EXPECT_FALSE(Exists(dir)) << dir;
+  EXPECT_FALSE(PathExists(dir)) << dir;
 }
 
 std::unique_ptr<RedisClient> Client(const NodeRecord& n) {
@@ -90,7 +90,7 @@ TEST_F(TopologyTest, RedisAppliesSettingsRecordsStateAndStops) {
   EXPECT_EQ(n.role, "server");
   EXPECT_EQ(n.dir, root_ + "/redis/redis");
   EXPECT_EQ(n.log, root_ + "/redis/redis/server.log");
-  EXPECT_TRUE(Exists(n.log));
+  EXPECT_TRUE(PathExists(n.log));
   auto c = Client(n);
   ASSERT_NE(c, nullptr);
   auto info = ParseInfo(Command(c.get(), {"INFO", "server"}));
@@ -297,7 +297,7 @@ TEST_F(TopologyTest, EtcdIsHealthyWithItsQuota) {
                           5000);
   ASSERT_TRUE(metrics.ok()) << metrics.status().message();
   EXPECT_NE(metrics->find(quota + "1.048576e+07\n"), std::string::npos);
-  EXPECT_TRUE(Exists(n.dir + "/data/member"));
+  EXPECT_TRUE(PathExists(n.dir + "/data/member"));
   std::vector<NodeRecord> nodes = t->nodes();
   std::string dir = t->dir();
   EXPECT_TRUE(t->Stop().ok());
@@ -494,7 +494,7 @@ TEST_F(TopologyTest, DetachedTopologyOutlivesItsObjectUntilStoppedFromItsRecord)
             "memcached (memcached, pid " + std::to_string(node.process.pid) + "): stopped");
   waitpid(node.process.pid, nullptr, WNOHANG);  // ours to reap: it was spawned by this process
   EXPECT_FALSE(ReadProcessIdentity(node.process.pid).ok());
-  EXPECT_FALSE(Exists(state));
+  EXPECT_FALSE(PathExists(state));
   EXPECT_TRUE(ListTopologies(root_)->empty());
 }
 
@@ -526,7 +526,7 @@ TEST_F(TopologyTest, StoppingFromARecordLeavesAReusedPidAlone) {
                              "): left alone, the pid now runs 'sleep 1000', not the process "
                              "memstand started");
   EXPECT_TRUE((*stranger)->Alive());
-  EXPECT_FALSE(Exists(record.dir));
+  EXPECT_FALSE(PathExists(record.dir));
 }
 
 TEST(StandStateTest, RecordRoundTripsAndJunkIsRejected) {

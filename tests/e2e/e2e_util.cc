@@ -137,11 +137,14 @@ std::string Url(const LocalRedis& r, const std::string& path) {
   return "redis://127.0.0.1:" + std::to_string(r.port()) + path;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+std::unique_ptr<RedisClient> Connect(const LocalRedis& redis, int db) {
+  RedisClientOptions o;
+  o.host = redis.host();
+  o.port = redis.port();
+  o.db = db;
+  auto c = RedisClient::Connect(o);
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? std::move(*c) : nullptr;
 }
 
 int64_t CountLines(const std::string& path) {

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "client/redis_client.h"
 #include "npm_util.h"
 #include "stand/local_redis.h"
 #include "stand/process.h"
@@ -54,8 +55,10 @@ Outcome RunMemstand(const std::vector<std::string>& args, double timeout_s = 60)
 std::string TempDir();
 /// "redis://127.0.0.1:<port>" + path.
 std::string Url(const LocalRedis& r, const std::string& path = "");
-/// The whole file (empty when it cannot be read).
-std::string ReadFile(const std::string& path);
+/// The whole file (npm_util.h).
+using testutil::ReadFile;
+/// A control client of `redis` (SELECT db), null (and a test failure) when it cannot connect.
+std::unique_ptr<RedisClient> Connect(const LocalRedis& redis, int db = 0);
 /// The number of lines of a file (0 when it cannot be read).
 int64_t CountLines(const std::string& path);
 nlohmann::json ReadJson(const std::string& path);

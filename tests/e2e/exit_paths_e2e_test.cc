@@ -44,7 +44,7 @@ std::vector<std::string> Entries(const std::string& dir) {
   return names;
 }
 
-std::unique_ptr<RedisClient> Connect(const LocalRedis& redis) {
+std::unique_ptr<RedisClient> TryConnect(const LocalRedis& redis) {
   RedisClientOptions o;
   o.host = redis.host();
   o.port = redis.port();
@@ -54,7 +54,7 @@ std::unique_ptr<RedisClient> Connect(const LocalRedis& redis) {
 
 // Waits (up to 20 s) until the load reaches `redis`: memstand's handlers are installed.
 bool WaitForLoad(const LocalRedis& redis) {
-  auto c = Connect(redis);
+  auto c = TryConnect(redis);
   if (c == nullptr) return false;
   for (double end = Now() + 20; Now() < end;) {
     auto info = c->Command({"INFO", "stats"});
@@ -151,7 +151,7 @@ TEST(ExitPathsE2E, SigkillLeavesNoOutputFileAndThePreviousOneUntouched) {
 TEST(ExitPathsE2E, AnAuthFailureWritesNoJson) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
-  auto client = Connect(*redis);
+  auto client = TryConnect(*redis);
   ASSERT_NE(client, nullptr);
   ASSERT_TRUE(client->Command({"CONFIG", "SET", "requirepass", "right"}).ok());
   const std::string dir = TempDir();

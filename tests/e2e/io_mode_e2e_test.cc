@@ -19,15 +19,6 @@
 namespace memstand::e2e {
 namespace {
 
-std::unique_ptr<RedisClient> Connect(const LocalRedis& redis) {
-  RedisClientOptions o;
-  o.host = redis.host();
-  o.port = redis.port();
-  auto c = RedisClient::Connect(o);
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return c.ok() ? std::move(*c) : nullptr;
-}
-
 void ExpectCrossCheckHolds(const nlohmann::json& j) {
   EXPECT_EQ(j["cross_check"]["available"], true) << j["cross_check"].dump();
   EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();

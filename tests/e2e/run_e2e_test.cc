@@ -22,16 +22,6 @@
 namespace memstand::e2e {
 namespace {
 
-std::unique_ptr<RedisClient> Connect(const LocalRedis& redis, int db = 0) {
-  RedisClientOptions o;
-  o.host = redis.host();
-  o.port = redis.port();
-  o.db = db;
-  auto c = RedisClient::Connect(o);
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return c.ok() ? std::move(*c) : nullptr;
-}
-
 int64_t Integer(RedisClient& c, const std::vector<std::string>& cmd) {
   auto r = c.Command(cmd);
   EXPECT_TRUE(r.ok());
