@@ -80,6 +80,20 @@ void HideEmptyListDefaults(CLI::App* app) {
 
 const std::string& CommandLine() { return g_command_line; }
 
+const CLI::Validator& WholeNumberU64() {
+  static const CLI::Validator kWholeNumber(
+      [](std::string& text) -> std::string {
+        static const std::string kMax = "18446744073709551615";
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && (text.size() < kMax.size() || (text.size() == kMax.size() && text <= kMax))) {
+          return "";
+        }
+        return "'" + text + "' is not a whole number from 0 to " + kMax;
+      },
+      "UINT64");
+  return kWholeNumber;
+}
+
 int FailWith(const char* command, const std::string& message, int code) {
   fmt::print(stderr, "memstand {}: {}\n", command, message);
   return code;

@@ -18,6 +18,10 @@ struct Subcommand {
   SubcommandBody (*setup)(CLI::App* app);
 };
 
+/// For a uint64_t flag: a whole number in 0..2^64-1, as typed (CLI11 alone reads "-1"
+/// as 2^64-1 and saturates above 2^64-1).
+const CLI::Validator& WholeNumberU64();
+
 SubcommandBody SetupRun(CLI::App* app);
 SubcommandBody SetupMemtier(CLI::App* app);
 SubcommandBody SetupSweep(CLI::App* app);
