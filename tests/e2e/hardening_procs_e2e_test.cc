@@ -109,24 +109,27 @@ std::set<pid_t> ProcessesUnder(const std::string& dir) {
 
 // Row 10: `memstand up` killed with SIGKILL while it starts its nodes, then `down`: no
 // server it spawned is left running. The kill lands at a different moment each try
-// (100 ms .. 1.2 s), so it hits nodes in their readiness wait, after it, and while the
-// cluster forms.
+// (60 ms .. 1.2 s; here the nodes of a 6-master cluster start 20-30 ms apart from about
+// 70 ms on), so it hits a node between its spawn and its record, in its readiness wait,
+// after it, and while the cluster forms.
 void KillUpThenDown(const std::vector<std::string>& up_args, const std::string& label, int tries) {
+  static constexpr int kDelaysMs[] = {60, 75, 90, 105, 120, 150, 200, 300, 600, 1200};
   const std::string root = TempDir();
-  for (int i = 0; i < tries; ++i) {
+  for (int i = 0; i < tries && i < 10; ++i) {
+    const int delay_ms = kDelaysMs[i];
     const std::string name = label + "-" + std::to_string(i);
     std::vector<std::string> args = up_args;
     args.insert(args.end(), {"--name", name, "--run-dir", root});
     auto up = Running::Start(args);
     ASSERT_NE(up, nullptr);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100 + 120 * i));
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     kill(up->pid(), SIGKILL);
     up->Wait(10);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a child past fork execs
     const std::string dir = root + "/" + name;
     const std::set<pid_t> spawned = ProcessesUnder(dir);
     Outcome down = RunMemstand({"down", name, "--run-dir", root}, 60);
-    SCOPED_TRACE(name + " killed after " + std::to_string(100 + 120 * i) + " ms; down said:\n" + down.output);
+    SCOPED_TRACE(name + " killed after " + std::to_string(delay_ms) + " ms; down said:\n" + down.output);
     if (!fs::exists(dir + "/state.json") && spawned.empty()) {
       continue;  // killed before it made its folder: nothing to stop
     }
