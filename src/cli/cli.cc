@@ -114,6 +114,20 @@ Status RefuseEmptyPaths(const CLI::App& app,
   return Status::OK();
 }
 
+const CLI::Validator& WholeNumberU64() {
+  static const CLI::Validator kWholeNumber(
+      [](std::string& text) -> std::string {
+        static const std::string kMax = "18446744073709551615";
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && (text.size() < kMax.size() || (text.size() == kMax.size() && text <= kMax))) {
+          return "";
+        }
+        return "'" + text + "' is not a whole number from 0 to " + kMax;
+      },
+      "UINT64");
+  return kWholeNumber;
+}
+
 int FailWith(const char* command, const std::string& message, int code) {
   // A message may quote an input file's text (a key, a verdict): no control characters.
   fmt::print(stderr, "memstand {}: {}\n", command, TerminalSafe(RedactSecrets(message)));

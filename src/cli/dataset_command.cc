@@ -23,23 +23,10 @@ struct DatasetFlags {
   std::string other;  // a word that names neither subcommand
 };
 
-// CLI11 would read "-1" as 2^64 - 1.
-const CLI::Validator kWholeNumber(
-    [](std::string& text) -> std::string {
-      static const std::string kMax = "18446744073709551615";
-      const bool digits =
-          !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-      if (digits && (text.size() < kMax.size() || (text.size() == kMax.size() && text <= kMax))) {
-        return "";
-      }
-      return "'" + text + "' is not a whole number from 0 to " + kMax;
-    },
-    "UINT64");
-
 void AddDatasetFlags(CLI::App* app, DatasetFlags* f) {
   app->add_option("--seed", f->seed, "The dataset's seed (any 64-bit number)")
       ->default_val(kProductDefaultSeed)
-      ->check(kWholeNumber);
+      ->check(WholeNumberU64());
   app->add_option("--count", f->count,
                   "Only the first N ids of the same dataset (for tests and scaling; category "
                   "counts are then not the full dataset's)")

@@ -65,7 +65,7 @@ void AddRelayFlags(CLI::App* app, RelayFlags* f) {
                   "Each chunk's delay uniform in delay +- jitter, never "
                   "reordering")
       ->capture_default_str();
-  app->add_option("--seed", f->seed, "Seed of the jitter")->capture_default_str();
+  app->add_option("--seed", f->seed, "Seed of the jitter")->capture_default_str()->check(WholeNumberU64());
   app->add_option("--rate", f->rate, "Bandwidth cap per direction and connection (100Mbit, 10MB)");
   app->add_flag("--no-nodelay", f->no_nodelay,
                 "Leave TCP_NODELAY off: only to show the Nagle + delayed-ACK artifact");
@@ -107,6 +107,10 @@ Status ToOptions(const RelayFlags& f, RelayOptions* o, int64_t* duration_ns) {
   if (s.ok()) s = ParseNs("--spin", f.spin, &o->spin_ns);
   if (s.ok() && o->spin_ns > 10'000'000) s = Status::InvalidArgument("--spin: at most 10ms, got '" + f.spin + "'");
   if (s.ok() && !f.duration.empty()) s = ParseNs("--duration", f.duration, duration_ns);
+  if (s.ok() && !f.duration.empty() && *duration_ns <= 0) {  // 0 would mean "until a signal"
+    s = Status::InvalidArgument("--duration: must be above 0, got '" + f.duration +
+                                "' (leave it out to run until a signal)");
+  }
   if (!s.ok()) return s;
   auto mode = ParseRelayMode(f.mode);
   if (!mode.ok()) return mode.status().WithContext("--mode");

@@ -136,7 +136,7 @@ void AddWorkloadFlags(CLI::App* app, RunFlags* f) {
          "--data-compress-ratio", f->compress_ratio,
          "Values compressible by about this ratio (>= 1; default: a repeated pattern, memtier's)")
       ->default_str("");
-  app->add_option("--seed", f->seed, "Seed of every key and value sequence");
+  app->add_option("--seed", f->seed, "Seed of every key and value sequence")->check(WholeNumberU64());
 }
 
 // Per-command flags attach to the latest --command, in command-line order.
@@ -607,7 +607,8 @@ std::optional<std::string> GetEnv(const std::string& name) {
   return v == nullptr ? std::nullopt : std::optional<std::string>(v);
 }
 
-constexpr double kMaxStartAheadS = 86400;  // --start-at further ahead is taken for a typo
+// --start-at further ahead or behind, or a --fleet-check longer, is taken for a typo.
+constexpr double kMaxStartAheadS = 86400;
 
 // --shard, --shards and --start-at (docs/scale-out.md). After the rate and the pool.
 Status BuildFleet(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
@@ -621,11 +622,21 @@ Status BuildFleet(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
       return Status::InvalidArgument("--start-at: " + f.start_at +
                                      " is more than 24 h ahead (a typo? the shards would wait)");
     }
+    if (*at < UnixNowS() - kMaxStartAheadS) {  // 0 would also read as "no --start-at"
+      return Status::InvalidArgument("--start-at: " + f.start_at +
+                                     " is more than 24 h ago (a typo? the shard would start at "
+                                     "once, not with the others)");
+    }
     cfg->load.start_at_unix_s = *at;
   }
   if (!f.fleet_check.empty()) {
     auto grace = ParseDurationSeconds(f.fleet_check);
     if (!grace.ok()) return FlagError("--fleet-check", grace.status());
+    if (*grace > kMaxStartAheadS) {
+      return Status::InvalidArgument("--fleet-check: " + f.fleet_check +
+                                     " is over 24 h (a typo? the run would wait that long after "
+                                     "its load)");
+    }
     if (!cfg->target_given) return Status::InvalidArgument("--fleet-check: needs --target");
     cfg->load.fleet_check_grace_s = *grace;
   }

@@ -39,7 +39,9 @@ struct CommonFlags {
 void AddCommonFlags(CLI::App* app, CommonFlags* f) {
   app->add_option("--runs", f->runs, "Repeat the whole procedure N times; every figure becomes "
                                      "min / median / max with its N")->capture_default_str();
-  app->add_option("--seed", f->seed, "Seed of the dataset and the values")->capture_default_str();
+  app->add_option("--seed", f->seed, "Seed of the dataset and the values")
+      ->capture_default_str()
+      ->check(WholeNumberU64());
   app->add_option("--json", f->json, "Write the result as JSON (docs/scenarios.md)");
   app->add_option("--evidence", f->evidence, "Write the evidence folder: scenario.json, CSV tables, "
                                              "server configurations, log tails, README.txt");
@@ -104,7 +106,7 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, Body body) {
   if (!f.evidence.empty()) {
     Status s = WriteEvidence(f.evidence, *report, info);
     if (!s.ok()) {
-      fmt::print(stderr, "memstand: --evidence: {}\n", s.message());
+      fmt::print(stderr, "memstand: {}\n", s.message());  // it names --evidence and the path
       code = kExitFailed;
     }
   }
@@ -401,7 +403,9 @@ SubcommandBody SetupScenario(CLI::App* app) {
   app->require_subcommand(1);
   CLI::App* list = app->add_subcommand("list", "Each scenario, its question, and whether its servers are installed");
   CLI::App* run = app->add_subcommand("run", "Run one scenario: memstand scenario run NAME [flags]");
-  run->require_subcommand(1);
+  // Not require_subcommand: its error would not name the word it did not know.
+  auto other = std::make_shared<std::string>();
+  run->add_option("scenario", *other, "The scenario to run (memstand scenario list)");
   auto bodies = std::make_shared<std::vector<std::function<int()>>>();
   SetupWorkingSet(run, bodies.get());
   SetupMvccQuota(run, bodies.get());
@@ -409,7 +413,7 @@ SubcommandBody SetupScenario(CLI::App* app) {
   SetupStretchedCache(run, bodies.get());
   SetupDurabilityOverload(run, bodies.get());
   SetupReplicationCost(run, bodies.get());
-  return [list, bodies]() -> int {
+  return [list, bodies, other]() -> int {
     if (list->parsed()) {
       fmt::print("{}", DescribeCatalog());
       return kExitOk;
@@ -418,6 +422,10 @@ SubcommandBody SetupScenario(CLI::App* app) {
       int code = body();
       if (code >= 0) return code;
     }
+    std::string known;
+    for (const ScenarioEntry& e : ScenarioCatalog()) known += (known.empty() ? "" : ", ") + e.name;
+    const std::string got = other->empty() ? "none given" : "unknown scenario '" + Abbreviate(*other) + "'";
+    fmt::print(stderr, "memstand scenario run: {}; known: {}\n", got, known);
     return kExitUsage;
   };
 }

@@ -28,6 +28,9 @@ struct Subcommand {
 /// taken as absent. OK when every given one has a path.
 Status RefuseEmptyPaths(const CLI::App& app,
                         std::initializer_list<std::pair<const char*, const std::string*>> outputs);
+/// For a uint64_t flag: a whole number in 0..2^64-1, as typed (CLI11 alone reads "-1"
+/// as 2^64-1 and saturates above 2^64-1).
+const CLI::Validator& WholeNumberU64();
 
 SubcommandBody SetupRun(CLI::App* app);
 SubcommandBody SetupMemtier(CLI::App* app);

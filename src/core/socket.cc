@@ -102,6 +102,21 @@ Status WaitConnected(int fd, int wait_ms, int bound_ms) {
 
 }  // namespace
 
+Result<std::vector<std::string>> ResolveNumeric(const std::string& host, int port) {
+  auto ai = Resolve(host, port, false);
+  if (!ai.ok()) return ai.status();
+  std::vector<std::string> out;
+  for (addrinfo* a = ai->get(); a != nullptr; a = a->ai_next) {
+    char text[NI_MAXHOST];
+    if (getnameinfo(a->ai_addr, a->ai_addrlen, text, sizeof(text), nullptr, 0, NI_NUMERICHOST) != 0) {
+      continue;
+    }
+    if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+  }
+  if (out.empty()) return Status::InvalidArgument("cannot resolve host '" + host + "': no address");
+  return out;
+}
+
 Result<int> ConnectTcp(const std::string& host, int port, int timeout_ms, bool blocking) {
   const int64_t deadline = NowNs() + int64_t{timeout_ms} * 1'000'000;  // for all addresses
   auto ai = Resolve(host, port, false);

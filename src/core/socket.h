@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "util/status.h"
 
@@ -16,6 +17,11 @@ namespace memstand {
 /// FinishConnect once writable); with blocking == true it waits up to timeout_ms.
 /// Returns the fd (owned by the caller) with TCP_NODELAY set.
 Result<int> ConnectTcp(const std::string& host, int port, int timeout_ms, bool blocking);
+
+/// Resolves host once: its addresses as numeric literals ("127.0.0.1", "::1"), in
+/// getaddrinfo's order, for callers that connect often and must not block on DNS each
+/// time (the relay). InvalidArgument "cannot resolve host ..." when there is none.
+Result<std::vector<std::string>> ResolveNumeric(const std::string& host, int port);
 
 /// The longest path a Unix socket address holds (sun_path less its terminating NUL).
 constexpr size_t kMaxUnixPath = 107;

@@ -26,6 +26,13 @@ bool AllDigits(std::string_view s) {
   return true;
 }
 
+// The days of month mo (1..12) of year y, Gregorian.
+int DaysInMonth(int y, int mo) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return mo == 2 && leap ? 29 : kDays[mo - 1];
+}
+
 // ".000" or "" before the zone; false for a fraction that is not zero.
 bool ZeroFraction(std::string_view* rest) {
   if (rest->empty() || rest->front() != '.') return true;
@@ -62,6 +69,11 @@ Result<double> ParseRfc3339(std::string_view text) {
       (sep != 'T' && sep != 't' && sep != ' ') || mo < 1 || mo > 12 || d < 1 || d > 31 ||
       h > 23 || mi > 59 || s > 60) {
     return NotATime(text);
+  }
+  if (d > DaysInMonth(y, mo)) {  // timegm would make 2026-02-30 March 2nd
+    return Status::InvalidArgument("'" + Abbreviate(text) + "': " + std::to_string(y) + "-" +
+                                   (mo < 10 ? "0" : "") + std::to_string(mo) + " has " +
+                                   std::to_string(DaysInMonth(y, mo)) + " days");
   }
   std::string_view rest = text.substr(19);
   if (!ZeroFraction(&rest)) {

@@ -23,6 +23,17 @@ TEST(StartAtTest, ParsesRfc3339AndUnixSeconds) {
   EXPECT_NE(ParseStartAt("1796149800.5").status().message().find("whole second"), std::string::npos);
 }
 
+// timegm would roll a day past the month's end into the next month; it is refused.
+TEST(StartAtTest, ADayPastTheMonthsEndIsRefused) {
+  auto r = ParseStartAt("2026-02-30T10:00:00Z");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "'2026-02-30T10:00:00Z': 2026-02 has 28 days");
+  EXPECT_FALSE(ParseStartAt("2026-04-31T10:00:00Z").ok());
+  EXPECT_FALSE(ParseStartAt("2100-02-29T10:00:00Z").ok());
+  EXPECT_TRUE(ParseStartAt("2028-02-29T10:00:00Z").ok());
+  EXPECT_TRUE(ParseStartAt("2000-02-29T10:00:00Z").ok());
+}
+
 TEST(StartAtTest, PlansTheReleaseBeforeTheStart) {
   StartPlan early = PlanStart(1000, 990, 2);  // on time: warm-up whole
   EXPECT_EQ(early.release_unix_s, 998);

@@ -67,8 +67,9 @@ Status Validate(const RelayOptions& o) {
   if (o.delay_ns < 0 || o.delay_back_ns < -1 || o.jitter_ns < 0) {
     return Status::InvalidArgument("delays and jitter must be >= 0");
   }
-  if (o.max_held_bytes == 0 || o.read_size == 0 || o.connect_timeout_ms <= 0) {
-    return Status::InvalidArgument("max_held_bytes, read_size and connect_timeout_ms must be > 0");
+  if (o.max_held_bytes == 0 || o.max_total_held_bytes == 0 || o.read_size == 0 || o.connect_timeout_ms <= 0) {
+    return Status::InvalidArgument(
+        "max_held_bytes, max_total_held_bytes, read_size and connect_timeout_ms must be > 0");
   }
   if (o.spin_ns < 0 || o.spin_ns > 10'000'000) return Status::InvalidArgument("the spin must be 0..10ms");
   if (o.realtime_priority < 0 || o.realtime_priority > 99) {
@@ -87,6 +88,9 @@ class Relay::Loop {
   }
   ~Loop() { Stop(); }
 
+  // Resolves every link's target once, before the loop runs: a name that does not
+  // resolve is refused at start, and no connection waits on DNS in the loop thread.
+  Status ResolveTargets();
   Status Bind();
   void StartThread() { thread_ = std::thread([this] { Run(); }); }
   // Puts the loop thread on SCHED_FIFO at options_.realtime_priority (none: nothing).
@@ -100,8 +104,9 @@ class Relay::Loop {
 
  private:
   struct Connection {
-    Connection(const RelayOptions& o, uint64_t seed, RelayLinkStats* s)
-        : forward(o, o.delay_ns, seed, &s->forward), back(o, o.back_delay_ns(), seed + 1, &s->back) {}
+    Connection(const RelayOptions& o, uint64_t seed, RelayLinkStats* s, size_t* total_held)
+        : forward(o, o.delay_ns, seed, &s->forward, total_held),
+          back(o, o.back_delay_ns(), seed + 1, &s->back, total_held) {}
     size_t link = 0;
     int client = -1;
     int target = -1;
@@ -137,6 +142,7 @@ class Relay::Loop {
   void Close(ConnMap::iterator it, bool reset);
 
   const RelayOptions options_;
+  std::vector<std::vector<std::string>> targets_;  // per link: its target's addresses, numeric
   Reactor reactor_;
   std::vector<int> listeners_;
   std::vector<int> ports_;
@@ -148,6 +154,7 @@ class Relay::Loop {
   std::atomic<bool> running_{true};
   mutable std::mutex mu_;  // guards stats_; held by the loop while it handles a wake-up
   RelayStats stats_;
+  size_t total_held_ = 0;  // bytes held by every direction (RelayDirection keeps it); before conns_
   ConnMap conns_;  // loop thread only
   uint64_t next_id_ = 1;
   std::vector<char> scratch_;
@@ -283,18 +290,35 @@ void Relay::Loop::ResumeListeners(int64_t now_ns) {
   }
 }
 
+Status Relay::Loop::ResolveTargets() {
+  for (size_t i = 0; i < options_.links.size(); ++i) {
+    const RelayLink& l = options_.links[i];
+    auto addresses = ResolveNumeric(l.target_host, l.target_port);
+    if (!addresses.ok()) {
+      return Status::InvalidArgument("link " + std::to_string(i + 1) + ": target " + l.target_host + ":" +
+                                     std::to_string(l.target_port) + ": " + addresses.status().message());
+    }
+    targets_.push_back(std::move(*addresses));
+  }
+  return Status::OK();
+}
+
 void Relay::Loop::OpenConnection(size_t link, int client) {
   RelayLinkStats* stats = &stats_.links[link];
   ApplyNoDelay(client, options_.nodelay, stats);
   const RelayLink& l = options_.links[link];
-  auto target = ConnectTcp(l.target_host, l.target_port, 0, false);
+  Result<int> target = Status::IoError("no address");
+  for (const std::string& address : targets_[link]) {  // as ConnectTcp tries a name's addresses
+    target = ConnectTcp(address, l.target_port, 0, false);
+    if (target.ok()) break;
+  }
   if (!target.ok()) {  // refused at once (loopback): the client is refused too
     ++stats->refused;
     return CloseWithReset(client);
   }
   ApplyNoDelay(*target, options_.nodelay, stats);
   const uint64_t id = next_id_++;
-  auto c = std::make_unique<Connection>(options_, options_.seed + 2 * id, stats);
+  auto c = std::make_unique<Connection>(options_, options_.seed + 2 * id, stats, &total_held_);
   c->link = link;
   c->client = client;
   c->target = *target;
@@ -313,11 +337,15 @@ void Relay::Loop::FinishConnecting(Connection& c) {
 }
 
 void Relay::Loop::Service() {
+  stats_.max_total_held_bytes = std::max(stats_.max_total_held_bytes, static_cast<int64_t>(total_held_));
   for (auto it = conns_.begin(); it != conns_.end();) {
     auto next = std::next(it);
-    if (ServiceOne(it)) UpdateInterest(it->first, *it->second);
+    ServiceOne(it);  // may close (erase) it
     it = next;
   }
+  // After every flush: bytes that left below the global cap let every connection read
+  // again, also those served before them in this pass.
+  for (auto& [id, c] : conns_) UpdateInterest(id, *c);
 }
 
 bool Relay::Loop::ServiceOne(ConnMap::iterator it) {
@@ -401,6 +429,8 @@ Result<std::unique_ptr<Relay>> Relay::Start(const RelayOptions& options) {
   Status s = Validate(options);
   if (!s.ok()) return s;
   auto loop = std::make_unique<Loop>(options);
+  s = loop->ResolveTargets();
+  if (!s.ok()) return s;
   s = loop->Bind();
   if (!s.ok()) return s;
   loop->StartThread();

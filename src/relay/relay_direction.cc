@@ -12,13 +12,19 @@
 namespace memstand {
 
 RelayDirection::RelayDirection(const RelayOptions& options, int64_t delay_ns, uint64_t seed,
-                               RelayDirectionStats* stats)
+                               RelayDirectionStats* stats, size_t* total_held)
     : options_(options),
       stats_(stats),
+      total_held_(total_held),
       schedule_(delay_ns, options.jitter_ns, options.rate_bytes_per_s, seed) {}
+
+RelayDirection::~RelayDirection() {
+  if (total_held_ != nullptr) *total_held_ -= held_bytes_;  // dropped with the connection
+}
 
 bool RelayDirection::WantsRead() const {
   if (fin_read_ || held_bytes_ >= options_.max_held_bytes) return false;
+  if (total_held_ != nullptr && *total_held_ >= options_.max_total_held_bytes) return false;
   return options_.mode == RelayMode::kPipelined || queue_.empty();
 }
 
@@ -47,6 +53,7 @@ RelayDirection::Io RelayDirection::ReadOnce(int64_t now_ns, char* scratch) {
 void RelayDirection::Push(Chunk chunk) {
   if (!chunk.data.empty()) {
     held_bytes_ += chunk.data.size();
+    if (total_held_ != nullptr) *total_held_ += chunk.data.size();
     ++in_flight_;
     stats_->max_in_flight = std::max(stats_->max_in_flight, in_flight_);
     stats_->max_held_bytes = std::max(stats_->max_held_bytes, static_cast<int64_t>(held_bytes_));
@@ -57,6 +64,7 @@ void RelayDirection::Push(Chunk chunk) {
 void RelayDirection::Pop() {
   if (!queue_.front().data.empty()) {
     held_bytes_ -= queue_.front().data.size();
+    if (total_held_ != nullptr) *total_held_ -= queue_.front().data.size();
     --in_flight_;
   }
   queue_.pop_front();

@@ -22,16 +22,21 @@ class RelayDirection {
     kReset,  // src reset the connection or dst refused bytes: reset both sides
   };
 
-  /// `stats` (owned by the relay) outlives this direction.
+  /// `stats` (owned by the relay) outlives this direction; so does `total_held`, the
+  /// bytes held by every direction of the relay (this one adds and removes its own;
+  /// null: no global cap).
   RelayDirection(const RelayOptions& options, int64_t delay_ns, uint64_t seed,
-                 RelayDirectionStats* stats);
+                 RelayDirectionStats* stats, size_t* total_held = nullptr);
+  ~RelayDirection();
+  RelayDirection(const RelayDirection&) = delete;
+  RelayDirection& operator=(const RelayDirection&) = delete;
 
   void Attach(int src_fd, int dst_fd) {
     src_ = src_fd;
     dst_ = dst_fd;
   }
-  /// Whether the loop should read from src: not at its FIN, below the held-bytes cap,
-  /// and (serializing) nothing in flight.
+  /// Whether the loop should read from src: not at its FIN, below the held-bytes cap
+  /// and the relay's (max_total_held_bytes), and (serializing) nothing in flight.
   bool WantsRead() const;
   /// Whether dst refused bytes (EAGAIN) and the loop should wait for it to be writable.
   bool WantsWrite() const { return blocked_; }
@@ -63,6 +68,7 @@ class RelayDirection {
 
   const RelayOptions& options_;
   RelayDirectionStats* stats_;
+  size_t* total_held_;
   LeaveSchedule schedule_;
   int src_ = -1;
   int dst_ = -1;

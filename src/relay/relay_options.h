@@ -47,6 +47,11 @@ struct RelayOptions {
   /// Bytes held per direction of a connection (read and not yet sent): at the cap the
   /// relay stops reading that direction (backpressure). 1 MiB holds 20 ms of 400 Mbit/s.
   size_t max_held_bytes = 1 << 20;
+  /// Bytes held over every connection and direction of the relay: at the cap no
+  /// direction reads until some bytes leave (at most one read, read_size, past it). The
+  /// relay's memory bound whatever the number of clients; 256 MiB: 128 connections
+  /// with both directions full. Clients of a full relay wait in TCP's flow control.
+  size_t max_total_held_bytes = size_t{256} << 20;
   /// Bytes read at most per read (one chunk). 64 KiB: what loopback hands over at once.
   size_t read_size = 64 * 1024;
   /// Bound on connecting to a target, in ms; past it the client is closed as refused.

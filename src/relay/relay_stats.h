@@ -46,6 +46,9 @@ struct RelayLinkStats {
 
 struct RelayStats {
   std::vector<RelayLinkStats> links;  // in RelayOptions::links order
+  /// The most bytes held at once over all connections: at most
+  /// RelayOptions::max_total_held_bytes plus one read.
+  int64_t max_total_held_bytes = 0;
 };
 
 }  // namespace memstand

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -352,6 +353,58 @@ TEST_F(RelayTest, AStalledReaderStopsTheRelayReadingAtTheCap) {
   EXPECT_LE(s.forward.max_held_bytes, 64 * 1024);
 }
 
+// Row 28 of issue #25: clients pushing into a target that never reads. Each connection
+// may hold 1 MiB, but the relay as a whole holds at most max_total_held_bytes (plus one
+// read); the rest waits in the kernel's buffers, not in the relay's memory.
+TEST(RelayGlobalCap, ManyStalledConnectionsHoldNoMoreThanTheRelaysCap) {
+  auto listener = ListenTcp("127.0.0.1", 0);
+  ASSERT_TRUE(listener.ok());
+  RelayOptions o;
+  o.max_total_held_bytes = 256 * 1024;
+  o.links = {RelayLink{"127.0.0.1", 0, "127.0.0.1", *LocalPort(*listener)}};
+  auto relay = Relay::Start(o);
+  ASSERT_TRUE(relay.ok()) << relay.status().message();
+  constexpr int kClients = 8;
+  std::vector<int> clients, servers;  // the servers never read
+  for (int i = 0; i < kClients; ++i) {
+    auto c = ConnectTcp("127.0.0.1", (*relay)->listen_port(0), 5000, true);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    clients.push_back(*c);
+    ASSERT_TRUE(SetNonBlocking(*c, true).ok());
+    servers.push_back(AcceptOne(*listener));
+    ASSERT_GE(servers.back(), 0);
+  }
+  const std::string block(1 << 16, 'x');
+  int64_t written = 0;
+  for (int round = 0; round < 400; ++round) {  // until every client's socket is full
+    bool any = false;
+    for (int fd : clients) {
+      const ssize_t n = send(fd, block.data(), block.size(), MSG_NOSIGNAL);
+      if (n <= 0) continue;
+      written += n;
+      any = true;
+    }
+    if (!any) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      bool more = false;
+      for (int fd : clients) {
+        pollfd p{fd, POLLOUT, 0};
+        more = more || poll(&p, 1, 0) == 1;
+      }
+      if (!more) break;
+    }
+  }
+  const RelayStats s = (*relay)->Snapshot();
+  EXPECT_GT(s.max_total_held_bytes, 0);
+  EXPECT_LE(s.max_total_held_bytes, static_cast<int64_t>(o.max_total_held_bytes + o.read_size));
+  EXPECT_LE(s.links[0].forward.max_held_bytes, static_cast<int64_t>(o.max_total_held_bytes + o.read_size));
+  EXPECT_LT(s.links[0].forward.bytes, written);
+  (*relay)->Stop();
+  for (int fd : clients) close(fd);
+  for (int fd : servers) close(fd);
+  close(*listener);
+}
+
 TEST(RelayLinks, ManyLinksInOneRelayCountApart) {
   std::vector<int> listeners;
   RelayOptions o;
@@ -466,6 +519,20 @@ TEST(RelayStart, RefusesBadOptionsAndAnAddressInUse) {
   EXPECT_EQ(r.status().code(), Status::Code::kIoError);
   EXPECT_NE(r.status().message().find("link 1"), std::string::npos) << r.status().message();
   close(*taken);
+}
+
+// A target name is resolved once, at start: one that does not resolve is refused there
+// (not a reset for every client, with a DNS lookup on the loop thread for each).
+TEST(RelayStart, RefusesATargetThatDoesNotResolve) {
+  RelayOptions o;
+  o.links = {RelayLink{"127.0.0.1", 0, "127.0.0.1", 1}, RelayLink{"127.0.0.1", 0, "nosuchhost.invalid", 6379}};
+  auto r = Relay::Start(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("link 2: target nosuchhost.invalid:6379: cannot resolve host "
+                                      "'nosuchhost.invalid'"),
+            std::string::npos)
+      << r.status().message();
 }
 
 }  // namespace

@@ -153,7 +153,7 @@ SystemRun RunSystem(const ComputeLocalityOptions& o, const ScenarioContext& ctx,
     if (!s.ok()) return s;
     return LocalityPaths(server->get(), o.category, o.top);
   }, &sr);
-  if (!sr.failure.empty() && !(*server)->Alive()) sr.failure += " (the server is gone)";
+  if (!sr.failure.empty()) sr.failure = (*server)->ExplainFailure(sr.failure);
   report->files[fmt::format("logs/{}-run{}.log", sr.name, run)] = (*server)->LogTail(kLogTailLines);
   (*server)->Stop();
   return sr;

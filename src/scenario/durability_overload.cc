@@ -72,6 +72,7 @@ class Procedure {
     ctx_.Progress(kName, fmt::format("run {} {}: starting a cluster of {} masters", run, mode, o_.masters));
     auto cluster = DurabilityCluster::Start(o_.masters, ModeSettings(mode, o_.node_timeout_ms), ctx_.interrupt);
     if (!cluster.ok()) {
+      if (ctx_.interrupted()) return;  // a start cut short by the signal: interrupted, not failed
       m_.mode_failures.push_back(fmt::format("run {} {}: the cluster did not start: {}", run, mode,
                                              cluster.status().message()));
       return;
@@ -255,9 +256,9 @@ Result<ScenarioReport> RunDurabilityOverload(const DurabilityOverloadOptions& o,
     report.blocks.push_back({"Results", "    nothing ran: the scenario needs redis-server\n"});
     return report;
   }
-  ctx.Progress(kName, fmt::format("{} cells of {:g} s: {:.0f} s of load in all, plus a cluster start per mode and run",
+  ctx.Progress(kName, fmt::format("{} cells of {:g} s: {} s of load in all, plus a cluster start per mode and run",
                                   PlannedCellSeconds(o, ctx.runs) / o.cell_duration_s, o.cell_duration_s,
-                                  PlannedCellSeconds(o, ctx.runs)));
+                                  ApproxSeconds(PlannedCellSeconds(o, ctx.runs))));
   DurabilityMeasured m = Procedure(o, ctx, &report).Run();
   FillDurabilityReport(o, m, &report);
   if (ctx.interrupted()) report.Mark(ScenarioVerdict::kInterrupted, "interrupted: the cells so far, marked partial");

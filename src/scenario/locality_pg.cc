@@ -2,9 +2,11 @@
 
 #include <pwd.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -13,6 +15,7 @@
 
 #include "core/socket.h"
 #include "stand/server_node.h"
+#include "stand/temp_folder.h"
 #include "util/redact.h"
 #include "workload/products.h"
 
@@ -67,6 +70,26 @@ Status RunToEnd(const std::vector<std::string>& argv, const std::string& log) {
   const auto st = (*p)->wait_status();
   if (!st || !WIFEXITED(*st) || WEXITSTATUS(*st) != 0) {
     return Status::Failed(fmt::format("{} {}: {}", argv[0], (*p)->DescribeExit(), FileTail(log, 5)));
+  }
+  return Status::OK();
+}
+
+// OK if user `pw` may pass through every folder above `dir` (initdb and postgres run
+// as that user; a private $TMPDIR stops them with a message buried under initdb's
+// chatter). Checks the mode bits only: no ACLs.
+Status CheckReachable(const std::string& dir, const passwd& pw) {
+  for (std::filesystem::path p = std::filesystem::path(dir).parent_path(); !p.empty();
+       p = p.parent_path()) {
+    struct stat st {};
+    if (stat(p.c_str(), &st) != 0) break;
+    mode_t bit = st.st_uid == pw.pw_uid ? S_IXUSR : st.st_gid == pw.pw_gid ? S_IXGRP : S_IXOTH;
+    if ((st.st_mode & bit) == 0) {
+      return Status::Failed(fmt::format(
+          "the temp folder {} (TMPDIR) cannot be reached by user {}, who runs initdb and postgres: "
+          "{} has mode {:04o}; set TMPDIR to a folder {} can pass through, e.g. /tmp",
+          dir, pw.pw_name, p.string(), st.st_mode & 07777, pw.pw_name));
+    }
+    if (p == p.root_path()) break;
   }
   return Status::OK();
 }
@@ -140,14 +163,21 @@ Status PgCluster::Init(const std::atomic<bool>* cancel) {
     }
     run_as_ = "postgres";
   }
-  std::string tmpl = (std::filesystem::temp_directory_path() / "memstand-pg-XXXXXX").string();
-  if (mkdtemp(tmpl.data()) == nullptr) return Status::IoError("cannot create a folder for the cluster");
-  dir_ = tmpl;
+  // $TMPDIR/memstand-pg-XXXXXX, ours and marked (stand/temp_folder.h), so the next
+  // start removes it after a SIGKILL; initdb's data goes into cluster/, the user's.
+  auto dir = MakeTempFolder("pg");
+  if (!dir.ok()) return dir.status();
+  dir_ = *dir;
+  const std::string home = dir_ + "/cluster";
+  if (mkdir(home.c_str(), 0700) != 0) return Status::IoError(ErrnoMessage("mkdir " + home, errno));
   if (!run_as_.empty()) {
     const passwd* pw = getpwnam(run_as_.c_str());
-    if (chown(dir_.c_str(), pw->pw_uid, pw->pw_gid) != 0) return Status::IoError("cannot chown " + dir_);
+    if (Status s = CheckReachable(dir_, *pw); !s.ok()) return s;
+    if (chmod(dir_.c_str(), 0711) != 0 || chown(home.c_str(), pw->pw_uid, pw->pw_gid) != 0) {
+      return Status::IoError(ErrnoMessage("cannot hand " + home + " to user " + run_as_, errno));
+    }
   }
-  const std::string data = dir_ + "/data";
+  const std::string data = home + "/data";
   Status s = RunToEnd(As(run_as_, {bin_dir_ + "/initdb", "-D", data, "-U", kUser, "--auth=trust", "-E", "UTF8",
                                    "--no-sync", "--locale=C"}),
                       dir_ + "/initdb.log");

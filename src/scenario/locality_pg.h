@@ -39,6 +39,9 @@ class PgCluster {
   std::string Describe() const;
   std::string ConfigText() const;
   std::string LogTail(int lines) const;
+  /// $TMPDIR/memstand-pg-XXXXXX (stand/temp_folder.h: marked, so a killed run's is
+  /// removed by the next start); "" once stopped.
+  const std::string& dir() const { return dir_; }
 
  private:
   PgCluster() = default;

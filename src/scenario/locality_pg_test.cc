@@ -5,10 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+
+#include "stand/run_root.h"
+#include "stand/temp_folder.h"
 
 namespace memstand {
 namespace {
@@ -49,6 +55,75 @@ TEST(LocalityPgTest, QueriesRowsErrorsAndBothByteCounts) {
   EXPECT_EQ(ref->kernel.acked, k1->acked - k0->acked);
   EXPECT_EQ(paths[1].reference_library.rfind("libpq 15", 0), 0u) << paths[1].reference_library;
   (*cluster)->Stop();
+}
+
+// Sets TMPDIR for one scope.
+class ScopedTmpdir {
+ public:
+  explicit ScopedTmpdir(const std::string& dir) {
+    const char* old = getenv("TMPDIR");
+    had_ = old != nullptr;
+    if (had_) saved_ = old;
+    setenv("TMPDIR", dir.c_str(), 1);
+  }
+  ~ScopedTmpdir() { had_ ? setenv("TMPDIR", saved_.c_str(), 1) : unsetenv("TMPDIR"); }
+
+ private:
+  bool had_ = false;
+  std::string saved_;
+};
+
+// The cluster's folder is marked like memstand run's (a SIGKILLed run's is removed by
+// the next start), and a killed run's pg folder goes when the next cluster starts.
+TEST(LocalityPgTest, ItsTempFolderIsMarkedAndALeftoverIsRemoved) {
+  if (!PostgresMissing().empty()) GTEST_SKIP() << PostgresMissing();
+  char tmpl[] = "/tmp/locality_pg_test-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string root = tmpl;
+  chmod(root.c_str(), 0755);  // user postgres passes through it when we are root
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);  // a pid that is gone
+  const std::string left = root + "/memstand-pg-Left01";
+  std::filesystem::create_directories(left + "/cluster/data");
+  ASSERT_TRUE(WritePrivateFile(left + "/" + kTempOwnerFile,
+                               "pid " + std::to_string(child) + "\nstart_ticks 1\n")
+                  .ok());
+  std::string dir;
+  {
+    ScopedTmpdir scoped(root);
+    auto cluster = PgCluster::Start(nullptr);
+    ASSERT_TRUE(cluster.ok()) << cluster.status().message();
+    dir = (*cluster)->dir();
+    EXPECT_TRUE(std::filesystem::path(dir).filename().string().starts_with("memstand-pg-")) << dir;
+    EXPECT_TRUE(ReadPrivateFile(dir + "/" + kTempOwnerFile, "owner file").ok());
+    EXPECT_TRUE(RemoveLeftoverTempFolders(root).empty());  // ours, alive: kept
+  }
+  EXPECT_FALSE(std::filesystem::exists(left));
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  std::filesystem::remove_all(root);
+}
+
+// As root, initdb runs as postgres: a TMPDIR postgres cannot pass through is named as
+// the cause up front (not the last line of initdb's chatter).
+TEST(LocalityPgTest, APrivateTmpdirIsNamedAsTheCause) {
+  if (!PostgresMissing().empty()) GTEST_SKIP() << PostgresMissing();
+  if (geteuid() != 0) GTEST_SKIP() << "initdb runs as postgres only when memstand is root";
+  char tmpl[] = "/tmp/locality_pg_private-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);  // 0700, root's
+  const std::string root = tmpl;
+  Result<std::unique_ptr<PgCluster>> cluster = Status::NotFound("");
+  {
+    ScopedTmpdir scoped(root);
+    cluster = PgCluster::Start(nullptr);
+  }
+  ASSERT_FALSE(cluster.ok());
+  EXPECT_NE(cluster.status().message().find("(TMPDIR) cannot be reached by user postgres, who runs initdb "
+                                            "and postgres: " + root + " has mode 0700"),
+            std::string::npos)
+      << cluster.status().message();
+  EXPECT_TRUE(std::filesystem::is_empty(root));  // its folder removed
+  std::filesystem::remove_all(root);
 }
 
 TEST(LocalityPgTest, AFolderWithoutThePrograms) {

@@ -217,6 +217,7 @@ OneRun RunOnce(const MvccQuotaOptions& o, const ScenarioContext& ctx, int index,
     ctx.Progress("mvcc-quota", fmt::format("run {}: etcd, {} writes over {} keys", index, o.writes, o.keys));
     LoadEtcd(o, ctx, **etcd, &run.etcd);
     if (run.etcd.failure.empty() && run.etcd.first_failed_write > 0) RecoverEtcd(**etcd, &run.etcd);
+    if (!run.etcd.failure.empty()) run.etcd.failure = (*etcd)->ExplainFailure(run.etcd.failure);
     report->files[fmt::format("logs/etcd-run{}.log", index)] = (*etcd)->LogTail(kLogTailLines);
   }
   if (redis.ok()) {
@@ -226,6 +227,7 @@ OneRun RunOnce(const MvccQuotaOptions& o, const ScenarioContext& ctx, int index,
     }
     ctx.Progress("mvcc-quota", fmt::format("run {}: redis, the same profile", index));
     LoadRedis(o, ctx, **redis, &run.redis);
+    if (!run.redis.failure.empty()) run.redis.failure = (*redis)->ExplainFailure(run.redis.failure);
     report->files[fmt::format("logs/redis-run{}.log", index)] = (*redis)->LogTail(kLogTailLines);
   }
   if (run.etcd.failure.empty() && run.redis.failure.empty()) {

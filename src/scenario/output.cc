@@ -1,8 +1,9 @@
 #include "scenario/output.h"
 
-
+#include <algorithm>
 #include <filesystem>
 #include <iterator>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -95,10 +96,40 @@ Status WriteFileWhole(const std::string& flag, const std::string& path, const st
   return s.ok() ? (*file)->Commit() : s;
 }
 
+namespace {
+
+// Creates dir and its missing parents. The topmost folder it made ("" if dir was
+// there), so a failure can remove exactly what was made.
+Result<std::string> MakeEvidenceFolders(const std::string& dir) {
+  std::error_code ec;
+  fs::path top;
+  for (fs::path p = fs::absolute(dir, ec); !p.empty() && !fs::exists(fs::symlink_status(p, ec));
+       p = p.parent_path()) {
+    top = p;
+    if (p == p.root_path()) break;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) {
+    Status error = Status::InvalidArgument(fmt::format("--evidence {}: {}", dir, ec.message()));
+    if (!top.empty()) fs::remove_all(top, ec);
+    return error;
+  }
+  return top.string();
+}
+
+}  // namespace
+
 Status CheckEvidenceDir(const std::string& dir) {
   if (dir.empty()) return Status::InvalidArgument("--evidence: an empty path");
   std::error_code ec;
-  if (!fs::exists(fs::symlink_status(dir, ec))) return Status::OK();
+  if (!fs::exists(fs::symlink_status(dir, ec))) {
+    // Made and removed at once: a folder that cannot be made (read-only, no such
+    // parent, /proc) is bad input before the scenario runs, and nothing is left.
+    auto top = MakeEvidenceFolders(dir);
+    if (!top.ok()) return top.status();
+    fs::remove_all(*top, ec);
+    return Status::OK();
+  }
   if (!fs::is_directory(fs::symlink_status(dir, ec))) {
     return Status::InvalidArgument("--evidence " + dir + ": exists and is not a folder");
   }
@@ -109,10 +140,11 @@ Status CheckEvidenceDir(const std::string& dir) {
   return Status::OK();
 }
 
-Status WriteEvidence(const std::string& dir, const ScenarioReport& r, const ScenarioRunInfo& info) {
+namespace {
+
+// Writes the evidence files into dir (which exists), stopping at the first error.
+Status WriteEvidenceFiles(const std::string& dir, const ScenarioReport& r, const ScenarioRunInfo& info) {
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Status::IoError(fmt::format("--evidence {}: {}", dir, ec.message()));
   Status s = WriteFileWhole("--evidence", dir + "/scenario.json", ScenarioJson(r, info).dump(2) + "\n");
   // The text files as RedactSecrets shows them (scenario.json's strings are already).
   for (const Table& t : r.tables) {
@@ -136,6 +168,27 @@ Status WriteEvidence(const std::string& dir, const ScenarioReport& r, const Scen
   readme += "servers/       each server's exact configuration (command line, init files)\n"
             "logs/          the last lines of each server's log, per run\n";
   if (s.ok()) s = WriteFileWhole("--evidence", dir + "/README.txt", RedactSecrets(readme));
+  return s;
+}
+
+}  // namespace
+
+Status WriteEvidence(const std::string& dir, const ScenarioReport& r, const ScenarioRunInfo& info) {
+  auto top = MakeEvidenceFolders(dir);
+  if (!top.ok()) return Status::IoError(top.status().message());
+  std::error_code ec;
+  std::vector<fs::path> before;  // an empty folder given: nothing, or what someone added since
+  for (const auto& e : fs::directory_iterator(dir, ec)) before.push_back(e.path());
+  Status s = WriteEvidenceFiles(dir, r, info);
+  if (s.ok()) return s;
+  // Nothing left behind: the folders made, or what was written into the folder given.
+  if (!top->empty()) {
+    fs::remove_all(*top, ec);
+    return s;
+  }
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (std::find(before.begin(), before.end(), e.path()) == before.end()) fs::remove_all(e.path(), ec);
+  }
   return s;
 }
 

@@ -97,6 +97,43 @@ TEST(EvidenceTest, ASettingsPasswordIsRedactedEverywhere) {
   fs::remove_all(dir);
 }
 
+// A folder that cannot be made is refused up front, before the scenario runs, and the
+// check leaves nothing behind (it makes the folder and removes it).
+TEST(EvidenceDirTest, AFolderThatCannotBeMadeIsRefusedUpFront) {
+  const std::string dir = NewDir();
+  Status s = CheckEvidenceDir("/proc/memstand-ev");
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(s.message().rfind("--evidence /proc/memstand-ev: ", 0), 0u) << s.message();
+  std::ofstream(dir + "/file") << "x";
+  s = CheckEvidenceDir(dir + "/file/ev");  // a parent that is a file
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s.message();
+  EXPECT_TRUE(CheckEvidenceDir(dir + "/a/b/ev").ok());
+  EXPECT_FALSE(fs::exists(dir + "/a"));  // the probe's folders are gone
+  fs::remove_all(dir);
+}
+
+// A write that fails at the end leaves nothing: the folders it made are removed, and in
+// a folder given empty, what it wrote. (A file "logs" where logs/ must be a folder
+// makes logs/a.log fail after scenario.json and the tables were written.)
+TEST(EvidenceTest, AFailedWriteLeavesNothingBehind) {
+  const std::string dir = NewDir();
+  ScenarioReport r;
+  r.scenario = "working-set";
+  r.tables.push_back({"portions", {"configuration"}, {{"a"}}});
+  r.files["logs"] = "in the way\n";
+  r.files["logs/a.log"] = "a log\n";
+  ScenarioRunInfo info;
+  Status s = WriteEvidence(dir + "/new/ev", r, info);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("--evidence"), std::string::npos) << s.message();
+  EXPECT_FALSE(fs::exists(dir + "/new"));
+  ASSERT_TRUE(fs::create_directory(dir + "/given"));
+  EXPECT_FALSE(WriteEvidence(dir + "/given", r, info).ok());
+  EXPECT_TRUE(fs::is_directory(dir + "/given"));
+  EXPECT_TRUE(fs::is_empty(dir + "/given"));
+  fs::remove_all(dir);
+}
+
 TEST(WriteFileWholeTest, ReplacesWholeAndLeavesNoTemporaryFile) {
   const std::string dir = NewDir();
   ASSERT_TRUE(WriteFileWhole("--json", dir + "/out.json", "first").ok());

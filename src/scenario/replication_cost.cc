@@ -307,9 +307,11 @@ void Sweep(System& sys, const std::vector<Path>& writes, const std::vector<Path>
 // Starts sys's topology; false, with out->failure saying what did not start, on an error.
 bool StartSystem(const TopologySpec& spec, const std::string& what, const ScenarioContext& ctx, System* sys,
                  ReplicationSystemRun* out) {
+  ctx.Progress("replication-cost", fmt::format("run {}: starting {}: {}", out->run, sys->name, what));
   auto t = StartScenarioTopology(spec, ctx.interrupt);
   if (!t.ok()) {
-    out->failure = what + " did not start: " + t.status().message();
+    // A start cut short by the signal is interrupted, not failed (Verdict).
+    out->failure = ctx.interrupted() ? "interrupted" : what + " did not start: " + t.status().message();
     return false;
   }
   sys->topology = std::move(*t);

@@ -271,7 +271,11 @@ void SystemBlocks(const std::vector<ReplicationSystemRun>& runs, ScenarioReport*
             "    it did not lose a quorum in any run here (docs/scenarios.md).\n",
             r.version, 1 + kTarantoolReplicas, 1 + kTarantoolReplicas);
       }
-      if (!r.failure.empty()) body += "    FAILED: " + r.failure + "\n";
+      if (r.failure == "interrupted") {
+        body += "    interrupted\n";
+      } else if (!r.failure.empty()) {
+        body += "    FAILED: " + r.failure + "\n";
+      }
     }
     if (any) report->blocks.push_back({SystemTitle(system), body});
   }
@@ -397,7 +401,9 @@ void InvariantBlock(const std::vector<ReplicationSystemRun>& runs, ScenarioRepor
 void Verdict(const std::vector<ReplicationSystemRun>& runs, bool interrupted, ScenarioReport* report) {
   for (const ReplicationSystemRun& r : runs) {
     if (!r.not_run.empty()) report->Mark(ScenarioVerdict::kPartial, r.system + ": " + r.not_run);
-    if (!r.failure.empty()) report->Mark(ScenarioVerdict::kFailed, fmt::format("run {} {}: {}", r.run, r.system, r.failure));
+    if (!r.failure.empty() && r.failure != "interrupted") {
+      report->Mark(ScenarioVerdict::kFailed, fmt::format("run {} {}: {}", r.run, r.system, r.failure));
+    }
     for (const ReplicationCell& c : r.cells) {
       if (!c.failure.empty() && c.failure != "interrupted") {
         report->Mark(ScenarioVerdict::kFailed, CellName(c) + ": " + c.failure);

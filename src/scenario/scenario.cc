@@ -12,6 +12,10 @@ void ScenarioContext::Progress(const char* scenario, const std::string& line) co
   if (progress != nullptr) fmt::print(progress, "{}: {}\n", scenario, RedactSecrets(line));
 }
 
+std::string ApproxSeconds(double seconds) {
+  return seconds >= 10 ? fmt::format("{:.0f}", seconds) : fmt::format("{:.2g}", seconds);
+}
+
 std::string Invariant::Describe() const {
   const char* op = at_least ? ">=" : "==";
   return fmt::format("{}: {} {} {} ({} {} {}) {}", name, lhs_value, op, rhs_value, lhs, op, rhs,

@@ -34,6 +34,10 @@ struct ScenarioContext {
   void Progress(const char* scenario, const std::string& line) const;
 };
 
+/// A planned duration for a progress line: whole seconds from 10 s up, else two
+/// significant digits ("0.4", "2.5"), so a short plan does not read "0 s".
+std::string ApproxSeconds(double seconds);
+
 /// One equation that must hold. A figure is printed only after its invariant was
 /// checked; a broken one fails the run (docs/method.md rule 4).
 struct Invariant {

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "client/redis_info.h"
+#include "core/tls.h"
 #include "stand/process.h"
 #include "stand/run_root.h"
 #include "stand/server_node.h"
@@ -219,6 +220,26 @@ Status ServerUnderTest::Stop() {
 bool ServerUnderTest::Alive() {
   if (topology_ == nullptr || topology_->nodes().empty()) return false;
   return NodeOwnership(topology_->record(), topology_->nodes()[0]).verdict == Ownership::kOurs;
+}
+
+pid_t ServerUnderTest::pid() const {
+  return topology_ == nullptr || topology_->nodes().empty() ? 0 : topology_->nodes()[0].process.pid;
+}
+
+std::string ServerUnderTest::Died() {
+  if (topology_ == nullptr || topology_->nodes().empty()) return "";
+  const std::string ended = topology_->NodeEnded(0);
+  if (ended.empty()) return "";
+  return fmt::format("{} (pid {}) died: {}", config_.name, topology_->nodes()[0].process.pid, ended);
+}
+
+std::string ServerUnderTest::ExplainFailure(const std::string& failure) {
+  const std::string died = Died();
+  if (died.empty()) return failure;
+  std::string said = failure;
+  const std::string hint = std::string("; ") + kExpectsTlsHint;
+  if (size_t at = said.find(hint); at != std::string::npos) said.erase(at, hint.size());
+  return died + " (" + said + ")";
 }
 
 Status ServerUnderTest::Connect() {

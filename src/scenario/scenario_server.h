@@ -4,6 +4,8 @@
 // a time for exact detection, and described for the report and the evidence folder.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -98,6 +100,14 @@ class ServerUnderTest {
   Status Stop();
   /// Whether the server process still runs.
   bool Alive();
+  /// The server's pid (0 before it started).
+  pid_t pid() const;
+  /// "" while the server runs; else "<name> (pid N) died: killed by signal 9 (SIGKILL)".
+  std::string Died();
+  /// A failure of a request to this server, said for what it was: when the server
+  /// died, Died() first, and without the "if that port is a TLS port" hint (a
+  /// reset from a dead server is not a TLS port's); else `failure` as it is.
+  std::string ExplainFailure(const std::string& failure);
 
   /// Reads the counters through the control connection (reconnecting once if it broke).
   Result<ServerCounters> Read();

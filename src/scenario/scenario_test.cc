@@ -14,6 +14,15 @@ TEST(PortionOfTest, NamesTheIntervalOfTheWrite) {
   EXPECT_EQ(PortionOf(7, 1, 10).Describe(), "(6; 7]");  // portions of one: the exact write
 }
 
+// durability-overload's 2 cells of 0.2 s are "0.4 s of load", not "0 s".
+TEST(ApproxSecondsTest, ShortPlansKeepTheirDigits) {
+  EXPECT_EQ(ApproxSeconds(0.4), "0.4");
+  EXPECT_EQ(ApproxSeconds(2.5), "2.5");
+  EXPECT_EQ(ApproxSeconds(0), "0");
+  EXPECT_EQ(ApproxSeconds(12.4), "12");
+  EXPECT_EQ(ApproxSeconds(3600), "3600");
+}
+
 TEST(InvariantTest, ShowsBothSidesAndFailsWhenTheyDiffer) {
   Invariant ok = MakeInvariant("present", 31097, "successful - evicted", 200000 - 168903);
   EXPECT_TRUE(ok.ok());

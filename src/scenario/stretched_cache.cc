@@ -385,6 +385,7 @@ StretchedRun RunOnce(const StretchedCacheOptions& o, const ScenarioContext& ctx,
   Blocks(st);
   st.clients = {};
   for (ServerUnderTest* s : {&(*pair)->primary(), &(*pair)->replica()}) {
+    if (!record.failure.empty()) record.failure = s->ExplainFailure(record.failure);  // names a dead server
     report->files[fmt::format("logs/{}-run{}.log", s->config().name, run)] = s->LogTail(kLogTailLines);
   }
   Status stopped = (*pair)->Stop();
@@ -445,8 +446,8 @@ Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& given, con
   report.question = "What does a write acknowledged by a replica (Redis SET + WAIT 1) cost as the distance "
                     "between the primary and its replica grows, and what does the instrument add?";
   report.runs_requested = ctx.runs;
-  ctx.Progress(kScenario, fmt::format("{} operations per series; the delays alone add up to about {:.0f} s per run",
-                                      o.ops, EstimateSeconds(o.ops, o.distances_ns)));
+  ctx.Progress(kScenario, fmt::format("{} operations per series; the delays alone add up to about {} s per run",
+                                      o.ops, ApproxSeconds(EstimateSeconds(o.ops, o.distances_ns))));
   std::vector<StretchedRun> runs;
   if (!SystemInstalled(SystemKind::kRedis)) {
     report.Mark(ScenarioVerdict::kPartial, fmt::format("not run: {} is not installed (apt-get install {})",

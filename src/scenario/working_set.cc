@@ -224,7 +224,7 @@ void RunOnce(const WorkingSetOptions& o, const ScenarioContext& ctx, int run,
         r.failure = "final counters: " + settled.status().message();
       }
     }
-    if (!r.failure.empty() && !servers[i]->Alive()) r.failure += " (the server is gone)";
+    if (!r.failure.empty()) r.failure = servers[i]->ExplainFailure(r.failure);
     report->files[fmt::format("logs/{}-run{}.log", st.config.name, run)] = servers[i]->LogTail(kLogTailLines);
     servers[i]->Stop();
     servers[i].reset();

@@ -113,7 +113,10 @@ Ownership CheckOwnership(const ProcessIdentity& recorded, ProcessIdentity* now) 
   auto current = ReadProcessIdentity(recorded.pid);
   if (!current.ok()) return Ownership::kGone;
   *now = *current;
-  bool same = current->start_ticks == recorded.start_ticks && current->cmdline == recorded.cmdline;
+  // An empty recorded command line: recorded at spawn, before the server set its title
+  // (ServerNodeOptions::on_spawn); the start time alone tells a reused pid then.
+  bool same = current->start_ticks == recorded.start_ticks &&
+              (recorded.cmdline.empty() || current->cmdline == recorded.cmdline);
   return same ? Ownership::kOurs : Ownership::kOther;
 }
 

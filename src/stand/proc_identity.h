@@ -40,7 +40,8 @@ enum class Ownership {
 };
 
 /// Compares what runs under recorded.pid now with the record (start time and command
-/// line only; uid and the proof are CheckOwner's); *now gets the current identity
+/// line only, the start time alone when the recorded command line is empty: a node
+/// recorded at spawn; uid and the proof are CheckOwner's); *now gets the current identity
 /// when there is one (for messages).
 Ownership CheckOwnership(const ProcessIdentity& recorded, ProcessIdentity* now);
 

@@ -39,6 +39,21 @@ TEST(ProcIdentityTest, DifferentCommandLineOrStartTimeIsAnotherProcess) {
   EXPECT_EQ(CheckOwnership(other_start, &now), Ownership::kOther);
 }
 
+// A node recorded at spawn (its title not set yet) has no command line on record: the
+// start time alone decides.
+TEST(ProcIdentityTest, ARecordWithoutCommandLineMatchesOnStartTime) {
+  auto p = Process::Spawn(SpawnOptions{{"sleep", "1000"}, "", ""});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  auto id = ReadProcessIdentity((*p)->pid());
+  ASSERT_TRUE(id.ok());
+  ProcessIdentity early = *id;
+  early.cmdline.clear();
+  ProcessIdentity now;
+  EXPECT_EQ(CheckOwnership(early, &now), Ownership::kOurs);
+  early.start_ticks += 1;
+  EXPECT_EQ(CheckOwnership(early, &now), Ownership::kOther);
+}
+
 TEST(ProcIdentityTest, ExitedAndZombieProcessesAreGone) {
   pid_t child = fork();
   ASSERT_GE(child, 0);

@@ -122,12 +122,22 @@ Status ServerNode::TryStart(bool* port_taken) {
   auto process = Process::Spawn(spawn);
   if (!process.ok()) return process.status();
   process_ = std::move(process).value();
+  if (Status s = ReportSpawn(); !s.ok()) return s;
   Status ready = WaitReady(port_taken);
   if (!ready.ok()) return ready;
   auto id = ReadProcessIdentity(process_->pid());
   if (!id.ok()) return StartupFailure("vanished right after it was ready", Status::Failed);
   identity_ = *id;
   return Status::OK();
+}
+
+Status ServerNode::ReportSpawn() const {
+  if (!options_.on_spawn) return Status::OK();
+  auto id = ReadProcessIdentity(process_->pid());
+  ProcessIdentity early = id.ok() ? *id : ProcessIdentity{};
+  early.pid = process_->pid();  // already gone: a record `down` reports as gone
+  early.cmdline.clear();        // not final yet (redis-server and tarantool set a title)
+  return options_.on_spawn(early, launch_);
 }
 
 Status ServerNode::WaitReady(bool* port_taken) {
@@ -202,6 +212,11 @@ void ServerNode::Release() {
 }
 
 bool ServerNode::Alive() { return process_ != nullptr && process_->Alive(); }
+
+std::string ServerNode::Ended() {
+  if (process_ == nullptr || process_->released() || process_->Alive()) return "";
+  return process_->DescribeExit();
+}
 
 std::string ServerNode::LogTail(int lines) const { return FileTail(launch_.log_path, lines); }
 

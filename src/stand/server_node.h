@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,12 @@ struct ServerNodeOptions {
   int ready_timeout_ms = 10000;
   /// Polled while waiting; true: give up with Failed("interrupted"). May be null.
   const std::atomic<bool>* cancel = nullptr;
+  /// Called after each spawn, before the readiness wait, with the new process's
+  /// identity (pid, start time, uid; cmdline empty: a server sets its title later) and
+  /// its launch (ports, folder), so the owner can record the pid at once: a memstand
+  /// killed during the wait then leaves a record `down` can use. An error stops the
+  /// start (the process is stopped). May be empty.
+  std::function<Status(const ProcessIdentity&, const NodeLaunch&)> on_spawn;
 };
 
 /// Not thread-safe: one owner.
@@ -62,6 +69,9 @@ class ServerNode {
   void Release();
   /// True while the process runs.
   bool Alive();
+  /// "" while the process runs; else how it ended ("killed by signal 9 (SIGKILL)",
+  /// "exited with code 1"). Reaps it.
+  std::string Ended();
 
   const std::string& host() const { return launch_.host; }
   int port() const { return launch_.ports.empty() ? 0 : launch_.ports[0]; }
@@ -82,6 +92,8 @@ class ServerNode {
   ServerNode() = default;
   Result<std::vector<int>> PickPorts() const;
   Status TryStart(bool* port_taken);
+  // ServerNodeOptions::on_spawn for the process just spawned.
+  Status ReportSpawn() const;
   Status WaitReady(bool* port_taken);
   Status StartupFailure(const std::string& what, Status (*make)(std::string)) const;
 

@@ -1,6 +1,7 @@
 #include "stand/stand_state.h"
 
 #include <poll.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -139,6 +141,38 @@ std::vector<const NodeRecord*> WaitGone(const TopologyRecord& r, std::vector<con
   }
 }
 
+// Processes not in the record that hold the topology's token file open: a node that a
+// memstand killed between spawning it and recording it left running. Each is added as
+// a node named "unrecorded" with its identity of now, so the usual proof (uid, token
+// held) decides whether it is signalled. Our own pid and the recorded memstand's are
+// skipped (a memstand still starting holds the file open for a moment).
+void AddUnrecorded(const TopologyRecord& r, std::vector<NodeRecord>* nodes) {
+  struct stat token {};
+  if (r.token.empty() || stat((r.dir + "/" + kOwnerTokenFile).c_str(), &token) < 0) return;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    pid_t pid = static_cast<pid_t>(std::strtol(name.c_str(), nullptr, 10));
+    if (pid <= 1 || pid == getpid() || pid == r.memstand_pid) continue;
+    if (std::any_of(nodes->begin(), nodes->end(),
+                    [&](const NodeRecord& n) { return n.process.pid == pid; })) {
+      continue;
+    }
+    if (!HoldsFile(pid, token.st_dev, token.st_ino)) continue;
+    auto id = ReadProcessIdentity(pid);
+    if (!id.ok()) continue;
+    NodeRecord n;
+    n.name = "unrecorded";
+    // The program's name; a title such as redis-server's "/usr/bin/redis-server
+    // 127.0.0.1:6379 [cluster]" is cut at its first space.
+    const std::string first = id->cmdline.empty() ? "?" : id->cmdline[0].substr(0, id->cmdline[0].find(' '));
+    n.binary = fs::path(first).filename().string();
+    n.process = *id;
+    nodes->push_back(std::move(n));
+  }
+}
+
 std::string Describe(const NodeRecord& n) {
   return n.name + " (" + n.binary + ", pid " + std::to_string(n.process.pid) + ")";
 }
@@ -189,9 +223,11 @@ OwnerCheck NodeOwnership(const TopologyRecord& record, const NodeRecord& node) {
 }
 
 Status StopRecordedTopology(const TopologyRecord& record, std::vector<std::string>* messages) {
+  std::vector<NodeRecord> nodes = record.nodes;
+  AddUnrecorded(record, &nodes);  // stopped first: they came last
   std::vector<const NodeRecord*> ours;
   int unproven = 0;
-  for (auto it = record.nodes.rbegin(); it != record.nodes.rend(); ++it) {  // replicas first
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {  // replicas first
     OwnerCheck check = NodeOwnership(record, *it);
     switch (check.verdict) {
       case Ownership::kOurs:

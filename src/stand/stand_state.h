@@ -77,7 +77,10 @@ OwnerCheck NodeOwnership(const TopologyRecord& record, const NodeRecord& node);
 /// `memstand down` for one topology: SIGTERM to every node process that CheckOwner
 /// proves ours (re-checked right before every signal; its process group only when it
 /// leads the group, pgid == pid; never pid <= 1), SIGKILL after 5 s. Any other pid is
-/// left alone with a message saying why. Then removes the run folder, unless a
+/// left alone with a message saying why. A process missing from the record that
+/// holds the topology's token file open (a node whose memstand was killed before it
+/// recorded it) is checked and stopped the same way, named "unrecorded". Then removes
+/// the run folder, unless a
 /// process that could not be proven ours still runs under a recorded pid. One message
 /// per node into *messages. Fails if a process of ours could not be stopped or the
 /// folder not removed.

@@ -180,7 +180,10 @@ Status TarantoolDriver::Probe(const NodeLaunch& launch, pid_t pid, std::string* 
 }
 
 bool TarantoolDriver::ConfigRejected(const std::string& log_tail) const {
-  for (const char* sign : {"ER_CFG", "Incorrect value for option", "LuajitError"}) {
+  // "can't initialize storage: Failed to allocate": a memtx_memory too small to start
+  // (1k); a fresh folder leaves no other cause.
+  for (const char* sign : {"ER_CFG", "Incorrect value for option", "LuajitError",
+                           "can't initialize storage: Failed to allocate"}) {
     if (log_tail.find(sign) != std::string::npos) return true;
   }
   return false;

@@ -19,7 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kKinds[] = {"redis", "memcached", "tarantool", "etcd"};
+// "pg": compute-locality's PostgreSQL cluster (scenario/locality_pg.h).
+constexpr const char* kKinds[] = {"redis", "memcached", "tarantool", "etcd", "pg"};
 
 std::string TempRoot() {
   const char* tmp = std::getenv("TMPDIR");

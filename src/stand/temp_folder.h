@@ -1,7 +1,8 @@
 // The temporary folders of the servers `memstand run` starts itself (LocalRedis,
-// LocalServer): $TMPDIR/memstand-<kind>-XXXXXX, marked with the memstand process that
-// made it, so that a later start can remove the folders of a run that was killed
-// (SIGKILL leaves no chance to clean up) without touching anyone else's.
+// LocalServer) and of compute-locality's PostgreSQL (PgCluster):
+// $TMPDIR/memstand-<kind>-XXXXXX, marked with the memstand process that made it, so
+// that a later start can remove the folders of a run that was killed (SIGKILL leaves
+// no chance to clean up) without touching anyone else's.
 #pragma once
 
 #include <string>
@@ -21,7 +22,7 @@ inline constexpr char kTempOwnerFile[] = "memstand.owner";
 Result<std::string> MakeTempFolder(const std::string& kind);
 
 /// Removes every folder directly under root named memstand-<kind>-XXXXXX (kind: redis,
-/// memcached, tarantool or etcd; XXXXXX: mkdtemp's 6 characters) that is ours (our
+/// memcached, tarantool, etcd or pg; XXXXXX: mkdtemp's 6 characters) that is ours (our
 /// uid, not a symlink) and whose marker is ours and names a memstand process that is
 /// gone (no such pid, or a pid that started at another time). A folder without a
 /// marker, of another user, or whose memstand still runs is kept. Returns one line

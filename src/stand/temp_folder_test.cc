@@ -110,5 +110,19 @@ TEST_F(TempFolderTest, LocalRedisMarksItsFolderAndCleansUpBeforeStarting) {
   EXPECT_FALSE(fs::exists(dir));
 }
 
+// compute-locality's PostgreSQL folder (MakeTempFolder("pg")) is one of them: a killed
+// run's is removed, a live one's kept.
+TEST_F(TempFolderTest, PostgresFoldersAreCleanedLikeTheOthers) {
+  std::string gone = Plant("memstand-pg-dead03", DeadPid(), 1);
+  ASSERT_TRUE(fs::create_directory(gone + "/cluster"));
+  std::string live = Plant("memstand-pg-live03", getpid(), OurStartTicks());
+  std::vector<std::string> lines = RemoveLeftoverTempFolders(root_);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("removed leftover folder " + gone + " of a killed run"), std::string::npos)
+      << lines[0];
+  EXPECT_FALSE(fs::exists(gone));
+  EXPECT_TRUE(fs::exists(live + "/redis.log"));
+}
+
 }  // namespace
 }  // namespace memstand

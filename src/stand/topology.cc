@@ -257,12 +257,29 @@ Status Topology::StartNode(const NodePlan& plan, const std::shared_ptr<const Ser
     o.role_args = {"--replicaof", primary.host, std::to_string(primary.port)};
   }
   if (!plan.role_args.empty()) o.role_args = plan.role_args;
-  auto server = ServerNode::Start(driver, o);
-  if (!server.ok()) return server.status();
   NodeRecord n;
   n.name = plan.name;
   n.role = plan.role;
   n.replica_of = plan.replica_of >= 0 ? record_.nodes[plan.replica_of].name : "";
+  n.binary = o.binary.empty() ? driver->DefaultBinary() : o.binary;
+  // The pid goes into the state file before the readiness wait (docs/stand.md, State
+  // file): record_.nodes[slot] is this node while it starts, replaced once it is ready.
+  const size_t slot = record_.nodes.size();
+  o.on_spawn = [this, slot, n](const ProcessIdentity& id, const NodeLaunch& launch) {
+    NodeRecord early = n;
+    early.host = launch.host;
+    early.ports = launch.ports;
+    early.port = launch.ports.empty() ? 0 : launch.ports[0];
+    early.dir = launch.dir;
+    early.log = launch.log_path;
+    early.process = id;
+    record_.nodes.resize(slot);
+    record_.nodes.push_back(std::move(early));
+    return SaveState();
+  };
+  auto server = ServerNode::Start(driver, o);
+  record_.nodes.resize(slot);  // the early record goes: the node is stopped, or recorded below
+  if (!server.ok()) return server.status();
   n.host = (*server)->host();
   n.port = (*server)->port();
   n.ports = (*server)->ports();
@@ -351,6 +368,10 @@ Status Topology::Stop() {
     if (ec && result.ok()) result = Status::IoError("cannot remove " + record_.dir + ": " + ec.message());
   }
   return result;
+}
+
+std::string Topology::NodeEnded(size_t i) {
+  return i < servers_.size() ? servers_[i]->Ended() : "";
 }
 
 void Topology::Detach() {

@@ -53,6 +53,9 @@ class Topology {
   /// Lets the processes run on (detached topologies only); the folder and state file
   /// stay for `ps` and `down`. The object then owns nothing.
   void Detach();
+  /// "" while node i (nodes() order) runs or is not ours to watch; else how it ended
+  /// ("killed by signal 9 (SIGKILL)"): for errors that name the server that died.
+  std::string NodeEnded(size_t i);
 
   const TopologySpec& spec() const { return spec_; }
   /// What the state file holds: the run folder, and every node's role, address, pid.

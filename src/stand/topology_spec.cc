@@ -18,14 +18,19 @@ struct KindInfo {
 
 const std::array<KindInfo, 7>& Kinds() {
   static const std::array<KindInfo, 7> kKinds = {{
-      {TopologyKind::kRedis, "redis", {"port", "bind", "dir", "daemonize", "logfile"}},
+      // redis: `include` would read a file that sets any of them again; pidfile and
+      // unixsocket write files outside the run folder.
+      {TopologyKind::kRedis,
+       "redis",
+       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket"}},
       {TopologyKind::kRedisReplica,
        "redis-replica",
-       {"port", "bind", "dir", "daemonize", "logfile", "replicaof", "slaveof"}},
+       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket",
+        "replicaof", "slaveof"}},
       {TopologyKind::kRedisCluster,
        "redis-cluster",
-       {"port", "bind", "dir", "daemonize", "logfile", "replicaof", "slaveof", "cluster-enabled",
-        "cluster-config-file", "cluster-port"}},
+       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket",
+        "replicaof", "slaveof", "cluster-enabled", "cluster-config-file", "cluster-port"}},
       {TopologyKind::kMemcached,
        "memcached",
        {"port", "listen", "udp-port", "unix-socket", "daemon", "pidfile"}},
@@ -137,7 +142,10 @@ Status CheckSettings(const TopologySpec& spec) {
       return Status::InvalidArgument("--set '" + key + "=" + value +
                                      "': a key is letters, digits, '-', '_' or '.'");
     }
-    if (std::find(info.managed.begin(), info.managed.end(), key) != info.managed.end()) {
+    std::string lower = key;  // redis reads its directives in any case (INCLUDE, Port)
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (std::find(info.managed.begin(), info.managed.end(), lower) != info.managed.end()) {
       return Status::InvalidArgument("--set " + key + ": managed by memstand for " + info.name +
                                      " (ports: --port; files: the run folder)");
     }

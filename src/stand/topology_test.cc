@@ -15,6 +15,7 @@
 #include "client/redis_client.h"
 #include "client/redis_info.h"
 #include "core/socket.h"
+#include "npm_util.h"
 #include "stand/probe_io.h"
 #include "stand/process.h"
 #include "stand/tarantool_driver.h"
@@ -48,12 +49,7 @@ bool PathExists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testutil::ReadFile;  // one definition: hdr_log_test.cc shares a unity batch with this file
 
 // Every recorded process is gone (exited, not just signalled) and the folder too.
 void ExpectTornDown(const std::vector<NodeRecord>& nodes, const std::string& dir) {
@@ -348,6 +344,12 @@ TEST_F(TopologyTest, BadSpecsAreInvalidArgumentNamingTheFlagAndStartNothing) {
   add(TopologyKind::kRedisCluster, [](TopologySpec& s) { s.masters = 300; }, "at most 256");
   add(TopologyKind::kRedis, [](TopologySpec& s) { s.settings = {{"port", "1"}}; },
       "--set port: managed by memstand");
+  add(TopologyKind::kRedis, [](TopologySpec& s) { s.settings = {{"include", "/etc/other.conf"}}; },
+      "--set include: managed by memstand");
+  add(TopologyKind::kRedisCluster, [](TopologySpec& s) { s.settings = {{"Include", "/x.conf"}}; },
+      "--set Include: managed by memstand");
+  add(TopologyKind::kRedis, [](TopologySpec& s) { s.settings = {{"PORT", "1"}}; },
+      "--set PORT: managed by memstand");
   add(TopologyKind::kEtcd, [](TopologySpec& s) { s.settings = {{"data-dir", "/x"}}; },
       "--set data-dir: managed by memstand");
   add(TopologyKind::kRedis, [](TopologySpec& s) { s.settings = {{"a b", "1"}}; }, "--set 'a b=1'");
@@ -423,6 +425,8 @@ TEST_F(TopologyTest, RejectedSettingsAreInvalidArgumentWithTheServersComplaint) 
       {TopologyKind::kRedis, {"maxmemory-policy", "nonsense"}, "FATAL CONFIG FILE ERROR"},
       {TopologyKind::kMemcached, {"threads", "0"}, "Number of threads must be greater than 0"},
       {TopologyKind::kTarantool, {"wal_mode", "bogus"}, "Incorrect value for option 'wal_mode'"},
+      // Accepted by box.cfg, then too small for the storage to start.
+      {TopologyKind::kTarantool, {"memtx_memory", "1k"}, "can't initialize storage"},
       {TopologyKind::kEtcd, {"quota-backend-bytes", "lots"}, "invalid value"},
   };
   for (const Case& c : cases) {

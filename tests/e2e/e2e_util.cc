@@ -198,6 +198,17 @@ bool AllGone(const std::set<pid_t>& pids, double timeout_s) {
   return false;
 }
 
+void ExpectNextRunRemoves(const std::string& folder, pid_t pid) {
+  Outcome next = RunMemstand({"run", "--requests", "100", "-q"});
+  unsetenv("TMPDIR");
+  EXPECT_EQ(next.exit_code, 0) << next.output;
+  EXPECT_NE(next.output.find("memstand: removed leftover folder " + folder + " of a killed run (pid " +
+                             std::to_string(pid) + ")"),
+            std::string::npos)
+      << next.output;
+  EXPECT_FALSE(std::filesystem::exists(folder));
+}
+
 std::string Scrape(int port) {
   auto fd = ConnectTcp("127.0.0.1", port, 2000, true);
   if (!fd.ok()) return "";

@@ -75,6 +75,10 @@ bool ProcessExists(pid_t pid);
 std::set<pid_t> ChildrenNamed(pid_t parent, const std::string& name);
 /// Waits until `pids` are all gone (true) or timeout_s passes.
 bool AllGone(const std::set<pid_t>& pids, double timeout_s);
+/// With TMPDIR set to the folder that holds `folder`, a memstand temp folder left by the
+/// memstand `pid` killed with SIGKILL: the next `memstand run` (its own redis-server)
+/// must exit 0, say it removed `folder`, and leave it gone. Unsets TMPDIR.
+void ExpectNextRunRemoves(const std::string& folder, pid_t pid);
 /// GET /metrics from 127.0.0.1:port over a plain socket (reads bounded by 5 s): the
 /// whole HTTP response, or "" when nothing listens.
 std::string Scrape(int port);

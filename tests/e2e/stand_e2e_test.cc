@@ -520,14 +520,7 @@ TEST_F(StandE2eTest, TheNextRunRemovesTheFolderOfAKilledRun) {
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   killed->Wait(10);
   EXPECT_TRUE(fs::exists(folder));  // SIGKILL leaves it behind
-  Outcome next = RunMemstand({"run", "--requests", "100", "-q"});
-  unsetenv("TMPDIR");
-  EXPECT_EQ(next.exit_code, 0) << next.output;
-  EXPECT_NE(next.output.find("memstand: removed leftover folder " + folder + " of a killed run (pid " +
-                             std::to_string(pid) + ")"),
-            std::string::npos)
-      << next.output;
-  EXPECT_FALSE(fs::exists(folder));
+  ExpectNextRunRemoves(folder, pid);
   EXPECT_TRUE(FoldersLike(tmp, "memstand-").empty());  // and the next run's own is gone too
 }
 

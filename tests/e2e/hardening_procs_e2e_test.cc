@@ -1,0 +1,210 @@
+// Issue #25 (Hardening II), processes, clean-up and flag checks, against the real binary:
+// a table of command lines that must be refused with their exit code and message, then
+// the cases that need time and signals: `memstand up` killed with SIGKILL while it starts
+// a cluster and `down` after it, SIGINT while a scenario starts its cluster or replica
+// set, and a compute-locality run killed with its PostgreSQL folder.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "e2e/e2e_util.h"
+
+namespace memstand::e2e {
+namespace hardening_procs {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Nothing listens on port 1: a case that got past the checks fails to connect (exit 1).
+constexpr const char* kNowhere = "redis://127.0.0.1:1";
+
+struct Refused {
+  std::vector<std::string> argv;
+  int exit_code;
+  std::string must_say;
+};
+
+std::vector<std::string> RunArgs(std::vector<std::string> args) {
+  args.insert(args.begin(), {"run", "-n", "1", "--target", kNowhere});
+  return args;
+}
+
+std::vector<Refused> Cases(const std::string& run_dir) {
+  const std::string link = "127.0.0.1:0=127.0.0.1:1";
+  return {
+      // 14: a seed out of 0..2^64-1 (CLI11 alone wraps -1 and saturates 2^64).
+      {RunArgs({"--seed", "-1"}), 2, "'-1' is not a whole number from 0 to 18446744073709551615"},
+      {RunArgs({"--seed", "18446744073709551616"}), 2, "is not a whole number from 0 to"},
+      {{"relay", "--link", link, "--seed", "-1"}, 2, "'-1' is not a whole number"},
+      {{"scenario", "run", "working-set", "--seed", "-1"}, 2, "'-1' is not a whole number"},
+      // 19: epoch 0 read as "no --start-at"; Feb 30 became March 2nd.
+      {RunArgs({"--start-at", "0"}), 2, "--start-at: 0 is more than 24 h ago (a typo?"},
+      {RunArgs({"--start-at", "1970-01-01T00:00:00Z"}), 2, "is more than 24 h ago"},
+      {RunArgs({"--start-at", "2026-02-30T10:00:00Z"}), 2, "'2026-02-30T10:00:00Z': 2026-02 has 28 days"},
+      // 20: a fleet-check grace past 24 h.
+      {RunArgs({"--shard", "0/2", "--fleet-check", "25h"}), 2, "--fleet-check: 25h is over 24 h (a typo?"},
+      // 17: --duration 0 ran until a signal.
+      {{"relay", "--link", link, "--duration", "0"}, 2, "--duration: must be above 0, got '0'"},
+      // 15: a target that does not resolve, refused at start.
+      {{"relay", "--link", "127.0.0.1:0=nosuchhost.invalid:6379"},
+       2,
+       "link 1: target nosuchhost.invalid:6379: cannot resolve host 'nosuchhost.invalid'"},
+      // 18: an unknown scenario is named, with the known ones.
+      {{"scenario", "run", "nosuch"}, 2, "unknown scenario 'nosuch'; known: working-set,"},
+      {{"scenario", "run"}, 2, "memstand scenario run: none given; known: working-set,"},
+      // 13: an evidence folder that cannot be made, refused before the scenario runs.
+      {{"scenario", "run", "working-set", "--evidence", "/proc/memstand-ev"},
+       2,
+       "memstand: --evidence /proc/memstand-ev: No such file or directory"},
+      // 25: include reads a file that could set dir or port again.
+      {{"up", "redis", "--set", "include=/etc/redis/other.conf", "--run-dir", run_dir},
+       2,
+       "--set include: managed by memstand"},
+      // 27: a memtx_memory the storage cannot start with is bad input, as maxmemory=banana.
+      {{"up", "tarantool", "--set", "memtx_memory=1k", "--run-dir", run_dir},
+       2,
+       "can't initialize storage"},
+  };
+}
+
+TEST(HardeningProcsE2E, EveryFlagCaseExitsWithItsMessage) {
+  const std::string run_dir = TempDir() + "/run";
+  for (const Refused& c : Cases(run_dir)) {
+    std::string shown;
+    for (const std::string& a : c.argv) shown += " " + a;
+    Outcome out = RunMemstand(c.argv, 60);
+    EXPECT_EQ(out.exit_code, c.exit_code) << shown << "\n" << out.output;
+    EXPECT_NE(out.output.find(c.must_say), std::string::npos) << shown << "\n" << out.output;
+  }
+  EXPECT_FALSE(fs::exists("/proc/memstand-ev"));
+  EXPECT_TRUE(!fs::exists(run_dir) || fs::is_empty(run_dir)) << "a refused up left a folder";
+}
+
+// The pids whose working directory is `dir` or under it (also once it is deleted:
+// "/path (deleted)"): the servers a topology started there.
+std::set<pid_t> ProcessesUnder(const std::string& dir) {
+  std::set<pid_t> pids;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code link_ec;
+    const std::string cwd = fs::read_symlink(e.path() / "cwd", link_ec).string();
+    if (!link_ec && (cwd == dir || cwd.starts_with(dir + "/") || cwd.starts_with(dir + " "))) {
+      pids.insert(static_cast<pid_t>(std::atol(name.c_str())));
+    }
+  }
+  return pids;
+}
+
+// Row 10: `memstand up` killed with SIGKILL while it starts its nodes, then `down`: no
+// server it spawned is left running. The kill lands at a different moment each try
+// (60 ms .. 1.2 s; here the nodes of a 6-master cluster start 20-30 ms apart from about
+// 70 ms on), so it hits a node between its spawn and its record, in its readiness wait,
+// after it, and while the cluster forms.
+void KillUpThenDown(const std::vector<std::string>& up_args, const std::string& label, int tries) {
+  static constexpr int kDelaysMs[] = {60, 75, 90, 105, 120, 150, 200, 300, 600, 1200};
+  const std::string root = TempDir();
+  for (int i = 0; i < tries && i < 10; ++i) {
+    const int delay_ms = kDelaysMs[i];
+    const std::string name = label + "-" + std::to_string(i);
+    std::vector<std::string> args = up_args;
+    args.insert(args.end(), {"--name", name, "--run-dir", root});
+    auto up = Running::Start(args);
+    ASSERT_NE(up, nullptr);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    kill(up->pid(), SIGKILL);
+    up->Wait(10);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a child past fork execs
+    const std::string dir = root + "/" + name;
+    const std::set<pid_t> spawned = ProcessesUnder(dir);
+    Outcome down = RunMemstand({"down", name, "--run-dir", root}, 60);
+    SCOPED_TRACE(name + " killed after " + std::to_string(delay_ms) + " ms; down said:\n" + down.output);
+    if (!fs::exists(dir + "/state.json") && spawned.empty()) {
+      continue;  // killed before it made its folder: nothing to stop
+    }
+    EXPECT_EQ(down.exit_code, 0);
+    EXPECT_TRUE(AllGone(spawned, 10)) << spawned.size() << " server(s) of ours still run";
+    EXPECT_TRUE(ProcessesUnder(dir).empty());
+    EXPECT_FALSE(fs::exists(dir));
+  }
+  RunMemstand({"down", "--run-dir", root}, 60);  // whatever a failed try left
+}
+
+TEST(HardeningProcsE2E, DownStopsEveryServerOfAnUpKilledWhileStartingACluster) {
+  KillUpThenDown({"up", "redis-cluster", "--masters", "6"}, "cluster", 10);
+}
+
+TEST(HardeningProcsE2E, DownStopsEveryServerOfAnUpKilledWhileStartingAReplicaSet) {
+  KillUpThenDown({"up", "tarantool-replicaset"}, "set", 4);
+}
+
+// Row 9: SIGINT while a scenario starts its cluster (or replica set) is an interrupted
+// scenario (exit 130), not a failed one whose cluster "did not start".
+void InterruptWhileStarting(const std::vector<std::string>& args, const std::string& starting) {
+  const std::string root = TempDir();
+  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
+  auto r = Running::Start(args);
+  unsetenv("MEMSTAND_RUN_DIR");
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->WaitForOutput(starting, 60)) << r->OutputSoFar();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the start (>= 2 s)
+  kill(r->pid(), SIGINT);
+  Outcome out = r->Wait(120);
+  EXPECT_EQ(out.exit_code, 130) << out.output;
+  EXPECT_NE(out.output.find("interrupted (exit code 130)"), std::string::npos) << out.output;
+  EXPECT_EQ(out.output.find("did not start"), std::string::npos) << out.output;
+  EXPECT_TRUE(fs::is_empty(root)) << "a topology folder was left";
+}
+
+TEST(HardeningProcsE2E, SigintWhileDurabilityOverloadStartsItsClusterIsInterrupted) {
+  InterruptWhileStarting({"scenario", "run", "durability-overload", "--masters", "3", "--sizes", "100",
+                          "--payload", "random", "--probe-size", "0", "--cell-duration", "1s"},
+                         "run 1 none: starting a cluster of 3 masters");
+}
+
+TEST(HardeningProcsE2E, SigintWhileReplicationCostStartsItsReplicaSetIsInterrupted) {
+  InterruptWhileStarting({"scenario", "run", "replication-cost", "--concurrency", "1", "--step-duration", "0.5s"},
+                         "run 1: starting tarantool");
+}
+
+// Row 11: compute-locality's PostgreSQL folder, left by a SIGKILL, is removed by the next
+// memstand that starts a server of its own, as memstand-redis-* folders are.
+TEST(HardeningProcsE2E, APostgresFolderOfAKilledScenarioIsRemovedByTheNextRun) {
+  const std::string tmp = TempDir() + "/tmp";
+  fs::create_directories(tmp);
+  chmod(fs::path(tmp).parent_path().c_str(), 0755);  // user postgres passes through (as root)
+  chmod(tmp.c_str(), 0755);
+  setenv("TMPDIR", tmp.c_str(), 1);  // inherited by the memstand processes below
+  struct Unset {
+    ~Unset() { unsetenv("TMPDIR"); }  // on every way out of the test
+  } unset;
+  auto killed = Running::Start({"scenario", "run", "compute-locality", "--only", "postgresql"});
+  ASSERT_NE(killed, nullptr);
+  const bool loading = killed->WaitForOutput("postgresql: loading", 120);
+  const pid_t pid = killed->pid();
+  kill(pid, SIGKILL);
+  killed->Wait(10);
+  ASSERT_TRUE(loading) << "postgresql did not start:\n" << killed->OutputSoFar();
+  std::string folder;
+  for (const auto& e : fs::directory_iterator(tmp)) {
+    if (e.path().filename().string().starts_with("memstand-pg-")) folder = e.path().string();
+  }
+  ASSERT_FALSE(folder.empty()) << "no memstand-pg-* folder in " << tmp;
+  EXPECT_TRUE(fs::exists(folder + "/memstand.owner"));
+  ExpectNextRunRemoves(folder, pid);
+}
+
+}  // namespace
+}  // namespace hardening_procs
+}  // namespace memstand::e2e
