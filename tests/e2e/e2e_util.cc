@@ -161,6 +161,20 @@ const nlohmann::json* FindCommand(const nlohmann::json& run, const std::string& 
   return nullptr;
 }
 
+void ExpectEveryCase(const std::vector<BadInputCase>& cases, double timeout_s) {
+  for (const BadInputCase& c : cases) {
+    std::string shown;
+    for (const std::string& a : c.argv) shown += " '" + (a.size() > 60 ? a.substr(0, 60) + "..." : a) + "'";
+    Outcome out = RunMemstand(c.argv, timeout_s);
+    EXPECT_EQ(out.exit_code, c.exit_code) << shown << "\n" << out.output;
+    EXPECT_NE(out.output.find(c.must_say), std::string::npos) << shown << "\n" << out.output;
+    if (!c.must_not_say.empty()) {
+      EXPECT_EQ(out.output.find(c.must_not_say), std::string::npos) << shown << "\n" << out.output;
+    }
+    EXPECT_LT(out.output.size(), 2000u) << shown << ": a message that echoes its input whole";
+  }
+}
+
 nlohmann::json ReadJson(const std::string& path) {
   std::ifstream f(path);
   return nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);

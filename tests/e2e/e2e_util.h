@@ -65,6 +65,18 @@ nlohmann::json ReadJson(const std::string& path);
 /// `memstand run ARGS --json FILE -q`, which must exit 0 (a test failure otherwise,
 /// with its output); its JSON, or an empty object.
 nlohmann::json RunOk(std::vector<std::string> args);
+
+/// A command line that must be refused: its exit code, a part of what it must say, and
+/// (for secrets) a part it must not say, empty when nothing is forbidden.
+struct BadInputCase {
+  std::vector<std::string> argv;
+  int exit_code;
+  std::string must_say;
+  std::string must_not_say = "";
+};
+/// Runs each case (timeout_s each) and checks its exit code, what it says and does not
+/// say, and that the message does not echo its input whole (under 2,000 bytes).
+void ExpectEveryCase(const std::vector<BadInputCase>& cases, double timeout_s);
 /// The "ops" of the command labelled `label` in a run's JSON ("commands"), or -1 with a
 /// test failure when the run has no such command.
 int64_t CommandOps(const nlohmann::json& run, const std::string& label);

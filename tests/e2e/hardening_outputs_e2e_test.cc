@@ -20,15 +20,8 @@ namespace fs = std::filesystem;
 
 constexpr const char* kSecret = "Zq9Outputs-S3cret";
 
-struct OutputCase {
-  std::vector<std::string> argv;
-  int exit_code;
-  std::string must_say;
-  std::string must_not_say;  // empty: nothing forbidden
-};
-
 // Nothing listens on port 1: a case that got past its check fails to connect (exit 1).
-std::vector<OutputCase> OutputCases(const std::string& dir) {
+std::vector<BadInputCase> OutputCases(const std::string& dir) {
   const std::string secret = kSecret;
   const std::string missing = dir + "/missing.json";
   return {
@@ -62,16 +55,7 @@ std::vector<OutputCase> OutputCases(const std::string& dir) {
 
 TEST(HardeningOutputsE2E, EveryCaseExitsWithItsMessage) {
   const std::string dir = TempDir();
-  for (const OutputCase& c : OutputCases(dir)) {
-    std::string shown;
-    for (const std::string& a : c.argv) shown += " '" + a + "'";
-    Outcome out = RunMemstand(c.argv, 30);
-    EXPECT_EQ(out.exit_code, c.exit_code) << shown << "\n" << out.output;
-    EXPECT_NE(out.output.find(c.must_say), std::string::npos) << shown << "\n" << out.output;
-    if (!c.must_not_say.empty()) {
-      EXPECT_EQ(out.output.find(c.must_not_say), std::string::npos) << shown << "\n" << out.output;
-    }
-  }
+  ExpectEveryCase(OutputCases(dir), 30);
   EXPECT_FALSE(fs::exists(dir + "/m.txt"));  // nothing written for the refused ones
 }
 

@@ -28,18 +28,12 @@ namespace fs = std::filesystem;
 // Nothing listens on port 1: a case that got past the checks fails to connect (exit 1).
 constexpr const char* kNowhere = "redis://127.0.0.1:1";
 
-struct Refused {
-  std::vector<std::string> argv;
-  int exit_code;
-  std::string must_say;
-};
-
 std::vector<std::string> RunArgs(std::vector<std::string> args) {
   args.insert(args.begin(), {"run", "-n", "1", "--target", kNowhere});
   return args;
 }
 
-std::vector<Refused> Cases(const std::string& run_dir) {
+std::vector<BadInputCase> Cases(const std::string& run_dir) {
   const std::string link = "127.0.0.1:0=127.0.0.1:1";
   return {
       // 14: a seed out of 0..2^64-1 (CLI11 alone wraps -1 and saturates 2^64).
@@ -79,13 +73,7 @@ std::vector<Refused> Cases(const std::string& run_dir) {
 
 TEST(HardeningProcsE2E, EveryFlagCaseExitsWithItsMessage) {
   const std::string run_dir = TempDir() + "/run";
-  for (const Refused& c : Cases(run_dir)) {
-    std::string shown;
-    for (const std::string& a : c.argv) shown += " " + a;
-    Outcome out = RunMemstand(c.argv, 60);
-    EXPECT_EQ(out.exit_code, c.exit_code) << shown << "\n" << out.output;
-    EXPECT_NE(out.output.find(c.must_say), std::string::npos) << shown << "\n" << out.output;
-  }
+  ExpectEveryCase(Cases(run_dir), 60);
   EXPECT_FALSE(fs::exists("/proc/memstand-ev"));
   EXPECT_TRUE(!fs::exists(run_dir) || fs::is_empty(run_dir)) << "a refused up left a folder";
 }
