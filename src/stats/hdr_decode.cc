@@ -140,6 +140,7 @@ Result<HdrHistogram> DecodeCompressedV2Base64(std::string_view b64, int64_t min,
     int64_t value = index == first ? min : h.ValueFromIndex(index);
     if (index == last) value = max;
     if (index == first && index == last) {  // one bucket: min once, the rest at max
+      if (count == 1 && min != max) return Bad("one value, but min and max differ");
       h.RecordN(min, 1);
       h.RecordN(max, count - 1);
       continue;

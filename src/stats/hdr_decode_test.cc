@@ -136,5 +136,25 @@ TEST(HdrDecodeTest, RefusesZeroRunsAndCountsThatWouldOverflow) {
   EXPECT_EQ(sum.status().message(), "histogram: the counts add up past 2^53");
 }
 
+// One value in one wide bucket: min and max are that value, so a min and a max that differ
+// cannot both be true (found by the fuzzer: the decoded max was min's).
+TEST(HdrDecodeTest, OneValueNeedsMinEqualToMax) {
+  const HdrHistogram shape(1, 3'600'000'000'000LL, 3);
+  const int index = shape.CountsIndexFor(1'000'000);
+  const int64_t low = shape.ValueFromIndex(index), high = shape.HighestEquivalentValue(low);
+  ASSERT_LT(low, high);
+  auto one = DecodeCompressedV2Base64(HandMade(V2CountBytes(-index) + V2CountBytes(1)), low, high);
+  ASSERT_FALSE(one.ok());
+  EXPECT_EQ(one.status().message(), "histogram: one value, but min and max differ");
+  auto same = DecodeCompressedV2Base64(HandMade(V2CountBytes(-index) + V2CountBytes(1)), high, high);
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_EQ(same->min(), high);
+  auto two = DecodeCompressedV2Base64(HandMade(V2CountBytes(-index) + V2CountBytes(2)), low, high);
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  EXPECT_EQ(two->min(), low);
+  EXPECT_EQ(two->max(), high);
+  EXPECT_EQ(two->total_count(), 2);
+}
+
 }  // namespace
 }  // namespace memstand
