@@ -224,197 +224,280 @@ std::string MemtierTerms(const MemtierPlan& plan, const std::string& message) {
   return message;
 }
 
-Result<MemtierPlan> MapMemtierArgs(const std::vector<std::string>& args, uint64_t randomize_seed) {
-  auto given = Split(args);
-  if (!given.ok()) return given.status();
-  MemtierPlan plan;
-  std::map<std::string, std::string> last;  // the last value of each flag (getopt: last wins)
-  std::vector<std::string> commands;        // --command and its per-command flags, in order
-  for (const Given& g : *given) {
-    const bool path = g.name == "out-file" || g.name == "json-out-file" || g.name == "hdr-file-prefix";
-    if (path && g.value.empty()) return Refuse("--" + g.name, "needs a file path, got ''");
-    if (TakeOutputFlag(g, &plan)) continue;
-    if (g.name == "command" || g.name == "command-ratio" || g.name == "command-key-pattern") {
-      commands.push_back("--" + g.name);
-      commands.push_back(g.value);
-      continue;
+namespace {
+
+// A memtier flag passed on as one `memstand run` flag with its value unchanged.
+struct Rename {
+  const char* memtier;
+  const char* run;
+};
+
+constexpr Rename kSecurityRenames[] = {{"cert", "--tls-cert"}, {"key", "--tls-key"},
+                                       {"cacert", "--tls-ca"}, {"sni", "--sni"}};
+constexpr Rename kKeyRenames[] = {{"key-prefix", "--key-prefix"}, {"key-minimum", "--key-minimum"}};
+constexpr Rename kKeySpreadRenames[] = {{"key-stddev", "--key-stddev"}, {"key-median", "--key-median"}};
+
+// Builds a MemtierPlan from the flags as given, one concern a step, each step appending
+// its `memstand run` flags in the order the plan has always listed them.
+class PlanBuilder {
+ public:
+  // Takes the output flags, gathers --command and its per-command flags in order, and
+  // keeps the last value of every other flag (getopt: the last one wins).
+  Status Gather(const std::vector<Given>& given) {
+    for (const Given& g : given) {
+      const bool path = g.name == "out-file" || g.name == "json-out-file" || g.name == "hdr-file-prefix";
+      if (path && g.value.empty()) return Refuse("--" + g.name, "needs a file path, got ''");
+      if (TakeOutputFlag(g, &plan_)) continue;
+      if (g.name == "command" || g.name == "command-ratio" || g.name == "command-key-pattern") {
+        commands_.push_back("--" + g.name);
+        commands_.push_back(g.value);
+        continue;
+      }
+      last_[g.name == "host" ? "server" : g.name] = g.value;
     }
-    last[g.name == "host" ? "server" : g.name] = g.value;
+    return Status::OK();
   }
-  auto has = [&](const char* n) { return last.count(n) > 0; };
-  std::vector<std::string>& r = plan.run_args;
-  auto pass = [&](const char* memtier, const char* run) {
-    if (!has(memtier)) return;
-    r.insert(r.end(), {run, last[memtier]});
-    plan.run_flag_of.emplace_back(run, memtier);
-  };
-  // The target: -u, -S or -s/-p; memtier's default localhost:6379.
-  if (has("uri")) {
-    if (has("server") || has("port") || has("unix-socket")) {
-      return Refuse("--uri", "give either -u or -s/-h/-p/-S, not both");
+
+  Result<MemtierPlan> Build(uint64_t randomize_seed) {
+    seed_ = randomize_seed;
+    for (Status (PlanBuilder::*step)() : {&PlanBuilder::Target, &PlanBuilder::Security, &PlanBuilder::Shape,
+                                          &PlanBuilder::Reporting, &PlanBuilder::Keys, &PlanBuilder::Data,
+                                          &PlanBuilder::Mix}) {
+      Status s = (this->*step)();
+      if (!s.ok()) return s;
     }
-    r.insert(r.end(), {"--target", last["uri"]});
-  } else if (has("unix-socket")) {
-    pass("unix-socket", "-S");
-  } else {
-    r.insert(r.end(), {"-s", has("server") ? last["server"] : "localhost", "-p",
-                       has("port") ? last["port"] : "6379"});
+    return std::move(plan_);
   }
-  if (has("protocol")) {
-    const std::string& p = last["protocol"];
+
+ private:
+  bool Has(const char* name) const { return last_.count(name) > 0; }
+  const std::string& Value(const char* name) { return last_[name]; }
+  std::string ValueOr(const char* name, const char* fallback) { return Has(name) ? last_[name] : fallback; }
+  void Add(std::initializer_list<std::string> run_args) {
+    plan_.run_args.insert(plan_.run_args.end(), run_args);
+  }
+
+  void Pass(const char* memtier, const char* run) {
+    if (!Has(memtier)) return;
+    Add({run, last_[memtier]});
+    plan_.run_flag_of.emplace_back(run, memtier);
+  }
+  template <size_t N>
+  void PassAll(const Rename (&renames)[N]) {
+    for (const Rename& r : renames) Pass(r.memtier, r.run);
+  }
+
+  // A whole-number flag that must be above 0, or `fallback` when not given.
+  Result<uint64_t> Positive(const char* name, const char* fallback) {
+    auto n = Whole(name, ValueOr(name, fallback));
+    if (n.ok() && *n == 0) return Refuse(std::string("--") + name, "must be above 0");
+    return n;
+  }
+
+  // -u, -S or -s/-p (memtier's default localhost:6379), then --protocol.
+  Status Target() {
+    if (Has("uri")) {
+      if (Has("server") || Has("port") || Has("unix-socket")) {
+        return Refuse("--uri", "give either -u or -s/-h/-p/-S, not both");
+      }
+      Add({"--target", Value("uri")});
+    } else if (Has("unix-socket")) {
+      Pass("unix-socket", "-S");
+    } else {
+      Add({"-s", ValueOr("server", "localhost"), "-p", ValueOr("port", "6379")});
+    }
+    if (!Has("protocol")) return Status::OK();
+    const std::string& p = Value("protocol");
     if (p == "resp2" || p == "resp3") {
-      r.insert(r.end(), {"--resp", p.substr(4)});
+      Add({"--resp", p.substr(4)});
     } else if (p == "memcache_text") {
-      r.insert(r.end(), {"--protocol", "memcache"});
+      Add({"--protocol", "memcache"});
     } else if (p == "memcache_binary") {
       return Refuse("--protocol memcache_binary", "memstand speaks memcached's text protocol only");
     } else if (p != "redis") {
       return Refuse("--protocol", "'" + Abbreviate(p) + "' is not redis, resp2, resp3, memcache_text");
     }
+    return Status::OK();
   }
-  pass("authenticate", "-a");
-  if (has("tls")) r.push_back("--tls");
-  if (has("tls-skip-verify")) r.push_back("--tls-skip-verify");
-  pass("cert", "--tls-cert");
-  pass("key", "--tls-key");
-  pass("cacert", "--tls-ca");
-  pass("sni", "--sni");
-  if (has("cluster-mode")) {
-    r.push_back("--cluster");
-    plan.cluster_mode = true;
-  }
-  if (has("select-db")) {
-    auto db = Whole("select-db", last["select-db"]);
-    if (!db.ok()) return db.status();
-  }
-  pass("select-db", "--db");
-  // The shape: memtier's defaults are 4 threads of 50 clients; -n is per client.
-  auto clients = Whole("clients", has("clients") ? last["clients"] : "50");
-  auto threads = Whole("threads", has("threads") ? last["threads"] : "4");
-  if (!clients.ok()) return clients.status();
-  if (!threads.ok()) return threads.status();
-  if (*clients == 0 || *threads == 0) return Refuse("--clients/--threads", "must be above 0");
-  const uint64_t connections = *clients * *threads;
-  r.insert(r.end(), {"-c", std::to_string(*clients), "-t", std::to_string(*threads)});
-  if (has("requests") && has("test-time")) {
-    return Refuse("--requests", "--test-time and --requests are mutually exclusive (as in memtier)");
-  }
-  if (has("requests")) {
-    if (last["requests"] == "allkeys") {
-      return Refuse("--requests allkeys", "not implemented; give -n with --key-pattern P:P");
+
+  // Password, TLS, cluster mode and database.
+  Status Security() {
+    Pass("authenticate", "-a");
+    if (Has("tls")) plan_.run_args.push_back("--tls");
+    if (Has("tls-skip-verify")) plan_.run_args.push_back("--tls-skip-verify");
+    PassAll(kSecurityRenames);
+    if (Has("cluster-mode")) {
+      plan_.run_args.push_back("--cluster");
+      plan_.cluster_mode = true;
     }
-    auto n = Whole("requests", last["requests"]);
-    if (!n.ok()) return n.status();
-    if (*n == 0) return Refuse("--requests", "must be above 0");
-    r.insert(r.end(), {"--requests", std::to_string(*n * connections)});
-  } else if (has("test-time")) {
-    auto s = Whole("test-time", last["test-time"]);
-    if (!s.ok()) return s.status();
-    if (*s == 0) return Refuse("--test-time", "must be above 0");
-    r.insert(r.end(), {"--duration", std::to_string(*s) + "s"});
-    plan.run_flag_of.emplace_back("--duration", "test-time");
-  } else {
-    r.insert(r.end(), {"--requests", std::to_string(10000 * connections)});  // memtier's default
-  }
-  if (has("rate-limiting")) {  // memtier: per connection
-    auto rate = Whole("rate-limiting", last["rate-limiting"]);
-    if (!rate.ok()) return rate.status();
-    if (*rate == 0) return Refuse("--rate-limiting", "must be above 0");
-    r.insert(r.end(), {"--rate", std::to_string(*rate * connections)});
-  }
-  pass("pipeline", "--pipeline");
-  if (has("connection-timeout")) {
-    auto s = Whole("connection-timeout", last["connection-timeout"]);
-    if (!s.ok()) return s.status();
-    if (*s == 0) return Refuse("--connection-timeout 0", "memstand always bounds a connect; give 1 or more");
-    r.insert(r.end(), {"--connect-timeout", std::to_string(*s) + "s"});
-  }
-  if (has("run-count")) {
-    auto x = Whole("run-count", last["run-count"]);
-    if (!x.ok()) return x.status();
-    if (*x == 0 || *x > 10000) return Refuse("--run-count", "must be 1 .. 10000");
-    plan.run_count = static_cast<int>(*x);
-  }
-  if (has("print-percentiles")) {
-    r.insert(r.end(), {"--percentiles", last["print-percentiles"]});
-  } else {
-    r.insert(r.end(), {"--percentiles", "50,99,99.9"});
-  }
-  if (has("command-stats-breakdown") && last["command-stats-breakdown"] != "command") {
-    return Refuse("--command-stats-breakdown", "only 'command' (statistics by command name)");
-  }
-  if (has("randomize")) r.insert(r.end(), {"--seed", std::to_string(randomize_seed)});
-  // has("distinct-client-seed"): memstand seeds every connection on its own anyway.
-  // Keys.
-  pass("key-prefix", "--key-prefix");
-  pass("key-minimum", "--key-minimum");
-  r.insert(r.end(), {"--key-maximum", has("key-maximum") ? last["key-maximum"] : "10000000"});
-  const std::string key_pattern = has("key-pattern") ? last["key-pattern"] : "R:R";
-  Status s = CheckKeyPattern(key_pattern);
-  if (!s.ok()) return s;
-  pass("key-stddev", "--key-stddev");
-  pass("key-median", "--key-median");
-  // Data.
-  pass("data-size", "-d");
-  if (has("random-data")) r.push_back("-R");
-  pass("data-size-range", "--data-size-range");
-  if (has("data-size-list")) {
-    const std::string& l = last["data-size-list"];
-    if (l.find(',') != std::string::npos || l.find(':') == std::string::npos) {
-      return Refuse("--data-size-list", "one size:weight only (memstand has no weighted size list)");
+    if (Has("select-db")) {
+      auto db = Whole("select-db", Value("select-db"));
+      if (!db.ok()) return db.status();
     }
-    r.insert(r.end(), {"-d", l.substr(0, l.find(':'))});
+    Pass("select-db", "--db");
+    return Status::OK();
   }
-  if (has("data-size-pattern") && last["data-size-pattern"] != "R") {
-    return Refuse("--data-size-pattern", "only R (sizes drawn at random from the range)");
+
+  // Connections, the run's length (memtier's -n is per connection), rate and pipeline.
+  Status Shape() {
+    auto clients = Whole("clients", ValueOr("clients", "50"));  // memtier: 4 threads of 50 clients
+    auto threads = Whole("threads", ValueOr("threads", "4"));
+    if (!clients.ok()) return clients.status();
+    if (!threads.ok()) return threads.status();
+    if (*clients == 0 || *threads == 0) return Refuse("--clients/--threads", "must be above 0");
+    const uint64_t connections = *clients * *threads;
+    Add({"-c", std::to_string(*clients), "-t", std::to_string(*threads)});
+    if (Has("requests") && Has("test-time")) {
+      return Refuse("--requests", "--test-time and --requests are mutually exclusive (as in memtier)");
+    }
+    if (Has("requests")) {
+      if (Value("requests") == "allkeys") {
+        return Refuse("--requests allkeys", "not implemented; give -n with --key-pattern P:P");
+      }
+      auto n = Positive("requests", "");
+      if (!n.ok()) return n.status();
+      Add({"--requests", std::to_string(*n * connections)});
+    } else if (Has("test-time")) {
+      auto s = Positive("test-time", "");
+      if (!s.ok()) return s.status();
+      Add({"--duration", std::to_string(*s) + "s"});
+      plan_.run_flag_of.emplace_back("--duration", "test-time");
+    } else {
+      Add({"--requests", std::to_string(10000 * connections)});  // memtier's default
+    }
+    if (Has("rate-limiting")) {  // memtier: per connection
+      auto rate = Positive("rate-limiting", "");
+      if (!rate.ok()) return rate.status();
+      Add({"--rate", std::to_string(*rate * connections)});
+    }
+    Pass("pipeline", "--pipeline");
+    if (Has("connection-timeout")) {
+      auto s = Whole("connection-timeout", Value("connection-timeout"));
+      if (!s.ok()) return s.status();
+      if (*s == 0) return Refuse("--connection-timeout 0", "memstand always bounds a connect; give 1 or more");
+      Add({"--connect-timeout", std::to_string(*s) + "s"});
+    }
+    return Status::OK();
   }
-  std::string set_text = "SET __key__ __data__";
-  if (has("expiry-range") && last["expiry-range"] != "0-0") {
-    const std::string& e = last["expiry-range"];
+
+  // Runs, percentiles, statistics and the seed.
+  Status Reporting() {
+    if (Has("run-count")) {
+      auto x = Whole("run-count", Value("run-count"));
+      if (!x.ok()) return x.status();
+      if (*x == 0 || *x > 10000) return Refuse("--run-count", "must be 1 .. 10000");
+      plan_.run_count = static_cast<int>(*x);
+    }
+    Add({"--percentiles", ValueOr("print-percentiles", "50,99,99.9")});
+    if (Has("command-stats-breakdown") && Value("command-stats-breakdown") != "command") {
+      return Refuse("--command-stats-breakdown", "only 'command' (statistics by command name)");
+    }
+    if (Has("randomize")) Add({"--seed", std::to_string(seed_)});
+    // Has("distinct-client-seed"): memstand seeds every connection on its own anyway.
+    return Status::OK();
+  }
+
+  Status Keys() {
+    PassAll(kKeyRenames);
+    Add({"--key-maximum", ValueOr("key-maximum", "10000000")});
+    key_pattern_ = ValueOr("key-pattern", "R:R");
+    Status s = CheckKeyPattern(key_pattern_);
+    if (!s.ok()) return s;
+    PassAll(kKeySpreadRenames);
+    return Status::OK();
+  }
+
+  // Value sizes, and the expiry memtier's own SET carries.
+  Status Data() {
+    Pass("data-size", "-d");
+    if (Has("random-data")) plan_.run_args.push_back("-R");
+    Pass("data-size-range", "--data-size-range");
+    if (Has("data-size-list")) {
+      const std::string& l = Value("data-size-list");
+      if (l.find(',') != std::string::npos || l.find(':') == std::string::npos) {
+        return Refuse("--data-size-list", "one size:weight only (memstand has no weighted size list)");
+      }
+      Add({"-d", l.substr(0, l.find(':'))});
+    }
+    if (Has("data-size-pattern") && Value("data-size-pattern") != "R") {
+      return Refuse("--data-size-pattern", "only R (sizes drawn at random from the range)");
+    }
+    if (!Has("expiry-range") || Value("expiry-range") == "0-0") return Status::OK();
+    const std::string& e = Value("expiry-range");
     const size_t dash = e.find('-');
     if (dash == std::string::npos || e.substr(0, dash) != e.substr(dash + 1)) {
       return Refuse("--expiry-range", "one expiry only (MIN-MIN): memstand draws no random expiry");
     }
-    if (!commands.empty() || (has("protocol") && last["protocol"] == "memcache_text")) {
+    if (!commands_.empty() || (Has("protocol") && Value("protocol") == "memcache_text")) {
       return Refuse("--expiry-range", "applies to memtier's RESP SET, not with --command or memcache");
     }
-    set_text += " EX " + e.substr(0, dash);
+    set_text_ += " EX " + e.substr(0, dash);
+    return Status::OK();
   }
+
   // The mix: memtier's SET:GET by --ratio and --key-pattern, or its --command list.
-  bool zipf = key_pattern[0] == 'Z' || key_pattern[2] == 'Z';
-  if (!commands.empty()) {
-    plan.arbitrary_commands = true;
-    for (size_t i = 0; i < commands.size(); i += 2) {
-      if (commands[i] == "--command-key-pattern") zipf = zipf || commands[i + 1] == "Z";
+  Status Mix() {
+    bool zipf = key_pattern_[0] == 'Z' || key_pattern_[2] == 'Z';
+    if (!commands_.empty()) {
+      plan_.arbitrary_commands = true;
+      for (size_t i = 0; i < commands_.size(); i += 2) {
+        if (commands_[i] == "--command-key-pattern") zipf = zipf || commands_[i + 1] == "Z";
+      }
+      plan_.run_args.insert(plan_.run_args.end(), commands_.begin(), commands_.end());
+    } else if (set_text_ != kPlainSet) {
+      Status s = WeightedSetGet();
+      if (!s.ok()) return s;
+    } else {
+      Add({"--ratio", ValueOr("ratio", "1:10"), "--key-pattern", key_pattern_});
     }
-    r.insert(r.end(), commands.begin(), commands.end());
-  } else if (set_text != "SET __key__ __data__") {
+    if (Has("key-zipf-exp")) {
+      Pass("key-zipf-exp", "--key-zipf-exp");
+    } else if (zipf) {
+      Add({"--key-zipf-exp", "1"});  // memtier's default exponent
+    }
+    return Status::OK();
+  }
+
+  // SET (with its expiry) and GET as two --command entries weighted by --ratio; a weight
+  // of 0 leaves the command out (1:0 is SETs only), as memstand run's --ratio.
+  Status WeightedSetGet() {
     std::string set_weight = "1", get_weight = "10";  // memtier's default --ratio
-    if (has("ratio")) {
-      const std::string& ratio = last["ratio"];
+    if (Has("ratio")) {
+      const std::string& ratio = Value("ratio");
       const size_t colon = ratio.find(':');
       if (colon == std::string::npos) return Refuse("--ratio", "must be SET:GET, e.g. 1:10");
       set_weight = ratio.substr(0, colon);
       get_weight = ratio.substr(colon + 1);
     }
-    // A weight of 0 leaves the command out (1:0 is SETs only), as memstand run's --ratio.
     if (set_weight != "0") {
-      r.insert(r.end(), {"--command", set_text, "--command-key-pattern", key_pattern.substr(0, 1),
-                         "--command-ratio", set_weight});
+      Add({"--command", set_text_, "--command-key-pattern", key_pattern_.substr(0, 1), "--command-ratio",
+           set_weight});
     }
     if (get_weight != "0") {
-      r.insert(r.end(), {"--command", "GET __key__", "--command-key-pattern", key_pattern.substr(2),
-                         "--command-ratio", get_weight});
+      Add({"--command", "GET __key__", "--command-key-pattern", key_pattern_.substr(2), "--command-ratio",
+           get_weight});
     }
-  } else {
-    r.insert(r.end(), {"--ratio", has("ratio") ? last["ratio"] : "1:10", "--key-pattern", key_pattern});
+    return Status::OK();
   }
-  if (has("key-zipf-exp")) {
-    pass("key-zipf-exp", "--key-zipf-exp");
-  } else if (zipf) {
-    r.insert(r.end(), {"--key-zipf-exp", "1"});  // memtier's default exponent
-  }
-  return plan;
+
+  static constexpr const char* kPlainSet = "SET __key__ __data__";
+  MemtierPlan plan_;
+  uint64_t seed_ = 0;
+  std::map<std::string, std::string> last_;
+  std::vector<std::string> commands_;  // --command and its per-command flags, in order
+  std::string key_pattern_;
+  std::string set_text_ = kPlainSet;
+};
+
+}  // namespace
+
+Result<MemtierPlan> MapMemtierArgs(const std::vector<std::string>& args, uint64_t randomize_seed) {
+  auto given = Split(args);
+  if (!given.ok()) return given.status();
+  PlanBuilder builder;
+  Status s = builder.Gather(*given);
+  if (!s.ok()) return s;
+  return builder.Build(randomize_seed);
 }
 
 }  // namespace memstand::cli
