@@ -252,6 +252,10 @@ Status Process::Terminate(int timeout_ms) {
       errno != ESRCH) {
     return Status::IoError(ErrnoText("kill " + std::to_string(pid_), errno));
   }
+  if (paused_) {  // a stopped process takes its SIGTERM once continued
+    SignalChild(pid_, SIGCONT, true);
+    paused_ = false;
+  }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   auto step = std::chrono::milliseconds(1);
   while (!Reap(false) && std::chrono::steady_clock::now() < deadline) {
@@ -262,6 +266,77 @@ Status Process::Terminate(int timeout_ms) {
     SignalChild(pid_, SIGKILL, true);
     SignalChild(pid_, SIGKILL, false);
     Reap(true);
+  }
+  return Status::OK();
+}
+
+void Process::Release() {
+  if (paused_ && !released_) Resume();
+  released_ = true;
+}
+
+Status Process::Kill() {
+  if (Reap(false)) return Status::OK();
+  SignalChild(pid_, SIGKILL, true);
+  SignalChild(pid_, SIGKILL, false);
+  paused_ = false;
+  Reap(true);
+  return Status::OK();
+}
+
+// SIGSTOP or SIGCONT to the group of a child that still runs.
+Status Process::SignalGroup(int sig, const char* what) {
+  if (Reap(false)) {
+    return Status::Failed("cannot " + std::string(what) + " pid " + std::to_string(pid_) + ": it " +
+                          (released_ ? "was released" : DescribeExit()));
+  }
+  if (SignalChild(pid_, sig, true) < 0 && SignalChild(pid_, sig, false) < 0) {
+    return Status::IoError(ErrnoText(std::string(what) + " pid " + std::to_string(pid_), errno));
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// Waits until the child reports `state` (WSTOPPED or WCONTINUED; WNOWAIT leaves the
+// event, and its exit, for Reap), at most kStateChangeMs. False if it ended or took longer.
+bool AwaitStateChange(pid_t pid, int state) {
+  constexpr int kStateChangeMs = 10000;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStateChangeMs);
+  auto step = std::chrono::microseconds(100);
+  for (;;) {
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, state | WEXITED | WNOWAIT | WNOHANG) < 0 &&
+        errno != EINTR) {
+      return false;
+    }
+    if (info.si_pid != 0) {
+      return info.si_code == (state == WSTOPPED ? CLD_STOPPED : CLD_CONTINUED);
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(step);
+    step = std::min(step * 2, std::chrono::microseconds(20000));
+  }
+}
+
+}  // namespace
+
+// The stop (or continue) reaches the leader soon after the signal; these return once it
+// has, so a paused server is known to answer nothing.
+Status Process::Pause() {
+  if (Status s = SignalGroup(SIGSTOP, "pause"); !s.ok()) return s;
+  paused_ = true;
+  if (!AwaitStateChange(pid_, WSTOPPED)) {
+    return Status::Failed("pid " + std::to_string(pid_) + " did not stop after SIGSTOP");
+  }
+  return Status::OK();
+}
+
+Status Process::Resume() {
+  if (Status s = SignalGroup(SIGCONT, "resume"); !s.ok()) return s;
+  paused_ = false;
+  if (!AwaitStateChange(pid_, WCONTINUED)) {
+    return Status::Failed("pid " + std::to_string(pid_) + " did not continue after SIGCONT");
   }
   return Status::OK();
 }

@@ -74,9 +74,20 @@ class Process {
 
   /// Gives the child up: this object no longer signals, reaps or waits for it (it is
   /// reparented when memstand exits). For detached children that must outlive us.
-  /// Alive() is false and Terminate() a no-op afterwards.
-  void Release() { released_ = true; }
+  /// A paused child is resumed first: nothing is left stopped. Alive() is false and
+  /// Terminate() a no-op afterwards.
+  void Release();
   bool released() const { return released_; }
+
+  /// Faults, for experiments (docs/stand.md, Faults). Kill: SIGKILL to the process group,
+  /// reaped before returning; OK if it had already ended. Pause: SIGSTOP to the group
+  /// (the server keeps its sockets; clients see no reply); Resume: SIGCONT. A paused child
+  /// is resumed by Terminate and Release, so none is ever left stopped. Failed when the
+  /// child has ended (Pause, Resume) or was released.
+  Status Kill();
+  Status Pause();
+  Status Resume();
+  bool paused() const { return paused_; }
 
   /// The raw waitpid() status once reaped; nullopt while running.
   std::optional<int> wait_status() const { return wait_status_; }
@@ -87,10 +98,12 @@ class Process {
   explicit Process(pid_t pid) : pid_(pid) {}
   // Reaps if the child has exited (block: wait for it). Returns true once reaped.
   bool Reap(bool block);
+  Status SignalGroup(int sig, const char* what);
 
   pid_t pid_;
   std::optional<int> wait_status_;
   bool released_ = false;
+  bool paused_ = false;
 };
 
 }  // namespace memstand

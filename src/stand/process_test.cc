@@ -142,6 +142,44 @@ TEST(ProcessTest, TerminateSendsSigtermAndReaps) {
   EXPECT_EQ(errno, ESRCH);
 }
 
+// The state letter of /proc/<pid>/stat ('T': stopped), '?' if gone.
+char StateOf(pid_t pid) {
+  std::string stat = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() ? '?' : stat[paren + 2];
+}
+
+TEST(ProcessTest, PausedChildTakesItsSigtermOnTerminate) {
+  auto p = SpawnOrDie({"sleep", "1000"});
+  ASSERT_NE(p, nullptr);
+  ASSERT_TRUE(p->Pause().ok());
+  EXPECT_TRUE(p->paused());
+  EXPECT_EQ(StateOf(p->pid()), 'T');
+  ASSERT_TRUE(p->Terminate(10000).ok());
+  ASSERT_TRUE(p->wait_status().has_value());
+  EXPECT_EQ(p->DescribeExit(), "killed by signal 15 (SIGTERM)");  // not the SIGKILL fallback
+  EXPECT_FALSE(p->Resume().ok());                                 // it has ended
+}
+
+TEST(ProcessTest, KillReapsAndReleaseLeavesNothingStopped) {
+  auto killed = SpawnOrDie({"sleep", "1000"});
+  ASSERT_NE(killed, nullptr);
+  ASSERT_TRUE(killed->Pause().ok());
+  ASSERT_TRUE(killed->Kill().ok());
+  EXPECT_EQ(killed->DescribeExit(), "killed by signal 9 (SIGKILL)");
+  EXPECT_TRUE(killed->Kill().ok());  // idempotent
+
+  auto released = SpawnOrDie({"sleep", "1000"});
+  ASSERT_NE(released, nullptr);
+  const pid_t pid = released->pid();
+  ASSERT_TRUE(released->Pause().ok());
+  released->Release();
+  EXPECT_NE(StateOf(pid), 'T');
+  EXPECT_FALSE(released->Pause().ok());  // no longer ours to signal
+  kill(pid, SIGKILL);                    // ours: the test spawned it
+  waitpid(pid, nullptr, 0);
+}
+
 TEST(ProcessTest, TerminateEscalatesToSigkill) {
   TempDir dir;
   std::string log = dir.path() + "/log";

@@ -201,7 +201,7 @@ Status ServerNode::Stop() {
   stopped_ = true;
   bool was_alive = process_->Alive();
   process_->Terminate(kStopTimeoutMs);
-  if (was_alive) return Status::OK();
+  if (was_alive || stopped_on_purpose_) return Status::OK();
   return Status::Failed(options_.binary + " (pid " + std::to_string(pid()) +
                         ") ended before Stop: " + process_->DescribeExit() +
                         "; last lines of log:\n" + LogTail(kErrorTailLines));
@@ -211,9 +211,44 @@ void ServerNode::Release() {
   if (process_ != nullptr) process_->Release();
 }
 
+Status ServerNode::Kill() {
+  if (process_ == nullptr || stopped_ || process_->released()) {
+    return Status::Failed(options_.binary + ": cannot kill a node that is stopped or released");
+  }
+  stopped_on_purpose_ = true;
+  return process_->Kill();
+}
+
+Status ServerNode::Pause() {
+  if (process_ == nullptr || stopped_) return Status::Failed(options_.binary + ": cannot pause a stopped node");
+  return process_->Pause();
+}
+
+Status ServerNode::Resume() {
+  if (process_ == nullptr || stopped_) return Status::Failed(options_.binary + ": cannot resume a stopped node");
+  return process_->Resume();
+}
+
+Status ServerNode::Restart(std::function<Status(const ProcessIdentity&, const NodeLaunch&)> on_spawn) {
+  if (process_ == nullptr || stopped_ || process_->released()) {
+    return Status::Failed(options_.binary + ": cannot restart a node that is stopped or released");
+  }
+  if (process_->Alive()) {
+    return Status::Failed(options_.binary + " (pid " + std::to_string(pid()) +
+                          ") still runs: kill it before a restart");
+  }
+  options_.fixed_ports = launch_.ports;  // the same ports, or an error: never elsewhere
+  options_.on_spawn = std::move(on_spawn);
+  bool port_taken = false;
+  Status s = TryStart(&port_taken);
+  if (s.ok()) stopped_on_purpose_ = false;
+  return s;
+}
+
 bool ServerNode::Alive() { return process_ != nullptr && process_->Alive(); }
 
 std::string ServerNode::Ended() {
+  if (stopped_on_purpose_) return "";
   if (process_ == nullptr || process_->released() || process_->Alive()) return "";
   return process_->DescribeExit();
 }

@@ -67,6 +67,24 @@ class ServerNode {
   Status Stop();
   /// Lets the process run on after this object is gone (detached nodes only).
   void Release();
+
+  /// Faults, for experiments (docs/stand.md, Faults). A node killed here is stopped on
+  /// purpose: Stop() then returns OK and Ended() "" (nothing suspect), until a Restart.
+  /// Kill: SIGKILL to its process group, reaped. Pause / Resume: SIGSTOP / SIGCONT to the
+  /// group (Stop and Release resume a paused node first).
+  Status Kill();
+  Status Pause();
+  Status Resume();
+  /// Starts the server again in the same folder on the same ports (its data files are
+  /// where it left them) and waits for readiness as Start did. REQUIRES: the process has
+  /// ended (Kill, or a crash). `on_spawn` replaces ServerNodeOptions::on_spawn for this
+  /// start (the owner records the new pid). The new process dies with the thread that
+  /// calls this (process.h): call it from a thread that lives as long as the node.
+  /// InvalidArgument if a port was taken meanwhile (never moved elsewhere).
+  Status Restart(std::function<Status(const ProcessIdentity&, const NodeLaunch&)> on_spawn = {});
+  /// True after Kill, until a Restart succeeds.
+  bool stopped_on_purpose() const { return stopped_on_purpose_; }
+  bool paused() const { return process_ != nullptr && process_->paused(); }
   /// True while the process runs.
   bool Alive();
   /// "" while the process runs; else how it ended ("killed by signal 9 (SIGKILL)",
@@ -104,6 +122,7 @@ class ServerNode {
   ProcessIdentity identity_;
   std::unique_ptr<Process> process_;
   bool stopped_ = false;
+  bool stopped_on_purpose_ = false;
 };
 
 /// The error for a server program that cannot be found: NotFound("<binary> not found

@@ -374,6 +374,41 @@ std::string Topology::NodeEnded(size_t i) {
   return i < servers_.size() ? servers_[i]->Ended() : "";
 }
 
+Result<ServerNode*> Topology::Node(size_t i) {
+  if (i >= servers_.size()) {
+    return Status::InvalidArgument("no node " + std::to_string(i) + " in '" + spec_.name + "' (" +
+                                   std::to_string(servers_.size()) + " nodes run here)");
+  }
+  return servers_[i].get();
+}
+
+Status Topology::KillNode(size_t i) {
+  auto node = Node(i);
+  return node.ok() ? (*node)->Kill() : node.status();
+}
+
+Status Topology::PauseNode(size_t i) {
+  auto node = Node(i);
+  return node.ok() ? (*node)->Pause() : node.status();
+}
+
+Status Topology::ResumeNode(size_t i) {
+  auto node = Node(i);
+  return node.ok() ? (*node)->Resume() : node.status();
+}
+
+Status Topology::RestartNode(size_t i) {
+  auto node = Node(i);
+  if (!node.ok()) return node.status();
+  Status s = (*node)->Restart([this, i](const ProcessIdentity& id, const NodeLaunch&) {
+    record_.nodes[i].process = id;
+    return SaveState();
+  });
+  if (!s.ok()) return s.WithContext(spec_.name + " " + record_.nodes[i].name);
+  record_.nodes[i].process = (*node)->identity();
+  return SaveState();
+}
+
 void Topology::Detach() {
   for (auto& server : servers_) server->Release();
   servers_.clear();

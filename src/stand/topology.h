@@ -57,6 +57,18 @@ class Topology {
   /// ("killed by signal 9 (SIGKILL)"): for errors that name the server that died.
   std::string NodeEnded(size_t i);
 
+  /// Faults on node i (nodes() order; docs/stand.md, Faults): ServerNode's Kill, Pause,
+  /// Resume and Restart. A node killed here is stopped on purpose: NodeEnded(i) is "" and
+  /// Stop() does not fail for it. RestartNode brings it back in its folder on its ports
+  /// and records the new process in the state file (before its readiness wait too); call
+  /// it from the thread that started the topology (process.h: a child dies with the
+  /// thread that spawned it). InvalidArgument for an index past nodes() or a topology
+  /// that was detached.
+  Status KillNode(size_t i);
+  Status PauseNode(size_t i);
+  Status ResumeNode(size_t i);
+  Status RestartNode(size_t i);
+
   const TopologySpec& spec() const { return spec_; }
   /// What the state file holds: the run folder, and every node's role, address, pid.
   const TopologyRecord& record() const { return record_; }
@@ -79,6 +91,7 @@ class Topology {
   Status Wire();
   Status WaitReplicaSet();
   Status SaveState();
+  Result<ServerNode*> Node(size_t i);
 
   TopologySpec spec_;
   TopologyOptions options_;

@@ -116,6 +116,74 @@ TEST_F(TopologyTest, RedisAppliesSettingsRecordsStateAndStops) {
   ExpectTornDown(nodes, dir);
 }
 
+// The state letter of /proc/<pid>/stat ('T' while stopped by SIGSTOP); '?' if unreadable.
+char ProcState(pid_t pid) {
+  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() ? '?' : stat[paren + 2];
+}
+
+TEST_F(TopologyTest, RedisNodePausedKilledAndRestartedOnPurpose) {
+  TopologySpec spec;
+  spec.settings = {{"appendonly", "yes"}, {"appendfsync", "always"}};
+  auto t = StartOrDie(spec);
+  ASSERT_NE(t, nullptr);
+  const NodeRecord first = t->nodes()[0];
+  {
+    auto c = Client(first);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(Command(c.get(), {"SET", "kept", "v1"}), "OK");
+  }
+  ASSERT_TRUE(t->PauseNode(0).ok());
+  EXPECT_EQ(ProcState(first.process.pid), 'T');
+  ASSERT_TRUE(t->ResumeNode(0).ok());
+  EXPECT_NE(ProcState(first.process.pid), 'T');
+
+  ASSERT_TRUE(t->KillNode(0).ok());
+  EXPECT_FALSE(ReadProcessIdentity(first.process.pid).ok());  // reaped, not a zombie
+  EXPECT_EQ(t->NodeEnded(0), "");                              // on purpose: not suspect
+  EXPECT_FALSE(t->PauseNode(0).ok());
+  Status restarted = t->RestartNode(0);
+  ASSERT_TRUE(restarted.ok()) << restarted.message();
+  const NodeRecord& second = t->nodes()[0];
+  EXPECT_EQ(second.port, first.port);
+  EXPECT_NE(second.process.pid, first.process.pid);
+  auto state = ReadTopologyRecord(t->state_path());
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  EXPECT_EQ(state->nodes[0].process.pid, second.process.pid);
+  EXPECT_EQ(NodeOwnership(*state, state->nodes[0]).verdict, Ownership::kOurs);
+  auto c = Client(second);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(Command(c.get(), {"GET", "kept"}), "v1");  // same folder: the AOF was replayed
+  EXPECT_FALSE(t->RestartNode(0).ok());                // it runs: kill it first
+
+  std::vector<NodeRecord> nodes = t->nodes();
+  std::string dir = t->dir();
+  EXPECT_TRUE(t->Stop().ok());
+  ExpectTornDown(nodes, dir);
+}
+
+// Stop with one node paused and another killed on purpose: OK, nothing left stopped or
+// running; a bad index is refused.
+TEST_F(TopologyTest, StopResumesAPausedNodeAndAcceptsAKilledOne) {
+  TopologySpec spec;
+  spec.kind = TopologyKind::kRedisReplica;
+  spec.name = "faults";
+  spec.replicas = 1;
+  auto t = StartOrDie(spec);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->nodes().size(), 2u);
+  EXPECT_EQ(t->KillNode(7).code(), Status::Code::kInvalidArgument);
+  ASSERT_TRUE(t->PauseNode(0).ok());
+  ASSERT_TRUE(t->KillNode(1).ok());
+  EXPECT_EQ(ProcState(t->nodes()[0].process.pid), 'T');
+  std::vector<NodeRecord> nodes = t->nodes();
+  std::string dir = t->dir();
+  Status stopped = t->Stop();
+  EXPECT_TRUE(stopped.ok()) << stopped.message();
+  ExpectTornDown(nodes, dir);
+}
+
 TEST_F(TopologyTest, RedisReplicaCopiesWritesToEveryReplica) {
   TopologySpec spec;
   spec.kind = TopologyKind::kRedisReplica;
