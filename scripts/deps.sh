@@ -13,7 +13,7 @@ PACKAGES=(
   liburing-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libmsgpuck-dev libssl-dev
-  redis-server redis-tools
+  redis-server redis-tools redis-sentinel
   memcached tarantool etcd-server
   postgresql libpq-dev
 )

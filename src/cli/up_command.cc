@@ -21,6 +21,7 @@ struct UpFlags {
   std::string name;
   int masters = 0;
   int replicas = 0;
+  int sentinels = 0;
   int port = 0;
   int peer_port = 0;
   std::vector<std::string> settings;
@@ -32,6 +33,7 @@ struct UpFlags {
   CLI::Option* name_opt = nullptr;
   CLI::Option* masters_opt = nullptr;
   CLI::Option* replicas_opt = nullptr;
+  CLI::Option* sentinels_opt = nullptr;
   CLI::Option* port_opt = nullptr;
   CLI::Option* peer_port_opt = nullptr;
 };
@@ -67,6 +69,7 @@ Result<TopologySpec> BuildSpec(const UpFlags& f) {
   if (!f.name.empty()) spec.name = f.name;
   if (f.masters_opt->count() > 0) spec.masters = f.masters;
   if (f.replicas_opt->count() > 0) spec.replicas = f.replicas;
+  if (f.sentinels_opt->count() > 0) spec.sentinels = f.sentinels;
   if (f.port_opt->count() > 0) spec.port = f.port;
   if (f.peer_port_opt->count() > 0) spec.peer_port = f.peer_port;
   if (!f.binary.empty()) spec.binary = f.binary;
@@ -87,6 +90,9 @@ Result<TopologySpec> BuildSpec(const UpFlags& f) {
   }
   if (f.replicas_opt->count() > 0 && f.replicas < 0) {  // -1 is the spec's "default"
     return Status::InvalidArgument("--replicas " + std::to_string(f.replicas) + ": must be 0 or more");
+  }
+  if (f.sentinels_opt->count() > 0 && f.sentinels < 1) {
+    return Status::InvalidArgument("--sentinels " + std::to_string(f.sentinels) + ": at least 1");
   }
   return spec;
 }
@@ -125,8 +131,8 @@ int UpBody(const UpFlags& f) {
 
 SubcommandBody SetupUp(CLI::App* app) {
   auto f = std::make_shared<UpFlags>();
-  app->add_option("topology", f->topology, "redis, redis-replica, redis-cluster, memcached, tarantool, "
-                  "tarantool-replicaset or etcd");
+  app->add_option("topology", f->topology, "redis, redis-replica, redis-cluster, redis-sentinel, memcached, "
+                  "tarantool, tarantool-replicaset or etcd");
   app->add_option("--file", f->file, "A topology file (TOML, docs/stand.md); flags override it");
   f->name_opt = app->add_option("--name", f->name, "Names the topology and its run folder (default: the kind)");
   f->masters_opt = app->add_option("--masters", f->masters, "redis-cluster: masters (default 8)")
@@ -135,7 +141,11 @@ SubcommandBody SetupUp(CLI::App* app) {
       app->add_option(
              "--replicas", f->replicas,
              "redis-replica: replicas (default 1); redis-cluster: replicas per master (default 0); "
-             "tarantool-replicaset: replicas of the master (default 3)")
+             "tarantool-replicaset: replicas of the master (default 3); redis-sentinel: replicas of the "
+             "primary (default 2)")
+          ->default_str("");
+  f->sentinels_opt =
+      app->add_option("--sentinels", f->sentinels, "redis-sentinel: Sentinels watching the primary (default 3)")
           ->default_str("");
   f->port_opt =
       app->add_option("--port", f->port,

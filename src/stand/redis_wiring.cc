@@ -352,6 +352,44 @@ Status WaitReplication(const RedisEndpoint& primary, const std::vector<RedisEndp
                  });
 }
 
+namespace {
+
+// What one Sentinel says of the primary it watches, against what the topology holds.
+Status CheckSentinel(RedisClient* c, const RedisEndpoint& sentinel, const std::string& master_name,
+                     const RedisEndpoint& primary, int replicas, size_t others) {
+  auto r = c->Command({"SENTINEL", "MASTER", master_name});
+  if (!r.ok()) return r.status().WithContext(sentinel.name);
+  if (r->is_error()) return Status::Server(sentinel.name + " SENTINEL MASTER: " + r->str);
+  std::map<std::string, std::string> fields;
+  for (size_t i = 0; i + 1 < r->elements.size(); i += 2) fields[r->elements[i].str] = r->elements[i + 1].str;
+  const std::string want_addr = primary.host + ":" + std::to_string(primary.port);
+  const std::string addr = fields["ip"] + ":" + fields["port"];
+  const std::string want = "flags=master num-slaves=" + std::to_string(replicas) +
+                           " num-other-sentinels=" + std::to_string(others) + " at " + want_addr;
+  const std::string seen = "flags=" + fields["flags"] + " num-slaves=" + fields["num-slaves"] +
+                           " num-other-sentinels=" + fields["num-other-sentinels"] + " at " + addr;
+  if (seen != want) return Status::Failed(sentinel.name + " sees " + seen + " (want " + want + ")");
+  return Status::OK();
+}
+
+}  // namespace
+
+Status WaitSentinels(const std::vector<RedisEndpoint>& sentinels, const std::string& master_name,
+                     const RedisEndpoint& primary, int replicas, const WiringOptions& options) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
+  auto clients = ConnectAll(sentinels);
+  if (!clients.ok()) return clients.status();
+  return WaitFor("every Sentinel to see the primary, its replicas and the other Sentinels", options, deadline,
+                 [&]() -> Status {
+                   for (size_t i = 0; i < sentinels.size(); ++i) {
+                     Status s = CheckSentinel((*clients)[i].get(), sentinels[i], master_name, primary, replicas,
+                                              sentinels.size() - 1);
+                     if (!s.ok()) return s;
+                   }
+                   return Status::OK();
+                 });
+}
+
 std::pair<int, int> MasterSlotRange(int i, int n) {
   int lo = static_cast<int>(static_cast<int64_t>(kSlots) * i / n);
   int hi = static_cast<int>(static_cast<int64_t>(kSlots) * (i + 1) / n) - 1;

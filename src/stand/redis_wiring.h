@@ -30,6 +30,13 @@ struct WiringOptions {
 Status WaitReplication(const RedisEndpoint& primary, const std::vector<RedisEndpoint>& replicas,
                        const WiringOptions& options);
 
+/// Waits until every Sentinel reports, for `master_name` (SENTINEL MASTER): the primary's
+/// address, flags "master" alone (not down), num-slaves == replicas and
+/// num-other-sentinels == sentinels.size() - 1 (they found each other through the
+/// primary's hello channel). Timeout names what was last seen.
+Status WaitSentinels(const std::vector<RedisEndpoint>& sentinels, const std::string& master_name,
+                     const RedisEndpoint& primary, int replicas, const WiringOptions& options);
+
 /// The slots master i of n owns: an even split of 0..16383, lowest slots first.
 std::pair<int, int> MasterSlotRange(int i, int n);
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "stand/etcd_driver.h"
 #include "stand/memcached_driver.h"
 #include "stand/redis_driver.h"
+#include "stand/sentinel_driver.h"
 #include "stand/redis_wiring.h"
 #include "stand/relay_driver.h"
 #include "stand/tarantool_driver.h"
@@ -24,11 +26,21 @@ namespace fs = std::filesystem;
 
 using Settings = std::vector<std::pair<std::string, std::string>>;
 
+bool IsSentinelSetting(const std::string& key) {
+  std::string lower = key;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.starts_with("sentinel.");
+}
+
 std::shared_ptr<const ServerDriver> MakeDriver(const TopologySpec& spec) {
   Settings settings = spec.settings;
   switch (spec.kind) {
     case TopologyKind::kRedis:
       return std::make_shared<RedisDriver>(settings, false);
+    case TopologyKind::kRedisSentinel:
+      std::erase_if(settings, [](const auto& kv) { return IsSentinelSetting(kv.first); });
+      [[fallthrough]];
     case TopologyKind::kRedisReplica:
     case TopologyKind::kRedisCluster:
       // A replica's first sync would wait 5 s (the diskless default) for more
@@ -113,10 +125,14 @@ Result<std::unique_ptr<Topology>> Topology::Start(TopologySpec spec, const Topol
   if (!FindExecutable(binary).ok()) {  // before any folder is made
     return MissingBinary(binary, t->driver_->Package());
   }
+  if (t->spec_.kind == TopologyKind::kRedisSentinel && !FindExecutable("redis-sentinel").ok()) {
+    return MissingBinary("redis-sentinel", "redis-sentinel");
+  }
   std::string root = options.run_root.empty() ? DefaultRunRoot() : options.run_root;
   if (Status s = t->ClaimFolder(root); !s.ok()) return s;
   if (Status s = t->StartNodes(); !s.ok()) return s;  // ~Topology tears down
   if (Status s = t->Wire(); !s.ok()) return s;
+  if (Status s = t->StartSentinels(); !s.ok()) return s;
   if (Status s = t->StartRelay(); !s.ok()) return s;
   t->record_.status = "up";
   if (Status s = t->SaveState(); !s.ok()) return s;
@@ -180,6 +196,7 @@ Status Topology::StartNodes() {
   auto port_at = [&](size_t i) { return spec_.port == 0 ? 0 : spec_.port + static_cast<int>(i); };
   switch (spec_.kind) {
     case TopologyKind::kRedisReplica:
+    case TopologyKind::kRedisSentinel:  // the Sentinels start once replication is up
       plans.push_back({"primary", "primary", -1, {port_at(0)}, {}});
       for (int r = 1; r <= spec_.replicas; ++r) {
         plans.push_back({"replica-" + std::to_string(r), "replica", 0, {port_at(r)}, {}});
@@ -226,6 +243,29 @@ Status Topology::CheckRelayNode(const std::vector<NodePlan>& plans) const {
 
 // The relay goes last, once the node it fronts is ready (and wired), and is stopped
 // first (Stop goes in reverse).
+// redis-sentinel: the Sentinels, once the primary and its replicas are in sync, each
+// watching the primary; ready once all of them see it, its replicas and each other.
+Status Topology::StartSentinels() {
+  if (spec_.kind != TopologyKind::kRedisSentinel) return Status::OK();
+  const NodeRecord primary = record_.nodes[0];
+  SentinelWatch watch{primary.host, primary.port, spec_.sentinels / 2 + 1, {}};
+  for (const auto& [key, value] : spec_.settings) {
+    if (IsSentinelSetting(key)) watch.directives.emplace_back(key.substr(9), value);
+  }
+  auto driver = std::make_shared<SentinelDriver>(watch);
+  const int first_port = spec_.port == 0 ? 0 : spec_.port + 1 + spec_.replicas;
+  std::vector<RedisEndpoint> sentinels;
+  for (int i = 1; i <= spec_.sentinels; ++i) {
+    const std::string name = "sentinel-" + std::to_string(i);
+    Status s = StartNode({name, "sentinel", -1, {first_port == 0 ? 0 : first_port + i - 1}, {}}, driver, "");
+    if (!s.ok()) return s.WithContext(spec_.name + " " + name);
+    sentinels.push_back(Endpoint(record_.nodes.back()));
+  }
+  WiringOptions w{spec_.ready_timeout_ms, options_.cancel};
+  Status s = WaitSentinels(sentinels, kSentinelMasterName, Endpoint(primary), spec_.replicas, w);
+  return s.ok() ? s : s.WithContext(spec_.name);
+}
+
 Status Topology::StartRelay() {
   if (!spec_.relay.enabled) return Status::OK();
   size_t target = 0;
@@ -252,7 +292,8 @@ Status Topology::StartNode(const NodePlan& plan, const std::shared_ptr<const Ser
   o.cancel = options_.cancel;
   // redis-replica replicas follow the primary from the start; cluster replicas are
   // attached by CLUSTER REPLICATE once the cluster has met.
-  if (plan.replica_of >= 0 && spec_.kind == TopologyKind::kRedisReplica) {
+  if (plan.replica_of >= 0 &&
+      (spec_.kind == TopologyKind::kRedisReplica || spec_.kind == TopologyKind::kRedisSentinel)) {
     const NodeRecord& primary = record_.nodes[plan.replica_of];
     o.role_args = {"--replicaof", primary.host, std::to_string(primary.port)};
   }
@@ -325,7 +366,7 @@ Status Topology::Wire() {
     return s.ok() ? s : s.WithContext(spec_.name);
   }
   WiringOptions w{spec_.ready_timeout_ms, options_.cancel};
-  if (spec_.kind == TopologyKind::kRedisReplica) {
+  if (spec_.kind == TopologyKind::kRedisReplica || spec_.kind == TopologyKind::kRedisSentinel) {
     std::vector<RedisEndpoint> replicas;
     for (size_t i = 1; i < record_.nodes.size(); ++i) replicas.push_back(Endpoint(record_.nodes[i]));
     Status s = WaitReplication(Endpoint(record_.nodes[0]), replicas, w);

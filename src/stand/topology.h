@@ -87,6 +87,7 @@ class Topology {
                    const std::string& binary);
   // The relay node in front of spec_.relay.node, if the spec has one.
   Status StartRelay();
+  Status StartSentinels();
   Status PlanReplicaSet(std::vector<NodePlan>* plans) const;
   Status Wire();
   Status WaitReplicaSet();

@@ -16,8 +16,8 @@ struct KindInfo {
   std::vector<std::string_view> managed;
 };
 
-const std::array<KindInfo, 7>& Kinds() {
-  static const std::array<KindInfo, 7> kKinds = {{
+const std::array<KindInfo, 8>& Kinds() {
+  static const std::array<KindInfo, 8> kKinds = {{
       // redis: `include` would read a file that sets any of them again; pidfile and
       // unixsocket write files outside the run folder.
       {TopologyKind::kRedis,
@@ -31,6 +31,10 @@ const std::array<KindInfo, 7>& Kinds() {
        "redis-cluster",
        {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket",
         "replicaof", "slaveof", "cluster-enabled", "cluster-config-file", "cluster-port"}},
+      {TopologyKind::kRedisSentinel,
+       "redis-sentinel",
+       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket",
+        "replicaof", "slaveof"}},
       {TopologyKind::kMemcached,
        "memcached",
        {"port", "listen", "udp-port", "unix-socket", "daemon", "pidfile"}},
@@ -77,15 +81,16 @@ bool ValidKey(std::string_view key) {
 
 Status CheckCounts(TopologySpec* spec) {
   const bool cluster = spec->kind == TopologyKind::kRedisCluster;
+  const bool sentinel = spec->kind == TopologyKind::kRedisSentinel;
   const bool replica = spec->kind == TopologyKind::kRedisReplica ||
-                       spec->kind == TopologyKind::kTarantoolReplicaSet;
+                       spec->kind == TopologyKind::kTarantoolReplicaSet || sentinel;
   if (!cluster && spec->masters != 0) {
     return Status::InvalidArgument("--masters applies to redis-cluster only, not " +
                                    std::string(TopologyKindName(spec->kind)));
   }
   if (!cluster && !replica && spec->replicas != -1) {
-    return Status::InvalidArgument("--replicas applies to redis-replica, redis-cluster and "
-                                   "tarantool-replicaset only, not " +
+    return Status::InvalidArgument("--replicas applies to redis-replica, redis-cluster, "
+                                   "redis-sentinel and tarantool-replicaset only, not " +
                                    std::string(TopologyKindName(spec->kind)));
   }
   if (cluster && spec->masters == 0) spec->masters = 8;
@@ -94,7 +99,16 @@ Status CheckCounts(TopologySpec* spec) {
                                    ": a cluster needs at least 1 master");
   }
   if (spec->replicas == -1) {
-    spec->replicas = spec->kind == TopologyKind::kTarantoolReplicaSet ? 3 : replica ? 1 : 0;
+    spec->replicas = spec->kind == TopologyKind::kTarantoolReplicaSet ? 3 : sentinel ? 2 : replica ? 1 : 0;
+  }
+  if (!sentinel && spec->sentinels != -1) {
+    return Status::InvalidArgument("--sentinels applies to redis-sentinel only, not " +
+                                   std::string(TopologyKindName(spec->kind)));
+  }
+  if (sentinel && spec->sentinels == -1) spec->sentinels = 3;
+  if (sentinel && spec->sentinels < 1) {
+    return Status::InvalidArgument("--sentinels " + std::to_string(spec->sentinels) +
+                                   ": redis-sentinel needs at least 1 Sentinel");
   }
   if (replica && spec->replicas < 1) {
     return Status::InvalidArgument("--replicas " + std::to_string(spec->replicas) + ": " +
@@ -105,7 +119,7 @@ Status CheckCounts(TopologySpec* spec) {
                                    ": must be 0 or more");
   }
   if (NodeCount(*spec) > kMaxNodes) {
-    return Status::InvalidArgument("--masters/--replicas: " + std::to_string(NodeCount(*spec)) +
+    return Status::InvalidArgument("--masters/--replicas/--sentinels: " + std::to_string(NodeCount(*spec)) +
                                    " nodes; at most " + std::to_string(kMaxNodes) +
                                    " on one machine");
   }
@@ -135,6 +149,17 @@ Status CheckPorts(const TopologySpec& spec) {
   return Status::OK();
 }
 
+Status CheckSentinelSetting(const TopologySpec& spec, const std::string& key, const std::string& lower) {
+  if (spec.kind != TopologyKind::kRedisSentinel) {
+    return Status::InvalidArgument("--set " + key + ": sentinel settings apply to redis-sentinel only");
+  }
+  for (std::string_view known : kSentinelDirectives) {
+    if (lower.substr(9) == known) return Status::OK();
+  }
+  return Status::InvalidArgument("--set " + key + ": memstand passes sentinel.down-after-milliseconds, "
+                                 "sentinel.failover-timeout and sentinel.parallel-syncs to the Sentinels");
+}
+
 Status CheckSettings(const TopologySpec& spec) {
   const KindInfo& info = Info(spec.kind);
   for (const auto& [key, value] : spec.settings) {
@@ -145,6 +170,10 @@ Status CheckSettings(const TopologySpec& spec) {
     std::string lower = key;  // redis reads its directives in any case (INCLUDE, Port)
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower.starts_with("sentinel.")) {
+      if (Status s = CheckSentinelSetting(spec, key, lower); !s.ok()) return s;
+      continue;
+    }
     if (std::find(info.managed.begin(), info.managed.end(), lower) != info.managed.end()) {
       return Status::InvalidArgument("--set " + key + ": managed by memstand for " + info.name +
                                      " (ports: --port; files: the run folder)");
@@ -185,6 +214,8 @@ int NodeCount(const TopologySpec& spec) {
     case TopologyKind::kRedisReplica:
     case TopologyKind::kTarantoolReplicaSet:
       return 1 + std::max(spec.replicas, 0);
+    case TopologyKind::kRedisSentinel:
+      return 1 + std::max(spec.replicas, 0) + std::max(spec.sentinels, 0);
     case TopologyKind::kRedisCluster:
       return spec.masters * (1 + std::max(spec.replicas, 0));
     default:

@@ -15,13 +15,14 @@ enum class TopologyKind {
   kRedis,
   kRedisReplica,
   kRedisCluster,
+  kRedisSentinel,
   kMemcached,
   kTarantool,
   kTarantoolReplicaSet,
   kEtcd
 };
 
-/// "redis", "redis-replica", "redis-cluster", "memcached", "tarantool",
+/// "redis", "redis-replica", "redis-cluster", "redis-sentinel", "memcached", "tarantool",
 /// "tarantool-replicaset", "etcd".
 const char* TopologyKindName(TopologyKind kind);
 /// The inverse of TopologyKindName; InvalidArgument naming the known kinds otherwise.
@@ -53,9 +54,13 @@ struct TopologySpec {
   int masters = 0;
   /// redis-replica: replicas of the primary (default 1, the smallest that replicates);
   /// redis-cluster: replicas per master (default 0: a cluster for load, not failover);
-  /// tarantool-replicaset: replicas of the master (default 3: the published set).
+  /// tarantool-replicaset: replicas of the master (default 3: the published set);
+  /// redis-sentinel: replicas of the primary (default 2).
   /// -1: the kind's default.
   int replicas = -1;
+  /// redis-sentinel: how many Sentinels watch the primary (default 3; the quorum is a
+  /// majority of them). -1: the default.
+  int sentinels = -1;
   /// The first client port. 0: free loopback ports, picked by memstand. A multi-node
   /// topology uses port, port+1, ... in node order.
   int port = 0;
@@ -66,7 +71,10 @@ struct TopologySpec {
   std::string binary;
   /// Server options in the server's own names, applied after memstand's own (so they
   /// win), in order: redis directives, memcached long options, tarantool box.cfg keys,
-  /// etcd flags. Options memstand manages (ports, dirs, logs) are refused.
+  /// etcd flags. Options memstand manages (ports, dirs, logs) are refused. redis-sentinel:
+  /// "sentinel.<directive>" (down-after-milliseconds, failover-timeout, parallel-syncs)
+  /// goes to every Sentinel's configuration for the watched primary; the rest to the
+  /// redis-servers.
   std::vector<std::pair<std::string, std::string>> settings;
   /// tarantool: a Lua file run with dofile() after box.cfg (tarantool-replicaset: on
   /// the master only; the replicas get what it creates by replication). Empty: none.
@@ -81,6 +89,10 @@ struct TopologySpec {
 /// Fills the defaults (name, masters, replicas) and checks the spec: counts, ports,
 /// name, setting keys, the init file. Errors are InvalidArgument naming the flag.
 Status NormalizeSpec(TopologySpec* spec);
+
+/// The Sentinel directives a "sentinel.<directive>" setting may give (per watched primary).
+inline constexpr std::string_view kSentinelDirectives[] = {"down-after-milliseconds", "failover-timeout",
+                                                           "parallel-syncs"};
 
 /// How many server processes the spec describes. REQUIRES: NormalizeSpec succeeded.
 int NodeCount(const TopologySpec& spec);

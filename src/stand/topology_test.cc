@@ -11,6 +11,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
+#include <chrono>
 
 #include "client/redis_client.h"
 #include "client/redis_info.h"
@@ -181,6 +183,64 @@ TEST_F(TopologyTest, StopResumesAPausedNodeAndAcceptsAKilledOne) {
   std::string dir = t->dir();
   Status stopped = t->Stop();
   EXPECT_TRUE(stopped.ok()) << stopped.message();
+  ExpectTornDown(nodes, dir);
+}
+
+// SENTINEL GET-MASTER-ADDR-BY-NAME mymaster on one Sentinel: "host:port", or why not.
+std::string PrimaryPerSentinel(const NodeRecord& sentinel) {
+  auto c = Client(sentinel);
+  if (c == nullptr) return "no connection";
+  auto r = c->Command({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster"});
+  if (!r.ok() || r->elements.size() != 2) return "no answer";
+  return r->elements[0].str + ":" + r->elements[1].str;
+}
+
+// Polls `done` every 100 ms, at most 30 s (a bound for a loaded machine, not a figure).
+template <typename Done>
+bool Within30s(Done done) {
+  for (int i = 0; i < 300; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
+
+// The stand's Sentinels do fail over: the primary killed, every Sentinel names the
+// replica; the old primary restarted is turned into the new primary's replica.
+TEST_F(TopologyTest, RedisSentinelPromotesTheReplicaWhenThePrimaryIsKilled) {
+  TopologySpec spec;
+  spec.kind = TopologyKind::kRedisSentinel;
+  spec.replicas = 1;
+  spec.settings = {{"sentinel.down-after-milliseconds", "500"}, {"sentinel.failover-timeout", "2000"}};
+  auto t = StartOrDie(spec);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->nodes().size(), 5u);  // primary, replica-1, sentinel-1..3
+  const NodeRecord primary = t->nodes()[0], replica = t->nodes()[1];
+  EXPECT_EQ(t->nodes()[2].name, "sentinel-1");
+  EXPECT_EQ(t->nodes()[4].role, "sentinel");
+  const std::string first = primary.host + ":" + std::to_string(primary.port);
+  for (size_t i = 2; i < 5; ++i) EXPECT_EQ(PrimaryPerSentinel(t->nodes()[i]), first);
+
+  ASSERT_TRUE(t->KillNode(0).ok());
+  const std::string promoted = replica.host + ":" + std::to_string(replica.port);
+  EXPECT_TRUE(Within30s([&] {
+    for (size_t i = 2; i < 5; ++i) {
+      if (PrimaryPerSentinel(t->nodes()[i]) != promoted) return false;
+    }
+    return true;
+  })) << PrimaryPerSentinel(t->nodes()[2]);
+  auto c = Client(replica);
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(Command(c.get(), {"INFO", "replication"}).find("role:master"), std::string::npos);
+
+  ASSERT_TRUE(t->RestartNode(0).ok());
+  EXPECT_TRUE(Within30s([&] {
+    auto old = Client(t->nodes()[0]);
+    return old != nullptr && Command(old.get(), {"INFO", "replication"}).find("role:slave") != std::string::npos;
+  }));
+  std::vector<NodeRecord> nodes = t->nodes();
+  std::string dir = t->dir();
+  EXPECT_TRUE(t->Stop().ok());
   ExpectTornDown(nodes, dir);
 }
 
@@ -381,11 +441,11 @@ Status StartError(const TopologySpec& spec, const TopologyOptions& options) {
 }
 
 TEST_F(TopologyTest, BadSpecsAreInvalidArgumentNamingTheFlagAndStartNothing) {
-  auto kind = ParseTopologyKind("redis-sentinel");
+  auto kind = ParseTopologyKind("redis-sentry");
   ASSERT_FALSE(kind.ok());
   EXPECT_EQ(kind.status().message(),
-            "unknown topology 'redis-sentinel'; known: redis, redis-replica, redis-cluster, "
-            "memcached, tarantool, tarantool-replicaset, etcd");
+            "unknown topology 'redis-sentry'; known: redis, redis-replica, redis-cluster, "
+            "redis-sentinel, memcached, tarantool, tarantool-replicaset, etcd");
   struct Case {
     TopologySpec spec;
     std::string message_part;
@@ -404,7 +464,18 @@ TEST_F(TopologyTest, BadSpecsAreInvalidArgumentNamingTheFlagAndStartNothing) {
   add(TopologyKind::kRedis, [](TopologySpec& s) { s.masters = 3; },
       "--masters applies to redis-cluster only, not redis");
   add(TopologyKind::kMemcached, [](TopologySpec& s) { s.replicas = 1; },
-      "--replicas applies to redis-replica, redis-cluster and tarantool-replicaset only, not memcached");
+      "--replicas applies to redis-replica, redis-cluster, redis-sentinel and tarantool-replicaset only, not "
+      "memcached");
+  add(TopologyKind::kRedisReplica, [](TopologySpec& s) { s.sentinels = 3; },
+      "--sentinels applies to redis-sentinel only, not redis-replica");
+  add(TopologyKind::kRedisSentinel, [](TopologySpec& s) { s.sentinels = 0; },
+      "--sentinels 0: redis-sentinel needs at least 1 Sentinel");
+  add(TopologyKind::kRedisSentinel, [](TopologySpec& s) { s.settings = {{"sentinel.monitor", "x"}}; },
+      "--set sentinel.monitor: memstand passes sentinel.down-after-milliseconds");
+  add(TopologyKind::kRedis, [](TopologySpec& s) { s.settings = {{"sentinel.failover-timeout", "1"}}; },
+      "--set sentinel.failover-timeout: sentinel settings apply to redis-sentinel only");
+  add(TopologyKind::kRedisSentinel, [](TopologySpec& s) { s.settings = {{"replicaof", "h 1"}}; },
+      "--set replicaof: managed by memstand");
   add(TopologyKind::kTarantoolReplicaSet, [](TopologySpec& s) { s.replicas = 0; },
       "--replicas 0: tarantool-replicaset needs at least 1 replica");
   add(TopologyKind::kTarantoolReplicaSet, [](TopologySpec& s) { s.settings = {{"read_only", "false"}}; },

@@ -15,7 +15,7 @@ namespace memstand {
 namespace {
 
 constexpr const char* kKnownKeys =
-    "kind, name, masters, replicas, port, peer_port, binary, init_lua, ready_timeout, [settings], "
+    "kind, name, masters, replicas, sentinels, port, peer_port, binary, init_lua, ready_timeout, [settings], "
     "[relay]";
 constexpr const char* kRelayKeys =
     "node, port, delay, delay_back, mode, jitter, seed, rate, nodelay, binary";
@@ -82,7 +82,8 @@ Status ReadSettings(const toml::node& node, TopologySpec* spec, const std::strin
   if (table == nullptr) return Bad(source, "'settings' must be a table ([settings])");
   const bool redis = spec->kind == TopologyKind::kRedis ||
                      spec->kind == TopologyKind::kRedisReplica ||
-                     spec->kind == TopologyKind::kRedisCluster;
+                     spec->kind == TopologyKind::kRedisCluster ||
+                     spec->kind == TopologyKind::kRedisSentinel;
   for (const auto& [key, value] : *table) {
     std::string text;
     if (Status s = SettingText(value, redis, source, std::string(key.str()), &text); !s.ok()) return s;
@@ -159,6 +160,11 @@ Status ReadKey(const std::string& key, const toml::node& node, TopologySpec* spe
   if (key == "replicas") {
     if (Status s = ReadInt(node, source, key, &spec->replicas); !s.ok()) return s;
     if (spec->replicas < 0) return Bad(source, "replicas must be 0 or more");
+    return Status::OK();
+  }
+  if (key == "sentinels") {
+    if (Status s = ReadInt(node, source, key, &spec->sentinels); !s.ok()) return s;
+    if (spec->sentinels < 1) return Bad(source, "sentinels must be 1 or more");
     return Status::OK();
   }
   if (key == "port") return ReadInt(node, source, key, &spec->port);

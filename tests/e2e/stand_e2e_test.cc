@@ -242,7 +242,7 @@ TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
   std::string bad_toml = root_ + "/bad.toml";
   std::ofstream(bad_toml) << "kind = \"redis\"\nmaxmemory = \"1gb\"\n";
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"up", "redis-sentinel"}, "memstand up: unknown topology 'redis-sentinel'; known: redis,"},
+      {{"up", "redis-sentry"}, "memstand up: unknown topology 'redis-sentry'; known: redis,"},
       {{"up", "redis-cluster", "--masters", "0"},
        "memstand up: --masters 0: a cluster needs at least 1 master"},
       {{"up", "redis-replica", "--replicas", "0"},
