@@ -27,7 +27,7 @@ const Subcommand kSubcommands[] = {
     {"sweep", "Runs over increasing clients, pipeline or rate; a row per step and the knee",
      SetupSweep},
     {"up", "Start a local topology (redis, redis-replica, redis-cluster, redis-sentinel, memcached, tarantool, "
-           "tarantool-replicaset, etcd) and leave it running", SetupUp},
+           "tarantool-replicaset, etcd, etcd-cluster) and leave it running", SetupUp},
     {"ps", "List the topologies memstand started, with each process alive or gone", SetupPs},
     {"down", "Stop topologies memstand started (all, or the one named) and remove their folders",
      SetupDown},

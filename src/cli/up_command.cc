@@ -22,6 +22,7 @@ struct UpFlags {
   int masters = 0;
   int replicas = 0;
   int sentinels = 0;
+  int members = 0;
   int port = 0;
   int peer_port = 0;
   std::vector<std::string> settings;
@@ -34,6 +35,7 @@ struct UpFlags {
   CLI::Option* masters_opt = nullptr;
   CLI::Option* replicas_opt = nullptr;
   CLI::Option* sentinels_opt = nullptr;
+  CLI::Option* members_opt = nullptr;
   CLI::Option* port_opt = nullptr;
   CLI::Option* peer_port_opt = nullptr;
 };
@@ -70,6 +72,7 @@ Result<TopologySpec> BuildSpec(const UpFlags& f) {
   if (f.masters_opt->count() > 0) spec.masters = f.masters;
   if (f.replicas_opt->count() > 0) spec.replicas = f.replicas;
   if (f.sentinels_opt->count() > 0) spec.sentinels = f.sentinels;
+  if (f.members_opt->count() > 0) spec.members = f.members;
   if (f.port_opt->count() > 0) spec.port = f.port;
   if (f.peer_port_opt->count() > 0) spec.peer_port = f.peer_port;
   if (!f.binary.empty()) spec.binary = f.binary;
@@ -93,6 +96,9 @@ Result<TopologySpec> BuildSpec(const UpFlags& f) {
   }
   if (f.sentinels_opt->count() > 0 && f.sentinels < 1) {
     return Status::InvalidArgument("--sentinels " + std::to_string(f.sentinels) + ": at least 1");
+  }
+  if (f.members_opt->count() > 0 && f.members < 1) {
+    return Status::InvalidArgument("--members " + std::to_string(f.members) + ": at least 1");
   }
   return spec;
 }
@@ -132,7 +138,7 @@ int UpBody(const UpFlags& f) {
 SubcommandBody SetupUp(CLI::App* app) {
   auto f = std::make_shared<UpFlags>();
   app->add_option("topology", f->topology, "redis, redis-replica, redis-cluster, redis-sentinel, memcached, "
-                  "tarantool, tarantool-replicaset or etcd");
+                  "tarantool, tarantool-replicaset, etcd or etcd-cluster");
   app->add_option("--file", f->file, "A topology file (TOML, docs/stand.md); flags override it");
   f->name_opt = app->add_option("--name", f->name, "Names the topology and its run folder (default: the kind)");
   f->masters_opt = app->add_option("--masters", f->masters, "redis-cluster: masters (default 8)")
@@ -147,11 +153,14 @@ SubcommandBody SetupUp(CLI::App* app) {
   f->sentinels_opt =
       app->add_option("--sentinels", f->sentinels, "redis-sentinel: Sentinels watching the primary (default 3)")
           ->default_str("");
+  f->members_opt =
+      app->add_option("--members", f->members, "etcd-cluster: members (default 3)")->default_str("");
   f->port_opt =
       app->add_option("--port", f->port,
                       "First client port; nodes take port, port+1, ... (default: free ports)")
           ->default_str("");
-  f->peer_port_opt = app->add_option("--peer-port", f->peer_port, "etcd: peer port (default: free)")
+  f->peer_port_opt = app->add_option("--peer-port", f->peer_port,
+                                     "etcd: peer port; etcd-cluster: the first member's (default: free)")
                          ->default_str("");
   app->add_option("--set", f->settings,
                   "KEY=VALUE server option in the server's own name (repeatable): redis "

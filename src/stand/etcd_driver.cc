@@ -49,8 +49,31 @@ Result<std::vector<std::string>> EtcdDriver::Prepare(const NodeLaunch& launch) c
   return argv;
 }
 
+Status EtcdHealthy(const std::string& host, int port) {
+  auto health = HttpGet(host, port, "/health");
+  if (!health.ok()) return health.status();
+  if (JsonString(*health, "health") != "true") {
+    return Status::IoError("GET /health: " + health->substr(0, 120));
+  }
+  return Status::OK();
+}
+
+Result<std::string> EtcdVersion(const std::string& host, int port) {
+  auto v = HttpGet(host, port, "/version");
+  if (!v.ok()) return v.status();
+  return JsonString(*v, "etcdserver");
+}
+
 Status EtcdDriver::Probe(const NodeLaunch& launch, pid_t pid, std::string* version,
                          bool* port_taken) const {
+  if (member_) {
+    for (int port : launch.ports) {
+      // Another process on the port makes etcd exit ("address already in use"), which
+      // ServerNode reads from the log.
+      if (!ListensOn(pid, port)) return Status::IoError(launch.host + ":" + std::to_string(port) + " is not yet ours");
+    }
+    return Status::OK();
+  }
   auto health = HttpGet(launch.host, launch.ports.at(0), "/health");
   if (!health.ok()) return health.status();
   if (!ListensOn(pid, launch.ports[0])) {

@@ -53,7 +53,8 @@ std::shared_ptr<const ServerDriver> MakeDriver(const TopologySpec& spec) {
     case TopologyKind::kTarantoolReplicaSet:
       return std::make_shared<TarantoolDriver>(settings, spec.init_lua);
     case TopologyKind::kEtcd:
-      return std::make_shared<EtcdDriver>(settings);
+    case TopologyKind::kEtcdCluster:
+      return std::make_shared<EtcdDriver>(settings, spec.kind == TopologyKind::kEtcdCluster);
   }
   return nullptr;
 }
@@ -100,7 +101,78 @@ Result<std::vector<int>> ReplicaSetPorts(const TopologySpec& spec) {
   return ports;
 }
 
+// Distinct free loopback ports, none of them in `taken`.
+Result<std::vector<int>> PickDistinctPorts(size_t n, std::vector<int> taken) {
+  std::vector<int> out;
+  while (out.size() < n) {
+    auto port = PickFreePort("127.0.0.1");
+    if (!port.ok()) return port.status();
+    if (std::find(taken.begin(), taken.end(), *port) == taken.end()) {
+      out.push_back(*port);
+      taken.push_back(*port);
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+// etcd-cluster: every member's client and peer ports are known before any starts (each
+// lists every peer in --initial-cluster): --port / --peer-port and the next ones, or picks.
+Status Topology::PlanEtcdCluster(std::vector<NodePlan>* plans) const {
+  const size_t n = static_cast<size_t>(spec_.members);
+  std::vector<int> clients, peers;
+  for (size_t i = 0; i < n; ++i) {
+    if (spec_.port != 0) clients.push_back(spec_.port + static_cast<int>(i));
+    if (spec_.peer_port != 0) peers.push_back(spec_.peer_port + static_cast<int>(i));
+  }
+  std::vector<int> taken = clients;
+  taken.insert(taken.end(), peers.begin(), peers.end());
+  auto picked = PickDistinctPorts(2 * n - clients.size() - peers.size(), taken);
+  if (!picked.ok()) return picked.status();
+  size_t next = 0;
+  while (clients.size() < n) clients.push_back((*picked)[next++]);
+  while (peers.size() < n) peers.push_back((*picked)[next++]);
+  std::string initial;
+  for (size_t i = 0; i < n; ++i) {
+    initial += (i == 0 ? "" : ",") + std::string("member-") + std::to_string(i + 1) + "=http://127.0.0.1:" +
+               std::to_string(peers[i]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const std::string name = "member-" + std::to_string(i + 1);
+    plans->push_back({name, "member", -1, {clients[i], peers[i]},
+                      {"--name=" + name, "--initial-cluster=" + initial,
+                       "--initial-cluster-token=" + spec_.name, "--initial-cluster-state=new"}});
+  }
+  return Status::OK();
+}
+
+// etcd-cluster: every member answers GET /health with health true (a leader elected
+// and a quorum reached).
+Status Topology::WaitEtcdCluster() {
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + std::chrono::milliseconds(spec_.ready_timeout_ms);
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    for (;;) {
+      Status health = EtcdHealthy(record_.nodes[i].host, record_.nodes[i].port);
+      if (health.ok()) break;
+      if (Cancelled(options_)) return Status::Failed("interrupted while waiting for the etcd members");
+      if (!servers_[i]->Alive()) {
+        return Status::Failed(record_.nodes[i].name + " exited while the cluster formed:\n" + servers_[i]->LogTail(10));
+      }
+      if (Clock::now() >= deadline) {
+        return Status::Timeout(record_.nodes[i].name + ": not healthy within " +
+                               std::to_string(spec_.ready_timeout_ms) + " ms (" + health.message() +
+                               "); last log lines:\n" + servers_[i]->LogTail(10));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    auto version = EtcdVersion(record_.nodes[i].host, record_.nodes[i].port);
+    if (!version.ok()) return version.status().WithContext(record_.nodes[i].name + " GET /version");
+    record_.nodes[i].version = *version;
+  }
+  return SaveState();
+}
 
 Status Topology::PlanReplicaSet(std::vector<NodePlan>* plans) const {
   auto ports = ReplicaSetPorts(spec_);
@@ -215,6 +287,9 @@ Status Topology::StartNodes() {
       break;
     case TopologyKind::kTarantoolReplicaSet:
       if (Status s = PlanReplicaSet(&plans); !s.ok()) return s;
+      break;
+    case TopologyKind::kEtcdCluster:
+      if (Status s = PlanEtcdCluster(&plans); !s.ok()) return s;
       break;
     default:
       plans.push_back({TopologyKindName(spec_.kind), "server", -1, {spec_.port, spec_.peer_port}, {}});
@@ -363,6 +438,10 @@ Status Topology::WaitReplicaSet() {
 Status Topology::Wire() {
   if (spec_.kind == TopologyKind::kTarantoolReplicaSet) {
     Status s = WaitReplicaSet();
+    return s.ok() ? s : s.WithContext(spec_.name);
+  }
+  if (spec_.kind == TopologyKind::kEtcdCluster) {
+    Status s = WaitEtcdCluster();
     return s.ok() ? s : s.WithContext(spec_.name);
   }
   WiringOptions w{spec_.ready_timeout_ms, options_.cancel};

@@ -88,6 +88,8 @@ class Topology {
   // The relay node in front of spec_.relay.node, if the spec has one.
   Status StartRelay();
   Status StartSentinels();
+  Status PlanEtcdCluster(std::vector<NodePlan>* plans) const;
+  Status WaitEtcdCluster();
   Status PlanReplicaSet(std::vector<NodePlan>* plans) const;
   Status Wire();
   Status WaitReplicaSet();

@@ -16,8 +16,8 @@ struct KindInfo {
   std::vector<std::string_view> managed;
 };
 
-const std::array<KindInfo, 8>& Kinds() {
-  static const std::array<KindInfo, 8> kKinds = {{
+const std::array<KindInfo, 9>& Kinds() {
+  static const std::array<KindInfo, 9> kKinds = {{
       // redis: `include` would read a file that sets any of them again; pidfile and
       // unixsocket write files outside the run folder.
       {TopologyKind::kRedis,
@@ -52,6 +52,11 @@ const std::array<KindInfo, 8>& Kinds() {
        {"name", "data-dir", "wal-dir", "listen-client-urls", "advertise-client-urls",
         "listen-peer-urls", "initial-advertise-peer-urls", "initial-cluster",
         "initial-cluster-state"}},
+      {TopologyKind::kEtcdCluster,
+       "etcd-cluster",
+       {"name", "data-dir", "wal-dir", "listen-client-urls", "advertise-client-urls",
+        "listen-peer-urls", "initial-advertise-peer-urls", "initial-cluster",
+        "initial-cluster-state", "initial-cluster-token"}},
   }};
   return kKinds;
 }
@@ -106,6 +111,16 @@ Status CheckCounts(TopologySpec* spec) {
                                    std::string(TopologyKindName(spec->kind)));
   }
   if (sentinel && spec->sentinels == -1) spec->sentinels = 3;
+  const bool etcd_cluster = spec->kind == TopologyKind::kEtcdCluster;
+  if (!etcd_cluster && spec->members != -1) {
+    return Status::InvalidArgument("--members applies to etcd-cluster only, not " +
+                                   std::string(TopologyKindName(spec->kind)));
+  }
+  if (etcd_cluster && spec->members == -1) spec->members = 3;
+  if (etcd_cluster && spec->members < 1) {
+    return Status::InvalidArgument("--members " + std::to_string(spec->members) +
+                                   ": etcd-cluster needs at least 1 member");
+  }
   if (sentinel && spec->sentinels < 1) {
     return Status::InvalidArgument("--sentinels " + std::to_string(spec->sentinels) +
                                    ": redis-sentinel needs at least 1 Sentinel");
@@ -132,8 +147,8 @@ Status CheckPorts(const TopologySpec& spec) {
                                    std::to_string(NodeCount(spec)) +
                                    " ports from there do not fit in 1..65535");
   }
-  if (spec.peer_port != 0 && spec.kind != TopologyKind::kEtcd) {
-    return Status::InvalidArgument("--peer-port applies to etcd only");
+  if (spec.peer_port != 0 && spec.kind != TopologyKind::kEtcd && spec.kind != TopologyKind::kEtcdCluster) {
+    return Status::InvalidArgument("--peer-port applies to etcd and etcd-cluster only");
   }
   if (spec.peer_port < 0 || spec.peer_port > 65535) {
     return Status::InvalidArgument("--peer-port " + std::to_string(spec.peer_port) +
@@ -141,6 +156,14 @@ Status CheckPorts(const TopologySpec& spec) {
   }
   if (spec.peer_port != 0 && spec.peer_port == spec.port) {
     return Status::InvalidArgument("--peer-port equals --port (" + std::to_string(spec.port) + ")");
+  }
+  if (spec.peer_port + NodeCount(spec) - 1 > 65535) {
+    return Status::InvalidArgument("--peer-port " + std::to_string(spec.peer_port) + ": " +
+                                   std::to_string(NodeCount(spec)) + " ports from there do not fit in 1..65535");
+  }
+  if (spec.peer_port != 0 && spec.port != 0 && spec.peer_port < spec.port + NodeCount(spec) &&
+      spec.port < spec.peer_port + NodeCount(spec)) {
+    return Status::InvalidArgument("--peer-port " + std::to_string(spec.peer_port) + ": its ports overlap --port's");
   }
   if (spec.relay.port < 0 || spec.relay.port > 65535) {
     return Status::InvalidArgument("relay.port " + std::to_string(spec.relay.port) +
@@ -216,6 +239,8 @@ int NodeCount(const TopologySpec& spec) {
       return 1 + std::max(spec.replicas, 0);
     case TopologyKind::kRedisSentinel:
       return 1 + std::max(spec.replicas, 0) + std::max(spec.sentinels, 0);
+    case TopologyKind::kEtcdCluster:
+      return std::max(spec.members, 1);
     case TopologyKind::kRedisCluster:
       return spec.masters * (1 + std::max(spec.replicas, 0));
     default:

@@ -19,11 +19,12 @@ enum class TopologyKind {
   kMemcached,
   kTarantool,
   kTarantoolReplicaSet,
-  kEtcd
+  kEtcd,
+  kEtcdCluster
 };
 
 /// "redis", "redis-replica", "redis-cluster", "redis-sentinel", "memcached", "tarantool",
-/// "tarantool-replicaset", "etcd".
+/// "tarantool-replicaset", "etcd", "etcd-cluster".
 const char* TopologyKindName(TopologyKind kind);
 /// The inverse of TopologyKindName; InvalidArgument naming the known kinds otherwise.
 Result<TopologyKind> ParseTopologyKind(std::string_view name);
@@ -61,10 +62,14 @@ struct TopologySpec {
   /// redis-sentinel: how many Sentinels watch the primary (default 3; the quorum is a
   /// majority of them). -1: the default.
   int sentinels = -1;
+  /// etcd-cluster: how many members (default 3, the smallest that survives losing one).
+  /// -1: the default.
+  int members = -1;
   /// The first client port. 0: free loopback ports, picked by memstand. A multi-node
   /// topology uses port, port+1, ... in node order.
   int port = 0;
-  /// etcd's peer port. 0: picked.
+  /// etcd's peer port (etcd-cluster: the first member's; the others take the next ones).
+  /// 0: picked.
   int peer_port = 0;
   /// The server program, a name searched in PATH or a path. Empty: the binary of the
   /// kind's Debian package (redis-server, memcached, tarantool, etcd).

@@ -428,6 +428,62 @@ TEST_F(TopologyTest, EtcdIsHealthyWithItsQuota) {
   ExpectTornDown(nodes, dir);
 }
 
+// One gauge of an etcd member's /metrics ("etcd_server_is_leader"): its value, or -1.
+int EtcdGauge(const NodeRecord& n, const std::string& name) {
+  const std::string line = "\n" + name + " ";
+  auto metrics = Exchange(n.host, n.port, "GET /metrics HTTP/1.0\r\n\r\n",
+                          [&](const std::string& g) {
+                            size_t at = g.find(line);
+                            return at != std::string::npos && g.find('\n', at + 1) != std::string::npos;
+                          },
+                          5000);
+  if (!metrics.ok()) return -1;
+  return std::atoi(metrics->c_str() + metrics->find(line) + line.size());
+}
+
+// The member that leads, when every member in `alive` has a leader and exactly one of
+// them is it; -1 otherwise.
+int EtcdLeader(const std::vector<NodeRecord>& nodes, const std::vector<size_t>& alive) {
+  int leader = -1, leaders = 0;
+  for (size_t i : alive) {
+    if (EtcdGauge(nodes[i], "etcd_server_has_leader") != 1) return -1;
+    if (EtcdGauge(nodes[i], "etcd_server_is_leader") == 1) {
+      leader = static_cast<int>(i);
+      ++leaders;
+    }
+  }
+  return leaders == 1 ? leader : -1;
+}
+
+// Three members form one cluster with one leader; the leader killed, the other two elect
+// one of themselves; the killed member restarted on its ports and data rejoins.
+TEST_F(TopologyTest, EtcdClusterElectsAgainWhenItsLeaderIsKilled) {
+  TopologySpec spec;
+  spec.kind = TopologyKind::kEtcdCluster;
+  auto t = StartOrDie(spec);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->nodes().size(), 3u);
+  EXPECT_EQ(t->nodes()[0].name, "member-1");
+  EXPECT_EQ(t->nodes()[2].role, "member");
+  const int leader = EtcdLeader(t->nodes(), {0, 1, 2});
+  ASSERT_GE(leader, 0);
+  ASSERT_TRUE(t->KillNode(static_cast<size_t>(leader)).ok());
+  std::vector<size_t> rest;
+  for (size_t i = 0; i < 3; ++i) {
+    if (static_cast<int>(i) != leader) rest.push_back(i);
+  }
+  int second = -1;
+  EXPECT_TRUE(Within30s([&] { return (second = EtcdLeader(t->nodes(), rest)) >= 0; }));
+  EXPECT_NE(second, leader);
+  Status back = t->RestartNode(static_cast<size_t>(leader));
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_TRUE(Within30s([&] { return EtcdLeader(t->nodes(), {0, 1, 2}) >= 0; }));
+  std::vector<NodeRecord> nodes = t->nodes();
+  std::string dir = t->dir();
+  EXPECT_TRUE(t->Stop().ok());
+  ExpectTornDown(nodes, dir);
+}
+
 // --- bad input -----------------------------------------------------------------------
 
 bool RootIsEmpty(const std::string& root) {
@@ -445,7 +501,7 @@ TEST_F(TopologyTest, BadSpecsAreInvalidArgumentNamingTheFlagAndStartNothing) {
   ASSERT_FALSE(kind.ok());
   EXPECT_EQ(kind.status().message(),
             "unknown topology 'redis-sentry'; known: redis, redis-replica, redis-cluster, "
-            "redis-sentinel, memcached, tarantool, tarantool-replicaset, etcd");
+            "redis-sentinel, memcached, tarantool, tarantool-replicaset, etcd, etcd-cluster");
   struct Case {
     TopologySpec spec;
     std::string message_part;
@@ -466,6 +522,17 @@ TEST_F(TopologyTest, BadSpecsAreInvalidArgumentNamingTheFlagAndStartNothing) {
   add(TopologyKind::kMemcached, [](TopologySpec& s) { s.replicas = 1; },
       "--replicas applies to redis-replica, redis-cluster, redis-sentinel and tarantool-replicaset only, not "
       "memcached");
+  add(TopologyKind::kEtcd, [](TopologySpec& s) { s.members = 3; },
+      "--members applies to etcd-cluster only, not etcd");
+  add(TopologyKind::kEtcdCluster, [](TopologySpec& s) { s.members = 0; },
+      "--members 0: etcd-cluster needs at least 1 member");
+  add(TopologyKind::kEtcdCluster, [](TopologySpec& s) {
+        s.port = 2000;
+        s.peer_port = 2001;
+      },
+      "--peer-port 2001: its ports overlap --port's");
+  add(TopologyKind::kEtcdCluster, [](TopologySpec& s) { s.settings = {{"initial-cluster-token", "x"}}; },
+      "--set initial-cluster-token: managed by memstand");
   add(TopologyKind::kRedisReplica, [](TopologySpec& s) { s.sentinels = 3; },
       "--sentinels applies to redis-sentinel only, not redis-replica");
   add(TopologyKind::kRedisSentinel, [](TopologySpec& s) { s.sentinels = 0; },

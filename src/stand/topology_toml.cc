@@ -15,7 +15,7 @@ namespace memstand {
 namespace {
 
 constexpr const char* kKnownKeys =
-    "kind, name, masters, replicas, sentinels, port, peer_port, binary, init_lua, ready_timeout, [settings], "
+    "kind, name, masters, replicas, sentinels, members, port, peer_port, binary, init_lua, ready_timeout, [settings], "
     "[relay]";
 constexpr const char* kRelayKeys =
     "node, port, delay, delay_back, mode, jitter, seed, rate, nodelay, binary";
@@ -160,6 +160,11 @@ Status ReadKey(const std::string& key, const toml::node& node, TopologySpec* spe
   if (key == "replicas") {
     if (Status s = ReadInt(node, source, key, &spec->replicas); !s.ok()) return s;
     if (spec->replicas < 0) return Bad(source, "replicas must be 0 or more");
+    return Status::OK();
+  }
+  if (key == "members") {
+    if (Status s = ReadInt(node, source, key, &spec->members); !s.ok()) return s;
+    if (spec->members < 1) return Bad(source, "members must be 1 or more");
     return Status::OK();
   }
   if (key == "sentinels") {
