@@ -83,8 +83,9 @@ Status Validate(const RelayOptions& o) {
 class Relay::Loop {
  public:
   explicit Loop(const RelayOptions& options)
-      : options_(options), scratch_(options.read_size) {
+      : options_(options), modes_(options.links.size()), scratch_(options.read_size) {
     stats_.links.resize(options.links.size());
+    for (auto& mode : modes_) mode.store(LinkMode::kForward);
   }
   ~Loop() { Stop(); }
 
@@ -97,12 +98,25 @@ class Relay::Loop {
   Status SetRealtime();
   void Stop();
   int port(size_t link) const { return ports_.at(link); }
+  Status SetMode(size_t link, LinkMode mode) {
+    if (link >= modes_.size()) {
+      return Status::InvalidArgument("no link " + std::to_string(link + 1) + " (the relay has " +
+                                     std::to_string(modes_.size()) + ")");
+    }
+    modes_[link].store(mode);
+    const uint64_t one = 1;
+    (void)!write(stop_fd_, &one, sizeof(one));  // wakes the loop; running_ stays true
+    return Status::OK();
+  }
   RelayStats Snapshot() const {
     std::lock_guard<std::mutex> lock(mu_);
     return stats_;
   }
 
  private:
+  using LinkMode = Relay::LinkMode;
+  LinkMode ModeOf(size_t link) const { return modes_[link].load(); }
+
   struct Connection {
     Connection(const RelayOptions& o, uint64_t seed, RelayLinkStats* s, size_t* total_held)
         : forward(o, o.delay_ns, seed, &s->forward, total_held),
@@ -152,6 +166,7 @@ class Relay::Loop {
   int64_t armed_ns_ = INT64_MAX;  // what timer_fd_ is set for (loop thread)
   std::thread thread_;
   std::atomic<bool> running_{true};
+  std::vector<std::atomic<LinkMode>> modes_;  // per link, set by SetMode, read by the loop
   mutable std::mutex mu_;  // guards stats_; held by the loop while it handles a wake-up
   RelayStats stats_;
   size_t total_held_ = 0;  // bytes held by every direction (RelayDirection keeps it); before conns_
@@ -244,8 +259,8 @@ void Relay::Loop::Handle(const epoll_event& ev) {
   const uint64_t id = ev.data.u64 >> 2;
   const auto kind = static_cast<TokenKind>(ev.data.u64 & 3);
   if (kind == kControlFd) {
-    uint64_t expirations;
-    if (id == 1) (void)!read(timer_fd_, &expirations, sizeof(expirations));
+    uint64_t count;
+    (void)!read(id == 1 ? timer_fd_ : stop_fd_, &count, sizeof(count));  // stop, or a mode changed
     return;
   }
   if (kind == kListenerFd) return Accept(id);
@@ -272,6 +287,11 @@ void Relay::Loop::Accept(size_t link) {
     if (fd < 0 && OutOfResources(errno)) return PauseListener(link);
     if (fd < 0) return;
     ++stats_.links[link].connections;
+    if (ModeOf(link) == LinkMode::kCut) {
+      ++stats_.links[link].cut;
+      CloseWithReset(fd);
+      continue;
+    }
     OpenConnection(link, fd);
   }
 }
@@ -351,6 +371,13 @@ void Relay::Loop::Service() {
 bool Relay::Loop::ServiceOne(ConnMap::iterator it) {
   Connection& c = *it->second;
   const int64_t now = NowNs();
+  const LinkMode mode = ModeOf(c.link);
+  if (mode == LinkMode::kCut) {
+    ++stats_.links[c.link].cut;
+    Close(it, true);
+    return false;
+  }
+  if (mode == LinkMode::kBlackhole && !c.connecting) return true;  // holds what it has
   if (c.connecting) {
     if (!c.refused && now < c.connect_deadline_ns) return true;
     ++stats_.links[c.link].refused;
@@ -370,6 +397,11 @@ bool Relay::Loop::ServiceOne(ConnMap::iterator it) {
 }
 
 void Relay::Loop::UpdateInterest(uint64_t id, Connection& c) {
+  if (!c.connecting && ModeOf(c.link) == LinkMode::kBlackhole) {  // no reads, no writes
+    SetInterest(c.client, 0, Token(id, kClientFd), &c.client_events);
+    SetInterest(c.target, 0, Token(id, kTargetFd), &c.target_events);
+    return;
+  }
   if (c.connecting) {
     SetInterest(c.target, Reactor::kWritable, Token(id, kTargetFd), &c.target_events);
     return;
@@ -404,7 +436,7 @@ int64_t Relay::Loop::NextDeadline() const {
   for (const auto& [id, c] : conns_) {
     if (c->connecting) {
       deadline = std::min(deadline, c->connect_deadline_ns);
-    } else {
+    } else if (ModeOf(c->link) != LinkMode::kBlackhole) {  // a blackhole's chunks wait for the heal
       deadline = std::min({deadline, c->forward.NextDue(), c->back.NextDue()});
     }
   }
@@ -442,6 +474,8 @@ Result<std::unique_ptr<Relay>> Relay::Start(const RelayOptions& options) {
 int Relay::listen_port(size_t link) const { return loop_->port(link); }
 
 RelayStats Relay::Snapshot() const { return loop_->Snapshot(); }
+
+Status Relay::SetLinkMode(size_t link, LinkMode mode) { return loop_->SetMode(link, mode); }
 
 void Relay::Stop() { loop_->Stop(); }
 

@@ -31,6 +31,19 @@ class Relay {
   int listen_port(size_t link) const;
   /// A copy of the counters so far (taken between two wake-ups of the loop).
   RelayStats Snapshot() const;
+
+  /// Faults on a link, for partitions (docs/relay.md, Faults), applied by the loop at its
+  /// next wake-up (this call wakes it) and kept until changed:
+  ///   kForward:   as configured (the default; "heal").
+  ///   kCut:       every connection of the link is reset (RST to both sides) and every new
+  ///               client is accepted and reset at once: a peer that is refused.
+  ///   kBlackhole: nothing is read or sent on the link's connections, old or new (new
+  ///               clients are accepted and connected); what the relay held stays held
+  ///               and leaves once the link forwards again, as TCP delivers after a
+  ///               partition heals: a peer that does not answer.
+  /// InvalidArgument for a link past the options'. Any thread.
+  enum class LinkMode { kForward, kCut, kBlackhole };
+  Status SetLinkMode(size_t link, LinkMode mode);
   /// Stops the loop, closes every socket (held bytes are dropped) and joins the thread.
   /// Idempotent.
   void Stop();

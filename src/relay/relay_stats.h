@@ -40,6 +40,8 @@ struct RelayLinkStats {
   /// ENFILE, ENOBUFS, ENOMEM). Each one takes the listener out of the loop for a pause
   /// (the pending client waits in the backlog) instead of the loop spinning on it.
   int64_t accept_failures = 0;
+  /// Connections reset by a cut (Relay::SetLinkMode kCut), open ones and new clients.
+  int64_t cut = 0;
   RelayDirectionStats forward;  // client -> target
   RelayDirectionStats back;     // target -> client
 };

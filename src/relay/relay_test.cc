@@ -329,6 +329,53 @@ TEST_F(RelayTest, AResetPassesThroughAsAReset) {
   EXPECT_EQ(ReadResult(client_), -ECONNRESET);
 }
 
+// A blackholed link forwards nothing either way and holds what it read; healed, it
+// delivers it in order. 300 ms of silence is what the test waits for: a slow machine can
+// only make it pass, never fail.
+TEST_F(RelayTest, ABlackholeHoldsBothWaysAndAHealDeliversInOrder) {
+  ASSERT_NO_FATAL_FAILURE(StartRelay(RelayOptions{}));
+  ASSERT_NO_FATAL_FAILURE(Connect());
+  ASSERT_NO_FATAL_FAILURE(PingPong(1, 3));
+  ASSERT_TRUE(relay_->SetLinkMode(0, Relay::LinkMode::kBlackhole).ok());
+  ASSERT_TRUE(WriteAll(client_, "held-forward", 12).ok());
+  ASSERT_TRUE(WriteAll(server_, "held-back", 9).ok());
+  pollfd quiet[2] = {{server_, POLLIN, 0}, {client_, POLLIN, 0}};
+  EXPECT_EQ(poll(quiet, 2, 300), 0);
+  ASSERT_TRUE(relay_->SetLinkMode(0, Relay::LinkMode::kForward).ok());
+  EXPECT_EQ(ReadN(server_, 12), "held-forward");
+  EXPECT_EQ(ReadN(client_, 9), "held-back");
+  ASSERT_NO_FATAL_FAILURE(PingPong(2, 5));
+  EXPECT_EQ(relay_->Snapshot().links[0].cut, 0);
+  EXPECT_EQ(relay_->SetLinkMode(1, Relay::LinkMode::kCut).code(), Status::Code::kInvalidArgument);
+}
+
+// A cut resets the open connection on both sides and every new client; healed, the
+// link connects and forwards again.
+TEST_F(RelayTest, ACutResetsBothSidesAndNewClientsUntilHealed) {
+  ASSERT_NO_FATAL_FAILURE(StartRelay(RelayOptions{}));
+  ASSERT_NO_FATAL_FAILURE(Connect());
+  ASSERT_NO_FATAL_FAILURE(PingPong(1, 1));
+  ASSERT_TRUE(relay_->SetLinkMode(0, Relay::LinkMode::kCut).ok());
+  EXPECT_EQ(ReadResult(client_), -ECONNRESET);
+  EXPECT_EQ(ReadResult(server_), -ECONNRESET);
+  EXPECT_TRUE(WaitFor([](const RelayLinkStats& s) { return s.cut == 1; }));
+  auto refused = ConnectTcp("127.0.0.1", relay_->listen_port(0), 5000, true);
+  if (refused.ok()) {  // accepted, then reset (the reset may also beat ConnectTcp's return)
+    ASSERT_TRUE(SetIoTimeout(*refused, 5000).ok());
+    const ssize_t r = ReadResult(*refused);
+    EXPECT_TRUE(r == 0 || r == -ECONNRESET) << r;
+    close(*refused);
+  }
+  EXPECT_TRUE(WaitFor([](const RelayLinkStats& s) { return s.cut == 2; }));
+  ASSERT_TRUE(relay_->SetLinkMode(0, Relay::LinkMode::kForward).ok());
+  close(client_);
+  close(server_);
+  client_ = server_ = -1;
+  ASSERT_NO_FATAL_FAILURE(Connect());
+  ASSERT_NO_FATAL_FAILURE(PingPong(2, 4));
+  EXPECT_EQ(relay_->Snapshot().links[0].connections, 3);
+}
+
 TEST_F(RelayTest, AStalledReaderStopsTheRelayReadingAtTheCap) {
   RelayOptions o;
   o.max_held_bytes = 64 * 1024;
