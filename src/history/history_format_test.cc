@@ -263,6 +263,13 @@ std::vector<Malformed> MalformedFiles() {
   add("string id skips", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},
                                  {fmt_::EntryType::kString, StringPayload(2, "x")}}),
       "string id 2 where id 1 comes next");
+  add("string twice", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},
+                              {fmt_::EntryType::kString, StringPayload(1, "x")},
+                              {fmt_::EntryType::kString, StringPayload(2, "x")}}),
+      "string id 2 repeats the text of id 1");
+  add("string empty", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},
+                              {fmt_::EntryType::kString, StringPayload(1, "")}}),
+      "string id 1 is empty");
   add("f 0", with([](Record* r) { r->f = static_cast<Op>(0); }), "f 0 is not read (1), write (2) or cas (3)");
   add("outcome 9", with([](Record* r) { r->outcome = static_cast<Outcome>(9); }), "outcome 9 is not ok");
   add("seen 7", with([](Record* r) { r->seen = static_cast<Seen>(7); }), "seen 7 is not 0..3");

@@ -226,7 +226,11 @@ Status HistoryReader::TakeString() {
                                            history_.strings.size()));
   }
   if (history_.strings.size() > format::kMaxStrings) return Fail(entry_offset_, "more than 65535 strings");
-  history_.strings.emplace_back(pending_.substr(2));
+  std::string text = pending_.substr(2);
+  if (text.empty()) return Fail(entry_offset_, fmt::format("string id {} is empty (id 0 is the empty one)", id));
+  const auto [it, fresh] = string_ids_.emplace(text, id);
+  if (!fresh) return Fail(entry_offset_, fmt::format("string id {} repeats the text of id {}", id, it->second));
+  history_.strings.push_back(std::move(text));
   return status_;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "history/record.h"
 #include "util/status.h"
@@ -15,7 +16,7 @@
 namespace memstand::history {
 
 /// More records than a checker could hold: refused rather than read.
-inline constexpr uint64_t kDefaultMaxRecords = uint64_t{1} << 32;
+inline constexpr uint64_t kDefaultMaxRecords = UINT32_MAX;
 
 class HistoryReader {
  public:
@@ -54,6 +55,7 @@ class HistoryReader {
   uint32_t crc_ = 0;
   bool have_run_header_ = false;
   History history_;
+  std::unordered_map<std::string, uint16_t> string_ids_;  // each string once
   Status status_;
 };
 
