@@ -82,8 +82,8 @@ Result<CheckPlan> PlanChecks(const CheckFlags& f) {
 Status CheckSameKind(const History& h, const RedisTarget& t, const std::string& file) {
   const std::string kind = history::TargetKindName(h.header.target_kind);
   if (kind == t.scheme) return Status::OK();
-  return Status::InvalidArgument(fmt::format("{} is a history of a {} target ({}); --target is a {} URL", file, kind,
-                                             h.header.target, t.scheme));
+  return Status::InvalidArgument(fmt::format("{} was written against {} ({}); --target's kind is {}", file,
+                                             h.header.target, kind, t.scheme));
 }
 
 // What a GET's reply says of the key.
@@ -176,9 +176,9 @@ std::string Heading(const History& h, const std::string& file) {
     clients.insert(r.client);
     keys.insert(r.key);
   }
-  return fmt::format("{}: {} operation(s) of {} client(s) on {} key(s), a {} history of {} (written by {})\n\n",
-                     file, h.records.size(), clients.size(), keys.size(), history::TargetKindName(h.header.target_kind),
-                     h.header.target, h.header.writer);
+  return fmt::format("{}: {} operation(s) of {} client(s) on {} key(s); target {} ({}), written by {}\n\n", file,
+                     h.records.size(), clients.size(), keys.size(), h.header.target,
+                     history::TargetKindName(h.header.target_kind), h.header.writer);
 }
 
 int ExitOf(history::Verdict v) {
