@@ -40,6 +40,9 @@ const Subcommand kSubcommands[] = {
      SetupReport},
     {"merge", "The run JSONs of a fleet's shards (--shard K/N) as one exact result: histograms "
               "added, counts summed, series aligned", SetupMerge},
+    {"check", "A history's checks: lost writes (reading every written key), per-key linearizability, "
+              "monotonic reads, read-your-writes, etcd revisions; the evidence of each violation", SetupCheck},
+    {"history", "A history file: export it as Jepsen's EDN or JSON for Knossos or Elle", SetupHistory},
 };
 
 // Thousands of connections need more descriptors than the usual soft limit of 1024.

@@ -44,5 +44,7 @@ SubcommandBody SetupRelay(CLI::App* app);
 SubcommandBody SetupCompare(CLI::App* app);
 SubcommandBody SetupReport(CLI::App* app);
 SubcommandBody SetupMerge(CLI::App* app);
+SubcommandBody SetupCheck(CLI::App* app);
+SubcommandBody SetupHistory(CLI::App* app);
 
 }  // namespace memstand::cli

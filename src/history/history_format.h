@@ -1,0 +1,67 @@
+// The bytes of a history file (docs/history.md has the grammar): a file header, then
+// entries, each a type, a length, a CRC-32C and a payload. Little-endian throughout.
+// Shared by the encoder (history_writer.h) and the reader (history_reader.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "history/record.h"
+
+namespace memstand::history::format {
+
+inline constexpr std::string_view kMagic = "memstand.history";  // 16 bytes
+inline constexpr uint32_t kVersion = 1;
+/// magic, version (u32), flags (u32, 0 in version 1).
+inline constexpr size_t kFileHeaderSize = 24;
+/// type (u8), payload length (u32), CRC-32C (u32) of the type, the length and the payload.
+inline constexpr size_t kEntryHeaderSize = 9;
+
+enum class EntryType : uint8_t { kRunHeader = 1, kString = 2, kRecords = 3, kEnd = 4 };
+
+inline constexpr size_t kRecordSize = 72;
+/// A records entry holds 1..kMaxRecordsPerEntry records (at most 288 KiB of payload).
+inline constexpr size_t kMaxRecordsPerEntry = 4096;
+/// A string entry: its id (u16) and at most this many bytes.
+inline constexpr size_t kMaxStringBytes = 1024;
+/// Ids 1..kMaxStrings (id 0 is "none").
+inline constexpr size_t kMaxStrings = 65535;
+/// Each of the run header's texts (key prefix, target, writer).
+inline constexpr size_t kMaxHeaderText = 1024;
+/// kind, flags, reserved (u16), run tag (u32), start (i64), three texts (u16 length each).
+inline constexpr size_t kRunHeaderFixed = 16;
+inline constexpr size_t kMaxRunHeaderPayload = kRunHeaderFixed + 3 * (2 + kMaxHeaderText);
+inline constexpr size_t kEndPayload = 8;  // the number of records (u64)
+
+/// Run header flags (a bit each; the others must be 0).
+inline constexpr uint8_t kFlagOpenLoop = 1;
+inline constexpr uint8_t kFlagKeysFresh = 2;
+
+/// The largest payload an entry of `type` may have; 0 for an unknown type.
+size_t MaxPayload(uint8_t type);
+
+void PutU16(uint16_t v, std::string* out);
+void PutU32(uint32_t v, std::string* out);
+void PutU64(uint64_t v, std::string* out);
+uint16_t GetU16(const char* p);
+uint32_t GetU32(const char* p);
+uint64_t GetU64(const char* p);
+
+/// The file header.
+std::string FileHeader();
+/// One entry: its header (with the CRC) and the payload.
+void PutEntry(EntryType type, std::string_view payload, std::string* out);
+/// The CRC an entry's header carries.
+uint32_t EntryCrc(uint8_t type, uint32_t length, std::string_view payload);
+
+/// The run header's payload. REQUIRES: each text at most kMaxHeaderText bytes.
+std::string RunHeaderPayload(const RunHeader& h);
+/// One record's kRecordSize bytes, appended to out.
+void PutRecord(const Record& r, std::string* out);
+/// A record from kRecordSize bytes, as they are: enum fields may hold any byte
+/// (CheckRecord says whether they are valid). `reserved` gets the last byte.
+Record GetRecord(const char* p, uint8_t* reserved);
+
+}  // namespace memstand::history::format

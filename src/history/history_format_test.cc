@@ -1,0 +1,372 @@
+// The history file: the golden bytes, the round trip, and every malformed input the
+// reader refuses with its offset and reason (docs/history.md).
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "history/crc32c.h"
+#include "history/history_format.h"
+#include "history/history_reader.h"
+#include "history/history_test_util.h"
+#include "history/history_writer.h"
+#include "test_paths.h"
+#include "util/rng.h"
+
+namespace memstand::history {
+namespace {
+
+namespace fmt_ = format;
+
+// The history of testdata/golden_v1.hex, built through the encoder.
+std::string GoldenBytes() {
+  RunHeader header;
+  header.target_kind = TargetKind::kResp;
+  header.keys_fresh = true;
+  header.run_tag = 0x0a0b0c0d;
+  header.start_unix_ns = 1700000000123456789;
+  header.key_prefix = "key:";
+  header.target = "redis://127.0.0.1:6379";
+  header.writer = "memstand golden";
+  auto enc = HistoryEncoder::Start(header);
+  EXPECT_TRUE(enc.ok()) << enc.status().message();
+  EXPECT_EQ(*enc->Intern("127.0.0.1:6379"), 1);
+  EXPECT_EQ(*enc->Intern("timeout"), 2);
+  EXPECT_EQ(*enc->Intern("127.0.0.1:6379"), 1);  // the table keeps one of each
+  std::vector<Record> rs(4);
+  rs[0] = {.op_id = 1, .client = 1, .seq = 1, .invoke_ns = 1000, .complete_ns = 2500, .key = 7, .node = 1,
+           .f = Op::kWrite};
+  rs[1] = {.op_id = 2, .client = 2, .seq = 1, .invoke_ns = 3000, .complete_ns = 4000, .key = 7,
+           .value = ValueId(1, 1), .node = 1, .f = Op::kRead, .seen = Seen::kOurs};
+  rs[2] = {.op_id = 3, .client = 1, .seq = 2, .invoke_ns = 5000, .complete_ns = 9000, .key = 7,
+           .value = ValueId(1, 1), .node = 1, .error = 2, .f = Op::kCas, .outcome = Outcome::kUnknown,
+           .seen = Seen::kOurs};
+  rs[3] = {.op_id = 4, .client = 3, .seq = 1, .invoke_ns = 6000, .complete_ns = 6500, .key = 8, .node = 1,
+           .f = Op::kRead, .seen = Seen::kAbsent};
+  EXPECT_TRUE(enc->Add(rs).ok());
+  enc->End();
+  return enc->Take();
+}
+
+// testdata/golden_v1.hex: hex bytes, '#' comments.
+std::string ReadHexFile(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  std::string bytes, line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string hex;
+    while (words >> hex) bytes.push_back(static_cast<char>(std::stoi(hex, nullptr, 16)));
+  }
+  return bytes;
+}
+
+// A file of the given entries after a valid file header.
+std::string FileOf(const std::vector<std::pair<fmt_::EntryType, std::string>>& entries) {
+  std::string out = fmt_::FileHeader();
+  for (const auto& [type, payload] : entries) fmt_::PutEntry(type, payload, &out);
+  return out;
+}
+
+RunHeader PlainHeader() {
+  RunHeader h;
+  h.key_prefix = "k";
+  h.target = "redis://127.0.0.1:1";
+  h.writer = "t";
+  return h;
+}
+
+std::string StringPayload(uint16_t id, std::string_view text) {
+  std::string p;
+  fmt_::PutU16(id, &p);
+  return p + std::string(text);
+}
+
+std::string RecordsPayload(const std::vector<Record>& rs) {
+  std::string p;
+  for (const Record& r : rs) fmt_::PutRecord(r, &p);
+  return p;
+}
+
+std::string EndPayload(uint64_t n) {
+  std::string p;
+  fmt_::PutU64(n, &p);
+  return p;
+}
+
+Record OkWrite(uint64_t op, uint32_t client, uint32_t seq, int64_t invoke, int64_t complete) {
+  return {.op_id = op, .client = client, .seq = seq, .invoke_ns = invoke, .complete_ns = complete, .f = Op::kWrite};
+}
+
+// A file of one run header, the string "timeout" and these records, then the end.
+std::string FileWith(const std::vector<Record>& rs, const RunHeader& header = PlainHeader()) {
+  return FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(header)},
+                 {fmt_::EntryType::kString, StringPayload(1, "timeout")},
+                 {fmt_::EntryType::kRecords, RecordsPayload(rs)},
+                 {fmt_::EntryType::kEnd, EndPayload(rs.size())}});
+}
+
+std::string ErrorOf(const std::string& bytes, uint64_t max_records = kDefaultMaxRecords) {
+  auto h = ParseHistory("f.hist", bytes, max_records);
+  return h.ok() ? "" : h.status().message();
+}
+
+TEST(HistoryFormat, Crc32cOfTheCheckValue) {
+  EXPECT_EQ(Crc32c("123456789"), 0xE3069283u);
+  EXPECT_EQ(Crc32c(""), 0u);
+  EXPECT_EQ(Crc32c("6789", Crc32c("12345")), 0xE3069283u);  // continued
+}
+
+TEST(HistoryFormat, RecordIsSeventyTwoBytes) {
+  EXPECT_EQ(sizeof(Record), 72u);
+  std::string out;
+  fmt_::PutRecord(Record{}, &out);
+  EXPECT_EQ(out.size(), fmt_::kRecordSize);
+}
+
+TEST(HistoryFormat, GoldenBytesAreTheEncodersAndReadBack) {
+  const std::string golden = ReadHexFile(testutil::SourceDir() + "/src/history/testdata/golden_v1.hex");
+  const std::string encoded = GoldenBytes();
+  ASSERT_EQ(encoded.size(), golden.size());
+  EXPECT_EQ(encoded, golden);
+  auto h = ParseHistory("golden", golden);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->header.run_tag, 0x0a0b0c0du);
+  EXPECT_EQ(h->header.start_unix_ns, 1700000000123456789);
+  EXPECT_TRUE(h->header.keys_fresh);
+  EXPECT_FALSE(h->header.open_loop);
+  EXPECT_EQ(h->header.key_prefix, "key:");
+  EXPECT_EQ(h->header.writer, "memstand golden");
+  EXPECT_EQ(h->strings, (std::vector<std::string>{"", "127.0.0.1:6379", "timeout"}));
+  ASSERT_EQ(h->records.size(), 4u);
+  EXPECT_EQ(h->records[1].value, ValueId(1, 1));
+  EXPECT_EQ(h->records[2].outcome, Outcome::kUnknown);
+  EXPECT_EQ(h->String(h->records[2].error), "timeout");
+  EXPECT_EQ(h->records[3].seen, Seen::kAbsent);
+}
+
+TEST(HistoryFormat, EveryFieldRoundTrips) {
+  RunHeader header = PlainHeader();
+  header.target_kind = TargetKind::kEtcd;
+  header.open_loop = true;
+  header.run_tag = 0xffffffff;
+  header.start_unix_ns = -5;
+  header.key_prefix = std::string("a\0b\xff", 4);  // keys are bytes
+  Record r{.op_id = UINT64_MAX, .client = UINT32_MAX, .seq = UINT32_MAX, .invoke_ns = INT64_MAX - 1,
+           .complete_ns = INT64_MAX, .intended_ns = 0, .key = UINT64_MAX, .value = UINT64_MAX,
+           .revision = INT64_MAX, .node = 1, .error = 1, .f = Op::kCas, .outcome = Outcome::kFail,
+           .seen = Seen::kOurs};
+  auto enc = HistoryEncoder::Start(header);
+  ASSERT_TRUE(enc.ok());
+  ASSERT_TRUE(enc->Intern("n").ok());
+  ASSERT_TRUE(enc->Add({&r, 1}).ok());
+  enc->End();
+  auto h = ParseHistory("f", enc->Take());
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->header, header);
+  ASSERT_EQ(h->records.size(), 1u);
+  EXPECT_EQ(h->records[0], r);
+}
+
+TEST(HistoryFormat, ManyRecordsSpanEntriesAndFileWriterWritesThemWhole) {
+  HistoryBuilder b;
+  for (uint32_t i = 0; i < 10000; ++i) b.Write(i + 1, i % 97, i, i + 5);
+  const std::string path = ::testing::TempDir() + "/many.hist";
+  auto w = HistoryFileWriter::Open("--history", path, b.h.header);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  for (const char* s : {"127.0.0.1:6379", "timeout", "READONLY"}) ASSERT_TRUE((*w)->Intern(s).ok());
+  ASSERT_TRUE((*w)->Add(b.h.records).ok());
+  ASSERT_TRUE((*w)->Finish().ok());
+  auto h = ReadHistoryFile(path);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(*h, b.h);
+}
+
+TEST(HistoryFormat, EncoderRefusesWhatTheReaderWould) {
+  auto enc = HistoryEncoder::Start(PlainHeader());
+  ASSERT_TRUE(enc.ok());
+  Record bad = OkWrite(1, 1, 1, 10, 5);  // completes before its invoke
+  Status s = enc->Add({&bad, 1});
+  EXPECT_NE(s.message().find("completes at 5 ns, before its invoke at 10 ns"), std::string::npos) << s.message();
+  EXPECT_EQ(enc->records(), 0u);
+  RunHeader long_prefix = PlainHeader();
+  long_prefix.key_prefix.assign(2000, 'k');
+  EXPECT_FALSE(HistoryEncoder::Start(long_prefix).ok());
+  EXPECT_FALSE(enc->Intern(std::string(2000, 's')).ok());
+}
+
+struct Malformed {
+  const char* name;
+  std::string bytes;
+  std::string says;
+};
+
+std::vector<Malformed> MalformedFiles() {
+  const std::string good = FileWith({OkWrite(1, 1, 1, 0, 10)});
+  std::vector<Malformed> cases;
+  auto add = [&](const char* name, std::string bytes, std::string says) {
+    cases.push_back({name, std::move(bytes), std::move(says)});
+  };
+  auto with = [](std::function<void(Record*)> change) {
+    Record r = OkWrite(1, 1, 1, 0, 10);
+    change(&r);
+    return FileWith({r});
+  };
+  add("empty", "", "offset 0: the file ends inside its 24-byte header");
+  add("text", "hello, this is not a history file", "not a memstand history");
+  std::string v2 = good;
+  v2[16] = 2;
+  add("version 2", v2, "offset 16: format version 2; this memstand reads version 1");
+  std::string flags = good;
+  flags[20] = 1;
+  add("file flags", flags, "file flags 0x1");
+  add("cut in an entry header", good.substr(0, 30), "offset 30: the file ends inside an entry's 9-byte header");
+  add("cut in a payload", good.substr(0, good.size() - 20), "inside a records entry (");
+  add("no end entry", good.substr(0, good.size() - 17), "ends after 1 records without its end entry");
+  add("bytes after the end", good + "x", "bytes after the end entry");
+  std::string damaged = good;
+  damaged[40] ^= 1;
+  add("damaged payload", damaged, "checksum");
+  std::string bad_type = fmt_::FileHeader() + std::string("\x09\x01\x00\x00\x00\x00\x00\x00\x00", 9);
+  add("unknown entry type", bad_type, "offset 24: entry type 9 is not one of");
+  std::string huge = fmt_::FileHeader() + "\x03";
+  fmt_::PutU32(72 * 10000, &huge);  // whole records, above the limit: refused before it is buffered
+  fmt_::PutU32(0, &huge);
+  add("huge length", huge, "a records entry of 720000 bytes: the length is above its limit of 294912 bytes");
+  std::string odd = fmt_::FileHeader() + "\x03";
+  fmt_::PutU32(0x7fffffff, &odd);
+  fmt_::PutU32(0, &odd);
+  add("odd length", odd, "a records entry of 2147483647 bytes: the length is not a whole number");
+  add("records not whole", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},
+                                   {fmt_::EntryType::kRecords, std::string(100, '\0')}}),
+      "72-byte records");
+  add("no run header first", FileOf({{fmt_::EntryType::kEnd, EndPayload(0)}}),
+      "the first entry is an end entry, not the run header");
+  add("two run headers", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},
+                                 {fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())}}),
+      "a second run header");
+  std::string kind = fmt_::RunHeaderPayload(PlainHeader());
+  kind[0] = 7;
+  add("target kind", FileOf({{fmt_::EntryType::kRunHeader, kind}}), "target kind 7");
+  std::string header_flags = fmt_::RunHeaderPayload(PlainHeader());
+  header_flags[1] = 0x10;
+  add("run header flags", FileOf({{fmt_::EntryType::kRunHeader, header_flags}}), "flags 0x10");
+  std::string text_past = fmt_::RunHeaderPayload(PlainHeader());
+  text_past[16] = 100;  // the key prefix's length runs past the entry
+  add("header text past the entry", FileOf({{fmt_::EntryType::kRunHeader, text_past}}), "runs past the entry");
+  add("header trailing bytes", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader()) + "zz"}}),
+      "2 bytes after its last text");
+  add("string id skips", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},
+                                 {fmt_::EntryType::kString, StringPayload(2, "x")}}),
+      "string id 2 where id 1 comes next");
+  add("string twice", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},
+                              {fmt_::EntryType::kString, StringPayload(1, "x")},
+                              {fmt_::EntryType::kString, StringPayload(2, "x")}}),
+      "string id 2 repeats the text of id 1");
+  add("string empty", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},
+                              {fmt_::EntryType::kString, StringPayload(1, "")}}),
+      "string id 1 is empty");
+  add("f 0", with([](Record* r) { r->f = static_cast<Op>(0); }), "f 0 is not read (1), write (2) or cas (3)");
+  add("outcome 9", with([](Record* r) { r->outcome = static_cast<Outcome>(9); }), "outcome 9 is not ok");
+  add("seen 7", with([](Record* r) { r->seen = static_cast<Seen>(7); }), "seen 7 is not 0..3");
+  add("negative invoke", with([](Record* r) { r->invoke_ns = -1; }), "invoke time -1 ns is negative");
+  add("fail without error", with([](Record* r) { r->outcome = Outcome::kFail; }), "ended fail without an error kind");
+  add("ok with error", with([](Record* r) { r->error = 1; }), "ended ok, yet has an error kind");
+  add("undefined string", with([](Record* r) { r->node = 5; }), "string id 5 is not in the table");
+  add("revision outside etcd", with([](Record* r) { r->revision = 3; }), "a revision in a history that is not etcd's");
+  add("intended in closed loop", with([](Record* r) { r->intended_ns = 0; }), "an intended time in a closed-loop run");
+  add("write that saw", with([](Record* r) { r->seen = Seen::kAbsent; }), "a write says what it saw");
+  add("value without ours", with([](Record* r) { r->value = 3; }), "a value is given but seen does not say ours");
+  add("read ok saw nothing", with([](Record* r) { r->f = Op::kRead; }), "a read that ended ok says nothing");
+  add("cas expecting foreign", with([](Record* r) {
+        r->f = Op::kCas;
+        r->seen = Seen::kForeign;
+      }),
+      "a cas expects neither");
+  std::string reserved = RecordsPayload({OkWrite(1, 1, 1, 0, 10)});
+  reserved[71] = 1;  // the record's last byte (the entry's CRC is computed over it)
+  add("reserved byte", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},
+                               {fmt_::EntryType::kRecords, reserved},
+                               {fmt_::EntryType::kEnd, EndPayload(1)}}),
+      "reserved byte 1 is not 0");
+  add("end count", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},
+                           {fmt_::EntryType::kEnd, EndPayload(3)}}),
+      "the end entry counts 3 records; the file holds 0");
+  add("op id twice", FileWith({OkWrite(7, 1, 1, 0, 10), OkWrite(7, 2, 1, 0, 10)}), "op id 7 appears twice");
+  add("client seq twice", FileWith({OkWrite(1, 1, 1, 0, 10), OkWrite(2, 1, 1, 20, 30)}),
+      "op 1 and op 2 are both client 1 seq 1");
+  add("client overlaps itself", FileWith({OkWrite(1, 1, 1, 0, 10), OkWrite(2, 1, 2, 5, 30)}),
+      "client 1: op 2 (seq 2) is invoked at 5 ns, before op 1 (seq 1) completed at 10 ns");
+  Record unknown = OkWrite(1, 1, 1, 0, 10);
+  unknown.outcome = Outcome::kUnknown;
+  unknown.error = 1;
+  add("client goes on after unknown", FileWith({unknown, OkWrite(2, 1, 2, 20, 30)}),
+      "follows op 1 (seq 1), whose outcome is unknown");
+  return cases;
+}
+
+TEST(HistoryFormat, EveryMalformedFileIsRefusedWithItsReason) {
+  for (const Malformed& m : MalformedFiles()) {
+    SCOPED_TRACE(m.name);
+    const std::string error = ErrorOf(m.bytes);
+    EXPECT_EQ(error.rfind("f.hist: ", 0), 0u) << error;
+    EXPECT_NE(error.find(m.says), std::string::npos) << error;
+  }
+}
+
+TEST(HistoryFormat, MoreRecordsThanTheLimitAreRefused) {
+  const std::string file = FileWith({OkWrite(1, 1, 1, 0, 10), OkWrite(2, 2, 1, 0, 10)});
+  EXPECT_EQ(ErrorOf(file, 2), "");
+  EXPECT_NE(ErrorOf(file, 1).find("more than 1 records"), std::string::npos);
+}
+
+// The outcome of feeding `bytes` in pieces: the history or the error, as text.
+std::string OutcomeOfPieces(const std::string& bytes, const std::vector<size_t>& cuts) {
+  HistoryReader reader("f.hist");
+  size_t at = 0;
+  for (size_t cut : cuts) {
+    if (!reader.Feed(std::string_view(bytes).substr(at, cut - at)).ok()) break;
+    at = cut;
+  }
+  if (at < bytes.size()) reader.Feed(std::string_view(bytes).substr(at));
+  auto h = reader.Finish();
+  if (!h.ok()) return "error: " + h.status().message();
+  return "ok: " + std::to_string(h->records.size()) + " records, " + std::to_string(h->strings.size()) + " strings";
+}
+
+TEST(HistoryFormat, EverySplitGivesTheSameOutcome) {
+  std::vector<std::string> inputs = {GoldenBytes()};
+  for (const Malformed& m : MalformedFiles()) inputs.push_back(m.bytes);
+  Rng rng(29);
+  for (const std::string& bytes : inputs) {
+    const std::string whole = OutcomeOfPieces(bytes, {});
+    std::vector<size_t> every;
+    for (size_t i = 1; i < bytes.size(); ++i) every.push_back(i);
+    EXPECT_EQ(OutcomeOfPieces(bytes, every), whole);  // a byte at a time
+    for (int round = 0; round < 20; ++round) {
+      std::vector<size_t> cuts;
+      for (size_t at = 0; bytes.size() > 1;) {
+        at += 1 + rng.Uniform(40);
+        if (at >= bytes.size()) break;
+        cuts.push_back(at);
+      }
+      EXPECT_EQ(OutcomeOfPieces(bytes, cuts), whole);
+    }
+  }
+}
+
+TEST(HistoryFormat, ReadHistoryFileNamesThePath) {
+  auto missing = ReadHistoryFile("/nonexistent/h.hist");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "/nonexistent/h.hist: No such file or directory");
+  auto dir = ReadHistoryFile(::testing::TempDir());
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.status().message().find("not a regular file"), std::string::npos) << dir.status().message();
+}
+
+}  // namespace
+}  // namespace memstand::history

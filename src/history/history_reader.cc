@@ -1,0 +1,337 @@
+#include "history/history_reader.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "history/history_format.h"
+
+namespace memstand::history {
+namespace {
+
+using format::EntryType;
+
+// "a records entry", "an end entry".
+const char* AnEntry(uint8_t type) {
+  switch (static_cast<EntryType>(type)) {
+    case EntryType::kRunHeader: return "a run header entry";
+    case EntryType::kString: return "a string entry";
+    case EntryType::kRecords: return "a records entry";
+    case EntryType::kEnd: return "an end entry";
+  }
+  return "an entry of unknown type";
+}
+
+// The payload length an entry's type allows beyond its maximum: "" when it fits.
+std::string LengthFault(uint8_t type, uint32_t length) {
+  switch (static_cast<EntryType>(type)) {
+    case EntryType::kRunHeader:
+      if (length < format::kRunHeaderFixed + 6) return "is shorter than its fixed fields (22 bytes)";
+      break;
+    case EntryType::kString:
+      if (length < 2) return "is shorter than its id (2 bytes)";
+      break;
+    case EntryType::kRecords:
+      if (length == 0 || length % format::kRecordSize != 0) return "is not a whole number (1 or more) of 72-byte records";
+      break;
+    case EntryType::kEnd:
+      if (length != format::kEndPayload) return "is not 8 bytes (the record count)";
+      break;
+  }
+  if (length > format::MaxPayload(type)) return fmt::format("is above its limit of {} bytes", format::MaxPayload(type));
+  return "";
+}
+
+// Reads the run header's length-prefixed texts from `p` (`left` bytes).
+bool TakeText(const char** p, size_t* left, std::string* out) {
+  if (*left < 2) return false;
+  const uint16_t n = format::GetU16(*p);
+  if (n > format::kMaxHeaderText || *left < 2u + n) return false;
+  out->assign(*p + 2, n);
+  *p += 2 + n;
+  *left -= 2 + n;
+  return true;
+}
+
+// The first pair of records (indices into rs, in `order`) for which same(a, b) holds
+// among neighbours of the order: duplicates found by sorting.
+template <typename Less, typename Same>
+std::optional<std::pair<size_t, size_t>> FirstDuplicate(const std::vector<Record>& rs, Less less, Same same) {
+  std::vector<size_t> order(rs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return less(rs[a], rs[b]); });
+  for (size_t i = 1; i < order.size(); ++i) {
+    if (same(rs[order[i - 1]], rs[order[i]])) return std::pair{order[i - 1], order[i]};
+  }
+  return std::nullopt;
+}
+
+// A client's operations, in seq order, one after another; none after an unknown outcome.
+std::string CheckClients(const std::vector<Record>& rs) {
+  std::vector<size_t> order(rs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return rs[a].client != rs[b].client ? rs[a].client < rs[b].client : rs[a].seq < rs[b].seq;
+  });
+  for (size_t i = 1; i < order.size(); ++i) {
+    const Record& a = rs[order[i - 1]];
+    const Record& b = rs[order[i]];
+    if (a.client != b.client) continue;
+    if (a.outcome == Outcome::kUnknown) {
+      return fmt::format("client {}: op {} (seq {}) follows op {} (seq {}), whose outcome is unknown (after an "
+                         "unknown outcome a client's next operation takes a new client id)",
+                         a.client, b.op_id, b.seq, a.op_id, a.seq);
+    }
+    if (b.invoke_ns < a.complete_ns) {
+      return fmt::format("client {}: op {} (seq {}) is invoked at {} ns, before op {} (seq {}) completed at {} ns "
+                         "(a client has one operation in flight at a time)",
+                         a.client, b.op_id, b.seq, b.invoke_ns, a.op_id, a.seq, a.complete_ns);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+HistoryReader::HistoryReader(std::string name, uint64_t max_records)
+    : name_(std::move(name)), max_records_(max_records), need_(format::kFileHeaderSize) {}
+
+Status HistoryReader::Fail(uint64_t offset, const std::string& what) {
+  status_ = Status::InvalidArgument(fmt::format("{}: offset {}: {}", name_, offset, what));
+  return status_;
+}
+
+Status HistoryReader::Feed(std::string_view bytes) {
+  while (status_.ok() && !bytes.empty()) {
+    if (stage_ == Stage::kDone) return Fail(consumed_, "bytes after the end entry");
+    const size_t take = std::min(need_ - pending_.size(), bytes.size());
+    pending_.append(bytes.data(), take);
+    bytes.remove_prefix(take);
+    consumed_ += take;
+    if (pending_.size() < need_) break;
+    switch (stage_) {
+      case Stage::kFileHeader: TakeFileHeader(); break;
+      case Stage::kEntryHeader: TakeEntryHeader(); break;
+      case Stage::kPayload: TakeEntry(); break;
+      case Stage::kDone: break;
+    }
+  }
+  return status_;
+}
+
+Status HistoryReader::TakeFileHeader() {
+  if (std::string_view(pending_).substr(0, format::kMagic.size()) != format::kMagic) {
+    return Fail(0, "not a memstand history: it does not begin with 'memstand.history'");
+  }
+  const uint32_t version = format::GetU32(pending_.data() + 16);
+  if (version != format::kVersion) {
+    return Fail(16, fmt::format("format version {}; this memstand reads version {}", version, format::kVersion));
+  }
+  const uint32_t flags = format::GetU32(pending_.data() + 20);
+  if (flags != 0) return Fail(20, fmt::format("file flags {:#x}: version 1 defines none", flags));
+  pending_.clear();
+  stage_ = Stage::kEntryHeader;
+  need_ = format::kEntryHeaderSize;
+  entry_offset_ = consumed_;
+  return status_;
+}
+
+Status HistoryReader::TakeEntryHeader() {
+  type_ = static_cast<uint8_t>(pending_[0]);
+  const uint32_t length = format::GetU32(pending_.data() + 1);
+  crc_ = format::GetU32(pending_.data() + 5);
+  if (format::MaxPayload(type_) == 0) {
+    return Fail(entry_offset_, fmt::format("entry type {} is not one of 1 (run header), 2 (string), "
+                                           "3 (records), 4 (end)", type_));
+  }
+  if (const std::string fault = LengthFault(type_, length); !fault.empty()) {
+    return Fail(entry_offset_, fmt::format("{} of {} bytes: the length {}", AnEntry(type_), length, fault));
+  }
+  const bool is_header = static_cast<EntryType>(type_) == EntryType::kRunHeader;
+  if (!have_run_header_ && !is_header) {
+    return Fail(entry_offset_, fmt::format("the first entry is {}, not the run header", AnEntry(type_)));
+  }
+  if (have_run_header_ && is_header) return Fail(entry_offset_, "a second run header");
+  pending_.clear();
+  stage_ = Stage::kPayload;
+  need_ = length;
+  return status_;
+}
+
+Status HistoryReader::TakeEntry() {
+  const uint32_t computed = format::EntryCrc(type_, static_cast<uint32_t>(pending_.size()), pending_);
+  if (computed != crc_) {
+    return Fail(entry_offset_, fmt::format("{}'s checksum is {:#010x}, its bytes give {:#010x}: the entry is "
+                                           "damaged", AnEntry(type_), crc_, computed));
+  }
+  switch (static_cast<EntryType>(type_)) {
+    case EntryType::kRunHeader: TakeRunHeader(); break;
+    case EntryType::kString: TakeString(); break;
+    case EntryType::kRecords: TakeRecords(); break;
+    case EntryType::kEnd: TakeEnd(); break;
+  }
+  if (!status_.ok()) return status_;
+  pending_.clear();
+  if (stage_ != Stage::kDone) {
+    stage_ = Stage::kEntryHeader;
+    need_ = format::kEntryHeaderSize;
+  }
+  entry_offset_ = consumed_;
+  return status_;
+}
+
+Status HistoryReader::TakeRunHeader() {
+  const char* p = pending_.data();
+  RunHeader& h = history_.header;
+  const auto kind = static_cast<uint8_t>(p[0]);
+  if (kind < 1 || kind > 4) {
+    return Fail(entry_offset_, fmt::format("run header: target kind {} is not 1 (redis), 2 (memcache), "
+                                           "3 (tarantool) or 4 (etcd)", kind));
+  }
+  h.target_kind = static_cast<TargetKind>(kind);
+  const auto flags = static_cast<uint8_t>(p[1]);
+  if ((flags & ~(format::kFlagOpenLoop | format::kFlagKeysFresh)) != 0 || format::GetU16(p + 2) != 0) {
+    return Fail(entry_offset_, fmt::format("run header: flags {:#04x} or the reserved bytes hold bits version 1 "
+                                           "does not define", flags));
+  }
+  h.open_loop = (flags & format::kFlagOpenLoop) != 0;
+  h.keys_fresh = (flags & format::kFlagKeysFresh) != 0;
+  h.run_tag = format::GetU32(p + 4);
+  h.start_unix_ns = static_cast<int64_t>(format::GetU64(p + 8));
+  const char* at = p + format::kRunHeaderFixed;
+  size_t left = pending_.size() - format::kRunHeaderFixed;
+  for (std::string* text : {&h.key_prefix, &h.target, &h.writer}) {
+    if (!TakeText(&at, &left, text)) {
+      return Fail(entry_offset_, "run header: a text (key prefix, target, writer) runs past the entry or "
+                                 "above 1024 bytes");
+    }
+  }
+  if (left != 0) return Fail(entry_offset_, fmt::format("run header: {} bytes after its last text", left));
+  have_run_header_ = true;
+  return status_;
+}
+
+Status HistoryReader::TakeString() {
+  const uint16_t id = format::GetU16(pending_.data());
+  if (id != history_.strings.size()) {
+    return Fail(entry_offset_, fmt::format("string id {} where id {} comes next (ids count up from 1)", id,
+                                           history_.strings.size()));
+  }
+  if (history_.strings.size() > format::kMaxStrings) return Fail(entry_offset_, "more than 65535 strings");
+  std::string text = pending_.substr(2);
+  if (text.empty()) return Fail(entry_offset_, fmt::format("string id {} is empty (id 0 is the empty one)", id));
+  const auto [it, fresh] = string_ids_.emplace(text, id);
+  if (!fresh) return Fail(entry_offset_, fmt::format("string id {} repeats the text of id {}", id, it->second));
+  history_.strings.push_back(std::move(text));
+  return status_;
+}
+
+Status HistoryReader::TakeRecords() {
+  const size_t n = pending_.size() / format::kRecordSize;
+  if (history_.records.size() + n > max_records_) {
+    return Fail(entry_offset_, fmt::format("more than {} records", max_records_));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t reserved = 0;
+    const uint64_t at = entry_offset_ + format::kEntryHeaderSize + i * format::kRecordSize;
+    const Record r = format::GetRecord(pending_.data() + i * format::kRecordSize, &reserved);
+    if (reserved != 0) return Fail(at, fmt::format("record op {}: reserved byte {} is not 0", r.op_id, reserved));
+    if (Status s = CheckRecord(r, history_.header, history_.strings.size()); !s.ok()) {
+      return Fail(at, s.message());
+    }
+    history_.records.push_back(r);
+  }
+  return status_;
+}
+
+Status HistoryReader::TakeEnd() {
+  const uint64_t count = format::GetU64(pending_.data());
+  if (count != history_.records.size()) {
+    return Fail(entry_offset_, fmt::format("the end entry counts {} records; the file holds {}", count,
+                                           history_.records.size()));
+  }
+  stage_ = Stage::kDone;
+  return status_;
+}
+
+std::string HistoryReader::WhereCut() const {
+  switch (stage_) {
+    case Stage::kFileHeader:
+      return "the file ends inside its 24-byte header";
+    case Stage::kEntryHeader:
+      if (pending_.empty()) {
+        return fmt::format("the file ends after {} records without its end entry (the writer did not finish)",
+                           history_.records.size());
+      }
+      return "the file ends inside an entry's 9-byte header";
+    case Stage::kPayload:
+      return fmt::format("the file ends inside {} ({} of its {} bytes present)", AnEntry(type_), pending_.size(),
+                         need_);
+    case Stage::kDone: break;
+  }
+  return "";
+}
+
+Result<History> HistoryReader::Finish() {
+  if (!status_.ok()) return status_;
+  if (stage_ != Stage::kDone) return Fail(consumed_, WhereCut());
+  const auto& rs = history_.records;
+  if (auto d = FirstDuplicate(
+          rs, [](const Record& a, const Record& b) { return a.op_id < b.op_id; },
+          [](const Record& a, const Record& b) { return a.op_id == b.op_id; })) {
+    return Status::InvalidArgument(fmt::format("{}: op id {} appears twice (records {} and {})", name_,
+                                               rs[d->first].op_id, d->first, d->second));
+  }
+  if (auto d = FirstDuplicate(
+          rs, [](const Record& a, const Record& b) { return a.written() < b.written(); },
+          [](const Record& a, const Record& b) { return a.written() == b.written(); })) {
+    return Status::InvalidArgument(fmt::format("{}: op {} and op {} are both client {} seq {} ((client, seq) "
+                                               "is unique: it is the value a write carries)",
+                                               name_, rs[d->first].op_id, rs[d->second].op_id,
+                                               rs[d->first].client, rs[d->first].seq));
+  }
+  if (const std::string fault = CheckClients(rs); !fault.empty()) {
+    return Status::InvalidArgument(name_ + ": " + fault);
+  }
+  return std::move(history_);
+}
+
+Result<History> ParseHistory(const std::string& name, std::string_view bytes, uint64_t max_records) {
+  HistoryReader reader(name, max_records);
+  if (Status s = reader.Feed(bytes); !s.ok()) return s;
+  return reader.Finish();
+}
+
+Result<History> ReadHistoryFile(const std::string& path, uint64_t max_records) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Status::InvalidArgument(path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    std::fclose(f);
+    return Status::InvalidArgument(path + ": not a regular file");
+  }
+  HistoryReader reader(path, max_records);
+  std::vector<char> buf(size_t{1} << 16);
+  Status s;
+  while (s.ok()) {
+    const size_t n = std::fread(buf.data(), 1, buf.size(), f);
+    if (n > 0) s = reader.Feed(std::string_view(buf.data(), n));
+    if (n < buf.size()) break;
+  }
+  const bool failed = std::ferror(f) != 0;
+  const int err = errno;
+  std::fclose(f);
+  if (!s.ok()) return s;
+  if (failed) return Status::InvalidArgument(path + ": " + std::strerror(err));
+  return reader.Finish();
+}
+
+}  // namespace memstand::history

@@ -1,0 +1,78 @@
+// Writing a history (docs/history.md): HistoryEncoder turns a run header, strings and
+// records into the file's bytes; HistoryFileWriter puts them in a file that appears
+// whole or not at all (util/output_file.h). Neither is thread-safe: one writer thread
+// takes the records the engine's threads hand it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "history/record.h"
+#include "util/output_file.h"
+#include "util/status.h"
+
+namespace memstand::history {
+
+class HistoryEncoder {
+ public:
+  /// Starts with the file header and the run header. InvalidArgument when a header text
+  /// (key prefix, target, writer) is longer than format::kMaxHeaderText bytes.
+  static Result<HistoryEncoder> Start(const RunHeader& header);
+
+  /// The id of `text` in the string table: a string entry is added the first time.
+  /// "" is id 0. InvalidArgument when it is longer than format::kMaxStringBytes, the
+  /// table is full, or End() was called.
+  Result<uint16_t> Intern(std::string_view text);
+  /// Appends the records, in entries of at most format::kMaxRecordsPerEntry, after
+  /// checking each with CheckRecord: on the first that fails, InvalidArgument and
+  /// nothing of this call is appended. After End(): InvalidArgument.
+  Status Add(std::span<const Record> records);
+  /// Appends the end entry (the count of records). Nothing may be added after it.
+  void End();
+
+  /// The bytes encoded since the last Take (the first call: from the file header on).
+  std::string Take();
+  size_t pending_bytes() const { return out_.size(); }
+  uint64_t records() const { return records_; }
+  const RunHeader& header() const { return header_; }
+
+ private:
+  explicit HistoryEncoder(RunHeader header) : header_(std::move(header)) {}
+
+  RunHeader header_;
+  std::string out_;
+  std::unordered_map<std::string, uint16_t> ids_;
+  size_t strings_ = 1;  // the table's size, id 0 included
+  uint64_t records_ = 0;
+  bool ended_ = false;
+};
+
+class HistoryFileWriter {
+ public:
+  /// Prepares `path` (the output of `flag`, for messages; see OutputFile::Open) and
+  /// encodes the header. InvalidArgument for a path that cannot be written or a header
+  /// the encoder refuses.
+  static Result<std::unique_ptr<HistoryFileWriter>> Open(const std::string& flag, const std::string& path,
+                                                         const RunHeader& header);
+  Result<uint16_t> Intern(std::string_view text) { return encoder_.Intern(text); }
+  /// Encodes the records and writes the buffer to the file once it holds 1 MiB. The first
+  /// error (a record refused, a failed write) is returned again by every later call.
+  Status Add(std::span<const Record> records);
+  /// The end entry, the rest of the buffer, and the file put in place. Call once.
+  Status Finish();
+
+ private:
+  HistoryFileWriter(std::unique_ptr<OutputFile> file, HistoryEncoder encoder)
+      : file_(std::move(file)), encoder_(std::move(encoder)) {}
+  Status Flush();
+
+  std::unique_ptr<OutputFile> file_;
+  HistoryEncoder encoder_;
+  Status status_;
+};
+
+}  // namespace memstand::history

@@ -1,0 +1,105 @@
+// One operation of a run as the history keeps it, the run's header, and a whole history
+// as read back (docs/history.md). A record is fixed-size: the engine appends one per
+// operation from per-thread buffers, and every string it would carry (a node's address,
+// an error kind) is an id into the history's string table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/status.h"
+
+namespace memstand::history {
+
+/// What an operation asked for. A write puts the value tagged (client, seq) of its own
+/// record; a cas puts it only if the key holds the expected value.
+enum class Op : uint8_t { kRead = 1, kWrite = 2, kCas = 3 };
+
+/// How it ended (Jepsen's ok / fail / info): ok happened; fail certainly did not;
+/// unknown may have happened at any time after its invoke, or never.
+enum class Outcome : uint8_t { kOk = 1, kFail = 2, kUnknown = 3 };
+
+/// What a read saw, or what a cas expected: no value (a write, or a read that did not
+/// end ok), the key absent, a value of this run (`Record::value`), or bytes this run did
+/// not write (value_tag.h says "not ours").
+enum class Seen : uint8_t { kNone = 0, kAbsent = 1, kOurs = 2, kForeign = 3 };
+
+/// The kind of system the run loaded (the target URL's scheme).
+enum class TargetKind : uint8_t { kResp = 1, kMemcache = 2, kIproto = 3, kEtcd = 4 };
+
+/// No intended time: a closed-loop run.
+inline constexpr int64_t kNoIntendedTime = -1;
+
+/// The value a write by `client` as its operation `seq` puts, as one number.
+constexpr uint64_t ValueId(uint32_t client, uint32_t seq) { return (uint64_t{client} << 32) | seq; }
+constexpr uint32_t ValueClient(uint64_t id) { return static_cast<uint32_t>(id >> 32); }
+constexpr uint32_t ValueSeq(uint64_t id) { return static_cast<uint32_t>(id); }
+
+/// One operation. 72 bytes in memory and on disk (history_format.h lays the bytes out).
+/// Times are nanoseconds since the run's start (RunHeader::start_unix_ns) on a monotonic
+/// clock. A client has one operation in flight at a time and ends at an unknown outcome:
+/// its next operation would take a new client id, as Jepsen's processes do.
+struct Record {
+  uint64_t op_id = 0;     // unique in the history
+  uint32_t client = 0;    // the client (a connection's session) that ran it
+  uint32_t seq = 0;       // the client's own count of its operations; (client, seq) is unique
+  int64_t invoke_ns = 0;  // sent
+  int64_t complete_ns = 0;  // its reply came, or (unknown) the client gave up on it
+  int64_t intended_ns = kNoIntendedTime;  // open loop: when it was due; else kNoIntendedTime
+  uint64_t key = 0;       // the key's index: the key is RunHeader::key_prefix + decimal key
+  /// seen == kOurs: the ValueId a read saw or a cas expected; else 0.
+  uint64_t value = 0;
+  int64_t revision = 0;   // etcd: the revision its reply carried; 0: none
+  uint16_t node = 0;      // string id of the node that answered (0: not recorded)
+  uint16_t error = 0;     // string id of the error kind; 0 exactly when outcome is ok
+  Op f = Op::kRead;
+  Outcome outcome = Outcome::kOk;
+  Seen seen = Seen::kNone;
+
+  /// The ValueId this operation writes (write or cas).
+  uint64_t written() const { return ValueId(client, seq); }
+  bool writes() const { return f == Op::kWrite || f == Op::kCas; }
+  bool operator==(const Record&) const = default;
+};
+
+/// What a checker needs to know about the run besides its records.
+struct RunHeader {
+  TargetKind target_kind = TargetKind::kResp;
+  bool open_loop = false;    // records carry intended times
+  bool keys_fresh = false;   // every key was absent when the run began
+  uint32_t run_tag = 0;      // mixed into every value tag: values of another run are not ours
+  int64_t start_unix_ns = 0; // the wall clock at time 0 of the records
+  std::string key_prefix;    // a key is key_prefix + decimal Record::key
+  std::string target;        // the target as shown (no password)
+  std::string writer;        // what wrote the file ("memstand 0.1.0")
+  bool operator==(const RunHeader&) const = default;
+};
+
+/// A history read back whole.
+struct History {
+  RunHeader header;
+  /// The string table: strings[0] is "" (id 0, "none"); id i is strings[i].
+  std::vector<std::string> strings = {""};
+  std::vector<Record> records;  // in file order
+  const std::string& String(uint16_t id) const {
+    return id < strings.size() ? strings[id] : strings[0];
+  }
+  std::string KeyName(uint64_t key) const { return header.key_prefix + std::to_string(key); }
+  bool operator==(const History&) const = default;
+};
+
+const char* OpName(Op f);              // "read", "write", "cas"
+const char* OutcomeName(Outcome o);    // "ok", "fail", "unknown"
+const char* TargetKindName(TargetKind k);  // "redis", "memcache", "tarantool", "etcd"
+/// A value as the checks print it: "3:7" (client:seq).
+std::string ValueName(uint64_t value_id);
+
+/// The checks of one record alone that the reader applies (and the encoder, so that it
+/// never writes what the reader refuses): field ranges, times in order, an error kind
+/// exactly when not ok, what a read saw or a cas expected, string ids below
+/// `strings` (the table's size so far). InvalidArgument saying which field and why.
+Status CheckRecord(const Record& r, const RunHeader& header, size_t strings);
+
+}  // namespace memstand::history

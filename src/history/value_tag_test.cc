@@ -1,0 +1,57 @@
+// The value tag: (client, seq) at the start of a value, read back, and "not ours" for
+// every other byte string.
+#include "history/value_tag.h"
+
+#include <gtest/gtest.h>
+
+#include "history/record.h"
+
+namespace memstand::history {
+namespace {
+
+TEST(ValueTag, ReadsBackWhatItStamped) {
+  auto v = TaggedValue(0x1234, 3, 7, 64);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->size(), 64u);
+  EXPECT_EQ(v->substr(0, 22), "ms1:00000003:00000007:");
+  EXPECT_EQ(v->substr(kValueTagSize), std::string(64 - kValueTagSize, '.'));
+  EXPECT_EQ(ReadValueTag(0x1234, *v), ValueId(3, 7));
+  // The extremes of both numbers, and a value exactly the tag's size.
+  auto edge = TaggedValue(0, UINT32_MAX, 0, kValueTagSize);
+  ASSERT_TRUE(edge.ok());
+  EXPECT_EQ(ReadValueTag(0, *edge), ValueId(UINT32_MAX, 0));
+}
+
+TEST(ValueTag, StampsOverAValueInPlace) {
+  std::string pooled(100, 'x');
+  StampValueTag(9, 1, 2, pooled.data(), pooled.size());
+  EXPECT_EQ(ReadValueTag(9, pooled), ValueId(1, 2));
+  EXPECT_EQ(pooled.substr(kValueTagSize), std::string(100 - kValueTagSize, 'x'));
+}
+
+TEST(ValueTag, AValueTooSmallForItIsRefused) {
+  auto v = TaggedValue(1, 1, 1, kValueTagSize - 1);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().message(), "a value of 30 bytes cannot carry its tag (31 bytes at least)");
+}
+
+TEST(ValueTag, AnyOtherBytesAreNotOurs) {
+  const std::string tag = *TaggedValue(5, 3, 7, kValueTagSize);
+  EXPECT_EQ(ReadValueTag(6, tag), std::nullopt);  // another run's
+  EXPECT_EQ(ReadValueTag(5, ""), std::nullopt);
+  EXPECT_EQ(ReadValueTag(5, tag.substr(0, kValueTagSize - 1)), std::nullopt);
+  EXPECT_EQ(ReadValueTag(5, std::string(64, 'x')), std::nullopt);
+  EXPECT_EQ(ReadValueTag(5, "ms1:0000000G:00000007:00000000;"), std::nullopt);
+  // Every change of one byte of the tag (upper-case hex included) reads as not ours.
+  for (size_t i = 0; i < kValueTagSize; ++i) {
+    for (int b = 0; b < 256; ++b) {
+      if (static_cast<char>(b) == tag[i]) continue;
+      std::string changed = tag;
+      changed[i] = static_cast<char>(b);
+      ASSERT_EQ(ReadValueTag(5, changed), std::nullopt) << "byte " << i << " = " << b;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace memstand::history
