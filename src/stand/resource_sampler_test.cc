@@ -1,5 +1,6 @@
 #include "stand/resource_sampler.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,10 +16,18 @@
 namespace memstand {
 namespace {
 
+// Spins until this thread has had `seconds` of CPU (not of wall time: on a loaded
+// machine a wall-clock burn gets less CPU than it asks for).
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
 void Burn(double seconds) {
-  const int64_t end = NowNs() + static_cast<int64_t>(seconds * 1e9);
+  const double end = ThreadCpuSeconds() + seconds;
   volatile uint64_t x = 0;
-  while (NowNs() < end) x = x + 1;
+  while (ThreadCpuSeconds() < end) x = x + 1;
 }
 
 // The intervals add up to the cumulative counters: the sampler loses nothing.
