@@ -113,6 +113,15 @@ Json RuntimeJson(const RunResult& r) {
           {"Interrupted", r.interrupted ? "true" : "false"}};
 }
 
+// True when every command is SET or GET: memtier's own mode (no --command), whose JSON
+// has "Sets", "Gets" and "Waits".
+bool MemtierSetGetOnly(const RunReport& rep) {
+  for (const MemtierGroup& g : MemtierGroups(rep)) {
+    if (g.name != "Sets" && g.name != "Gets") return false;
+  }
+  return true;
+}
+
 Json AllStatsJson(const RunReport& rep, bool histogram) {
   const RunResult& r = *rep.result;
   const std::vector<double>& pct = rep.options->percentiles;
@@ -123,6 +132,12 @@ Json AllStatsJson(const RunReport& rep, bool histogram) {
     // memtier: connection errors in Totals only
     j[g.name] = StatsJson(g.stats, r.measured_s, pct, 0, TimeSerieJson(r, g.indices, pct));
     all.insert(all.end(), g.indices.begin(), g.indices.end());
+  }
+  if (MemtierSetGetOnly(rep)) {  // memtier's SET/GET mode also reports its WAIT command
+    Json waits = TimeSerieJson(r, all, pct);
+    for (auto& [second, point] : waits.items()) point = {{"Bytes RX", 0}, {"Bytes TX", 0}, {"Count", 0}};
+    const CommandStats none;
+    j["Waits"] = StatsJson(none, r.measured_s, pct, 0, std::move(waits));
   }
   j["Totals"] = StatsJson(r.AllCommands(), r.measured_s, pct, r.totals.connection_errors,
                           TimeSerieJson(r, all, pct));
@@ -156,32 +171,93 @@ std::pair<std::string, std::string> RatioAndPattern(const LoadOptions& o) {
           fmt::format("{}:{}", set_pattern, get_pattern)};
 }
 
+// memtier's --key-stddev, --key-median and --key-zipf-exp: the first Gaussian and Zipf
+// key patterns' settings, 0.0 where none is given (memtier's unset value).
+struct KeySpread {
+  double stddev = 0, median = 0, zipf_exp = 0;
+};
+KeySpread KeySpreadOf(const LoadOptions& o) {
+  KeySpread k;
+  bool gaussian = false, zipf = false;
+  for (const CommandSpec& c : o.commands) {
+    if (c.key_pattern.kind == KeyPatternSpec::Kind::kGaussian && !gaussian) {
+      gaussian = true;
+      k.stddev = std::max(c.key_pattern.stddev, 0.0);
+      k.median = std::max(c.key_pattern.median, 0.0);
+    }
+    if (c.key_pattern.kind == KeyPatternSpec::Kind::kZipf && !zipf) {
+      zipf = true;
+      k.zipf_exp = c.key_pattern.zipf_exponent;
+    }
+  }
+  return k;
+}
+
+// Every key memtier_benchmark writes under "configuration", in its order and with its
+// types; what memstand has no counterpart for holds memtier's unset value (null, "",
+// 0, "false"). A password is never written: "authenticate" says only whether one is set.
 Json ConfigurationJson(const LoadOptions& o) {
   const auto [ratio, key_pattern] = RatioAndPattern(o);
   const uint64_t conns = static_cast<uint64_t>(std::max(o.connections(), 1));
   const bool fixed_size = o.value.min_size == o.value.max_size;
+  const auto path_or_null = [](const std::string& path) { return path.empty() ? Json(nullptr) : Json(path); };
+  const KeySpread spread = KeySpreadOf(o);
   Json j;
   const bool unix_socket = !o.target.unix_path.empty();  // no host and port then
   j["server"] = unix_socket ? "" : o.target.host;
   j["port"] = unix_socket ? 0 : o.target.port;
   j["uri"] = o.target.Display();  // never the password
+  j["unix socket"] = path_or_null(o.target.unix_path);
+  j["address family"] = "Unspecified";
   j["protocol"] = o.resp == 3 ? "resp3" : "redis";
+  j["out_file"] = nullptr;
+  j["tls"] = o.tls.enabled ? "true" : "false";
+  j["cert"] = path_or_null(o.tls.cert_file);
+  j["key"] = path_or_null(o.tls.key_file);
+  j["cacert"] = path_or_null(o.tls.ca_file);
+  j["tls_skip_verify"] = o.tls.skip_verify ? "true" : "false";
+  j["sni"] = path_or_null(o.tls.sni);
+  j["client_stats"] = nullptr;
   j["run_count"] = 1;
+  j["debug"] = 0;
   j["requests"] = (o.requests + conns - 1) / conns;  // memtier: per client
+  j["rate_limit"] = o.rate > 0 ? std::llround(o.rate / static_cast<double>(conns)) : 0;  // per client
   j["clients"] = o.clients;
   j["threads"] = o.threads;
   j["test_time"] = o.requests > 0 ? 0 : static_cast<uint64_t>(std::llround(o.duration_s));
   j["ratio"] = ratio;
   j["pipeline"] = o.pipeline;
   j["data_size"] = fixed_size ? o.value.min_size : 0;
+  j["data_offset"] = 0;
   j["random_data"] = o.value.content == ValueSpec::Content::kRandom ? "true" : "false";
   j["data_size_range"] =
       fixed_size ? std::string("0:0") : fmt::format("{}:{}", o.value.min_size, o.value.max_size);
+  j["data_size_list"] = "";
+  j["data_size_pattern"] = "R";
+  j["expiry_range"] = "0:0";
+  j["data_import"] = nullptr;
+  j["data_verify"] = "false";
+  j["verify_only"] = "false";
+  j["generate_keys"] = "false";
   j["key_prefix"] = o.key_prefix;
   j["key_minimum"] = o.key_min;
   j["key_maximum"] = o.key_max;
   j["key_pattern"] = key_pattern;
+  j["key_stddev"] = spread.stddev;
+  j["key_median"] = spread.median;
+  j["key_zipf_exp"] = spread.zipf_exp;
+  j["reconnect_interval"] = 0;
+  j["connection_timeout"] = o.connect_timeout_ms / 1000;
+  j["thread_conn_start_min_jitter_micros"] = 0;
+  j["thread_conn_start_max_jitter_micros"] = 0;
+  j["multi_key_get"] = 0;
+  j["authenticate"] = o.target.password.empty() ? "" : "***";
   j["select-db"] = o.target.db;
+  j["no-expiry"] = "false";
+  j["wait-ratio"] = "0:0";
+  j["num-slaves"] = "0:0";
+  j["wait-timeout"] = "0-0";
+  j["print-all-runs"] = "false";
   return j;
 }
 

@@ -198,6 +198,44 @@ TEST(MemtierJson, EveryKeyWeWriteIsMemtiers) {
   }
 }
 
+// A real memtier_benchmark's file (tests/fixtures/README.md): every key path in it is in
+// ours, with the same JSON type. A second of a Time-Serie is compared with our second
+// "0"; a second without replies has no latencies in either (memtier's rule).
+TEST(MemtierJson, EveryKeyOfARealMemtierFileIsOurs) {
+  std::ifstream f(testutil::SourceDir() + "/tests/fixtures/memtier_2f74d61_real.json");
+  ASSERT_TRUE(f.good()) << "missing fixture";
+  const Json real = Json::parse(f);
+  FakeMemtierRun fake;
+  fake.options.threads = 1;
+  fake.options.clients = 4;
+  const Json ours = MemtierJson(fake.report);
+  std::vector<Path> paths;
+  Path prefix;
+  Walk(real, &prefix, &paths);
+  ASSERT_GT(paths.size(), 190u);
+  size_t checked = 0;
+  for (const Path& path : paths) {
+    Path lookup = path;
+    for (size_t i = 1; i < lookup.size(); ++i) {
+      if (lookup[i - 1] == "Time-Serie") lookup[i] = "0";
+    }
+    const bool waits_second = path.size() > 3 && path[1] == "Waits" && path[2] == "Time-Serie";
+    const Json* theirs = Find(real, path);
+    if (!waits_second && Find(ours, lookup) == nullptr && path.size() > 4 && path[2] == "Time-Serie" &&
+        Find(real, Path(path.begin(), path.begin() + 4))->size() == 3) {
+      continue;  // a second of theirs without replies: their latency keys have no counterpart
+    }
+    const Json* mine = Find(ours, lookup);
+    ASSERT_NE(mine, nullptr) << Show(path) << " is missing from our output";
+    EXPECT_EQ(Kind(*mine), Kind(*theirs)) << Show(path);
+    ++checked;
+  }
+  EXPECT_GT(checked, 190u);
+  EXPECT_EQ(ours["configuration"]["authenticate"], "");  // never a password
+  fake.options.target.password = "S3cret";
+  EXPECT_EQ(MemtierJson(fake.report)["configuration"]["authenticate"], "***");
+}
+
 TEST(MemtierJson, ValuesInMemtiersUnits) {
   FakeMemtierRun fake;
   Json j = MemtierJson(fake.report);
