@@ -350,10 +350,16 @@ class PlanBuilder {
     if (Has("requests") && Has("test-time")) {
       return Refuse("--requests", "--test-time and --requests are mutually exclusive (as in memtier)");
     }
-    if (Has("requests")) {
-      if (Value("requests") == "allkeys") {
-        return Refuse("--requests allkeys", "not implemented; give -n with --key-pattern P:P");
-      }
+    if (Has("requests") && Value("requests") == "allkeys") {
+      // memtier's loading idiom: as many requests as keys in the range, over all the
+      // connections (with --key-pattern P:P or S:S each key exactly once).
+      auto lo = Whole("key-minimum", ValueOr("key-minimum", "0"));
+      auto hi = Whole("key-maximum", ValueOr("key-maximum", "10000000"));
+      if (!lo.ok()) return lo.status();
+      if (!hi.ok()) return hi.status();
+      if (*hi < *lo) return Refuse("--requests allkeys", "--key-maximum is below --key-minimum");
+      Add({"--requests", std::to_string(*hi - *lo + 1)});
+    } else if (Has("requests")) {
       auto n = Positive("requests", "");
       if (!n.ok()) return n.status();
       Add({"--requests", std::to_string(*n * connections)});

@@ -49,6 +49,16 @@ TEST(MemtierFlags, RequestsArePerClientAndHIsHost) {
   EXPECT_EQ(After(*d, "-s"), "localhost");
   EXPECT_EQ(After(*d, "-p"), "6379");
   EXPECT_EQ(After(*d, "--key-maximum"), "10000000");
+  // -n allkeys: one request per key of the range, over all the connections.
+  auto all = MapMemtierArgs(Args({"-n", "allkeys", "--key-minimum=5", "--key-maximum=104", "-c", "3"}), 1);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  EXPECT_EQ(After(*all, "--requests"), "100");
+  auto memtier_range = MapMemtierArgs(Args({"-n", "allkeys"}), 1);
+  ASSERT_TRUE(memtier_range.ok());
+  EXPECT_EQ(After(*memtier_range, "--requests"), "10000001");  // memtier's 0..10000000
+  auto upside_down = MapMemtierArgs(Args({"-n", "allkeys", "--key-minimum=9", "--key-maximum=3"}), 1);
+  ASSERT_FALSE(upside_down.ok());
+  EXPECT_EQ(upside_down.status().message(), "memtier flag --requests allkeys: --key-maximum is below --key-minimum");
 }
 
 TEST(MemtierFlags, RateLimitingIsPerConnection) {

@@ -1,5 +1,6 @@
 #include "workload/key_pattern.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cctype>
 #include <cmath>
@@ -113,10 +114,14 @@ void KeySequence::InitStriped(uint64_t conn_index, uint64_t conn_count) {
 }
 
 void KeySequence::InitPartition(uint64_t conn_index, uint64_t conn_count) {
+  // The first size % n connections take one key more: the same split as a run's
+  // --requests over its connections, so that as many requests as keys visit each once.
   using u128 = unsigned __int128;
   const u128 size = static_cast<u128>(max_ - min_) + 1;
-  const u128 lo = size * conn_index / conn_count;
-  const u128 hi = size * (conn_index + 1) / conn_count;  // exclusive; may be 2^64
+  // More connections than keys: one key each, the ones past the range sharing them.
+  const u128 base = size / conn_count, extra = size % conn_count;
+  const u128 lo = base == 0 ? conn_index % size : base * conn_index + std::min<u128>(conn_index, extra);
+  const u128 hi = base == 0 ? lo + 1 : lo + base + (conn_index < extra ? 1 : 0);  // exclusive; may be 2^64
   first_ = static_cast<uint64_t>(lo);
   last_ = static_cast<uint64_t>(hi > lo ? hi - 1 : lo);
   next_ = first_;

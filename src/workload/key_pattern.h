@@ -16,7 +16,8 @@ struct KeyPatternSpec {
                    //    connection i of n takes min+i, min+i+n, ... and wraps
     kGaussian,     // G: normal around `median` with `stddev`, clamped to the range
     kZipf,         // Z: Zipf with `zipf_exponent`; rank 1 is key_min
-    kPartitioned,  // P: connection i of n owns the i-th contiguous slice, walked in order
+    kPartitioned,  // P: connection i of n owns the i-th contiguous slice, walked in order;
+                   //    the first size % n slices one key longer (as --requests splits)
   };
   Kind kind = Kind::kUniform;
   double median = -1;         // G: < 0 means the middle of the range

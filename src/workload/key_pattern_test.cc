@@ -250,8 +250,10 @@ TEST(KeySequenceTest, PartitionSlicesAreDisjointContiguousAndCovering) {
   for (uint64_t i = 0; i < kConns; ++i) {
     KeySequence seq(SpecOf(PatternKind::kPartitioned), kMin, kMin + kKeys - 1, 1, i, kConns);
     const uint64_t first = seq.Next();
-    EXPECT_EQ(first, kMin + i * kKeys / kConns);
-    const uint64_t slice = (i + 1) * kKeys / kConns - i * kKeys / kConns;
+    // The first kKeys % kConns slices one key longer: the split of --requests.
+    const uint64_t base = kKeys / kConns, extra = kKeys % kConns;
+    EXPECT_EQ(first, kMin + i * base + std::min(i, extra));
+    const uint64_t slice = base + (i < extra ? 1 : 0);
     ++owner_count[first - kMin];
     for (uint64_t j = 1; j < slice; ++j) {
       const uint64_t key = seq.Next();
@@ -268,7 +270,7 @@ TEST(KeySequenceTest, PartitionWithMoreConnectionsThanKeysSharesKeys) {
   for (uint64_t i = 0; i < 5; ++i) {
     KeySequence seq(SpecOf(PatternKind::kPartitioned), 10, 12, 1, i, 5);
     const uint64_t key = seq.Next();
-    EXPECT_EQ(key, 10 + i * 3 / 5);
+    EXPECT_EQ(key, 10 + i % 3);
     EXPECT_EQ(seq.Next(), key);
     covered.insert(key);
   }

@@ -236,6 +236,19 @@ TEST_F(MemtierE2E, HostDbPrefixSizeAndExpiryReachTheKeys) {
   EXPECT_GT(ttl->integer, 200);
 }
 
+// memtier's loading idiom: -n allkeys with P:P writes each key of the range exactly once,
+// split over every connection (5 x 2 connections over 1..997: slices of unequal size).
+TEST_F(MemtierE2E, AllkeysWithPartitionedKeysWritesEveryKeyOnce) {
+  Outcome out = RunMemstand({"memtier", "-h", "127.0.0.1", "-p", Port(), "--key-prefix=ak:", "--key-minimum=1",
+                             "--key-maximum=997", "--key-pattern=P:P", "--ratio=1:0", "-n", "allkeys", "-c", "5",
+                             "-t", "2", "--hide-histogram"});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_EQ(Call({"DBSIZE"}).integer, 997);
+  EXPECT_EQ(Call({"EXISTS", "ak:1"}).integer, 1);
+  EXPECT_EQ(Call({"EXISTS", "ak:997"}).integer, 1);
+  EXPECT_NE(LineStarting(out.output, "Sets "), "") << out.output;
+}
+
 // --command: a row per command type and no Hits/Misses columns, as memtier.
 TEST_F(MemtierE2E, CommandRunsHaveARowPerCommand) {
   Outcome out = Memtier({"--command=INCR memtier-counter", "--command-key-pattern=S", "-n", "5", "-c", "2",
