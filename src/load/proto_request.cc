@@ -451,92 +451,22 @@ size_t ProtoRequest::AppendIproto(Buffer* out, const ProtoArgs& a) const {
   return iproto_->Append(out, a.sync, t);
 }
 
-// ---- Replies. ----
-
-ProtoReader::ProtoReader(Protocol p) : protocol_(p) {}
-
-ProtoReader::Event ProtoReader::Feed(const char* data, size_t len, size_t* consumed) {
-  switch (protocol_) {
-    case Protocol::kMemcache:
-      return static_cast<Event>(memcache_.Feed(data, len, consumed));
-    case Protocol::kIproto:
-      return static_cast<Event>(iproto_.Feed(data, len, consumed));
-    default:
-      return static_cast<Event>(http_.Feed(data, len, consumed));
+Result<std::vector<ProtoRequest>> MakeProtoRequests(
+    const LoadOptions& opt, const std::function<Result<uint32_t>(const std::string&)>& space_id) {
+  // etcd: the Host header names the first target for every member (the gateway does not read it).
+  etcd::Target et;
+  et.host = opt.target.host + ":" + std::to_string(opt.target.port);
+  std::vector<ProtoRequest> requests;
+  for (const CommandSpec& c : opt.commands) {
+    auto req = ProtoRequest::Parse(opt.protocol, c.text, opt.key_prefix);
+    if (!req.ok()) return req.status().WithContext("--command '" + c.text + "'");
+    req->set_etcd_target(et);
+    if (opt.shard) req->set_shard(opt.shard->shard);
+    Status s = req->ResolveSpace(space_id);
+    if (!s.ok()) return s;
+    requests.push_back(std::move(*req));
   }
-}
-
-bool ProtoReader::closes() const {
-  return protocol_ == Protocol::kEtcd && !http_.response().keep_alive;
-}
-
-const std::string& ProtoReader::error() const {
-  switch (protocol_) {
-    case Protocol::kMemcache: return memcache_.error();
-    case Protocol::kIproto: return iproto_.error();
-    default: return http_.error();
-  }
-}
-
-std::string ProtoReader::AuthError() const {
-  const iproto::Summary& s = iproto_.summary();
-  return s.is_error ? s.error : "";
-}
-
-Status ProtoReader::Interpret(const ProtoRequest& request, ProtoReply* out) {
-  out->is_error = false;
-  out->positive = false;
-  out->applied_write = false;
-  if (protocol_ == Protocol::kMemcache) {
-    const memcache::Summary& s = memcache_.summary();
-    out->wire_bytes = s.wire_bytes;
-    out->is_error = s.is_error;
-    if (s.is_error) {
-      out->error_kind = memcache::KindName(s.kind);
-      out->error_text = s.error;
-      return Status::OK();
-    }
-    using K = memcache::Kind;
-    out->positive = s.kind == K::kValues ? s.values > 0
-                                         : (s.kind == K::kStored || s.kind == K::kDeleted ||
-                                            s.kind == K::kTouched || s.kind == K::kNumber);
-    return Status::OK();
-  }
-  if (protocol_ == Protocol::kIproto) {
-    const iproto::Summary& s = iproto_.summary();
-    out->wire_bytes = s.wire_bytes;
-    out->is_error = s.is_error;
-    if (s.is_error) {
-      out->error_kind = IprotoErrorName(s.error_code) + " (" + std::to_string(s.error_code) + ")";
-      out->error_text = s.error;
-      return Status::OK();
-    }
-    out->positive = s.data_count > 0;
-    return Status::OK();
-  }
-  const http::Response& resp = http_.response();
-  out->wire_bytes = resp.wire_bytes;
-  auto sum = etcd::DecodeReply(resp.status, resp.body);
-  if (!sum.ok()) return sum.status();
-  if (!sum->ok) {
-    out->is_error = true;
-    out->error_kind = sum->code != 0 ? sum->error + " (code " + std::to_string(sum->code) + ")"
-                                     : sum->error;
-    out->error_text = sum->error;
-    return Status::OK();
-  }
-  switch (request.op()) {
-    case ProtoRequest::Op::kEtcdPut:
-      out->positive = true;
-      out->applied_write = true;
-      break;
-    case ProtoRequest::Op::kEtcdRange: out->positive = sum->count > 0; break;
-    default:
-      out->positive = sum->deleted > 0;
-      out->applied_write = sum->deleted > 0;
-      break;
-  }
-  return Status::OK();
+  return requests;
 }
 
 }  // namespace memstand

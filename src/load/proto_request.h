@@ -1,7 +1,6 @@
-// The load engine's side of the protocols other than RESP: a request encoder per
-// command of the mix (memcached text, etcd v3 JSON gateway, Tarantool IPROTO) and a
-// reply reader per connection that says what a reply means for the statistics (error
-// kind, hit or miss, an applied write). The RESP path does not use any of this.
+// The load engine's requests for the protocols other than RESP: an encoder per command
+// of the mix (memcached text, etcd v3 JSON gateway, Tarantool IPROTO), which their
+// sessions (load/session/) append. What a reply means is the session's.
 //
 // Templates (docs/protocols.md, "The load engine"):
 //   memcache: get K | gets K | set|add|replace|append|prepend K V | cas K V UNIQUE |
@@ -21,11 +20,10 @@
 #include <vector>
 
 #include "core/buffer.h"
-#include "proto/iproto/request_template.h"
+#include "load/load_options.h"
 #include "load/protocol.h"
 #include "proto/etcd/etcd.h"
-#include "proto/etcd/http.h"
-#include "proto/iproto/iproto.h"
+#include "proto/iproto/request_template.h"
 #include "proto/memcache/memcache.h"
 #include "util/rng.h"
 #include "util/status.h"
@@ -34,7 +32,7 @@
 
 namespace memstand {
 
-/// What one request is made of. `scratch` is the caller's (one per thread): its
+/// What one request is made of. `scratch` is the caller's (its session's): its
 /// capacity is kept, so steady state does not allocate.
 struct ProtoArgs {
   uint64_t key_index = 0;
@@ -80,7 +78,7 @@ class ProtoRequest {
   size_t Append(Buffer* out, const ProtoArgs& a) const;
 
   Op op() const { return op_; }
-  /// Replies of this request are counted as hits or misses (see ProtoReply::positive).
+  /// Replies of this request are counted as hits or misses (ReplyView::positive).
   bool counts_hits() const { return counts_hits_; }
   /// The command name as the server's own statistics call it, for the cross-check:
   /// memcache "cmd_get", "cmd_set", "delete", "incr", "decr", "cmd_touch"; IPROTO
@@ -133,47 +131,11 @@ class ProtoRequest {
   std::shared_ptr<const iproto::RequestTemplate> iproto_;
 };
 
-/// What a reply means for the statistics.
-struct ProtoReply {
-  bool is_error = false;
-  /// A hit: get/gets found a value, range found a key, select/delete returned a tuple,
-  /// add/replace/cas/delete/incr/decr/touch took effect (STORED, DELETED, a number,
-  /// TOUCHED). A miss otherwise (NOT_STORED, NOT_FOUND, EXISTS, an empty result).
-  bool positive = false;
-  /// etcd: the reply raised the store revision (a put, a delete that deleted).
-  bool applied_write = false;
-  std::string error_kind;   // grouping key: "client-error", "ER_TUPLE_FOUND (3)", etcd text
-  std::string error_text;   // the server's whole message
-  size_t wire_bytes = 0;
-};
-
-/// One connection's reply reader for protocol p (REQUIRES: p != kResp).
-class ProtoReader {
- public:
-  enum class Event { kNeedMore, kReply, kProtocolError };
-  explicit ProtoReader(Protocol p);
-
-  /// Like the codecs' Feed: stops after one whole reply.
-  Event Feed(const char* data, size_t len, size_t* consumed);
-  /// REQUIRES: kReply. IPROTO: the reply's sync, and whether it is a push message
-  /// (box.session.push: not the response).
-  uint64_t sync() const { return iproto_.summary().sync; }
-  bool is_push() const { return iproto_.summary().is_push; }
-  /// etcd: the server said Connection: close.
-  bool closes() const;
-  /// REQUIRES: kReply. The meaning of the reply to `request`; a Protocol error when
-  /// an etcd 200 body is not the JSON expected.
-  Status Interpret(const ProtoRequest& request, ProtoReply* out);
-  /// IPROTO set-up: the reply to AUTH (error text empty when accepted).
-  std::string AuthError() const;
-  const std::string& error() const;
-
- private:
-  Protocol protocol_;
-  memcache::Reader memcache_{memcache::Reader::Mode::kSummary};
-  iproto::Reader iproto_{iproto::Reader::Mode::kSummary};
-  http::ResponseReader http_;
-};
+/// The requests of opt's mix for opt.protocol (REQUIRES: not RESP), by command index:
+/// each --command parsed again, with the etcd Host of the first target and the shard's
+/// __seq__ values; an IPROTO space given by name resolved with `space_id`.
+Result<std::vector<ProtoRequest>> MakeProtoRequests(
+    const LoadOptions& opt, const std::function<Result<uint32_t>(const std::string&)>& space_id);
 
 /// Tarantool's name of a box error code: 3 -> "ER_TUPLE_FOUND"; "ER_<code>" if unknown.
 std::string IprotoErrorName(uint32_t code);
