@@ -389,11 +389,10 @@ std::string_view ProtoRequest::Render(const TemplateArg& arg, const ProtoArgs& a
 }
 
 size_t ProtoRequest::Append(Buffer* out, const ProtoArgs& a) const {
-  const size_t before = out->Readable();
   switch (op_) {
     case Op::kEtcdPut:
     case Op::kEtcdRange:
-    case Op::kEtcdDelete: AppendEtcd(out, a); break;
+    case Op::kEtcdDelete: return AppendEtcd(out, a);
     case Op::kIpPing:
     case Op::kIpInsert:
     case Op::kIpReplace:
@@ -402,13 +401,13 @@ size_t ProtoRequest::Append(Buffer* out, const ProtoArgs& a) const {
     case Op::kIpUpsert:
     case Op::kIpUpdate:
     case Op::kIpCall:
-    case Op::kIpEval: AppendIproto(out, a); break;
-    default: AppendMemcache(out, a); break;
+    case Op::kIpEval: return AppendIproto(out, a);
+    default: return AppendMemcache(out, a);
   }
-  return out->Readable() - before;
 }
 
 size_t ProtoRequest::AppendMemcache(Buffer* out, const ProtoArgs& a) const {
+  const size_t before = out->Readable();
   const std::string_view key = Render(key_arg_, a, a.scratch);
   switch (op_) {
     case Op::kMcGet: memcache::AppendGet(out, key, false); break;
@@ -425,10 +424,11 @@ size_t ProtoRequest::AppendMemcache(Buffer* out, const ProtoArgs& a) const {
     case Op::kMcTouch: memcache::AppendTouch(out, key, static_cast<int64_t>(number_)); break;
     default: break;
   }
-  return 0;
+  return out->Readable() - before;
 }
 
 size_t ProtoRequest::AppendEtcd(Buffer* out, const ProtoArgs& a) const {
+  const size_t before = out->Readable();
   const std::string_view key = Render(key_arg_, a, a.scratch);
   switch (op_) {
     case Op::kEtcdPut:
@@ -438,7 +438,7 @@ size_t ProtoRequest::AppendEtcd(Buffer* out, const ProtoArgs& a) const {
     case Op::kEtcdDelete: etcd::AppendDeleteRange(out, etcd_target_, key); break;
     default: break;
   }
-  return 0;
+  return out->Readable() - before;
 }
 
 size_t ProtoRequest::AppendIproto(Buffer* out, const ProtoArgs& a) const {

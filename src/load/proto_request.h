@@ -76,6 +76,10 @@ class ProtoRequest {
 
   /// Appends one request; returns the bytes appended.
   size_t Append(Buffer* out, const ProtoArgs& a) const;
+  /// The same for a request known to be of one protocol (its session's): no dispatch.
+  size_t AppendMemcache(Buffer* out, const ProtoArgs& a) const;
+  size_t AppendEtcd(Buffer* out, const ProtoArgs& a) const;
+  size_t AppendIproto(Buffer* out, const ProtoArgs& a) const;
 
   Op op() const { return op_; }
   /// Replies of this request are counted as hits or misses (ReplyView::positive).
@@ -102,9 +106,6 @@ class ProtoRequest {
   static Result<ProtoRequest> ParseIproto(std::string_view text);
   std::string_view Render(const TemplateArg& arg, const ProtoArgs& a, std::string* out) const;
   Status SetTemplate(const std::string& text);
-  size_t AppendMemcache(Buffer* out, const ProtoArgs& a) const;
-  size_t AppendEtcd(Buffer* out, const ProtoArgs& a) const;
-  size_t AppendIproto(Buffer* out, const ProtoArgs& a) const;
   Status CheckMemcacheKey(uint64_t key_max) const;
   size_t LongestKey(uint64_t key_max) const;
 

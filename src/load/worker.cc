@@ -221,6 +221,7 @@ Result<typename Worker<S>::Conn*> Worker<S>::OpenConn(Client& cl, int node) {
   ++open_conns_;
   Conn* raw = c.get();
   conns_.push_back(std::move(c));
+  flush_queue_.resize(conns_.size());
   if (cl.conns.size() <= static_cast<size_t>(node)) cl.conns.resize(node + 1, nullptr);
   cl.conns[node] = raw;
   Status s = reactor_->Add(raw->fd, Reactor::kWritable, raw->slot);
@@ -281,7 +282,7 @@ void Worker<S>::Run() {
   if (failure_.ok()) Loop();
   if (uring_) stats_.wait_calls = uring_->enter_calls();
   for (auto& c : conns_) {
-    if (c->state != ConnIo::State::kClosed) unanswered_ += Pending(conn(c->slot));
+    if (c->state != ConnIo::State::kClosed) unanswered_ += Pending(*c);
     Close(*c);
   }
   if (measuring_) FinishMeasuredPhase();
@@ -371,7 +372,7 @@ void Worker<S>::OnConnected(Conn& c) {
   if (!s.ok()) return Fail(c, s.WithContext(Peer(c)));
   reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
   c.state = ConnIo::State::kSetup;
-  if (c.tls) return FlushOrFail(c);  // the ClientHello; ReceiveTls starts the session
+  if (c.tls) return Flush(c);  // the ClientHello; ReceiveTls starts the session
   StartSession(c);
 }
 
@@ -387,28 +388,14 @@ void Worker<S>::StartSession(Conn& c) {
     c.in_setup = true;
     ++setups_;
   }
-  FlushOrFail(c);
+  Flush(c);
 }
 
 template <LoadSession S>
 void Worker<S>::OnReadable(Conn& c) {
-  size_t n = 0;
-  int err = 0;
-  if (!ReadSome(c, &n, &err)) return FailRead(c, err);
-  if (n > 0) Receive(c, read_buf_.data(), n);
-}
-
-template <LoadSession S>
-void Worker<S>::FailRead(Conn& c, int err) {
-  // A server that answers an error and closes (maxclients) resets the connection if
-  // requests were unread: its error is the reason either way.
-  std::string said;
-  if (!c.last_error.empty()) said = "; the server's last error reply: '" + c.last_error + "'";
-  if (c.received == 0 && !c.tls) said += "; " + std::string(kExpectsTlsHint);
-  if (c.tls && !c.tls->handshake_done()) said += " in the TLS handshake (" + Peer(c) + ")";
-  if (err != 0) return Fail(c, Status::IoError(ErrnoMessage("read", err) + said));
-  Fail(c, Status::IoError("the server closed the connection (" + std::to_string(Pending(c)) +
-                          " requests in flight)" + said));
+  const size_t n = ReadSome(c);
+  if (n == 0) return;
+  Receive(c, read_buf_.data(), n);
 }
 
 template <LoadSession S>
@@ -511,17 +498,17 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
   }
   Conn& to = conn(*c.client, node);
   if (to.state == ConnIo::State::kClosed) return false;
-  if (ask) {
-    uint64_t tag = 0;
-    if (!to.session.AppendAsking(&to.out, &tag)) return false;
-    Put(to, tag, {f.intended_ns, f.sent_ns, 0, nullptr, 0, kAskingCommand, false, 0});
-    ++stats_.setup_commands["asking"];
-    ++in_flight_;
-  }
   Draw d;
   d.key = f.key;
   d.data = std::string_view(f.data, f.data_len);
-  const Sent sent = to.session.Append(requests_[f.cmd], d, &to.out);
+  uint64_t asking_tag = 0;
+  Sent sent{};
+  if (!to.session.AppendRedirected(requests_[f.cmd], d, ask, &to.out, &asking_tag, &sent)) return false;
+  if (ask) {
+    Put(to, asking_tag, {f.intended_ns, f.sent_ns, 0, nullptr, 0, kAskingCommand, false, 0});
+    ++stats_.setup_commands["asking"];
+    ++in_flight_;
+  }
   InFlight again = f;
   ++again.redirects;
   Put(to, sent.tag, again);
@@ -578,55 +565,30 @@ typename Worker<S>::Conn& Worker<S>::Route(Client& cl, uint32_t cmd, const Draw&
   return conn(cl, node);
 }
 
-// Only redirects and ASKING put more in flight than a client's window: the slots double.
 template <LoadSession S>
 void Worker<S>::Put(Conn& c, uint64_t tag, const InFlight& f) {
-  if (c.session.in_flight() > c.ring.size()) [[unlikely]] {
-    std::vector<InFlight> bigger(c.ring.size() * 2);
-    const uint64_t mask = c.ring.size() - 1;
-    c.session.ForEachInFlight([&](uint64_t t) { bigger[t & (bigger.size() - 1)] = c.ring[t & mask]; });
-    c.ring.swap(bigger);
-  }
+  if (c.session.in_flight() > c.ring.size()) [[unlikely]] Grow(c);
   c.ring[tag & (c.ring.size() - 1)] = f;
 }
 
+// Only redirects and ASKING put more in flight than a client's window: the slots double.
 template <LoadSession S>
-void Worker<S>::FlushQueued() {
-  // Writes after every event of a wake-up is handled: the server then finds many
-  // requests at once instead of being woken once per connection.
-  for (ConnIo* c : flush_queue_) {
-    c->flush_queued = false;
-    if (c->state != ConnIo::State::kClosed) FlushOrFail(conn(c->slot));
-  }
-  flush_queue_.clear();
+void Worker<S>::Grow(Conn& c) {
+  std::vector<InFlight> bigger(c.ring.size() * 2);
+  const uint64_t mask = c.ring.size() - 1;
+  c.session.ForEachInFlight([&](uint64_t t) { bigger[t & (bigger.size() - 1)] = c.ring[t & mask]; });
+  c.ring.swap(bigger);
 }
 
 template <LoadSession S>
-void Worker<S>::FlushOrFail(Conn& c) {
-  Status s = Flush(c);
-  if (!s.ok()) Fail(c, s);
-}
-
-template <LoadSession S>
-uint64_t Worker<S>::Pending(const Conn& c) const {
+uint64_t Worker<S>::Pending(const ConnIo& io) const {
+  const Conn& c = static_cast<const Conn&>(io);
   return c.session.in_flight() + c.session.setup_in_flight();
 }
 
 template <LoadSession S>
-void Worker<S>::Fail(Conn& c, const Status& why) {
-  CountFailure(c, why, Pending(c), c.session.in_flight());
-}
-
-template <LoadSession S>
-bool Worker<S>::Busy() const {
-  const int64_t now = NowNs();
-  for (const auto& c : clients_) {
-    if (MayStillSend(*c, now)) return true;
-  }
-  for (const auto& c : conns_) {
-    if (c->state != ConnIo::State::kClosed && Pending(static_cast<const Conn&>(*c)) > 0) return true;
-  }
-  return false;
+void Worker<S>::Fail(ConnIo& c, const Status& why) {
+  CountFailure(c, why, static_cast<Conn&>(c).session.in_flight());
 }
 
 // Fails every connection past a deadline: its set-up's (--connect-timeout) until it
@@ -681,8 +643,7 @@ bool Worker<S>::WaitCompletions(int64_t timeout_ns, int64_t* now_out) {
     Conn& c = conn(e.token);
     if (c.state == ConnIo::State::kClosed) continue;  // cancelled or late
     if (e.kind == Uring::Completion::Kind::kSend) {
-      Status sent = OnSent(c, e.result);
-      if (!sent.ok()) Fail(c, sent);
+      OnSent(c, e.result);
     } else {
       OnReceived(c, e, now);
     }

@@ -112,26 +112,33 @@ class WorkerBase {
   /// and, when measured, its latency, bytes, error kind or hit, sample and second.
   [[gnu::always_inline]] inline void Complete(Client& cl, const InFlight& f, const ReplyView& r,
                                               int64_t now);
-  /// The bookkeeping of a connection that failed (Worker::Fail), `pending` of its
-  /// requests and `data` of them counted in in_flight_: the run stops.
-  void CountFailure(ConnIo& c, const Status& why, uint64_t pending, uint64_t data);
+  /// Fails c: the run stops; what c had in flight is counted unanswered. Off the hot
+  /// path (the only virtual calls of a worker).
+  virtual void Fail(ConnIo& c, const Status& why) = 0;
+  /// Requests c waits for replies to, set-up included.
+  virtual uint64_t Pending(const ConnIo& c) const = 0;
+  /// Fail's bookkeeping: `data` of c's requests were counted in in_flight_.
+  void CountFailure(ConnIo& c, const Status& why, uint64_t data);
+  bool Busy() const;
 
-  // Socket reads and writes (worker_transport.cc): bytes only, never their meaning. The
-  // ones that can fail return why; the caller fails the connection.
-  /// Reads what c's socket has into read_buf_. False when the peer closed (*err 0) or
-  /// reading failed (*err errno); else *n bytes (0: none yet).
-  bool ReadSome(ConnIo& c, size_t* n, int* err);
-  /// TLS: c.out's plaintext (once the handshake is done) encrypted into c.tls_out.
-  Status Seal(ConnIo& c);
-  /// Writes what c has to write (epoll), or starts its send (io_uring).
-  Status Flush(ConnIo& c);
-  void QueueFlush(ConnIo& c);
+  // Socket reads and writes (worker_transport.cc): bytes only, never their meaning.
+  /// Reads what c's socket has into read_buf_: the byte count, or 0 when there is
+  /// nothing to parse (it would block, or the connection failed and Fail ran).
+  inline size_t ReadSome(ConnIo& c);  // worker_conn.h
+  /// The server closed the connection (err 0) or reading failed: fails it.
+  void FailRead(ConnIo& c, int err);
+  /// TLS: c.out's plaintext (once the handshake is done) encrypted into c.tls_out; false
+  /// when that failed (c is then failed).
+  bool Seal(ConnIo& c);
+  void Flush(ConnIo& c);
+  inline void QueueFlush(ConnIo& c);  // worker_conn.h
+  void FlushQueued();
   void Close(ConnIo& c);
   // --io uring: the measured loop's I/O as completions.
   void SwitchToUring(std::unique_ptr<Uring> ring);
-  Status SendQueued(ConnIo& c);
+  void SendQueued(ConnIo& c);
   void SendRest(ConnIo& c);  // a send of what `sending` holds
-  Status OnSent(ConnIo& c, int result);
+  void OnSent(ConnIo& c, int result);
 
   WorkerShared* shared_;
   const LoadOptions& opt_;
@@ -150,7 +157,8 @@ class WorkerBase {
   Status failure_;
   uint64_t unanswered_ = 0;
   std::vector<char> read_buf_;
-  std::vector<ConnIo*> flush_queue_;  // connections with bytes to write after this wake-up
+  std::vector<ConnIo*> flush_queue_;  // connections with bytes to write after this wake-up:
+  size_t flushes_ = 0;                // the first flushes_, a place for every connection
   /// Open loop: (intended time, client index) of clients waiting for their next send
   /// time. An entry is live while it equals its client's due_queued; others are stale.
   using Due = std::pair<int64_t, uint32_t>;
@@ -202,15 +210,15 @@ class Worker final : public WorkerBase {
   Status OpenAll();
   Result<Conn*> OpenConn(Client& cl, int node);
   Status EnsureNode(int node);
-  void Loop();
-  void OnEvent(Conn& c, uint32_t events, int64_t now);
+  /// Not in line with Run: inlined into it, it left no room to inline its own callees.
+  [[gnu::noinline]] void Loop();
+  /// Not in line with Loop, as Loop is not with Run: the socket's read in line with it.
+  [[gnu::noinline]] void OnEvent(Conn& c, uint32_t events, int64_t now);
   void OnConnected(Conn& c);
   /// After the connect (and the TLS handshake): the session's set-up, written ahead of
   /// anything a redirect buffered meanwhile.
   void StartSession(Conn& c);
   void OnReadable(Conn& c);
-  /// The server closed the connection (err 0) or reading failed: fails it.
-  void FailRead(Conn& c, int err);
   /// Bytes received on c's socket, in order (both transports): through TLS if it has
   /// it, then to Deliver.
   void Receive(Conn& c, const char* p, size_t n);
@@ -221,16 +229,16 @@ class Worker final : public WorkerBase {
   [[gnu::always_inline]] inline void OnReply(Conn& c, const ReplyView& r, int64_t now);
   bool FollowRedirect(Conn& c, const InFlight& f, std::string_view error);
   void Fill(Client& cl, int64_t now);
-  void SendOne(Client& cl, int64_t now, int64_t intended);
+  /// One request drawn, appended and put in flight, in one piece (flatten): its helpers
+  /// (the value pool's Pick, the encoder) are called from every protocol's worker, so
+  /// the compiler would no longer put them in line by itself.
+  [[gnu::flatten]] void SendOne(Client& cl, int64_t now, int64_t intended);
   Conn& Route(Client& cl, uint32_t cmd, const Draw& d);
   /// Puts f in flight on c under its tag, the slots doubled when they are all taken.
-  void Put(Conn& c, uint64_t tag, const InFlight& f);
-  void FlushQueued();
-  void FlushOrFail(Conn& c);
-  void Fail(Conn& c, const Status& why);
-  /// Requests c waits for replies to, set-up included.
-  uint64_t Pending(const Conn& c) const;
-  bool Busy() const;
+  [[gnu::always_inline]] inline void Put(Conn& c, uint64_t tag, const InFlight& f);
+  [[gnu::noinline, gnu::cold]] void Grow(Conn& c);
+  void Fail(ConnIo& c, const Status& why) final;
+  uint64_t Pending(const ConnIo& c) const final;
   void SendDue(int64_t now);
   void MaybeEnterMeasuredPhase(int64_t now);
   /// Fails the connections past their set-up or oldest request's deadline; sets

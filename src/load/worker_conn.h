@@ -5,6 +5,9 @@
 // worker thread owns all of it.
 #pragma once
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -83,5 +86,29 @@ struct WorkerBase::ConnIo {
   // maxclients answers one error and hangs up).
   std::string last_error;
 };
+
+// A connection with bytes to write after this wake-up (FlushQueued writes them). Each
+// connection is queued once at most, so the queue has a place for each.
+inline void WorkerBase::QueueFlush(ConnIo& c) {
+  if (c.flush_queued) return;
+  c.flush_queued = true;
+  flush_queue_[flushes_++] = &c;
+}
+
+// In line with the loop (the socket's read per readable event).
+inline size_t WorkerBase::ReadSome(ConnIo& c) {
+  ssize_t n = read(c.fd, read_buf_.data(), read_buf_.size());
+  ++stats_.read_calls;
+  if (n > 0) [[likely]] {
+    stats_.socket_bytes_read += static_cast<uint64_t>(n);
+    return static_cast<size_t>(n);
+  }
+  if (n == 0) {
+    FailRead(c, 0);
+  } else if (errno != EAGAIN && errno != EINTR) {
+    FailRead(c, errno);
+  }
+  return 0;
+}
 
 }  // namespace memstand

@@ -150,11 +150,11 @@ std::string WorkerBase::Peer(const ConnIo& c) const {
   return cluster_ ? map_.nodes()[c.node].Address() : c.client->target->Display();
 }
 
-void WorkerBase::CountFailure(ConnIo& c, const Status& why, uint64_t pending, uint64_t data) {
+void WorkerBase::CountFailure(ConnIo& c, const Status& why, uint64_t data) {
   ++stats_.connection_errors;
   if (failure_.ok()) failure_ = why;
   shared_->stop = true;
-  unanswered_ += pending;
+  unanswered_ += Pending(c);
   in_flight_ -= data;
   if (c.in_setup) {
     c.in_setup = false;
@@ -167,6 +167,17 @@ void WorkerBase::CountFailure(ConnIo& c, const Status& why, uint64_t pending, ui
     cl.budget = 0;
   }
   Close(c);
+}
+
+bool WorkerBase::Busy() const {
+  const int64_t now = NowNs();
+  for (const auto& c : clients_) {
+    if (MayStillSend(*c, now)) return true;
+  }
+  for (const auto& c : conns_) {
+    if (c->state != ConnIo::State::kClosed && Pending(*c) > 0) return true;
+  }
+  return false;
 }
 
 }  // namespace memstand

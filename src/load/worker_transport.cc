@@ -1,14 +1,15 @@
 // The Worker's transport: socket reads and writes of its connections, over epoll
 // (read/write on readiness) or io_uring (a multishot receive from a provided buffer
-// ring, one send in flight per connection), through TLS where a connection has it. It
-// moves bytes only: what they mean is the protocol session's (worker.cc), which gets
-// every received byte through Deliver. What can fail returns why; the caller fails the
-// connection.
+// ring, one send in flight per connection). It moves bytes only: what they mean is the
+// protocol session's (worker.cc), which gets every received byte through Deliver. A
+// connection that fails here is failed through the worker's Fail (virtual: the only
+// virtual call, off the hot path).
 #include <unistd.h>
 
 #include <cerrno>
 #include <utility>
 
+#include "core/clock.h"
 #include "core/socket.h"
 #include "core/uring.h"
 #include "load/worker.h"
@@ -16,40 +17,35 @@
 
 namespace memstand {
 
-bool WorkerBase::ReadSome(ConnIo& c, size_t* n, int* err) {
-  ssize_t got = read(c.fd, read_buf_.data(), read_buf_.size());
-  ++stats_.read_calls;
-  *n = 0;
-  if (got == 0) {
-    *err = 0;
-    return false;
-  }
-  if (got < 0) {
-    *err = errno;
-    return errno == EAGAIN || errno == EINTR;
-  }
-  stats_.socket_bytes_read += static_cast<uint64_t>(got);
-  *n = static_cast<size_t>(got);
-  return true;
+void WorkerBase::FailRead(ConnIo& c, int err) {
+  // A server that answers an error and closes (maxclients) resets the connection if
+  // requests were unread: its error is the reason either way.
+  std::string said;
+  if (!c.last_error.empty()) said = "; the server's last error reply: '" + c.last_error + "'";
+  if (c.received == 0 && !c.tls) said += "; " + std::string(kExpectsTlsHint);
+  if (c.tls && !c.tls->handshake_done()) said += " in the TLS handshake (" + Peer(c) + ")";
+  if (err != 0) return Fail(c, Status::IoError(ErrnoMessage("read", err) + said));
+  Fail(c, Status::IoError("the server closed the connection (" + std::to_string(Pending(c)) +
+                          " requests in flight)" + said));
 }
 
-Status WorkerBase::Seal(ConnIo& c) {
+bool WorkerBase::Seal(ConnIo& c) {
   if (c.tls->handshake_done() && c.out.Readable() > 0) {
     Status s = c.tls->Write(c.out.ReadPtr(), c.out.Readable());
-    if (!s.ok()) return s.WithContext(Peer(c));
+    if (!s.ok()) {
+      Fail(c, s.WithContext(Peer(c)));
+      return false;
+    }
     c.out.Clear();
   }
   c.tls->TakeOutput(&c.tls_out);
-  return Status::OK();
+  return true;
 }
 
-Status WorkerBase::Flush(ConnIo& c) {
-  if (c.state == ConnIo::State::kConnecting) return Status::OK();  // OnConnected flushes
+void WorkerBase::Flush(ConnIo& c) {
+  if (c.state == ConnIo::State::kConnecting) return;  // OnConnected flushes
   if (uring_) return SendQueued(c);
-  if (c.tls) {
-    Status s = Seal(c);
-    if (!s.ok()) return s;
-  }
+  if (c.tls && !Seal(c)) return;
   Buffer& wire = c.tls ? c.tls_out : c.out;  // what goes on the socket
   while (wire.Readable() > 0) {
     ssize_t n = write(c.fd, wire.ReadPtr(), wire.Readable());
@@ -57,7 +53,7 @@ Status WorkerBase::Flush(ConnIo& c) {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) break;
-      return Status::IoError(ErrnoMessage("write", errno));
+      return Fail(c, Status::IoError(ErrnoMessage("write", errno)));
     }
     stats_.socket_bytes_written += static_cast<uint64_t>(n);
     wire.Consume(static_cast<size_t>(n));
@@ -67,13 +63,18 @@ Status WorkerBase::Flush(ConnIo& c) {
     c.want_write = pending;
     reactor_->Modify(c.fd, Reactor::kReadable | (pending ? Reactor::kWritable : 0), c.slot);
   }
-  return Status::OK();
 }
 
-void WorkerBase::QueueFlush(ConnIo& c) {
-  if (c.flush_queued) return;
-  c.flush_queued = true;
-  flush_queue_.push_back(&c);
+void WorkerBase::FlushQueued() {
+  // Writes after every event of a wake-up is handled: the server then finds many
+  // requests at once instead of being woken once per connection.
+  // Nothing queues meanwhile: a flush only writes (or, with io_uring, starts a send).
+  for (size_t i = 0; i < flushes_; ++i) {
+    ConnIo* c = flush_queue_[i];
+    c->flush_queued = false;
+    if (c->state != ConnIo::State::kClosed) Flush(*c);
+  }
+  flushes_ = 0;
 }
 
 void WorkerBase::Close(ConnIo& c) {
@@ -107,16 +108,12 @@ void WorkerBase::SwitchToUring(std::unique_ptr<Uring> ring) {
   }
 }
 
-Status WorkerBase::SendQueued(ConnIo& c) {
-  if (c.tls) {
-    Status s = Seal(c);
-    if (!s.ok()) return s;
-  }
+void WorkerBase::SendQueued(ConnIo& c) {
+  if (c.tls && !Seal(c)) return;
   Buffer& wire = c.tls ? c.tls_out : c.out;
-  if (c.sending.Readable() > 0 || wire.Readable() == 0) return Status::OK();  // one send at a time
+  if (c.sending.Readable() > 0 || wire.Readable() == 0) return;  // one send at a time
   std::swap(wire, c.sending);  // wire goes on with the buffer the last send emptied
   SendRest(c);
-  return Status::OK();
 }
 
 void WorkerBase::SendRest(ConnIo& c) {
@@ -124,18 +121,14 @@ void WorkerBase::SendRest(ConnIo& c) {
   ++stats_.write_calls;
 }
 
-Status WorkerBase::OnSent(ConnIo& c, int result) {
-  if (result < 0) return Status::IoError(ErrnoMessage("send", -result));
-  if (result == 0) return Status::IoError("send: the connection took no bytes");
+void WorkerBase::OnSent(ConnIo& c, int result) {
+  if (result < 0) return Fail(c, Status::IoError(ErrnoMessage("send", -result)));
+  if (result == 0) return Fail(c, Status::IoError("send: the connection took no bytes"));
   stats_.socket_bytes_written += static_cast<uint64_t>(result);
   c.sending.Consume(static_cast<size_t>(result));
   // Sends go whole (MSG_WAITALL) but are capped at Uring::kMaxSend: the rest goes first.
-  if (c.sending.Readable() > 0) {
-    SendRest(c);
-  } else if (c.out.Readable() + c.tls_out.Readable() > 0) {
-    QueueFlush(c);
-  }
-  return Status::OK();
+  if (c.sending.Readable() > 0) return SendRest(c);
+  if (c.out.Readable() + c.tls_out.Readable() > 0) QueueFlush(c);
 }
 
 }  // namespace memstand

@@ -29,9 +29,11 @@ class EtcdSession {
   Sent Append(const Request& request, const Draw& draw, Buffer* out) {
     requests_[sent_ & mask_] = &request;
     ProtoArgs a{draw.key, draw.data, 0, &scratch_, &scratch2_};
-    return {sent_++, request.Append(out, a)};
+    return {sent_++, request.AppendEtcd(out, a)};
   }
-  bool AppendAsking(Buffer*, uint64_t*) { return false; }  // etcd has no cluster redirects
+  bool AppendRedirected(const Request&, const Draw&, bool, Buffer*, uint64_t*, Sent*) {
+    return false;  // etcd has no cluster redirects
+  }
   static int Slot(const Request&, const Draw&) { return -1; }
 
   /// A 200 whose body is not the JSON expected is a kProtocolError ("reply from PEER: ...").

@@ -160,6 +160,9 @@ TEST_F(EtcdSessionTest, AResponseToNothingAndBodiesThatAreNotEtcdsAreProtocolErr
   ASSERT_EQ(not_json.size(), 1u);
   EXPECT_NE(not_json[0].find("reply from " + peer_), std::string::npos) << not_json[0];
   EXPECT_EQ(t->in_flight(), 1u);  // a failed Feed takes no request
+  Sent sent{};
+  EXPECT_FALSE(t->AppendRedirected(requests_[0], Draw{}, false, &out, nullptr, &sent));
+  EXPECT_EQ(EtcdSession::Slot(requests_[0], Draw{}), -1);
 
   auto u = NewSession();
   Append(u.get(), 0, 9, "", &out);

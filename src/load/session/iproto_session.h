@@ -36,9 +36,11 @@ class IprotoSession {
     slot_sync_[slot] = sync;
     ++in_flight_;
     ProtoArgs a{draw.key, draw.data, sync, nullptr, nullptr, draw.seq, draw.rng};
-    return {sync, request.Append(out, a)};
+    return {sync, request.AppendIproto(out, a)};
   }
-  bool AppendAsking(Buffer*, uint64_t*) { return false; }  // Tarantool has no cluster redirects
+  bool AppendRedirected(const Request&, const Draw&, bool, Buffer*, uint64_t*, Sent*) {
+    return false;  // Tarantool has no cluster redirects
+  }
   static int Slot(const Request&, const Draw&) { return -1; }
 
   /// Writes AUTH to out once the greeting is whole (when the target has a user).

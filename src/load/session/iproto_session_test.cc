@@ -232,7 +232,8 @@ TEST_F(IprotoSessionTest, ASyncNobodySentAndAGreetingThatIsNotTarantoolsFail) {
             0u)
       << bad[1];
   EXPECT_EQ(u->in_flight(), 1u);
-  EXPECT_FALSE(u->AppendAsking(&out, nullptr));
+  Sent sent{};
+  EXPECT_FALSE(u->AppendRedirected(requests_[0], Draw{}, true, &out, nullptr, &sent));
 }
 
 TEST_F(IprotoSessionTest, ResetForgetsTheConnection) {

@@ -28,9 +28,11 @@ class MemcacheSession {
   Sent Append(const Request& request, const Draw& draw, Buffer* out) {
     requests_[sent_ & mask_] = &request;
     ProtoArgs a{draw.key, draw.data, 0, &scratch_, &scratch2_};
-    return {sent_++, request.Append(out, a)};
+    return {sent_++, request.AppendMemcache(out, a)};
   }
-  bool AppendAsking(Buffer*, uint64_t*) { return false; }  // memcached has no cluster redirects
+  bool AppendRedirected(const Request&, const Draw&, bool, Buffer*, uint64_t*, Sent*) {
+    return false;  // memcached has no cluster redirects
+  }
   static int Slot(const Request&, const Draw&) { return -1; }
 
   SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);

@@ -149,7 +149,8 @@ TEST_F(MemcacheSessionTest, AReplyToNothingAndBytesThatAreNoReplyAreProtocolErro
             0u)
       << bad[0];
   EXPECT_EQ(t->in_flight(), 1u);
-  EXPECT_FALSE(t->AppendAsking(&out, nullptr));
+  Sent sent{};
+  EXPECT_FALSE(t->AppendRedirected(requests_[0], d, true, &out, nullptr, &sent));
   EXPECT_EQ(MemcacheSession::Slot(requests_[0], d), -1);
 }
 

@@ -53,9 +53,13 @@ bool RespSession::Start(Buffer* out) {
   return setup_.empty();
 }
 
-bool RespSession::AppendAsking(Buffer* out, uint64_t* tag) {
-  resp::AppendCommand(out, std::vector<std::string_view>{"ASKING"});
-  *tag = sent_++;
+bool RespSession::AppendRedirected(const Request& request, const Draw& draw, bool asking, Buffer* out,
+                                   uint64_t* asking_tag, Sent* sent) {
+  if (asking) {
+    resp::AppendCommand(out, std::vector<std::string_view>{"ASKING"});
+    *asking_tag = sent_++;
+  }
+  *sent = Append(request, draw, out);
   return true;
 }
 

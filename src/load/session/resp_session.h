@@ -48,7 +48,10 @@ class RespSession {
   Sent Append(const Request& request, const Draw& draw, Buffer* out) {
     return {sent_++, request.builder.Append(out, draw.key, draw.data)};
   }
-  bool AppendAsking(Buffer* out, uint64_t* tag);
+  /// The request again after a redirect; for an ASK, ASKING first (*asking_tag: its tag;
+  /// its reply answers nothing).
+  bool AppendRedirected(const Request& request, const Draw& draw, bool asking, Buffer* out,
+                        uint64_t* asking_tag, Sent* sent);
   static int Slot(const Request& request, const Draw& draw) {
     return request.builder.Slot(draw.key, draw.data);
   }

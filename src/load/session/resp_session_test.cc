@@ -221,23 +221,28 @@ TEST_F(RespSessionTest, AReplyToNothingAndBytesThatAreNoReplyAreProtocolErrors) 
   EXPECT_EQ(u->in_flight(), 1u);  // a failed Feed takes no request
 }
 
-TEST_F(RespSessionTest, AskingAndSlotsForTheCluster) {
+TEST_F(RespSessionTest, RedirectedAfterAskingAndSlotsForTheCluster) {
   UseCommands({"get __key__"});
   auto s = NewSession();
   Buffer out;
   s->Start(&out);
-  uint64_t tag = 99;
-  EXPECT_TRUE(s->AppendAsking(&out, &tag));
-  EXPECT_EQ(tag, 0u);
-  EXPECT_EQ(Append(s.get(), 0, 7, "", &out), 1u);
   Draw d;
   d.key = 7;
-  EXPECT_EQ(RespSession::Slot(requests_[0], d), static_cast<int>(KeySlot("k7")));
+  uint64_t asking_tag = 99;
+  Sent sent{};
+  EXPECT_TRUE(s->AppendRedirected(requests_[0], d, /*asking=*/true, &out, &asking_tag, &sent));
+  EXPECT_EQ(asking_tag, 0u);
+  EXPECT_EQ(sent.tag, 1u);
+  EXPECT_EQ(std::string(out.View()), "*1\r\n$6\r\nASKING\r\n*2\r\n$3\r\nget\r\n$2\r\nk7\r\n");  // as typed
+  EXPECT_EQ(sent.bytes, out.Readable() - 16);
+  EXPECT_TRUE(s->AppendRedirected(requests_[0], d, /*asking=*/false, &out, &asking_tag, &sent));
+  EXPECT_EQ(sent.tag, 2u);
+  EXPECT_EQ(RespSession::Slot(requests_[0], d), KeySlot("k7"));
   // A server without cluster support refuses ASKING: a reply like any other.
-  const std::string replies = Exchange(out, 2);
+  const std::string replies = Exchange(out, 3);
   EXPECT_EQ(FeedSession(s.get(), {replies}, &out),
             (std::vector<std::string>{"reply 0 49B error [ERR] ERR This instance has cluster support disabled",
-                                      "reply 1 5B ok"}));
+                                      "reply 1 5B ok", "reply 2 5B ok"}));
 }
 
 TEST_F(RespSessionTest, ResetForgetsTheConnection) {

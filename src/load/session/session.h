@@ -80,7 +80,7 @@ struct ReplyView {
 template <class S>
 concept LoadSession = requires(S s, const S cs, const typename S::Request& request, const Draw& draw,
                                Buffer* out, const char* p, size_t n, size_t* used, ReplyView* reply,
-                               uint64_t* tag) {
+                               bool asking, uint64_t* tag, Sent* sent) {
   /// Appends the set-up to out; true when there is none to wait for.
   { s.Start(out) } -> std::same_as<bool>;
   /// Appends one request. Tags grow in the order requests are appended, and those in
@@ -97,10 +97,11 @@ concept LoadSession = requires(S s, const S cs, const typename S::Request& reque
   { cs.setup_in_flight() } -> std::same_as<uint64_t>;
   /// Calls f(tag) for every request in flight.
   cs.ForEachInFlight([](uint64_t) {});
-  /// Redis Cluster (--cluster): the key slot of a request (-1: none), and ASKING ahead
-  /// of a request an ASK redirect sends here (false where the protocol has no such thing).
+  /// Redis Cluster (--cluster): the key slot of a request (-1: none); and a request
+  /// appended again where a redirect sends it, after ASKING (its tag in *tag) for an ASK
+  /// redirect: false, with nothing appended, where the protocol has no redirects.
   { S::Slot(request, draw) } -> std::same_as<int>;
-  { s.AppendAsking(out, tag) } -> std::same_as<bool>;
+  { s.AppendRedirected(request, draw, asking, out, tag, sent) } -> std::same_as<bool>;
   s.Reset();
 };
 
