@@ -1,6 +1,6 @@
 // The load engine's requests for the protocols other than RESP: an encoder per command
 // of the mix (memcached text, etcd v3 JSON gateway, Tarantool IPROTO), which their
-// sessions (load/session/) append. What a reply means is the session's.
+// sessions (load/*_session.h) append. What a reply means is the session's.
 //
 // Templates (docs/protocols.md, "The load engine"):
 //   memcache: get K | gets K | set|add|replace|append|prepend K V | cas K V UNIQUE |

@@ -1,4 +1,4 @@
-// The load loop, written once over a protocol's session (load/session/session.h): the
+// The load loop, written once over a protocol's session (load/session.h): the
 // connections' set-up, requests drawn and appended, replies fed and completed, redirects
 // (--cluster), deadlines and failures. Nothing here knows which protocol it speaks.
 #include "load/worker.h"
@@ -14,10 +14,10 @@
 #include "core/reactor.h"
 #include "core/socket.h"
 #include "core/uring.h"
-#include "load/session/etcd_session.h"
-#include "load/session/iproto_session.h"
-#include "load/session/memcache_session.h"
-#include "load/session/resp_session.h"
+#include "load/etcd_session.h"
+#include "load/iproto_session.h"
+#include "load/memcache_session.h"
+#include "load/resp_session.h"
 #include "load/worker_conn.h"
 
 namespace memstand {

@@ -7,7 +7,7 @@
 // on the hot path is shared with other workers.
 //
 // The worker is written once for every protocol: Worker<Session> is a template over a
-// protocol's session (load/session/session.h), which encodes requests, tags them and
+// protocol's session (load/session.h), which encodes requests, tags them and
 // says what each reply means; the engine picks the session once. WorkerBase holds what
 // does not depend on it (the engine's view of a thread, its clients, phases and
 // statistics, the sockets' reads and writes), compiled once.
@@ -30,7 +30,7 @@
 #include "load/load_options.h"
 #include "load/pool.h"
 #include "load/run_stats.h"
-#include "load/session/session.h"
+#include "load/session.h"
 #include "util/status.h"
 #include "workload/command_mix.h"
 #include "workload/value_pool.h"
@@ -109,7 +109,8 @@ class WorkerBase {
   [[gnu::always_inline]] inline void CountSent(Client& cl, ConnIo& c, uint32_t cmd, size_t bytes,
                                                bool measured, int64_t now, int64_t intended);
   /// The one place an operation ends: its client's window, the counts over every reply
-  /// and, when measured, its latency, bytes, error kind or hit, sample and second.
+  /// and, when measured, its latency, bytes, error kind or hit, sample and second. (A
+  /// request lost with its connection is to end here too, with no reply: not yet.)
   [[gnu::always_inline]] inline void Complete(Client& cl, const InFlight& f, const ReplyView& r,
                                               int64_t now);
   /// Fails c: the run stops; what c had in flight is counted unanswered. Off the hot
@@ -191,7 +192,7 @@ class WorkerBase {
 };
 
 /// A load thread speaking one protocol: Session is RespSession, MemcacheSession,
-/// EtcdSession or IprotoSession (load/session/), instantiated in worker.cc.
+/// EtcdSession or IprotoSession (load/*_session.h), instantiated in worker.cc.
 template <LoadSession Session>
 class Worker final : public WorkerBase {
  public:
@@ -210,9 +211,10 @@ class Worker final : public WorkerBase {
   Status OpenAll();
   Result<Conn*> OpenConn(Client& cl, int node);
   Status EnsureNode(int node);
-  /// Not in line with Run: inlined into it, it left no room to inline its own callees.
+  /// Loop and OnEvent stay out of line, as before the template: put in line with their
+  /// callers, they left the compiler no room for their own callees (the epoll wait, the
+  /// read), which then cost a call each (bench/count_instructions.sh).
   [[gnu::noinline]] void Loop();
-  /// Not in line with Loop, as Loop is not with Run: the socket's read in line with it.
   [[gnu::noinline]] void OnEvent(Conn& c, uint32_t events, int64_t now);
   void OnConnected(Conn& c);
   /// After the connect (and the TLS handshake): the session's set-up, written ahead of

@@ -1,4 +1,4 @@
-// Test helpers for the load engine's sessions (load/session/): feed a session chunks
+// Test helpers for the load engine's sessions (load/session.h): feed a session chunks
 // of a server's bytes and write down what each event said, so that every way of
 // splitting the bytes can be compared with feeding them whole (as tests/codec/
 // feed_util.h does for the codecs' readers).
@@ -12,7 +12,7 @@
 
 #include "codec/feed_util.h"
 #include "core/buffer.h"
-#include "load/session/session.h"
+#include "load/session.h"
 
 namespace memstand::codec_test {
 

@@ -3,7 +3,7 @@
 // an error response, a response that closes the connection, responses that answer
 // nothing and bodies that are not etcd's; the server's bytes fed whole, one byte at a
 // time and in every split.
-#include "load/session/etcd_session.h"
+#include "load/etcd_session.h"
 
 #include <gtest/gtest.h>
 

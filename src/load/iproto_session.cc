@@ -1,4 +1,4 @@
-#include "load/session/iproto_session.h"
+#include "load/iproto_session.h"
 
 #include <algorithm>
 #include <bit>

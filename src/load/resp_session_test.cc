@@ -2,7 +2,7 @@
 // pipelined requests and their replies, an error reply, RESP3 pushes, replies that
 // answer nothing and bytes that are no reply; each server's bytes fed whole, one byte
 // at a time and in every split.
-#include "load/session/resp_session.h"
+#include "load/resp_session.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "load/session/resp_session.h"
+#include "load/resp_session.h"
 
 #include <cctype>
 #include <utility>

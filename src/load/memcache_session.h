@@ -1,4 +1,4 @@
-// memcached's text protocol: one load connection's session (load/session/session.h). No
+// memcached's text protocol: one load connection's session (load/session.h). No
 // set-up; requests from a ProtoRequest (get, gets, set, add, ..., touch); replies in
 // request order, so a request's tag is its index on the connection. What a reply means
 // (an error, a hit) is read from the reply and, for get/gets, from the request it
@@ -11,7 +11,7 @@
 
 #include "core/buffer.h"
 #include "load/proto_request.h"
-#include "load/session/session.h"
+#include "load/session.h"
 #include "proto/memcache/memcache.h"
 #include "util/status.h"
 

@@ -1,4 +1,4 @@
-// Tarantool IPROTO: one load connection's session (load/session/session.h). Set-up: the
+// Tarantool IPROTO: one load connection's session (load/session.h). Set-up: the
 // server's 128-byte greeting, then AUTH (chap-sha1, with the greeting's salt) when the
 // target has a user. Requests from a ProtoRequest (an IPROTO request template);
 // responses come in any order and carry their request's sync, which is its tag:
@@ -14,7 +14,7 @@
 
 #include "core/buffer.h"
 #include "load/proto_request.h"
-#include "load/session/session.h"
+#include "load/session.h"
 #include "proto/iproto/iproto.h"
 #include "util/status.h"
 

@@ -1,4 +1,4 @@
-#include "load/session/memcache_session.h"
+#include "load/memcache_session.h"
 
 #include <utility>
 

@@ -2,7 +2,7 @@
 // pipelined requests answered out of order and matched by sync, an error response,
 // box.session.push messages, a response with a sync nobody sent and a greeting that is
 // not Tarantool's; the server's bytes fed whole, one byte at a time and in every split.
-#include "load/session/iproto_session.h"
+#include "load/iproto_session.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // engine sends and what each reply means (hit, miss, error), replies that answer
 // nothing and bytes that are no reply; the server's bytes fed whole, one byte at a time
 // and in every split.
-#include "load/session/memcache_session.h"
+#include "load/memcache_session.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // etcd v3 through its JSON gateway: one load connection's session
-// (load/session/session.h), a keep-alive HTTP/1.1 connection. No set-up; requests from
+// (load/session.h), a keep-alive HTTP/1.1 connection. No set-up; requests from
 // a ProtoRequest (put, range, delete); responses in request order, so a request's tag
 // is its index on the connection. A response's body is decoded to say what it meant,
 // which depends on the request it answers (a put raised the revision, a range found a
@@ -12,7 +12,7 @@
 
 #include "core/buffer.h"
 #include "load/proto_request.h"
-#include "load/session/session.h"
+#include "load/session.h"
 #include "proto/etcd/http.h"
 #include "util/status.h"
 

@@ -1,4 +1,4 @@
-#include "load/session/etcd_session.h"
+#include "load/etcd_session.h"
 
 #include <utility>
 

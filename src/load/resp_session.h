@@ -1,4 +1,4 @@
-// RESP (Redis): one load connection's session (load/session/session.h). Set-up: HELLO
+// RESP (Redis): one load connection's session (load/session.h). Set-up: HELLO
 // (with AUTH inside) for RESP3, else AUTH, then SELECT, then READONLY on a replica's
 // connection; requests from a RequestBuilder; replies in request order, so a request's
 // tag is its index on the connection. RESP3 push messages answer no request and are
@@ -14,7 +14,7 @@
 #include "core/buffer.h"
 #include "load/load_options.h"
 #include "load/request_builder.h"
-#include "load/session/session.h"
+#include "load/session.h"
 #include "proto/resp/resp.h"
 #include "util/status.h"
 
