@@ -10,7 +10,6 @@
 
 #include "core/clock.h"
 #include "load/pool.h"
-#include "load/proto_request.h"
 #include "load/run_control.h"
 #include "load/etcd_session.h"
 #include "load/iproto_session.h"
@@ -234,18 +233,46 @@ double RunResult::client_cpu_s() const { return totals.cpu_user_s + totals.cpu_s
 
 namespace {
 
-// The requests of the mix, by command index: RESP's from their templates, the other
-// protocols' parsed again for the protocol (IPROTO space names resolved on the servers).
+// The requests of the mix, by command index: RESP's from their templates, the others'
+// parsed again for their protocol.
 Status MakeRequests(const LoadOptions& opt, RunControl&, std::vector<RespRequest>* out) {
   *out = RespSession::MakeRequests(opt);
   return Status::OK();
 }
 
-Status MakeRequests(const LoadOptions& opt, RunControl& control, std::vector<ProtoRequest>* out) {
-  auto made = MakeProtoRequests(opt, [&](const std::string& name) { return control.SpaceId(name); });
-  if (!made.ok()) return made.status();
-  *out = std::move(*made);
+template <class R>
+Status ParseEach(const LoadOptions& opt, std::vector<R>* out, const std::function<Status(R*)>& prepare) {
+  for (const CommandSpec& c : opt.commands) {
+    auto req = R::Parse(c.text, opt.key_prefix);
+    if (!req.ok()) return req.status().WithContext("--command '" + c.text + "'");
+    Status s = prepare(&*req);
+    if (!s.ok()) return s;
+    out->push_back(std::move(*req));
+  }
   return Status::OK();
+}
+
+Status MakeRequests(const LoadOptions& opt, RunControl&, std::vector<MemcacheRequest>* out) {
+  return ParseEach<MemcacheRequest>(opt, out, [](MemcacheRequest*) { return Status::OK(); });
+}
+
+// etcd: the Host header names the first target for every member (the gateway does not
+// read it).
+Status MakeRequests(const LoadOptions& opt, RunControl&, std::vector<EtcdRequest>* out) {
+  etcd::Target et;
+  et.host = opt.target.host + ":" + std::to_string(opt.target.port);
+  return ParseEach<EtcdRequest>(opt, out, [&](EtcdRequest* r) {
+    r->set_etcd_target(et);
+    return Status::OK();
+  });
+}
+
+// Tarantool: the shard's __seq__ values, and space names resolved on the server(s).
+Status MakeRequests(const LoadOptions& opt, RunControl& control, std::vector<IprotoRequest>* out) {
+  return ParseEach<IprotoRequest>(opt, out, [&](IprotoRequest* r) {
+    if (opt.shard) r->set_shard(opt.shard->shard);
+    return r->ResolveSpace([&](const std::string& name) { return control.SpaceId(name); });
+  });
 }
 
 // The workers' whole run: threads started, joined, their statistics merged.

@@ -28,7 +28,7 @@ SessionEvent EtcdSession::Feed(const char* p, size_t n, size_t* used, Buffer*, R
     failure_ = sum.status().WithContext("reply from " + config_.peer);
     return SessionEvent::kProtocolError;
   }
-  const ProtoRequest::Op op = requests_[answered_ & mask_]->op();
+  const EtcdRequest::Op op = requests_[answered_ & mask_]->op();
   reply->tag = answered_++;
   reply->wire_bytes = resp.wire_bytes;
   reply->closes = !resp.keep_alive;
@@ -43,12 +43,12 @@ SessionEvent EtcdSession::Feed(const char* p, size_t n, size_t* used, Buffer*, R
     return SessionEvent::kReply;
   }
   switch (op) {
-    case ProtoRequest::Op::kEtcdPut:
+    case EtcdRequest::Op::kPut:
       reply->positive = true;
       reply->applied_write = true;
       break;
-    case ProtoRequest::Op::kEtcdRange: reply->positive = sum->count > 0; break;
-    default:  // delete: a hit, and a new revision, when it deleted something
+    case EtcdRequest::Op::kRange: reply->positive = sum->count > 0; break;
+    case EtcdRequest::Op::kDelete:  // a hit, and a new revision, when it deleted something
       reply->positive = sum->deleted > 0;
       reply->applied_write = sum->deleted > 0;
       break;

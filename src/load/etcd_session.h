@@ -1,6 +1,6 @@
 // etcd v3 through its JSON gateway: one load connection's session
 // (load/session.h), a keep-alive HTTP/1.1 connection. No set-up; requests from
-// a ProtoRequest (put, range, delete); responses in request order, so a request's tag
+// an EtcdRequest (put, range, delete); responses in request order, so a request's tag
 // is its index on the connection. A response's body is decoded to say what it meant,
 // which depends on the request it answers (a put raised the revision, a range found a
 // key). No I/O.
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/buffer.h"
-#include "load/proto_request.h"
+#include "load/etcd_request.h"
 #include "load/session.h"
 #include "proto/etcd/http.h"
 #include "util/status.h"
@@ -20,7 +20,7 @@ namespace memstand {
 
 class EtcdSession {
  public:
-  using Request = ProtoRequest;
+  using Request = EtcdRequest;
 
   explicit EtcdSession(SessionConfig config);
 
@@ -29,7 +29,7 @@ class EtcdSession {
   Sent Append(const Request& request, const Draw& draw, Buffer* out) {
     requests_[sent_ & mask_] = &request;
     ProtoArgs a{draw.key, draw.data, 0, &scratch_, &scratch2_};
-    return {sent_++, request.AppendEtcd(out, a)};
+    return {sent_++, request.Append(out, a)};
   }
   bool AppendRedirected(const Request&, const Draw&, bool, Buffer*, uint64_t*, Sent*) {
     return false;  // etcd has no cluster redirects
@@ -53,7 +53,7 @@ class EtcdSession {
   uint64_t sent_ = 0;
   uint64_t answered_ = 0;
   const uint64_t mask_;
-  std::vector<const ProtoRequest*> requests_;  // by tag & mask_: what each response answers
+  std::vector<const EtcdRequest*> requests_;  // by tag & mask_: what each response answers
   std::string scratch_, scratch2_;             // keys and values rendered per request
   std::string error_, error_kind_;             // the last error response's text and kind
   Status failure_;

@@ -56,7 +56,7 @@ class EtcdSessionTest : public ::testing::Test {
 
   void UseCommands(const std::vector<std::string>& texts) {
     for (const std::string& text : texts) {
-      auto r = ProtoRequest::Parse(Protocol::kEtcd, text, "ek");
+      auto r = EtcdRequest::Parse(text, "ek");
       ASSERT_TRUE(r.ok()) << r.status().message();
       r->set_etcd_target(etcd_);
       requests_.push_back(std::move(*r));
@@ -91,7 +91,7 @@ class EtcdSessionTest : public ::testing::Test {
   RedisTarget target_;
   std::string peer_;
   etcd::Target etcd_;
-  std::vector<ProtoRequest> requests_;
+  std::vector<EtcdRequest> requests_;
 };
 
 TEST_F(EtcdSessionTest, PipelinedResponsesMeanWhatTheirRequestDid) {

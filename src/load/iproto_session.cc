@@ -4,6 +4,7 @@
 #include <bit>
 #include <utility>
 
+#include "load/proto_request.h"
 #include "load/protocol.h"
 #include "proto/iproto/greeting.h"
 

@@ -1,6 +1,6 @@
 // Tarantool IPROTO: one load connection's session (load/session.h). Set-up: the
 // server's 128-byte greeting, then AUTH (chap-sha1, with the greeting's salt) when the
-// target has a user. Requests from a ProtoRequest (an IPROTO request template);
+// target has a user. Requests from an IprotoRequest (an IPROTO request template);
 // responses come in any order and carry their request's sync, which is its tag:
 // (sequence << bits) | slot, the slot (of SessionConfig::slots) taken from a free list
 // and given back with the response, so syncs grow in the order requests are sent and
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/buffer.h"
-#include "load/proto_request.h"
+#include "load/iproto_request.h"
 #include "load/session.h"
 #include "proto/iproto/iproto.h"
 #include "util/status.h"
@@ -22,7 +22,7 @@ namespace memstand {
 
 class IprotoSession {
  public:
-  using Request = ProtoRequest;
+  using Request = IprotoRequest;
 
   explicit IprotoSession(SessionConfig config);
 
@@ -36,7 +36,7 @@ class IprotoSession {
     slot_sync_[slot] = sync;
     ++in_flight_;
     ProtoArgs a{draw.key, draw.data, sync, nullptr, nullptr, draw.seq, draw.rng};
-    return {sync, request.AppendIproto(out, a)};
+    return {sync, request.Append(out, a)};
   }
   bool AppendRedirected(const Request&, const Draw&, bool, Buffer*, uint64_t*, Sent*) {
     return false;  // Tarantool has no cluster redirects

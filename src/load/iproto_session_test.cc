@@ -59,7 +59,7 @@ box.cfg{listen = '127.0.0.1:{PORT}'}
 
   void UseCommands(const std::vector<std::string>& texts) {
     for (const std::string& text : texts) {
-      auto r = ProtoRequest::Parse(Protocol::kIproto, text, "ik");
+      auto r = IprotoRequest::Parse(text, "ik");
       ASSERT_TRUE(r.ok()) << r.status().message();
       requests_.push_back(std::move(*r));
     }
@@ -100,7 +100,7 @@ box.cfg{listen = '127.0.0.1:{PORT}'}
   std::unique_ptr<BlockingConn> conn_;
   RedisTarget target_;
   std::string peer_;
-  std::vector<ProtoRequest> requests_;
+  std::vector<IprotoRequest> requests_;
   std::map<std::string, uint64_t> setup_counts_;
   Rng rng_{1};
 };

@@ -21,7 +21,7 @@ SessionEvent MemcacheSession::Feed(const char* p, size_t n, size_t* used, Buffer
     failure_ = Status::Protocol("a reply arrived with no request in flight");
     return SessionEvent::kProtocolError;
   }
-  const ProtoRequest::Op op = requests_[answered_ & mask_]->op();
+  const bool is_get = requests_[answered_ & mask_]->is_get();
   const memcache::Summary& s = reader_.summary();
   using K = memcache::Kind;
   reply->tag = answered_++;
@@ -31,7 +31,7 @@ SessionEvent MemcacheSession::Feed(const char* p, size_t n, size_t* used, Buffer
   reply->positive = !s.is_error && (s.kind == K::kValues ? s.values > 0
                                                          : (s.kind == K::kStored || s.kind == K::kDeleted ||
                                                             s.kind == K::kTouched || s.kind == K::kNumber));
-  reply->counts_get = !s.is_error && (op == ProtoRequest::Op::kMcGet || op == ProtoRequest::Op::kMcGets);
+  reply->counts_get = !s.is_error && is_get;
   if (s.is_error) {
     reply->error = s.error;
     reply->error_kind = memcache::KindName(s.kind);

@@ -1,5 +1,5 @@
 // memcached's text protocol: one load connection's session (load/session.h). No
-// set-up; requests from a ProtoRequest (get, gets, set, add, ..., touch); replies in
+// set-up; requests from a MemcacheRequest (get, gets, set, add, ..., touch); replies in
 // request order, so a request's tag is its index on the connection. What a reply means
 // (an error, a hit) is read from the reply and, for get/gets, from the request it
 // answers. No I/O.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/buffer.h"
-#include "load/proto_request.h"
+#include "load/memcache_request.h"
 #include "load/session.h"
 #include "proto/memcache/memcache.h"
 #include "util/status.h"
@@ -19,7 +19,7 @@ namespace memstand {
 
 class MemcacheSession {
  public:
-  using Request = ProtoRequest;
+  using Request = MemcacheRequest;
 
   explicit MemcacheSession(SessionConfig config);
 
@@ -28,7 +28,7 @@ class MemcacheSession {
   Sent Append(const Request& request, const Draw& draw, Buffer* out) {
     requests_[sent_ & mask_] = &request;
     ProtoArgs a{draw.key, draw.data, 0, &scratch_, &scratch2_};
-    return {sent_++, request.AppendMemcache(out, a)};
+    return {sent_++, request.Append(out, a)};
   }
   bool AppendRedirected(const Request&, const Draw&, bool, Buffer*, uint64_t*, Sent*) {
     return false;  // memcached has no cluster redirects
@@ -51,7 +51,7 @@ class MemcacheSession {
   uint64_t sent_ = 0;
   uint64_t answered_ = 0;
   const uint64_t mask_;
-  std::vector<const ProtoRequest*> requests_;  // by tag & mask_: what each reply answers
+  std::vector<const MemcacheRequest*> requests_;  // by tag & mask_: what each reply answers
   std::string scratch_, scratch2_;             // keys and values rendered per request
   Status failure_;
 };

@@ -45,7 +45,7 @@ class MemcacheSessionTest : public ::testing::Test {
 
   void UseCommands(const std::vector<std::string>& texts) {
     for (const std::string& text : texts) {
-      auto r = ProtoRequest::Parse(Protocol::kMemcache, text, "mk");
+      auto r = MemcacheRequest::Parse(text, "mk");
       ASSERT_TRUE(r.ok()) << r.status().message();
       requests_.push_back(std::move(*r));
     }
@@ -78,7 +78,7 @@ class MemcacheSessionTest : public ::testing::Test {
   std::unique_ptr<BlockingConn> conn_;
   RedisTarget target_;
   std::string peer_;
-  std::vector<ProtoRequest> requests_;
+  std::vector<MemcacheRequest> requests_;
 };
 
 TEST_F(MemcacheSessionTest, PipelinedRepliesAndWhatEachMeans) {
