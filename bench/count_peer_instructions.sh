@@ -3,7 +3,7 @@
 # a shared VM) of memstand and redis-benchmark against the null server, SET 100 B,
 # 50 connections, pipeline 1, 16 and 128. Kernel work (system calls, TCP) is not counted:
 # compare_peers.py measures the whole CPU cost.
-# Usage: [IO=auto|uring|epoll] bench/count_instructions.sh [build-dir]   (needs valgrind,
+# Usage: [IO=auto|uring|epoll] bench/count_peer_instructions.sh [build-dir]   (needs valgrind,
 # redis-tools; IO: memstand --io, default auto)
 set -euo pipefail
 cd "$(dirname "$0")/.."
