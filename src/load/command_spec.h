@@ -21,7 +21,7 @@ struct CommandLimits {
 
 /// Parses `text` for protocol `p` (a Redis command, a memcache/etcd command, a
 /// Tarantool request template), with `key_prefix` before each key index, and checks
-/// that every key and value it makes fits the protocol (ProtoRequest::CheckLimits). The
+/// that every key and value it makes fits the protocol (its request's CheckLimits). The
 /// label is the command's name; counts_hits is set for GET-like reads. InvalidArgument:
 /// a bad text ("--command: ..."), or a key or value the protocol cannot carry (naming
 /// its flag).

@@ -6,15 +6,15 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <set>
 #include <thread>
 
-#include "client/redis_client.h"
-#include "client/redis_info.h"
 #include "core/clock.h"
-#include "load/cluster_map.h"
 #include "load/pool.h"
-#include "load/proto_control.h"
+#include "load/run_control.h"
+#include "load/etcd_session.h"
+#include "load/iproto_session.h"
+#include "load/memcache_session.h"
+#include "load/resp_session.h"
 #include "load/start_at.h"
 #include "load/worker.h"
 #include "util/rng.h"
@@ -26,87 +26,6 @@ namespace {
 // --shard K/N with N > 1: other shards share the server, so this shard's own
 // cross-check cannot hold (the fleet's is checked by `memstand merge`).
 bool Sharded(const LoadOptions& opt) { return opt.shard && opt.shard->shard.count > 1; }
-
-std::string LowerName(const std::string& upper) {
-  std::string s = upper;
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
-struct ServerSnapshot {
-  bool ok = false;
-  std::string error;
-  std::map<std::string, std::string> info;
-  std::map<std::string, CommandStat> commands;
-  std::map<std::string, int64_t> control_sent;  // control client's sends before INFO
-};
-
-ServerSnapshot Snapshot(RedisClient& client) {
-  ServerSnapshot snap;
-  snap.control_sent = client.sent_by_command();
-  auto reply = client.Command({"INFO", "all"});
-  if (!reply.ok()) {
-    snap.error = reply.status().message();
-    return snap;
-  }
-  if (reply->is_error()) {
-    snap.error = "INFO all: " + reply->str;
-    return snap;
-  }
-  snap.info = ParseInfo(reply->str);
-  snap.commands = ParseCommandStats(reply->str);
-  snap.ok = true;
-  return snap;
-}
-
-// Sums the snapshots of several servers (a cluster's masters): command counts, CPU
-// and memstand's control commands; the rest of INFO is the first server's.
-ServerSnapshot Merge(const std::vector<ServerSnapshot>& snaps) {
-  ServerSnapshot m = snaps.front();
-  for (size_t i = 1; i < snaps.size(); ++i) {
-    const ServerSnapshot& s = snaps[i];
-    if (!s.ok && m.ok) {
-      m.ok = false;
-      m.error = s.error;
-    }
-    for (const auto& [name, st] : s.commands) {
-      CommandStat& mine = m.commands[name];
-      mine.calls += st.calls;
-      mine.rejected_calls += st.rejected_calls;
-      mine.failed_calls += st.failed_calls;
-      mine.usec += st.usec;
-    }
-    for (const auto& [name, n] : s.control_sent) m.control_sent[name] += n;
-    for (const char* key : {"used_cpu_user", "used_cpu_sys"}) {
-      auto a = m.info.find(key);
-      auto b = s.info.find(key);
-      if (a == m.info.end() || b == s.info.end()) continue;
-      a->second = std::to_string(std::strtod(a->second.c_str(), nullptr) +
-                                 std::strtod(b->second.c_str(), nullptr));
-    }
-  }
-  return m;
-}
-
-std::vector<ServerSnapshot> SnapshotEach(const std::vector<std::unique_ptr<RedisClient>>& clients) {
-  std::vector<ServerSnapshot> snaps;
-  for (const auto& c : clients) snaps.push_back(Snapshot(*c));
-  return snaps;
-}
-
-ServerSnapshot SnapshotAll(const std::vector<std::unique_ptr<RedisClient>>& clients) {
-  return Merge(SnapshotEach(clients));
-}
-
-// One server's counts as the cross-check compares them (calls + rejected_calls).
-Result<std::map<std::string, int64_t>> CommandCounts(const ServerSnapshot& s) {
-  if (!s.ok) return Status::Failed(s.error);
-  std::map<std::string, int64_t> counts;
-  for (const auto& [name, st] : s.commands) counts[name] = st.calls + st.rejected_calls;
-  return counts;
-}
-
-using Counts = Result<std::map<std::string, int64_t>>;
 
 // A pool: each member's connections and its deltas of the cross-check's counters.
 void PoolMembers(const LoadOptions& opt, const std::vector<Counts>& before,
@@ -129,31 +48,6 @@ void PoolMembers(const LoadOptions& opt, const std::vector<Counts>& before,
   }
 }
 
-std::vector<Counts> EachCommandCounts(const std::vector<ServerSnapshot>& snaps) {
-  std::vector<Counts> counts;
-  for (const ServerSnapshot& s : snaps) counts.push_back(CommandCounts(s));
-  return counts;
-}
-
-// --read-from-replicas: the replicas' counts of the reads memstand sends them (never
-// replicated) and of their READONLY and INFO are added to the masters'; the writes
-// they replay from their masters are not memstand's and stay out.
-ServerSnapshot WithReplicaReads(const LoadOptions& opt, ServerSnapshot masters,
-                                const std::vector<std::unique_ptr<RedisClient>>& replicas) {
-  if (replicas.empty()) return masters;
-  std::set<std::string> names = {"readonly", "info"};
-  for (const auto& c : opt.commands) {
-    if (c.counts_hits) names.insert(LowerName(c.tmpl.name));
-  }
-  ServerSnapshot r = SnapshotAll(replicas);
-  ServerSnapshot only_reads = r;
-  only_reads.commands.clear();
-  for (const auto& [name, st] : r.commands) {
-    if (names.count(name)) only_reads.commands[name] = st;
-  }
-  return Merge({masters, only_reads});
-}
-
 double InfoDouble(const std::map<std::string, std::string>& info, const std::string& key,
                   bool* found) {
   auto it = info.find(key);
@@ -164,8 +58,9 @@ double InfoDouble(const std::map<std::string, std::string>& info, const std::str
   return std::strtod(it->second.c_str(), nullptr);
 }
 
-void ServerCpu(const ServerSnapshot& before, const ServerSnapshot& after, RunResult* r) {
-  if (!before.ok || !after.ok) return;
+// The server's CPU over the run from INFO's used_cpu_user/sys (RESP only).
+void ServerCpu(const ControlSnapshot& before, const ControlSnapshot& after, RunResult* r) {
+  if (!before.counts.ok() || !after.counts.ok()) return;
   bool found = true;
   double u0 = InfoDouble(before.info, "used_cpu_user", &found);
   double s0 = InfoDouble(before.info, "used_cpu_sys", &found);
@@ -175,48 +70,6 @@ void ServerCpu(const ServerSnapshot& before, const ServerSnapshot& after, RunRes
   r->server_cpu_known = true;
   r->server_cpu_user_s = u1 - u0;
   r->server_cpu_sys_s = s1 - s0;
-}
-
-// What memstand itself sent between the two snapshots, by lower-case command name.
-std::map<std::string, int64_t> MemstandCounts(const LoadOptions& opt, const ThreadStats& t,
-                                              const ServerSnapshot& before,
-                                              const ServerSnapshot& after) {
-  std::map<std::string, int64_t> sent;
-  for (size_t i = 0; i < opt.commands.size(); ++i) {
-    sent[LowerName(opt.commands[i].tmpl.name)] += static_cast<int64_t>(t.sent_by_command[i]);
-  }
-  for (const auto& [name, n] : t.setup_commands) sent[name] += static_cast<int64_t>(n);
-  for (const auto& [name, n] : after.control_sent) {
-    auto it = before.control_sent.find(name);
-    sent[name] += n - (it == before.control_sent.end() ? 0 : it->second);
-  }
-  return sent;
-}
-
-void CrossCheckCounts(const LoadOptions& opt, const RunResult& r, const ServerSnapshot& before,
-                      const ServerSnapshot& after, CrossCheck* cc) {
-  if (!before.ok || !after.ok) {
-    cc->unavailable_reason = before.ok ? after.error : before.error;
-    return;
-  }
-  cc->available = true;
-  std::map<std::string, int64_t> sent = MemstandCounts(opt, r.totals, before, after);
-  std::set<std::string> names;
-  for (const auto& [name, n] : sent) names.insert(name);
-  for (const auto& [name, st] : after.commands) names.insert(name);
-  for (const std::string& name : names) {
-    // Replicas talk to their primary with these; no client sends them.
-    if (name == "replconf" || name == "psync" || name == "sync") continue;
-    auto server_count = [&](const ServerSnapshot& s) -> int64_t {
-      auto it = s.commands.find(name);
-      return it == s.commands.end() ? 0 : it->second.calls + it->second.rejected_calls;
-    };
-    CrossCheckRow row{name, sent.count(name) ? sent[name] : 0,
-                      server_count(after) - server_count(before)};
-    if (row.memstand == 0 && row.server == 0) continue;
-    if (row.memstand != row.server) cc->mismatch = true;
-    cc->rows.push_back(row);
-  }
 }
 
 void ProcessCpu(double* user, double* sys) {
@@ -229,10 +82,7 @@ void ProcessCpu(double* user, double* sys) {
 Status PrepareShared(const LoadOptions& opt, WorkerShared* shared) {
   shared->options = &opt;
   std::vector<uint32_t> weights;
-  for (const auto& c : opt.commands) {
-    shared->builders.emplace_back(c.tmpl, opt.key_prefix);
-    weights.push_back(c.weight);
-  }
+  for (const auto& c : opt.commands) weights.push_back(c.weight);
   if (weights.empty()) return Status::InvalidArgument("no command to send");
   shared->mix = std::make_unique<CommandMix>(weights);
   Status s = ValidateValueSpec(opt.value);
@@ -302,7 +152,7 @@ void RecordFleetCounts(const LoadOptions& opt, const Counts& before, const std::
 }
 
 // Runs the workers to completion; forwards an interrupt to them.
-void RunWorkers(LoadOptions* opt, WorkerShared* shared, std::vector<std::unique_ptr<Worker>>* workers,
+void RunWorkers(LoadOptions* opt, WorkerShared* shared, std::vector<std::unique_ptr<WorkerBase>>* workers,
                 const std::atomic<bool>* interrupt, RunResult* r) {
   std::atomic<int> running{static_cast<int>(workers->size())};
   std::vector<std::thread> threads;
@@ -323,7 +173,7 @@ void RunWorkers(LoadOptions* opt, WorkerShared* shared, std::vector<std::unique_
   for (auto& t : threads) t.join();
 }
 
-void Collect(const std::vector<std::unique_ptr<Worker>>& workers, size_t command_count,
+void Collect(const std::vector<std::unique_ptr<WorkerBase>>& workers, size_t command_count,
              RunResult* r) {
   r->totals = ThreadStats(command_count);
   int64_t start = INT64_MAX, end = 0, last_send = 0;
@@ -342,7 +192,7 @@ void Collect(const std::vector<std::unique_ptr<Worker>>& workers, size_t command
 }
 
 // The earliest measured start of any worker (monotonic ns), or now if none started.
-int64_t MeasuredStartNs(const std::vector<std::unique_ptr<Worker>>& workers) {
+int64_t MeasuredStartNs(const std::vector<std::unique_ptr<WorkerBase>>& workers) {
   int64_t start = INT64_MAX;
   for (const auto& w : workers) {
     if (w->measure_start_ns() > 0) start = std::min(start, w->measure_start_ns());
@@ -352,7 +202,7 @@ int64_t MeasuredStartNs(const std::vector<std::unique_ptr<Worker>>& workers) {
 
 // --samples: merges the threads' reservoirs into one uniform sample, times on the
 // common measured start.
-void MergeSamples(const LoadOptions& opt, const std::vector<std::unique_ptr<Worker>>& workers,
+void MergeSamples(const LoadOptions& opt, const std::vector<std::unique_ptr<WorkerBase>>& workers,
                   int64_t start_ns, RunResult* r) {
   std::vector<ReservoirPart> parts;
   for (const auto& w : workers) {
@@ -383,91 +233,56 @@ double RunResult::client_cpu_s() const { return totals.cpu_user_s + totals.cpu_s
 
 namespace {
 
-// The control client of target t: RESP2, so that it reads INFO alike on every server.
-RedisClientOptions ControlOptions(const LoadOptions& opt, const RedisTarget& t,
-                                  std::shared_ptr<const TlsContext> tls) {
-  RedisClientOptions co;
-  co.tls = std::move(tls);
-  co.host = t.host;
-  co.port = t.port;
-  co.unix_path = t.unix_path;
-  co.user = t.user;
-  co.password = t.password;
-  co.db = t.db;
-  co.resp = 2;  // the control client reads INFO the same way on every server
-  co.timeout_ms = opt.connect_timeout_ms;
-  return co;
+// The requests of the mix, by command index: RESP's from their templates, the others'
+// parsed again for their protocol.
+Status MakeRequests(const LoadOptions& opt, RunControl&, std::vector<RespRequest>* out) {
+  *out = RespSession::MakeRequests(opt);
+  return Status::OK();
 }
 
-// A pool: a control client on every member after the first, each with its own
-// credentials; their INFO is summed as a cluster's masters' is.
-Status ConnectPool(const LoadOptions& opt, const std::shared_ptr<const TlsContext>& tls,
-                   std::vector<std::unique_ptr<RedisClient>>* controls) {
-  for (int i = 1; i < opt.pool_size(); ++i) {
-    const RedisTarget& t = opt.pool_target(i);
-    auto c = RedisClient::Connect(ControlOptions(opt, t, tls));
-    if (!c.ok()) return c.status().WithContext("cannot use " + t.Display());
-    controls->push_back(std::move(*c));
+template <class R>
+Status ParseEach(const LoadOptions& opt, std::vector<R>* out, const std::function<Status(R*)>& prepare) {
+  for (const CommandSpec& c : opt.commands) {
+    auto req = R::Parse(c.text, opt.key_prefix);
+    if (!req.ok()) return req.status().WithContext("--command '" + c.text + "'");
+    Status s = prepare(&*req);
+    if (!s.ok()) return s;
+    out->push_back(std::move(*req));
   }
   return Status::OK();
 }
 
-}  // namespace
-
-// --cluster: the slot map from CLUSTER SLOTS on the seed, and a control client on
-// every master (their INFO is summed; replicas are left out, since they count the
-// writes they replay). The seed's client is reused when it is a master.
-Status ConnectCluster(const LoadOptions& opt, const RedisClientOptions& co,
-                      std::unique_ptr<RedisClient> seed, WorkerShared* shared,
-                      std::vector<std::unique_ptr<RedisClient>>* controls,
-                      std::vector<std::unique_ptr<RedisClient>>* replica_controls, RunResult* r) {
-  auto reply = seed->Command({"CLUSTER", "SLOTS"});
-  if (!reply.ok()) return reply.status().WithContext("--cluster: CLUSTER SLOTS");
-  auto map = ParseClusterSlots(*reply, opt.target.host);
-  if (!map.ok()) return map.status().WithContext("--cluster");
-  if (map->UncoveredSlots() > 0) {
-    return Status::Failed("--cluster: " + std::to_string(map->UncoveredSlots()) +
-                          " of 16384 slots have no master (CLUSTER SLOTS on " +
-                          opt.target.Display() + ")");
-  }
-  for (const ClusterNode& node : map->nodes()) {
-    r->cluster_masters.push_back(node.Address());
-    if (seed && node.host == opt.target.host && node.port == opt.target.port) {
-      controls->push_back(std::move(seed));
-      continue;
-    }
-    RedisClientOptions o = co;
-    o.host = node.host;
-    o.port = node.port;
-    auto c = RedisClient::Connect(o);
-    if (!c.ok()) return c.status().WithContext("--cluster: master " + node.Address());
-    controls->push_back(std::move(*c));
-  }
-  for (const ClusterNode& node : map->nodes()) {
-    if (!opt.read_from_replicas) break;
-    for (const auto& [host, port] : node.replicas) {
-      RedisClientOptions o = co;
-      o.host = host;
-      o.port = port;
-      auto c = RedisClient::Connect(o);
-      if (!c.ok()) return c.status().WithContext("--read-from-replicas: replica " + host + ":" + std::to_string(port));
-      replica_controls->push_back(std::move(*c));
-      ++r->cluster_replicas;
-    }
-  }
-  shared->cluster_map = std::move(*map);
-  return Status::OK();
+Status MakeRequests(const LoadOptions& opt, RunControl&, std::vector<MemcacheRequest>* out) {
+  return ParseEach<MemcacheRequest>(opt, out, [](MemcacheRequest*) { return Status::OK(); });
 }
 
-namespace {
+// etcd: the Host header names the first target for every member (the gateway does not
+// read it).
+Status MakeRequests(const LoadOptions& opt, RunControl&, std::vector<EtcdRequest>* out) {
+  etcd::Target et;
+  et.host = opt.target.host + ":" + std::to_string(opt.target.port);
+  return ParseEach<EtcdRequest>(opt, out, [&](EtcdRequest* r) {
+    r->set_etcd_target(et);
+    return Status::OK();
+  });
+}
+
+// Tarantool: the shard's __seq__ values, and space names resolved on the server(s).
+Status MakeRequests(const LoadOptions& opt, RunControl& control, std::vector<IprotoRequest>* out) {
+  return ParseEach<IprotoRequest>(opt, out, [&](IprotoRequest* r) {
+    if (opt.shard) r->set_shard(opt.shard->shard);
+    return r->ResolveSpace([&](const std::string& name) { return control.SpaceId(name); });
+  });
+}
 
 // The workers' whole run: threads started, joined, their statistics merged.
-void RunAndCollect(LoadOptions& opt, WorkerShared* shared, const std::atomic<bool>* interrupt,
-                   IntervalSink sink, RunResult* r) {
+template <LoadSession S>
+void RunAndCollect(LoadOptions& opt, WorkerShared* shared, const std::vector<typename S::Request>& requests,
+                   const std::atomic<bool>* interrupt, IntervalSink sink, RunResult* r) {
   IntervalCollector intervals(opt.threads, opt.commands.size(), std::move(sink));
   shared->intervals = &intervals;
-  std::vector<std::unique_ptr<Worker>> workers;
-  for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker>(shared, i));
+  std::vector<std::unique_ptr<WorkerBase>> workers;
+  for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker<S>>(shared, &requests, i));
   RunWorkers(&opt, shared, &workers, interrupt, r);
   Collect(workers, opt.commands.size(), r);
   const int64_t start_ns = MeasuredStartNs(workers);
@@ -477,179 +292,61 @@ void RunAndCollect(LoadOptions& opt, WorkerShared* shared, const std::atomic<boo
   r->series = intervals.series();
 }
 
-// ---- Protocols other than RESP: a ProtoControl connection instead of INFO. ----
-
-using Controls = std::vector<std::unique_ptr<ProtoControl>>;
-
-// A Tarantool space's id, the same on every member of a pool (else the requests,
-// encoded once for all connections, would write to different spaces).
-Result<uint32_t> PoolSpaceId(const LoadOptions& opt, const Controls& controls,
-                             const std::string& name) {
-  auto first = controls.front()->SpaceId(name);
-  if (!first.ok() && controls.size() > 1) return first.status().WithContext(opt.pool_target(0).Display());
-  for (size_t i = 1; i < controls.size(); ++i) {
-    auto id = controls[i]->SpaceId(name);
-    if (!id.ok()) return id.status().WithContext(opt.pool_target(static_cast<int>(i)).Display());
-    if (*id != *first) {
-      return Status::Failed("space '" + name + "' has id " + std::to_string(*first) + " on " +
-                            opt.target.Display() + " but " + std::to_string(*id) + " on " +
-                            opt.pool_target(static_cast<int>(i)).Display() +
-                            ": a pool's members must define their spaces alike");
-    }
-  }
-  return first;
-}
-
-// The requests of the mix; IPROTO space names resolved on the server(s). etcd: the
-// Host header names the first target for every member (the gateway does not read it).
-Status PrepareProtoRequests(const LoadOptions& opt, const Controls& controls, WorkerShared* shared) {
-  etcd::Target et;
-  et.host = opt.target.host + ":" + std::to_string(opt.target.port);
-  for (const CommandSpec& c : opt.commands) {
-    auto req = ProtoRequest::Parse(opt.protocol, c.text, opt.key_prefix);
-    if (!req.ok()) return req.status().WithContext("--command '" + c.text + "'");
-    req->set_etcd_target(et);
-    if (opt.shard) req->set_shard(opt.shard->shard);
-    Status s = req->ResolveSpace(
-        [&](const std::string& name) { return PoolSpaceId(opt, controls, name); });
-    if (!s.ok()) return s;
-    shared->proto_requests.push_back(std::move(*req));
-  }
-  return Status::OK();
-}
-
-// What memstand did, in the server's counter names (see ProtoControl::Counters).
-std::map<std::string, int64_t> ProtoSent(const LoadOptions& opt, const WorkerShared& shared,
-                                         const ThreadStats& t) {
-  std::map<std::string, int64_t> sent;
-  if (opt.protocol == Protocol::kEtcd) {
-    sent["revision"] = static_cast<int64_t>(t.writes_applied);
-    return sent;
-  }
-  for (size_t i = 0; i < shared.proto_requests.size(); ++i) {
-    const std::string& name = shared.proto_requests[i].server_stat();
-    if (name.empty()) continue;
-    sent[name] += static_cast<int64_t>(t.sent_by_command[i]);
-    if (name == "incr" || name == "decr") {  // memcached counts a CLIENT_ERROR in neither
-      sent[name] -= static_cast<int64_t>(t.error_replies_all[i]);
-    }
-  }
-  if (opt.protocol == Protocol::kMemcache && sent.count("cmd_get")) {
-    sent["get_hits"] = static_cast<int64_t>(t.get_hits_all);
-    sent["get_misses"] = static_cast<int64_t>(t.get_misses_all);
-  }
-  if (auto it = t.setup_commands.find("auth"); it != t.setup_commands.end()) {
-    sent["AUTH"] += static_cast<int64_t>(it->second);
-  }
-  return sent;
-}
-
-void CrossCheckOther(const LoadOptions& opt, std::map<std::string, int64_t> sent,
-                     const Result<std::map<std::string, int64_t>>& before,
-                     const Result<std::map<std::string, int64_t>>& after, CrossCheck* cc) {
-  if (!before.ok() || !after.ok()) {
-    cc->unavailable_reason = (before.ok() ? after.status() : before.status()).message();
+// The counts of the cross-check: what the load sent, and what the control connections
+// sent between the two snapshots, against the servers' counters.
+void CrossCheckCounts(const RunControl& control, const std::vector<std::string>& stats,
+                      const RunResult& r, const ControlSnapshot& before, const ControlSnapshot& after,
+                      CrossCheck* cc) {
+  if (!before.counts.ok() || !after.counts.ok()) {
+    cc->unavailable_reason = (before.counts.ok() ? after.counts.status() : before.counts.status()).message();
     return;
   }
   cc->available = true;
-  // Server counters that a request of memstand's could move, compared even at 0 sent.
-  std::set<std::string> names;
-  for (const auto& [name, n] : sent) names.insert(name);
-  if (opt.protocol == Protocol::kMemcache) names.insert({"cmd_get", "cmd_set"});
-  if (opt.protocol == Protocol::kIproto) {
-    names.insert({"SELECT", "INSERT", "REPLACE", "DELETE", "UPDATE", "UPSERT", "CALL", "EVAL", "AUTH"});
+  std::map<std::string, int64_t> sent = control.LoadCounts(stats, r.totals);
+  for (const auto& [name, n] : after.control_sent) {
+    auto it = before.control_sent.find(name);
+    sent[name] += n - (it == before.control_sent.end() ? 0 : it->second);
   }
-  auto value = [](const std::map<std::string, int64_t>& m, const std::string& name) -> int64_t {
-    auto it = m.find(name);
-    return it == m.end() ? 0 : it->second;
-  };
-  // IPROTO: Lua that the load calls (call, eval) moves box.stat()'s DML counters by
-  // whatever it does; a DML kind the load did not send itself is then not compared.
-  bool runs_lua = false;
-  if (opt.protocol == Protocol::kIproto) {
-    for (const CommandSpec& c : opt.commands) runs_lua |= c.tmpl.name == "CALL" || c.tmpl.name == "EVAL";
-  }
-  for (const std::string& name : names) {
-    CrossCheckRow row{name, value(sent, name), value(*after, name) - value(*before, name)};
-    if (row.memstand == 0 && row.server == 0) continue;
-    if (runs_lua && row.memstand == 0 && name != "CALL" && name != "EVAL" && name != "AUTH") continue;
-    if (row.memstand != row.server) cc->mismatch = true;
-    cc->rows.push_back(row);
-  }
+  control.Compare(sent, before, after, cc);
 }
 
-// Every control's requests that the servers count, summed by counter name.
-std::map<std::string, int64_t> ControlSent(const Controls& controls) {
-  std::map<std::string, int64_t> sent;
-  for (const auto& c : controls) {
-    for (const auto& [name, n] : c->sent()) sent[name] += n;
-  }
-  return sent;
-}
-
-// The counters of every member, and their sum (the first failure if one fails).
-// Members that share one store (endpoints of one etcd cluster) count it once.
-Counts SumCounters(const Controls& controls, std::vector<Counts>* each) {
-  std::map<std::string, int64_t> sum;
-  std::set<uint64_t> stores;
-  Status failed;
-  for (const auto& c : controls) {
-    each->push_back(c->Counters());
-    if (!each->back().ok()) {
-      if (failed.ok()) failed = each->back().status();
-      continue;
-    }
-    const uint64_t store = c->shared_store_id();
-    if (store != 0 && !stores.insert(store).second) continue;
-    for (const auto& [name, n] : *each->back()) sum[name] += n;
-  }
-  if (!failed.ok()) return failed;
-  return sum;
-}
-
-Result<RunResult> RunLoadOther(LoadOptions& opt, const std::shared_ptr<const TlsContext>& tls,
-                               const std::atomic<bool>* interrupt, IntervalSink sink) {
+// One run of protocol S: the control side connected and the requests made, the
+// servers' counters read, the load run, the counters read again and cross-checked.
+template <LoadSession S>
+Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsContext>& tls,
+                          ConnectControl connect, const std::atomic<bool>* interrupt, IntervalSink sink) {
   RunResult r;
   r.started_at = WallClockIso();
-  Controls controls;  // one per pool member, each checking what its server speaks
-  for (int i = 0; i < opt.pool_size(); ++i) {
-    auto control =
-        ProtoControl::Connect(opt.protocol, opt.pool_target(i), opt.connect_timeout_ms, tls);
-    if (!control.ok()) return control.status();
-    controls.push_back(std::move(*control));
-  }
   WorkerShared shared;
+  auto control = connect(opt, tls, &shared.cluster_map, &r);
+  if (!control.ok()) return control.status();
+  RunControl& ctl = **control;
+  std::vector<typename S::Request> requests;
   Status s = PrepareShared(opt, &shared);
-  if (s.ok()) s = PrepareProtoRequests(opt, controls, &shared);
+  if (s.ok()) s = MakeRequests(opt, ctl, &requests);
   if (!s.ok()) return s;
   shared.tls = tls;
-  r.server_version = controls.front()->version();
-  r.tls_session = controls.front()->tls_description();
+  std::vector<std::string> stats;
+  for (const auto& q : requests) stats.push_back(q.server_stat());
+
   double u0, s0;
   ProcessCpu(&u0, &s0);
-  const std::map<std::string, int64_t> control_before = ControlSent(controls);
-  std::vector<Counts> each_before, each_after;
   r.fleet.before_unix_s = UnixNowS();
-  auto before = SumCounters(controls, &each_before);
-  RunAndCollect(opt, &shared, interrupt, std::move(sink), &r);
-  const std::map<std::string, int64_t> control_after = ControlSent(controls);
-  auto after = SumCounters(controls, &each_after);
+  const ControlSnapshot before = ctl.Snapshot();
+  r.server_info = before.info;
+  r.server_version = before.version;
+  r.tls_session = ctl.tls_description();
+  RunAndCollect<S>(opt, &shared, requests, interrupt, std::move(sink), &r);
+  const ControlSnapshot after = ctl.Snapshot();
   double u1, s1;
   ProcessCpu(&u1, &s1);
   r.process_cpu_user_s = u1 - u0;
   r.process_cpu_sys_s = s1 - s0;
-  std::map<std::string, int64_t> sent = ProtoSent(opt, shared, r.totals);
-  for (const auto& [name, n] : control_after) {
-    auto it = control_before.find(name);
-    sent[name] += n - (it == control_before.end() ? 0 : it->second);
-  }
-  CrossCheckOther(opt, std::move(sent), before, after, &r.cross_check);
-  RecordFleetCounts(opt, before, [&controls] {
-    std::vector<Counts> each;
-    return SumCounters(controls, &each);
-  }, interrupt, &r.fleet);
+  ServerCpu(before, after, &r);
+  CrossCheckCounts(ctl, stats, r, before, after, &r.cross_check);
   r.cross_check.enforced = opt.exclusive_server && !Sharded(opt);
-  PoolMembers(opt, each_before, each_after, &r);
+  RecordFleetCounts(opt, before.fleet, [&ctl] { return ctl.FleetCounts(); }, interrupt, &r.fleet);
+  PoolMembers(opt, before.each, after.each, &r);
   return r;
 }
 
@@ -665,52 +362,18 @@ Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* i
     if (!created.ok()) return created.status();
     tls = std::move(*created);
   }
-  if (opt.protocol != Protocol::kResp) return RunLoadOther(opt, tls, interrupt, std::move(sink));
-  RunResult r;
-  r.started_at = WallClockIso();
-  RedisClientOptions co = ControlOptions(opt, opt.target, tls);
-  auto client = RedisClient::Connect(co);
-  if (!client.ok()) return client.status().WithContext("cannot use " + opt.target.Display());
-  WorkerShared shared;
-  Status s = PrepareShared(opt, &shared);
-  if (!s.ok()) return s;
-  shared.tls = tls;
-  std::vector<std::unique_ptr<RedisClient>> controls, replica_controls;
-  if (opt.cluster) {
-    s = ConnectCluster(opt, co, std::move(*client), &shared, &controls, &replica_controls, &r);
-    if (!s.ok()) return s;
-  } else {
-    controls.push_back(std::move(*client));
-    s = ConnectPool(opt, tls, &controls);
-    if (!s.ok()) return s;
+  // The one place the protocol is chosen: its session, and its control side.
+  switch (opt.protocol) {
+    case Protocol::kResp:
+      return RunWith<RespSession>(opt, tls, ConnectRespControl, interrupt, std::move(sink));
+    case Protocol::kMemcache:
+      return RunWith<MemcacheSession>(opt, tls, ConnectProtoControl, interrupt, std::move(sink));
+    case Protocol::kEtcd:
+      return RunWith<EtcdSession>(opt, tls, ConnectProtoControl, interrupt, std::move(sink));
+    case Protocol::kIproto:
+      return RunWith<IprotoSession>(opt, tls, ConnectProtoControl, interrupt, std::move(sink));
   }
-
-  double u0, s0;
-  ProcessCpu(&u0, &s0);
-  r.fleet.before_unix_s = UnixNowS();
-  const std::vector<ServerSnapshot> each_before = SnapshotEach(controls);
-  ServerSnapshot before = WithReplicaReads(opt, Merge(each_before), replica_controls);
-  r.server_info = before.info;
-  r.tls_session = controls.front()->tls_description();
-  if (auto it = before.info.find("redis_version"); it != before.info.end()) {
-    r.server_version = it->second;
-  }
-  RunAndCollect(opt, &shared, interrupt, std::move(sink), &r);
-  const std::vector<ServerSnapshot> each_after = SnapshotEach(controls);
-  ServerSnapshot after = WithReplicaReads(opt, Merge(each_after), replica_controls);
-  double u1, s1;
-  ProcessCpu(&u1, &s1);
-  r.process_cpu_user_s = u1 - u0;
-  r.process_cpu_sys_s = s1 - s0;
-  ServerCpu(before, after, &r);
-  CrossCheckCounts(opt, r, before, after, &r.cross_check);
-  r.cross_check.enforced = opt.exclusive_server && !Sharded(opt);
-  RecordFleetCounts(opt, CommandCounts(Merge(each_before)),
-             [&controls] { return CommandCounts(SnapshotAll(controls)); }, interrupt, &r.fleet);
-  if (!opt.pool.empty()) {
-    PoolMembers(opt, EachCommandCounts(each_before), EachCommandCounts(each_after), &r);
-  }
-  return r;
+  return Status::InvalidArgument("unknown protocol");
 }
 
 }  // namespace memstand

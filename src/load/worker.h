@@ -5,6 +5,12 @@
 // A client has one connection, or with --cluster one per master, its requests routed
 // by key slot, MOVED/ASK followed and TRYAGAIN retried (bounded). Owns its statistics; nothing it touches
 // on the hot path is shared with other workers.
+//
+// The worker is written once for every protocol: Worker<Session> is a template over a
+// protocol's session (load/session.h), which encodes requests, tags them and
+// says what each reply means; the engine picks the session once. WorkerBase holds what
+// does not depend on it (the engine's view of a thread, its clients, phases and
+// statistics, the sockets' reads and writes), compiled once.
 #pragma once
 
 #include <atomic>
@@ -13,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -22,9 +29,8 @@
 #include "load/intervals.h"
 #include "load/load_options.h"
 #include "load/pool.h"
-#include "load/proto_request.h"
-#include "load/request_builder.h"
 #include "load/run_stats.h"
+#include "load/session.h"
 #include "util/status.h"
 #include "workload/command_mix.h"
 #include "workload/value_pool.h"
@@ -34,9 +40,6 @@ namespace memstand {
 /// Read-only for the whole run, shared by all workers; `stop` and `ready` excepted.
 struct WorkerShared {
   const LoadOptions* options = nullptr;
-  std::vector<RequestBuilder> builders;  // by command index
-  /// Protocols other than RESP: the request of each command (by command index).
-  std::vector<ProtoRequest> proto_requests;
   std::unique_ptr<ValuePool> values;
   std::unique_ptr<CommandMix> mix;
   /// Set by a signal handler or a failing worker: every worker stops sending and
@@ -53,15 +56,16 @@ struct WorkerShared {
   std::optional<SlotMap> cluster_map;
 };
 
-class Worker {
+/// What the engine sees of a load thread, and the parts of it that do not depend on
+/// the protocol.
+class WorkerBase {
  public:
-  Worker(WorkerShared* shared, int thread_index);
-  ~Worker();
-  Worker(const Worker&) = delete;
-  Worker& operator=(const Worker&) = delete;
+  virtual ~WorkerBase();
+  WorkerBase(const WorkerBase&) = delete;
+  WorkerBase& operator=(const WorkerBase&) = delete;
 
   /// Connects, runs the load and drains. Call once, from the thread that owns it.
-  void Run();
+  virtual void Run() = 0;
 
   const ThreadStats& stats() const { return stats_; }
   /// The first connection failure, if any.
@@ -74,99 +78,79 @@ class Worker {
   /// When the last measured request was first written (0: none).
   int64_t last_measured_send_ns() const { return last_measured_send_ns_; }
 
- private:
+ protected:
   struct Client;
-  struct Conn;
+  struct ConnIo;
   struct InFlight;
+  class ReactorHolder;
 
-  Status OpenAll();
-  Result<Conn*> OpenConn(Client& cl, int node);
-  Status EnsureNode(int node);
+  WorkerBase(WorkerShared* shared, int thread_index);
+
+  // Clients, phases and statistics (worker_phase.cc).
+  /// The thread's logical clients: their key streams, budgets and targets.
+  void MakeClients();
   void AddReplicaNodes();
-  Conn& Route(Client& cl, uint32_t cmd, uint64_t key, std::string_view data);
-  bool FollowRedirect(Conn& c, const InFlight& f, const std::string& error);
-  void Loop();
-  void OnEvent(Conn& c, uint32_t events, int64_t now);
-  void OnConnected(Conn& c);
-  /// After the connect (and the TLS handshake): the protocol's set-up (RESP HELLO, AUTH,
-  /// SELECT; the IPROTO greeting) or running.
-  void StartSession(Conn& c);
-  size_t ReadSome(Conn& c);
-  /// The server closed the connection (err 0) or reading failed: fails it.
-  void FailRead(Conn& c, int err);
-  void OnReadable(Conn& c);
-  /// Bytes received on c's socket, in order (both transports): through TLS if it has
-  /// it, then to Deliver.
-  void Receive(Conn& c, const char* p, size_t n);
-  void ReceiveTls(Conn& c, const char* p, size_t n);
-  /// TLS: c.out's plaintext (once the handshake is done) encrypted into c.tls_out; false
-  /// when that failed (c is then failed).
-  bool Seal(Conn& c);
-  /// Plaintext received on c, in order: to the protocol session.
-  void Deliver(Conn& c, const char* p, size_t n);
-  /// RESP replies in p[0, n): parsed and handled (Deliver's RESP path).
-  [[gnu::always_inline]] inline void OnBytes(Conn& c, const char* p, size_t n);
-  void HandleReply(Conn& c, int64_t now);
-  void Fill(Client& cl, int64_t now);
-  void Flush(Conn& c);
-  void QueueFlush(Conn& c);
-  void FlushQueued();
-  /// After a request is encoded into c.out: queues the write, counts it in flight and
-  /// sent, and (measured) its bytes, send lag and the budget.
-  [[gnu::always_inline]] inline void CountSent(Client& cl, Conn& c, uint32_t cmd, size_t bytes,
-                                               bool measured, int64_t now, int64_t intended);
-  /// The server a connection talks to, for messages: its cluster node, else its
-  /// client's target (a pool member or the only target).
-  std::string Peer(const Conn& c) const;
-  void Fail(Conn& c, const Status& why);
-  void Close(Conn& c);
-  void SendOne(Client& cl, int64_t now, int64_t intended);
-  void Reschedule(Client& cl);
-  void SendDue(int64_t now);
-  int64_t WaitTimeoutNs(int64_t now);
-  /// Fails the connections past their set-up or oldest request's deadline; sets
-  /// next_deadline_ns_, which bounds every wait of the loop.
-  void CheckTimeouts(int64_t now);
-  void StartPacers(int64_t start);
-  void MaybeEnterMeasuredPhase(int64_t now);
   void EnterMeasuredPhase(int64_t now);
   void FinishMeasuredPhase();
   void RollInterval(int64_t now, bool last);
   bool MayStillSend(const Client& cl, int64_t now) const;
   bool CanSend(const Client& cl, int64_t now) const;
-  bool Busy() const;
   bool Finished() const;
-  // Protocols other than RESP (the end of worker.cc), each behind one branch of the RESP path.
-  void StartSessionOther(Conn& c);
-  void OnBytesOther(Conn& c, const char* p, size_t n);
-  bool FeedGreeting(Conn& c, const char** p, size_t* left);
-  void HandleReplyOther(Conn& c, int64_t now);
-  void RecordOther(const InFlight& f, const ProtoReply& r, int64_t now);
-  void SendOneOther(Client& cl, int64_t now, int64_t intended);
-  int64_t OldestSent(const Conn& c) const;
-  // --io uring (worker_transport.cc): the measured loop's I/O as completions.
+  void StartPacers(int64_t start);
+  void Reschedule(Client& cl);
+  int64_t WaitTimeoutNs(int64_t now);
+  /// Open loop: the clients whose send time has come, taken off the schedule.
+  const std::vector<Client*>& TakeDue(int64_t now);
+  /// The server a connection talks to, for messages: its cluster node, else its
+  /// client's target (a pool member or the only target).
+  std::string Peer(const ConnIo& c) const;
+  /// After a request is encoded into c.out: queues the write, counts it in flight and
+  /// sent, and (measured) its bytes, send lag and the budget.
+  [[gnu::always_inline]] inline void CountSent(Client& cl, ConnIo& c, uint32_t cmd, size_t bytes,
+                                               bool measured, int64_t now, int64_t intended);
+  /// The one place an operation ends: its client's window, the counts over every reply
+  /// and, when measured, its latency, bytes, error kind or hit, sample and second. (A
+  /// request lost with its connection is to end here too, with no reply: not yet.)
+  [[gnu::always_inline]] inline void Complete(Client& cl, const InFlight& f, const ReplyView& r,
+                                              int64_t now);
+  /// Fails c: the run stops; what c had in flight is counted unanswered. Off the hot
+  /// path (the only virtual calls of a worker).
+  virtual void Fail(ConnIo& c, const Status& why) = 0;
+  /// Requests c waits for replies to, set-up included.
+  virtual uint64_t Pending(const ConnIo& c) const = 0;
+  /// Fail's bookkeeping: `data` of c's requests were counted in in_flight_.
+  void CountFailure(ConnIo& c, const Status& why, uint64_t data);
+  bool Busy() const;
+
+  // Socket reads and writes (worker_transport.cc): bytes only, never their meaning.
+  /// Reads what c's socket has into read_buf_: the byte count, or 0 when there is
+  /// nothing to parse (it would block, or the connection failed and Fail ran).
+  inline size_t ReadSome(ConnIo& c);  // worker_conn.h
+  /// The server closed the connection (err 0) or reading failed: fails it.
+  void FailRead(ConnIo& c, int err);
+  /// TLS: c.out's plaintext (once the handshake is done) encrypted into c.tls_out; false
+  /// when that failed (c is then failed).
+  bool Seal(ConnIo& c);
+  void Flush(ConnIo& c);
+  inline void QueueFlush(ConnIo& c);  // worker_conn.h
+  void FlushQueued();
+  void Close(ConnIo& c);
+  // --io uring: the measured loop's I/O as completions.
   void SwitchToUring(std::unique_ptr<Uring> ring);
-  /// One io_uring_enter: submits the queued sends, handles every completion; *now: the
-  /// time they were taken. False when the ring failed (the run stops).
-  bool WaitCompletions(int64_t timeout_ns, int64_t* now);
-  void OnReceived(Conn& c, const Uring::Completion& e, int64_t now);
-  void SendQueued(Conn& c);
-  void SendRest(Conn& c);  // a send of what `sending` holds
-  void OnSent(Conn& c, int result);
+  void SendQueued(ConnIo& c);
+  void SendRest(ConnIo& c);  // a send of what `sending` holds
+  void OnSent(ConnIo& c, int result);
 
   WorkerShared* shared_;
   const LoadOptions& opt_;
   int thread_index_;
   std::vector<std::unique_ptr<Client>> clients_;
-  std::vector<std::unique_ptr<Conn>> conns_;  // every client's, in opening order
-  SlotMap map_;                               // --cluster: this worker's view
+  std::vector<std::unique_ptr<ConnIo>> conns_;  // every client's, in opening order
+  SlotMap map_;                                 // --cluster: this worker's view
   bool cluster_ = false;
   const size_t depth_;  // requests in flight per client: --pipeline (x masters with --cluster)
   std::vector<std::vector<int>> replicas_of_;  // --read-from-replicas: by master node
   std::vector<bool> is_replica_;               // by node index
-  const Protocol proto_;
-  std::string scratch_, scratch2_;  // other protocols: keys and values rendered per request
-  ProtoReply proto_reply_;          // other protocols: the reply being handled
   ThreadStats stats_;
   std::vector<CommandStats> interval_;  // this second's statistics, by command
   int interval_index_ = 0;
@@ -174,19 +158,21 @@ class Worker {
   Status failure_;
   uint64_t unanswered_ = 0;
   std::vector<char> read_buf_;
-  std::vector<Conn*> flush_queue_;  // connections with bytes to write after this wake-up
+  std::vector<ConnIo*> flush_queue_;  // connections with bytes to write after this wake-up:
+  size_t flushes_ = 0;                // the first flushes_, a place for every connection
   /// Open loop: (intended time, client index) of clients waiting for their next send
   /// time. An entry is live while it equals its client's due_queued; others are stale.
   using Due = std::pair<int64_t, uint32_t>;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
-  std::vector<Client*> due_now_;  // SendDue's scratch list
+  std::vector<Client*> due_now_;  // TakeDue's list
   const bool open_loop_;
   bool measuring_ = false;
   bool measure_done_ = false;
   bool stopping_ = false;
   bool started_ = false;    // the common start has passed
   uint64_t budget_left_ = 0;  // requests mode: measured requests not yet sent
-  uint64_t in_flight_ = 0;    // data and setup requests awaiting replies
+  uint64_t in_flight_ = 0;    // data requests (and ASKING) awaiting replies
+  int setups_ = 0;            // connections whose session's set-up is under way
   int64_t warmup_end_ns_ = 0;
   int64_t measure_end_deadline_ns_ = 0;  // duration mode
   int64_t drain_deadline_ns_ = 0;
@@ -198,12 +184,75 @@ class Worker {
   int64_t last_measured_send_ns_ = 0;
   double cpu_user_start_ = 0, cpu_sys_start_ = 0;
   int open_conns_ = 0;
-  class ReactorHolder;
   std::unique_ptr<ReactorHolder> reactor_;
   /// --io uring, from the common start on; declared after conns_ so that it goes first
   /// (its sends may point into their buffers).
   std::unique_ptr<Uring> uring_;
   std::vector<Uring::Completion> completions_;
+};
+
+/// A load thread speaking one protocol: Session is RespSession, MemcacheSession,
+/// EtcdSession or IprotoSession (load/*_session.h), instantiated in worker.cc.
+template <LoadSession Session>
+class Worker final : public WorkerBase {
+ public:
+  using Request = typename Session::Request;
+  /// `requests`: one per command (by command index), shared by the workers; outlives them.
+  Worker(WorkerShared* shared, const std::vector<Request>* requests, int thread_index);
+  ~Worker() override;
+
+  void Run() override;
+
+ private:
+  struct Conn;
+  Conn& conn(size_t slot) { return static_cast<Conn&>(*conns_[slot]); }
+  Conn& conn(const Client& cl, int node);
+
+  Status OpenAll();
+  Result<Conn*> OpenConn(Client& cl, int node);
+  Status EnsureNode(int node);
+  /// Loop and OnEvent stay out of line, as before the template: put in line with their
+  /// callers, they left the compiler no room for their own callees (the epoll wait, the
+  /// read), which then cost a call each (bench/count_instructions.sh).
+  [[gnu::noinline]] void Loop();
+  [[gnu::noinline]] void OnEvent(Conn& c, uint32_t events, int64_t now);
+  void OnConnected(Conn& c);
+  /// After the connect (and the TLS handshake): the session's set-up, written ahead of
+  /// anything a redirect buffered meanwhile.
+  void StartSession(Conn& c);
+  void OnReadable(Conn& c);
+  /// Bytes received on c's socket, in order (both transports): through TLS if it has
+  /// it, then to Deliver.
+  void Receive(Conn& c, const char* p, size_t n);
+  void ReceiveTls(Conn& c, const char* p, size_t n);
+  /// Plaintext received on c, in order: fed to its session, each reply handled.
+  void Deliver(Conn& c, const char* p, size_t n);
+  /// A reply to request r.tag: redirected (--cluster) or completed.
+  [[gnu::always_inline]] inline void OnReply(Conn& c, const ReplyView& r, int64_t now);
+  bool FollowRedirect(Conn& c, const InFlight& f, std::string_view error);
+  void Fill(Client& cl, int64_t now);
+  /// One request drawn, appended and put in flight, in one piece (flatten): its helpers
+  /// (the value pool's Pick, the encoder) are called from every protocol's worker, so
+  /// the compiler would no longer put them in line by itself.
+  [[gnu::flatten]] void SendOne(Client& cl, int64_t now, int64_t intended);
+  Conn& Route(Client& cl, uint32_t cmd, const Draw& d);
+  /// Puts f in flight on c under its tag, the slots doubled when they are all taken.
+  [[gnu::always_inline]] inline void Put(Conn& c, uint64_t tag, const InFlight& f);
+  [[gnu::noinline, gnu::cold]] void Grow(Conn& c);
+  void Fail(ConnIo& c, const Status& why) final;
+  uint64_t Pending(const ConnIo& c) const final;
+  void SendDue(int64_t now);
+  void MaybeEnterMeasuredPhase(int64_t now);
+  /// Fails the connections past their set-up or oldest request's deadline; sets
+  /// next_deadline_ns_, which bounds every wait of the loop.
+  void CheckTimeouts(int64_t now);
+  int64_t OldestSent(const Conn& c) const;
+  /// --io uring: one io_uring_enter submits the queued sends and handles every
+  /// completion; *now: the time they were taken. False when the ring failed.
+  bool WaitCompletions(int64_t timeout_ns, int64_t* now);
+  void OnReceived(Conn& c, const Uring::Completion& e, int64_t now);
+
+  const std::vector<Request>& requests_;
 };
 
 }  // namespace memstand

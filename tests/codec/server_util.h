@@ -71,6 +71,24 @@ class BlockingConn {
       if (Status s = Fill(); !s.ok()) return s;
     }
   }
+  /// Reads until `reader` has `count` whole replies; returns their bytes as they came
+  /// (what a session under test is fed afterwards). Bytes after them are kept.
+  template <typename Reader>
+  Result<std::string> ReadRawReplies(Reader* reader, size_t count) {
+    std::string raw;
+    for (size_t got = 0; got < count;) {
+      if (pending_.empty()) {
+        if (Status s = Fill(); !s.ok()) return s;
+      }
+      size_t used = 0;
+      auto ev = reader->Feed(pending_.data(), pending_.size(), &used);
+      raw.append(pending_, 0, used);
+      pending_.erase(0, used);
+      if (ev == Reader::Event::kProtocolError) return Status::Protocol(reader->error());
+      if (ev == Reader::Event::kReply) ++got;
+    }
+    return raw;
+  }
   /// Bytes read from the socket so far.
   size_t bytes_read() const { return bytes_read_; }
 

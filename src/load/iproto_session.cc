@@ -1,0 +1,107 @@
+#include "load/iproto_session.h"
+
+#include <algorithm>
+#include <bit>
+#include <utility>
+
+#include "load/proto_request.h"
+#include "load/protocol.h"
+#include "proto/iproto/greeting.h"
+
+namespace memstand {
+
+IprotoSession::IprotoSession(SessionConfig config)
+    : config_(std::move(config)), bits_(std::countr_zero(config_.slots)) {}
+
+bool IprotoSession::Start(Buffer*) {
+  slot_sync_.assign(config_.slots, 0);
+  free_.clear();
+  for (size_t i = config_.slots; i > 0; --i) free_.push_back(static_cast<uint32_t>(i - 1));
+  return false;
+}
+
+SessionEvent IprotoSession::FeedGreeting(const char* p, size_t n, size_t* used, Buffer* out) {
+  const size_t take = std::min(n, iproto::kGreetingSize - greeting_.size());
+  greeting_.append(p, take);
+  *used = take;
+  if (greeting_.size() < iproto::kGreetingSize) return SessionEvent::kNeedMore;
+  auto g = iproto::ParseGreeting(greeting_);
+  if (!g.ok()) {
+    failure_ = g.status().WithContext(config_.peer);
+    return SessionEvent::kFailed;
+  }
+  const RedisTarget& t = *config_.target;
+  if (t.user.empty()) return SessionEvent::kReady;
+  iproto::AppendAuth(out, 0, t.user, iproto::ChapSha1Scramble(t.password, g->salt));
+  auth_sent_ = true;
+  if (config_.setup_counts != nullptr) ++(*config_.setup_counts)["auth"];
+  return SessionEvent::kNeedMore;
+}
+
+SessionEvent IprotoSession::AuthReply(const iproto::Summary& s) {
+  auth_sent_ = false;
+  if (s.is_error) {
+    failure_ = Status::Server("AUTH as '" + config_.target->user + "' failed: " + s.error + " (" +
+                              config_.peer + ")");
+    return SessionEvent::kFailed;
+  }
+  return SessionEvent::kReady;
+}
+
+SessionEvent IprotoSession::Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply) {
+  size_t off = 0;
+  if (greeting_.size() < iproto::kGreetingSize) {
+    const SessionEvent ev = FeedGreeting(p, n, &off, out);
+    *used = off;
+    if (ev != SessionEvent::kNeedMore || off == n) return ev;
+  }
+  for (;;) {
+    size_t took = 0;
+    const iproto::Reader::Event ev = reader_.Feed(p + off, n - off, &took);
+    off += took;
+    *used = off;
+    if (ev == iproto::Reader::Event::kNeedMore) return SessionEvent::kNeedMore;
+    if (ev == iproto::Reader::Event::kProtocolError) {
+      failure_ = Status::Protocol("malformed reply from " + config_.peer + " (" +
+                                  ProtocolServer(Protocol::kIproto) + " expected): " + reader_.error());
+      return SessionEvent::kProtocolError;
+    }
+    const iproto::Summary& s = reader_.summary();
+    if (!s.is_push) break;  // box.session.push: the response follows
+    if (off == n) return SessionEvent::kNeedMore;
+  }
+  const iproto::Summary& s = reader_.summary();
+  if (auth_sent_) return AuthReply(s);
+  const uint64_t slot = s.sync & (config_.slots - 1);
+  if (s.sync == 0 || slot_sync_[slot] != s.sync) {
+    failure_ = Status::Protocol("a reply with sync " + std::to_string(s.sync) +
+                                " that no request in flight has");
+    return SessionEvent::kProtocolError;
+  }
+  slot_sync_[slot] = 0;
+  free_.push_back(static_cast<uint32_t>(slot));
+  --in_flight_;
+  reply->tag = s.sync;
+  reply->wire_bytes = s.wire_bytes;
+  reply->is_error = s.is_error;
+  reply->positive = !s.is_error && s.data_count > 0;
+  if (s.is_error) {
+    error_kind_ = IprotoErrorName(s.error_code) + " (" + std::to_string(s.error_code) + ")";
+    reply->error = s.error;
+    reply->error_kind = error_kind_;
+  }
+  return SessionEvent::kReply;
+}
+
+void IprotoSession::Reset() {
+  reader_.Reset();
+  greeting_.clear();
+  auth_sent_ = false;
+  sequence_ = 0;
+  in_flight_ = 0;
+  slot_sync_.clear();
+  free_.clear();
+  failure_ = Status::OK();
+}
+
+}  // namespace memstand

@@ -1,0 +1,77 @@
+// Tarantool IPROTO: one load connection's session (load/session.h). Set-up: the
+// server's 128-byte greeting, then AUTH (chap-sha1, with the greeting's salt) when the
+// target has a user. Requests from an IprotoRequest (an IPROTO request template);
+// responses come in any order and carry their request's sync, which is its tag:
+// (sequence << bits) | slot, the slot (of SessionConfig::slots) taken from a free list
+// and given back with the response, so syncs grow in the order requests are sent and
+// those in flight differ in their low bits. box.session.push messages answer no
+// request and are skipped. No I/O.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/buffer.h"
+#include "load/iproto_request.h"
+#include "load/session.h"
+#include "proto/iproto/iproto.h"
+#include "util/status.h"
+
+namespace memstand {
+
+class IprotoSession {
+ public:
+  using Request = IprotoRequest;
+
+  explicit IprotoSession(SessionConfig config);
+
+  /// Nothing to write: the server speaks first. Always false (the greeting is awaited).
+  bool Start(Buffer* out);
+  /// REQUIRES: in_flight() < slots, and the set-up through.
+  Sent Append(const Request& request, const Draw& draw, Buffer* out) {
+    const uint32_t slot = free_.back();
+    free_.pop_back();
+    const uint64_t sync = (++sequence_ << bits_) | slot;
+    slot_sync_[slot] = sync;
+    ++in_flight_;
+    ProtoArgs a{draw.key, draw.data, sync, nullptr, nullptr, draw.seq, draw.rng};
+    return {sync, request.Append(out, a)};
+  }
+  bool AppendRedirected(const Request&, const Draw&, bool, Buffer*, uint64_t*, Sent*) {
+    return false;  // Tarantool has no cluster redirects
+  }
+  static int Slot(const Request&, const Draw&) { return -1; }
+
+  /// Writes AUTH to out once the greeting is whole (when the target has a user).
+  SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
+  const Status& failure() const { return failure_; }
+  uint64_t in_flight() const { return in_flight_; }
+  uint64_t setup_in_flight() const { return auth_sent_ ? 1 : 0; }
+  template <class F>
+  void ForEachInFlight(F f) const {
+    for (uint64_t sync : slot_sync_) {
+      if (sync != 0) f(sync);
+    }
+  }
+  void Reset();
+
+ private:
+  /// Takes greeting bytes; once it is whole, writes AUTH if the target has a user.
+  SessionEvent FeedGreeting(const char* p, size_t n, size_t* used, Buffer* out);
+  SessionEvent AuthReply(const iproto::Summary& s);
+
+  SessionConfig config_;
+  const int bits_;  // log2(slots)
+  iproto::Reader reader_{iproto::Reader::Mode::kSummary};
+  std::string greeting_;          // its bytes so far; whole once kGreetingSize
+  bool auth_sent_ = false;        // AUTH written, its reply not read
+  std::vector<uint64_t> slot_sync_;  // by slot: the sync in flight there, 0 when free
+  std::vector<uint32_t> free_;       // free slots, the lowest last
+  uint64_t sequence_ = 0;
+  uint64_t in_flight_ = 0;
+  std::string error_kind_;  // the last error response's kind ("ER_TUPLE_FOUND (3)")
+  Status failure_;
+};
+
+}  // namespace memstand

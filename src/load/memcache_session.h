@@ -1,0 +1,59 @@
+// memcached's text protocol: one load connection's session (load/session.h). No
+// set-up; requests from a MemcacheRequest (get, gets, set, add, ..., touch); replies in
+// request order, so a request's tag is its index on the connection. What a reply means
+// (an error, a hit) is read from the reply and, for get/gets, from the request it
+// answers. No I/O.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/buffer.h"
+#include "load/memcache_request.h"
+#include "load/session.h"
+#include "proto/memcache/memcache.h"
+#include "util/status.h"
+
+namespace memstand {
+
+class MemcacheSession {
+ public:
+  using Request = MemcacheRequest;
+
+  explicit MemcacheSession(SessionConfig config);
+
+  bool Start(Buffer*) { return true; }
+  /// Tag: the request's index on this connection. REQUIRES: in_flight() < slots.
+  Sent Append(const Request& request, const Draw& draw, Buffer* out) {
+    requests_[sent_ & mask_] = &request;
+    ProtoArgs a{draw.key, draw.data, 0, &scratch_, &scratch2_};
+    return {sent_++, request.Append(out, a)};
+  }
+  bool AppendRedirected(const Request&, const Draw&, bool, Buffer*, uint64_t*, Sent*) {
+    return false;  // memcached has no cluster redirects
+  }
+  static int Slot(const Request&, const Draw&) { return -1; }
+
+  SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
+  const Status& failure() const { return failure_; }
+  uint64_t in_flight() const { return sent_ - answered_; }
+  uint64_t setup_in_flight() const { return 0; }
+  template <class F>
+  void ForEachInFlight(F f) const {
+    for (uint64_t t = answered_; t != sent_; ++t) f(t);
+  }
+  void Reset();
+
+ private:
+  SessionConfig config_;
+  memcache::Reader reader_{memcache::Reader::Mode::kSummary};
+  uint64_t sent_ = 0;
+  uint64_t answered_ = 0;
+  const uint64_t mask_;
+  std::vector<const MemcacheRequest*> requests_;  // by tag & mask_: what each reply answers
+  std::string scratch_, scratch2_;             // keys and values rendered per request
+  Status failure_;
+};
+
+}  // namespace memstand

@@ -1,0 +1,183 @@
+// The parts of a load thread that do not depend on the protocol and are off the hot
+// path: its clients, the measured phase's start and end, the per-second statistics,
+// the pacers, and what a failed connection costs.
+#include <sys/prctl.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+
+#include "core/clock.h"
+#include "load/worker.h"
+#include "load/worker_conn.h"
+
+namespace memstand {
+
+namespace {
+
+constexpr size_t kReadChunk = 256 * 1024;
+constexpr int64_t kSecondNs = 1'000'000'000;
+
+void ThreadCpu(double* user, double* sys) {
+  rusage ru;
+  getrusage(RUSAGE_THREAD, &ru);
+  *user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+  *sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+}  // namespace
+
+WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
+    : shared_(shared),
+      opt_(*shared->options),
+      thread_index_(thread_index),
+      map_(shared->cluster_map.value_or(SlotMap())),
+      cluster_(shared->cluster_map.has_value()),
+      // --cluster: --pipeline per master connection, as memtier (each of its cluster
+      // connections has the pipeline's depth) and redis-benchmark --cluster (a client
+      // per master) count it; keys spread the client's requests over the masters.
+      depth_(static_cast<size_t>(shared->options->pipeline) *
+             (cluster_ ? std::max<size_t>(1, map_.nodes().size()) : 1)),
+      stats_(shared->options->commands.size()),
+      interval_(shared->options->commands.size()),
+      read_buf_(kReadChunk),
+      open_loop_(shared->options->rate > 0),
+      reactor_(std::make_unique<ReactorHolder>()) {}
+
+WorkerBase::~WorkerBase() {
+  for (auto& c : conns_) Close(*c);
+}
+
+void WorkerBase::MakeClients() {
+  const uint64_t total = static_cast<uint64_t>(opt_.connections());
+  for (int i = 0; i < opt_.clients; ++i) {
+    auto cl = std::make_unique<Client>();
+    uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + i;
+    cl->index = static_cast<uint32_t>(i);
+    for (size_t k = 0; k < opt_.commands.size(); ++k) {
+      // Each command of each client draws its own sequence (stream = client, command).
+      cl->keys.emplace_back(opt_.commands[k].key_pattern, opt_.key_min, opt_.key_max,
+                            DeriveSeed(opt_.seed, k), global, total);
+    }
+    cl->rng = Rng(DeriveSeed(opt_.seed ^ 0x5eedda7aULL, global));
+    cl->mix_pos = (global * 7919) % shared_->mix->cycle_length();  // spread the starting points
+    cl->seq = global;
+    cl->target = &opt_.pool_target(PoolIndex(opt_.balance, opt_.seed, global, opt_.pool_size()));
+    if (opt_.requests > 0) {
+      cl->budget = opt_.requests / total + (global < opt_.requests % total ? 1 : 0);
+      budget_left_ += cl->budget;
+    }
+    clients_.push_back(std::move(cl));
+  }
+}
+
+// --read-from-replicas: every master's replicas become nodes (without slots) that
+// every client connects to.
+void WorkerBase::AddReplicaNodes() {
+  const size_t masters = map_.nodes().size();
+  replicas_of_.resize(masters);
+  for (size_t m = 0; m < masters; ++m) {
+    const auto replicas = map_.nodes()[m].replicas;
+    for (const auto& [host, port] : replicas) replicas_of_[m].push_back(map_.NodeIndex(host, port));
+  }
+  is_replica_.assign(map_.nodes().size(), false);
+  for (size_t i = masters; i < is_replica_.size(); ++i) is_replica_[i] = true;
+}
+
+void WorkerBase::EnterMeasuredPhase(int64_t now) {
+  measuring_ = true;
+  measure_start_ns_ = now;
+  measure_end_ns_ = now;
+  if (opt_.requests == 0) {
+    measure_end_deadline_ns_ = now + static_cast<int64_t>(opt_.duration_s * 1e9);
+  }
+  next_interval_ns_ = now + kSecondNs;
+  ThreadCpu(&cpu_user_start_, &cpu_sys_start_);
+}
+
+void WorkerBase::FinishMeasuredPhase() {
+  if (measure_done_) return;
+  measure_done_ = true;
+  RollInterval(NowNs(), /*last=*/true);
+  if (open_loop_ && opt_.requests == 0 && !stopping_) {
+    for (const auto& c : clients_) {
+      if (!c->pacer) continue;
+      const int64_t left_ns = measure_end_deadline_ns_ - c->pacer->Peek();
+      if (left_ns > 0) {
+        stats_.unsent_intended +=
+            1 + static_cast<uint64_t>(left_ns * 1e-9 * opt_.rate / opt_.connections());
+      }
+    }
+  }
+  double user, sys;
+  ThreadCpu(&user, &sys);
+  stats_.cpu_user_s = user - cpu_user_start_;
+  stats_.cpu_sys_s = sys - cpu_sys_start_;
+}
+
+// Closes the current second (and any seconds that passed without a check, as empty
+// ones): folds it into the totals and hands it to the collector.
+void WorkerBase::RollInterval(int64_t now, bool last) {
+  do {
+    IntervalStats done;
+    done.index = interval_index_++;
+    done.commands.resize(interval_.size());
+    for (size_t i = 0; i < interval_.size(); ++i) {
+      stats_.commands[i].Add(interval_[i]);
+      done.commands[i] = interval_[i];
+      interval_[i].Reset();
+    }
+    if (shared_->intervals != nullptr) shared_->intervals->Publish(std::move(done));
+    next_interval_ns_ += kSecondNs;
+  } while (!last && now >= next_interval_ns_);
+}
+
+void WorkerBase::StartPacers(int64_t start) {
+  // Connection g's schedule is offset by g / rate, so with constant arrivals the
+  // connections interleave into one even stream at the total rate.
+  const double per_conn = opt_.rate / opt_.connections();
+  for (auto& c : clients_) {
+    const uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + c->index;
+    PacerOptions po;
+    po.rate_per_s = per_conn;
+    po.arrival = opt_.poisson ? PacerOptions::Arrival::kPoisson : PacerOptions::Arrival::kConstant;
+    po.seed = DeriveSeed(opt_.seed ^ 0x9ace5ULL, global);
+    c->pacer.emplace(po, start + static_cast<int64_t>(global * 1e9 / opt_.rate));
+  }
+  prctl(PR_SET_TIMERSLACK, 1000UL);  // wake within ~1 µs of a send time, not 50 µs
+}
+
+std::string WorkerBase::Peer(const ConnIo& c) const {
+  return cluster_ ? map_.nodes()[c.node].Address() : c.client->target->Display();
+}
+
+void WorkerBase::CountFailure(ConnIo& c, const Status& why, uint64_t data) {
+  ++stats_.connection_errors;
+  if (failure_.ok()) failure_ = why;
+  shared_->stop = true;
+  unanswered_ += Pending(c);
+  in_flight_ -= data;
+  if (c.in_setup) {
+    c.in_setup = false;
+    --setups_;
+  }
+  Client& cl = *c.client;
+  cl.failed = true;
+  if (opt_.requests > 0 && cl.budget != UINT64_MAX) {
+    budget_left_ -= cl.budget;
+    cl.budget = 0;
+  }
+  Close(c);
+}
+
+bool WorkerBase::Busy() const {
+  const int64_t now = NowNs();
+  for (const auto& c : clients_) {
+    if (MayStillSend(*c, now)) return true;
+  }
+  for (const auto& c : conns_) {
+    if (c->state != ConnIo::State::kClosed && Pending(*c) > 0) return true;
+  }
+  return false;
+}
+
+}  // namespace memstand
