@@ -292,9 +292,6 @@ Result<ScenarioReport> RunComputeLocality(const ComputeLocalityOptions& o, const
   if (!valid.ok()) return valid;
   ScenarioReport report;
   report.scenario = "compute-locality";
-  report.question = fmt::format("What does moving the computation to the data save? The top {} products of '{}' "
-                                "by views, fetched to the client or computed by the server",
-                                o.top, o.category);
   report.runs_requested = ctx.runs;
   const std::vector<uint32_t> ref = DatasetTopIds(ctx.seed, o.category, static_cast<size_t>(o.top));
   std::vector<std::vector<SystemRun>> runs;

@@ -43,4 +43,7 @@ Invariant SameIdsInvariant(const std::string& name, const std::vector<uint32_t>&
 
 Result<ScenarioReport> RunComputeLocality(const ComputeLocalityOptions& options, const ScenarioContext& ctx);
 
+/// Its flags (scenario/compute_locality/flags.cc), for its row in scenario/registry.cc.
+ScenarioPrepare SetupComputeLocality(CLI::App* app);
+
 }  // namespace memstand

@@ -247,8 +247,6 @@ Result<ScenarioReport> RunDurabilityOverload(const DurabilityOverloadOptions& o,
   if (Status s = ValidateDurabilityOverload(o); !s.ok()) return s;
   ScenarioReport report;
   report.scenario = kName;
-  report.question = "What does durability cost, and how does a Redis Cluster behave when writes saturate the disk: "
-                    "slower, or unavailable?";
   report.runs_requested = ctx.runs;
   if (!SystemInstalled(SystemKind::kRedis)) {
     report.Mark(ScenarioVerdict::kPartial, "not run: redis-server is not installed (apt-get install redis-server)");

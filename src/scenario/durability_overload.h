@@ -63,4 +63,7 @@ Status ValidateDurabilityOverload(const DurabilityOverloadOptions& options);
 
 Result<ScenarioReport> RunDurabilityOverload(const DurabilityOverloadOptions& options, const ScenarioContext& ctx);
 
+/// Its flags (scenario/durability_overload/flags.cc), for its row in scenario/registry.cc.
+ScenarioPrepare SetupDurabilityOverload(CLI::App* app);
+
 }  // namespace memstand

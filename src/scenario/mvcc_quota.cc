@@ -420,8 +420,6 @@ Result<ScenarioReport> RunMvccQuota(const MvccQuotaOptions& o, const ScenarioCon
   if (!valid.ok()) return valid;
   ScenarioReport report;
   report.scenario = "mvcc-quota";
-  report.question = "What happens when a hot, frequently overwritten set is written to etcd, whose every "
-                    "write is a new MVCC revision kept until compaction?";
   report.runs_requested = ctx.runs;
   for (SystemKind s : {SystemKind::kEtcd, SystemKind::kRedis}) {
     if (!SystemInstalled(s)) {

@@ -32,4 +32,7 @@ Status ValidateMvccQuota(const MvccQuotaOptions& options);
 /// a fresh Redis.
 Result<ScenarioReport> RunMvccQuota(const MvccQuotaOptions& options, const ScenarioContext& ctx);
 
+/// Its flags (scenario/mvcc_quota/flags.cc), for its row in scenario/registry.cc.
+ScenarioPrepare SetupMvccQuota(CLI::App* app);
+
 }  // namespace memstand

@@ -29,9 +29,6 @@ using Clock = std::chrono::steady_clock;
 constexpr char kKeyPrefix[] = "rc:";
 // Redis SET keys: a range much larger than a cell writes, so most SETs add a key.
 constexpr uint64_t kRedisKeys = 1'000'000;
-constexpr char kQuestion[] =
-    "How much write throughput and latency does waiting for replicas cost, and are reads from "
-    "replicas cheaper?";
 
 // The published schema: id unsigned, bucket_id unsigned nullable, value string.
 constexpr char kSchemaLua[] = R"lua(
@@ -545,7 +542,6 @@ Result<ScenarioReport> RunReplicationCost(const ReplicationCostOptions& o, const
   if (!valid.ok()) return valid;
   ScenarioReport report;
   report.scenario = "replication-cost";
-  report.question = kQuestion;
   report.runs_requested = ctx.runs;
   std::vector<ReplicationSystemRun> runs;
   for (int k = 1; k <= ctx.runs && !ctx.interrupted(); ++k) {

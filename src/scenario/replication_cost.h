@@ -86,4 +86,7 @@ double ExpectedSeconds(const ReplicationCostOptions& options, int runs);
 /// Runs the procedure ctx.runs times, each with fresh servers.
 Result<ScenarioReport> RunReplicationCost(const ReplicationCostOptions& options, const ScenarioContext& ctx);
 
+/// Its flags (scenario/replication_cost/flags.cc), for its row in scenario/registry.cc.
+ScenarioPrepare SetupReplicationCost(CLI::App* app);
+
 }  // namespace memstand

@@ -443,8 +443,6 @@ Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& given, con
   }
   ScenarioReport report;
   report.scenario = kScenario;
-  report.question = "What does a write acknowledged by a replica (Redis SET + WAIT 1) cost as the distance "
-                    "between the primary and its replica grows, and what does the instrument add?";
   report.runs_requested = ctx.runs;
   ctx.Progress(kScenario, fmt::format("{} operations per series; the delays alone add up to about {} s per run",
                                       o.ops, ApproxSeconds(EstimateSeconds(o.ops, o.distances_ns))));

@@ -47,4 +47,7 @@ Status ValidateStretchedCache(const StretchedCacheOptions& options);
 
 Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& options, const ScenarioContext& ctx);
 
+/// Its flags (scenario/stretched_cache/flags.cc), for its row in scenario/registry.cc.
+ScenarioPrepare SetupStretchedCache(CLI::App* app);
+
 }  // namespace memstand

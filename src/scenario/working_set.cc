@@ -523,8 +523,6 @@ Result<ScenarioReport> RunWorkingSet(const WorkingSetOptions& options, const Sce
   auto records = BuildRecords(ctx.seed, o.records);
   ScenarioReport report;
   report.scenario = "working-set";
-  report.question = "What does a configuration do when its memory limit is reached: evict old data "
-                    "and keep accepting, reject writes, or keep everything on a device?";
   report.runs_requested = ctx.runs;
   for (int run = 1; run <= ctx.runs && !ctx.interrupted(); ++run) {
     RunOnce(o, ctx, run, records, &states, &report);

@@ -53,4 +53,7 @@ Status ValidateWorkingSet(const WorkingSetOptions& options);
 /// options); a configuration that cannot run is a row saying why.
 Result<ScenarioReport> RunWorkingSet(const WorkingSetOptions& options, const ScenarioContext& ctx);
 
+/// Its flags (scenario/working_set/flags.cc), for its row in scenario/registry.cc.
+ScenarioPrepare SetupWorkingSet(CLI::App* app);
+
 }  // namespace memstand

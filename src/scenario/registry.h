@@ -1,0 +1,40 @@
+// The scenarios memstand runs, one row each in kScenarios[] (registry.cc), as ninja's
+// kTools[] and memstand's own kSubcommands[]: its name, its question (the one copy:
+// `memstand scenario list`, the subcommand's --help and the JSON's "question"), the
+// systems it stands up, and its flags. Adding a scenario: its code and a row.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scenario/scenario.h"
+#include "scenario/scenario_server.h"
+
+namespace memstand {
+
+struct ScenarioDef {
+  const char* name;      // "working-set": `memstand scenario run NAME`
+  const char* question;  // the one copy
+  std::vector<SystemKind> systems;  // the servers it stands up
+  /// Also a private PostgreSQL cluster (scenario/locality_pg.h: not a stand topology).
+  bool postgresql = false;
+  /// --runs when not given (durability-overload: 3, its errors come and go between runs).
+  int default_runs = 1;
+  /// Its flags; what they become after the parse is its options bound to Run<Name>.
+  ScenarioSetup setup;
+};
+
+/// Every scenario, in the order docs/scenarios.md gives them.
+std::span<const ScenarioDef> Scenarios();
+
+/// The scenario named `name`, or nullptr.
+const ScenarioDef* FindScenario(std::string_view name);
+
+/// `memstand scenario list`: each scenario, its question, and per system whether its
+/// program is installed here ("redis-server: installed", "tarantool: not installed
+/// (apt-get install tarantool)").
+std::string DescribeScenarios();
+
+}  // namespace memstand
