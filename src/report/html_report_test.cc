@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "report/run_sections.h"
+#include "report/scenario_charts.h"
 #include "report/scenario_sections.h"
 #include "report/web_assets.h"
 #include "test_paths.h"
@@ -53,6 +54,20 @@ OJson Data(const ReportSection& s, const std::string& title) {
 }
 
 OJson Golden(const char* text) { return OJson::parse(text); }
+
+ScenarioChartsFn ChartsByName(std::string_view name) {
+  if (name == "working-set") return WorkingSetCharts;
+  if (name == "mvcc-quota") return MvccQuotaCharts;
+  if (name == "compute-locality") return ComputeLocalityCharts;
+  if (name == "stretched-cache") return StretchedCacheCharts;
+  if (name == "durability-overload") return DurabilityOverloadCharts;
+  if (name == "replication-cost") return ReplicationCostCharts;
+  return nullptr;
+}
+
+ReportSection SectionWithCharts(const ReportInput& in) {
+  return ScenarioSection(in, ChartsByName(in.doc.value("scenario", "")));
+}
 
 constexpr char kRun[] = R"j({
   "schema": "memstand.run", "version": 1, "verdict": "OK", "exit_code": 0, "latency_from": "actual_send",
@@ -222,7 +237,7 @@ constexpr char kWorkingSet[] = R"j({
 })j";
 
 TEST(HtmlReportTest, WorkingSetShadesTheDetectionIntervalPerConfiguration) {
-  ReportSection s = ScenarioSection(Input(kWorkingSet));
+  ReportSection s = SectionWithCharts(Input(kWorkingSet));
   EXPECT_EQ(s.platform, "P");
   ASSERT_EQ(s.charts.size(), 1u);  // the configuration that did not run has no chart
   EXPECT_EQ(Data(s, "working-set: lru"), Golden(R"j({
@@ -238,7 +253,7 @@ TEST(HtmlReportTest, WorkingSetShadesTheDetectionIntervalPerConfiguration) {
 }
 
 TEST(HtmlReportTest, MvccQuotaDrawsSizePerWriteWithFailureAndRecovery) {
-  ReportSection s = ScenarioSection(Input(R"j({
+  ReportSection s = SectionWithCharts(Input(R"j({
     "format": 1, "scenario": "mvcc-quota", "platform": "P",
     "profile": {"quota_bytes": 4194304, "portion": 500, "keys": 10, "value_size": 1024},
     "etcd": {"first_failed_write": 1200, "detected_in": [1000, 1500], "db_size_after_recovery": 1048576,
@@ -264,7 +279,7 @@ constexpr char kLocality[] = R"j({
 })j";
 
 TEST(HtmlReportTest, ComputeLocalityRatiosPerComparison) {
-  ReportSection s = ScenarioSection(Input(kLocality));
+  ReportSection s = SectionWithCharts(Input(kLocality));
   EXPECT_EQ(Data(s, "compute-locality: redis, ratios a / b"), Golden(R"j({
     "x": {"label": "comparison", "unit": "", "log": false,
           "ticks": ["as published: naive / local", "control 1: naive-short / local-short"]},
@@ -285,7 +300,7 @@ TEST(HtmlReportTest, ComputeLocalityRawTimingsFromTheEvidenceSamples) {
       "1,redis,naive,1,1,1,5000000,33276\n1,redis,local,1,1,2,150000,10\n"
       "1,redis,naive,2,1,2,7000000,33276\n1,redis,local,2,1,1,0,10\n"
       "1,tarantool,naive,1,1,1,9,33276\n2,redis,naive,1,1,1,8,33276\n";
-  ReportSection s = ScenarioSection(in);
+  ReportSection s = SectionWithCharts(in);
   EXPECT_EQ(Data(s, "compute-locality: redis, every timed call"), Golden(R"j({
     "x": {"label": "call of the path (pass 1, then pass 2)", "unit": "call", "log": false, "integer": true},
     "y": {"label": "time of the call", "unit": "µs", "log": true},
@@ -298,7 +313,7 @@ TEST(HtmlReportTest, ComputeLocalityRawTimingsFromTheEvidenceSamples) {
 }
 
 TEST(HtmlReportTest, StretchedCacheCostAgainstDistancePerModeWithTheRoundTrip) {
-  ReportSection s = ScenarioSection(Input(R"j({
+  ReportSection s = SectionWithCharts(Input(R"j({
     "format": 1, "scenario": "stretched-cache", "platform": "P",
     "cells": [{"run": 1, "relay_mode": "pipelined", "client": "pipelined", "one_way_ns": 5000000, "median_ns": 10400000},
               {"run": 1, "relay_mode": "pipelined", "client": "pipelined", "one_way_ns": 20000000, "median_ns": 40500000},
@@ -315,7 +330,7 @@ TEST(HtmlReportTest, StretchedCacheCostAgainstDistancePerModeWithTheRoundTrip) {
 }
 
 TEST(HtmlReportTest, DurabilityOverloadThroughputAndErrorsPerCellAndMode) {
-  ReportSection s = ScenarioSection(Input(R"j({
+  ReportSection s = SectionWithCharts(Input(R"j({
     "format": 1, "scenario": "durability-overload", "platform": "P",
     "matrix": [{"mode": "none", "op": "SET", "size": 100, "payload": "random", "ops_per_sec": {"median": 50000},
                 "runs": 3, "runs_with_errors": 0},
@@ -334,7 +349,7 @@ TEST(HtmlReportTest, DurabilityOverloadThroughputAndErrorsPerCellAndMode) {
 // The cluster's state over time: the cells end to end (1 s apart), one row per kind of
 // interval, a gap (null) between two intervals of a row, a dashed line where a cell starts.
 TEST(HtmlReportTest, DurabilityOverloadClusterStateTimeline) {
-  ReportSection s = ScenarioSection(Input(R"j({
+  ReportSection s = SectionWithCharts(Input(R"j({
     "format": 1, "scenario": "durability-overload", "platform": "P", "matrix": [],
     "cells": [{"run": 1, "mode": "none", "op": "SET", "size": 100, "seconds": 4, "cluster_samples": 12,
                "cluster_intervals": [{"what": "node-2 pfail", "from_s": 1, "to_s": 3, "open": false},
@@ -356,7 +371,7 @@ TEST(HtmlReportTest, DurabilityOverloadClusterStateTimeline) {
   EXPECT_EQ(c->style, "segments");
 
   // No interval: no chart, a line that counts the samples that saw none.
-  ReportSection quiet = ScenarioSection(Input(R"j({
+  ReportSection quiet = SectionWithCharts(Input(R"j({
     "format": 1, "scenario": "durability-overload", "platform": "P", "matrix": [],
     "cells": [{"seconds": 4, "cluster_samples": 12, "cluster_intervals": []}]})j"));
   for (const Chart& q : quiet.charts) EXPECT_EQ(q.title.find("state over time"), std::string::npos) << q.title;
@@ -371,7 +386,7 @@ TEST(HtmlReportTest, DurabilityOverloadClusterStateTimeline) {
 // median over runs, a cell that stalled or failed a gap) and the ratios at equal
 // concurrency.
 TEST(HtmlReportTest, ReplicationCostPathsAgainstConcurrencyAndRatios) {
-  ReportSection s = ScenarioSection(Input(R"j({
+  ReportSection s = SectionWithCharts(Input(R"j({
     "format": 1, "scenario": "replication-cost", "platform": "P", "runs": 2,
     "cells": [{"run": 1, "system": "tarantool", "path": "async-write", "concurrency": 1, "ok": true, "stalled": false,
                "ops_per_sec": 1000, "p99_us": 900},
@@ -405,7 +420,7 @@ TEST(HtmlReportTest, AnUnknownScenarioGetsItsBlocksAndTablesOnly) {
     "question": "Q?", "procedure": ["step one"], "limits": ["limit one"], "verdict": "ok",
     "verdict_reasons": []})j");
   in.csv["cells"] = "a,b\n1,2\n";
-  ReportSection s = SectionOf(in);
+  ReportSection s = SectionOf(in, ChartsByName);
   EXPECT_TRUE(s.charts.empty());
   ASSERT_EQ(s.tables.size(), 1u);
   EXPECT_EQ(s.tables[0].columns, (std::vector<std::string>{"a", "b"}));
@@ -424,7 +439,7 @@ TEST(HtmlReportTest, AnUnknownScenarioGetsItsBlocksAndTablesOnly) {
 TEST(HtmlReportTest, FieldsOfTheWrongTypeReadAsAbsent) {
   ReportInput in = Input(R"j({"schema": "memstand.run", "version": 1, "totals": {"latency": 5},
     "commands": "SET", "series": {"Total": [{"second": "x"}, 7]}, "resources": {"a": 1}, "platform": 3})j");
-  ReportSection s = SectionOf(in);
+  ReportSection s = SectionOf(in, ChartsByName);
   EXPECT_TRUE(s.charts.empty());  // nothing to draw: each empty chart named in a block
   EXPECT_EQ(s.blocks.back().title, "Charts without data");
   EXPECT_NE(s.platform.find("unknown platform"), std::string::npos);
@@ -510,7 +525,7 @@ TEST_F(HtmlReportFilesTest, AnEvidenceFolderBringsItsCsvFiles) {
 TEST_F(HtmlReportFilesTest, ABadInputLeavesTheOutputAsItWas) {
   const std::string out = Write("report.html", "old");
   const std::string good = Write("run.json", kRun);
-  Status s = WriteHtmlReport({good, dir_ + "/absent.json"}, out, "memstand report");
+  Status s = WriteHtmlReport({good, dir_ + "/absent.json"}, out, "memstand report", ChartsByName);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   std::ifstream f(out);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -520,7 +535,7 @@ TEST_F(HtmlReportFilesTest, ABadInputLeavesTheOutputAsItWas) {
 TEST(HtmlReportTest, ThePageInlinesEverythingAndNoTextEndsAScript) {
   json doc = json::parse(kWorkingSet);
   doc["configurations"][0]["name"] = "</script><script>alert(1)</script>";
-  ReportSection s = SectionOf(Input(doc.dump()));
+  ReportSection s = SectionOf(Input(doc.dump()), ChartsByName);
   const std::string page = RenderHtmlReport({s}, "memstand report x");
   EXPECT_NE(page.find("uPlot"), std::string::npos);
   EXPECT_EQ(page.find("<script src"), std::string::npos);
@@ -533,7 +548,7 @@ TEST(HtmlReportTest, ThePageInlinesEverythingAndNoTextEndsAScript) {
 }
 
 TEST(HtmlReportTest, ChartCsvHasUnitsInTheHeaderAndTickNames) {
-  ReportSection s = ScenarioSection(Input(kLocality));
+  ReportSection s = SectionWithCharts(Input(kLocality));
   EXPECT_EQ(ChartCsv(s.charts.at(0)),
             "comparison,objects (x),bytes in (x),time (x)\n"
             "as published: naive / local,3327.6,3020.7,80.5\n"

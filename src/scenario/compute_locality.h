@@ -18,6 +18,8 @@
 
 namespace memstand {
 
+struct MeasuredChoiceRow;
+
 struct ComputeLocalityOptions {
   /// Timed calls of each path per pass (docs/scenarios.md: the median of 51).
   int reps = 51;
@@ -43,7 +45,9 @@ Invariant SameIdsInvariant(const std::string& name, const std::vector<uint32_t>&
 
 Result<ScenarioReport> RunComputeLocality(const ComputeLocalityOptions& options, const ScenarioContext& ctx);
 
-/// Its flags (scenario/compute_locality/flags.cc), for its row in scenario/registry.cc.
+// Its row in scenario/registry.cc: its flags (scenario/compute_locality/flags.cc) and its rows of
+// the choice map (choices.cc).
 ScenarioPrepare SetupComputeLocality(CLI::App* app);
+std::vector<MeasuredChoiceRow> ComputeLocalityChoiceRows();
 
 }  // namespace memstand

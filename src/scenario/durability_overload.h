@@ -18,6 +18,8 @@
 
 namespace memstand {
 
+struct MeasuredChoiceRow;
+
 struct DurabilityOverloadOptions {
   /// Masters of the cluster (docs/scenarios.md: 8, the published benchmark's size).
   int masters = 8;
@@ -63,7 +65,9 @@ Status ValidateDurabilityOverload(const DurabilityOverloadOptions& options);
 
 Result<ScenarioReport> RunDurabilityOverload(const DurabilityOverloadOptions& options, const ScenarioContext& ctx);
 
-/// Its flags (scenario/durability_overload/flags.cc), for its row in scenario/registry.cc.
+// Its row in scenario/registry.cc: its flags (scenario/durability_overload/flags.cc) and its rows of
+// the choice map (choices.cc).
 ScenarioPrepare SetupDurabilityOverload(CLI::App* app);
+std::vector<MeasuredChoiceRow> DurabilityOverloadChoiceRows();
 
 }  // namespace memstand

@@ -6,11 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "scenario/scenario.h"
 #include "util/status.h"
 
 namespace memstand {
+
+struct MeasuredChoiceRow;
 
 struct MvccQuotaOptions {
   /// etcd --quota-backend-bytes: 64 MiB (docs/scenarios.md), small enough to be reached by
@@ -32,7 +35,9 @@ Status ValidateMvccQuota(const MvccQuotaOptions& options);
 /// a fresh Redis.
 Result<ScenarioReport> RunMvccQuota(const MvccQuotaOptions& options, const ScenarioContext& ctx);
 
-/// Its flags (scenario/mvcc_quota/flags.cc), for its row in scenario/registry.cc.
+// Its row in scenario/registry.cc: its flags (scenario/mvcc_quota/flags.cc) and its rows of
+// the choice map (choices.cc).
 ScenarioPrepare SetupMvccQuota(CLI::App* app);
+std::vector<MeasuredChoiceRow> MvccQuotaChoiceRows();
 
 }  // namespace memstand

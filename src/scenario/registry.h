@@ -1,7 +1,9 @@
 // The scenarios memstand runs, one row each in kScenarios[] (registry.cc), as ninja's
 // kTools[] and memstand's own kSubcommands[]: its name, its question (the one copy:
 // `memstand scenario list`, the subcommand's --help and the JSON's "question"), the
-// systems it stands up, and its flags. Adding a scenario: its code and a row.
+// systems it stands up, its flags, its charts on the report page and its rows of the
+// choice map (report/ names no scenario: it is given these functions). Adding a
+// scenario: its code and a row.
 #pragma once
 
 #include <span>
@@ -9,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/choice_map.h"
+#include "report/scenario_sections.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_server.h"
 
@@ -24,6 +28,10 @@ struct ScenarioDef {
   int default_runs = 1;
   /// Its flags; what they become after the parse is its options bound to Run<Name>.
   ScenarioSetup setup;
+  /// Its charts and JSON tables on the page of `memstand report`.
+  ScenarioChartsFn charts;
+  /// Its measured rows of the choice map (`memstand report --choice-map`).
+  ChoiceRowsFn choice_rows;
 };
 
 /// Every scenario, in the order docs/scenarios.md gives them.
@@ -36,5 +44,16 @@ const ScenarioDef* FindScenario(std::string_view name);
 /// program is installed here ("redis-server: installed", "tarantool: not installed
 /// (apt-get install tarantool)").
 std::string DescribeScenarios();
+
+/// The charts function of the scenario named `name`, or nullptr (a ScenarioChartsLookup
+/// for report/html_report.h).
+ScenarioChartsFn ScenarioChartsByName(std::string_view name);
+
+/// Every scenario's measured rows of the choice map, in the registry's order.
+std::vector<MeasuredChoiceRow> ScenarioChoiceRows();
+
+/// The rows of the choice map no scenario measures: the documented opinion of
+/// docs/choice-map.md, support "judgment", each saying which scenario would measure it.
+const std::vector<ChoiceRow>& JudgmentRows();
 
 }  // namespace memstand

@@ -18,6 +18,8 @@
 
 namespace memstand {
 
+struct MeasuredChoiceRow;
+
 struct ReplicationCostOptions {
   /// Connections of each step (one load thread, one request in flight each): from one
   /// connection to past where this 2-core machine saturates.
@@ -86,7 +88,9 @@ double ExpectedSeconds(const ReplicationCostOptions& options, int runs);
 /// Runs the procedure ctx.runs times, each with fresh servers.
 Result<ScenarioReport> RunReplicationCost(const ReplicationCostOptions& options, const ScenarioContext& ctx);
 
-/// Its flags (scenario/replication_cost/flags.cc), for its row in scenario/registry.cc.
+// Its row in scenario/registry.cc: its flags (scenario/replication_cost/flags.cc) and its rows of
+// the choice map (choices.cc).
 ScenarioPrepare SetupReplicationCost(CLI::App* app);
+std::vector<MeasuredChoiceRow> ReplicationCostChoiceRows();
 
 }  // namespace memstand

@@ -18,6 +18,8 @@
 
 namespace memstand {
 
+struct MeasuredChoiceRow;
+
 struct StretchedCacheOptions {
   /// Operations per series (the median of these; every raw sample is kept). 100: the
   /// defaults take about 85 s of delays here (EstimateSeconds), under two minutes.
@@ -47,7 +49,9 @@ Status ValidateStretchedCache(const StretchedCacheOptions& options);
 
 Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& options, const ScenarioContext& ctx);
 
-/// Its flags (scenario/stretched_cache/flags.cc), for its row in scenario/registry.cc.
+// Its row in scenario/registry.cc: its flags (scenario/stretched_cache/flags.cc) and its rows of
+// the choice map (choices.cc).
 ScenarioPrepare SetupStretchedCache(CLI::App* app);
+std::vector<MeasuredChoiceRow> StretchedCacheChoiceRows();
 
 }  // namespace memstand

@@ -16,6 +16,8 @@
 
 namespace memstand {
 
+struct MeasuredChoiceRow;
+
 struct WorkingSetOptions {
   /// The configurations, each its own server, all running at the same time. Empty:
   /// DefaultWorkingSetConfigs().
@@ -53,7 +55,9 @@ Status ValidateWorkingSet(const WorkingSetOptions& options);
 /// options); a configuration that cannot run is a row saying why.
 Result<ScenarioReport> RunWorkingSet(const WorkingSetOptions& options, const ScenarioContext& ctx);
 
-/// Its flags (scenario/working_set/flags.cc), for its row in scenario/registry.cc.
+// Its row in scenario/registry.cc: its flags (scenario/working_set/flags.cc) and its rows of
+// the choice map (choices.cc).
 ScenarioPrepare SetupWorkingSet(CLI::App* app);
+std::vector<MeasuredChoiceRow> WorkingSetChoiceRows();
 
 }  // namespace memstand

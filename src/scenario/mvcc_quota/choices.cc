@@ -1,0 +1,55 @@
+// mvcc-quota's rows of the choice map (docs/choice-map.md, report/choice_map.h), filled from
+// its JSON.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "report/choice_map.h"
+#include "scenario/mvcc_quota.h"
+
+namespace memstand {
+namespace {
+
+using nlohmann::json;
+
+bool FillMvccEtcd(const json& doc, ChoiceRow* row, std::string* figure) {
+  const json e = ChoiceAt(doc, {"etcd"});
+  if (!e.is_object() || !e.contains("first_failed_write")) return false;
+  row->faster = "every write a new MVCC revision: history, watches and linearizable reads";
+  row->pay = fmt::format(
+      "with {} hot keys overwritten, writes fail from write {} ('{}') at a database of {} B "
+      "against a {} B quota; back to {} B only after compact, defragment and disarm",
+      ChoiceValue(ChoiceAt(doc, {"profile", "keys"})), ChoiceValue(e["first_failed_write"]),
+      ChoiceValue(ChoiceAt(e, {"error"})), ChoiceValue(ChoiceAt(e, {"db_size_at_failure"})),
+      ChoiceValue(ChoiceAt(doc, {"profile", "quota_bytes"})),
+      ChoiceValue(ChoiceAt(e, {"db_size_after_recovery"})));
+  *figure = "etcd first failed write " + ChoiceValue(e["first_failed_write"]);
+  return true;
+}
+
+bool FillMvccRedis(const json& doc, ChoiceRow* row, std::string* figure) {
+  const json r = ChoiceAt(doc, {"redis"});
+  if (!r.is_object() || !r.contains("successful")) return false;
+  row->faster = "overwrites in place: no history to compact";
+  row->pay = fmt::format(
+      "no history or watch of past revisions; the same {} writes: {} errors, used memory +{} B "
+      "(etcd's database grew {} as much)",
+      ChoiceValue(ChoiceAt(r, {"attempted"})), ChoiceValue(ChoiceAt(r, {"errors"})),
+      ChoiceValue(ChoiceAt(r, {"used_memory_delta"})), ChoiceRatio(ChoiceAt(doc, {"ratio"})));
+  *figure = "redis used_memory_delta " + ChoiceValue(ChoiceAt(r, {"used_memory_delta"}));
+  return true;
+}
+
+}  // namespace
+
+std::vector<MeasuredChoiceRow> MvccQuotaChoiceRows() {
+  std::vector<MeasuredChoiceRow> rows;
+  const char* mq = "a hot set of keys overwritten all the time";
+  rows.push_back({"mvcc-quota", mq, "etcd at its default 64 MiB quota",
+                  "MVCC history against the quota", FillMvccEtcd});
+  rows.push_back({"mvcc-quota", mq, "Redis", "overwrites in place", FillMvccRedis});
+  return rows;
+}
+
+}  // namespace memstand
