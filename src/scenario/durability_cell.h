@@ -15,8 +15,8 @@
 
 #include "client/redis_client.h"
 #include "load/target.h"
-#include "scenario/cluster_watch.h"
 #include "scenario/scenario.h"
+#include "stand/cluster_watch.h"
 #include "stand/resource_sampler.h"
 #include "stand/topology.h"
 #include "util/status.h"

@@ -1,4 +1,4 @@
-#include "scenario/cluster_watch.h"
+#include "stand/cluster_watch.h"
 
 #include <gtest/gtest.h>
 
