@@ -2,15 +2,14 @@
 
 #include <fmt/format.h>
 
-#include "report/scenario_charts.h"
 
-#include "scenario/compute_locality.h"
-#include "scenario/durability_overload.h"
-#include "scenario/locality_pg.h"
-#include "scenario/mvcc_quota.h"
-#include "scenario/replication_cost.h"
-#include "scenario/stretched_cache.h"
-#include "scenario/working_set.h"
+#include "scenario/compute_locality/compute_locality.h"
+#include "scenario/compute_locality/pg.h"
+#include "scenario/durability_overload/durability_overload.h"
+#include "scenario/mvcc_quota/mvcc_quota.h"
+#include "scenario/replication_cost/replication_cost.h"
+#include "scenario/stretched_cache/stretched_cache.h"
+#include "scenario/working_set/working_set.h"
 
 namespace memstand {
 namespace {

@@ -13,8 +13,8 @@
 
 #include "report/choice_map.h"
 #include "report/scenario_sections.h"
+#include "scenario/kit/scenario_server.h"
 #include "scenario/scenario.h"
-#include "scenario/scenario_server.h"
 
 namespace memstand {
 
@@ -22,7 +22,7 @@ struct ScenarioDef {
   const char* name;      // "working-set": `memstand scenario run NAME`
   const char* question;  // the one copy
   std::vector<SystemKind> systems;  // the servers it stands up
-  /// Also a private PostgreSQL cluster (scenario/locality_pg.h: not a stand topology).
+  /// Also a private PostgreSQL cluster (scenario/compute_locality/pg.h: not a stand topology).
   bool postgresql = false;
   /// --runs when not given (durability-overload: 3, its errors come and go between runs).
   int default_runs = 1;

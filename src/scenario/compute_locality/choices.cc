@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "report/choice_map.h"
-#include "scenario/compute_locality.h"
+#include "scenario/compute_locality/compute_locality.h"
 
 namespace memstand {
 namespace {

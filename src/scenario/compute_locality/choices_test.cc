@@ -3,7 +3,7 @@
 
 #include "report/choice_map.h"
 #include "report_util.h"
-#include "scenario/compute_locality.h"
+#include "scenario/compute_locality/compute_locality.h"
 
 namespace memstand {
 namespace {

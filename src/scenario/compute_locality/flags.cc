@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "scenario/compute_locality.h"
+#include "scenario/compute_locality/compute_locality.h"
 #include "util/redact.h"
 
 namespace memstand {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "report/choice_map.h"
-#include "scenario/durability_overload.h"
+#include "scenario/durability_overload/durability_overload.h"
 
 namespace memstand {
 namespace {

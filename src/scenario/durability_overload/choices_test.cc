@@ -3,7 +3,7 @@
 
 #include "report/choice_map.h"
 #include "report_util.h"
-#include "scenario/durability_overload.h"
+#include "scenario/durability_overload/durability_overload.h"
 
 namespace memstand {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "scenario/durability_overload.h"
+#include "scenario/durability_overload/durability_overload.h"
 #include "util/parse.h"
 #include "util/redact.h"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "report/choice_map.h"
-#include "scenario/mvcc_quota.h"
+#include "scenario/mvcc_quota/mvcc_quota.h"
 
 namespace memstand {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "report/choice_map.h"
 #include "report_util.h"
-#include "scenario/mvcc_quota.h"
+#include "scenario/mvcc_quota/mvcc_quota.h"
 
 namespace memstand {
 namespace {

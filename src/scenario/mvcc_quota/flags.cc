@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "scenario/mvcc_quota.h"
+#include "scenario/mvcc_quota/mvcc_quota.h"
 #include "util/parse.h"
 #include "util/redact.h"
 

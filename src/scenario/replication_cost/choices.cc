@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "report/choice_map.h"
-#include "scenario/replication_cost.h"
+#include "scenario/replication_cost/replication_cost.h"
 
 namespace memstand {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "report/choice_map.h"
 #include "report_util.h"
-#include "scenario/replication_cost.h"
+#include "scenario/replication_cost/replication_cost.h"
 
 namespace memstand {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "scenario/replication_cost.h"
+#include "scenario/replication_cost/replication_cost.h"
 #include "util/parse.h"
 #include "util/redact.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "report/choice_map.h"
-#include "scenario/stretched_cache.h"
+#include "scenario/stretched_cache/stretched_cache.h"
 
 namespace memstand {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "report/choice_map.h"
 #include "report_util.h"
-#include "scenario/stretched_cache.h"
+#include "scenario/stretched_cache/stretched_cache.h"
 
 namespace memstand {
 namespace {

@@ -5,8 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "scenario/stretched_cache.h"
-#include "scenario/stretched_figures.h"
+#include "scenario/stretched_cache/figures.h"
+#include "scenario/stretched_cache/stretched_cache.h"
 #include "util/parse.h"
 #include "util/redact.h"
 

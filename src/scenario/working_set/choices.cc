@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "report/choice_map.h"
-#include "scenario/working_set.h"
+#include "scenario/working_set/working_set.h"
 
 namespace memstand {
 namespace {

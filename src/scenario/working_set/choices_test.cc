@@ -4,7 +4,7 @@
 
 #include "report/choice_map.h"
 #include "report_util.h"
-#include "scenario/working_set.h"
+#include "scenario/working_set/working_set.h"
 
 namespace memstand {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "scenario/working_set.h"
+#include "scenario/working_set/working_set.h"
 #include "util/redact.h"
 
 namespace memstand {

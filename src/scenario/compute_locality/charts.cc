@@ -1,0 +1,159 @@
+// compute-locality (docs/scenarios.md): the ratios naive / path of objects, bytes in and
+// time per comparison of each system, and every timed call per path from the evidence
+// folder's samples.csv (docs/method.md rules 9, 11).
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "report/json_fields.h"
+#include "report/report_input.h"
+#include "report/report_section.h"
+#include "scenario/compute_locality/compute_locality.h"
+#include "util/csv.h"
+
+namespace memstand {
+namespace {
+
+using nlohmann::json;
+
+std::string SystemName(const json& system) {
+  return Text(system, "name") +
+         (Number(system, "run").value_or(1) > 1 ? " (run " + Text(system, "run") + ")" : "");
+}
+
+// A comparison's label up to its first comma or parenthesis ("control 1a, aligned
+// shape (...)" -> "control 1a"): the axis has room for a few words; the caption and the
+// table carry the rest.
+std::string ShortLabel(const std::string& label) {
+  const size_t cut = label.find_first_of(",(");
+  std::string s = label.substr(0, cut);
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+Chart RatiosChart(const json& system) {
+  Chart c;
+  c.title = "compute-locality: " + SystemName(system) + ", ratios a / b";
+  c.style = "points";
+  c.x = Axis("comparison", "");
+  c.y = Axis("ratio a / b", "x", true);
+  c.series = {"objects", "bytes in", "time"};
+  c.data.resize(4);
+  double i = 0;
+  for (const json& p : Array(system, "pairs")) {
+    c.x.ticks.push_back(ShortLabel(Text(p, "label")) + ": " + Text(p, "a") + " / " + Text(p, "b"));
+    c.data[0].push_back(i++);
+    c.data[1].push_back(Number(p, "objects"));
+    c.data[2].push_back(Number(p, "bytes_in"));
+    c.data[3].push_back(Number(p, "time"));
+  }
+  std::string labels;
+  for (const json& p : Array(system, "pairs"))
+    labels += (labels.empty() ? "" : "; ") + Text(p, "label");
+  c.caption = fmt::format(
+      "{}: for each comparison, objects returned, application bytes read and time (median over "
+      "both "
+      "passes) of path a divided by those of path b, each measured on its own (JSON "
+      "systems[].pairs; "
+      "docs/method.md rule 11). Counts and bytes survive the platform; time is this platform's. "
+      "Comparisons: {}.",
+      SystemName(system), labels);
+  return c;
+}
+
+// Every timed call of each path of `system` in samples.csv, in file order.
+Chart SamplesChart(const json& system, const std::vector<std::vector<std::string>>& rows,
+                   const std::map<std::string, size_t>& col) {
+  Chart c;
+  c.title = "compute-locality: " + SystemName(system) + ", every timed call";
+  c.style = "points";
+  c.x = Axis("call of the path (pass 1, then pass 2)", "call");
+  c.x.integer = true;
+  c.y = Axis("time of the call", "µs", true);
+  const std::string name = Text(system, "name"), run = Text(system, "run");
+  std::vector<std::vector<std::pair<double, std::optional<double>>>> points;
+  std::map<std::string, size_t> index;
+  for (const json& p : Array(system, "paths")) {
+    index[Text(p, "name")] = c.series.size();
+    c.series.push_back(Text(p, "name"));
+    points.emplace_back();
+  }
+  for (const auto& r : rows) {
+    if (r.size() <= std::max({col.at("system"), col.at("run"), col.at("path"), col.at("ns")}))
+      continue;
+    if (r[col.at("system")] != name || (!run.empty() && r[col.at("run")] != run)) continue;
+    auto it = index.find(r[col.at("path")]);
+    if (it == index.end()) continue;
+    char* end = nullptr;
+    const double ns = std::strtod(r[col.at("ns")].c_str(), &end);
+    auto& series = points[it->second];
+    series.emplace_back(double(series.size() + 1),
+                        ns > 0 ? std::optional<double>(ns / 1000) : std::nullopt);
+  }
+  c.data = JoinOnX(points);
+  c.caption = fmt::format(
+      "{}: the time of every timed call of each path (evidence samples.csv: {} calls per path and "
+      "pass, "
+      "the paths interleaved), so the shape of the distribution (e.g. two modes) can be checked "
+      "(docs/method.md "
+      "rule 9). Absolute times describe this platform.",
+      SystemName(system),
+      Array(system, "paths").empty() ? "" : Text(Array(system, "paths")[0], "samples"));
+  return c;
+}
+
+ReportTable PathsTable(const json& doc) {
+  ReportTable t{
+      "Paths",
+      "paths",
+      {"system", "run", "path", "objects", "bytes_in", "bytes_out", "median_ns", "min_ns", "max_ns",
+       "round_trips", "vs naive: objects", "bytes in", "bytes per object", "time"},
+      {}};
+  for (const json& s : Array(doc, "systems")) {
+    if (!Text(s, "not_run").empty()) {
+      t.rows.push_back({Text(s, "name"), Text(s, "run"), "not run: " + Text(s, "not_run")});
+      t.rows.back().resize(t.columns.size());
+      continue;
+    }
+    for (const json& p : Array(s, "paths")) {
+      const json& v = Field(p, "vs_naive");
+      t.rows.push_back({Text(s, "name"), Text(s, "run"), Text(p, "name"), Text(p, "objects"),
+                        Text(p, "bytes_in"), Text(p, "bytes_out"), Cell(Number(p, "median_ns")),
+                        Cell(Number(p, "min_ns")), Cell(Number(p, "max_ns")),
+                        Text(p, "round_trips"), Cell(Number(v, "objects")),
+                        Cell(Number(v, "bytes_in")), Cell(Number(v, "bytes_per_object")),
+                        Cell(Number(v, "time"))});
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+void ComputeLocalityCharts(const ReportInput& in, ReportSection* s) {
+  if (in.csv.empty()) s->tables.push_back(PathsTable(in.doc));
+  std::vector<std::vector<std::string>> rows;
+  std::map<std::string, size_t> col;
+  if (auto it = in.csv.find("samples"); it != in.csv.end()) {
+    rows = ParseCsv(it->second);
+    if (!rows.empty()) {
+      for (size_t i = 0; i < rows[0].size(); ++i) col[rows[0][i]] = i;
+      rows.erase(rows.begin());
+    }
+  }
+  const bool samples =
+      col.count("system") && col.count("run") && col.count("path") && col.count("ns");
+  for (const json& system : Array(in.doc, "systems")) {
+    if (Array(system, "pairs").empty()) continue;
+    s->charts.push_back(RatiosChart(system));
+    if (samples) s->charts.push_back(SamplesChart(system, rows, col));
+  }
+  if (!samples) {
+    s->blocks.push_back({"Raw timings",
+                         {"not drawn: the raw timings are in the evidence folder's samples.csv; "
+                          "give the folder (--evidence DIR) instead of its scenario.json"}});
+  }
+}
+
+}  // namespace memstand
