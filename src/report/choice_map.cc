@@ -30,10 +30,10 @@ std::string ChoiceValue(const json& v) {
 
 std::string ChoiceRatio(const json& v) { return v.is_number() ? fmt::format("{:.1f}x", v.get<double>()) : "?"; }
 
-const json* ChoiceNamed(const json& list, const std::string& name) {
+const json* ChoiceFind(const json& list, const char* key, const std::string& value) {
   if (!list.is_array()) return nullptr;
   for (const json& e : list) {
-    if (e.is_object() && e.value("name", "") == name) return &e;
+    if (e.is_object() && e.value(key, "") == value) return &e;
   }
   return nullptr;
 }

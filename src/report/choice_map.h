@@ -46,8 +46,7 @@ struct MeasuredChoiceRow {
   std::string system;             // system and configuration
   std::string faster_unmeasured;  // what the row is about, when nothing was measured
   /// Fills faster, pay and the figure from the scenario's document; false when the
-  /// document lacks what the row needs (then: not measured here, with why). Reads the
-  /// document leniently (ChoiceAt and the like): any file may come in.
+  /// document lacks what the row needs (then: not measured here, with why).
   std::function<bool(const nlohmann::json& doc, ChoiceRow* row, std::string* figure)> fill;
 };
 
@@ -67,8 +66,8 @@ nlohmann::json ChoiceAt(const nlohmann::json& j, std::initializer_list<const cha
 std::string ChoiceValue(const nlohmann::json& v);
 /// A ratio as a row shows it: "3.5x", or "?" when not a number.
 std::string ChoiceRatio(const nlohmann::json& v);
-/// The element of the array `list` whose "name" is `name`, or nullptr.
-const nlohmann::json* ChoiceNamed(const nlohmann::json& list, const std::string& name);
+/// The element of the array `list` whose `key` is the string `value`, or nullptr.
+const nlohmann::json* ChoiceFind(const nlohmann::json& list, const char* key, const std::string& value);
 
 /// The text table: one block per row (the columns are too long for one line each).
 std::string ChoiceMapText(const std::vector<ChoiceRow>& rows);

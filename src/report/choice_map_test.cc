@@ -63,16 +63,17 @@ TEST(ChoiceMapTest, TheFirstInputOfAScenarioIsTheOneRead) {
   EXPECT_EQ(rows.at(0).source, "a: figure 1 (first.json)");
 }
 
-TEST(ChoiceMapTest, TheHelpersReadAnyDocumentLeniently) {
+TEST(ChoiceMapTest, TheHelpersReadMissingFieldsAsAbsent) {
   const json doc = {{"list", {{{"name", "x"}, {"v", 1}}, 7}}, {"s", "text"}};
   EXPECT_TRUE(ChoiceAt(doc, {"list", "v"}).is_null());
   EXPECT_TRUE(ChoiceAt(json(3), {"a"}).is_null());
   EXPECT_EQ(ChoiceValue(ChoiceAt(doc, {"s"})), "text");
   EXPECT_EQ(ChoiceValue(nullptr), "?");
   EXPECT_EQ(ChoiceRatio(json("3")), "?");
-  ASSERT_NE(ChoiceNamed(doc["list"], "x"), nullptr);
-  EXPECT_EQ((*ChoiceNamed(doc["list"], "x"))["v"], 1);
-  EXPECT_EQ(ChoiceNamed(doc["s"], "x"), nullptr);
+  ASSERT_NE(ChoiceFind(doc["list"], "name", "x"), nullptr);
+  EXPECT_EQ((*ChoiceFind(doc["list"], "name", "x"))["v"], 1);
+  EXPECT_EQ(ChoiceFind(doc["list"], "other", "x"), nullptr);
+  EXPECT_EQ(ChoiceFind(doc["s"], "name", "x"), nullptr);
 }
 
 TEST(ChoiceMapTest, TextJsonAndSectionHoldEveryRow) {

@@ -22,6 +22,12 @@ class App;
 
 namespace memstand {
 
+/// Keys of the common fields of a scenario's JSON (docs/scenarios.md "JSON") that the
+/// scenarios' own readers (their charts.cc) use; ScenarioJson (output.h) writes them.
+namespace scenario_json {
+inline constexpr char kRunsMade[] = "runs";
+}  // namespace scenario_json
+
 /// Exit codes of `memstand scenario run` (docs/exit-codes.md).
 inline constexpr int kScenarioExitOk = 0;
 inline constexpr int kScenarioExitFailed = 1;   // a run failed or an invariant broke

@@ -10,16 +10,18 @@
 #include "report/report_input.h"
 #include "report/report_section.h"
 #include "scenario/compute_locality/compute_locality.h"
+#include "scenario/compute_locality/json.h"
 #include "util/csv.h"
 
 namespace memstand {
 namespace {
 
 using nlohmann::json;
+namespace key = compute_locality_json;
 
 std::string SystemName(const json& system) {
-  return Text(system, "name") +
-         (Number(system, "run").value_or(1) > 1 ? " (run " + Text(system, "run") + ")" : "");
+  return Text(system, key::kName) +
+         (Number(system, key::kRun).value_or(1) > 1 ? " (run " + Text(system, key::kRun) + ")" : "");
 }
 
 // A comparison's label up to its first comma or parenthesis ("control 1a, aligned
@@ -41,16 +43,16 @@ Chart RatiosChart(const json& system) {
   c.series = {"objects", "bytes in", "time"};
   c.data.resize(4);
   double i = 0;
-  for (const json& p : Array(system, "pairs")) {
-    c.x.ticks.push_back(ShortLabel(Text(p, "label")) + ": " + Text(p, "a") + " / " + Text(p, "b"));
+  for (const json& p : Array(system, key::kPairs)) {
+    c.x.ticks.push_back(ShortLabel(Text(p, key::kLabel)) + ": " + Text(p, key::kA) + " / " + Text(p, key::kB));
     c.data[0].push_back(i++);
-    c.data[1].push_back(Number(p, "objects"));
-    c.data[2].push_back(Number(p, "bytes_in"));
-    c.data[3].push_back(Number(p, "time"));
+    c.data[1].push_back(Number(p, key::kObjects));
+    c.data[2].push_back(Number(p, key::kBytesIn));
+    c.data[3].push_back(Number(p, key::kTime));
   }
   std::string labels;
-  for (const json& p : Array(system, "pairs"))
-    labels += (labels.empty() ? "" : "; ") + Text(p, "label");
+  for (const json& p : Array(system, key::kPairs))
+    labels += (labels.empty() ? "" : "; ") + Text(p, key::kLabel);
   c.caption = fmt::format(
       "{}: for each comparison, objects returned, application bytes read and time (median over "
       "both "
@@ -71,22 +73,22 @@ Chart SamplesChart(const json& system, const std::vector<std::vector<std::string
   c.x = Axis("call of the path (pass 1, then pass 2)", "call");
   c.x.integer = true;
   c.y = Axis("time of the call", "µs", true);
-  const std::string name = Text(system, "name"), run = Text(system, "run");
+  const std::string name = Text(system, key::kName), run = Text(system, key::kRun);
   std::vector<std::vector<std::pair<double, std::optional<double>>>> points;
   std::map<std::string, size_t> index;
-  for (const json& p : Array(system, "paths")) {
-    index[Text(p, "name")] = c.series.size();
-    c.series.push_back(Text(p, "name"));
+  for (const json& p : Array(system, key::kPaths)) {
+    index[Text(p, key::kName)] = c.series.size();
+    c.series.push_back(Text(p, key::kName));
     points.emplace_back();
   }
   for (const auto& r : rows) {
-    if (r.size() <= std::max({col.at("system"), col.at("run"), col.at("path"), col.at("ns")}))
+    if (r.size() <= std::max({col.at(key::kColumnSystem), col.at(key::kColumnRun), col.at(key::kColumnPath), col.at(key::kColumnNs)}))
       continue;
-    if (r[col.at("system")] != name || (!run.empty() && r[col.at("run")] != run)) continue;
-    auto it = index.find(r[col.at("path")]);
+    if (r[col.at(key::kColumnSystem)] != name || (!run.empty() && r[col.at(key::kColumnRun)] != run)) continue;
+    auto it = index.find(r[col.at(key::kColumnPath)]);
     if (it == index.end()) continue;
     char* end = nullptr;
-    const double ns = std::strtod(r[col.at("ns")].c_str(), &end);
+    const double ns = std::strtod(r[col.at(key::kColumnNs)].c_str(), &end);
     auto& series = points[it->second];
     series.emplace_back(double(series.size() + 1),
                         ns > 0 ? std::optional<double>(ns / 1000) : std::nullopt);
@@ -99,7 +101,7 @@ Chart SamplesChart(const json& system, const std::vector<std::vector<std::string
       "(docs/method.md "
       "rule 9). Absolute times describe this platform.",
       SystemName(system),
-      Array(system, "paths").empty() ? "" : Text(Array(system, "paths")[0], "samples"));
+      Array(system, key::kPaths).empty() ? "" : Text(Array(system, key::kPaths)[0], key::kSamples));
   return c;
 }
 
@@ -110,20 +112,20 @@ ReportTable PathsTable(const json& doc) {
       {"system", "run", "path", "objects", "bytes_in", "bytes_out", "median_ns", "min_ns", "max_ns",
        "round_trips", "vs naive: objects", "bytes in", "bytes per object", "time"},
       {}};
-  for (const json& s : Array(doc, "systems")) {
-    if (!Text(s, "not_run").empty()) {
-      t.rows.push_back({Text(s, "name"), Text(s, "run"), "not run: " + Text(s, "not_run")});
+  for (const json& s : Array(doc, key::kSystems)) {
+    if (!Text(s, key::kNotRun).empty()) {
+      t.rows.push_back({Text(s, key::kName), Text(s, key::kRun), "not run: " + Text(s, key::kNotRun)});
       t.rows.back().resize(t.columns.size());
       continue;
     }
-    for (const json& p : Array(s, "paths")) {
-      const json& v = Field(p, "vs_naive");
-      t.rows.push_back({Text(s, "name"), Text(s, "run"), Text(p, "name"), Text(p, "objects"),
-                        Text(p, "bytes_in"), Text(p, "bytes_out"), Cell(Number(p, "median_ns")),
-                        Cell(Number(p, "min_ns")), Cell(Number(p, "max_ns")),
-                        Text(p, "round_trips"), Cell(Number(v, "objects")),
-                        Cell(Number(v, "bytes_in")), Cell(Number(v, "bytes_per_object")),
-                        Cell(Number(v, "time"))});
+    for (const json& p : Array(s, key::kPaths)) {
+      const json& v = Field(p, key::kVsNaive);
+      t.rows.push_back({Text(s, key::kName), Text(s, key::kRun), Text(p, key::kName), Text(p, key::kObjects),
+                        Text(p, key::kBytesIn), Text(p, key::kBytesOut), Cell(Number(p, key::kMedianNs)),
+                        Cell(Number(p, key::kMinNs)), Cell(Number(p, key::kMaxNs)),
+                        Text(p, key::kRoundTrips), Cell(Number(v, key::kObjects)),
+                        Cell(Number(v, key::kBytesIn)), Cell(Number(v, key::kBytesPerObject)),
+                        Cell(Number(v, key::kTime))});
     }
   }
   return t;
@@ -135,7 +137,7 @@ void ComputeLocalityCharts(const ReportInput& in, ReportSection* s) {
   if (in.csv.empty()) s->tables.push_back(PathsTable(in.doc));
   std::vector<std::vector<std::string>> rows;
   std::map<std::string, size_t> col;
-  if (auto it = in.csv.find("samples"); it != in.csv.end()) {
+  if (auto it = in.csv.find(key::kSamplesTable); it != in.csv.end()) {
     rows = ParseCsv(it->second);
     if (!rows.empty()) {
       for (size_t i = 0; i < rows[0].size(); ++i) col[rows[0][i]] = i;
@@ -143,9 +145,10 @@ void ComputeLocalityCharts(const ReportInput& in, ReportSection* s) {
     }
   }
   const bool samples =
-      col.count("system") && col.count("run") && col.count("path") && col.count("ns");
-  for (const json& system : Array(in.doc, "systems")) {
-    if (Array(system, "pairs").empty()) continue;
+      col.count(key::kColumnSystem) && col.count(key::kColumnRun) && col.count(key::kColumnPath) &&
+      col.count(key::kColumnNs);
+  for (const json& system : Array(in.doc, key::kSystems)) {
+    if (Array(system, key::kPairs).empty()) continue;
     s->charts.push_back(RatiosChart(system));
     if (samples) s->charts.push_back(SamplesChart(system, rows, col));
   }

@@ -8,37 +8,39 @@
 
 #include "report/choice_map.h"
 #include "scenario/compute_locality/compute_locality.h"
+#include "scenario/compute_locality/json.h"
 
 namespace memstand {
 namespace {
 
 using nlohmann::json;
+namespace key = compute_locality_json;
 
 // compute-locality: the pair `label` of `system` from the first run.
 bool FillLocality(const std::string& system, const std::string& label, const json& doc,
                   ChoiceRow* row, std::string* figure) {
-  const json* s = ChoiceNamed(doc["systems"], system);
-  if (s == nullptr || s->contains("not_run") || s->contains("failure") || !(*s)["pairs"].is_array())
+  const json* s = ChoiceFind(doc[key::kSystems], key::kName, system);
+  if (s == nullptr || s->contains(key::kNotRun) || s->contains(key::kFailure) || !(*s)[key::kPairs].is_array())
     return false;
   const json* pair = nullptr;
-  for (const json& p : (*s)["pairs"]) {
-    if (p.value("label", "") == label) pair = &p;
+  for (const json& p : (*s)[key::kPairs]) {
+    if (p.value(key::kLabel, "") == label) pair = &p;
   }
   if (pair == nullptr) return false;
   const std::string ratios = fmt::format(
       "{} fewer objects, {} fewer bytes, {} less time than fetching the "
       "category to the client",
-      ChoiceRatio(ChoiceAt(*pair, {"objects"})), ChoiceRatio(ChoiceAt(*pair, {"bytes_in"})),
-      ChoiceRatio(ChoiceAt(*pair, {"time"})));
+      ChoiceRatio(ChoiceAt(*pair, {key::kObjects})), ChoiceRatio(ChoiceAt(*pair, {key::kBytesIn})),
+      ChoiceRatio(ChoiceAt(*pair, {key::kTime})));
   if (system == "tarantool") {
     row->faster = "a stored Lua function walks an index next to the data: " + ratios;
     std::string scan;
-    for (const json& p : (*s)["pairs"]) {
-      if (p.value("label", "") == "control 2, aligned algorithm") {
+    for (const json& p : (*s)[key::kPairs]) {
+      if (p.value(key::kLabel, "") == "control 2, aligned algorithm") {
         scan = fmt::format(
             "; the same function scanning and sorting instead of walking the index took {} the "
             "time",
-            ChoiceRatio(ChoiceAt(p, {"time"})));
+            ChoiceRatio(ChoiceAt(p, {key::kTime})));
       }
     }
     row->pay = "code kept and run on the server (in its one transaction thread)" + scan;
@@ -54,9 +56,9 @@ bool FillLocality(const std::string& system, const std::string& label, const jso
         "colocated compute";
   }
   *figure = fmt::format("{} '{}' objects {}, bytes {}, time {}", system, label,
-                        ChoiceRatio(ChoiceAt(*pair, {"objects"})),
-                        ChoiceRatio(ChoiceAt(*pair, {"bytes_in"})),
-                        ChoiceRatio(ChoiceAt(*pair, {"time"})));
+                        ChoiceRatio(ChoiceAt(*pair, {key::kObjects})),
+                        ChoiceRatio(ChoiceAt(*pair, {key::kBytesIn})),
+                        ChoiceRatio(ChoiceAt(*pair, {key::kTime})));
   return true;
 }
 

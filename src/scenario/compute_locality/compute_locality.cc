@@ -159,61 +159,6 @@ SystemRun RunSystem(const ComputeLocalityOptions& o, const ScenarioContext& ctx,
   return sr;
 }
 
-std::vector<Invariant> CheckIds(const std::vector<std::vector<SystemRun>>& runs, const std::vector<uint32_t>& ref,
-                                ScenarioReport* report) {
-  std::vector<Invariant> out;
-  for (size_t k = 0; k < runs.size(); ++k) {
-    for (const SystemRun& sr : runs[k]) {
-      for (const PathRun& pr : sr.paths) {
-        if (!pr.failure.empty()) continue;
-        const std::string name = fmt::format("run {} {} {}", k + 1, sr.name, pr.path.name);
-        out.push_back(SameIdsInvariant(name, pr.first.ids, "the dataset's", ref));
-        if (pr.referenced) {
-          const std::string via = name + " via " + pr.path.reference_library;
-          out.push_back(SameIdsInvariant(via, pr.reference.call.ids, "the dataset's", ref));
-          Invariant objects = MakeInvariant("objects via " + pr.path.reference_library, pr.reference.call.objects,
-                                            "objects via memstand's reader", pr.first.objects);
-          objects.name = via + " objects == memstand's";
-          out.push_back(objects);
-        }
-        if (!pr.reference_failure.empty()) {
-          report->Mark(ScenarioVerdict::kFailed,
-                       fmt::format("{} via {}: {}", name, pr.path.reference_library, pr.reference_failure));
-        }
-        for (const std::string& n : pr.id_notes) {
-          report->Mark(ScenarioVerdict::kFailed, name + ": " + n);
-        }
-      }
-    }
-  }
-  return out;
-}
-
-void FillVerdict(const std::vector<std::vector<SystemRun>>& runs, const std::vector<Invariant>& invariants,
-                 bool interrupted, ScenarioReport* report) {
-  for (size_t k = 0; k < runs.size(); ++k) {
-    for (const SystemRun& sr : runs[k]) {
-      if (!sr.not_run.empty()) {
-        if (k == 0) report->Mark(ScenarioVerdict::kPartial, sr.name + ": " + sr.not_run);
-        continue;
-      }
-      if (!sr.failure.empty()) {
-        report->Mark(ScenarioVerdict::kFailed, fmt::format("{} run {}: {}", sr.name, k + 1, sr.failure));
-      }
-      for (const PathRun& pr : sr.paths) {
-        if (!pr.failure.empty()) {
-          report->Mark(ScenarioVerdict::kFailed,
-                       fmt::format("{} run {} {}: {}", sr.name, k + 1, pr.path.name, pr.failure));
-        }
-      }
-    }
-  }
-  for (const Invariant& i : invariants) {
-    if (!i.ok()) report->Mark(ScenarioVerdict::kFailed, "invariant broken: " + i.Describe());
-  }
-  if (interrupted) report->Mark(ScenarioVerdict::kInterrupted, "interrupted: the figures so far, marked partial");
-}
-
 bool Wanted(const ComputeLocalityOptions& o, const std::string& name) {
   return o.systems.empty() || std::find(o.systems.begin(), o.systems.end(), name) != o.systems.end();
 }
@@ -227,32 +172,6 @@ std::vector<SystemRun> RunOnce(const ComputeLocalityOptions& o, const ScenarioCo
   }
   if (!ctx.interrupted() && Wanted(o, "postgresql")) out.push_back(RunPostgres(o, ctx, run, report));
   return out;
-}
-
-void Describe(const ComputeLocalityOptions& o, const ScenarioContext& ctx, ScenarioReport* report) {
-  report->procedure = {
-      fmt::format("one system at a time, a fresh server each: load products 1..{} (seed {}), {} records per "
-                  "request (Tarantool: one EVAL of a msgpack array of field-wise tuples; Redis: MSET of the "
-                  "records, MSET of their (id, title, views) form, ZADD per category)",
-                  kProductCount, ctx.seed, o.load_batch),
-      fmt::format("every path is called once untimed (its ids, objects and bytes), then {} times per pass, "
-                  "paths interleaved (A B C ... A B C ...){}, all on the one control connection",
-                  o.reps, o.swap_order ? ", then a second pass in reverse order (--swap-order)" : ""),
-      "bytes per call: what memstand read and wrote on its own socket, and TCP_INFO tcpi_bytes_received / "
-      "tcpi_bytes_acked of the same socket, before and after the call; time: the call and the client's "
-      "part (decoding the reply, sorting on the naive paths)",
-      fmt::format("ties: views descending, then id ascending, on every path; the reference is the top {} "
-                  "computed from the dataset itself",
-                  o.top)};
-  report->limits = {
-      "one client on loopback on this machine: nothing about a network with a real round-trip time, where "
-      "the naive paths' bytes would cost far more",
-      "absolute times describe this platform (docs/method.md rule 1); the ratios of two paths on one "
-      "connection in one run are what survives",
-      "the bytes ratio factors exactly into objects x bytes per object; neither factor is the price of "
-      "locality: the controls show what each one is",
-      "Redis's local path is two round trips (ZREVRANGE, MGET); on loopback a round trip is microseconds",
-      "PostgreSQL runs with fsync=off in a throwaway cluster: nothing here is about its durability"};
 }
 
 }  // namespace
@@ -299,43 +218,7 @@ Result<ScenarioReport> RunComputeLocality(const ComputeLocalityOptions& o, const
     runs.push_back(RunOnce(o, ctx, run, &report));
     report.runs_made = run;
   }
-  const std::vector<Invariant> invariants = CheckIds(runs, ref, &report);
-  Describe(o, ctx, &report);
-  if (!runs.empty()) {
-    for (const SystemRun& sr : runs[0]) {
-      report.configuration_lines.push_back(sr.name + ": " + (sr.not_run.empty() ? sr.description : sr.not_run));
-      if (!sr.config_text.empty()) report.files["servers/" + sr.name + ".conf"] = sr.config_text;
-    }
-  }
-  std::string results;
-  json systems = json::array();
-  for (size_t k = 0; k < runs.size(); ++k) {
-    for (const SystemRun& sr : runs[k]) {
-      results += SystemBlock(sr, runs.size() > 1 ? fmt::format("run {}: ", k + 1) : "");
-      systems.push_back(SystemJson(sr, static_cast<int>(k + 1)));
-    }
-  }
-  report.blocks.push_back({fmt::format("Per system: {} reps per pass; ratios are naive / path", o.reps),
-                           results.empty() ? "    nothing ran\n" : results});
-  if (runs.size() > 1) report.blocks.push_back({"Ranges over the runs", RangesText(runs)});
-  std::string inv_text = fmt::format("    the top {} of '{}' (views descending, then id ascending): {}\n", o.top,
-                                     o.category, IdsText(ref));
-  for (const Invariant& i : invariants) inv_text += "    " + i.Describe() + "\n";
-  report.blocks.push_back({"Invariant: every path returns the same ids in the same order (a broken one fails "
-                           "the run)",
-                           inv_text});
-  json inv = json::array();
-  for (const Invariant& i : invariants) inv.push_back(i.ToJson());
-  report.json["category"] = o.category;
-  report.json["category_records"] = ProductCategoryCount(o.category);
-  report.json["top"] = o.top;
-  report.json["reps"] = o.reps;
-  report.json["swap_order"] = o.swap_order;
-  report.json["reference_ids"] = ref;
-  report.json["systems"] = systems;
-  report.json["invariants"] = inv;
-  FillTables(runs, invariants, &report);
-  FillVerdict(runs, invariants, ctx.interrupted(), &report);
+  FillComputeLocalityReport(o, ctx, ref, runs, &report);
   return report;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "report/repeat.h"
+#include "scenario/compute_locality/json.h"
 #include "stats/modality.h"
 #include "workload/products.h"
 
@@ -14,6 +15,8 @@ namespace memstand {
 using nlohmann::json;
 
 namespace {
+
+namespace key = compute_locality_json;
 
 // min and max of one byte count over the timed calls.
 std::pair<uint64_t, uint64_t> SpanOf(const PathRun& pr, uint64_t SocketBytes::*field) {
@@ -239,27 +242,29 @@ std::string ModalityText(const SystemRun& sr) {
 
 json PathJson(const PathRun& pr, const PathFigures& base, bool has_base) {
   const PathFigures f = FiguresOf(pr);
-  json j{{"name", pr.path.name},         {"request", pr.path.request}, {"shape", pr.path.shape},
-         {"top_computed_by", pr.path.where}, {"round_trips", pr.path.round_trips}};
-  if (!pr.failure.empty()) j["failure"] = pr.failure;
-  j["objects"] = pr.first.objects;
+  json j{{key::kName, pr.path.name},      {"request", pr.path.request}, {"shape", pr.path.shape},
+         {"top_computed_by", pr.path.where}, {key::kRoundTrips, pr.path.round_trips}};
+  if (!pr.failure.empty()) j[key::kFailure] = pr.failure;
+  j[key::kObjects] = pr.first.objects;
   j["ids"] = pr.first.ids;
-  j["bytes_in"] = pr.first_bytes.app.read;
-  j["bytes_out"] = pr.first_bytes.app.written;
+  j[key::kBytesIn] = pr.first_bytes.app.read;
+  j[key::kBytesOut] = pr.first_bytes.app.written;
   j["kernel_bytes_received"] = pr.first_bytes.kernel.received;
   j["kernel_bytes_acked"] = pr.first_bytes.kernel.acked;
-  j["samples"] = pr.samples.size();
+  j[key::kSamples] = pr.samples.size();
   if (f.timed) {
-    j["median_ns"] = f.all.median;
-    j["min_ns"] = f.all.min;
-    j["max_ns"] = f.all.max;
+    j[key::kMedianNs] = f.all.median;
+    j[key::kMinNs] = f.all.min;
+    j[key::kMaxNs] = f.all.max;
     j["median_ns_pass1"] = f.pass1.median;
     j["median_ns_pass2"] = f.pass2.n > 0 ? json(f.pass2.median) : json(nullptr);
   }
   if (has_base) {
     const Ratios r = RatiosOf(base, f);
-    j["vs_naive"] = {{"objects", r.objects}, {"bytes_in", r.bytes_in}, {"bytes_per_object", r.bytes_per_object},
-                     {"time", r.time}};
+    j[key::kVsNaive] = {{key::kObjects, r.objects},
+                        {key::kBytesIn, r.bytes_in},
+                        {key::kBytesPerObject, r.bytes_per_object},
+                        {key::kTime, r.time}};
   }
   const auto in = SpanOf(pr, &SocketBytes::read), out = SpanOf(pr, &SocketBytes::written);
   j["bytes_in_span"] = {in.first, in.second};
@@ -276,6 +281,87 @@ json PathJson(const PathRun& pr, const PathFigures& base, bool has_base) {
     j["reference"] = {{"library", pr.path.reference_library}, {"failure", pr.reference_failure}};
   }
   return j;
+}
+
+std::vector<Invariant> CheckIds(const std::vector<std::vector<SystemRun>>& runs, const std::vector<uint32_t>& ref,
+                                ScenarioReport* report) {
+  std::vector<Invariant> out;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    for (const SystemRun& sr : runs[k]) {
+      for (const PathRun& pr : sr.paths) {
+        if (!pr.failure.empty()) continue;
+        const std::string name = fmt::format("run {} {} {}", k + 1, sr.name, pr.path.name);
+        out.push_back(SameIdsInvariant(name, pr.first.ids, "the dataset's", ref));
+        if (pr.referenced) {
+          const std::string via = name + " via " + pr.path.reference_library;
+          out.push_back(SameIdsInvariant(via, pr.reference.call.ids, "the dataset's", ref));
+          Invariant objects = MakeInvariant("objects via " + pr.path.reference_library, pr.reference.call.objects,
+                                            "objects via memstand's reader", pr.first.objects);
+          objects.name = via + " objects == memstand's";
+          out.push_back(objects);
+        }
+        if (!pr.reference_failure.empty()) {
+          report->Mark(ScenarioVerdict::kFailed,
+                       fmt::format("{} via {}: {}", name, pr.path.reference_library, pr.reference_failure));
+        }
+        for (const std::string& n : pr.id_notes) {
+          report->Mark(ScenarioVerdict::kFailed, name + ": " + n);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void FillVerdict(const std::vector<std::vector<SystemRun>>& runs, const std::vector<Invariant>& invariants,
+                 bool interrupted, ScenarioReport* report) {
+  for (size_t k = 0; k < runs.size(); ++k) {
+    for (const SystemRun& sr : runs[k]) {
+      if (!sr.not_run.empty()) {
+        if (k == 0) report->Mark(ScenarioVerdict::kPartial, sr.name + ": " + sr.not_run);
+        continue;
+      }
+      if (!sr.failure.empty()) {
+        report->Mark(ScenarioVerdict::kFailed, fmt::format("{} run {}: {}", sr.name, k + 1, sr.failure));
+      }
+      for (const PathRun& pr : sr.paths) {
+        if (!pr.failure.empty()) {
+          report->Mark(ScenarioVerdict::kFailed,
+                       fmt::format("{} run {} {}: {}", sr.name, k + 1, pr.path.name, pr.failure));
+        }
+      }
+    }
+  }
+  for (const Invariant& i : invariants) {
+    if (!i.ok()) report->Mark(ScenarioVerdict::kFailed, "invariant broken: " + i.Describe());
+  }
+  if (interrupted) report->Mark(ScenarioVerdict::kInterrupted, "interrupted: the figures so far, marked partial");
+}
+
+void Describe(const ComputeLocalityOptions& o, const ScenarioContext& ctx, ScenarioReport* report) {
+  report->procedure = {
+      fmt::format("one system at a time, a fresh server each: load products 1..{} (seed {}), {} records per "
+                  "request (Tarantool: one EVAL of a msgpack array of field-wise tuples; Redis: MSET of the "
+                  "records, MSET of their (id, title, views) form, ZADD per category)",
+                  kProductCount, ctx.seed, o.load_batch),
+      fmt::format("every path is called once untimed (its ids, objects and bytes), then {} times per pass, "
+                  "paths interleaved (A B C ... A B C ...){}, all on the one control connection",
+                  o.reps, o.swap_order ? ", then a second pass in reverse order (--swap-order)" : ""),
+      "bytes per call: what memstand read and wrote on its own socket, and TCP_INFO tcpi_bytes_received / "
+      "tcpi_bytes_acked of the same socket, before and after the call; time: the call and the client's "
+      "part (decoding the reply, sorting on the naive paths)",
+      fmt::format("ties: views descending, then id ascending, on every path; the reference is the top {} "
+                  "computed from the dataset itself",
+                  o.top)};
+  report->limits = {
+      "one client on loopback on this machine: nothing about a network with a real round-trip time, where "
+      "the naive paths' bytes would cost far more",
+      "absolute times describe this platform (docs/method.md rule 1); the ratios of two paths on one "
+      "connection in one run are what survives",
+      "the bytes ratio factors exactly into objects x bytes per object; neither factor is the price of "
+      "locality: the controls show what each one is",
+      "Redis's local path is two round trips (ZREVRANGE, MGET); on loopback a round trip is microseconds",
+      "PostgreSQL runs with fsync=off in a throwaway cluster: nothing here is about its durability"};
 }
 
 }  // namespace
@@ -310,33 +396,34 @@ std::string IdsText(const std::vector<uint32_t>& ids) {
 }
 
 json SystemJson(const SystemRun& sr, int run) {
-  json j{{"name", sr.name}, {"run", run}, {"server", sr.description}};
-  if (!sr.not_run.empty()) j["not_run"] = sr.not_run;
-  if (!sr.failure.empty()) j["failure"] = sr.failure;
+  json j{{key::kName, sr.name}, {key::kRun, run}, {"server", sr.description}};
+  if (!sr.not_run.empty()) j[key::kNotRun] = sr.not_run;
+  if (!sr.failure.empty()) j[key::kFailure] = sr.failure;
   j["load_seconds"] = sr.load_s;
   const PathRun* naive = Find(sr, "naive");
   const PathFigures base = naive != nullptr ? FiguresOf(*naive) : PathFigures{};
   json paths = json::array();
   for (const PathRun& pr : sr.paths) paths.push_back(PathJson(pr, base, naive != nullptr));
-  j["paths"] = paths;
+  j[key::kPaths] = paths;
   json pairs = json::array();
   for (const Pair& p : PairsOf(sr.name)) {
     const PathRun* a = Find(sr, p.a);
     const PathRun* b = Find(sr, p.b);
     if (a == nullptr || b == nullptr) continue;
     const Ratios r = RatiosOf(FiguresOf(*a), FiguresOf(*b));
-    pairs.push_back({{"label", p.label}, {"a", p.a}, {"b", p.b}, {"objects", r.objects}, {"bytes_in", r.bytes_in},
-                     {"bytes_per_object", r.bytes_per_object}, {"time", r.time}, {"reading", p.reading}});
+    pairs.push_back({{key::kLabel, p.label}, {key::kA, p.a}, {key::kB, p.b}, {key::kObjects, r.objects},
+                     {key::kBytesIn, r.bytes_in}, {key::kBytesPerObject, r.bytes_per_object}, {key::kTime, r.time},
+                     {"reading", p.reading}});
   }
-  j["pairs"] = pairs;
+  j[key::kPairs] = pairs;
   return j;
 }
 
 void FillTables(const std::vector<std::vector<SystemRun>>& runs, const std::vector<Invariant>& invariants,
                 ScenarioReport* report) {
-  Table samples{"samples",
-                {"run", "system", "path", "pass", "rep", "position", "ns", "objects", "bytes_in", "bytes_out",
-                 "kernel_bytes_received", "kernel_bytes_acked"},
+  Table samples{key::kSamplesTable,
+                {key::kColumnRun, key::kColumnSystem, key::kColumnPath, "pass", "rep", "position", key::kColumnNs,
+                 "objects", "bytes_in", "bytes_out", "kernel_bytes_received", "kernel_bytes_acked"},
                 {}};
   Table paths{"paths",
               {"run", "system", "path", "objects", "bytes_in", "bytes_out", "kernel_bytes_received",
@@ -405,6 +492,48 @@ std::string RangesText(const std::vector<std::vector<SystemRun>>& runs) {
                        same ? fmt::format("{} in every run", o[0]) : "DIFFER between runs (samples.csv)");
   }
   return out;
+}
+
+void FillComputeLocalityReport(const ComputeLocalityOptions& o, const ScenarioContext& ctx,
+                               const std::vector<uint32_t>& ref, const std::vector<std::vector<SystemRun>>& runs,
+                               ScenarioReport* report) {
+  const std::vector<Invariant> invariants = CheckIds(runs, ref, report);
+  Describe(o, ctx, report);
+  if (!runs.empty()) {
+    for (const SystemRun& sr : runs[0]) {
+      report->configuration_lines.push_back(sr.name + ": " + (sr.not_run.empty() ? sr.description : sr.not_run));
+      if (!sr.config_text.empty()) report->files["servers/" + sr.name + ".conf"] = sr.config_text;
+    }
+  }
+  std::string results;
+  json systems = json::array();
+  for (size_t k = 0; k < runs.size(); ++k) {
+    for (const SystemRun& sr : runs[k]) {
+      results += SystemBlock(sr, runs.size() > 1 ? fmt::format("run {}: ", k + 1) : "");
+      systems.push_back(SystemJson(sr, static_cast<int>(k + 1)));
+    }
+  }
+  report->blocks.push_back({fmt::format("Per system: {} reps per pass; ratios are naive / path", o.reps),
+                            results.empty() ? "    nothing ran\n" : results});
+  if (runs.size() > 1) report->blocks.push_back({"Ranges over the runs", RangesText(runs)});
+  std::string inv_text = fmt::format("    the top {} of '{}' (views descending, then id ascending): {}\n", o.top,
+                                     o.category, IdsText(ref));
+  for (const Invariant& i : invariants) inv_text += "    " + i.Describe() + "\n";
+  report->blocks.push_back({"Invariant: every path returns the same ids in the same order (a broken one fails "
+                            "the run)",
+                            inv_text});
+  json inv = json::array();
+  for (const Invariant& i : invariants) inv.push_back(i.ToJson());
+  report->json["category"] = o.category;
+  report->json["category_records"] = ProductCategoryCount(o.category);
+  report->json["top"] = o.top;
+  report->json["reps"] = o.reps;
+  report->json["swap_order"] = o.swap_order;
+  report->json["reference_ids"] = ref;
+  report->json[key::kSystems] = systems;
+  report->json["invariants"] = inv;
+  FillTables(runs, invariants, report);
+  FillVerdict(runs, invariants, ctx.interrupted(), report);
 }
 
 }  // namespace memstand

@@ -13,12 +13,15 @@
 #include "report/report_input.h"
 #include "report/report_section.h"
 #include "scenario/durability_overload/durability_overload.h"
+#include "scenario/durability_overload/json.h"
 
 namespace memstand {
 
 using nlohmann::json;
 
 namespace {
+
+namespace key = durability_overload_json;
 
 // The cells' seconds are laid end to end with this gap between two cells, so an interval
 // that reaches a cell's end is not joined to one that starts the next.
@@ -38,19 +41,19 @@ std::optional<Chart> ClusterTimeline(const nlohmann::json& cells) {
   std::set<double> xs;
   double offset = 0;
   for (const nlohmann::json& c : cells) {
-    const nlohmann::json& intervals = Array(c, "cluster_intervals");
-    const double seconds = Number(c, "seconds").value_or(0);
+    const nlohmann::json& intervals = Array(c, key::kClusterIntervals);
+    const double seconds = Number(c, key::kSeconds).value_or(0);
     if (seconds <= 0 && intervals.empty()) continue;  // a cell that did not run
-    starts.push_back({offset, fmt::format("run {} {} {} {} B", Text(c, "run"), Text(c, "mode"), Text(c, "op"),
-                                          Text(c, "size"))});
+    starts.push_back({offset, fmt::format("run {} {} {} {} B", Text(c, key::kRun), Text(c, key::kMode), Text(c, key::kOp),
+                                          Text(c, key::kSize))});
     xs.insert(offset);
     double end = seconds;
     for (const nlohmann::json& i : intervals) {
-      const std::string what = Text(i, "what");
+      const std::string what = Text(i, key::kWhat);
       auto it = std::find(rows.begin(), rows.end(), what);
       if (it == rows.end()) it = rows.insert(rows.end(), what);
-      const double from = offset + Number(i, "from_s").value_or(0);
-      const double to = offset + std::max(Number(i, "to_s").value_or(0), Number(i, "from_s").value_or(0));
+      const double from = offset + Number(i, key::kFromS).value_or(0);
+      const double to = offset + std::max(Number(i, key::kToS).value_or(0), Number(i, key::kFromS).value_or(0));
       spans.push_back({static_cast<size_t>(it - rows.begin()), from, to});
       xs.insert(from);
       xs.insert(to);
@@ -87,12 +90,12 @@ std::optional<Chart> ClusterTimeline(const nlohmann::json& cells) {
 
 // Throughput and runs with errors per cell (x) and durability mode (a series each).
 void MatrixCharts(const ReportInput& in, ReportSection* s) {
-  const json& matrix = Array(in.doc, "matrix");
+  const json& matrix = Array(in.doc, key::kMatrix);
   std::vector<std::string> cells, modes;
   std::map<std::pair<std::string, std::string>, const json*> by;  // (cell, mode)
   for (const json& m : matrix) {
-    const std::string cell = fmt::format("{} {} B {}", Text(m, "op"), Text(m, "size"), Text(m, "payload"));
-    const std::string mode = Text(m, "mode");
+    const std::string cell = fmt::format("{} {} B {}", Text(m, key::kOp), Text(m, key::kSize), Text(m, key::kPayload));
+    const std::string mode = Text(m, key::kMode);
     if (std::find(cells.begin(), cells.end(), cell) == cells.end()) cells.push_back(cell);
     if (std::find(modes.begin(), modes.end(), mode) == modes.end()) modes.push_back(mode);
     by[{cell, mode}] = &m;
@@ -124,8 +127,8 @@ void MatrixCharts(const ReportInput& in, ReportSection* s) {
     for (const std::string& cell : cells) {
       auto it = by.find({cell, modes[k]});
       const json* m = it == by.end() ? nullptr : it->second;
-      ops.data[k + 1].push_back(m != nullptr ? Number(Field(*m, "ops_per_sec"), "median") : std::nullopt);
-      errors.data[k + 1].push_back(m != nullptr ? Number(*m, "runs_with_errors") : std::nullopt);
+      ops.data[k + 1].push_back(m != nullptr ? Number(Field(*m, key::kOpsPerSec), key::kMedian) : std::nullopt);
+      errors.data[k + 1].push_back(m != nullptr ? Number(*m, key::kRunsWithErrors) : std::nullopt);
     }
   }
   ops.caption = "Each cell's median throughput over its runs (JSON matrix[].ops_per_sec.median; its runs with "
@@ -141,11 +144,11 @@ void MatrixCharts(const ReportInput& in, ReportSection* s) {
 
 void DurabilityOverloadCharts(const ReportInput& in, ReportSection* s) {
   MatrixCharts(in, s);
-  if (auto timeline = ClusterTimeline(Array(in.doc, "cells"))) {
+  if (auto timeline = ClusterTimeline(Array(in.doc, key::kCells))) {
     s->charts.push_back(std::move(*timeline));
   } else {
     double samples = 0;
-    for (const json& c : Array(in.doc, "cells")) samples += Number(c, "cluster_samples").value_or(0);
+    for (const json& c : Array(in.doc, key::kCells)) samples += Number(c, key::kClusterSamples).value_or(0);
     s->blocks.push_back(
         {"The cluster's state over time",
          {samples > 0 ? fmt::format("no interval to chart: in all {:.0f} CLUSTER INFO samples of the cells, every "

@@ -8,32 +8,34 @@
 
 #include "report/choice_map.h"
 #include "scenario/durability_overload/durability_overload.h"
+#include "scenario/durability_overload/json.h"
 
 namespace memstand {
 namespace {
 
 using nlohmann::json;
+namespace key = durability_overload_json;
 
 // durability-overload: SET throughput with the AOF mode against none, per size (the
 // durability price), and the runs with errors of that mode's SET cells.
 bool FillDurability(const std::string& mode, const json& doc, ChoiceRow* row, std::string* figure) {
-  if (!doc.contains("durability_price") || !doc["durability_price"].is_array()) return false;
+  if (!doc.contains(key::kDurabilityPrice) || !doc[key::kDurabilityPrice].is_array()) return false;
   std::string prices;
-  for (const json& p : doc["durability_price"]) {
-    if (!p.is_object() || p.value("mode", "") != mode || !p.contains("ratio") ||
-        !p["ratio"].is_number())
+  for (const json& p : doc[key::kDurabilityPrice]) {
+    if (!p.is_object() || p.value(key::kMode, "") != mode || !p.contains(key::kRatio) ||
+        !p[key::kRatio].is_number())
       continue;
     prices += fmt::format("{}{} B {}: {:.2f}x (N={})", prices.empty() ? "" : ", ",
-                          ChoiceValue(ChoiceAt(p, {"size"})), ChoiceValue(ChoiceAt(p, {"payload"})),
-                          p["ratio"].get<double>(), ChoiceValue(ChoiceAt(p, {"n"})));
+                          ChoiceValue(ChoiceAt(p, {key::kSize})), ChoiceValue(ChoiceAt(p, {key::kPayload})),
+                          p[key::kRatio].get<double>(), ChoiceValue(ChoiceAt(p, {key::kN})));
   }
   if (prices.empty()) return false;
   int64_t with_errors = 0, runs = 0;
-  if (doc.contains("matrix") && doc["matrix"].is_array()) {
-    for (const json& c : doc["matrix"]) {
-      if (!c.is_object() || c.value("mode", "") != mode || c.value("op", "") != "SET") continue;
-      with_errors += c.value("runs_with_errors", 0);
-      runs += c.value("runs", 0);
+  if (doc.contains(key::kMatrix) && doc[key::kMatrix].is_array()) {
+    for (const json& c : doc[key::kMatrix]) {
+      if (!c.is_object() || c.value(key::kMode, "") != mode || c.value(key::kOp, "") != "SET") continue;
+      with_errors += c.value(key::kRunsWithErrors, 0);
+      runs += c.value(key::kRuns, 0);
     }
   }
   row->faster = "every write appended to a log on disk; a restart replays it";

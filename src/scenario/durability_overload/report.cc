@@ -7,11 +7,13 @@
 #include <fmt/format.h>
 
 #include "report/repeat.h"
+#include "scenario/durability_overload/json.h"
 
 namespace memstand {
 namespace {
 
 using nlohmann::json;
+namespace key = durability_overload_json;
 
 // Reply errors the issue names; other prefixes are shown as they came.
 constexpr const char* kNamedKinds[] = {"CLUSTERDOWN", "MOVED", "TRYAGAIN", "timeout", "connection"};
@@ -209,9 +211,9 @@ std::string PriceText(const std::vector<std::string>& modes, const std::vector<G
       table->rows.push_back({std::to_string(none.size), none.payload, mode, fmt::format("{:.1f}", with.median),
                              fmt::format("{:.1f}", base.median), fmt::format("{:.4f}", ratio),
                              std::to_string(with.n), std::to_string(base.n)});
-      out->push_back({{"size", none.size}, {"payload", none.payload}, {"mode", mode},
-                      {"ops_per_sec", with.median}, {"ops_per_sec_none", base.median}, {"ratio", ratio},
-                      {"n", with.n}, {"n_none", base.n}});
+      out->push_back({{key::kSize, none.size}, {key::kPayload, none.payload}, {key::kMode, mode},
+                      {key::kOpsPerSec, with.median}, {"ops_per_sec_none", base.median}, {key::kRatio, ratio},
+                      {key::kN, with.n}, {"n_none", base.n}});
     }
   }
   if (text.empty()) return "    no pair of SET cells to compare\n";
@@ -286,20 +288,20 @@ std::string LegacyText(const DurabilityOverloadOptions& o, const DurabilityMeasu
 json CellJson(const CellResult& c) {
   json cl = json::array();
   for (const HeldInterval& i : c.cluster.intervals) {
-    cl.push_back({{"what", i.what}, {"from_s", i.from_s}, {"to_s", i.to_s}, {"open", i.open}});
+    cl.push_back({{key::kWhat, i.what}, {key::kFromS, i.from_s}, {key::kToS, i.to_s}, {"open", i.open}});
   }
-  return {{"run", c.plan.run}, {"mode", c.plan.mode}, {"op", c.plan.op}, {"size", c.plan.size},
-          {"payload", c.plan.payload}, {"keys", c.plan.keys}, {"ran", c.ran},
+  return {{key::kRun, c.plan.run}, {key::kMode, c.plan.mode}, {key::kOp, c.plan.op}, {key::kSize, c.plan.size},
+          {key::kPayload, c.plan.payload}, {"keys", c.plan.keys}, {"ran", c.ran},
           {"not_run", c.not_run.empty() ? json(nullptr) : json(c.not_run)}, {"interrupted", c.interrupted},
-          {"has_errors", c.has_errors()}, {"skipped", c.skipped()}, {"seconds", c.seconds}, {"ops", c.ops}, {"ok_replies", c.ok_replies},
+          {"has_errors", c.has_errors()}, {"skipped", c.skipped()}, {key::kSeconds, c.seconds}, {"ops", c.ops}, {"ok_replies", c.ok_replies},
           {"error_replies", c.error_replies}, {"unanswered", c.unanswered}, {"hits", c.hits}, {"misses", c.misses},
-          {"ops_per_sec", c.ops_per_s}, {"p50_ns", c.p50_ns}, {"p95_ns", c.p95_ns}, {"p99_ns", c.p99_ns},
+          {key::kOpsPerSec, c.ops_per_s}, {"p50_ns", c.p50_ns}, {"p95_ns", c.p95_ns}, {"p99_ns", c.p99_ns},
           {"max_ns", c.max_ns}, {"errors", c.errors}, {"first_error", c.first_error},
           {"moved_followed", c.moved_followed}, {"tryagain_retried", c.tryagain_retried},
           {"client_cpu_s", c.client_cpu_s}, {"server_cpu_s", c.server_cpu_s}, {"rss_mean", c.rss_mean},
           {"rss_max", c.rss_max}, {"write_bytes", c.write_bytes < 0 ? json(nullptr) : json(c.write_bytes)},
           {"write_bytes_per_sec", c.write_bytes < 0 ? json(nullptr) : json(c.bytes_per_s())}, {"aof", c.aof}, {"aof_settle_ms", c.aof_settle_ms},
-          {"cluster_samples", c.cluster.samples}, {"cluster_intervals", cl},
+          {key::kClusterSamples, c.cluster.samples}, {key::kClusterIntervals, cl},
           {"invariant", c.invariant ? c.invariant->ToJson() : json(nullptr)}};
 }
 
@@ -387,10 +389,11 @@ void FillDurabilityReport(const DurabilityOverloadOptions& o, const DurabilityMe
   json groups_json = json::array();
   for (const Group& g : groups) {
     const Range ops = g.Of([](const CellResult& c) { return c.ops_per_s; });
-    groups_json.push_back({{"mode", g.mode}, {"op", g.op}, {"size", g.size}, {"payload", g.payload},
-                           {"runs", g.runs.size()}, {"runs_with_errors", g.with_errors()},
+    groups_json.push_back({{key::kMode, g.mode}, {key::kOp, g.op}, {key::kSize, g.size}, {key::kPayload, g.payload},
+                           {key::kRuns, g.runs.size()}, {key::kRunsWithErrors, g.with_errors()},
                            {"runs_not_run", g.skipped()}, {"errors", g.Errors()},
-                           {"ops_per_sec", {{"min", ops.min}, {"median", ops.median}, {"max", ops.max}, {"n", ops.n}}}});
+                           {key::kOpsPerSec,
+                            {{"min", ops.min}, {key::kMedian, ops.median}, {"max", ops.max}, {"n", ops.n}}}});
     if (g.with_errors() > 0) {
       report->Mark(ScenarioVerdict::kFailed, fmt::format("{}: errors in {} of {} runs ({})", g.Name(), g.with_errors(),
                                                          g.runs.size(), ErrorsText(g.Errors())));
@@ -402,9 +405,9 @@ void FillDurabilityReport(const DurabilityOverloadOptions& o, const DurabilityMe
                              {"cell_duration_s", o.cell_duration_s}, {"node_timeout_ms", o.node_timeout_ms},
                              {"clients", o.clients}, {"pipeline", o.pipeline}, {"compress_ratio", o.compress_ratio},
                              {"probe_bytes", o.probe_bytes}, {"data_bytes", o.data_bytes}};
-  report->json["cells"] = cells_json;
-  report->json["matrix"] = groups_json;
-  report->json["durability_price"] = price_json;
+  report->json[key::kCells] = cells_json;
+  report->json[key::kMatrix] = groups_json;
+  report->json[key::kDurabilityPrice] = price_json;
   report->json["storage_probe"] = probe_json;
   report->json["legacy"] = legacy_json;
   report->json["mode_failures"] = m.mode_failures;

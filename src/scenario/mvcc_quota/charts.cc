@@ -5,25 +5,27 @@
 #include "report/json_fields.h"
 #include "report/report_input.h"
 #include "report/report_section.h"
+#include "scenario/mvcc_quota/json.h"
 #include "scenario/mvcc_quota/mvcc_quota.h"
 
 namespace memstand {
 namespace {
 
 using nlohmann::json;
+namespace key = mvcc_quota_json;
 
 ReportTable FiguresTable(const json& doc) {
   ReportTable t{
       "etcd and Redis (the first complete run)", "mvcc-quota", {"system", "figure", "value"}, {}};
-  for (const char* system : {"etcd", "redis"}) {
+  for (const char* system : {key::kEtcd, key::kRedis}) {
     const json& o = Field(doc, system);
     if (!o.is_object()) continue;
     for (const auto& [k, v] : o.items()) {
-      if (k != "db_size_by_write")
+      if (k != key::kDbSizeByWrite)
         t.rows.push_back({system, k, v.is_string() ? v.get<std::string>() : v.dump()});
     }
   }
-  t.rows.push_back({"", "ratio", Text(doc, "ratio")});
+  t.rows.push_back({"", "ratio", Text(doc, key::kRatio)});
   return t;
 }
 
@@ -31,9 +33,9 @@ ReportTable FiguresTable(const json& doc) {
 
 void MvccQuotaCharts(const ReportInput& in, ReportSection* s) {
   const json& doc = in.doc;
-  const json& etcd = Field(doc, "etcd");
+  const json& etcd = Field(doc, key::kEtcd);
   if (in.csv.empty()) s->tables.push_back(FiguresTable(doc));
-  const json& by_write = Array(etcd, "db_size_by_write");
+  const json& by_write = Array(etcd, key::kDbSizeByWrite);
   if (by_write.empty()) {
     s->blocks.push_back({"Charts", {"no chart: the JSON has no etcd.db_size_by_write series"}});
     return;
@@ -49,16 +51,16 @@ void MvccQuotaCharts(const ReportInput& in, ReportSection* s) {
     c.data[0].push_back(p[0].get<double>());
     c.data[1].push_back(p[1].get<double>() / (1 << 20));
   }
-  const json& profile = Field(doc, "profile");
-  if (auto q = Number(profile, "quota_bytes"))
+  const json& profile = Field(doc, key::kProfile);
+  if (auto q = Number(profile, key::kQuotaBytes))
     c.y_lines.push_back({*q / (1 << 20), "quota " + Cell(*q / (1 << 20)) + " MiB"});
-  if (auto after = Number(etcd, "db_size_after_recovery")) {
+  if (auto after = Number(etcd, key::kDbSizeAfterRecovery)) {
     c.y_lines.push_back({*after / (1 << 20),
                          "after the recovery, at the end: " + Cell(*after / (1 << 20)) + " MiB"});
   }
-  if (auto f = Number(etcd, "first_failed_write"))
+  if (auto f = Number(etcd, key::kFirstFailedWrite))
     c.x_lines.push_back({*f, "first failed write " + Cell(f)});
-  const json& in_portion = Field(etcd, "detected_in");
+  const json& in_portion = Field(etcd, key::kDetectedIn);
   if (in_portion.is_array() && in_portion.size() == 2 && in_portion[0].is_number() &&
       in_portion[1].is_number()) {
     c.bands.push_back(
@@ -71,8 +73,8 @@ void MvccQuotaCharts(const ReportInput& in, ReportSection* s) {
       "first "
       "failed write ({}), the lower line the size after the recovery (compact, defragment, disarm; "
       "canary {}).",
-      Text(profile, "portion"), Text(profile, "value_size"), Text(profile, "keys"),
-      Text(etcd, "error"), Field(etcd, "canary_ok") == true ? "ok" : "failed");
+      Text(profile, key::kPortion), Text(profile, key::kValueSize), Text(profile, key::kKeys),
+      Text(etcd, key::kError), Field(etcd, key::kCanaryOk) == true ? "ok" : "failed");
   s->charts.push_back(std::move(c));
 }
 

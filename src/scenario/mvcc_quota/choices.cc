@@ -6,38 +6,40 @@
 #include <vector>
 
 #include "report/choice_map.h"
+#include "scenario/mvcc_quota/json.h"
 #include "scenario/mvcc_quota/mvcc_quota.h"
 
 namespace memstand {
 namespace {
 
 using nlohmann::json;
+namespace key = mvcc_quota_json;
 
 bool FillMvccEtcd(const json& doc, ChoiceRow* row, std::string* figure) {
-  const json e = ChoiceAt(doc, {"etcd"});
-  if (!e.is_object() || !e.contains("first_failed_write")) return false;
+  const json e = ChoiceAt(doc, {key::kEtcd});
+  if (!e.is_object() || !e.contains(key::kFirstFailedWrite)) return false;
   row->faster = "every write a new MVCC revision: history, watches and linearizable reads";
   row->pay = fmt::format(
       "with {} hot keys overwritten, writes fail from write {} ('{}') at a database of {} B "
       "against a {} B quota; back to {} B only after compact, defragment and disarm",
-      ChoiceValue(ChoiceAt(doc, {"profile", "keys"})), ChoiceValue(e["first_failed_write"]),
-      ChoiceValue(ChoiceAt(e, {"error"})), ChoiceValue(ChoiceAt(e, {"db_size_at_failure"})),
-      ChoiceValue(ChoiceAt(doc, {"profile", "quota_bytes"})),
-      ChoiceValue(ChoiceAt(e, {"db_size_after_recovery"})));
-  *figure = "etcd first failed write " + ChoiceValue(e["first_failed_write"]);
+      ChoiceValue(ChoiceAt(doc, {key::kProfile, key::kKeys})), ChoiceValue(e[key::kFirstFailedWrite]),
+      ChoiceValue(ChoiceAt(e, {key::kError})), ChoiceValue(ChoiceAt(e, {key::kDbSizeAtFailure})),
+      ChoiceValue(ChoiceAt(doc, {key::kProfile, key::kQuotaBytes})),
+      ChoiceValue(ChoiceAt(e, {key::kDbSizeAfterRecovery})));
+  *figure = "etcd first failed write " + ChoiceValue(e[key::kFirstFailedWrite]);
   return true;
 }
 
 bool FillMvccRedis(const json& doc, ChoiceRow* row, std::string* figure) {
-  const json r = ChoiceAt(doc, {"redis"});
-  if (!r.is_object() || !r.contains("successful")) return false;
+  const json r = ChoiceAt(doc, {key::kRedis});
+  if (!r.is_object() || !r.contains(key::kSuccessful)) return false;
   row->faster = "overwrites in place: no history to compact";
   row->pay = fmt::format(
       "no history or watch of past revisions; the same {} writes: {} errors, used memory +{} B "
       "(etcd's database grew {} as much)",
-      ChoiceValue(ChoiceAt(r, {"attempted"})), ChoiceValue(ChoiceAt(r, {"errors"})),
-      ChoiceValue(ChoiceAt(r, {"used_memory_delta"})), ChoiceRatio(ChoiceAt(doc, {"ratio"})));
-  *figure = "redis used_memory_delta " + ChoiceValue(ChoiceAt(r, {"used_memory_delta"}));
+      ChoiceValue(ChoiceAt(r, {key::kAttempted})), ChoiceValue(ChoiceAt(r, {key::kErrors})),
+      ChoiceValue(ChoiceAt(r, {key::kUsedMemoryDelta})), ChoiceRatio(ChoiceAt(doc, {key::kRatio})));
+  *figure = "redis used_memory_delta " + ChoiceValue(ChoiceAt(r, {key::kUsedMemoryDelta}));
   return true;
 }
 

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "report/repeat.h"
 #include "scenario/kit/load_step.h"
 #include "scenario/kit/scenario_server.h"
+#include "scenario/mvcc_quota/report.h"
 
 namespace memstand {
 namespace {
@@ -16,40 +16,6 @@ using nlohmann::json;
 
 constexpr char kHotKeyPrefix[] = "hot:";
 constexpr char kCanaryKey[] = "memstand-canary";
-
-struct EtcdRun {
-  std::string failure;
-  int64_t attempted = 0, successful = 0, failed = 0;
-  int64_t db_size_before = 0, revision_before = 0, revision_end = 0;
-  int64_t first_failed_write = 0;  // 1-based; 0: none failed
-  std::string error;               // its text, verbatim
-  Interval detected_in;
-  std::vector<std::string> alarms;  // from the alarm list after the failure
-  int64_t db_size_at_failure = 0;   // status after the portion of the first failure
-  int64_t db_size_after_recovery = 0;
-  std::vector<std::string> recovery;  // each step and what it answered
-  bool canary_ok = false;
-  std::string canary_error;
-  std::vector<std::pair<int64_t, int64_t>> db_size_by_write;  // (writes attempted, db size)
-};
-
-struct RedisRun {
-  std::string failure;
-  int64_t attempted = 0, successful = 0, errors = 0;
-  int64_t used_memory_before = 0, used_memory_after = 0, keys = 0;
-  int64_t delta() const { return used_memory_after - used_memory_before; }
-};
-
-struct OneRun {
-  EtcdRun etcd;
-  RedisRun redis;
-  std::vector<Invariant> invariants;
-  double ratio = 0;  // etcd db size at failure / Redis Δused_memory
-  bool ok() const {
-    return etcd.failure.empty() && redis.failure.empty() &&
-           std::all_of(invariants.begin(), invariants.end(), [](const Invariant& i) { return i.ok(); });
-  }
-};
 
 LoadStepOptions StepOptions(const MvccQuotaOptions& o, const ScenarioContext& ctx, int64_t low) {
   LoadStepOptions s;
@@ -74,7 +40,7 @@ Result<etcd::Summary> EtcdStatus(ServerUnderTest& etcd) {
 }
 
 // Writes the profile to etcd portion by portion; stops at nothing but a lost server.
-void LoadEtcd(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerUnderTest& etcd, EtcdRun* r) {
+void LoadEtcd(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerUnderTest& etcd, MvccEtcdRun* r) {
   auto before = EtcdStatus(etcd);
   if (!before.ok()) {
     r->failure = before.status().message();
@@ -114,7 +80,7 @@ void LoadEtcd(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerUnder
 
 // The documented recovery: compact to the current revision (physical), defragment,
 // disarm the alarm; then the size after it and a canary put.
-void RecoverEtcd(ServerUnderTest& etcd, EtcdRun* r) {
+void RecoverEtcd(ServerUnderTest& etcd, MvccEtcdRun* r) {
   ProtoControl* c = etcd.control();
   auto alarms = c->EtcdRequest(etcd::AppendAlarmList);
   uint64_t member = 0;
@@ -149,7 +115,7 @@ void RecoverEtcd(ServerUnderTest& etcd, EtcdRun* r) {
   r->canary_error = canary.ok() ? error : canary.message();
 }
 
-void LoadRedis(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerUnderTest& redis, RedisRun* r) {
+void LoadRedis(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerUnderTest& redis, MvccRedisRun* r) {
   auto before = redis.Read();
   if (!before.ok()) {
     r->failure = before.status().message();
@@ -179,8 +145,8 @@ void LoadRedis(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerUnde
   r->keys = after->present;
 }
 
-void CheckInvariants(const MvccQuotaOptions& o, OneRun* run) {
-  const EtcdRun& e = run->etcd;
+void CheckInvariants(const MvccQuotaOptions& o, MvccQuotaRun* run) {
+  const MvccEtcdRun& e = run->etcd;
   run->invariants.push_back(MakeInvariant("etcd successful + failed", e.successful + e.failed, "attempted", e.attempted));
   // Every applied put adds one revision. A put that crosses the quota is applied and
   // still answered "database space exceeded" (etcd checks the quota again when it
@@ -195,14 +161,14 @@ void CheckInvariants(const MvccQuotaOptions& o, OneRun* run) {
     run->invariants.push_back(MakeInvariant("etcd successful", e.successful, "first failed write - 1",
                                             e.first_failed_write - 1));
   }
-  const RedisRun& r = run->redis;
+  const MvccRedisRun& r = run->redis;
   run->invariants.push_back(MakeInvariant("redis successful + errors", r.successful + r.errors, "attempted", r.attempted));
   run->invariants.push_back(MakeInvariant("redis keys", r.keys, "hot keys written",
                                           std::min<int64_t>(o.keys, r.successful)));
 }
 
-OneRun RunOnce(const MvccQuotaOptions& o, const ScenarioContext& ctx, int index, ScenarioReport* report) {
-  OneRun run;
+MvccQuotaRun RunOnce(const MvccQuotaOptions& o, const ScenarioContext& ctx, int index, ScenarioReport* report) {
+  MvccQuotaRun run;
   ServerConfig etcd_config{"etcd", SystemKind::kEtcd, {{"quota-backend-bytes", std::to_string(o.quota_bytes)}}, ""};
   ServerConfig redis_config{"redis", SystemKind::kRedis, {}, ""};
   auto etcd = ServerUnderTest::Start(etcd_config, ctx.interrupt);
@@ -235,162 +201,6 @@ OneRun RunOnce(const MvccQuotaOptions& o, const ScenarioContext& ctx, int index,
     if (run.redis.delta() > 0) run.ratio = double(run.etcd.db_size_at_failure) / double(run.redis.delta());
   }
   return run;
-}
-
-json EtcdJson(const EtcdRun& e) {
-  json sizes = json::array();
-  for (const auto& [w, size] : e.db_size_by_write) sizes.push_back({w, size});
-  return {{"attempted", e.attempted},
-          {"successful", e.successful},
-          {"failed", e.failed},
-          {"first_failed_write", e.first_failed_write == 0 ? json(nullptr) : json(e.first_failed_write)},
-          {"detected_in", e.first_failed_write == 0 ? json(nullptr) : json::array({e.detected_in.low, e.detected_in.high})},
-          {"error", e.error.empty() ? json(nullptr) : json(e.error)},
-          {"alarm", e.alarms.empty() ? json(nullptr) : json(e.alarms.front())},
-          {"alarms", e.alarms},
-          {"db_size_before", e.db_size_before},
-          {"db_size_at_failure", e.db_size_at_failure},
-          {"db_size_after_recovery", e.db_size_after_recovery},
-          {"recovery", e.recovery},
-          {"canary_ok", e.canary_ok},
-          {"canary_error", e.canary_error},
-          {"revision_before", e.revision_before},
-          {"revision_end", e.revision_end},
-          {"failed_but_applied", e.revision_end - e.revision_before - e.successful},
-          {"db_size_by_write", sizes}};
-}
-
-json RedisJson(const RedisRun& r) {
-  return {{"attempted", r.attempted},
-          {"successful", r.successful},
-          {"errors", r.errors},
-          {"keys", r.keys},
-          {"used_memory_before", r.used_memory_before},
-          {"used_memory_after", r.used_memory_after},
-          {"used_memory_delta", r.delta()}};
-}
-
-std::string RunText(const MvccQuotaOptions& o, const OneRun& run, const std::string& tag) {
-  const EtcdRun& e = run.etcd;
-  std::string out;
-  if (!e.failure.empty()) {
-    out += fmt::format("    {}etcd FAILED: {}\n", tag, e.failure);
-  } else if (e.first_failed_write == 0) {
-    out += fmt::format("    {}etcd: all {} writes succeeded; db size {} bytes: the quota of {} was not reached\n",
-                       tag, e.successful, e.db_size_by_write.empty() ? 0 : e.db_size_by_write.back().second,
-                       o.quota_bytes);
-  } else {
-    out += fmt::format("    {}etcd: first failed write {} (detected in portion {}), error: {}\n", tag,
-                       e.first_failed_write, e.detected_in.Describe(), e.error);
-    out += fmt::format("      alarm: {}; db size at failure {} bytes (status after that portion); "
-                       "successful {}, failed {} of {}\n",
-                       e.alarms.empty() ? "none listed" : fmt::format("{}", fmt::join(e.alarms, ", ")),
-                       e.db_size_at_failure, e.successful, e.failed, e.attempted);
-    const int64_t applied_anyway = e.revision_end - e.revision_before - e.successful;
-    if (applied_anyway > 0) {
-      out += fmt::format("      {} of the failed puts were applied all the same (revisions added {} = {} "
-                         "successful + {}): the put that crosses the quota is applied and answered with "
-                         "the error\n", applied_anyway, e.revision_end - e.revision_before, e.successful,
-                         applied_anyway);
-    }
-    for (const std::string& step : e.recovery) out += "      recovery: " + step + "\n";
-    out += fmt::format("      db size after recovery {} bytes; canary put: {}\n", e.db_size_after_recovery,
-                       e.canary_ok ? "succeeded" : "FAILED: " + e.canary_error);
-  }
-  const RedisRun& r = run.redis;
-  if (!r.failure.empty()) {
-    out += fmt::format("    {}redis FAILED: {}\n", tag, r.failure);
-  } else {
-    out += fmt::format("    {}redis: successful {}, errors {}; used_memory {} -> {} bytes (Δ {}), keys {}\n",
-                       tag, r.successful, r.errors, r.used_memory_before, r.used_memory_after, r.delta(), r.keys);
-  }
-  if (run.ratio > 0) {
-    out += fmt::format("    {}etcd db size at failure / Redis Δused_memory = {:.1f} (specific to this profile "
-                       "and quota)\n", tag, run.ratio);
-  }
-  return out;
-}
-
-RepeatSummary SummaryOf(const std::vector<OneRun>& runs) {
-  std::vector<RunFigures> figures;
-  for (const OneRun& run : runs) {
-    RunFigures f;
-    if (!run.ok()) {
-      f.outcome = run.etcd.failure == "interrupted" || run.redis.failure == "interrupted" ? RunOutcome::kInterrupted
-                                                                                           : RunOutcome::kFailed;
-      f.reason = !run.etcd.failure.empty() ? run.etcd.failure
-                 : !run.redis.failure.empty() ? run.redis.failure : "an invariant broke";
-    }
-    auto add = [&](const char* row, const char* key, double v) { f.figures.push_back({row, key, key, v}); };
-    if (run.etcd.first_failed_write > 0) add("etcd", "first_failed_write", double(run.etcd.first_failed_write));
-    add("etcd", "db_size_at_failure", double(run.etcd.db_size_at_failure));
-    add("etcd", "db_size_after_recovery", double(run.etcd.db_size_after_recovery));
-    add("redis", "used_memory_delta", double(run.redis.delta()));
-    if (run.ratio > 0) add("ratio", "ratio", run.ratio);
-    figures.push_back(std::move(f));
-  }
-  return Summarize(figures, static_cast<int>(figures.size()));
-}
-
-void Fill(const MvccQuotaOptions& o, const std::vector<OneRun>& runs, bool interrupted, ScenarioReport* report) {
-  std::string results, invariants;
-  Table writes{"etcd_db_size", {"run", "writes_attempted", "db_size"}, {}};
-  Table inv{"invariants", {"run", "invariant", "lhs_value", "rhs_value", "ok"}, {}};
-  json runs_json = json::array();
-  for (size_t k = 0; k < runs.size(); ++k) {
-    const OneRun& run = runs[k];
-    const std::string n = std::to_string(k + 1);
-    results += RunText(o, run, runs.size() > 1 ? "run " + n + ": " : "");
-    for (const Invariant& i : run.invariants) {
-      invariants += fmt::format("    run {}: {}\n", n, i.Describe());
-      inv.rows.push_back({n, i.name, std::to_string(i.lhs_value), std::to_string(i.rhs_value), i.ok() ? "true" : "false"});
-      if (!i.ok()) report->Mark(ScenarioVerdict::kFailed, fmt::format("run {}: invariant broken: {}", n, i.Describe()));
-    }
-    for (const auto& [w, size] : run.etcd.db_size_by_write) writes.rows.push_back({n, std::to_string(w), std::to_string(size)});
-    for (const std::string* f : {&run.etcd.failure, &run.redis.failure}) {
-      if (!f->empty() && *f != "interrupted") report->Mark(ScenarioVerdict::kFailed, fmt::format("run {}: {}", n, *f));
-    }
-    if (run.etcd.failure.empty() && run.etcd.first_failed_write > 0 && !run.etcd.canary_ok) {
-      report->Mark(ScenarioVerdict::kFailed, fmt::format("run {}: the canary put failed after the recovery", n));
-    }
-    runs_json.push_back({{"run", k + 1}, {"ok", run.ok()}, {"etcd", EtcdJson(run.etcd)}, {"redis", RedisJson(run.redis)},
-                         {"ratio", run.ratio > 0 ? json(run.ratio) : json(nullptr)}, {"invariants", [&] {
-                           json a = json::array();
-                           for (const Invariant& i : run.invariants) a.push_back(i.ToJson());
-                           return a;
-                         }()}});
-  }
-  RepeatSummary sum = SummaryOf(runs);
-  json summary = json::object();
-  if (runs.size() > 1) {
-    results += fmt::format("    over the runs: {} ok, {} failed, {} interrupted (of {})\n", sum.ok, sum.failed,
-                           sum.interrupted, sum.runs);
-    for (const FigureRange& f : sum.ranges) {
-      results += fmt::format("    {} {}: {:.6g} {:.6g} {:.6g} (min median max, N={})\n", f.row, f.key, f.range.min,
-                             f.range.median, f.range.max, f.range.n);
-    }
-    for (const std::string& f : sum.failures) results += "      " + f + "\n";
-  }
-  for (const FigureRange& f : sum.ranges) {
-    summary[f.row + "." + f.key] = {{"min", f.range.min}, {"median", f.range.median}, {"max", f.range.max}, {"n", f.range.n}};
-  }
-  report->blocks.push_back({"Results", results});
-  report->blocks.push_back({"Invariants (a broken one fails the run)",
-                            invariants.empty() ? "    none checked: no run completed\n" : invariants});
-  report->tables = {writes, inv};
-  // The first complete run's figures at the top level (the field names).
-  for (const OneRun& run : runs) {
-    if (!run.ok()) continue;
-    report->json["etcd"] = EtcdJson(run.etcd);
-    report->json["redis"] = RedisJson(run.redis);
-    report->json["ratio"] = run.ratio > 0 ? json(run.ratio) : json(nullptr);
-    break;
-  }
-  report->json["runs_detail"] = runs_json;
-  report->json["summary"] = summary;
-  report->json["profile"] = {{"quota_bytes", o.quota_bytes}, {"keys", o.keys}, {"writes", o.writes},
-                             {"value_size", o.value_size}, {"payload", "random"}, {"portion", o.portion}};
-  if (interrupted) report->Mark(ScenarioVerdict::kInterrupted, "interrupted: the figures so far, marked partial");
 }
 
 }  // namespace
@@ -432,7 +242,7 @@ Result<ScenarioReport> RunMvccQuota(const MvccQuotaOptions& o, const ScenarioCon
     report.blocks.push_back({"Results", "    nothing ran: the comparison needs both servers\n"});
     return report;
   }
-  std::vector<OneRun> runs;
+  std::vector<MvccQuotaRun> runs;
   for (int k = 1; k <= ctx.runs && !ctx.interrupted(); ++k) {
     runs.push_back(RunOnce(o, ctx, k, &report));
     report.runs_made = k;
@@ -453,7 +263,7 @@ Result<ScenarioReport> RunMvccQuota(const MvccQuotaOptions& o, const ScenarioCon
       "no compaction policy was configured: etcd's auto-compaction would change the outcome (--set on a "
       "real deployment); this shows the default",
       "one member, on loopback: nothing about raft replication cost"};
-  Fill(o, runs, ctx.interrupted(), &report);
+  FillMvccQuotaReport(o, runs, ctx.interrupted(), &report);
   return report;
 }
 

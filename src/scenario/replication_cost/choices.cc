@@ -7,12 +7,14 @@
 #include <vector>
 
 #include "report/choice_map.h"
+#include "scenario/replication_cost/json.h"
 #include "scenario/replication_cost/replication_cost.h"
 
 namespace memstand {
 namespace {
 
 using nlohmann::json;
+namespace key = replication_cost_json;
 
 // replication-cost: path a against path b of `system` at equal concurrency in the first
 // run (the throughput ratio per level); a path whose cells all stalled or failed says
@@ -20,27 +22,27 @@ using nlohmann::json;
 bool FillReplication(const std::string& system, const std::string& a, const std::string& b,
                      const json& doc, ChoiceRow* row, std::string* figure) {
   std::string levels;
-  if (doc.contains("ratios") && doc["ratios"].is_array()) {
-    for (const json& r : doc["ratios"]) {
-      if (!r.is_object() || r.value("run", 0) != 1 || r.value("system", "") != system ||
-          r.value("a", "") != a || r.value("b", "") != b || !r.contains("throughput_ratio") ||
-          !r["throughput_ratio"].is_number()) {
+  if (doc.contains(key::kRatios) && doc[key::kRatios].is_array()) {
+    for (const json& r : doc[key::kRatios]) {
+      if (!r.is_object() || r.value(key::kRun, 0) != 1 || r.value(key::kSystem, "") != system ||
+          r.value(key::kA, "") != a || r.value(key::kB, "") != b || !r.contains(key::kThroughputRatio) ||
+          !r[key::kThroughputRatio].is_number()) {
         continue;
       }
       levels += fmt::format("{}{}: {:.2f}x", levels.empty() ? "" : ", ",
-                            ChoiceValue(ChoiceAt(r, {"concurrency"})),
-                            r["throughput_ratio"].get<double>());
+                            ChoiceValue(ChoiceAt(r, {key::kConcurrency})),
+                            r[key::kThroughputRatio].get<double>());
     }
   }
   int cells = 0, held = 0;
-  if (doc.contains("cells") && doc["cells"].is_array()) {
-    for (const json& c : doc["cells"]) {
-      if (!c.is_object() || c.value("run", 0) != 1 || c.value("system", "") != system ||
-          c.value("path", "") != a) {
+  if (doc.contains(key::kCells) && doc[key::kCells].is_array()) {
+    for (const json& c : doc[key::kCells]) {
+      if (!c.is_object() || c.value(key::kRun, 0) != 1 || c.value(key::kSystem, "") != system ||
+          c.value(key::kPath, "") != a) {
         continue;
       }
       ++cells;
-      held += c.value("ok", false) && !c.value("stalled", false) ? 1 : 0;
+      held += c.value(key::kOk, false) && !c.value(key::kStalled, false) ? 1 : 0;
     }
   }
   if (levels.empty() && cells == 0) return false;

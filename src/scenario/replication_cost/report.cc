@@ -6,12 +6,14 @@
 #include <fmt/format.h>
 
 #include "report/repeat.h"
+#include "scenario/replication_cost/json.h"
 #include "scenario/replication_cost/run.h"
 
 namespace memstand {
 namespace {
 
 using nlohmann::json;
+namespace key = replication_cost_json;
 
 // A comparison at equal concurrency: path a against path b of one system.
 struct RatioSpec {
@@ -185,11 +187,11 @@ json CellJson(const ReplicationCell& c) {
   }
   json servers = json::array();
   for (const ReplicationNodeCpu& n : c.servers) servers.push_back({{"node", n.node}, {"pid", n.pid}, {"core_share", n.core_share}});
-  json j = {{"run", c.run}, {"system", c.system}, {"path", c.path}, {"concurrency", c.concurrency},
-            {"write", c.write}, {"ok", c.ok()}, {"failure", c.failure.empty() ? json(nullptr) : json(c.failure)},
-            {"measured_s", c.measured_s}, {"ops", c.ops}, {"ops_per_sec", c.ops_per_sec}, {"p50_us", c.p50_us},
-            {"p99_us", c.p99_us}, {"mean_us", c.mean_us}, {"errors", c.errors}, {"unanswered", c.unanswered},
-            {"stalled", c.stalled}, {"queue_wait_ms", c.queue_wait_ms},
+  json j = {{key::kRun, c.run}, {key::kSystem, c.system}, {key::kPath, c.path}, {key::kConcurrency, c.concurrency},
+            {"write", c.write}, {key::kOk, c.ok()}, {"failure", c.failure.empty() ? json(nullptr) : json(c.failure)},
+            {"measured_s", c.measured_s}, {"ops", c.ops}, {key::kOpsPerSec, c.ops_per_sec}, {"p50_us", c.p50_us},
+            {key::kP99Us, c.p99_us}, {"mean_us", c.mean_us}, {"errors", c.errors}, {"unanswered", c.unanswered},
+            {key::kStalled, c.stalled}, {"queue_wait_ms", c.queue_wait_ms},
             {"first_error", c.first_error.empty() ? json(nullptr) : json(c.first_error)},
             {"errors_by_kind", [&] {
                json k = json::array();
@@ -367,14 +369,15 @@ void KneeAndRatioBlocks(const std::vector<Knee>& knees, const std::vector<Ratio>
     rt.rows.push_back({std::to_string(r.run), r.system, r.a, r.b, std::to_string(r.concurrency),
                        fmt::format("{:.4f}", r.throughput), fmt::format("{:.4f}", r.p50), fmt::format("{:.4f}", r.p99),
                        fmt::format("{:.4f}", r.mean), r.flagged ? "true" : "false"});
-    rj.push_back({{"run", r.run}, {"system", r.system}, {"a", r.a}, {"b", r.b}, {"concurrency", r.concurrency},
-                  {"throughput_ratio", r.throughput}, {"p50_ratio", r.p50}, {"p99_ratio", r.p99},
+    rj.push_back({{key::kRun, r.run}, {key::kSystem, r.system}, {key::kA, r.a}, {key::kB, r.b},
+                  {key::kConcurrency, r.concurrency}, {key::kThroughputRatio, r.throughput}, {"p50_ratio", r.p50},
+                  {"p99_ratio", r.p99},
                   {"mean_ratio", r.mean}, {"client_bottleneck", r.flagged}});
   }
   report->blocks.push_back({"Ratios at equal concurrency (a / b, measured in the same run)",
                             rb.empty() ? "    none: no pair of cells completed\n" : rb});
   report->tables.push_back(rt);
-  report->json["ratios"] = rj;
+  report->json[key::kRatios] = rj;
 }
 
 void InvariantBlock(const std::vector<ReplicationSystemRun>& runs, ScenarioReport* report) {
@@ -491,7 +494,7 @@ void FillReplicationReport(const ReplicationCostOptions& o, const std::vector<Re
                        {"notes", r.notes}});
   }
   report->tables.insert(report->tables.begin(), cells);
-  report->json["cells"] = cj;
+  report->json[key::kCells] = cj;
   report->json["systems"] = systems;
   report->json["concurrency"] = o.concurrency;
   report->json["step_seconds"] = o.step_s;

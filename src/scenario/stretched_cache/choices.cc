@@ -7,33 +7,35 @@
 #include <vector>
 
 #include "report/choice_map.h"
+#include "scenario/stretched_cache/json.h"
 #include "scenario/stretched_cache/stretched_cache.h"
 
 namespace memstand {
 namespace {
 
 using nlohmann::json;
+namespace key = stretched_cache_json;
 
 // stretched-cache: the cell of `client` through the pipelined relay (the model of a
 // wire) at the largest distance of the first run.
 bool FillStretched(const std::string& client, const json& doc, ChoiceRow* row,
                    std::string* figure) {
   const json* best = nullptr;
-  if (!doc.contains("cells") || !doc["cells"].is_array()) return false;
-  for (const json& c : doc["cells"]) {
-    if (!c.is_object() || c.value("client", "") != client ||
-        c.value("relay_mode", "") != "pipelined" || c.value("run", 0) != 1 ||
-        !c.contains("median_ns") || !c.contains("one_way_ns")) {
+  if (!doc.contains(key::kCells) || !doc[key::kCells].is_array()) return false;
+  for (const json& c : doc[key::kCells]) {
+    if (!c.is_object() || c.value(key::kClient, "") != client ||
+        c.value(key::kRelayMode, "") != "pipelined" || c.value(key::kRun, 0) != 1 ||
+        !c.contains(key::kMedianNs) || !c.contains(key::kOneWayNs)) {
       continue;
     }
-    if (best == nullptr || c["one_way_ns"].get<double>() > (*best)["one_way_ns"].get<double>())
+    if (best == nullptr || c[key::kOneWayNs].get<double>() > (*best)[key::kOneWayNs].get<double>())
       best = &c;
   }
   if (best == nullptr) return false;
   const double ms = 1e6;
-  const double one_way = (*best)["one_way_ns"].get<double>() / ms,
-               cost = (*best)["median_ns"].get<double>() / ms;
-  const double rtt = (*best).value("round_trip_ns", 2 * one_way * ms) / ms;
+  const double one_way = (*best)[key::kOneWayNs].get<double>() / ms,
+               cost = (*best)[key::kMedianNs].get<double>() / ms;
+  const double rtt = (*best).value(key::kRoundTripNs, 2 * one_way * ms) / ms;
   row->faster = client == "pipelined"
                     ? "SET and WAIT 1 leave in one write: the acknowledgement costs one round trip"
                     : "the client waits for SET's reply before it asks for the acknowledgement";

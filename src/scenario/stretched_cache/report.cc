@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 
 #include "report/repeat.h"
+#include "scenario/stretched_cache/json.h"
 
 namespace memstand {
 namespace {
 
 using nlohmann::json;
+namespace key = stretched_cache_json;
 
 std::string Ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 std::string SignedMs(double ns) { return fmt::format("{:+.3f}", ns / 1e6); }
@@ -422,8 +424,9 @@ void DerivedJson(const StretchedCacheOptions& o, const StretchedRun& r, json* no
         const Series* s = Find(r, "d", DistanceText(dist) + " " + mode, m);
         if (s == nullptr || s->samples.empty()) continue;
         const CellFigures f = FiguresOf(Times(*s).median, dist);
-        cells->push_back({{"run", r.run}, {"one_way_ns", dist}, {"relay_mode", mode}, {"client", ClientModeName(m)},
-                          {"median_ns", f.cost_ns}, {"round_trip_ns", f.round_trip_ns},
+        cells->push_back({{key::kRun, r.run}, {key::kOneWayNs, dist}, {key::kRelayMode, mode},
+                          {key::kClient, ClientModeName(m)}, {key::kMedianNs, f.cost_ns},
+                          {key::kRoundTripNs, f.round_trip_ns},
                           {"over_round_trip_ns", f.over_round_trip_ns}});
       }
       double diff = 0;
@@ -444,9 +447,10 @@ void DerivedJson(const StretchedCacheOptions& o, const StretchedRun& r, json* no
     double diff = 0;
     if (Difference(direct, relayed, &diff)) {
       const CellFigures f = FiguresOf(Times(*relayed).median, dist);
-      calibration->push_back({{"run", r.run}, {"one_way_ns", dist}, {"get_direct_median_ns", Times(*direct).median},
-                              {"get_relay_median_ns", f.cost_ns}, {"relay_minus_direct_ns", diff},
-                              {"round_trip_ns", f.round_trip_ns}, {"relay_minus_round_trip_ns", f.over_round_trip_ns}});
+      calibration->push_back({{key::kRun, r.run}, {key::kOneWayNs, dist},
+                              {"get_direct_median_ns", Times(*direct).median}, {key::kGetRelayMedianNs, f.cost_ns},
+                              {"relay_minus_direct_ns", diff}, {key::kRoundTripNs, f.round_trip_ns},
+                              {"relay_minus_round_trip_ns", f.over_round_trip_ns}});
     }
   }
 }
@@ -486,9 +490,9 @@ void FillJson(const StretchedCacheOptions& o, const std::vector<StretchedRun>& r
   j["run_list"] = run_list;
   j["series"] = series;
   j["nodelay"] = nodelay;
-  j["cells"] = cells;
+  j[key::kCells] = cells;
   j["mode_differences"] = modes;
-  j["calibration"] = calibration;
+  j[key::kCalibration] = calibration;
   j["relays"] = relays;
   j["link_checks"] = checks;
   j["wait"] = {{"operations", waits}, {"ones", ones}, {"other_answers", other}};
