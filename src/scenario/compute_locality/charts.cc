@@ -1,4 +1,4 @@
-// compute-locality (docs/scenarios.md): the ratios naive / path of objects, bytes in and
+// compute-locality (docs/scenarios/compute-locality.md): the ratios naive / path of objects, bytes in and
 // time per comparison of each system, and every timed call per path from the evidence
 // folder's samples.csv (docs/method.md rules 9, 11).
 #include <algorithm>

@@ -1,4 +1,4 @@
-// compute-locality (docs/scenarios.md): the top-10 products of
+// compute-locality (docs/scenarios/compute-locality.md): the top-10 products of
 // a category by views, computed by fetching the whole category to the client (naive)
 // or by the server (local), on the same data in the same run, with the controls that
 // separate "fewer rows" from "fewer bytes per row" from "an algorithm near the data".
@@ -23,12 +23,12 @@ struct ReportInput;
 struct ReportSection;
 
 struct ComputeLocalityOptions {
-  /// Timed calls of each path per pass (docs/scenarios.md: the median of 51).
+  /// Timed calls of each path per pass (docs/scenarios/compute-locality.md: the median of 51).
   int reps = 51;
   /// A second pass with the paths in reverse order (docs/method.md rule 10).
   bool swap_order = true;
   std::string category = "tools";
-  /// Rows of the top (docs/scenarios.md: 10).
+  /// Rows of the top (docs/scenarios/compute-locality.md: 10).
   int top = 10;
   /// Records per load request (one EVAL or MSET): the load takes seconds, not minutes.
   uint32_t load_batch = 1000;

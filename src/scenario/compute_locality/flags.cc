@@ -1,4 +1,4 @@
-// compute-locality's flags (docs/scenarios.md), turned into ComputeLocalityOptions.
+// compute-locality's flags (docs/scenarios/compute-locality.md), turned into ComputeLocalityOptions.
 #include <memory>
 
 #include <CLI/CLI.hpp>

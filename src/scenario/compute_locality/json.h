@@ -1,6 +1,6 @@
 // compute-locality's JSON and evidence contract: the keys its writer (report.cc) writes
 // and its readers (charts.cc, choices.cc) read, and the evidence table and columns its
-// charts read, each spelt once here (docs/scenarios.md#compute-locality).
+// charts read, each spelt once here (docs/scenarios/compute-locality.md).
 // contract_test.cc feeds a report made of fabricated runs to both.
 #pragma once
 

@@ -1,4 +1,4 @@
-// compute-locality's systems (docs/scenarios.md): how each stores the products
+// compute-locality's systems (docs/scenarios/compute-locality.md): how each stores the products
 // records, and its paths to the top-N of a category by views (ties: id ascending),
 // each one call on the server's one control connection. The scenario times them
 // (compute_locality.h); this file knows the schemas, the requests and their replies.

@@ -1,4 +1,4 @@
-// durability-overload (docs/scenarios.md): each cell's throughput per durability mode,
+// durability-overload (docs/scenarios/durability-overload.md): each cell's throughput per durability mode,
 // how many of its runs had errors (the matrix coloured by errors, as two series), and
 // the cluster's state over time (CLUSTER INFO on every node each second: the intervals a
 // node was flagged, silent or saw cluster_state:fail, on one timeline of the cells).

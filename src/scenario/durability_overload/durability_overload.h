@@ -1,4 +1,4 @@
-// durability-overload (docs/scenarios.md): what durability
+// durability-overload (docs/scenarios/durability-overload.md): what durability
 // costs, and how a Redis Cluster behaves when writes saturate the disk: slower, or
 // unavailable. A fresh cluster of N masters per durability mode and run (no
 // persistence; AOF with each appendfsync asked for), SET cells of each value size and
@@ -23,11 +23,11 @@ struct ReportInput;
 struct ReportSection;
 
 struct DurabilityOverloadOptions {
-  /// Masters of the cluster (docs/scenarios.md: 8, the published benchmark's size).
+  /// Masters of the cluster (docs/scenarios/durability-overload.md: 8, the published benchmark's size).
   int masters = 8;
-  /// The AOF modes compared with no persistence, by appendfsync (docs/scenarios.md: everysec).
+  /// The AOF modes compared with no persistence, by appendfsync (docs/scenarios/durability-overload.md: everysec).
   std::vector<std::string> fsync = {"everysec"};
-  std::vector<uint64_t> sizes = {100, 10 << 10, 256 << 10};  // bytes (docs/scenarios.md)
+  std::vector<uint64_t> sizes = {100, 10 << 10, 256 << 10};  // bytes (docs/scenarios/durability-overload.md)
   std::vector<std::string> payloads = {"random", "compressible"};
   /// Measured seconds per cell: 2 s keeps the default matrix (2 modes x 3 runs x (3
   /// sizes x 2 payloads SET + 3 GET)) near two minutes on a 2-core machine.

@@ -1,4 +1,4 @@
-// durability-overload's flags (docs/scenarios.md), turned into DurabilityOverloadOptions.
+// durability-overload's flags (docs/scenarios/durability-overload.md), turned into DurabilityOverloadOptions.
 #include <algorithm>
 #include <memory>
 

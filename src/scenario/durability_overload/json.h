@@ -1,6 +1,7 @@
 // durability-overload's JSON contract: the keys its writer (report.cc) writes and its
-// readers (charts.cc, choices.cc) read, each spelt once here (docs/scenarios.md
-// #durability-overload). contract_test.cc feeds a report made of fabricated cells to both.
+// readers (charts.cc, choices.cc) read, each spelt once here
+// (docs/scenarios/durability-overload.md). contract_test.cc feeds a report made of
+// fabricated cells to both.
 #pragma once
 
 namespace memstand::durability_overload_json {

@@ -1,7 +1,7 @@
 // durability-overload's report: the matrix of cells (ranges over runs, with the runs
 // that had errors counted: docs/method.md rule 16), the price of durability per size, the
 // storage probe, the legacy-client block, the cluster's state, the invariants, and the
-// JSON and evidence tables (docs/scenarios.md).
+// JSON and evidence tables (docs/scenarios/durability-overload.md).
 #pragma once
 
 #include <optional>

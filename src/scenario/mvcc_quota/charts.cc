@@ -1,4 +1,4 @@
-// mvcc-quota (docs/scenarios.md): etcd's backend size after each portion of writes, the
+// mvcc-quota (docs/scenarios/mvcc-quota.md): etcd's backend size after each portion of writes, the
 // quota, the first failed write and the size after the recovery.
 #include <fmt/format.h>
 

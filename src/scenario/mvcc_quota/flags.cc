@@ -1,4 +1,4 @@
-// mvcc-quota's flags (docs/scenarios.md), turned into MvccQuotaOptions.
+// mvcc-quota's flags (docs/scenarios/mvcc-quota.md), turned into MvccQuotaOptions.
 #include <memory>
 
 #include <CLI/CLI.hpp>

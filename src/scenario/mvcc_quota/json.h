@@ -1,5 +1,5 @@
 // mvcc-quota's JSON contract: the keys its writer (report.cc) writes and its readers
-// (charts.cc, choices.cc) read, each spelt once here (docs/scenarios.md#mvcc-quota).
+// (charts.cc, choices.cc) read, each spelt once here (docs/scenarios/mvcc-quota.md).
 // contract_test.cc feeds a report made of a fabricated run to both.
 #pragma once
 

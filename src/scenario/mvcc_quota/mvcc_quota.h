@@ -1,4 +1,4 @@
-// mvcc-quota (docs/scenarios.md): a hot, frequently overwritten
+// mvcc-quota (docs/scenarios/mvcc-quota.md): a hot, frequently overwritten
 // key set written to etcd, whose every write is a new MVCC revision kept until
 // compaction, until its backend quota is exceeded; then the documented recovery
 // (compact, defragment, disarm) and a canary write. The same profile runs against Redis
@@ -18,7 +18,7 @@ struct ReportInput;
 struct ReportSection;
 
 struct MvccQuotaOptions {
-  /// etcd --quota-backend-bytes: 64 MiB (docs/scenarios.md), small enough to be reached by
+  /// etcd --quota-backend-bytes: 64 MiB (docs/scenarios/mvcc-quota.md), small enough to be reached by
   /// 50,000 writes of 1 KiB in seconds.
   int64_t quota_bytes = int64_t{64} << 20;
   uint32_t keys = 5000;     // the hot set: write i goes to key i mod keys

@@ -1,4 +1,4 @@
-// replication-cost (docs/scenarios.md): per system, each path's throughput and p99
+// replication-cost (docs/scenarios/replication-cost.md): per system, each path's throughput and p99
 // against concurrency (the sweep its knee comes from), and the ratios at equal
 // concurrency (sync / async, replicas / master, SET + WAIT / SET).
 #include <algorithm>

@@ -1,4 +1,4 @@
-// replication-cost's flags (docs/scenarios.md), turned into ReplicationCostOptions.
+// replication-cost's flags (docs/scenarios/replication-cost.md), turned into ReplicationCostOptions.
 #include <memory>
 
 #include <CLI/CLI.hpp>

@@ -1,6 +1,7 @@
 // replication-cost's JSON contract: the keys its writer (report.cc) writes and its
-// readers (charts.cc, choices.cc) read, each spelt once here (docs/scenarios.md
-// #replication-cost). contract_test.cc feeds a report made of fabricated cells to both.
+// readers (charts.cc, choices.cc) read, each spelt once here
+// (docs/scenarios/replication-cost.md). contract_test.cc feeds a report made of
+// fabricated cells to both.
 #pragma once
 
 namespace memstand::replication_cost_json {

@@ -1,4 +1,4 @@
-// replication-cost (docs/scenarios.md): what waiting for
+// replication-cost (docs/scenarios/replication-cost.md): what waiting for
 // replicas costs. A Tarantool replica set (a master and 3 replicas) with an asynchronous
 // and an `is_sync` space, written on the master and read from the master or round robin
 // from the replicas; a Redis primary with 2 replicas, SET against SET + WAIT 1 / WAIT 2.
@@ -41,7 +41,7 @@ struct ReplicationCostOptions {
   /// The synchronous quorums measured, each its own path into its own is_sync space:
   /// "majority" (sync-write: members / 2 + 1, the published set-up) and "all"
   /// (sync-write-all: every member). Both by default: on Tarantool 2.6.0 (Debian 12) a
-  /// majority quorum loses a transaction's quorum now and then and stalls (docs/scenarios.md),
+  /// majority quorum loses a transaction's quorum now and then and stalls (docs/scenarios/replication-cost.md),
   /// a quorum of all members did not in any run here.
   std::vector<std::string> sync_quorums = {"majority", "all"};
 };

@@ -1,5 +1,5 @@
 // replication-cost's report: the tables per system, the knees, the ratios at equal
-// concurrency, the invariants, the JSON and the evidence CSVs (docs/scenarios.md).
+// concurrency, the invariants, the JSON and the evidence CSVs (docs/scenarios/replication-cost.md).
 #include <algorithm>
 #include <map>
 

@@ -1,4 +1,4 @@
-// stretched-cache (docs/scenarios.md): what a write acknowledged by the replica cost
+// stretched-cache (docs/scenarios/stretched-cache.md): what a write acknowledged by the replica cost
 // against the one-way distance, per relay mode and client, with the round trip drawn;
 // and the calibration GET through the relay beside it.
 #include <map>

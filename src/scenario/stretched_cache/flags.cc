@@ -1,4 +1,4 @@
-// stretched-cache's flags (docs/scenarios.md), turned into StretchedCacheOptions.
+// stretched-cache's flags (docs/scenarios/stretched-cache.md), turned into StretchedCacheOptions.
 #include <cmath>
 #include <memory>
 

@@ -1,5 +1,5 @@
 // stretched-cache's JSON contract: the keys its writer (report.cc) writes and its readers
-// (charts.cc, choices.cc) read, each spelt once here (docs/scenarios.md#stretched-cache).
+// (charts.cc, choices.cc) read, each spelt once here (docs/scenarios/stretched-cache.md).
 // contract_test.cc feeds a report made of fabricated runs to both.
 #pragma once
 

@@ -1,6 +1,6 @@
 // What one run of stretched-cache recorded (every operation's time and the relay's
 // counts over it), and how it becomes the report: blocks (a)-(f), the WAIT invariant,
-// the JSON fields and the evidence tables (docs/scenarios.md#stretched-cache). The
+// the JSON fields and the evidence tables (docs/scenarios/stretched-cache.md). The
 // procedure that fills these is stretched_cache.cc.
 #pragma once
 

@@ -1,4 +1,4 @@
-// stretched-cache (docs/scenarios.md): what a write
+// stretched-cache (docs/scenarios/stretched-cache.md): what a write
 // acknowledged by a replica (Redis SET + WAIT 1) costs as the distance between the
 // primary and its replica grows, and what the instrument (memstand's relay) adds.
 // A fresh primary and replica; the replica's replication goes through a relay link that
@@ -26,7 +26,7 @@ struct StretchedCacheOptions {
   /// Operations per series (the median of these; every raw sample is kept). 100: the
   /// defaults take about 85 s of delays here (EstimateSeconds), under two minutes.
   int ops = 100;
-  /// One-way delays of blocks (d) and (e) (docs/scenarios.md: 5, 20, 40 ms); block (c) runs at
+  /// One-way delays of blocks (d) and (e) (docs/scenarios/stretched-cache.md: 5, 20, 40 ms); block (c) runs at
   /// the first.
   std::vector<int64_t> distances_ns = {5'000'000, 20'000'000, 40'000'000};
   /// Bytes per SET value (random, from --seed; docs/method.md rule 17).

@@ -1,4 +1,4 @@
-// working-set (docs/scenarios.md): present, evicted and rejected writes after each
+// working-set (docs/scenarios/working-set.md): present, evicted and rejected writes after each
 // portion, per configuration, with the first event's detection interval shaded.
 #include <fmt/format.h>
 

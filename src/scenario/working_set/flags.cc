@@ -1,4 +1,4 @@
-// working-set's flags (docs/scenarios.md), turned into WorkingSetOptions.
+// working-set's flags (docs/scenarios/working-set.md), turned into WorkingSetOptions.
 #include <algorithm>
 #include <memory>
 

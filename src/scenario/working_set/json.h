@@ -1,5 +1,5 @@
 // working-set's JSON contract: the keys its writer (report.cc) writes and its readers
-// (charts.cc, choices.cc) read, each spelt once here (docs/scenarios.md#working-set).
+// (charts.cc, choices.cc) read, each spelt once here (docs/scenarios/working-set.md).
 // contract_test.cc feeds a report made of fabricated runs to both.
 #pragma once
 

@@ -1,4 +1,4 @@
-// working-set (docs/scenarios.md): what a configuration does when
+// working-set (docs/scenarios/working-set.md): what a configuration does when
 // its memory limit is reached — evict and keep accepting, reject writes, or keep
 // everything on a device. Loads the products records in order, in portions, through
 // the load engine; reads each server's exact counters after every portion; finds the
@@ -24,9 +24,9 @@ struct WorkingSetOptions {
   /// The configurations, each its own server, all running at the same time. Empty:
   /// DefaultWorkingSetConfigs().
   std::vector<ServerConfig> configs;
-  /// Records loaded, ids 1..records of the products dataset (200,000: docs/scenarios.md).
+  /// Records loaded, ids 1..records of the products dataset (200,000: docs/scenarios/working-set.md).
   uint32_t records = 200000;
-  /// Writes between two counter reads: the detection's resolution (docs/scenarios.md).
+  /// Writes between two counter reads: the detection's resolution (docs/scenarios/working-set.md).
   uint32_t portion = 10000;
   /// Requests in flight on the one load connection: order is kept (one connection), so
   /// 16 costs nothing in exactness and makes a portion take milliseconds.
