@@ -9,6 +9,7 @@
 #include "cli/subcommands.h"
 #include "report/choice_map.h"
 #include "report/html_report.h"
+#include "scenario/registry.h"
 #include "util/output_file.h"
 #include "util/terminal_text.h"
 
@@ -56,12 +57,12 @@ int ReportBody(const ReportFlags& f) {
       }
       if (in->kind == ReportInputKind::kScenario) results.push_back({in->json_path, std::move(in->doc)});
     }
-    const std::vector<ChoiceRow> rows = ChoiceMap(results);
+    const std::vector<ChoiceRow> rows = ChoiceMap(results, ScenarioChoiceRows(), JudgmentRows());
     fmt::print("{}", TerminalSafe(ChoiceMapText(rows)));  // the scenarios' strings
     if (f.out.empty()) return kExitOk;
     extra.push_back(ChoiceMapSection(rows));
   }
-  Status s = WriteHtmlReport(f.inputs, f.out, CommandLine(), extra);
+  Status s = WriteHtmlReport(f.inputs, f.out, CommandLine(), ScenarioChartsByName, extra);
   if (!s.ok()) {
     fmt::print(stderr, "memstand report: {}\n", TerminalSafe(s.message()));
     return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "report/json_fields.h"
 #include "report/run_sections.h"
 #include "report/scenario_sections.h"
 #include "report/web_assets.h"
@@ -137,7 +138,7 @@ constexpr char kErrorCapture[] =
 
 }  // namespace
 
-ReportSection SectionOf(const ReportInput& in) {
+ReportSection SectionOf(const ReportInput& in, ScenarioChartsLookup charts) {
   ReportSection s;
   switch (in.kind) {
     case ReportInputKind::kRun:
@@ -150,7 +151,7 @@ ReportSection SectionOf(const ReportInput& in) {
       s = SweepSection(in);
       break;
     case ReportInputKind::kScenario:
-      s = ScenarioSection(in);
+      s = ScenarioSection(in, charts == nullptr ? nullptr : charts(Text(in.doc, "scenario")));
       break;
     case ReportInputKind::kCompare:
       s = CompareSection(in.json_path, in.doc);
@@ -199,7 +200,8 @@ std::string RenderHtmlReport(const std::vector<ReportSection>& sections,
 }
 
 Status WriteHtmlReport(const std::vector<std::string>& inputs, const std::string& out,
-                       const std::string& command_line, const std::vector<ReportSection>& extra) {
+                       const std::string& command_line, ScenarioChartsLookup charts,
+                       const std::vector<ReportSection>& extra) {
   if (inputs.empty())
     return Status::InvalidArgument("report: no input given (run, sweep or scenario JSON files)");
   std::vector<ReportSection> sections;
@@ -207,7 +209,7 @@ Status WriteHtmlReport(const std::vector<std::string>& inputs, const std::string
     Result<ReportInput> in = LoadReportInput(path);
     if (!in.ok()) return in.status();
     try {
-      sections.push_back(SectionOf(*in));
+      sections.push_back(SectionOf(*in, charts));
     } catch (const nlohmann::json::exception& e) {
       return Status::InvalidArgument(
           fmt::format("'{}': a field has an unexpected type: {}", in->json_path, e.what()));

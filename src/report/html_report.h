@@ -9,12 +9,14 @@
 
 #include "report/report_input.h"
 #include "report/report_section.h"
+#include "report/scenario_sections.h"
 #include "util/status.h"
 
 namespace memstand {
 
-/// The section of one input, by its kind.
-ReportSection SectionOf(const ReportInput& input);
+/// The section of one input, by its kind; a scenario's charts are those `charts` finds
+/// for it (nullptr: none).
+ReportSection SectionOf(const ReportInput& input, ScenarioChartsLookup charts);
 
 /// The whole page of `sections`, in order. `command_line` is shown in the header.
 std::string RenderHtmlReport(const std::vector<ReportSection>& sections,
@@ -22,8 +24,9 @@ std::string RenderHtmlReport(const std::vector<ReportSection>& sections,
 
 /// Reads every input (the first bad one: InvalidArgument naming it), renders the page
 /// with `extra` after the inputs' sections (the choice map) and writes it to `out` whole
-/// or not at all (util/output_file.h).
+/// or not at all (util/output_file.h). `charts` as for SectionOf.
 Status WriteHtmlReport(const std::vector<std::string>& inputs, const std::string& out,
-                       const std::string& command_line, const std::vector<ReportSection>& extra = {});
+                       const std::string& command_line, ScenarioChartsLookup charts,
+                       const std::vector<ReportSection>& extra = {});
 
 }  // namespace memstand

@@ -54,6 +54,31 @@ OJson Data(const ReportSection& s, const std::string& title) {
 
 OJson Golden(const char* text) { return OJson::parse(text); }
 
+// A scenario made up here: report/ knows none, its charts are given (scenario/registry.h
+// gives the real ones, tested in their folders). One chart per item, y against x.
+constexpr char kScenario[] = R"j({
+  "format": 1, "scenario": "a-scenario", "platform": "P",
+  "items": [{"name": "lru", "points": [[10, 1], [20, 2]]}]
+})j";
+
+void ItemCharts(const ReportInput& in, ReportSection* s) {
+  for (const json& item : in.doc["items"]) {
+    Chart c;
+    c.title = "a-scenario: " + item["name"].get<std::string>();
+    c.x = Axis("x", "");
+    c.y = Axis("y", "");
+    c.series = {"y"};
+    c.data.resize(2);
+    for (const json& p : item["points"]) {
+      c.data[0].push_back(p[0].get<double>());
+      c.data[1].push_back(p[1].get<double>());
+    }
+    s->charts.push_back(std::move(c));
+  }
+}
+
+ScenarioChartsFn ChartsByName(std::string_view name) { return name == "a-scenario" ? ItemCharts : nullptr; }
+
 constexpr char kRun[] = R"j({
   "schema": "memstand.run", "version": 1, "verdict": "OK", "exit_code": 0, "latency_from": "actual_send",
   "platform": {"kernel": "Linux 6.1", "arch": "x86_64", "cpus": 2, "cpu_model": "EPYC", "hypervisor": true,
@@ -210,202 +235,12 @@ TEST(HtmlReportTest, RunsChartsShowEveryRunBesideTheRangeWithItsN) {
   EXPECT_EQ(s.blocks[0].lines.back(), "run 2: FAILED: lost connection");
 }
 
-constexpr char kWorkingSet[] = R"j({
-  "format": 1, "scenario": "working-set", "platform": "P", "runs": 1, "portion": 10,
-  "configurations": [
-    {"name": "lru", "server": "redis 7", "outcome": "evicts", "runs": [
-      {"run": 1, "outcome": "evicts", "detected_in": [10, 20], "exact_point": 14,
-       "portions": [{"written": 10, "present": 10, "evicted": 0, "rejected": 0},
-                    {"written": 20, "present": 15, "evicted": 5, "rejected": 0},
-                    {"written": 30, "present": 15, "evicted": 15, "rejected": 0}]}]},
-    {"name": "missing", "not_run": "memcached is not installed", "runs": []}]
-})j";
-
-TEST(HtmlReportTest, WorkingSetShadesTheDetectionIntervalPerConfiguration) {
-  ReportSection s = ScenarioSection(Input(kWorkingSet));
-  EXPECT_EQ(s.platform, "P");
-  ASSERT_EQ(s.charts.size(), 1u);  // the configuration that did not run has no chart
-  EXPECT_EQ(Data(s, "working-set: lru"), Golden(R"j({
-    "x": {"label": "records written", "unit": "writes", "log": false},
-    "y": {"label": "keys", "unit": "keys", "log": false},
-    "series": ["present", "evicted", "rejected"],
-    "data": [[10, 20, 30], [10, 15, 15], [0, 5, 15], [0, 0, 0]],
-    "bands": [{"from": 10, "to": 20, "label": "first event detected in (10; 20]"}],
-    "x_lines": [{"at": 14, "label": "exact: write 14"}], "y_lines": []})j"));
-  // No evidence folder: the configurations table comes from the JSON.
-  ASSERT_EQ(s.tables.size(), 1u);
-  EXPECT_EQ(s.tables[0].rows[1][1], "not run: memcached is not installed");
-}
-
-TEST(HtmlReportTest, MvccQuotaDrawsSizePerWriteWithFailureAndRecovery) {
-  ReportSection s = ScenarioSection(Input(R"j({
-    "format": 1, "scenario": "mvcc-quota", "platform": "P",
-    "profile": {"quota_bytes": 4194304, "portion": 500, "keys": 10, "value_size": 1024},
-    "etcd": {"first_failed_write": 1200, "detected_in": [1000, 1500], "db_size_after_recovery": 1048576,
-             "error": "database space exceeded", "canary_ok": true,
-             "db_size_by_write": [[500, 1048576], [1000, 3145728], [1500, 4194304]]}})j"));
-  EXPECT_EQ(Data(s, "mvcc-quota: etcd backend size per write"), Golden(R"j({
-    "x": {"label": "writes", "unit": "writes", "log": false},
-    "y": {"label": "etcd backend size (dbSize)", "unit": "MiB", "log": false},
-    "series": ["db size"], "data": [[500, 1000, 1500], [1, 3, 4]],
-    "bands": [{"from": 1000, "to": 1500, "label": "portion of the first failure"}],
-    "x_lines": [{"at": 1200, "label": "first failed write 1200"}],
-    "y_lines": [{"at": 4, "label": "quota 4 MiB"}, {"at": 1, "label": "after the recovery, at the end: 1 MiB"}]})j"));
-}
-
-constexpr char kLocality[] = R"j({
-  "format": 1, "scenario": "compute-locality", "platform": "P",
-  "systems": [{"name": "redis", "run": 1, "paths": [{"name": "naive", "samples": 2}, {"name": "local"}],
-    "pairs": [{"label": "as published", "a": "naive", "b": "local", "objects": 3327.6, "bytes_in": 3020.7,
-               "bytes_per_object": 0.908, "time": 80.5},
-              {"label": "control 1, aligned shape (id)", "a": "naive-short", "b": "local-short", "objects": 3327.6,
-               "bytes_in": 2800, "time": 70}]},
-    {"name": "postgresql", "run": 1, "not_run": "postgres is not installed", "paths": [], "pairs": []}]
-})j";
-
-TEST(HtmlReportTest, ComputeLocalityRatiosPerComparison) {
-  ReportSection s = ScenarioSection(Input(kLocality));
-  EXPECT_EQ(Data(s, "compute-locality: redis, ratios a / b"), Golden(R"j({
-    "x": {"label": "comparison", "unit": "", "log": false,
-          "ticks": ["as published: naive / local", "control 1: naive-short / local-short"]},
-    "y": {"label": "ratio a / b", "unit": "x", "log": true},
-    "series": ["objects", "bytes in", "time"],
-    "data": [[0, 1], [3327.6, 3327.6], [3020.7, 2800], [80.5, 70]],
-    "bands": [], "x_lines": [], "y_lines": []})j"));
-  ASSERT_EQ(s.charts.size(), 1u);  // no samples.csv: no raw timings, and a line saying so
-  bool said = false;
-  for (const TextBlock& b : s.blocks) said |= b.title == "Raw timings";
-  EXPECT_TRUE(said);
-}
-
-TEST(HtmlReportTest, ComputeLocalityRawTimingsFromTheEvidenceSamples) {
-  ReportInput in = Input(kLocality);
-  in.csv["samples"] =
-      "run,system,path,pass,rep,position,ns,objects\n"
-      "1,redis,naive,1,1,1,5000000,33276\n1,redis,local,1,1,2,150000,10\n"
-      "1,redis,naive,2,1,2,7000000,33276\n1,redis,local,2,1,1,0,10\n"
-      "1,tarantool,naive,1,1,1,9,33276\n2,redis,naive,1,1,1,8,33276\n";
-  ReportSection s = ScenarioSection(in);
-  EXPECT_EQ(Data(s, "compute-locality: redis, every timed call"), Golden(R"j({
-    "x": {"label": "call of the path (pass 1, then pass 2)", "unit": "call", "log": false, "integer": true},
-    "y": {"label": "time of the call", "unit": "µs", "log": true},
-    "series": ["naive", "local"], "data": [[1, 2], [5000, 7000], [150, null]],
-    "bands": [], "x_lines": [], "y_lines": []})j"));
-  // The evidence CSVs are the tables.
-  ASSERT_EQ(s.tables.size(), 1u);
-  EXPECT_EQ(s.tables[0].csv_name, "samples");
-  EXPECT_EQ(s.tables[0].rows.size(), 6u);
-}
-
-TEST(HtmlReportTest, StretchedCacheCostAgainstDistancePerModeWithTheRoundTrip) {
-  ReportSection s = ScenarioSection(Input(R"j({
-    "format": 1, "scenario": "stretched-cache", "platform": "P",
-    "cells": [{"run": 1, "relay_mode": "pipelined", "client": "pipelined", "one_way_ns": 5000000, "median_ns": 10400000},
-              {"run": 1, "relay_mode": "pipelined", "client": "pipelined", "one_way_ns": 20000000, "median_ns": 40500000},
-              {"run": 1, "relay_mode": "serializing", "client": "pipelined", "one_way_ns": 5000000, "median_ns": 15000000},
-              {"run": 2, "relay_mode": "serializing", "client": "pipelined", "one_way_ns": 20000000, "median_ns": 1}],
-    "calibration": [{"run": 1, "one_way_ns": 5000000, "get_relay_median_ns": 10300000}]})j"));
-  EXPECT_EQ(Data(s, "stretched-cache: write + WAIT 1 against distance"), Golden(R"j({
-    "x": {"label": "one-way delay", "unit": "ms", "log": false},
-    "y": {"label": "median time per write acknowledged by the replica", "unit": "ms", "log": false},
-    "series": ["pipelined relay, pipelined client", "serializing relay, pipelined client", "round trip (2 x one-way)",
-               "GET through the relay (calibration)"],
-    "data": [[5, 20], [10.4, 40.5], [15, null], [10, 40], [10.3, null]],
-    "bands": [], "x_lines": [], "y_lines": []})j"));
-}
-
-TEST(HtmlReportTest, DurabilityOverloadThroughputAndErrorsPerCellAndMode) {
-  ReportSection s = ScenarioSection(Input(R"j({
-    "format": 1, "scenario": "durability-overload", "platform": "P",
-    "matrix": [{"mode": "none", "op": "SET", "size": 100, "payload": "random", "ops_per_sec": {"median": 50000},
-                "runs": 3, "runs_with_errors": 0},
-               {"mode": "aof-everysec", "op": "SET", "size": 100, "payload": "random",
-                "ops_per_sec": {"median": 30000}, "runs": 3, "runs_with_errors": 2},
-               {"mode": "none", "op": "GET", "size": 100, "payload": "random", "ops_per_sec": {"median": 70000},
-                "runs": 3, "runs_with_errors": 0}]})j"));
-  EXPECT_EQ(Data(s, "durability-overload: throughput per cell and durability mode"), Golden(R"j({
-    "x": {"label": "cell", "unit": "", "log": false, "ticks": ["SET 100 B random", "GET 100 B random"]},
-    "y": {"label": "median throughput over the runs", "unit": "ops/s", "log": false},
-    "series": ["none", "aof-everysec"], "data": [[0, 1], [50000, 70000], [30000, null]],
-    "bands": [], "x_lines": [], "y_lines": []})j"));
-  EXPECT_EQ(Data(s, "durability-overload: runs with errors per cell")["data"], Golden("[[0, 1], [0, 0], [2, null]]"));
-}
-
-// The cluster's state over time: the cells end to end (1 s apart), one row per kind of
-// interval, a gap (null) between two intervals of a row, a dashed line where a cell starts.
-TEST(HtmlReportTest, DurabilityOverloadClusterStateTimeline) {
-  ReportSection s = ScenarioSection(Input(R"j({
-    "format": 1, "scenario": "durability-overload", "platform": "P", "matrix": [],
-    "cells": [{"run": 1, "mode": "none", "op": "SET", "size": 100, "seconds": 4, "cluster_samples": 12,
-               "cluster_intervals": [{"what": "node-2 pfail", "from_s": 1, "to_s": 3, "open": false},
-                                     {"what": "cluster_state:fail", "from_s": 2, "to_s": 4, "open": true}]},
-              {"run": 1, "mode": "none", "op": "GET", "size": 100, "seconds": 2, "cluster_samples": 6,
-               "cluster_intervals": []},
-              {"run": 1, "mode": "aof-everysec", "op": "SET", "size": 100, "seconds": 3, "cluster_samples": 9,
-               "cluster_intervals": [{"what": "node-2 pfail", "from_s": 0, "to_s": 1, "open": false}]}]})j"));
-  const OJson t = Data(s, "durability-overload: the cluster's state over time");
-  ASSERT_FALSE(t.is_null());
-  EXPECT_EQ(t["y"], Golden(R"j({"label": "", "unit": "", "log": false,
-                                 "ticks": ["node-2 pfail", "cluster_state:fail"]})j"));
-  EXPECT_EQ(t["data"], Golden(R"j([[0, 1, 2, 3, 4, 4.5, 5, 7.5, 8, 9, 11.5],
-    [null, 0, 0, 0, null, null, null, null, 0, 0, null],
-    [null, null, 1, 1, 1, null, null, null, null, null, null]])j"));
-  EXPECT_EQ(t["x_lines"], Golden(R"j([{"at": 0, "label": "run 1 none SET 100 B"},
-    {"at": 5, "label": "run 1 none GET 100 B"}, {"at": 8, "label": "run 1 aof-everysec SET 100 B"}])j"));
-  const Chart* c = Find(s, "durability-overload: the cluster's state over time");
-  EXPECT_EQ(c->style, "segments");
-
-  // No interval: no chart, a line that counts the samples that saw none.
-  ReportSection quiet = ScenarioSection(Input(R"j({
-    "format": 1, "scenario": "durability-overload", "platform": "P", "matrix": [],
-    "cells": [{"seconds": 4, "cluster_samples": 12, "cluster_intervals": []}]})j"));
-  for (const Chart& q : quiet.charts) EXPECT_EQ(q.title.find("state over time"), std::string::npos) << q.title;
-  bool said = false;
-  for (const TextBlock& b : quiet.blocks) {
-    for (const std::string& l : b.lines) said |= l.find("in all 12 CLUSTER INFO samples") != std::string::npos;
-  }
-  EXPECT_TRUE(said);
-}
-
-// replication-cost: per system, throughput and p99 against concurrency per path (the
-// median over runs, a cell that stalled or failed a gap) and the ratios at equal
-// concurrency.
-TEST(HtmlReportTest, ReplicationCostPathsAgainstConcurrencyAndRatios) {
-  ReportSection s = ScenarioSection(Input(R"j({
-    "format": 1, "scenario": "replication-cost", "platform": "P", "runs": 2,
-    "cells": [{"run": 1, "system": "tarantool", "path": "async-write", "concurrency": 1, "ok": true, "stalled": false,
-               "ops_per_sec": 1000, "p99_us": 900},
-              {"run": 2, "system": "tarantool", "path": "async-write", "concurrency": 1, "ok": true, "stalled": false,
-               "ops_per_sec": 3000, "p99_us": 700},
-              {"run": 1, "system": "tarantool", "path": "sync-write", "concurrency": 1, "ok": false, "stalled": true,
-               "ops_per_sec": 0, "p99_us": 0},
-              {"run": 1, "system": "tarantool", "path": "async-write", "concurrency": 4, "ok": true, "stalled": false,
-               "ops_per_sec": 5000, "p99_us": 1500},
-              {"run": 1, "system": "tarantool", "path": "sync-write", "concurrency": 4, "ok": true, "stalled": false,
-               "ops_per_sec": 2500, "p99_us": 3000},
-              {"run": 1, "system": "redis", "path": "set", "concurrency": 1, "ok": true, "stalled": false,
-               "ops_per_sec": 20000, "p99_us": 100}],
-    "ratios": [{"run": 1, "system": "tarantool", "a": "sync-write", "b": "async-write", "concurrency": 4,
-                "throughput_ratio": 0.5}]})j"));
-  EXPECT_EQ(Data(s, "replication-cost: tarantool throughput against concurrency"), Golden(R"j({
-    "x": {"label": "concurrency", "unit": "connections", "log": true},
-    "y": {"label": "successful operations per second", "unit": "ops/s", "log": false},
-    "series": ["async-write", "sync-write"], "data": [[1, 4], [2000, 5000], [null, 2500]],
-    "bands": [], "x_lines": [], "y_lines": []})j"));
-  EXPECT_EQ(Data(s, "replication-cost: tarantool p99 latency against concurrency")["data"],
-            Golden("[[1, 4], [800, 1500], [null, 3000]]"));
-  EXPECT_EQ(Data(s, "replication-cost: tarantool throughput ratios at equal concurrency")["data"],
-            Golden("[[4], [0.5]]"));
-  EXPECT_EQ(Data(s, "replication-cost: redis throughput against concurrency")["data"], Golden("[[1], [20000]]"));
-  EXPECT_EQ(s.charts.size(), 5u);  // no ratio chart for redis: no ratio in the JSON
-}
-
 TEST(HtmlReportTest, AnUnknownScenarioGetsItsBlocksAndTablesOnly) {
   ReportInput in = Input(R"j({"format": 1, "scenario": "a-future-scenario", "platform": "P",
     "question": "Q?", "procedure": ["step one"], "limits": ["limit one"], "verdict": "ok",
     "verdict_reasons": []})j");
   in.csv["cells"] = "a,b\n1,2\n";
-  ReportSection s = SectionOf(in);
+  ReportSection s = SectionOf(in, ChartsByName);
   EXPECT_TRUE(s.charts.empty());
   ASSERT_EQ(s.tables.size(), 1u);
   EXPECT_EQ(s.tables[0].columns, (std::vector<std::string>{"a", "b"}));
@@ -424,7 +259,7 @@ TEST(HtmlReportTest, AnUnknownScenarioGetsItsBlocksAndTablesOnly) {
 TEST(HtmlReportTest, FieldsOfTheWrongTypeReadAsAbsent) {
   ReportInput in = Input(R"j({"schema": "memstand.run", "version": 1, "totals": {"latency": 5},
     "commands": "SET", "series": {"Total": [{"second": "x"}, 7]}, "resources": {"a": 1}, "platform": 3})j");
-  ReportSection s = SectionOf(in);
+  ReportSection s = SectionOf(in, ChartsByName);
   EXPECT_TRUE(s.charts.empty());  // nothing to draw: each empty chart named in a block
   EXPECT_EQ(s.blocks.back().title, "Charts without data");
   EXPECT_NE(s.platform.find("unknown platform"), std::string::npos);
@@ -434,7 +269,7 @@ TEST(HtmlReportTest, KindsAreToldByTheFilesOwnFields) {
   EXPECT_EQ(*DetectKind(json::parse(kRun)), ReportInputKind::kRun);
   EXPECT_EQ(*DetectKind(json::parse(kRuns)), ReportInputKind::kRuns);
   EXPECT_EQ(*DetectKind(json::parse(kSweep)), ReportInputKind::kSweep);
-  EXPECT_EQ(*DetectKind(json::parse(kWorkingSet)), ReportInputKind::kScenario);
+  EXPECT_EQ(*DetectKind(json::parse(kScenario)), ReportInputKind::kScenario);
   struct Bad {
     const char* text;
     const char* says;
@@ -446,7 +281,7 @@ TEST(HtmlReportTest, KindsAreToldByTheFilesOwnFields) {
         Bad{R"j({"schema": "memstand.run", "version": 1})j", "without a \"totals\""},
         Bad{R"j({"schema": "memstand.sweep", "version": 1})j", "without a \"steps\""},
         Bad{R"j({"schema": "memstand.run", "version": 1, "runs": 3})j", "no runs array"},
-        Bad{R"j({"scenario": "working-set", "format": 2})j", "format 2"},
+        Bad{R"j({"scenario": "a-scenario", "format": 2})j", "format 2"},
         Bad{R"j({"scenario": 5, "format": 1})j", "not a string"}}) {
     auto k = DetectKind(json::parse(b.text));
     ASSERT_FALSE(k.ok()) << b.text;
@@ -497,7 +332,7 @@ TEST_F(HtmlReportFilesTest, BadInputsAreRefusedWithTheFileNamed) {
 }
 
 TEST_F(HtmlReportFilesTest, AnEvidenceFolderBringsItsCsvFiles) {
-  Write("ev/scenario.json", kWorkingSet);
+  Write("ev/scenario.json", kScenario);
   Write("ev/portions.csv", "configuration,written\nlru,10\n");
   Write("ev/README.txt", "not a table");
   auto in = LoadReportInput(dir_ + "/ev");
@@ -510,7 +345,7 @@ TEST_F(HtmlReportFilesTest, AnEvidenceFolderBringsItsCsvFiles) {
 TEST_F(HtmlReportFilesTest, ABadInputLeavesTheOutputAsItWas) {
   const std::string out = Write("report.html", "old");
   const std::string good = Write("run.json", kRun);
-  Status s = WriteHtmlReport({good, dir_ + "/absent.json"}, out, "memstand report");
+  Status s = WriteHtmlReport({good, dir_ + "/absent.json"}, out, "memstand report", ChartsByName);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   std::ifstream f(out);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -518,9 +353,9 @@ TEST_F(HtmlReportFilesTest, ABadInputLeavesTheOutputAsItWas) {
 }
 
 TEST(HtmlReportTest, ThePageInlinesEverythingAndNoTextEndsAScript) {
-  json doc = json::parse(kWorkingSet);
-  doc["configurations"][0]["name"] = "</script><script>alert(1)</script>";
-  ReportSection s = SectionOf(Input(doc.dump()));
+  json doc = json::parse(kScenario);
+  doc["items"][0]["name"] = "</script><script>alert(1)</script>";
+  ReportSection s = SectionOf(Input(doc.dump()), ChartsByName);
   const std::string page = RenderHtmlReport({s}, "memstand report x");
   EXPECT_NE(page.find("uPlot"), std::string::npos);
   EXPECT_EQ(page.find("<script src"), std::string::npos);
@@ -532,15 +367,6 @@ TEST(HtmlReportTest, ThePageInlinesEverythingAndNoTextEndsAScript) {
             std::string::npos);
 }
 
-TEST(HtmlReportTest, ChartCsvHasUnitsInTheHeaderAndTickNames) {
-  ReportSection s = ScenarioSection(Input(kLocality));
-  EXPECT_EQ(ChartCsv(s.charts.at(0)),
-            "comparison,objects (x),bytes in (x),time (x)\n"
-            "as published: naive / local,3327.6,3020.7,80.5\n"
-            "control 1: naive-short / local-short,3327.6,2800,70\n");
-}
-
-// The binary carries the very files npm installed (web/package.json pins the version).
 TEST(HtmlReportTest, TheEmbeddedUplotIsTheNpmPackage) {
   auto read = [](const std::string& path) {
     std::ifstream f(path, std::ios::binary);

@@ -14,8 +14,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The largest input read (a run's JSON with its per-second series is kilobytes; a
-// compute-locality samples.csv of many reps a few megabytes): json_document.h's bound.
+// The largest input read (a run's JSON with its per-second series is kilobytes; an
+// evidence folder's samples.csv of every timed call a few megabytes): json_document.h's
+// bound.
 constexpr std::uintmax_t kMaxInputBytes = kMaxDocumentBytes;
 
 Result<std::string> ReadWhole(const std::string& path) {

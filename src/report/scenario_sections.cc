@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "report/json_fields.h"
-#include "report/scenario_charts.h"
 #include "util/csv.h"
 
 namespace memstand {
@@ -31,7 +30,7 @@ void CsvTables(const ReportInput& in, ReportSection* s) {
 
 }  // namespace
 
-ReportSection ScenarioSection(const ReportInput& in) {
+ReportSection ScenarioSection(const ReportInput& in, ScenarioChartsFn charts) {
   const json& doc = in.doc;
   const std::string name = Text(doc, "scenario");
   ReportSection s{
@@ -50,7 +49,7 @@ ReportSection ScenarioSection(const ReportInput& in) {
   for (const std::string& l : Lines(doc, "verdict_reasons")) verdict.lines.push_back(l);
   s.blocks.push_back(std::move(verdict));
   CsvTables(in, &s);
-  if (ScenarioChartsFn charts = ScenarioChartsFor(name)) {
+  if (charts != nullptr) {
     charts(in, &s);
   } else {
     s.blocks.push_back({"Charts",

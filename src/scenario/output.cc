@@ -78,7 +78,7 @@ nlohmann::json ScenarioJson(const ScenarioReport& r, const ScenarioRunInfo& info
                    {"command_line", info.command_line},
                    {"started_at", info.started_at},
                    {"platform", info.platform.Describe()},
-                   {"runs", r.runs_made},
+                   {scenario_json::kRunsMade, r.runs_made},
                    {"runs_requested", r.runs_requested},
                    {"verdict", VerdictName(r.verdict)},
                    {"verdict_reasons", r.verdict_lines},

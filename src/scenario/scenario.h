@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -13,7 +14,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/status.h"
+
+namespace CLI {
+class App;
+}
+
 namespace memstand {
+
+/// Keys of the common fields of a scenario's JSON (docs/scenarios.md "JSON") that the
+/// scenarios' own readers (their charts.cc) use; ScenarioJson (output.h) writes them.
+namespace scenario_json {
+inline constexpr char kRunsMade[] = "runs";
+}  // namespace scenario_json
 
 /// Exit codes of `memstand scenario run` (docs/exit-codes.md).
 inline constexpr int kScenarioExitOk = 0;
@@ -84,6 +97,8 @@ enum class ScenarioVerdict { kOk, kPartial, kFailed, kInterrupted };
 /// What a scenario run produced, for the writers (scenario/output.h).
 struct ScenarioReport {
   std::string scenario;
+  /// Its question: the one copy in its registry row (scenario/registry.h), set by the
+  /// caller that ran it from the row.
   std::string question;
   int runs_requested = 1;
   int runs_made = 0;
@@ -110,5 +125,16 @@ struct ScenarioReport {
 
 /// "ok", "partial", "failed", "interrupted".
 const char* VerdictName(ScenarioVerdict v);
+
+/// A scenario bound to its options: Run<Name>(options, ctx), ctx.runs times.
+using ScenarioRun = std::function<Result<ScenarioReport>(const ScenarioContext& ctx)>;
+/// What a scenario's flags become after the command line is parsed: the options checked
+/// and bound to its run function, or InvalidArgument whose message is printed as it is
+/// (already naming the flag, secrets redacted: exit 2).
+using ScenarioPrepare = std::function<Result<ScenarioRun>()>;
+/// Declares a scenario's own flags on `app`, its sub-app of `memstand scenario run` (the
+/// flags every scenario takes are the caller's), and returns what turns them into its run
+/// after the parse. Each scenario's is in its folder (flags.cc).
+using ScenarioSetup = ScenarioPrepare (*)(CLI::App* app);
 
 }  // namespace memstand

@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// "pg": compute-locality's PostgreSQL cluster (scenario/locality_pg.h).
+// "pg": compute-locality's PostgreSQL cluster (scenario/compute_locality/pg.h).
 constexpr const char* kKinds[] = {"redis", "memcached", "tarantool", "etcd", "pg"};
 
 std::string TempRoot() {

@@ -52,6 +52,22 @@ TEST(ScenarioE2E, ListNamesEachScenarioAndWhetherItsServersAreInstalled) {
   EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
 }
 
+// A scenario's question is one text: the JSON's, the report's first line, `scenario list`'s
+// and the first line of the subcommand's --help.
+TEST(ScenarioE2E, TheQuestionIsTheSameEverywhereItIsShown) {
+  const std::string dir = TempDir();
+  Outcome out = RunMemstand({"scenario", "run", "compute-locality", "--only", "redis", "--reps", "1",
+                             "--no-swap-order", "--top", "3", "--json", dir + "/cl.json", "-q"}, 120);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  const std::string question = ReadJson(dir + "/cl.json")["question"];
+  ASSERT_FALSE(question.empty());
+  EXPECT_EQ(out.output.find("memstand scenario compute-locality — " + question + "\n"), 0u) << out.output;
+  Outcome list = RunMemstand({"scenario", "list"});
+  EXPECT_NE(list.output.find("compute-locality\n  " + question + "\n"), std::string::npos) << list.output;
+  Outcome help = RunMemstand({"scenario", "run", "compute-locality", "--help"});
+  EXPECT_EQ(help.output.find(question + "\n"), 0u) << help.output;
+}
+
 // The full size of docs/scenarios.md for the Redis configurations: 200,000 records, 8mb.
 TEST(ScenarioE2E, WorkingSetRedisFullSizeEvictsOrRejectsWithInvariantsChecked) {
   const std::string dir = TempDir();

@@ -1,0 +1,31 @@
+// compute-locality's rows of the choice map from a crafted result.
+#include <gtest/gtest.h>
+
+#include "report/choice_map.h"
+#include "report_util.h"
+#include "scenario/compute_locality/compute_locality.h"
+
+namespace memstand {
+namespace {
+
+using nlohmann::json;
+using testutil::ChoiceRowOf;
+
+TEST(ChoiceMapTest, LocalityRows) {
+  const json cl = {{"scenario", "compute-locality"},
+                   {"systems",
+                    {{{"name", "tarantool"},
+                      {"pairs", {{{"label", "as published"}, {"objects", 3327.6}, {"bytes_in", 4434.7}, {"time", 67.2}},
+                                 {{"label", "control 2, aligned algorithm"}, {"time", 439.9}}}}},
+                     {{"name", "postgresql"}, {"not_run", "not run: postgres is not installed"}}}}};
+  const auto rows = ChoiceMap({{"cl.json", cl}}, ComputeLocalityChoiceRows(), {});
+  const ChoiceRow& t = ChoiceRowOf(rows, "Tarantool, a stored Lua function over a TREE index");
+  EXPECT_EQ(t.support, "measured here");
+  EXPECT_NE(t.faster.find("3327.6x fewer objects, 4434.7x fewer bytes, 67.2x less time"), std::string::npos) << t.faster;
+  EXPECT_NE(t.pay.find("took 439.9x the time"), std::string::npos) << t.pay;
+  EXPECT_EQ(ChoiceRowOf(rows, "PostgreSQL, ORDER BY ... LIMIT").support, "not measured here");  // not run in the input
+  EXPECT_EQ(ChoiceRowOf(rows, "Redis, a sorted set per category").support, "not measured here");
+}
+
+}  // namespace
+}  // namespace memstand

@@ -1,0 +1,42 @@
+// durability-overload's JSON contract: the keys its writer (report.cc) writes and its
+// readers (charts.cc, choices.cc) read, each spelt once here
+// (docs/scenarios/durability-overload.md). contract_test.cc feeds a report made of
+// fabricated cells to both.
+#pragma once
+
+namespace memstand::durability_overload_json {
+
+// Top level.
+inline constexpr char kCells[] = "cells";    // every cell, in the order they ran
+inline constexpr char kMatrix[] = "matrix";  // a matrix position over the runs
+inline constexpr char kDurabilityPrice[] = "durability_price";  // SET with the AOF over none
+
+// cells[], matrix[] and durability_price[].
+inline constexpr char kMode[] = "mode";  // "none", "aof-everysec", ...
+inline constexpr char kSize[] = "size";  // value bytes
+inline constexpr char kPayload[] = "payload";
+inline constexpr char kOpsPerSec[] = "ops_per_sec";  // matrix[]: a range {min, median, max, n}
+
+// cells[] and matrix[].
+inline constexpr char kOp[] = "op";  // "SET", "GET"
+
+// cells[].
+inline constexpr char kRun[] = "run";
+inline constexpr char kSeconds[] = "seconds";
+inline constexpr char kClusterSamples[] = "cluster_samples";
+inline constexpr char kClusterIntervals[] = "cluster_intervals";
+// cells[].cluster_intervals[].
+inline constexpr char kWhat[] = "what";
+inline constexpr char kFromS[] = "from_s";
+inline constexpr char kToS[] = "to_s";
+
+// matrix[].
+inline constexpr char kRuns[] = "runs";
+inline constexpr char kRunsWithErrors[] = "runs_with_errors";
+inline constexpr char kMedian[] = "median";  // of ops_per_sec
+
+// durability_price[].
+inline constexpr char kRatio[] = "ratio";
+inline constexpr char kN[] = "n";
+
+}  // namespace memstand::durability_overload_json

@@ -1,0 +1,123 @@
+#include "scenario/registry.h"
+
+#include <fmt/format.h>
+
+
+#include "scenario/compute_locality/compute_locality.h"
+#include "scenario/compute_locality/pg.h"
+#include "scenario/durability_overload/durability_overload.h"
+#include "scenario/mvcc_quota/mvcc_quota.h"
+#include "scenario/replication_cost/replication_cost.h"
+#include "scenario/stretched_cache/stretched_cache.h"
+#include "scenario/working_set/working_set.h"
+
+namespace memstand {
+namespace {
+
+// A question is the scenario's, whatever its flags: the run's own parameters (sizes,
+// modes, the top's length) are in its procedure block and its JSON fields.
+// {name, question, systems, postgresql, default_runs, setup, charts, choice_rows}
+const ScenarioDef kScenarios[] = {
+    {"working-set",
+     "What does a configuration do when its memory limit is reached: evict old data and keep accepting, "
+     "reject writes, or keep everything on a device?",
+     {SystemKind::kRedis, SystemKind::kMemcached, SystemKind::kTarantool},
+     /*postgresql=*/false, /*default_runs=*/1,
+     SetupWorkingSet, WorkingSetCharts, WorkingSetChoiceRows},
+    {"mvcc-quota",
+     "What happens when a hot, frequently overwritten set is written to etcd, whose every write is a new "
+     "MVCC revision kept until compaction?",
+     {SystemKind::kEtcd, SystemKind::kRedis},
+     /*postgresql=*/false, /*default_runs=*/1,
+     SetupMvccQuota, MvccQuotaCharts, MvccQuotaChoiceRows},
+    {"compute-locality",
+     "What does moving the computation to the data save? The top products of a category by views, fetched "
+     "to the client or computed by the server, with the controls that separate fewer rows from fewer bytes "
+     "per row from an algorithm near the data",
+     {SystemKind::kTarantool, SystemKind::kRedis},
+     /*postgresql=*/true, /*default_runs=*/1,
+     SetupComputeLocality, ComputeLocalityCharts, ComputeLocalityChoiceRows},
+    {"stretched-cache",
+     "What does a write acknowledged by a replica (Redis SET + WAIT 1) cost as the distance between the "
+     "primary and its replica grows, and what does the instrument (memstand's latency relay) add?",
+     {SystemKind::kRedis},
+     /*postgresql=*/false, /*default_runs=*/1,
+     SetupStretchedCache, StretchedCacheCharts, StretchedCacheChoiceRows},
+    {"durability-overload",
+     "What does durability cost, and how does a Redis Cluster behave when writes saturate the disk: slower, "
+     "or unavailable?",
+     {SystemKind::kRedis},
+     /*postgresql=*/false, /*default_runs=*/3,
+     SetupDurabilityOverload, DurabilityOverloadCharts, DurabilityOverloadChoiceRows},
+    {"replication-cost",
+     "How much write throughput and latency does waiting for replicas cost, and are reads from replicas "
+     "cheaper?",
+     {SystemKind::kTarantool, SystemKind::kRedis},
+     /*postgresql=*/false, /*default_runs=*/1,
+     SetupReplicationCost, ReplicationCostCharts, ReplicationCostChoiceRows},
+};
+
+}  // namespace
+
+std::span<const ScenarioDef> Scenarios() { return kScenarios; }
+
+const ScenarioDef* FindScenario(std::string_view name) {
+  for (const ScenarioDef& d : kScenarios) {
+    if (name == d.name) return &d;
+  }
+  return nullptr;
+}
+
+ScenarioChartsFn ScenarioChartsByName(std::string_view name) {
+  const ScenarioDef* d = FindScenario(name);
+  return d == nullptr ? nullptr : d->charts;
+}
+
+std::vector<MeasuredChoiceRow> ScenarioChoiceRows() {
+  std::vector<MeasuredChoiceRow> rows;
+  for (const ScenarioDef& d : kScenarios) {
+    for (MeasuredChoiceRow& r : d.choice_rows()) rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+const std::vector<ChoiceRow>& JudgmentRows() {
+  // Kept word for word in docs/choice-map.md (ChoiceMapTest checks it).
+  static const std::vector<ChoiceRow> kRows = {
+      {"sessions and other data that may be lost, with a TTL", "memcached, or Redis without persistence",
+       "no persistence work at all; memcached spreads over threads", "a restart or an eviction loses the data",
+       "judgment", "no scenario yet"},
+      {"a queue or a stream between services", "Redis streams (XADD / XREADGROUP)",
+       "appends in memory, consumer groups in the server", "memory holds the backlog; durability as configured",
+       "judgment", "no scenario yet"},
+      {"configuration, leader election, service discovery", "etcd",
+       "linearizable reads and writes with watches, through Raft", "every write goes through a quorum and is kept "
+       "as a revision until compaction (see mvcc-quota)", "judgment", "no scenario yet"},
+      {"data far larger than memory with a hot subset", "Tarantool vinyl (an LSM tree)",
+       "writes sequential on disk, the hot part in memory", "reads of cold keys go to disk; compaction uses I/O",
+       "judgment", "working-set measures capacity, not cold-read latency"},
+  };
+  return kRows;
+}
+
+
+std::string DescribeScenarios() {
+  std::string out;
+  for (const ScenarioDef& d : kScenarios) {
+    out += fmt::format("{}\n  {}\n", d.name, d.question);
+    for (SystemKind s : d.systems) {
+      out += SystemInstalled(s) ? fmt::format("  {}: installed ({})\n", SystemName(s), SystemBinary(s))
+                                : fmt::format("  {}: not installed (apt-get install {})\n", SystemName(s),
+                                              SystemPackage(s));
+    }
+    if (d.postgresql) {
+      const std::string missing = PostgresMissing();
+      out += missing.empty() ? "  postgresql: installed (initdb, postgres)\n" : "  postgresql: " + missing + "\n";
+    }
+  }
+  out += "\nRun one: memstand scenario run NAME [--runs N] [--json FILE] [--evidence DIR]; "
+         "memstand scenario run NAME --help for its flags.\n";
+  return out;
+}
+
+}  // namespace memstand

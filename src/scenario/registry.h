@@ -1,0 +1,59 @@
+// The scenarios memstand runs, one row each in kScenarios[] (registry.cc), as ninja's
+// kTools[] and memstand's own kSubcommands[]: its name, its question (the one copy:
+// `memstand scenario list`, the subcommand's --help and the JSON's "question"), the
+// systems it stands up, its flags, its charts on the report page and its rows of the
+// choice map (report/ names no scenario: it is given these functions). Adding a
+// scenario: its code and a row.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/choice_map.h"
+#include "report/scenario_sections.h"
+#include "scenario/kit/scenario_server.h"
+#include "scenario/scenario.h"
+
+namespace memstand {
+
+struct ScenarioDef {
+  const char* name;      // "working-set": `memstand scenario run NAME`
+  const char* question;  // the one copy
+  std::vector<SystemKind> systems;  // the servers it stands up
+  /// Also a private PostgreSQL cluster (scenario/compute_locality/pg.h: not a stand topology).
+  bool postgresql = false;
+  /// --runs when not given (durability-overload: 3, its errors come and go between runs).
+  int default_runs = 1;
+  /// Its flags; what they become after the parse is its options bound to Run<Name>.
+  ScenarioSetup setup;
+  /// Its charts and JSON tables on the page of `memstand report`.
+  ScenarioChartsFn charts;
+  /// Its measured rows of the choice map (`memstand report --choice-map`).
+  ChoiceRowsFn choice_rows;
+};
+
+/// Every scenario, in the order docs/scenarios.md gives them.
+std::span<const ScenarioDef> Scenarios();
+
+/// The scenario named `name`, or nullptr.
+const ScenarioDef* FindScenario(std::string_view name);
+
+/// `memstand scenario list`: each scenario, its question, and per system whether its
+/// program is installed here ("redis-server: installed", "tarantool: not installed
+/// (apt-get install tarantool)").
+std::string DescribeScenarios();
+
+/// The charts function of the scenario named `name`, or nullptr (a ScenarioChartsLookup
+/// for report/html_report.h).
+ScenarioChartsFn ScenarioChartsByName(std::string_view name);
+
+/// Every scenario's measured rows of the choice map, in the registry's order.
+std::vector<MeasuredChoiceRow> ScenarioChoiceRows();
+
+/// The rows of the choice map no scenario measures: the documented opinion of
+/// docs/choice-map.md, support "judgment", each saying which scenario would measure it.
+const std::vector<ChoiceRow>& JudgmentRows();
+
+}  // namespace memstand

@@ -1,0 +1,91 @@
+// The registry's rows: one per scenario, each name once, a question and systems each,
+// `memstand scenario list` made of them; the choice map of every row, and the judgment
+// rows as docs/choice-map.md has them.
+#include "scenario/registry.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "report_util.h"
+#include "test_paths.h"
+
+namespace memstand {
+namespace {
+
+using nlohmann::json;
+using testutil::ChoiceRowOf;
+
+TEST(RegistryTest, EveryRowIsWholeAndNamedOnce) {
+  std::set<std::string> names;
+  ASSERT_EQ(Scenarios().size(), 6u);
+  for (const ScenarioDef& d : Scenarios()) {
+    SCOPED_TRACE(d.name);
+    EXPECT_TRUE(names.insert(d.name).second);
+    EXPECT_GT(std::string(d.question).size(), 40u);
+    EXPECT_FALSE(d.systems.empty());
+    EXPECT_GE(d.default_runs, 1);
+    EXPECT_NE(d.setup, nullptr);
+    EXPECT_EQ(FindScenario(d.name), &d);
+  }
+  EXPECT_EQ(FindScenario("no-such-scenario"), nullptr);
+}
+
+TEST(RegistryTest, TheListShowsEachNameWithItsQuestion) {
+  const std::string list = DescribeScenarios();
+  for (const ScenarioDef& d : Scenarios()) {
+    EXPECT_NE(list.find(std::string(d.name) + "\n  " + d.question + "\n"), std::string::npos) << d.name;
+  }
+}
+
+json WorkingSet() {
+  return {{"scenario", "working-set"},
+          {"configurations",
+           {{{"name", "redis-allkeys-lru"},
+             {"runs", {{{"outcome", "evicts"}, {"evicted", 168900}, {"attempted", 200000}, {"present", 31100},
+                        {"exact_eviction", 31742}}}}},
+            {{"name", "redis-noeviction"},
+             {"runs", {{{"outcome", "rejects"}, {"first_rejected_write", 31408}, {"present", 31408},
+                        {"first_error", "OOM command not allowed"}}}}},
+            // Measured otherwise than expected: the row says what was measured.
+            {{"name", "memcached-8m"}, {"runs", {{{"outcome", "keeps all"}, {"present", 200000}, {"attempted", 200000}}}}}}}};
+}
+
+TEST(ChoiceMapTest, AScenarioNotGivenIsNotMeasuredHereWithoutANumber) {
+  const auto rows = ChoiceMap({{"ws.json", WorkingSet()}}, ScenarioChoiceRows(), JudgmentRows());
+  const ChoiceRow& memtx = ChoiceRowOf(rows, "Tarantool memtx at its memtx_memory");  // not in the input's configurations
+  EXPECT_EQ(memtx.support, "not measured here");
+  EXPECT_EQ(memtx.pay, "");
+  EXPECT_EQ(memtx.source, "ws.json holds no result for this row (not run, failed or another version)");
+  const ChoiceRow& etcd = ChoiceRowOf(rows, "etcd at its default 64 MiB quota");
+  EXPECT_EQ(etcd.support, "not measured here");
+  EXPECT_EQ(etcd.source, "memstand scenario run mvcc-quota --json FILE, then give FILE");
+  for (const ChoiceRow& r : rows) {
+    if (r.support == "not measured here") {
+      EXPECT_EQ(r.pay, "") << r.system;  // never a number from elsewhere
+    }
+  }
+}
+
+TEST(ChoiceMapTest, TheJudgmentRowsAreTheDocumentedText) {
+  std::ifstream in(testutil::SourceDir() + "/docs/choice-map.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  ASSERT_FALSE(doc.str().empty());
+  ASSERT_FALSE(JudgmentRows().empty());
+  for (const ChoiceRow& r : JudgmentRows()) {
+    EXPECT_EQ(r.support, "judgment");
+    const std::string line = "| " + r.task + " | " + r.system + " | " + r.faster + " | " + r.pay + " | judgment |";
+    EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/choice-map.md lacks the row:\n" << line;
+  }
+  const auto rows = ChoiceMap({}, ScenarioChoiceRows(), JudgmentRows());
+  EXPECT_EQ(rows.size() - JudgmentRows().size(), 19u);  // the measured rows, all not measured here
+  const std::string text = ChoiceMapText(rows);
+  EXPECT_NE(text.find("support: judgment"), std::string::npos);
+  EXPECT_EQ(ChoiceMapJson(rows).size(), rows.size());
+}
+
+}  // namespace
+}  // namespace memstand

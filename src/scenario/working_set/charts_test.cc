@@ -1,0 +1,48 @@
+// Golden tests of the data each chart of working-set's report section receives
+// (ChartJson, from crafted inputs).
+#include <gtest/gtest.h>
+
+#include "report/scenario_sections.h"
+#include "report_util.h"
+#include "scenario/working_set/working_set.h"
+
+namespace memstand {
+namespace {
+
+using nlohmann::json;
+using OJson = nlohmann::ordered_json;
+using testutil::ChartData;
+using testutil::ChartTitled;
+using testutil::ReportInputOf;
+
+OJson WsGolden(const char* text) { return OJson::parse(text); }
+
+constexpr char kWorkingSet[] = R"j({
+  "format": 1, "scenario": "working-set", "platform": "P", "runs": 1, "portion": 10,
+  "configurations": [
+    {"name": "lru", "server": "redis 7", "outcome": "evicts", "runs": [
+      {"run": 1, "outcome": "evicts", "detected_in": [10, 20], "exact_point": 14,
+       "portions": [{"written": 10, "present": 10, "evicted": 0, "rejected": 0},
+                    {"written": 20, "present": 15, "evicted": 5, "rejected": 0},
+                    {"written": 30, "present": 15, "evicted": 15, "rejected": 0}]}]},
+    {"name": "missing", "not_run": "memcached is not installed", "runs": []}]
+})j";
+
+TEST(HtmlReportTest, WorkingSetShadesTheDetectionIntervalPerConfiguration) {
+  ReportSection s = ScenarioSection(ReportInputOf(kWorkingSet), WorkingSetCharts);
+  EXPECT_EQ(s.platform, "P");
+  ASSERT_EQ(s.charts.size(), 1u);  // the configuration that did not run has no chart
+  EXPECT_EQ(ChartData(s, "working-set: lru"), WsGolden(R"j({
+    "x": {"label": "records written", "unit": "writes", "log": false},
+    "y": {"label": "keys", "unit": "keys", "log": false},
+    "series": ["present", "evicted", "rejected"],
+    "data": [[10, 20, 30], [10, 15, 15], [0, 5, 15], [0, 0, 0]],
+    "bands": [{"from": 10, "to": 20, "label": "first event detected in (10; 20]"}],
+    "x_lines": [{"at": 14, "label": "exact: write 14"}], "y_lines": []})j"));
+  // No evidence folder: the configurations table comes from the JSON.
+  ASSERT_EQ(s.tables.size(), 1u);
+  EXPECT_EQ(s.tables[0].rows[1][1], "not run: memcached is not installed");
+}
+
+}  // namespace
+}  // namespace memstand

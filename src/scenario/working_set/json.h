@@ -1,0 +1,42 @@
+// working-set's JSON contract: the keys its writer (report.cc) writes and its readers
+// (charts.cc, choices.cc) read, each spelt once here (docs/scenarios/working-set.md).
+// contract_test.cc feeds a report made of fabricated runs to both.
+#pragma once
+
+namespace memstand::working_set_json {
+
+// Top level.
+inline constexpr char kConfigurations[] = "configurations";
+inline constexpr char kPortion[] = "portion";  // writes between two counter reads
+
+// configurations[].
+inline constexpr char kName[] = "name";  // "redis-allkeys-lru", ...
+inline constexpr char kServer[] = "server";
+inline constexpr char kNotRun[] = "not_run";
+inline constexpr char kRuns[] = "runs";  // one per run
+
+// configurations[] and configurations[].runs[].
+inline constexpr char kOutcome[] = "outcome";  // "evicts", "rejects", "evicts and rejects", "keeps all"
+
+// configurations[].runs[].
+inline constexpr char kRun[] = "run";
+inline constexpr char kAttempted[] = "attempted";
+inline constexpr char kSuccessful[] = "successful";
+inline constexpr char kMemoryUsed[] = "memory_used";
+inline constexpr char kFirstError[] = "first_error";
+inline constexpr char kFirstRejectedWrite[] = "first_rejected_write";
+inline constexpr char kDetectedIn[] = "detected_in";    // [low, high]: the first event's portion
+inline constexpr char kExactPoint[] = "exact_point";    // the first event's write
+inline constexpr char kExactEviction[] = "exact_eviction";
+inline constexpr char kServerCounters[] = "server_counters";  // the server's own, by name
+inline constexpr char kVinylDiskData[] = "vinyl_disk_data";   // of server_counters (Tarantool vinyl)
+inline constexpr char kPortions[] = "portions";  // the counters after each portion
+
+// configurations[].runs[] and its portions[].
+inline constexpr char kRejected[] = "rejected";
+inline constexpr char kEvicted[] = "evicted";
+inline constexpr char kPresent[] = "present";
+// configurations[].runs[].portions[].
+inline constexpr char kWritten[] = "written";
+
+}  // namespace memstand::working_set_json

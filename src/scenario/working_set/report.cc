@@ -1,0 +1,297 @@
+#include "scenario/working_set/report.h"
+
+#include <fmt/format.h>
+
+#include "report/repeat.h"
+#include "scenario/working_set/json.h"
+
+namespace memstand {
+namespace {
+
+using nlohmann::json;
+namespace key = working_set_json;
+
+std::string Num(int64_t v) { return std::to_string(v); }
+
+json RunJson(const WorkingSetConfigRun& r, int run) {
+  json j{{key::kRun, run}, {"ok", r.failure.empty() && r.invariants_ok()}};
+  if (!r.failure.empty()) j["failure"] = r.failure;
+  j[key::kAttempted] = r.attempted;
+  j[key::kSuccessful] = r.successful;
+  j[key::kRejected] = r.rejected;
+  j[key::kEvicted] = r.final.evicted;
+  j[key::kPresent] = r.final.present;
+  j[key::kMemoryUsed] = r.final.memory;
+  j[key::kOutcome] = r.outcome;
+  j[key::kFirstError] = r.first_error.empty() ? json(nullptr) : json(r.first_error);
+  j[key::kFirstRejectedWrite] = r.first_rejected_write == 0 ? json(nullptr) : json(r.first_rejected_write);
+  auto interval = [](const std::optional<Interval>& i) {
+    return i ? json::array({i->low, i->high}) : json(nullptr);
+  };
+  j["eviction_detected_in"] = interval(r.eviction_in);
+  j["rejection_detected_in"] = interval(r.rejection_in);
+  // The first event of either kind, and its exact write.
+  std::optional<Interval> first = r.eviction_in;
+  int64_t exact = r.exact_eviction;
+  if (r.rejection_in && (!first || r.rejection_in->low < first->low)) {
+    first = r.rejection_in;
+    exact = r.first_rejected_write;
+  }
+  j[key::kDetectedIn] = interval(first);
+  j[key::kExactPoint] = exact == 0 ? json(nullptr) : json(exact);
+  j[key::kExactEviction] = r.exact_eviction == 0 ? json(nullptr) : json(r.exact_eviction);
+  j["exact_note"] = r.exact_note;
+  j["settle_ms"] = r.settle_ms;
+  j["final_counters_steady"] = r.final_steady;
+  j["unsteady_portions"] = r.unsteady_portions;
+  j[key::kServerCounters] = r.final.raw;
+  json inv = json::array();
+  for (const Invariant& i : r.invariants) inv.push_back(i.ToJson());
+  j["invariants"] = inv;
+  json portions = json::array();
+  for (const WorkingSetPortion& p : r.portions) {
+    portions.push_back({{key::kWritten, p.written}, {key::kSuccessful, p.successful}, {key::kRejected, p.rejected},
+                        {key::kEvicted, p.counters.evicted}, {key::kPresent, p.counters.present},
+                        {key::kMemoryUsed, p.counters.memory}});
+  }
+  j[key::kPortions] = portions;
+  return j;
+}
+
+// The figures of one configuration's runs as ranges (docs/method.md rule 8).
+RepeatSummary SummaryOf(const WorkingSetConfiguration& st) {
+  std::vector<RunFigures> runs;
+  for (const WorkingSetConfigRun& r : st.runs) {
+    RunFigures f;
+    if (!r.failure.empty() || !r.invariants_ok()) {
+      f.outcome = r.failure == "interrupted" ? RunOutcome::kInterrupted : RunOutcome::kFailed;
+      f.reason = r.failure.empty() ? "an invariant broke" : r.failure;
+    }
+    auto add = [&](const char* key, int64_t v) { f.figures.push_back({st.config.name, key, key, double(v)}); };
+    add("attempted", r.attempted);
+    add("successful", r.successful);
+    add("rejected", r.rejected);
+    add("evicted", r.final.evicted);
+    add("present", r.final.present);
+    add("memory_used", r.final.memory);
+    if (r.exact_eviction > 0) add("exact_eviction", r.exact_eviction);
+    if (r.first_rejected_write > 0) add("first_rejected_write", r.first_rejected_write);
+    runs.push_back(std::move(f));
+  }
+  return Summarize(runs, static_cast<int>(runs.size()));
+}
+
+std::string RangeText(const Range& r) {
+  if (r.n == 1 || r.min == r.max) return fmt::format("{:.0f} (N={})", r.median, r.n);
+  return fmt::format("{:.0f} {:.0f} {:.0f} (min median max, N={})", r.min, r.median, r.max, r.n);
+}
+
+// Whether every completed run found the same exact point (eviction or rejection).
+std::string SameEveryTime(const WorkingSetConfiguration& st, const char* what, int64_t WorkingSetConfigRun::*field) {
+  std::vector<int64_t> points;
+  for (const WorkingSetConfigRun& r : st.runs) {
+    if (r.failure.empty() && r.*field > 0) points.push_back(r.*field);
+  }
+  if (points.size() < 2) return "";
+  const bool same = std::all_of(points.begin(), points.end(), [&](int64_t p) { return p == points[0]; });
+  return fmt::format("{} the same in all {} runs: {}", what, points.size(), same ? "yes" : "no");
+}
+
+std::string ResultsBlock(const std::vector<WorkingSetConfiguration>& states, int runs) {
+  std::string out;
+  for (const WorkingSetConfiguration& st : states) {
+    out += fmt::format("    {} — {}\n", st.config.name, st.config.Describe());
+    if (!st.not_run.empty()) {
+      out += "      " + st.not_run + "\n";
+      continue;
+    }
+    for (size_t k = 0; k < st.runs.size(); ++k) {
+      const WorkingSetConfigRun& r = st.runs[k];
+      const std::string tag = runs > 1 ? fmt::format("run {}: ", k + 1) : "";
+      if (!r.failure.empty()) {
+        out += fmt::format("      {}FAILED: {}\n", tag, r.failure);
+        continue;
+      }
+      out += fmt::format("      {}outcome {}: attempted {}, successful {}, rejected {}, evicted {}, "
+                         "present {}, memory used {} bytes (final counters {} after {} ms)\n",
+                         tag, r.outcome, r.attempted, r.successful, r.rejected, r.final.evicted,
+                         r.final.present, r.final.memory, r.final_steady ? "steady" : "STILL MOVING",
+                         r.settle_ms);
+      if (r.unsteady_portions > 0) {
+        out += fmt::format("        {} portion(s) read while the counters still moved after {} ms\n",
+                           r.unsteady_portions, kWorkingSetPortionSettleTimeoutMs);
+      }
+      if (r.eviction_in) {
+        out += fmt::format("        first eviction detected in {}; exact: {}\n", r.eviction_in->Describe(),
+                           r.exact_note.empty() ? "not looked for (--no-exact)" : r.exact_note);
+      }
+      if (r.rejection_in) {
+        out += fmt::format("        first rejection detected in {}; exact: write {} (one connection, "
+                           "replies in order); error: {}\n",
+                           r.rejection_in->Describe(), r.first_rejected_write, r.first_error);
+      }
+      if (st.config.system == SystemKind::kTarantool && st.config.engine == "vinyl") {
+        out += fmt::format("        on disk: {} bytes of data, {} of index (vinyl)\n",
+                           r.final.raw.count(key::kVinylDiskData) ? r.final.raw.at(key::kVinylDiskData) : 0,
+                           r.final.raw.count("vinyl_disk_index") ? r.final.raw.at("vinyl_disk_index") : 0);
+      }
+    }
+    if (runs > 1) {
+      RepeatSummary sum = SummaryOf(st);
+      for (const FigureRange& f : sum.ranges) out += fmt::format("      {}: {}\n", f.key, RangeText(f.range));
+      out += fmt::format("      runs: {} ok, {} failed, {} interrupted (of {})\n", sum.ok, sum.failed,
+                         sum.interrupted, sum.runs);
+      for (const std::string& f : sum.failures) out += "        " + f + "\n";
+      for (const std::string& line : {SameEveryTime(st, "exact eviction point", &WorkingSetConfigRun::exact_eviction),
+                                      SameEveryTime(st, "first rejected write", &WorkingSetConfigRun::first_rejected_write)}) {
+        if (!line.empty()) out += "      " + line + "\n";
+      }
+    }
+  }
+  return out;
+}
+
+std::string InvariantsBlock(const std::vector<WorkingSetConfiguration>& states) {
+  std::string out;
+  for (const WorkingSetConfiguration& st : states) {
+    for (size_t k = 0; k < st.runs.size(); ++k) {
+      for (const Invariant& i : st.runs[k].invariants) {
+        out += fmt::format("    {} run {}: {}\n", st.config.name, k + 1, i.Describe());
+      }
+      if (st.runs[k].invariants.empty() && st.runs[k].ran) {
+        out += fmt::format("    {} run {}: not checked: the run did not complete\n", st.config.name, k + 1);
+      }
+    }
+  }
+  return out.empty() ? "    none checked: no configuration ran\n" : out;
+}
+
+void FillTables(const std::vector<WorkingSetConfiguration>& states, ScenarioReport* report) {
+  Table configs{"configurations",
+                {"configuration", "system", "settings", "run", "status", "outcome", "attempted",
+                 "successful", "rejected", "evicted", "present", "memory_used", "first_error",
+                 "first_rejected_write", "eviction_detected_low", "eviction_detected_high",
+                 "exact_eviction", "settle_ms"},
+                {}};
+  Table portions{"portions",
+                 {"configuration", "run", "written", "successful", "rejected", "evicted", "present",
+                  "memory_used"},
+                 {}};
+  Table invariants{"invariants", {"configuration", "run", "invariant", "lhs_value", "rhs_value", "ok"}, {}};
+  for (const WorkingSetConfiguration& st : states) {
+    if (!st.not_run.empty()) {
+      configs.rows.push_back({st.config.name, SystemName(st.config.system), st.config.Describe(), "",
+                              st.not_run, "", "", "", "", "", "", "", "", "", "", "", "", ""});
+    }
+    for (size_t k = 0; k < st.runs.size(); ++k) {
+      const WorkingSetConfigRun& r = st.runs[k];
+      const std::string run = Num(static_cast<int64_t>(k + 1));
+      configs.rows.push_back(
+          {st.config.name, SystemName(st.config.system), st.config.Describe(), run,
+           r.failure.empty() ? (r.invariants_ok() ? "ok" : "invariant broken") : "failed: " + r.failure,
+           r.outcome, Num(r.attempted), Num(r.successful), Num(r.rejected), Num(r.final.evicted),
+           Num(r.final.present), Num(r.final.memory), r.first_error,
+           r.first_rejected_write ? Num(r.first_rejected_write) : "",
+           r.eviction_in ? Num(r.eviction_in->low) : "", r.eviction_in ? Num(r.eviction_in->high) : "",
+           r.exact_eviction ? Num(r.exact_eviction) : "", Num(r.settle_ms)});
+      for (const WorkingSetPortion& p : r.portions) {
+        portions.rows.push_back({st.config.name, run, Num(p.written), Num(p.successful), Num(p.rejected),
+                                 Num(p.counters.evicted), Num(p.counters.present), Num(p.counters.memory)});
+      }
+      for (const Invariant& i : r.invariants) {
+        invariants.rows.push_back({st.config.name, run, i.name, Num(i.lhs_value), Num(i.rhs_value),
+                                   i.ok() ? "true" : "false"});
+      }
+    }
+  }
+  report->tables = {configs, portions, invariants};
+}
+
+void FillVerdict(const std::vector<WorkingSetConfiguration>& states, bool interrupted, ScenarioReport* report) {
+  for (const WorkingSetConfiguration& st : states) {
+    if (!st.not_run.empty()) report->Mark(ScenarioVerdict::kPartial, st.config.name + ": " + st.not_run);
+    for (size_t k = 0; k < st.runs.size(); ++k) {
+      const WorkingSetConfigRun& r = st.runs[k];
+      if (r.failure == "interrupted") continue;
+      if (!r.failure.empty()) {
+        report->Mark(ScenarioVerdict::kFailed, fmt::format("{} run {}: {}", st.config.name, k + 1, r.failure));
+      }
+      for (const Invariant& i : r.invariants) {
+        if (!i.ok()) {
+          report->Mark(ScenarioVerdict::kFailed,
+                       fmt::format("{} run {}: invariant broken: {}", st.config.name, k + 1, i.Describe()));
+        }
+      }
+    }
+  }
+  if (interrupted) report->Mark(ScenarioVerdict::kInterrupted, "interrupted: the figures so far, marked partial");
+}
+
+}  // namespace
+
+void FillWorkingSetReport(const WorkingSetOptions& o, uint64_t seed, const std::vector<WorkingSetConfiguration>& states,
+                          bool interrupted, ScenarioReport* report) {
+  for (const WorkingSetConfiguration& st : states) {
+    report->configuration_lines.push_back(st.config.name + ": " +
+                                         (st.not_run.empty() ? st.description : st.not_run));
+    if (!st.config_text.empty()) report->files["servers/" + st.config.name + ".conf"] = st.config_text;
+  }
+  report->procedure = {
+      fmt::format("load products records 1..{} (seed {}) in order, key product:<id>, value its JSON "
+                  "line (Tarantool: tuple [id, JSON line]), in portions of {} writes, one connection, "
+                  "pipeline {}", o.records, seed, o.portion, o.pipeline),
+      "after every portion, poll the server's exact counters until two reads 20 ms apart agree "
+      "(Redis INFO evicted_keys/used_memory + DBSIZE; memcached stats evictions/curr_items/bytes; "
+      "Tarantool space:len() or vinyl count(), box.slab.info, box.stat.vinyl); no key is read back",
+      "first rejection: its portion, and the exact write from the order of the replies on the one connection",
+      std::string("first eviction: its portion, then ") +
+          (o.exact ? "a fresh server loaded to the portion's start and one write + one counter read at a "
+                     "time through the portion"
+                   : "no exact search (--no-exact)"),
+      "every run starts fresh servers (nothing to settle between runs); the final counters are read "
+      "after they stop moving (the wait is printed per run in the JSON as settle_ms)"};
+  report->blocks.push_back({"Results per configuration (counts; no percentages of the dataset)",
+                           ResultsBlock(states, report->runs_requested)});
+  report->blocks.push_back({"Invariants (a broken one fails the run)", InvariantsBlock(states)});
+  report->limits = {
+      "outcomes belong to these exact configurations and this record size and order "
+      "(docs/method.md rule 15)",
+      "memory figures are each server's own accounting, not comparable across systems byte for byte",
+      "one load connection: no concurrency effects; no reads, so nothing about hit ratios under LRU",
+      "the exact eviction point comes from a repeat on a fresh server, which may differ from the first "
+      "pass where a server's eviction sampling is random (Redis samples keys)"};
+  json configs = json::array();
+  for (const WorkingSetConfiguration& st : states) {
+    json settings = json::object();
+    for (const auto& [k, v] : st.config.settings) settings[k] = v;
+    if (st.config.system == SystemKind::kTarantool) settings["engine"] = st.config.engine;
+    json c{{key::kName, st.config.name}, {"system", SystemName(st.config.system)}, {"settings", settings},
+           {key::kServer, st.description}};
+    if (!st.not_run.empty()) c[key::kNotRun] = st.not_run;
+    std::string outcome;
+    for (const WorkingSetConfigRun& r : st.runs) {
+      if (r.outcome.empty()) continue;
+      outcome = outcome.empty() || outcome == r.outcome ? r.outcome : "differs between runs";
+    }
+    c[key::kOutcome] = outcome.empty() ? json(nullptr) : json(outcome);
+    json runs = json::array();
+    for (size_t k = 0; k < st.runs.size(); ++k) runs.push_back(RunJson(st.runs[k], static_cast<int>(k + 1)));
+    c[key::kRuns] = runs;
+    json summary = json::object();
+    RepeatSummary sum = SummaryOf(st);
+    for (const FigureRange& f : sum.ranges) {
+      summary[f.key] = {{"min", f.range.min}, {"median", f.range.median}, {"max", f.range.max}, {"n", f.range.n}};
+    }
+    c["summary"] = summary;
+    c["failed_runs"] = sum.failed;
+    configs.push_back(c);
+  }
+  report->json["records"] = o.records;
+  report->json[key::kPortion] = o.portion;
+  report->json["pipeline"] = o.pipeline;
+  report->json[key::kConfigurations] = configs;
+  FillTables(states, report);
+  FillVerdict(states, interrupted, report);
+}
+
+}  // namespace memstand
