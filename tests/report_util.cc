@@ -35,6 +35,8 @@ nlohmann::ordered_json ChartData(const ReportSection& s, const std::string& titl
           {"y_lines", j["y_lines"]}};
 }
 
+nlohmann::ordered_json Golden(const char* text) { return nlohmann::ordered_json::parse(text); }
+
 const ChoiceRow& ChoiceRowOf(const std::vector<ChoiceRow>& rows, const std::string& system) {
   for (const ChoiceRow& r : rows) {
     if (r.system == system) return r;

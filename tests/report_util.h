@@ -23,6 +23,9 @@ const Chart* ChartTitled(const ReportSection& section, const std::string& title)
 /// (ChartJson); null when there is no such chart.
 nlohmann::ordered_json ChartData(const ReportSection& section, const std::string& title);
 
+/// A golden chart value written as JSON text, in the order it is written.
+nlohmann::ordered_json Golden(const char* text);
+
 /// The row of `rows` whose system is `system`; a failure and an empty row when none.
 const ChoiceRow& ChoiceRowOf(const std::vector<ChoiceRow>& rows, const std::string& system);
 

@@ -12,6 +12,7 @@
 #include "report/run_sections.h"
 #include "report/scenario_sections.h"
 #include "report/web_assets.h"
+#include "report_util.h"
 #include "test_paths.h"
 
 namespace memstand {
@@ -20,39 +21,10 @@ namespace {
 using nlohmann::json;
 using OJson = nlohmann::ordered_json;
 
-ReportInput Input(const std::string& text, const std::string& path = "in.json") {
-  ReportInput in;
-  in.path = in.json_path = path;
-  in.doc = json::parse(text);
-  auto kind = DetectKind(in.doc);
-  EXPECT_TRUE(kind.ok()) << kind.status().message();
-  if (kind.ok()) in.kind = *kind;
-  return in;
-}
-
-const Chart* Find(const ReportSection& s, const std::string& title) {
-  for (const Chart& c : s.charts) {
-    if (c.title == title) return &c;
-  }
-  ADD_FAILURE() << "no chart titled " << title;
-  return nullptr;
-}
-
-// The chart's data, bands and lines, as its page script receives them.
-OJson Data(const ReportSection& s, const std::string& title) {
-  const Chart* c = Find(s, title);
-  if (c == nullptr) return nullptr;
-  OJson j = ChartJson(*c, s);
-  return {{"x", j["x"]},
-          {"y", j["y"]},
-          {"series", j["series"]},
-          {"data", j["data"]},
-          {"bands", j["bands"]},
-          {"x_lines", j["x_lines"]},
-          {"y_lines", j["y_lines"]}};
-}
-
-OJson Golden(const char* text) { return OJson::parse(text); }
+using testutil::ChartData;
+using testutil::ChartTitled;
+using testutil::Golden;
+using testutil::ReportInputOf;
 
 // A scenario made up here: report/ knows none, its charts are given (scenario/registry.h
 // gives the real ones, tested in their folders). One chart per item, y against x.
@@ -107,29 +79,29 @@ constexpr char kRun[] = R"j({
 })j";
 
 TEST(HtmlReportTest, RunPerSecondChartsGetTheSeriesPerCommand) {
-  ReportSection s = RunSection(Input(kRun, "dir/run.json"));
+  ReportSection s = RunSection(ReportInputOf(kRun, "dir/run.json"));
   EXPECT_EQ(s.platform, "Linux 6.1 x86_64, 2 CPUs (EPYC), virtual machine, 2.0 GiB");
-  EXPECT_EQ(Data(s, "Throughput per second"), Golden(R"j({
+  EXPECT_EQ(ChartData(s, "Throughput per second"), Golden(R"j({
     "x": {"label": "second of the measured phase", "unit": "s", "log": false, "integer": true},
     "y": {"label": "replies in the second", "unit": "ops/s", "log": false},
     "series": ["SET", "GET", "Total"], "data": [[0, 1], [10, 20], [100, 200], [110, 220]],
     "bands": [], "x_lines": [], "y_lines": []})j"));
   // A p99 of 0 cannot be drawn on the log axis: a gap, not a point at the bottom.
-  EXPECT_EQ(Data(s, "Latency per second: SET"), Golden(R"j({
+  EXPECT_EQ(ChartData(s, "Latency per second: SET"), Golden(R"j({
     "x": {"label": "second of the measured phase", "unit": "s", "log": false, "integer": true},
     "y": {"label": "latency", "unit": "µs", "log": true},
     "series": ["p50", "p99", "max"], "data": [[0, 1], [2, 3], [8, null], [9, 7]],
     "bands": [], "x_lines": [], "y_lines": []})j"));
-  EXPECT_NE(Find(s, "Latency per second: Total"), nullptr);
-  OJson j = ChartJson(*Find(s, "Throughput per second"), s);
+  EXPECT_NE(ChartTitled(s, "Latency per second: Total"), nullptr);
+  OJson j = ChartJson(*ChartTitled(s, "Throughput per second"), s);
   EXPECT_EQ(j["source"], "dir/run.json");
   EXPECT_EQ(j["platform"], s.platform);
   EXPECT_NE(j["caption"].get<std::string>().find("last second may be partial"), std::string::npos);
 }
 
 TEST(HtmlReportTest, PercentilePlotIsOnTheInverseTailAxis) {
-  ReportSection s = RunSection(Input(kRun));
-  OJson d = Data(s, "Latency percentiles");
+  ReportSection s = RunSection(ReportInputOf(kRun));
+  OJson d = ChartData(s, "Latency percentiles");
   EXPECT_EQ(d["x"], Golden(R"j({"label": "1/(1-q), percentile q", "unit": "", "log": true})j"));
   EXPECT_EQ(d["series"], Golden(R"j(["SET", "GET", "Total"])j"));
   ASSERT_EQ(d["data"].size(), 4u);
@@ -146,16 +118,16 @@ TEST(HtmlReportTest, PercentilePlotIsOnTheInverseTailAxis) {
 }
 
 TEST(HtmlReportTest, ResourcesGiveCpuShareAndRssPerProcess) {
-  ReportSection s = RunSection(Input(kRun));
+  ReportSection s = RunSection(ReportInputOf(kRun));
   // redis-server: 0.5 CPU s over its first second, the 0.1 s interval left out, 0.75
   // over the next second; memstand: 1.0 over its first second.
-  EXPECT_EQ(Data(s, "CPU over time: server and client"), Golden(R"j({
+  EXPECT_EQ(ChartData(s, "CPU over time: server and client"), Golden(R"j({
     "x": {"label": "time since the run started", "unit": "s", "log": false},
     "y": {"label": "CPU share of one core", "unit": "cores", "log": false},
     "series": ["redis-server (pid 7)", "memstand (pid 8)"],
     "data": [[1.0, 2.1], [0.5, 0.75], [1.0, null]],
     "bands": [], "x_lines": [], "y_lines": []})j"));
-  EXPECT_EQ(Data(s, "Resident memory over time")["data"],
+  EXPECT_EQ(ChartData(s, "Resident memory over time")["data"],
             Golden("[[1.0, 1.1, 2.1], [1, 2, 3], [4, null, null]]"));
 }
 
@@ -164,8 +136,8 @@ TEST(HtmlReportTest, OpenLoopAddsServiceTimeAndSendLag) {
   doc["latency_from"] = "intended_send";
   doc["totals"]["service_time"] = {{"percentiles_us", {{"50", 1}, {"99", 2}}}};
   doc["totals"]["send_lag"] = {{"percentiles_us", {{"50", 0}, {"99", 0.5}}}};
-  ReportSection s = RunSection(Input(doc.dump()));
-  OJson d = Data(s, "Open loop: latency, service time and send lag");
+  ReportSection s = RunSection(ReportInputOf(doc.dump()));
+  OJson d = ChartData(s, "Open loop: latency, service time and send lag");
   EXPECT_EQ(d["series"], Golden(R"j(["latency", "service time", "send lag"])j"));
   // x: p50, p90, p99, p99.9 (the union); a lag of 0 is a gap on the log axis.
   EXPECT_EQ(d["data"][2], Golden("[1, null, 2, null]"));
@@ -185,13 +157,13 @@ constexpr char kSweep[] = R"j({
 })j";
 
 TEST(HtmlReportTest, SweepChartsMarkTheKneeAndLeaveFailedStepsOut) {
-  ReportSection s = SweepSection(Input(kSweep));
-  EXPECT_EQ(Data(s, "Throughput against clients"), Golden(R"j({
+  ReportSection s = SweepSection(ReportInputOf(kSweep));
+  EXPECT_EQ(ChartData(s, "Throughput against clients"), Golden(R"j({
     "x": {"label": "clients", "unit": "connections per thread", "log": true},
     "y": {"label": "throughput, all commands", "unit": "ops/s", "log": false},
     "series": ["ops/s"], "data": [[1, 4, 64], [100, 350, 360]],
     "bands": [], "x_lines": [{"at": 4, "label": "knee at clients=4"}], "y_lines": []})j"));
-  EXPECT_EQ(Data(s, "p99 latency against clients")["data"], Golden("[[1, 4, 64], [10, 12, 90]]"));
+  EXPECT_EQ(ChartData(s, "p99 latency against clients")["data"], Golden("[[1, 4, 64], [10, 12, 90]]"));
   ASSERT_EQ(s.tables.size(), 1u);
   EXPECT_EQ(s.tables[0].rows.size(), 4u);  // the failed step is in the table
   EXPECT_EQ(s.tables[0].rows[2][1], "FAILED: lost connection");
@@ -202,8 +174,8 @@ TEST(HtmlReportTest, SweepWithoutAKneeDrawsNoKneeLine) {
   json doc = json::parse(kSweep);
   doc["knee"] = {
       {"found", false}, {"index", nullptr}, {"x", nullptr}, {"text", "no knee within the range"}};
-  ReportSection s = SweepSection(Input(doc.dump()));
-  EXPECT_EQ(Data(s, "Throughput against clients")["x_lines"], OJson::array());
+  ReportSection s = SweepSection(ReportInputOf(doc.dump()));
+  EXPECT_EQ(ChartData(s, "Throughput against clients")["x_lines"], OJson::array());
 }
 
 constexpr char kRuns[] = R"j({
@@ -220,8 +192,8 @@ constexpr char kRuns[] = R"j({
 })j";
 
 TEST(HtmlReportTest, RunsChartsShowEveryRunBesideTheRangeWithItsN) {
-  ReportSection s = RunsSection(Input(kRuns));
-  EXPECT_EQ(Data(s, "throughput of each run (all commands)"), Golden(R"j({
+  ReportSection s = RunsSection(ReportInputOf(kRuns));
+  EXPECT_EQ(ChartData(s, "throughput of each run (all commands)"), Golden(R"j({
     "x": {"label": "run", "unit": "", "log": false, "integer": true},
     "y": {"label": "throughput", "unit": "ops/s", "log": false},
     "series": ["run ended OK", "run failed"],
@@ -229,14 +201,14 @@ TEST(HtmlReportTest, RunsChartsShowEveryRunBesideTheRangeWithItsN) {
     "bands": [], "x_lines": [],
     "y_lines": [{"at": 100, "label": "min 100 (N=2)"}, {"at": 110, "label": "median 110 (N=2)"},
                 {"at": 120, "label": "max 120 (N=2)"}]})j"));
-  EXPECT_EQ(Data(s, "p99 latency of each run (all commands)")["data"],
+  EXPECT_EQ(ChartData(s, "p99 latency of each run (all commands)")["data"],
             Golden("[[1, 2, 3], [5, null, 6], [null, 70, null]]"));
   ASSERT_FALSE(s.blocks.empty());
   EXPECT_EQ(s.blocks[0].lines.back(), "run 2: FAILED: lost connection");
 }
 
 TEST(HtmlReportTest, AnUnknownScenarioGetsItsBlocksAndTablesOnly) {
-  ReportInput in = Input(R"j({"format": 1, "scenario": "a-future-scenario", "platform": "P",
+  ReportInput in = ReportInputOf(R"j({"format": 1, "scenario": "a-future-scenario", "platform": "P",
     "question": "Q?", "procedure": ["step one"], "limits": ["limit one"], "verdict": "ok",
     "verdict_reasons": []})j");
   in.csv["cells"] = "a,b\n1,2\n";
@@ -257,7 +229,7 @@ TEST(HtmlReportTest, AnUnknownScenarioGetsItsBlocksAndTablesOnly) {
 }
 
 TEST(HtmlReportTest, FieldsOfTheWrongTypeReadAsAbsent) {
-  ReportInput in = Input(R"j({"schema": "memstand.run", "version": 1, "totals": {"latency": 5},
+  ReportInput in = ReportInputOf(R"j({"schema": "memstand.run", "version": 1, "totals": {"latency": 5},
     "commands": "SET", "series": {"Total": [{"second": "x"}, 7]}, "resources": {"a": 1}, "platform": 3})j");
   ReportSection s = SectionOf(in, ChartsByName);
   EXPECT_TRUE(s.charts.empty());  // nothing to draw: each empty chart named in a block
@@ -355,7 +327,7 @@ TEST_F(HtmlReportFilesTest, ABadInputLeavesTheOutputAsItWas) {
 TEST(HtmlReportTest, ThePageInlinesEverythingAndNoTextEndsAScript) {
   json doc = json::parse(kScenario);
   doc["items"][0]["name"] = "</script><script>alert(1)</script>";
-  ReportSection s = SectionOf(Input(doc.dump()), ChartsByName);
+  ReportSection s = SectionOf(ReportInputOf(doc.dump()), ChartsByName);
   const std::string page = RenderHtmlReport({s}, "memstand report x");
   EXPECT_NE(page.find("uPlot"), std::string::npos);
   EXPECT_EQ(page.find("<script src"), std::string::npos);

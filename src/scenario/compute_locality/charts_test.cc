@@ -13,9 +13,8 @@ using nlohmann::json;
 using OJson = nlohmann::ordered_json;
 using testutil::ChartData;
 using testutil::ChartTitled;
+using testutil::Golden;
 using testutil::ReportInputOf;
-
-OJson ClGolden(const char* text) { return OJson::parse(text); }
 
 constexpr char kLocality[] = R"j({
   "format": 1, "scenario": "compute-locality", "platform": "P",
@@ -29,7 +28,7 @@ constexpr char kLocality[] = R"j({
 
 TEST(HtmlReportTest, ComputeLocalityRatiosPerComparison) {
   ReportSection s = ScenarioSection(ReportInputOf(kLocality), ComputeLocalityCharts);
-  EXPECT_EQ(ChartData(s, "compute-locality: redis, ratios a / b"), ClGolden(R"j({
+  EXPECT_EQ(ChartData(s, "compute-locality: redis, ratios a / b"), Golden(R"j({
     "x": {"label": "comparison", "unit": "", "log": false,
           "ticks": ["as published: naive / local", "control 1: naive-short / local-short"]},
     "y": {"label": "ratio a / b", "unit": "x", "log": true},
@@ -50,7 +49,7 @@ TEST(HtmlReportTest, ComputeLocalityRawTimingsFromTheEvidenceSamples) {
       "1,redis,naive,2,1,2,7000000,33276\n1,redis,local,2,1,1,0,10\n"
       "1,tarantool,naive,1,1,1,9,33276\n2,redis,naive,1,1,1,8,33276\n";
   ReportSection s = ScenarioSection(in, ComputeLocalityCharts);
-  EXPECT_EQ(ChartData(s, "compute-locality: redis, every timed call"), ClGolden(R"j({
+  EXPECT_EQ(ChartData(s, "compute-locality: redis, every timed call"), Golden(R"j({
     "x": {"label": "call of the path (pass 1, then pass 2)", "unit": "call", "log": false, "integer": true},
     "y": {"label": "time of the call", "unit": "µs", "log": true},
     "series": ["naive", "local"], "data": [[1, 2], [5000, 7000], [150, null]],

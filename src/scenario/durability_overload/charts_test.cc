@@ -13,9 +13,8 @@ using nlohmann::json;
 using OJson = nlohmann::ordered_json;
 using testutil::ChartData;
 using testutil::ChartTitled;
+using testutil::Golden;
 using testutil::ReportInputOf;
-
-OJson DoGolden(const char* text) { return OJson::parse(text); }
 
 TEST(HtmlReportTest, DurabilityOverloadThroughputAndErrorsPerCellAndMode) {
   ReportSection s = ScenarioSection(ReportInputOf(R"j({
@@ -26,12 +25,12 @@ TEST(HtmlReportTest, DurabilityOverloadThroughputAndErrorsPerCellAndMode) {
                 "ops_per_sec": {"median": 30000}, "runs": 3, "runs_with_errors": 2},
                {"mode": "none", "op": "GET", "size": 100, "payload": "random", "ops_per_sec": {"median": 70000},
                 "runs": 3, "runs_with_errors": 0}]})j"), DurabilityOverloadCharts);
-  EXPECT_EQ(ChartData(s, "durability-overload: throughput per cell and durability mode"), DoGolden(R"j({
+  EXPECT_EQ(ChartData(s, "durability-overload: throughput per cell and durability mode"), Golden(R"j({
     "x": {"label": "cell", "unit": "", "log": false, "ticks": ["SET 100 B random", "GET 100 B random"]},
     "y": {"label": "median throughput over the runs", "unit": "ops/s", "log": false},
     "series": ["none", "aof-everysec"], "data": [[0, 1], [50000, 70000], [30000, null]],
     "bands": [], "x_lines": [], "y_lines": []})j"));
-  EXPECT_EQ(ChartData(s, "durability-overload: runs with errors per cell")["data"], DoGolden("[[0, 1], [0, 0], [2, null]]"));
+  EXPECT_EQ(ChartData(s, "durability-overload: runs with errors per cell")["data"], Golden("[[0, 1], [0, 0], [2, null]]"));
 }
 
 // The cluster's state over time: the cells end to end (1 s apart), one row per kind of
@@ -48,12 +47,12 @@ TEST(HtmlReportTest, DurabilityOverloadClusterStateTimeline) {
                "cluster_intervals": [{"what": "node-2 pfail", "from_s": 0, "to_s": 1, "open": false}]}]})j"), DurabilityOverloadCharts);
   const OJson t = ChartData(s, "durability-overload: the cluster's state over time");
   ASSERT_FALSE(t.is_null());
-  EXPECT_EQ(t["y"], DoGolden(R"j({"label": "", "unit": "", "log": false,
+  EXPECT_EQ(t["y"], Golden(R"j({"label": "", "unit": "", "log": false,
                                  "ticks": ["node-2 pfail", "cluster_state:fail"]})j"));
-  EXPECT_EQ(t["data"], DoGolden(R"j([[0, 1, 2, 3, 4, 4.5, 5, 7.5, 8, 9, 11.5],
+  EXPECT_EQ(t["data"], Golden(R"j([[0, 1, 2, 3, 4, 4.5, 5, 7.5, 8, 9, 11.5],
     [null, 0, 0, 0, null, null, null, null, 0, 0, null],
     [null, null, 1, 1, 1, null, null, null, null, null, null]])j"));
-  EXPECT_EQ(t["x_lines"], DoGolden(R"j([{"at": 0, "label": "run 1 none SET 100 B"},
+  EXPECT_EQ(t["x_lines"], Golden(R"j([{"at": 0, "label": "run 1 none SET 100 B"},
     {"at": 5, "label": "run 1 none GET 100 B"}, {"at": 8, "label": "run 1 aof-everysec SET 100 B"}])j"));
   const Chart* c = ChartTitled(s, "durability-overload: the cluster's state over time");
   EXPECT_EQ(c->style, "segments");

@@ -13,9 +13,8 @@ using nlohmann::json;
 using OJson = nlohmann::ordered_json;
 using testutil::ChartData;
 using testutil::ChartTitled;
+using testutil::Golden;
 using testutil::ReportInputOf;
-
-OJson MqGolden(const char* text) { return OJson::parse(text); }
 
 TEST(HtmlReportTest, MvccQuotaDrawsSizePerWriteWithFailureAndRecovery) {
   ReportSection s = ScenarioSection(ReportInputOf(R"j({
@@ -24,7 +23,7 @@ TEST(HtmlReportTest, MvccQuotaDrawsSizePerWriteWithFailureAndRecovery) {
     "etcd": {"first_failed_write": 1200, "detected_in": [1000, 1500], "db_size_after_recovery": 1048576,
              "error": "database space exceeded", "canary_ok": true,
              "db_size_by_write": [[500, 1048576], [1000, 3145728], [1500, 4194304]]}})j"), MvccQuotaCharts);
-  EXPECT_EQ(ChartData(s, "mvcc-quota: etcd backend size per write"), MqGolden(R"j({
+  EXPECT_EQ(ChartData(s, "mvcc-quota: etcd backend size per write"), Golden(R"j({
     "x": {"label": "writes", "unit": "writes", "log": false},
     "y": {"label": "etcd backend size (dbSize)", "unit": "MiB", "log": false},
     "series": ["db size"], "data": [[500, 1000, 1500], [1, 3, 4]],

@@ -13,9 +13,8 @@ using nlohmann::json;
 using OJson = nlohmann::ordered_json;
 using testutil::ChartData;
 using testutil::ChartTitled;
+using testutil::Golden;
 using testutil::ReportInputOf;
-
-OJson RcGolden(const char* text) { return OJson::parse(text); }
 
 // replication-cost: per system, throughput and p99 against concurrency per path (the
 // median over runs, a cell that stalled or failed a gap) and the ratios at equal
@@ -37,16 +36,16 @@ TEST(HtmlReportTest, ReplicationCostPathsAgainstConcurrencyAndRatios) {
                "ops_per_sec": 20000, "p99_us": 100}],
     "ratios": [{"run": 1, "system": "tarantool", "a": "sync-write", "b": "async-write", "concurrency": 4,
                 "throughput_ratio": 0.5}]})j"), ReplicationCostCharts);
-  EXPECT_EQ(ChartData(s, "replication-cost: tarantool throughput against concurrency"), RcGolden(R"j({
+  EXPECT_EQ(ChartData(s, "replication-cost: tarantool throughput against concurrency"), Golden(R"j({
     "x": {"label": "concurrency", "unit": "connections", "log": true},
     "y": {"label": "successful operations per second", "unit": "ops/s", "log": false},
     "series": ["async-write", "sync-write"], "data": [[1, 4], [2000, 5000], [null, 2500]],
     "bands": [], "x_lines": [], "y_lines": []})j"));
   EXPECT_EQ(ChartData(s, "replication-cost: tarantool p99 latency against concurrency")["data"],
-            RcGolden("[[1, 4], [800, 1500], [null, 3000]]"));
+            Golden("[[1, 4], [800, 1500], [null, 3000]]"));
   EXPECT_EQ(ChartData(s, "replication-cost: tarantool throughput ratios at equal concurrency")["data"],
-            RcGolden("[[4], [0.5]]"));
-  EXPECT_EQ(ChartData(s, "replication-cost: redis throughput against concurrency")["data"], RcGolden("[[1], [20000]]"));
+            Golden("[[4], [0.5]]"));
+  EXPECT_EQ(ChartData(s, "replication-cost: redis throughput against concurrency")["data"], Golden("[[1], [20000]]"));
   EXPECT_EQ(s.charts.size(), 5u);  // no ratio chart for redis: no ratio in the JSON
 }
 

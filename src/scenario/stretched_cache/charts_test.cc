@@ -13,9 +13,8 @@ using nlohmann::json;
 using OJson = nlohmann::ordered_json;
 using testutil::ChartData;
 using testutil::ChartTitled;
+using testutil::Golden;
 using testutil::ReportInputOf;
-
-OJson ScGolden(const char* text) { return OJson::parse(text); }
 
 TEST(HtmlReportTest, StretchedCacheCostAgainstDistancePerModeWithTheRoundTrip) {
   ReportSection s = ScenarioSection(ReportInputOf(R"j({
@@ -25,7 +24,7 @@ TEST(HtmlReportTest, StretchedCacheCostAgainstDistancePerModeWithTheRoundTrip) {
               {"run": 1, "relay_mode": "serializing", "client": "pipelined", "one_way_ns": 5000000, "median_ns": 15000000},
               {"run": 2, "relay_mode": "serializing", "client": "pipelined", "one_way_ns": 20000000, "median_ns": 1}],
     "calibration": [{"run": 1, "one_way_ns": 5000000, "get_relay_median_ns": 10300000}]})j"), StretchedCacheCharts);
-  EXPECT_EQ(ChartData(s, "stretched-cache: write + WAIT 1 against distance"), ScGolden(R"j({
+  EXPECT_EQ(ChartData(s, "stretched-cache: write + WAIT 1 against distance"), Golden(R"j({
     "x": {"label": "one-way delay", "unit": "ms", "log": false},
     "y": {"label": "median time per write acknowledged by the replica", "unit": "ms", "log": false},
     "series": ["pipelined relay, pipelined client", "serializing relay, pipelined client", "round trip (2 x one-way)",

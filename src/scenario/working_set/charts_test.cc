@@ -13,9 +13,8 @@ using nlohmann::json;
 using OJson = nlohmann::ordered_json;
 using testutil::ChartData;
 using testutil::ChartTitled;
+using testutil::Golden;
 using testutil::ReportInputOf;
-
-OJson WsGolden(const char* text) { return OJson::parse(text); }
 
 constexpr char kWorkingSet[] = R"j({
   "format": 1, "scenario": "working-set", "platform": "P", "runs": 1, "portion": 10,
@@ -32,7 +31,7 @@ TEST(HtmlReportTest, WorkingSetShadesTheDetectionIntervalPerConfiguration) {
   ReportSection s = ScenarioSection(ReportInputOf(kWorkingSet), WorkingSetCharts);
   EXPECT_EQ(s.platform, "P");
   ASSERT_EQ(s.charts.size(), 1u);  // the configuration that did not run has no chart
-  EXPECT_EQ(ChartData(s, "working-set: lru"), WsGolden(R"j({
+  EXPECT_EQ(ChartData(s, "working-set: lru"), Golden(R"j({
     "x": {"label": "records written", "unit": "writes", "log": false},
     "y": {"label": "keys", "unit": "keys", "log": false},
     "series": ["present", "evicted", "rejected"],
