@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/server_util.h"
+#include "codec/server_suite.h"
 #include "codec/session_util.h"
 #include "proto/etcd/etcd.h"
 #include "proto/etcd/http.h"
@@ -31,23 +31,13 @@ std::vector<std::string> WithoutSizes(std::vector<std::string> events) {
   return events;
 }
 
-class EtcdSessionTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto server = codec_test::StartEtcd();
-    ASSERT_TRUE(server.ok()) << server.status().message();
-    server_ = server->release();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
+class EtcdSessionTest : public codec_test::ServerSuiteTest<EtcdSessionTest> {
+ public:
+  static Result<std::unique_ptr<TestServer>> StartServer() { return codec_test::StartEtcd(); }
 
+ protected:
   void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    auto conn = BlockingConn::Connect(server_->port());
-    ASSERT_TRUE(conn.ok()) << conn.status().message();
-    conn_ = std::move(*conn);
+    ASSERT_NO_FATAL_FAILURE(Connect());
     target_.scheme = "etcd";
     target_.port = server_->port();
     peer_ = "127.0.0.1:" + std::to_string(server_->port());
@@ -86,8 +76,6 @@ class EtcdSessionTest : public ::testing::Test {
     return raw.ok() ? *raw : "";
   }
 
-  static inline TestServer* server_ = nullptr;
-  std::unique_ptr<BlockingConn> conn_;
   RedisTarget target_;
   std::string peer_;
   etcd::Target etcd_;

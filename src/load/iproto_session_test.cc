@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/server_util.h"
+#include "codec/server_suite.h"
 #include "codec/session_util.h"
 #include "proto/iproto/greeting.h"
 
@@ -23,10 +23,10 @@ using codec_test::ExpectSessionSplitInvariant;
 using codec_test::FeedSession;
 using codec_test::TestServer;
 
-class IprotoSessionTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto server = codec_test::StartTarantool(R"(
+class IprotoSessionTest : public codec_test::ServerSuiteTest<IprotoSessionTest> {
+ public:
+  static Result<std::unique_ptr<TestServer>> StartServer() {
+    return codec_test::StartTarantool(R"(
 box.cfg{memtx_memory = 64 * 1024 * 1024, wal_mode = 'none', log_level = 4}
 local s = box.schema.space.create('test', {id = 512})
 s:create_index('pk', {type = 'tree', parts = {1, 'string'}})
@@ -36,25 +36,14 @@ function pushy() box.session.push('first') box.session.push('second') return 1 e
 function slow() require('fiber').sleep(0.3) return 2 end
 box.cfg{listen = '127.0.0.1:{PORT}'}
 )");
-    ASSERT_TRUE(server.ok()) << server.status().message();
-    server_ = server->release();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
   }
 
+ protected:
   void SetUp() override {
     ASSERT_NE(server_, nullptr);
     target_.scheme = "tarantool";
     target_.port = server_->port();
     peer_ = "127.0.0.1:" + std::to_string(server_->port());
-  }
-
-  void Connect() {
-    auto conn = BlockingConn::Connect(server_->port());
-    ASSERT_TRUE(conn.ok()) << conn.status().message();
-    conn_ = std::move(*conn);
   }
 
   void UseCommands(const std::vector<std::string>& texts) {
@@ -96,8 +85,6 @@ box.cfg{listen = '127.0.0.1:{PORT}'}
     return g.ok() ? *g : "";
   }
 
-  static inline TestServer* server_ = nullptr;
-  std::unique_ptr<BlockingConn> conn_;
   RedisTarget target_;
   std::string peer_;
   std::vector<IprotoRequest> requests_;

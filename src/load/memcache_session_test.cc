@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/server_util.h"
+#include "codec/server_suite.h"
 #include "codec/session_util.h"
 
 namespace memstand {
@@ -21,23 +21,13 @@ using codec_test::ExpectSessionSplitInvariant;
 using codec_test::FeedSession;
 using codec_test::TestServer;
 
-class MemcacheSessionTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto server = codec_test::StartMemcached();
-    ASSERT_TRUE(server.ok()) << server.status().message();
-    server_ = server->release();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
+class MemcacheSessionTest : public codec_test::ServerSuiteTest<MemcacheSessionTest> {
+ public:
+  static Result<std::unique_ptr<TestServer>> StartServer() { return codec_test::StartMemcached(); }
 
+ protected:
   void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    auto conn = BlockingConn::Connect(server_->port());
-    ASSERT_TRUE(conn.ok()) << conn.status().message();
-    conn_ = std::move(*conn);
+    ASSERT_NO_FATAL_FAILURE(Connect());
     target_.scheme = "memcache";
     target_.port = server_->port();
     peer_ = "127.0.0.1:" + std::to_string(server_->port());
@@ -74,8 +64,6 @@ class MemcacheSessionTest : public ::testing::Test {
     return raw.ok() ? *raw : "";
   }
 
-  static inline TestServer* server_ = nullptr;
-  std::unique_ptr<BlockingConn> conn_;
   RedisTarget target_;
   std::string peer_;
   std::vector<MemcacheRequest> requests_;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "client/redis_client.h"
-#include "codec/server_util.h"
+#include "codec/server_suite.h"
 #include "codec/session_util.h"
 #include "load/cluster_map.h"
 #include "load/command_spec.h"
@@ -24,27 +24,23 @@ using codec_test::BlockingConn;
 using codec_test::ExpectSessionSplitInvariant;
 using codec_test::FeedSession;
 
-class RespSessionTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
+class RespSessionTest : public codec_test::ServerSuiteTest<RespSessionTest, LocalRedis> {
+ public:
+  // A redis-server with the ACL user "bench" the set-up tests authenticate as.
+  static Result<std::unique_ptr<LocalRedis>> StartServer() {
     auto server = LocalRedis::Start(LocalRedisOptions{});
-    ASSERT_TRUE(server.ok()) << server.status().message();
-    server_ = server->release();
-    auto control = RedisClient::Connect("127.0.0.1", server_->port(), 5000);
-    ASSERT_TRUE(control.ok()) << control.status().message();
+    if (!server.ok()) return server.status();
+    auto control = RedisClient::Connect("127.0.0.1", (*server)->port(), 5000);
+    if (!control.ok()) return control.status();
     auto user = (*control)->Command({"ACL", "SETUSER", "bench", "on", ">secret", "~*", "&*", "+@all"});
-    ASSERT_TRUE(user.ok() && !user->is_error()) << (user.ok() ? user->str : user.status().message());
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
+    if (!user.ok()) return user.status();
+    if (user->is_error()) return Status::Failed("ACL SETUSER bench: " + user->str);
+    return server;
   }
 
+ protected:
   void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    auto conn = BlockingConn::Connect(server_->port());
-    ASSERT_TRUE(conn.ok()) << conn.status().message();
-    conn_ = std::move(*conn);
+    ASSERT_NO_FATAL_FAILURE(Connect());
     target_.host = "127.0.0.1";
     target_.port = server_->port();
     peer_ = "127.0.0.1:" + std::to_string(server_->port());
@@ -89,8 +85,6 @@ class RespSessionTest : public ::testing::Test {
     return raw.ok() ? *raw : "";
   }
 
-  static inline LocalRedis* server_ = nullptr;
-  std::unique_ptr<BlockingConn> conn_;
   RedisTarget target_;
   std::string peer_;
   std::vector<RespRequest> requests_;

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "codec/server_util.h"
+#include "codec/server_suite.h"
 #include "proto/iproto/greeting.h"
 #include "proto/iproto/iproto.h"
 
@@ -23,32 +23,20 @@ inline iproto::Value A(std::vector<iproto::Value> v) { return iproto::Value::Arr
 /// Suite derives as `class X : public TarantoolTest<X>` and defines
 /// `static constexpr const char* kInitLua`, whose box.cfg must listen on "{PORT}".
 template <typename Suite>
-class TarantoolTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto server = StartTarantool(Suite::kInitLua);
-    ASSERT_TRUE(server.ok()) << server.status().message();
-    server_ = server->release();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
+class TarantoolTest : public ServerSuiteTest<TarantoolTest<Suite>> {
+ public:
+  static Result<std::unique_ptr<TestServer>> StartServer() { return StartTarantool(Suite::kInitLua); }
 
+ protected:
   void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    auto conn = BlockingConn::Connect(server_->port());
-    ASSERT_TRUE(conn.ok()) << conn.status().message();
-    conn_ = std::move(*conn);
-    auto bytes = conn_->ReadExactly(iproto::kGreetingSize);
+    ASSERT_NO_FATAL_FAILURE(this->Connect());
+    auto bytes = this->conn_->ReadExactly(iproto::kGreetingSize);
     ASSERT_TRUE(bytes.ok()) << bytes.status().message();
     auto greeting = iproto::ParseGreeting(*bytes);
     ASSERT_TRUE(greeting.ok()) << greeting.status().message();
     greeting_ = *greeting;
   }
 
-  static inline TestServer* server_ = nullptr;
-  std::unique_ptr<BlockingConn> conn_;
   iproto::Greeting greeting_;
 };
 
