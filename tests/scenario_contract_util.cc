@@ -65,4 +65,17 @@ void ExpectEveryRowMeasured(const ReportInput& in, const std::vector<MeasuredCho
   }
 }
 
+nlohmann::json WorkingSetChoiceResult() {
+  return {{"scenario", "working-set"},
+          {"configurations",
+           {{{"name", "redis-allkeys-lru"},
+             {"runs", {{{"outcome", "evicts"}, {"evicted", 168900}, {"attempted", 200000}, {"present", 31100},
+                        {"exact_eviction", 31742}}}}},
+            {{"name", "redis-noeviction"},
+             {"runs", {{{"outcome", "rejects"}, {"first_rejected_write", 31408}, {"present", 31408},
+                        {"first_error", "OOM command not allowed"}}}}},
+            // Measured otherwise than expected: the row says what was measured.
+            {{"name", "memcached-8m"}, {"runs", {{{"outcome", "keeps all"}, {"present", 200000}, {"attempted", 200000}}}}}}}};
+}
+
 }  // namespace memstand::testutil

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "report/choice_map.h"
 #include "report/report_input.h"
 #include "report/scenario_sections.h"
@@ -21,6 +23,10 @@ ReportInput ContractInput(const ScenarioReport& report, bool evidence);
 /// `charts` draws exactly `expected` charts from `in`, each with a value to draw, and
 /// adds no block saying a chart could not be drawn.
 void ExpectEveryChartHasData(ScenarioChartsFn charts, const ReportInput& in, size_t expected);
+
+/// A working-set result as its choice-map rows read it: one configuration that evicts,
+/// one that rejects writes, and one measured otherwise than expected (keeps all).
+nlohmann::json WorkingSetChoiceResult();
 
 /// Every one of `rows` is "measured here" from `in`'s document.
 void ExpectEveryRowMeasured(const ReportInput& in, const std::vector<MeasuredChoiceRow>& rows);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "report_util.h"
+#include "scenario_contract_util.h"
 #include "test_paths.h"
 
 namespace memstand {
@@ -17,6 +18,7 @@ namespace {
 
 using nlohmann::json;
 using testutil::ChoiceRowOf;
+using testutil::WorkingSetChoiceResult;
 
 TEST(RegistryTest, EveryRowIsWholeAndNamedOnce) {
   std::set<std::string> names;
@@ -40,21 +42,8 @@ TEST(RegistryTest, TheListShowsEachNameWithItsQuestion) {
   }
 }
 
-json WorkingSet() {
-  return {{"scenario", "working-set"},
-          {"configurations",
-           {{{"name", "redis-allkeys-lru"},
-             {"runs", {{{"outcome", "evicts"}, {"evicted", 168900}, {"attempted", 200000}, {"present", 31100},
-                        {"exact_eviction", 31742}}}}},
-            {{"name", "redis-noeviction"},
-             {"runs", {{{"outcome", "rejects"}, {"first_rejected_write", 31408}, {"present", 31408},
-                        {"first_error", "OOM command not allowed"}}}}},
-            // Measured otherwise than expected: the row says what was measured.
-            {{"name", "memcached-8m"}, {"runs", {{{"outcome", "keeps all"}, {"present", 200000}, {"attempted", 200000}}}}}}}};
-}
-
 TEST(ChoiceMapTest, AScenarioNotGivenIsNotMeasuredHereWithoutANumber) {
-  const auto rows = ChoiceMap({{"ws.json", WorkingSet()}}, ScenarioChoiceRows(), JudgmentRows());
+  const auto rows = ChoiceMap({{"ws.json", WorkingSetChoiceResult()}}, ScenarioChoiceRows(), JudgmentRows());
   const ChoiceRow& memtx = ChoiceRowOf(rows, "Tarantool memtx at its memtx_memory");  // not in the input's configurations
   EXPECT_EQ(memtx.support, "not measured here");
   EXPECT_EQ(memtx.pay, "");

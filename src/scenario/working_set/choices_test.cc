@@ -4,6 +4,7 @@
 
 #include "report/choice_map.h"
 #include "report_util.h"
+#include "scenario_contract_util.h"
 #include "scenario/working_set/working_set.h"
 
 namespace memstand {
@@ -11,22 +12,10 @@ namespace {
 
 using nlohmann::json;
 using testutil::ChoiceRowOf;
-
-json WorkingSetResult() {
-  return {{"scenario", "working-set"},
-          {"configurations",
-           {{{"name", "redis-allkeys-lru"},
-             {"runs", {{{"outcome", "evicts"}, {"evicted", 168900}, {"attempted", 200000}, {"present", 31100},
-                        {"exact_eviction", 31742}}}}},
-            {{"name", "redis-noeviction"},
-             {"runs", {{{"outcome", "rejects"}, {"first_rejected_write", 31408}, {"present", 31408},
-                        {"first_error", "OOM command not allowed"}}}}},
-            // Measured otherwise than expected: the row says what was measured.
-            {{"name", "memcached-8m"}, {"runs", {{{"outcome", "keeps all"}, {"present", 200000}, {"attempted", 200000}}}}}}}};
-}
+using testutil::WorkingSetChoiceResult;
 
 TEST(ChoiceMapTest, MeasuredRowsNameTheirScenarioFigureAndFile) {
-  const auto rows = ChoiceMap({{"ws.json", WorkingSetResult()}}, WorkingSetChoiceRows(), {});
+  const auto rows = ChoiceMap({{"ws.json", WorkingSetChoiceResult()}}, WorkingSetChoiceRows(), {});
   const ChoiceRow& lru = ChoiceRowOf(rows, "Redis, maxmemory-policy allkeys-lru");
   EXPECT_EQ(lru.support, "measured here");
   EXPECT_EQ(lru.pay, "168900 of 200000 records evicted, 31100 kept (run 1 of 1)");
