@@ -150,23 +150,15 @@ Status Topology::PlanEtcdCluster(std::vector<NodePlan>* plans) const {
 // etcd-cluster: every member answers GET /health with health true (a leader elected
 // and a quorum reached).
 Status Topology::WaitEtcdCluster() {
-  using Clock = std::chrono::steady_clock;
-  auto deadline = Clock::now() + std::chrono::milliseconds(spec_.ready_timeout_ms);
+  NodeWait wait;
+  wait.waiting_for = "the etcd members";
+  wait.during = "the cluster formed";
+  wait.not_ready = "not healthy";
+  wait.poll_ms = 20;
+  wait.ready = [this](size_t i) { return EtcdHealthy(record_.nodes[i].host, record_.nodes[i].port); };
+  wait.detail = [](size_t, const Status& last) { return last.message(); };
+  if (Status s = WaitEachNode(wait); !s.ok()) return s;
   for (size_t i = 0; i < servers_.size(); ++i) {
-    for (;;) {
-      Status health = EtcdHealthy(record_.nodes[i].host, record_.nodes[i].port);
-      if (health.ok()) break;
-      if (Cancelled(options_)) return Status::Failed("interrupted while waiting for the etcd members");
-      if (!servers_[i]->Alive()) {
-        return Status::Failed(record_.nodes[i].name + " exited while the cluster formed:\n" + servers_[i]->LogTail(10));
-      }
-      if (Clock::now() >= deadline) {
-        return Status::Timeout(record_.nodes[i].name + ": not healthy within " +
-                               std::to_string(spec_.ready_timeout_ms) + " ms (" + health.message() +
-                               "); last log lines:\n" + servers_[i]->LogTail(10));
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
     auto version = EtcdVersion(record_.nodes[i].host, record_.nodes[i].port);
     if (!version.ok()) return version.status().WithContext(record_.nodes[i].name + " GET /version");
     record_.nodes[i].version = *version;
@@ -412,24 +404,39 @@ Status Topology::StartNode(const NodePlan& plan, const std::shared_ptr<const Ser
 // Every member logs ReplicationReadyLine once its replication is in place (the init.lua
 // fiber reads box.info.replication: TarantoolDriver::InitLua); waits for all of them.
 Status Topology::WaitReplicaSet() {
+  NodeWait wait;
+  wait.waiting_for = "replication";
+  wait.during = "replication was being set up";
+  wait.not_ready = "replication not in place";
+  wait.poll_ms = 10;
+  wait.ready = [this](size_t i) {
+    const bool logged = FileTail(servers_[i]->log_path(), 1000).find(ReplicationReadyLine(servers_[i]->pid())) !=
+                        std::string::npos;
+    return logged ? Status::OK() : Status::Failed("not logged yet");
+  };
+  wait.detail = [](size_t i, const Status&) {
+    return "every peer's upstream follow" +
+           std::string(i == 0 ? ", every replica's downstream follow and caught up" : "");
+  };
+  return WaitEachNode(wait);
+}
+
+Status Topology::WaitEachNode(const NodeWait& wait) {
   using Clock = std::chrono::steady_clock;
   auto deadline = Clock::now() + std::chrono::milliseconds(spec_.ready_timeout_ms);
   for (size_t i = 0; i < servers_.size(); ++i) {
-    const std::string line = ReplicationReadyLine(servers_[i]->pid());
-    while (FileTail(servers_[i]->log_path(), 1000).find(line) == std::string::npos) {
-      if (Cancelled(options_)) return Status::Failed("interrupted while waiting for replication");
+    for (Status last = wait.ready(i); !last.ok(); last = wait.ready(i)) {
+      if (Cancelled(options_)) return Status::Failed(std::string("interrupted while waiting for ") + wait.waiting_for);
       if (!servers_[i]->Alive()) {
-        return Status::Failed(record_.nodes[i].name + " exited while replication was being set up:\n" +
+        return Status::Failed(record_.nodes[i].name + " exited while " + wait.during + ":\n" +
                               servers_[i]->LogTail(10));
       }
       if (Clock::now() >= deadline) {
-        return Status::Timeout(record_.nodes[i].name + ": replication not in place within " +
-                               std::to_string(spec_.ready_timeout_ms) +
-                               " ms (every peer's upstream follow" +
-                               std::string(i == 0 ? ", every replica's downstream follow and caught up" : "") +
+        return Status::Timeout(record_.nodes[i].name + ": " + wait.not_ready + " within " +
+                               std::to_string(spec_.ready_timeout_ms) + " ms (" + wait.detail(i, last) +
                                "); last log lines:\n" + servers_[i]->LogTail(10));
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      std::this_thread::sleep_for(std::chrono::milliseconds(wait.poll_ms));
     }
   }
   return Status::OK();

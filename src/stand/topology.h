@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,6 +91,19 @@ class Topology {
   Status StartSentinels();
   Status PlanEtcdCluster(std::vector<NodePlan>* plans) const;
   Status WaitEtcdCluster();
+  // Polls ready(i) for each node in turn until OK, all on one ready_timeout deadline:
+  // Failed "interrupted while waiting for <waiting_for>" when cancelled, "<node> exited
+  // while <during>" when the node died, Timeout "<node>: <not_ready> within N ms
+  // (<detail(i, last status)>)" with the log's last lines.
+  struct NodeWait {
+    const char* waiting_for = "";
+    const char* during = "";
+    const char* not_ready = "";
+    int poll_ms = 10;
+    std::function<Status(size_t)> ready;
+    std::function<std::string(size_t, const Status&)> detail;
+  };
+  Status WaitEachNode(const NodeWait& wait);
   Status PlanReplicaSet(std::vector<NodePlan>* plans) const;
   Status Wire();
   Status WaitReplicaSet();
