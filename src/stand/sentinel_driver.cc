@@ -1,11 +1,8 @@
 #include "stand/sentinel_driver.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include "stand/run_root.h"
 
 namespace memstand {
 
@@ -24,12 +21,7 @@ Result<std::vector<std::string>> SentinelDriver::Prepare(const NodeLaunch& launc
     for (const auto& [directive, value] : watch_.directives) {
       conf += "sentinel " + directive + " " + m + " " + value + "\n";
     }
-    // O_EXCL: never through a link or over a file someone put there meanwhile.
-    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return Status::IoError("cannot create " + path + ": " + std::strerror(errno));
-    const bool written = write(fd, conf.data(), conf.size()) == static_cast<ssize_t>(conf.size());
-    close(fd);
-    if (!written) return Status::IoError("cannot write " + path);
+    if (Status s = WritePrivateFile(path, conf); !s.ok()) return s;
   } else if (!S_ISREG(st.st_mode)) {
     return Status::IoError(path + " is not a regular file");
   }
