@@ -133,14 +133,16 @@ Json AllStatsJson(const RunReport& rep, bool histogram) {
     j[g.name] = StatsJson(g.stats, r.measured_s, pct, 0, TimeSerieJson(r, g.indices, pct));
     all.insert(all.end(), g.indices.begin(), g.indices.end());
   }
+  Json totals_serie = TimeSerieJson(r, all, pct);
   if (MemtierSetGetOnly(rep)) {  // memtier's SET/GET mode also reports its WAIT command
-    Json waits = TimeSerieJson(r, all, pct);
-    for (auto& [second, point] : waits.items()) point = {{"Bytes RX", 0}, {"Bytes TX", 0}, {"Count", 0}};
+    Json waits = Json::object();
+    for (const auto& [second, point] : totals_serie.items()) {
+      waits[second] = {{"Bytes RX", 0}, {"Bytes TX", 0}, {"Count", 0}};
+    }
     const CommandStats none;
     j["Waits"] = StatsJson(none, r.measured_s, pct, 0, std::move(waits));
   }
-  j["Totals"] = StatsJson(r.AllCommands(), r.measured_s, pct, r.totals.connection_errors,
-                          TimeSerieJson(r, all, pct));
+  j["Totals"] = StatsJson(r.AllCommands(), r.measured_s, pct, r.totals.connection_errors, std::move(totals_serie));
   if (!histogram) return j;
   for (const MemtierGroup& g : MemtierGroups(rep)) {  // memtier's latency distribution arrays
     Json steps = Json::array();

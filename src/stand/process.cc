@@ -262,11 +262,7 @@ Status Process::Terminate(int timeout_ms) {
     std::this_thread::sleep_for(step);
     step = std::min(step * 2, std::chrono::milliseconds(20));
   }
-  if (!wait_status_) {
-    SignalChild(pid_, SIGKILL, true);
-    SignalChild(pid_, SIGKILL, false);
-    Reap(true);
-  }
+  if (!wait_status_) return Kill();
   return Status::OK();
 }
 

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -25,13 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 
 using Settings = std::vector<std::pair<std::string, std::string>>;
-
-bool IsSentinelSetting(const std::string& key) {
-  std::string lower = key;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower.starts_with("sentinel.");
-}
 
 std::shared_ptr<const ServerDriver> MakeDriver(const TopologySpec& spec) {
   Settings settings = spec.settings;

@@ -193,7 +193,7 @@ Status CheckSettings(const TopologySpec& spec) {
     std::string lower = key;  // redis reads its directives in any case (INCLUDE, Port)
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (lower.starts_with("sentinel.")) {
+    if (IsSentinelSetting(lower)) {
       if (Status s = CheckSentinelSetting(spec, key, lower); !s.ok()) return s;
       continue;
     }
@@ -217,6 +217,13 @@ Status CheckSettings(const TopologySpec& spec) {
 }  // namespace
 
 const char* TopologyKindName(TopologyKind kind) { return Info(kind).name; }
+
+bool IsSentinelSetting(std::string_view key) {
+  constexpr std::string_view kPrefix = "sentinel.";
+  return key.size() >= kPrefix.size() &&
+         std::equal(kPrefix.begin(), kPrefix.end(), key.begin(),
+                    [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+}
 
 std::string KnownTopologyKinds() {
   std::string known;

@@ -99,6 +99,9 @@ Status NormalizeSpec(TopologySpec* spec);
 inline constexpr std::string_view kSentinelDirectives[] = {"down-after-milliseconds", "failover-timeout",
                                                            "parallel-syncs"};
 
+/// True for a redis-sentinel setting key, "sentinel.<directive>" in any case.
+bool IsSentinelSetting(std::string_view key);
+
 /// How many server processes the spec describes. REQUIRES: NormalizeSpec succeeded.
 int NodeCount(const TopologySpec& spec);
 
