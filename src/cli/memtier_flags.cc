@@ -8,7 +8,8 @@ namespace memstand::cli {
 
 namespace {
 
-constexpr const char* kReconnect = "memstand keeps each connection for the whole run";
+constexpr const char* kReconnectEvery =
+    "memstand opens a connection again only when it is lost (--reconnect-on-error), not every N requests";
 constexpr const char* kImport = "memstand generates its data; no import or verification";
 constexpr const char* kStatsd = "no StatsD/Graphite; memstand run --metrics-addr serves Prometheus";
 constexpr const char* kWait = "no WAIT mix; give --command \"WAIT n t\" with --command-ratio";
@@ -163,10 +164,10 @@ const std::vector<MemtierFlag>& MemtierFlags() {
       {"step-duration", 0, true, kStair},
       {"ratio", 0, true, nullptr},
       {"pipeline", 0, true, nullptr},
-      {"reconnect-interval", 0, true, kReconnect},
-      {"reconnect-on-error", 0, false, kReconnect},
-      {"max-reconnect-attempts", 0, true, kReconnect},
-      {"reconnect-backoff-factor", 0, true, kReconnect},
+      {"reconnect-interval", 0, true, kReconnectEvery},
+      {"reconnect-on-error", 0, false, nullptr},
+      {"max-reconnect-attempts", 0, true, nullptr},
+      {"reconnect-backoff-factor", 0, true, nullptr},
       {"connection-timeout", 0, true, nullptr},
       {"thread-conn-start-min-jitter-micros", 0, true, "connections open as fast as they can"},
       {"thread-conn-start-max-jitter-micros", 0, true, "connections open as fast as they can"},
@@ -382,6 +383,30 @@ class PlanBuilder {
       if (!s.ok()) return s.status();
       if (*s == 0) return Refuse("--connection-timeout 0", "memstand always bounds a connect; give 1 or more");
       Add({"--connect-timeout", std::to_string(*s) + "s"});
+    }
+    return Reconnect();
+  }
+
+  // --reconnect-on-error is --reconnect; its attempts limit passes; memstand's wait
+  // doubles per failed attempt (50 ms to 1 s), so a backoff factor of 2 only.
+  Status Reconnect() {
+    if (!Has("reconnect-on-error")) {
+      for (const char* flag : {"max-reconnect-attempts", "reconnect-backoff-factor"}) {
+        if (Has(flag)) return Refuse(std::string("--") + flag, "needs --reconnect-on-error");
+      }
+      return Status::OK();
+    }
+    Add({"--reconnect"});
+    plan_.run_flag_of.emplace_back("--reconnect", "reconnect-on-error");
+    if (Has("max-reconnect-attempts")) {
+      auto n = Whole("max-reconnect-attempts", Value("max-reconnect-attempts"));
+      if (!n.ok()) return n.status();
+      Add({"--reconnect-attempts", std::to_string(*n)});
+      plan_.run_flag_of.emplace_back("--reconnect-attempts", "max-reconnect-attempts");
+    }
+    if (Has("reconnect-backoff-factor") && Value("reconnect-backoff-factor") != "2") {
+      return Refuse("--reconnect-backoff-factor",
+                    "memstand doubles the wait after each failed attempt (from 50 ms up to 1 s): give 2");
     }
     return Status::OK();
   }

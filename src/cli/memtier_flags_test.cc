@@ -38,6 +38,23 @@ TEST(MemtierFlags, PublishedLineMaps) {
   EXPECT_EQ(After(*p, "--requests"), "");
 }
 
+TEST(MemtierFlags, ReconnectOnErrorIsReconnect) {
+  auto p = MapMemtierArgs(Args({"--reconnect-on-error", "--max-reconnect-attempts=7",
+                                "--reconnect-backoff-factor=2"}),
+                          1);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_NE(std::find(p->run_args.begin(), p->run_args.end(), "--reconnect"), p->run_args.end());
+  EXPECT_EQ(After(*p, "--reconnect-attempts"), "7");
+  auto alone = MapMemtierArgs(Args({"--max-reconnect-attempts=7"}), 1);
+  ASSERT_FALSE(alone.ok());
+  EXPECT_NE(alone.status().message().find("needs --reconnect-on-error"), std::string::npos);
+  auto factor = MapMemtierArgs(Args({"--reconnect-on-error", "--reconnect-backoff-factor=1.5"}), 1);
+  ASSERT_FALSE(factor.ok());
+  EXPECT_NE(factor.status().message().find("--reconnect-backoff-factor"), std::string::npos);
+  auto bad = MapMemtierArgs(Args({"--reconnect-on-error", "--max-reconnect-attempts=x"}), 1);
+  ASSERT_FALSE(bad.ok());
+}
+
 TEST(MemtierFlags, RequestsArePerClientAndHIsHost) {
   auto p = MapMemtierArgs(Args({"-h", "127.0.0.1", "-n", "7", "-c", "3", "-t", "2"}), 1);
   ASSERT_TRUE(p.ok()) << p.status().message();
