@@ -28,6 +28,9 @@ std::string LiveMetrics::Render() {
     CommandMetrics& m = snap.commands[options_.commands[i].label];
     m.requests_total = s.ops;
     m.error_replies_total = s.errors;
+    m.ok_total = s.ops - s.errors;
+    m.fail_total = s.failed;
+    m.unknown_total = s.unknown;
     for (const auto& [kind, e] : s.errors_by_prefix) m.errors_total[kind] = e.count;
     m.counts_hits = options_.commands[i].counts_hits;
     m.hits_total = s.hits;

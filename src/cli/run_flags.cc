@@ -108,7 +108,16 @@ void AddShapeFlags(CLI::App* app, RunFlags* f) {
       ->check(CLI::IsMember({"constant", "poisson"}));
   app->add_option("--connect-timeout", f->connect_timeout, "Connect + handshake limit, e.g. 5s");
   app->add_option("--request-timeout", f->request_timeout,
-                  "A reply later than this fails the run, e.g. 10s");
+                  "A reply later than this fails the run (with --reconnect: the connection), e.g. 10s");
+  app->add_flag("--reconnect", f->reconnect,
+                "A lost connection is opened again and the run goes on; what it had in flight "
+                "ends unknown (docs/faults.md)");
+  app->add_option("--reconnect-min", f->reconnect_min,
+                  "With --reconnect: the first wait after a loss, doubled per failed attempt (default 50ms)");
+  app->add_option("--reconnect-max", f->reconnect_max, "With --reconnect: the longest wait (default 1s)");
+  app->add_option("--reconnect-attempts", f->reconnect_attempts,
+                  "With --reconnect: failed attempts in a row before the run fails (default 0: no limit)")
+      ->check(CLI::Range(0, 1'000'000));
 }
 
 void AddWorkloadFlags(CLI::App* app, RunFlags* f) {
@@ -496,6 +505,19 @@ Status BuildTimes(const RunFlags& f, LoadOptions* o) {
   }
   o->connect_timeout_ms = static_cast<int>(connect * 1000);
   o->request_timeout_ms = static_cast<int>(request * 1000);
+  double min_wait = 0, max_wait = 0;
+  s = seconds("--reconnect-min", f.reconnect_min, &min_wait);
+  if (s.ok()) s = seconds("--reconnect-max", f.reconnect_max, &max_wait);
+  if (!s.ok()) return s;
+  if (min_wait < 0.001 || max_wait < min_wait || max_wait > 3600) {
+    return Status::InvalidArgument(
+        "--reconnect-min/--reconnect-max: need 1ms <= min <= max <= 1h, got " + f.reconnect_min + " and " +
+        f.reconnect_max);
+  }
+  o->reconnect.enabled = f.reconnect;
+  o->reconnect.backoff_min_ms = static_cast<int>(min_wait * 1000);
+  o->reconnect.backoff_max_ms = static_cast<int>(max_wait * 1000);
+  o->reconnect.max_attempts = f.reconnect_attempts;
   if (f.requests > 0 && !f.duration.empty()) {
     return Status::InvalidArgument("--requests and --duration exclude each other");
   }
@@ -553,6 +575,8 @@ Status BuildIo(const RunFlags& f, LoadOptions* o) {
   std::string why_not;
   if (o->cluster) {
     why_not = "not with --cluster (its connections to new masters open mid-run, over epoll)";
+  } else if (o->reconnect.enabled) {
+    why_not = "not with --reconnect (its connections open again mid-run, over epoll)";
   } else if (Result<std::unique_ptr<Uring>> u = Uring::Create(1); !u.ok()) {
     why_not = "io_uring is not available here: " + u.status().message();
   }
@@ -700,6 +724,11 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   Status s = CheckShapeNumbers(app, f);
   if (s.ok()) s = BuildTarget(app, f, &cfg);
   if (s.ok()) s = BuildTimes(f, &o);
+  if (s.ok() && !f.reconnect) {
+    for (const char* flag : {"--reconnect-min", "--reconnect-max", "--reconnect-attempts"}) {
+      if (app.count(flag) > 0) s = Status::InvalidArgument(std::string(flag) + ": needs --reconnect");
+    }
+  }
   o.key_prefix = f.key_prefix;
   if (s.ok()) s = BuildValues(f, &o.value);
   if (s.ok()) s = BuildCommands(app, f, &o);

@@ -41,6 +41,9 @@ struct RunFlags {
   double compress_ratio = 0;
   uint64_t seed = 1;
   std::string connect_timeout = "5s", request_timeout = "10s";
+  bool reconnect = false;
+  std::string reconnect_min = "50ms", reconnect_max = "1s";
+  int reconnect_attempts = 0;
   std::string percentiles = "50,90,95,99,99.9,99.99";
   std::string json_path, hdr_log_path, hgrm_path, metrics_addr;
   std::string metrics_linger = "0s";

@@ -151,9 +151,36 @@ void RecordFleetCounts(const LoadOptions& opt, const Counts& before, const std::
   FleetAfter(opt, read, interrupt, f);
 }
 
+// --cluster: reads the slot map again when a worker asks (it lost a master's connection,
+// or got CLUSTERDOWN), at most every 100 ms, until a read succeeds; the workers adopt it.
+class MapRefresher {
+ public:
+  MapRefresher(RunControl* control, WorkerShared* shared) : control_(control), shared_(shared) {}
+  void Tick(RunResult* r) {
+    const int64_t now = NowNs();
+    if (now < next_ns_ || !shared_->refresh_wanted.exchange(false)) return;
+    next_ns_ = now + 100'000'000;
+    auto map = control_->ReadSlotMap();
+    if (!map.ok()) {
+      shared_->refresh_wanted = true;  // again, 100 ms on
+      r->cluster_refresh_failure = map.status().message();
+      return;
+    }
+    std::lock_guard<std::mutex> lock(shared_->map_mu);
+    shared_->latest_map = std::move(*map);
+    ++shared_->map_version;
+    ++r->cluster_map_reads;
+  }
+
+ private:
+  RunControl* control_;
+  WorkerShared* shared_;
+  int64_t next_ns_ = 0;
+};
+
 // Runs the workers to completion; forwards an interrupt to them.
 void RunWorkers(LoadOptions* opt, WorkerShared* shared, std::vector<std::unique_ptr<WorkerBase>>* workers,
-                const std::atomic<bool>* interrupt, RunResult* r) {
+                const std::atomic<bool>* interrupt, MapRefresher* refresher, RunResult* r) {
   std::atomic<int> running{static_cast<int>(workers->size())};
   std::vector<std::thread> threads;
   for (auto& w : *workers) {
@@ -168,6 +195,7 @@ void RunWorkers(LoadOptions* opt, WorkerShared* shared, std::vector<std::unique_
       r->interrupted = true;
       shared->stop = true;
     }
+    if (refresher != nullptr) refresher->Tick(r);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   for (auto& t : threads) t.join();
@@ -278,36 +306,78 @@ Status MakeRequests(const LoadOptions& opt, RunControl& control, std::vector<Ipr
 // The workers' whole run: threads started, joined, their statistics merged.
 template <LoadSession S>
 void RunAndCollect(LoadOptions& opt, WorkerShared* shared, const std::vector<typename S::Request>& requests,
-                   const std::atomic<bool>* interrupt, IntervalSink sink, RunResult* r) {
+                   const std::atomic<bool>* interrupt, IntervalSink sink, RunControl* control, RunResult* r) {
   IntervalCollector intervals(opt.threads, opt.commands.size(), std::move(sink));
   shared->intervals = &intervals;
   std::vector<std::unique_ptr<WorkerBase>> workers;
   for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker<S>>(shared, &requests, i));
-  RunWorkers(&opt, shared, &workers, interrupt, r);
+  MapRefresher refresher(control, shared);
+  RunWorkers(&opt, shared, &workers, interrupt, opt.cluster ? &refresher : nullptr, r);
   Collect(workers, opt.commands.size(), r);
   const int64_t start_ns = MeasuredStartNs(workers);
   r->measured_start_unix_s = UnixNowS() - (NowNs() - start_ns) / 1e9;
   if (opt.samples_cap > 0) MergeSamples(opt, workers, start_ns, r);
   intervals.Finish();
   r->series = intervals.series();
+  int64_t end_ns = start_ns;
+  for (const auto& w : workers) end_ns = std::max(end_ns, w->measure_finish_ns());
+  r->availability = ComputeAvailability(r->totals.faults, opt.commands.size(), start_ns, end_ns,
+                                        r->series.back());
 }
 
 // The counts of the cross-check: what the load sent, and what the control connections
 // sent between the two snapshots, against the servers' counters.
 void CrossCheckCounts(const RunControl& control, const std::vector<std::string>& stats,
-                      const RunResult& r, const ControlSnapshot& before, const ControlSnapshot& after,
+                      const ThreadStats& totals, const ControlSnapshot& before, const ControlSnapshot& after,
                       CrossCheck* cc) {
   if (!before.counts.ok() || !after.counts.ok()) {
     cc->unavailable_reason = (before.counts.ok() ? after.counts.status() : before.counts.status()).message();
     return;
   }
   cc->available = true;
-  std::map<std::string, int64_t> sent = control.LoadCounts(stats, r.totals);
+  std::map<std::string, int64_t> sent = control.LoadCounts(stats, totals);
   for (const auto& [name, n] : after.control_sent) {
     auto it = before.control_sent.find(name);
     sent[name] += n - (it == before.control_sent.end() ? 0 : it->second);
   }
   control.Compare(sent, before, after, cc);
+}
+
+// --reconnect, after a lost connection: a row holds when the server counted between
+// memstand's count less the requests lost in flight (each may or may not have run) and
+// memstand's count.
+void AllowLostInFlight(const std::vector<std::string>& stats, const FaultStats& f, CrossCheck* cc) {
+  std::map<std::string, int64_t> unknown;
+  for (size_t i = 0; i < stats.size() && i < f.lost_in_flight.size(); ++i) {
+    unknown[stats[i]] += static_cast<int64_t>(f.lost_in_flight[i]);
+  }
+  cc->mismatch = false;
+  for (CrossCheckRow& row : cc->rows) {
+    if (auto it = unknown.find(row.command); it != unknown.end()) row.unknown = it->second;
+    if (row.server > row.memstand || row.server < row.memstand - row.unknown) cc->mismatch = true;
+  }
+}
+
+// RESP: whether the server is another process than at the start (INFO's run_id).
+bool Restarted(const ControlSnapshot& before, const ControlSnapshot& after) {
+  auto b = before.info.find("run_id");
+  auto a = after.info.find("run_id");
+  return b != before.info.end() && a != after.info.end() && a->second != b->second;
+}
+
+// What each thread sent since its last lost connection: what a server restarted
+// meanwhile received (its counters start from zero).
+ThreadStats SinceLastLoss(const ThreadStats& t) {
+  ThreadStats since(t.sent_by_command.size());
+  const FaultStats& f = t.faults;
+  for (size_t i = 0; i < since.sent_by_command.size(); ++i) {
+    since.sent_by_command[i] = t.sent_by_command[i] - (i < f.sent_at_last_loss.size() ? f.sent_at_last_loss[i] : 0);
+  }
+  for (const auto& [name, n] : t.setup_commands) {
+    auto it = f.setup_at_last_loss.find(name);
+    since.setup_commands[name] = n - (it == f.setup_at_last_loss.end() ? 0 : it->second);
+  }
+  return since;
 }
 
 // One run of protocol S: the control side connected and the requests made, the
@@ -336,14 +406,36 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
   r.server_info = before.info;
   r.server_version = before.version;
   r.tls_session = ctl.tls_description();
-  RunAndCollect<S>(opt, &shared, requests, interrupt, std::move(sink), &r);
-  const ControlSnapshot after = ctl.Snapshot();
+  RunAndCollect<S>(opt, &shared, requests, interrupt, std::move(sink), &ctl, &r);
+  ControlSnapshot after = ctl.Snapshot();
+  // --reconnect: a server restarted under the load took the control connections
+  // with it: the control side connects again to read the new server. (A cluster whose
+  // master died has other masters now: its cross-check is not available.)
+  const bool lost = r.totals.faults.connections_lost > 0;
+  std::unique_ptr<RunControl> again;
+  if (lost && !after.counts.ok() && !opt.cluster) {
+    RunResult scratch;
+    std::optional<SlotMap> map;
+    auto connected = connect(opt, tls, &map, &scratch);
+    if (connected.ok()) {
+      again = std::move(*connected);
+      after = again->Snapshot();
+    }
+  }
   double u1, s1;
   ProcessCpu(&u1, &s1);
   r.process_cpu_user_s = u1 - u0;
   r.process_cpu_sys_s = s1 - s0;
-  ServerCpu(before, after, &r);
-  CrossCheckCounts(ctl, stats, r, before, after, &r.cross_check);
+  if (lost && Restarted(before, after)) {
+    r.cross_check.server_restarted = true;
+    ControlSnapshot fresh;  // the new server's counters started from zero
+    fresh.counts = std::map<std::string, int64_t>{};
+    CrossCheckCounts(again ? *again : ctl, stats, SinceLastLoss(r.totals), fresh, after, &r.cross_check);
+  } else {
+    ServerCpu(before, after, &r);
+    CrossCheckCounts(ctl, stats, r.totals, before, after, &r.cross_check);
+    if (lost && r.cross_check.available) AllowLostInFlight(stats, r.totals.faults, &r.cross_check);
+  }
   r.cross_check.enforced = opt.exclusive_server && !Sharded(opt);
   RecordFleetCounts(opt, before.fleet, [&ctl] { return ctl.FleetCounts(); }, interrupt, &r.fleet);
   PoolMembers(opt, before.each, after.each, &r);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "load/availability.h"
 #include "load/intervals.h"
 #include "load/load_options.h"
 #include "load/run_stats.h"
@@ -20,6 +21,10 @@ struct CrossCheckRow {
   std::string command;   // lower-case, as INFO commandstats names it
   int64_t memstand = 0;  // data + per-connection setup + control commands
   int64_t server = 0;    // delta of calls + rejected_calls
+  /// --reconnect: requests in flight when their connection was lost, which the server
+  /// may or may not have executed: the row holds when server is within
+  /// [memstand - unknown, memstand].
+  int64_t unknown = 0;
 };
 
 struct CrossCheck {
@@ -28,6 +33,9 @@ struct CrossCheck {
   std::vector<CrossCheckRow> rows;
   bool mismatch = false;
   bool enforced = false;  // a mismatch fails the run (exclusive server)
+  /// The server restarted during the run (RESP: its run_id changed): the rows compare
+  /// what was sent since each thread's last lost connection with the new server's counts.
+  bool server_restarted = false;
 };
 
 /// A pool member (several --target): its connections and its own counts.
@@ -73,6 +81,10 @@ struct RunResult {
   CrossCheck cross_check;             // --cluster: summed over the masters
   std::vector<std::string> cluster_masters;  // --cluster: host:port from CLUSTER SLOTS
   int cluster_replicas = 0;                   // --read-from-replicas: replicas read from
+  /// --cluster: slot maps read again during the run (a lost master, CLUSTERDOWN), and
+  /// the last failure to read one.
+  uint64_t cluster_map_reads = 0;
+  std::string cluster_refresh_failure;
   /// Several --target: one entry per member, in LoadOptions::pool order; the
   /// cross-check and the server CPU are summed over them. Empty without a pool.
   std::vector<PoolMemberResult> pool;
@@ -90,6 +102,8 @@ struct RunResult {
   /// samples_seen measured replies of all threads; all of them when they fit the cap.
   std::vector<Sample> samples;
   uint64_t samples_seen = 0;
+  /// Outages and lost connections (load/availability.h); empty when none.
+  Availability availability;
 
   uint64_t measured_ops() const;
   /// Every command's statistics merged (the report's "Total" row).

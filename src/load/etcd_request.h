@@ -41,6 +41,7 @@ class EtcdRequest {
   bool uses_key() const { return uses_key_; }
   bool uses_data() const { return uses_data_; }
   bool uses_seq() const { return false; }
+  bool partial_on_error() const { return false; }  // a put, range or delete is one Raft entry
   /// The Host header and gateway prefix.
   void set_etcd_target(const etcd::Target& t) { target_ = t; }
 

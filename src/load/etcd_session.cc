@@ -40,6 +40,7 @@ SessionEvent EtcdSession::Feed(const char* p, size_t n, size_t* used, Buffer*, R
     error_kind_ = sum->code != 0 ? sum->error + " (code " + std::to_string(sum->code) + ")" : sum->error;
     reply->error = error_;
     reply->error_kind = error_kind_;
+    reply->indefinite = etcd::ErrorIndefinite(sum->error);
     return SessionEvent::kReply;
   }
   switch (op) {

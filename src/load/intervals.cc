@@ -11,6 +11,9 @@ SeriesPoint Summary(int second, const CommandStats& s) {
   p.second = second;
   p.ops = s.ops;
   p.errors = s.errors;
+  p.ok = s.ops - s.errors;
+  p.failed = s.failed;
+  p.unknown = s.unknown;
   p.bytes_out = s.bytes_out;
   p.bytes_in = s.bytes_in;
   SetPercentiles(s.latency_ns, &p);

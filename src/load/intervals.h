@@ -26,6 +26,11 @@ struct SeriesPoint {
   int second = 0;
   uint64_t ops = 0;
   uint64_t errors = 0;
+  /// The second's operations by outcome (CommandStats::failed, unknown): ok is the
+  /// replies that were not errors, so an outage is a run of seconds with ok == 0.
+  uint64_t ok = 0;
+  uint64_t failed = 0;
+  uint64_t unknown = 0;
   uint64_t bytes_out = 0;  // request and reply bytes of the second's replies
   uint64_t bytes_in = 0;
   int64_t p50_ns = 0;

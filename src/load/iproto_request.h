@@ -56,6 +56,8 @@ class IprotoRequest {
   /// The template holds __seq__ / __rand:N__ or __int:A:B__.
   bool uses_seq() const { return uses_seq_; }
   bool uses_rng() const { return uses_rng_; }
+  /// CALL and EVAL: a stored function's error may follow some of its writes.
+  bool partial_on_error() const { return server_stat_ == "CALL" || server_stat_ == "EVAL"; }
   /// --shard: __seq__ values are sent as ShardSeq(seq, s), disjoint from other shards'.
   void set_shard(Shard s) { shard_ = s; }
 

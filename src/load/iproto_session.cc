@@ -89,6 +89,7 @@ SessionEvent IprotoSession::Feed(const char* p, size_t n, size_t* used, Buffer* 
     error_kind_ = IprotoErrorName(s.error_code) + " (" + std::to_string(s.error_code) + ")";
     reply->error = s.error;
     reply->error_kind = error_kind_;
+    reply->indefinite = IprotoErrorIndefinite(s.error_code);
   }
   return SessionEvent::kReply;
 }

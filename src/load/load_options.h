@@ -46,6 +46,20 @@ struct ShardTaken {
   std::vector<int> members;     // indexes into that pool taken: K, K+N, ...
 };
 
+/// --reconnect: what a lost connection does (docs/faults.md).
+struct ReconnectOptions {
+  /// Off (the default, and memtier's): a lost connection ends the run, exit 1. On: the
+  /// requests it had in flight end unknown (or fail), it is opened again after a wait,
+  /// its set-up replayed, and the run goes on. Nothing is ever sent twice.
+  bool enabled = false;
+  /// The wait after a loss, doubled after each failed attempt up to the max, each wait
+  /// drawn between half and all of it (so thousands of connections do not knock at once).
+  int backoff_min_ms = 50;
+  int backoff_max_ms = 1000;
+  /// Failed attempts in a row on one connection before the run fails; 0: no limit.
+  int max_attempts = 0;
+};
+
 struct LoadOptions {
   /// The target; with a pool (several --target), its first member.
   RedisTarget target;
@@ -81,6 +95,7 @@ struct LoadOptions {
   int connect_timeout_ms = 5000;
   int request_timeout_ms = 10000;  // a reply later than this fails the connection
   int drain_timeout_ms = 2000;     // after the end or an interrupt: wait for in-flight
+  ReconnectOptions reconnect;
   std::vector<double> percentiles = {50, 90, 95, 99, 99.9, 99.99};
   /// Redis Cluster: read the slot map from the target (a seed node), connect every
   /// client to every master and route each request by its key's slot. Off: everything

@@ -47,6 +47,7 @@ class MemcacheRequest {
   bool uses_key() const { return uses_key_; }
   bool uses_data() const { return uses_data_; }
   bool uses_seq() const { return false; }
+  bool partial_on_error() const { return false; }  // one command, applied whole or not at all
 
  private:
   Status CheckKey(uint64_t key_max) const;

@@ -39,5 +39,10 @@ bool HasPart(const TemplateArg& arg, TemplatePart::Kind kind);
 
 /// Tarantool's name of a box error code: 3 -> "ER_TUPLE_FOUND"; "ER_<code>" if unknown.
 std::string IprotoErrorName(uint32_t code);
+/// Whether a box error leaves open whether the request took effect: ER_TIMEOUT (78) and
+/// ER_SYNC_QUORUM_TIMEOUT (216: a synchronous transaction whose quorum was not
+/// gathered in time, which replicas may keep). ER_SYNC_ROLLBACK (217) and the rest say
+/// it did not.
+inline bool IprotoErrorIndefinite(uint32_t code) { return code == 78 || code == 216; }
 
 }  // namespace memstand

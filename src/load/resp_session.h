@@ -31,6 +31,11 @@ struct RespRequest {
   bool uses_key() const { return key; }
   bool uses_data() const { return data; }
   bool uses_seq() const { return false; }
+  /// A script or a transaction's EXEC: an error may follow some of its writes.
+  bool partial_on_error() const {
+    return stat == "eval" || stat == "evalsha" || stat == "eval_ro" || stat == "evalsha_ro" ||
+           stat == "fcall" || stat == "fcall_ro" || stat == "exec";
+  }
   const std::string& server_stat() const { return stat; }
 };
 

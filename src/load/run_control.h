@@ -69,6 +69,9 @@ class RunControl {
   /// Tarantool: the id of space `name`, the same on every pool member (requests are
   /// encoded once for every connection). Servers with no spaces: InvalidArgument.
   virtual Result<uint32_t> SpaceId(const std::string& name) = 0;
+  /// --cluster: the slot map as a reachable node tells it now (CLUSTER SLOTS through a
+  /// new connection to the first node that answers); for a run whose masters change.
+  virtual Result<SlotMap> ReadSlotMap() { return Status::InvalidArgument("not a cluster"); }
 };
 
 /// Connects the control side of a run: checks every target, and with --cluster reads

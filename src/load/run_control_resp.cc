@@ -129,14 +129,18 @@ class RespControl final : public RunControl {
   Result<uint32_t> SpaceId(const std::string& name) override {
     return Status::InvalidArgument("space '" + name + "': Redis has no spaces");
   }
+  Result<SlotMap> ReadSlotMap() override;
 
   Clients controls_;          // the target, the pool's other members, or the masters
   Clients replica_controls_;  // --read-from-replicas
 
  private:
   ServerSnapshot WithReplicaReads(ServerSnapshot masters);
+  void RememberNodes(const SlotMap& map);
 
   const LoadOptions& opt_;
+  RedisClientOptions cluster_options_;      // --cluster: how to reach a node
+  std::vector<std::pair<std::string, int>> cluster_nodes_;  // every node seen, masters and replicas
 };
 
 Status RespControl::ConnectPool(const std::shared_ptr<const TlsContext>& tls) {
@@ -187,8 +191,55 @@ Status RespControl::ConnectCluster(const RedisClientOptions& co, std::optional<S
       ++r->cluster_replicas;
     }
   }
+  cluster_options_ = co;
+  cluster_nodes_.emplace_back(opt_.target.host, opt_.target.port);
+  RememberNodes(*map);
   *cluster_map = std::move(*map);
   return Status::OK();
+}
+
+void RespControl::RememberNodes(const SlotMap& map) {
+  auto add = [this](const std::string& host, int port) {
+    for (const auto& [h, p] : cluster_nodes_) {
+      if (h == host && p == port) return;
+    }
+    cluster_nodes_.emplace_back(host, port);
+  };
+  for (const ClusterNode& node : map.nodes()) {
+    add(node.host, node.port);
+    for (const auto& [host, port] : node.replicas) add(host, port);
+  }
+}
+
+// Each node in turn, on a connection of its own with short limits (a dead master must
+// not hold the refresh up): the first map that covers every slot.
+Result<SlotMap> RespControl::ReadSlotMap() {
+  Status last = Status::Failed("no node known");
+  for (size_t i = 0; i < cluster_nodes_.size(); ++i) {
+    RedisClientOptions o = cluster_options_;
+    o.host = cluster_nodes_[i].first;
+    o.port = cluster_nodes_[i].second;
+    o.timeout_ms = std::min(o.timeout_ms, 1000);
+    auto c = RedisClient::Connect(o);
+    if (!c.ok()) {
+      last = c.status();
+      continue;
+    }
+    auto reply = (*c)->Command({"CLUSTER", "SLOTS"});
+    if (!reply.ok()) {
+      last = reply.status();
+      continue;
+    }
+    auto map = ParseClusterSlots(*reply, o.host);
+    if (!map.ok()) return map.status();
+    if (map->UncoveredSlots() > 0) {
+      last = Status::Failed(std::to_string(map->UncoveredSlots()) + " slots have no master yet");
+      continue;
+    }
+    RememberNodes(*map);
+    return map;
+  }
+  return last;
 }
 
 // --read-from-replicas: the replicas' counts of the reads memstand sends them (never

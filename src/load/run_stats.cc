@@ -10,6 +10,9 @@ void CommandStats::Add(const CommandStats& o) {
   bytes_out += o.bytes_out;
   bytes_in += o.bytes_in;
   zero_latency += o.zero_latency;
+  failed += o.failed;
+  unknown += o.unknown;
+  lost += o.lost;
   latency_ns.Add(o.latency_ns);
   service_ns.Add(o.service_ns);
   send_lag_ns.Add(o.send_lag_ns);
@@ -24,7 +27,7 @@ void CommandStats::Add(const CommandStats& o) {
 }
 
 void CommandStats::Reset() {
-  ops = errors = hits = misses = bytes_out = bytes_in = zero_latency = 0;
+  ops = errors = hits = misses = bytes_out = bytes_in = zero_latency = failed = unknown = lost = 0;
   latency_ns.Reset();
   service_ns.Reset();
   send_lag_ns.Reset();
@@ -61,9 +64,34 @@ void ThreadStats::Add(const ThreadStats& o) {
   cluster_moved += o.cluster_moved;
   cluster_ask += o.cluster_ask;
   cluster_tryagain += o.cluster_tryagain;
+  cluster_map_updates += o.cluster_map_updates;
   get_hits_all += o.get_hits_all;
   get_misses_all += o.get_misses_all;
   writes_applied += o.writes_applied;
+  faults.Add(o.faults);
+}
+
+namespace {
+
+void AddEach(std::vector<uint64_t>* to, const std::vector<uint64_t>& from) {
+  if (to->size() < from.size()) to->resize(from.size());
+  for (size_t i = 0; i < from.size(); ++i) (*to)[i] += from[i];
+}
+
+}  // namespace
+
+void FaultStats::Add(const FaultStats& o) {
+  connections_lost += o.connections_lost;
+  reconnects += o.reconnects;
+  reconnect_failures += o.reconnect_failures;
+  if (first_loss.empty()) first_loss = o.first_loss;
+  AddEach(&lost_in_flight, o.lost_in_flight);
+  AddEach(&sent_at_last_loss, o.sent_at_last_loss);
+  for (const auto& [name, n] : o.setup_at_last_loss) setup_at_last_loss[name] += n;
+  if (outages.size() < o.outages.size()) outages.resize(o.outages.size());
+  for (size_t i = 0; i < o.outages.size(); ++i) {
+    outages[i].insert(outages[i].end(), o.outages[i].begin(), o.outages[i].end());
+  }
 }
 
 }  // namespace memstand

@@ -30,6 +30,13 @@ struct CommandStats {
   uint64_t bytes_out = 0;     // request bytes
   uint64_t bytes_in = 0;      // reply bytes
   uint64_t zero_latency = 0;  // replies timed at 0 ns (clock check, docs/method.md rule 2)
+  /// What happened to each measured operation (docs/faults.md): ok is ops - errors;
+  /// failed and unknown count error replies (as their session reads them) and the
+  /// operations that got no reply at all (`lost`: in flight on a lost connection, or
+  /// due while their connection was down and never sent).
+  uint64_t failed = 0;
+  uint64_t unknown = 0;
+  uint64_t lost = 0;
   /// Closed loop: from the actual send. Open loop: from the intended send time, so a
   /// stalled server's queueing counts (corrected for coordinated omission).
   HdrHistogram latency_ns;
@@ -42,6 +49,37 @@ struct CommandStats {
   void Add(const CommandStats& other);
   /// Back to empty, keeping the histogram's memory.
   void Reset();
+};
+
+/// A span in which one command had no ok operation: from the completion of the first
+/// that ended fail or unknown after an ok (or the start) to the next ok's completion.
+/// Monotonic nanoseconds; end_ns 0: not over when the measured phase ended.
+struct OutageSpan {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint64_t failed = 0;   // operations of the command that ended fail in the span
+  uint64_t unknown = 0;  // and unknown
+};
+
+/// --reconnect: what the connections went through, and what the cross-check needs to
+/// stay exact across a loss.
+struct FaultStats {
+  uint64_t connections_lost = 0;    // connections that were up and were lost
+  uint64_t reconnects = 0;          // connections opened and set up again
+  uint64_t reconnect_failures = 0;  // attempts that failed (refused, timed out in set-up)
+  std::string first_loss;           // why the first connection was lost
+  /// Requests in flight when their connection was lost, warm-up included, by command:
+  /// each may or may not have been executed (the cross-check's margin).
+  std::vector<uint64_t> lost_in_flight;
+  /// sent_by_command and setup_commands as they stood at this thread's last loss:
+  /// what it sent since then went to the server as it is at the end (a restarted
+  /// server's counters start from zero).
+  std::vector<uint64_t> sent_at_last_loss;
+  std::map<std::string, uint64_t> setup_at_last_loss;
+  /// By command index; merged over threads by ThreadStats::Add (concatenated).
+  std::vector<std::vector<OutageSpan>> outages;
+
+  void Add(const FaultStats& o);
 };
 
 struct ThreadStats {
@@ -73,6 +111,9 @@ struct ThreadStats {
   uint64_t cluster_moved = 0;
   uint64_t cluster_ask = 0;
   uint64_t cluster_tryagain = 0;
+  /// --cluster: slot maps the engine read again (a lost master, CLUSTERDOWN) that this
+  /// thread adopted.
+  uint64_t cluster_map_updates = 0;
   /// Protocols other than RESP, over every reply (warm-up included), for the
   /// cross-check: memcache get/gets replies with and without a value, and etcd
   /// replies that raised the store revision (a put, a delete that deleted).
@@ -86,6 +127,7 @@ struct ThreadStats {
   /// measured replies, created by the worker on its first one. Not merged by Add();
   /// copies share it (no copy of a million samples).
   std::shared_ptr<SampleReservoir> samples;
+  FaultStats faults;
 
   explicit ThreadStats(size_t command_count = 0)
       : commands(command_count), sent_by_command(command_count), error_replies_all(command_count) {}

@@ -72,6 +72,10 @@ struct ReplyView {
   bool applied_write = false;  // etcd: the reply raised the store revision
   bool counts_get = false;     // memcache get/gets: counted in get_hits/get_misses
   bool closes = false;         // the server closes after this reply (HTTP Connection: close)
+  /// is_error: the error does not say whether the request took effect (etcd's "request
+  /// timed out", Tarantool's synchronous-quorum timeout): the operation ends unknown,
+  /// not fail (docs/faults.md). A session that sets it sets it for every error reply.
+  bool indefinite = false;
   std::string_view error;       // is_error: the server's text
   std::string_view error_kind;  // is_error: what errors are grouped by ("OOM", "ER_TUPLE_FOUND (3)")
 };
@@ -101,6 +105,9 @@ concept LoadSession = requires(S s, const S cs, const typename S::Request& reque
   /// appended again where a redirect sends it, after ASKING (its tag in *tag) for an ASK
   /// redirect: false, with nothing appended, where the protocol has no redirects.
   { S::Slot(request, draw) } -> std::same_as<int>;
+  /// Whether an error reply to this request may follow part of its effect (a script,
+  /// a stored function): such an error ends the operation unknown, not fail.
+  { request.partial_on_error() } -> std::same_as<bool>;
   { s.AppendRedirected(request, draw, asking, out, tag, sent) } -> std::same_as<bool>;
   s.Reset();
 };

@@ -55,7 +55,7 @@ bool WorkerBase::MayStillSend(const Client& c, int64_t now) const {
 // a request intended after the warm-up waits for the measured phase to begin.
 bool WorkerBase::CanSend(const Client& c, int64_t now) const {
   if (!MayStillSend(c, now)) return false;
-  if (!c.pacer) return true;
+  if (!c.pacer) return c.down == 0;
   const int64_t at = c.pacer->Peek();
   return at <= now && (measuring_ || at < warmup_end_ns_);
 }
@@ -149,9 +149,14 @@ void WorkerBase::Complete(Client& cl, const InFlight& f, const ReplyView& r, int
       kind.example = r.error;
       kind.first_reply = stats_.commands[f.cmd].ops + s.ops;
     }
-  } else if (opt_.commands[f.cmd].counts_hits) {
-    ++(r.positive ? s.hits : s.misses);
+    const CommandTraits& t = traits_[f.cmd];
+    const bool unknown = !t.read && (r.indefinite || t.partial_on_error);
+    ++(unknown ? s.unknown : s.failed);
+    OutageBad(f.cmd, unknown, now);
+    return;
   }
+  if (opt_.commands[f.cmd].counts_hits) ++(r.positive ? s.hits : s.misses);
+  if (outage_[f.cmd].open) [[unlikely]] OutageEnd(f.cmd, now);
 }
 
 // ---- Worker<Session>.
@@ -164,7 +169,11 @@ struct Worker<S>::Conn final : ConnIo {
 
 template <LoadSession S>
 Worker<S>::Worker(WorkerShared* shared, const std::vector<Request>* requests, int thread_index)
-    : WorkerBase(shared, thread_index), requests_(*requests) {}
+    : WorkerBase(shared, thread_index), requests_(*requests) {
+  for (size_t i = 0; i < requests_.size(); ++i) {
+    traits_[i] = {opt_.commands[i].counts_hits, requests_[i].partial_on_error()};
+  }
+}
 
 template <LoadSession S>
 Worker<S>::~Worker() = default;
@@ -324,10 +333,14 @@ void Worker<S>::Loop() {
       if (!Busy()) break;
     }
     if (stopping_ && now >= drain_deadline_ns_) break;
-    if (open_conns_ == 0) break;
+    if (now >= next_reopen_ns_) ReopenDue(now);
+    if (cluster_ && shared_->map_version.load(std::memory_order_relaxed) != map_version_seen_) [[unlikely]] {
+      AdoptMap();
+    }
+    if (open_conns_ == 0 && reopen_.empty()) break;
     // The next deadline bounds the wait: a request times out on time, whatever the tick.
-    const int64_t wait_ns =
-        std::min(open_loop_ ? WaitTimeoutNs(now) : kMaxWaitNs, next_deadline_ns_ - now);
+    const int64_t wait_ns = std::min({open_loop_ ? WaitTimeoutNs(now) : kMaxWaitNs,
+                                      next_deadline_ns_ - now, std::max<int64_t>(0, next_reopen_ns_ - now)});
     if (uring_) {
       if (!WaitCompletions(wait_ns, &now)) break;
     } else {
@@ -383,7 +396,7 @@ void Worker<S>::StartSession(Conn& c) {
   if (c.out.Readable() > 0) setup.Append(c.out.View());
   std::swap(c.out, setup);
   if (ready) {
-    c.state = ConnIo::State::kRunning;
+    Running(c);
   } else {
     c.in_setup = true;
     ++setups_;
@@ -445,9 +458,9 @@ void Worker<S>::Deliver(Conn& c, const char* p, size_t left) {
         break;
       case SessionEvent::kNeedMore: return;
       case SessionEvent::kReady:
-        c.state = ConnIo::State::kRunning;
         c.in_setup = false;
         --setups_;
+        Running(c);
         break;
       case SessionEvent::kProtocolError: ++stats_.protocol_errors; [[fallthrough]];
       case SessionEvent::kFailed: return Fail(c, c.session.failure());
@@ -478,6 +491,10 @@ void Worker<S>::OnReply(Conn& c, const ReplyView& r, int64_t now) {
 // counts as an error.
 template <LoadSession S>
 bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view error) {
+  if (error.starts_with("CLUSTERDOWN")) {  // the engine reads the slot map again
+    shared_->refresh_wanted.store(true, std::memory_order_relaxed);
+    return false;
+  }
   if (f.redirects >= kMaxRedirects) return false;
   int node = c.node;
   bool ask = false;
@@ -543,6 +560,7 @@ void Worker<S>::SendOne(Client& cl, int64_t now, int64_t intended) {
   Conn& c = Route(cl, cmd, d);
   // Open loop: a request intended in the warm-up but held back past its end stays out.
   const bool measured = measuring_ && intended >= measure_start_ns_;
+  if (c.state == ConnIo::State::kClosed) [[unlikely]] return Unsent(cl, cmd, measured, now);
   const Sent sent = c.session.Append(req, d, &c.out);
   Put(c, sent.tag, {intended, now, d.key, d.data.data(), static_cast<uint32_t>(d.data.size()),
                     static_cast<uint16_t>(cmd), measured, 0});
@@ -588,7 +606,165 @@ uint64_t Worker<S>::Pending(const ConnIo& io) const {
 
 template <LoadSession S>
 void Worker<S>::Fail(ConnIo& c, const Status& why) {
+  if (opt_.reconnect.enabled && started_) return Lose(static_cast<Conn&>(c), why);
   CountFailure(c, why, static_cast<Conn&>(c).session.in_flight());
+}
+
+template <LoadSession S>
+void Worker<S>::Lose(Conn& c, const Status& why) {
+  const int64_t now = NowNs();
+  const bool attempt = c.reopening;  // not up since its last loss: this attempt failed
+  Drop(c, now);
+  if (attempt) {
+    ++stats_.faults.reconnect_failures;
+  } else {
+    NoteLoss(c, why);
+  }
+  ScheduleReopen(c, why, now);
+}
+
+template <LoadSession S>
+void Worker<S>::Drop(Conn& c, int64_t now) {
+  const bool reached = c.state != ConnIo::State::kConnecting;
+  const uint64_t mask = c.ring.size() - 1;
+  c.session.ForEachInFlight([&](uint64_t t) {
+    const InFlight& f = c.ring[t & mask];
+    --in_flight_;
+    if (f.cmd != kAskingCommand) CompleteLost(*c.client, f, reached, now);
+  });
+  if (c.in_setup) {
+    c.in_setup = false;
+    --setups_;
+  }
+  Close(c);
+  c.session.Reset();
+  c.out.Clear();
+  c.sending.Clear();
+  c.tls_out.Clear();
+  c.tls.reset();
+  c.received = 0;
+  c.want_write = false;
+}
+
+template <LoadSession S>
+void Worker<S>::ReopenDue(int64_t now) {
+  std::vector<ConnIo*> due;
+  size_t keep = 0;
+  next_reopen_ns_ = INT64_MAX;
+  for (ConnIo* c : reopen_) {
+    if (c->reopen_at_ns <= now) {
+      due.push_back(c);
+    } else {
+      reopen_[keep++] = c;
+      next_reopen_ns_ = std::min(next_reopen_ns_, c->reopen_at_ns);
+    }
+  }
+  reopen_.resize(keep);
+  for (ConnIo* c : due) Reopen(conn(c->slot), now);
+}
+
+// The next attempt: a pool's client tries the next member (the lost member's clients
+// spread over the others); a cluster connection its node; else the same target.
+template <LoadSession S>
+void Worker<S>::Reopen(Conn& c, int64_t now) {
+  c.waiting = false;
+  if (stopping_) return;  // the run is ending: the connection stays closed
+  Client& cl = *c.client;
+  c.reopening = true;
+  ++c.attempts;
+  const int members = opt_.pool_size();
+  if (!cluster_ && members > 1) {
+    cl.pool_index = (cl.pool_index + 1 + static_cast<int>(cl.index % (members - 1))) % members;
+    cl.target = &opt_.pool_target(cl.pool_index);
+  }
+  const std::string& host = cluster_ ? map_.nodes()[c.node].host : cl.target->host;
+  const int port = cluster_ ? map_.nodes()[c.node].port : cl.target->port;
+  if (shared_->tls) {
+    auto started = TlsSession::Start(shared_->tls, host);
+    if (!started.ok()) return Lose(c, started.status().WithContext(cl.target->Display()));
+    c.tls = std::move(*started);
+  }
+  auto fd = ConnectNode(*cl.target, host, port, opt_.connect_timeout_ms, false);
+  if (!fd.ok()) {
+    ++stats_.faults.reconnect_failures;
+    return ScheduleReopen(c, fd.status(), now);
+  }
+  if (!cluster_ && members > 1) {
+    // A new member: a session of its own (its credentials, its peer name).
+    SessionConfig sc;
+    sc.target = cl.target;
+    sc.peer = cl.target->Display();
+    sc.resp = opt_.resp;
+    sc.slots = c.ring.size();
+    sc.setup_counts = &stats_.setup_commands;
+    std::destroy_at(&c.session);
+    std::construct_at(&c.session, std::move(sc));
+  }
+  c.fd = *fd;
+  c.state = ConnIo::State::kConnecting;
+  c.setup_deadline_ns = now + int64_t{opt_.connect_timeout_ms} * 1'000'000;
+  next_deadline_ns_ = std::min(next_deadline_ns_, c.setup_deadline_ns);
+  ++open_conns_;
+  Status s = reactor_->Add(c.fd, Reactor::kWritable, c.slot);
+  if (!s.ok()) Lose(c, s);
+}
+
+template <LoadSession S>
+void Worker<S>::AdoptMap() {
+  SlotMap fresh;
+  {
+    std::lock_guard<std::mutex> lock(shared_->map_mu);
+    fresh = shared_->latest_map;
+    map_version_seen_ = shared_->map_version.load();
+  }
+  ++stats_.cluster_map_updates;
+  std::vector<bool> serving;
+  for (int slot = 0; slot < kClusterSlots; ++slot) {
+    const int n = fresh.NodeOf(slot);
+    if (n < 0) continue;
+    const int mine = map_.NodeIndex(fresh.nodes()[n].host, fresh.nodes()[n].port);
+    map_.Assign(slot, mine);
+    if (serving.size() <= static_cast<size_t>(mine)) serving.resize(mine + 1, false);
+    serving[mine] = true;
+  }
+  for (size_t node = 0; node < serving.size(); ++node) {
+    if (!serving[node]) continue;
+    Status s = EnsureNode(static_cast<int>(node));
+    if (!s.ok()) {  // a new master that cannot be reached now: the next loss asks again
+      shared_->refresh_wanted.store(true, std::memory_order_relaxed);
+    }
+  }
+  for (auto& io : conns_) {
+    Conn& c = conn(io->slot);
+    const bool replica = static_cast<size_t>(c.node) < is_replica_.size() && is_replica_[c.node];
+    const bool serves = static_cast<size_t>(c.node) < serving.size() && serving[c.node];
+    if (!replica && !serves && c.down) GiveUp(c);
+  }
+}
+
+// A connection to a node that no longer serves slots: its attempts stop, what it had
+// queued ends without a reply, and its client no longer waits for it.
+template <LoadSession S>
+void Worker<S>::GiveUp(Conn& c) {
+  if (c.waiting) {
+    reopen_.erase(std::find(reopen_.begin(), reopen_.end(), &c));
+    c.waiting = false;
+  }
+  if (c.state != ConnIo::State::kClosed) Drop(c, NowNs());
+  c.reopening = false;
+  if (c.down) {
+    c.down = false;
+    --c.client->down;
+  }
+  Fill(*c.client, NowNs());
+}
+
+template <LoadSession S>
+void Worker<S>::Running(Conn& c) {
+  c.state = ConnIo::State::kRunning;
+  if (!c.reopening) return;
+  NoteUp(c);
+  Fill(*c.client, NowNs());
 }
 
 // Fails every connection past a deadline: its set-up's (--connect-timeout) until it

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <latch>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <queue>
 #include <string>
@@ -54,6 +55,13 @@ struct WorkerShared {
   std::shared_ptr<const TlsContext> tls;
   /// --cluster: the slot map at the start (each worker updates its own copy).
   std::optional<SlotMap> cluster_map;
+  /// --cluster --reconnect: a worker that lost a master's connection, or got
+  /// CLUSTERDOWN, sets refresh_wanted; the engine reads the slot map again into
+  /// latest_map (under map_mu) and bumps map_version; each worker adopts it in its loop.
+  std::atomic<bool> refresh_wanted{false};
+  std::atomic<uint64_t> map_version{0};
+  std::mutex map_mu;
+  SlotMap latest_map;
 };
 
 /// What the engine sees of a load thread, and the parts of it that do not depend on
@@ -77,6 +85,8 @@ class WorkerBase {
   int64_t measure_end_ns() const { return measure_end_ns_; }
   /// When the last measured request was first written (0: none).
   int64_t last_measured_send_ns() const { return last_measured_send_ns_; }
+  /// When the measured phase ended: its planned end (a duration), else its last check.
+  int64_t measure_finish_ns() const { return measure_finish_ns_; }
 
  protected:
   struct Client;
@@ -113,6 +123,23 @@ class WorkerBase {
   /// request lost with its connection is to end here too, with no reply: not yet.)
   [[gnu::always_inline]] inline void Complete(Client& cl, const InFlight& f, const ReplyView& r,
                                               int64_t now);
+  /// --reconnect: the operation ends with no reply: in flight when its connection was
+  /// lost (reached: its bytes may have reached the server: a write ends unknown, else
+  /// fail), or due while its connection was down (Unsent: fail, never sent).
+  void CompleteLost(Client& cl, const InFlight& f, bool reached, int64_t now);
+  void Unsent(Client& cl, uint32_t cmd, bool measured, int64_t now);
+  /// An operation of `cmd` ended fail or unknown / ok: the command's outage span opens
+  /// / closes (measured operations only).
+  void OutageBad(uint32_t cmd, bool unknown, int64_t now);
+  void OutageOpen(uint32_t cmd, int64_t now);
+  [[gnu::noinline, gnu::cold]] void OutageEnd(uint32_t cmd, int64_t now);
+  /// --reconnect: a connection that was up is lost (counted; its client waits for it);
+  /// then, whether it was that or a failed attempt, its next attempt is scheduled, or
+  /// the run fails once --reconnect-attempts ran out.
+  void NoteLoss(ConnIo& c, const Status& why);
+  void ScheduleReopen(ConnIo& c, const Status& why, int64_t now);
+  /// A reopened connection is set up: its client may send again.
+  void NoteUp(ConnIo& c);
   /// Fails c: the run stops; what c had in flight is counted unanswered. Off the hot
   /// path (the only virtual calls of a worker).
   virtual void Fail(ConnIo& c, const Status& why) = 0;
@@ -182,8 +209,27 @@ class WorkerBase {
   int64_t measure_start_ns_ = 0;
   int64_t measure_end_ns_ = 0;
   int64_t last_measured_send_ns_ = 0;
+  int64_t measure_finish_ns_ = 0;
   double cpu_user_start_ = 0, cpu_sys_start_ = 0;
   int open_conns_ = 0;
+  /// By command index: a GET-like read (its lost or indefinite errors are fail, not
+  /// unknown) and whether an error may follow part of its effect (unknown).
+  struct CommandTraits {
+    bool read = false;
+    bool partial_on_error = false;
+  };
+  std::vector<CommandTraits> traits_;
+  /// Measured phase, by command: the outage span under way, if open.
+  struct OutageTrack {
+    bool open = false;
+    OutageSpan span;
+  };
+  std::vector<OutageTrack> outage_;
+  /// --reconnect: the closed connections waiting for their next attempt.
+  std::vector<ConnIo*> reopen_;
+  int64_t next_reopen_ns_ = INT64_MAX;
+  uint64_t map_version_seen_ = 0;
+  Rng backoff_rng_;
   std::unique_ptr<ReactorHolder> reactor_;
   /// --io uring, from the common start on; declared after conns_ so that it goes first
   /// (its sends may point into their buffers).
@@ -240,6 +286,19 @@ class Worker final : public WorkerBase {
   [[gnu::always_inline]] inline void Put(Conn& c, uint64_t tag, const InFlight& f);
   [[gnu::noinline, gnu::cold]] void Grow(Conn& c);
   void Fail(ConnIo& c, const Status& why) final;
+  /// --reconnect: c is lost (or an attempt to reopen it failed): what it had in flight
+  /// ends, its session forgets the connection, and it waits for its next attempt.
+  void Lose(Conn& c, const Status& why);
+  void ReopenDue(int64_t now);
+  /// --cluster: the engine's newer slot map: new masters get connections, and the
+  /// down connections to nodes that serve no slot any more are given up.
+  void AdoptMap();
+  void GiveUp(Conn& c);
+  /// Ends what c has in flight (no reply), closes it and forgets the connection.
+  void Drop(Conn& c, int64_t now);
+  void Reopen(Conn& c, int64_t now);
+  /// The set-up of c is through: it runs (and a reopened connection is up again).
+  void Running(Conn& c);
   uint64_t Pending(const ConnIo& c) const final;
   void SendDue(int64_t now);
   void MaybeEnterMeasuredPhase(int64_t now);

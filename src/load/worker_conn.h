@@ -52,7 +52,11 @@ struct WorkerBase::Client {
   std::optional<Pacer> pacer;     // open loop only
   int64_t due_queued = -1;        // open loop: the time of this client's live due_ entry
   size_t in_flight = 0;           // data requests sent and not yet answered
-  bool failed = false;            // one of its connections failed
+  bool failed = false;            // one of its connections failed (the run stops)
+  /// --reconnect: its connections lost and not yet set up again. A closed-loop client
+  /// waits for them; an open-loop client's due requests to them fail unsent.
+  uint32_t down = 0;
+  int pool_index = 0;             // its pool member (moves on when one is lost)
   std::vector<ConnIo*> conns;     // by node index; one without --cluster
 };
 
@@ -82,6 +86,14 @@ struct WorkerBase::ConnIo {
   bool flush_queued = false;
   bool in_setup = false;  // the session's set-up was written and is not through (setups_)
   int64_t setup_deadline_ns = 0;  // connect + set-up by then (--connect-timeout)
+  // --reconnect: a closed connection that waits (waiting, until reopen_at_ns) for its
+  // next attempt; reopening until that attempt's set-up is through; down from its loss
+  // until then (counted in its client's `down`); attempts: failed ones in a row.
+  bool waiting = false;
+  bool reopening = false;
+  bool down = false;
+  int attempts = 0;
+  int64_t reopen_at_ns = 0;
   // The latest error reply, for the message when the server then closes (a server at
   // maxclients answers one error and hangs up).
   std::string last_error;

@@ -41,6 +41,9 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
       interval_(shared->options->commands.size()),
       read_buf_(kReadChunk),
       open_loop_(shared->options->rate > 0),
+      traits_(shared->options->commands.size()),
+      outage_(shared->options->commands.size()),
+      backoff_rng_(DeriveSeed(shared->options->seed ^ 0xbac0ffULL, static_cast<uint64_t>(thread_index))),
       reactor_(std::make_unique<ReactorHolder>()) {}
 
 WorkerBase::~WorkerBase() {
@@ -61,7 +64,8 @@ void WorkerBase::MakeClients() {
     cl->rng = Rng(DeriveSeed(opt_.seed ^ 0x5eedda7aULL, global));
     cl->mix_pos = (global * 7919) % shared_->mix->cycle_length();  // spread the starting points
     cl->seq = global;
-    cl->target = &opt_.pool_target(PoolIndex(opt_.balance, opt_.seed, global, opt_.pool_size()));
+    cl->pool_index = PoolIndex(opt_.balance, opt_.seed, global, opt_.pool_size());
+    cl->target = &opt_.pool_target(cl->pool_index);
     if (opt_.requests > 0) {
       cl->budget = opt_.requests / total + (global < opt_.requests % total ? 1 : 0);
       budget_left_ += cl->budget;
@@ -97,6 +101,11 @@ void WorkerBase::EnterMeasuredPhase(int64_t now) {
 void WorkerBase::FinishMeasuredPhase() {
   if (measure_done_) return;
   measure_done_ = true;
+  const int64_t now = NowNs();
+  measure_finish_ns_ = opt_.requests == 0 ? std::min(now, measure_end_deadline_ns_) : now;
+  for (uint32_t cmd = 0; cmd < outage_.size(); ++cmd) {
+    if (outage_[cmd].open) OutageEnd(cmd, 0);  // not over by the end
+  }
   RollInterval(NowNs(), /*last=*/true);
   if (open_loop_ && opt_.requests == 0 && !stopping_) {
     for (const auto& c : clients_) {
@@ -167,6 +176,113 @@ void WorkerBase::CountFailure(ConnIo& c, const Status& why, uint64_t data) {
     cl.budget = 0;
   }
   Close(c);
+}
+
+void WorkerBase::CompleteLost(Client& cl, const InFlight& f, bool reached, int64_t now) {
+  --cl.in_flight;
+  if (reached) {
+    auto& lost = stats_.faults.lost_in_flight;
+    if (lost.size() <= f.cmd) lost.resize(opt_.commands.size());
+    ++lost[f.cmd];
+  }
+  if (!f.measured) return;
+  CommandStats& s = interval_[f.cmd];
+  ++s.lost;
+  const bool unknown = reached && !traits_[f.cmd].read;
+  ++(unknown ? s.unknown : s.failed);
+  OutageBad(f.cmd, unknown, now);
+}
+
+void WorkerBase::Unsent(Client& cl, uint32_t cmd, bool measured, int64_t now) {
+  if (!measured) return;
+  if (opt_.requests > 0) {
+    --cl.budget;
+    --budget_left_;
+  }
+  CommandStats& s = interval_[cmd];
+  ++s.lost;
+  ++s.failed;
+  OutageBad(cmd, false, now);
+}
+
+// A thread keeps at most this many spans per command; later ones are merged into the
+// last (their counts kept, the gaps between them lost), which the report says.
+constexpr size_t kMaxOutageSpans = 10'000;
+
+void WorkerBase::OutageOpen(uint32_t cmd, int64_t now) {
+  OutageTrack& t = outage_[cmd];
+  if (t.open) return;
+  t.open = true;
+  t.span = OutageSpan{now, 0, 0, 0};
+}
+
+void WorkerBase::OutageBad(uint32_t cmd, bool unknown, int64_t now) {
+  OutageOpen(cmd, now);
+  OutageSpan& s = outage_[cmd].span;
+  ++(unknown ? s.unknown : s.failed);
+}
+
+void WorkerBase::OutageEnd(uint32_t cmd, int64_t now) {
+  OutageTrack& t = outage_[cmd];
+  t.open = false;
+  t.span.end_ns = now;
+  auto& spans = stats_.faults.outages;
+  if (spans.size() <= cmd) spans.resize(opt_.commands.size());
+  auto& mine = spans[cmd];
+  if (mine.size() < kMaxOutageSpans) {
+    mine.push_back(t.span);
+    return;
+  }
+  OutageSpan& last = mine.back();
+  last.end_ns = t.span.end_ns;
+  last.failed += t.span.failed;
+  last.unknown += t.span.unknown;
+}
+
+void WorkerBase::NoteLoss(ConnIo& c, const Status& why) {
+  FaultStats& f = stats_.faults;
+  ++f.connections_lost;
+  if (f.first_loss.empty()) f.first_loss = Peer(c) + ": " + why.message();
+  f.sent_at_last_loss = stats_.sent_by_command;
+  f.setup_at_last_loss = stats_.setup_commands;
+  // Every command's outage starts here at the latest: a closed-loop client waits for
+  // its connection without failing anything, yet nothing of its is done meanwhile.
+  if (measuring_ && !measure_done_) {
+    for (uint32_t cmd = 0; cmd < outage_.size(); ++cmd) OutageOpen(cmd, NowNs());
+  }
+  if (!c.down) {
+    c.down = true;
+    ++c.client->down;
+  }
+}
+
+void WorkerBase::ScheduleReopen(ConnIo& c, const Status& why, int64_t now) {
+  const ReconnectOptions& r = opt_.reconnect;
+  if (r.max_attempts > 0 && c.attempts >= r.max_attempts) {
+    c.reopening = false;
+    return CountFailure(c, why.WithContext("--reconnect: " + std::to_string(c.attempts) +
+                                           " attempts in a row failed"), 0);
+  }
+  if (cluster_) shared_->refresh_wanted.store(true, std::memory_order_relaxed);  // a master lost?
+  // Doubled per failed attempt up to the max; drawn in [half, all] of it.
+  const int shift = std::min(c.attempts, 20);
+  const int64_t full_ns =
+      std::min<int64_t>(int64_t{r.backoff_max_ms}, int64_t{r.backoff_min_ms} << shift) * 1'000'000;
+  const int64_t half = full_ns / 2;
+  c.reopen_at_ns = now + half + static_cast<int64_t>(backoff_rng_.Next() % static_cast<uint64_t>(half + 1));
+  c.waiting = true;
+  reopen_.push_back(&c);
+  next_reopen_ns_ = std::min(next_reopen_ns_, c.reopen_at_ns);
+}
+
+void WorkerBase::NoteUp(ConnIo& c) {
+  c.reopening = false;
+  c.attempts = 0;
+  ++stats_.faults.reconnects;
+  if (c.down) {
+    c.down = false;
+    --c.client->down;
+  }
 }
 
 bool WorkerBase::Busy() const {

@@ -62,6 +62,9 @@ Status AddHistogram(const Json& p, const HdrHistogram& settings, Second* s) {
 void AddCounts(const Json& p, Second* s) {
   s->point.ops += p.value("ops", uint64_t{0});
   s->point.errors += p.value("errors", uint64_t{0});
+  s->point.ok += p.value("ok", uint64_t{0});
+  s->point.failed += p.value("fail", uint64_t{0});
+  s->point.unknown += p.value("unknown", uint64_t{0});
   const int64_t max_ns = std::llround(p.value("max_us", 0.0) * 1000);
   s->point.max_ns = std::max(s->point.max_ns, max_ns);
 }

@@ -37,6 +37,20 @@ void AppendErrors(std::string* out, const MetricsSnapshot& s) {
   }
 }
 
+void AppendOutcomes(std::string* out, const MetricsSnapshot& s) {
+  constexpr std::string_view kName = "memstand_operations_total";
+  if (s.commands.empty()) return;
+  AppendPromHeader(out, kName, "counter", "Operations by command and outcome: ok, fail (certainly not done), "
+                   "unknown (maybe done).");
+  for (const auto& [command, m] : s.commands) {
+    for (const auto& [outcome, n] : {std::pair<const char*, uint64_t>{"ok", m.ok_total},
+                                     {"fail", m.fail_total}, {"unknown", m.unknown_total}}) {
+      AppendPromSample(out, kName, PromLabel("command", command) + "," + PromLabel("outcome", outcome),
+                       std::to_string(n));
+    }
+  }
+}
+
 void AppendHistogramSamples(std::string* out, const std::string& command, const HdrHistogram& h) {
   AppendPromHistogram(out, "memstand_request_duration_seconds", PromLabel("command", command), h,
                       RequestLatencyBoundsNs());
@@ -69,6 +83,7 @@ std::string FormatPrometheus(const MetricsSnapshot& s) {
                        "Requests answered with an error, every kind, by command.",
                        &CommandMetrics::error_replies_total);
   AppendErrors(&out, s);
+  AppendOutcomes(&out, s);
   AppendCommandCounter(&out, s, "memstand_hits_total", "Reads that found their key.",
                        &CommandMetrics::hits_total, /*reads_only=*/true);
   AppendCommandCounter(&out, s, "memstand_misses_total", "Reads that did not find their key.",

@@ -26,6 +26,10 @@ struct CommandMetrics {
   /// Latencies in nanoseconds. Not owned; must outlive the FormatPrometheus call.
   /// nullptr: this command has no memstand_request_duration_seconds samples.
   const HdrHistogram* latency_ns = nullptr;
+  /// Operations by outcome (docs/faults.md): ok, fail, unknown.
+  uint64_t ok_total = 0;
+  uint64_t fail_total = 0;
+  uint64_t unknown_total = 0;
 };
 
 /// Everything one scrape exposes.
@@ -42,6 +46,8 @@ struct MetricsSnapshot {
 ///   memstand_requests_total{command}            counter
 ///   memstand_error_replies_total{command}       counter (all kinds; 0 from the start)
 ///   memstand_errors_total{command,kind}         counter (a kind from its first error on)
+///   memstand_operations_total{command,outcome}  counter (outcome ok, fail, unknown; all
+///       three at 0 from the start)
 ///   memstand_hits_total{command}                counter (counts_hits commands only)
 ///   memstand_misses_total{command}              counter (counts_hits commands only)
 ///   memstand_bytes_sent_total{command}          counter

@@ -212,6 +212,9 @@ TEST(PrometheusTest, EachFamilyHasOneHelpOneTypeAndOneGroup) {
   s.version = "dev";
   s.commands["GET"] = {10, 1, {{"timeout", 1}}, true, 7, 3, 100, 200, &get_h};
   s.commands["SET"] = {5, 3, {{"OOM", 2}, {"READONLY", 1}}, false, 0, 0, 300, 40, &set_h};
+  s.commands["SET"].ok_total = 2;
+  s.commands["SET"].fail_total = 3;
+  s.commands["SET"].unknown_total = 4;
   std::string text = FormatPrometheus(s);
 
   std::map<std::string, int> help, type;
@@ -241,13 +244,16 @@ TEST(PrometheusTest, EachFamilyHasOneHelpOneTypeAndOneGroup) {
       current = name;
     }
   }
-  EXPECT_EQ(help.size(), 13u) << text;
+  EXPECT_EQ(help.size(), 14u) << text;
   for (const auto& [name, n] : help) EXPECT_EQ(n, 1) << name;
   EXPECT_EQ(help.size(), type.size());
   for (const auto& [name, n] : type) EXPECT_EQ(n, 1) << name;
   EXPECT_EQ(SampleValue(text, "memstand_errors_total{command=\"SET\",kind=\"OOM\"}"), "2");
   EXPECT_EQ(SampleValue(text, "memstand_hits_total{command=\"GET\"}"), "7");
   EXPECT_EQ(SampleValue(text, "memstand_hits_total{command=\"SET\"}"), "");  // not a read
+  EXPECT_EQ(SampleValue(text, "memstand_operations_total{command=\"SET\",outcome=\"unknown\"}"), "4");
+  EXPECT_EQ(SampleValue(text, "memstand_operations_total{command=\"SET\",outcome=\"fail\"}"), "3");
+  EXPECT_EQ(SampleValue(text, "memstand_operations_total{command=\"GET\",outcome=\"fail\"}"), "0");
   EXPECT_EQ(SampleValue(text, "memstand_error_replies_total{command=\"SET\"}"), "3");
   EXPECT_EQ(SampleValue(text, "memstand_bytes_received_total{command=\"SET\"}"), "40");
 }

@@ -52,6 +52,7 @@ Json CommandJson(const std::string& name, const CommandStats& s, double secs,
   j["bytes_out"] = s.bytes_out;
   j["bytes_in"] = s.bytes_in;
   j["zero_latency"] = s.zero_latency;
+  j["outcomes"] = {{"ok", s.ops - s.errors}, {"fail", s.failed}, {"unknown", s.unknown}, {"lost", s.lost}};
   Json errors = Json::object();
   for (const auto& [prefix, kind] : s.errors_by_prefix) {
     errors[prefix] = {{"count", kind.count}, {"example", kind.example}};
@@ -70,7 +71,8 @@ Json SeriesJson(const std::vector<SeriesPoint>& points) {
   Json a = Json::array();
   for (const auto& p : points) {
     auto us = [&p](int64_t ns) { return p.percentiles_known ? Json(ns / 1000.0) : Json(nullptr); };
-    Json j = {{"second", p.second}, {"ops", p.ops},           {"errors", p.errors},
+    Json j = {{"second", p.second},     {"ops", p.ops},           {"errors", p.errors},
+              {"ok", p.ok},             {"fail", p.failed},       {"unknown", p.unknown},
               {"p50_us", us(p.p50_ns)}, {"p90_us", us(p.p90_ns)}, {"p99_us", us(p.p99_ns)},
               {"p99_9_us", us(p.p999_ns)}, {"max_us", p.max_ns / 1000.0}};
     if (!p.latency.v2_base64.empty()) j["histogram"] = IntervalHistogramJson(p.latency);
@@ -86,6 +88,11 @@ Json OptionsJson(const LoadOptions& o) {
   j["connections"] = o.connections();
   j["pipeline"] = o.pipeline;
   j["io"] = o.io == IoMode::kUring ? "uring" : "epoll";
+  j["reconnect"] = o.reconnect.enabled
+                       ? Json{{"backoff_min_ms", o.reconnect.backoff_min_ms},
+                              {"backoff_max_ms", o.reconnect.backoff_max_ms},
+                              {"max_attempts", o.reconnect.max_attempts}}
+                       : Json(nullptr);
   if (!o.io_fallback.empty()) j["io_fallback"] = o.io_fallback;
   j["resp"] = o.resp;
   j["cluster"] = o.cluster;
@@ -183,9 +190,40 @@ Json CrossCheckJson(const CrossCheck& cc) {
   j["enforced"] = cc.enforced;
   Json rows = Json::array();
   for (const auto& row : cc.rows) {
-    rows.push_back({{"command", row.command}, {"memstand", row.memstand}, {"server", row.server}});
+    Json one = {{"command", row.command}, {"memstand", row.memstand}, {"server", row.server}};
+    if (row.unknown > 0) one["unknown"] = row.unknown;
+    rows.push_back(std::move(one));
   }
   j["commands"] = rows;
+  if (cc.server_restarted) j["server_restarted"] = true;
+  return j;
+}
+
+// --reconnect, or a run with outages: what the faults cost (docs/faults.md).
+Json AvailabilityJson(const LoadOptions& o, const Availability& a) {
+  Json j;
+  j["connections_lost"] = a.connections_lost;
+  j["reconnects"] = a.reconnects;
+  j["reconnect_failures"] = a.reconnect_failures;
+  if (!a.first_loss.empty()) j["first_loss"] = a.first_loss;
+  Json commands = Json::object();
+  for (size_t i = 0; i < a.commands.size() && i < o.commands.size(); ++i) {
+    const CommandAvailability& c = a.commands[i];
+    Json longest = Json::array();
+    for (const CommandOutage& x : c.longest) {
+      longest.push_back({{"start_s", x.start_s}, {"length_s", x.length_s}, {"recovered", x.recovered},
+                         {"fail", x.failed}, {"unknown", x.unknown}});
+    }
+    commands[o.commands[i].label] = {
+        {"outages", c.outages}, {"unavailable_s", c.unavailable_s}, {"longest", longest}};
+  }
+  j["commands"] = commands;
+  Json seconds = Json::array();
+  for (const SecondsOutage& s : a.seconds) {
+    seconds.push_back({{"first_second", s.first_second}, {"seconds", s.seconds}, {"fail", s.failed},
+                       {"unknown", s.unknown}, {"recovered", s.recovered}});
+  }
+  j["seconds_without_ok"] = seconds;
   return j;
 }
 
@@ -269,11 +307,13 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
                     {"replicas_read", r.cluster_replicas},
                     {"moved", r.totals.cluster_moved},
                     {"ask", r.totals.cluster_ask},
-                    {"tryagain", r.totals.cluster_tryagain}};
+                    {"tryagain", r.totals.cluster_tryagain},
+                    {"map_reads", r.cluster_map_reads}};
   }
   if (!r.pool.empty()) j["pool"] = PoolJson(o, r);
   j["client"] = ClientJson(r);
   j["cross_check"] = CrossCheckJson(r.cross_check);
+  if (o.reconnect.enabled || r.availability.any()) j["availability"] = AvailabilityJson(o, r.availability);
   j["resources"] = ResourcesJson(rep.resources);
   if (!rep.samples_path.empty()) j["samples"] = SamplesJson(rep);
   return j;

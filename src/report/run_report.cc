@@ -192,6 +192,40 @@ void PrintResultNotes(std::FILE* out, const RunReport& r) {
                  : "all of them");
 }
 
+// What happened to each operation, and (--reconnect, or any outage) what the faults
+// cost: lost connections and the spans with no ok operation (docs/faults.md).
+void PrintAvailability(std::FILE* out, const RunReport& r) {
+  const RunResult& res = *r.result;
+  const Availability& a = res.availability;
+  const bool shown = r.options->reconnect.enabled || a.any();
+  for (size_t i = 0; i < r.options->commands.size(); ++i) {
+    const CommandStats& s = res.totals.commands[i];
+    if (!shown && s.failed + s.unknown == 0) continue;
+    fmt::print(out, "    {:<8} outcomes: ok {}, fail {}, unknown {} (no reply: {})\n",
+               r.options->commands[i].label, s.ops - s.errors, s.failed, s.unknown, s.lost);
+  }
+  if (!shown) return;
+  fmt::print(out, "    availability: connections lost {}, opened again {}, failed attempts {}\n",
+             a.connections_lost, a.reconnects, a.reconnect_failures);
+  if (!a.first_loss.empty()) fmt::print(out, "      first loss: {}\n", a.first_loss);
+  for (size_t i = 0; i < a.commands.size() && i < r.options->commands.size(); ++i) {
+    const CommandAvailability& c = a.commands[i];
+    if (c.outages == 0) continue;
+    fmt::print(out, "      {:<8} {} outage(s) with no ok operation, {:.3f} s in all; longest:\n",
+               r.options->commands[i].label, c.outages, c.unavailable_s);
+    for (const CommandOutage& o : c.longest) {
+      fmt::print(out, "        from {:.3f} s for {:.3f} s{}: fail {}, unknown {}\n", o.start_s, o.length_s,
+                 o.recovered ? "" : " (not recovered by the end)", o.failed, o.unknown);
+    }
+  }
+  for (const SecondsOutage& s : a.seconds) {
+    fmt::print(out, "      seconds {}..{} ({} s) had no ok operation{}: fail {}, unknown {}\n", s.first_second,
+               s.first_second + s.seconds - 1, s.seconds, s.recovered ? "" : " (to the end)", s.failed,
+               s.unknown);
+  }
+  if (!a.any()) fmt::print(out, "      no outage\n");
+}
+
 void PrintErrors(std::FILE* out, const RunReport& r) {
   PrintBlock(out, 5, "Error replies by kind (counted, not fatal)");
   bool any = false;
@@ -203,6 +237,7 @@ void PrintErrors(std::FILE* out, const RunReport& r) {
     }
   }
   if (!any) fmt::print(out, "    none\n");
+  PrintAvailability(out, r);
   const ThreadStats& t = r.result->totals;
   fmt::print(out, "    connection failures {}, protocol errors {}, unanswered requests {}\n",
              t.connection_errors, t.protocol_errors, r.result->unanswered);
@@ -210,6 +245,11 @@ void PrintErrors(std::FILE* out, const RunReport& r) {
     fmt::print(out, "    cluster: {} masters from CLUSTER SLOTS; redirections followed: MOVED {}, "
                "ASK {}; TRYAGAIN retried {} (at most 5 per request, then an error)\n",
                r.result->cluster_masters.size(), t.cluster_moved, t.cluster_ask, t.cluster_tryagain);
+    if (r.result->cluster_map_reads > 0 || !r.result->cluster_refresh_failure.empty()) {
+      fmt::print(out, "    cluster: slot map read again {} times during the run (a lost master, CLUSTERDOWN){}\n",
+                 r.result->cluster_map_reads,
+                 r.result->cluster_refresh_failure.empty() ? "" : "; last failure: " + r.result->cluster_refresh_failure);
+    }
     if (r.options->read_from_replicas) {
       fmt::print(out, "    reads from {} replicas{}\n", r.result->cluster_replicas,
                  r.result->cluster_replicas == 0 ? " — CLUSTER SLOTS lists none: reads went to masters" : "");
@@ -302,10 +342,17 @@ void PrintCrossCheck(std::FILE* out, const RunReport& r) {
     fmt::print(out, "    not available: {}\n", cc.unavailable_reason);
     return;
   }
+  if (cc.server_restarted) {
+    fmt::print(out, "    the server restarted during the run: what was sent since the last lost "
+               "connection, against the new server's counts\n");
+  }
   fmt::print(out, "    {:<16} {:>12} {:>12}\n", "command", "memstand", "server");
   for (const auto& row : cc.rows) {
+    const bool within = row.server <= row.memstand && row.server >= row.memstand - row.unknown;
     fmt::print(out, "    {:<16} {:>12} {:>12}  {}\n", row.command, row.memstand, row.server,
-               row.memstand == row.server ? "ok" : "MISMATCH");
+               row.memstand == row.server ? "ok"
+               : within ? fmt::format("ok ({} lost in flight: each may or may not have run)", row.unknown)
+                        : std::string("MISMATCH"));
   }
   PrintPoolCounts(out, r);
   if (cc.mismatch) {

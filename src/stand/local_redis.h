@@ -67,6 +67,8 @@ class LocalRedis {
   /// "redis-server 7.0.15 on 127.0.0.1:PORT (pid N), started by memstand,
   /// persistence off, dir D[, config: k=v ...]".
   std::string Describe() const;
+  /// The server's process, for faults (Kill, Pause, Resume, Restart on the same port).
+  ServerNode& node() { return *node_; }
 
  private:
   LocalRedis() = default;

@@ -277,5 +277,50 @@ TEST_F(ClusterE2E, MasterKilledMidRunEndsTheRun) {
   EXPECT_NE(out.output.find("FAILED"), std::string::npos);
 }
 
+// --reconnect: the master of slot 0 killed (SIGKILL) and its replica promoted
+// (CLUSTER FAILOVER TAKEOVER) mid-run. The run reads the slot map again through a
+// surviving node, sends that master's slots to the promoted replica, and ends 0; the
+// SET outage it reports is over before the end.
+TEST_F(ClusterWithReplicasE2E, ReconnectFollowsThePromotedReplica) {
+  for (int i = 0; i < 300 && !ReplicasSynced(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(ReplicasSynced());
+  const int master = Owner(0);
+  ASSERT_GE(master, 0);
+  int replica = -1;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const std::string info = Call(static_cast<int>(i), {"INFO", "replication"}).str;
+    if (info.find("role:slave") != std::string::npos &&
+        info.find("master_port:" + std::to_string(nodes_[master]->port()) + "\r") != std::string::npos) {
+      replica = static_cast<int>(i);
+    }
+  }
+  ASSERT_GE(replica, 0) << "no replica of the master of slot 0";
+  const int seed = master == 0 ? 1 : 0;
+  const std::string json_path = TempDir() + "/run.json";
+  auto run = Running::Start({"run", "--target", Url(seed), "--cluster", "--io", "epoll", "--reconnect",
+                             "--reconnect-min", "20ms", "--reconnect-max", "200ms", "--duration", "8s", "-c", "2",
+                             "--json", json_path});
+  ASSERT_NE(run, nullptr);
+  for (int i = 0; i < 200 && Calls(master, "set") < 500; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GE(Calls(master, "set"), 500) << run->OutputSoFar();
+  ASSERT_TRUE(nodes_[master]->node().Kill().ok());
+  const resp::Reply took = Call(replica, {"CLUSTER", "FAILOVER", "TAKEOVER"});
+  ASSERT_EQ(took.str, "OK") << took.str;
+  const int64_t replica_sets = Calls(replica, "set");
+  Outcome out = run->Wait(60);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  const nlohmann::json rep = ReadJson(json_path);
+  EXPECT_GE(rep["cluster"]["map_reads"].get<int>(), 1) << rep["cluster"].dump();
+  const nlohmann::json& a = rep["availability"];
+  EXPECT_GE(a["connections_lost"].get<int>(), 2) << a.dump();
+  const nlohmann::json& longest = a["commands"]["SET"]["longest"];
+  ASSERT_FALSE(longest.empty()) << a.dump();
+  EXPECT_TRUE(longest[0]["recovered"].get<bool>()) << a.dump();
+  // The promoted replica, now a master, took SETs from the run after the takeover.
+  EXPECT_GT(Calls(replica, "set"), replica_sets) << out.output;
+}
+
 }  // namespace
 }  // namespace memstand::e2e

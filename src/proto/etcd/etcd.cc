@@ -300,4 +300,10 @@ Result<Summary> DecodeReply(int http_status, std::string_view body, bool want_kv
   return s;
 }
 
+bool ErrorIndefinite(std::string_view error) {
+  return error.find("timed out") != std::string_view::npos ||
+         error.find("leader changed") != std::string_view::npos ||
+         error.find("deadline exceeded") != std::string_view::npos;
+}
+
 }  // namespace memstand::etcd

@@ -99,4 +99,9 @@ struct Summary {
 /// Protocol error.
 Result<Summary> DecodeReply(int http_status, std::string_view body, bool want_kvs = false);
 
+/// Whether an error reply leaves open whether the request was applied: etcd's "request
+/// timed out" (the proposal may still commit), "leader changed", a gateway deadline.
+/// Other errors (a compacted revision, "no leader", a malformed request) were not.
+bool ErrorIndefinite(std::string_view error);
+
 }  // namespace memstand::etcd
