@@ -17,6 +17,7 @@
 #include "load/proto_request.h"
 #include "load/shard_plan.h"
 #include "load/start_at.h"
+#include "proto/iproto/call_error.h"
 #include "report/metrics_server.h"
 #include "util/parse.h"
 #include "util/redact.h"
@@ -79,6 +80,10 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
                 "MOVED/ASK followed (without it: all to the target, MOVED counted as errors)");
   app->add_flag("--read-from-replicas", f->read_from_replicas,
                 "With --cluster: GET-like reads go to the master's replicas (READONLY)");
+  app->add_option("--call-errors", f->call_errors,
+                  "Tarantool call/eval replies that are application errors: auto (nil, err "
+                  "with err not nil; the default), none (only IPROTO errors) or second-value "
+                  "(any reply whose second value is not nil)");
   app->add_flag("--exclusive", f->exclusive,
                 "No other client uses the server: a command-count mismatch fails the run");
 }
@@ -449,6 +454,27 @@ Status CheckShapesUsed(const CLI::App& app, const LoadOptions& o) {
   return Status::OK();
 }
 
+// --call-errors: given, it must apply (IPROTO, and a call or eval among the commands).
+Status BuildCallErrors(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
+  auto mode = iproto::ParseCallErrors(f.call_errors);
+  if (!mode) {
+    return Status::InvalidArgument("--call-errors: takes auto, none or second-value, got '" +
+                                   Abbreviate(f.call_errors) + "'");
+  }
+  o->call_errors = *mode;
+  if (app.count("--call-errors") == 0) return Status::OK();
+  if (o->protocol != Protocol::kIproto) {
+    return Status::InvalidArgument(std::string("--call-errors: reads Tarantool's call and eval "
+                                               "replies, not for --protocol ") +
+                                   ProtocolName(o->protocol));
+  }
+  for (const CommandSpec& c : o->commands) {
+    if (c.runs_lua()) return Status::OK();
+  }
+  return Status::InvalidArgument(
+      "--call-errors: reads the replies of call and eval templates, and no --command is one");
+}
+
 Status BuildValues(const RunFlags& f, ValueSpec* v) {
   if (!f.data_size_range.empty()) {
     auto r = ParseByteRange(f.data_size_range);
@@ -733,6 +759,7 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   if (s.ok()) s = BuildValues(f, &o.value);
   if (s.ok()) s = BuildCommands(app, f, &o);
   if (s.ok()) s = CheckShapesUsed(app, o);
+  if (s.ok()) s = BuildCallErrors(app, f, &o);
   if (!s.ok()) return s;
   if (f.key_min > f.key_max) {
     return Status::InvalidArgument("--key-minimum: must not be above --key-maximum");

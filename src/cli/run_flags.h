@@ -55,6 +55,7 @@ struct RunFlags {
   bool read_from_replicas = false;
   bool quiet = false;
   std::string io = "auto";  // --io: epoll, uring or auto (uring where the kernel allows it)
+  std::string call_errors = "auto";  // --call-errors: auto, none or second-value (IPROTO)
   std::string redis_server = "redis-server";
   std::string shard;       // --shard K/N or auto; empty: not sharded
   uint64_t shards = 0;     // --shards N: the count with --shard auto and JOB_COMPLETION_INDEX

@@ -295,10 +295,12 @@ Status MakeRequests(const LoadOptions& opt, RunControl&, std::vector<EtcdRequest
   });
 }
 
-// Tarantool: the shard's __seq__ values, and space names resolved on the server(s).
+// Tarantool: the shard's __seq__ values, --call-errors, and space names resolved on the
+// server(s).
 Status MakeRequests(const LoadOptions& opt, RunControl& control, std::vector<IprotoRequest>* out) {
   return ParseEach<IprotoRequest>(opt, out, [&](IprotoRequest* r) {
     if (opt.shard) r->set_shard(opt.shard->shard);
+    r->set_call_errors(opt.call_errors);
     return r->ResolveSpace([&](const std::string& name) { return control.SpaceId(name); });
   });
 }

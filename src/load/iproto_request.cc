@@ -78,8 +78,15 @@ Status IprotoRequest::SetTemplate(const std::string& text) {
   uses_data_ = t->uses_data();
   uses_seq_ = t->uses_seq();
   uses_rng_ = t->uses_rng();
+  is_call_ = t->type() == iproto::kCall || t->type() == iproto::kEval;
+  set_call_errors(mode_);
   template_ = std::make_shared<const iproto::RequestTemplate>(std::move(*t));
   return Status::OK();
+}
+
+void IprotoRequest::set_call_errors(iproto::CallErrors mode) {
+  mode_ = mode;
+  call_errors_ = is_call_ ? mode : iproto::CallErrors::kNone;
 }
 
 Status IprotoRequest::ResolveSpace(

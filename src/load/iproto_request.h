@@ -12,6 +12,7 @@
 
 #include "core/buffer.h"
 #include "load/proto_request.h"
+#include "proto/iproto/call_error.h"
 #include "proto/iproto/request_template.h"
 #include "util/status.h"
 #include "workload/shard.h"
@@ -60,6 +61,10 @@ class IprotoRequest {
   bool partial_on_error() const { return server_stat_ == "CALL" || server_stat_ == "EVAL"; }
   /// --shard: __seq__ values are sent as ShardSeq(seq, s), disjoint from other shards'.
   void set_shard(Shard s) { shard_ = s; }
+  /// --call-errors (default auto): which of this request's replies are application
+  /// errors; a request other than call and eval reads none (kNone).
+  void set_call_errors(iproto::CallErrors mode);
+  iproto::CallErrors call_errors() const { return call_errors_; }
 
  private:
   Status SetTemplate(const std::string& text);
@@ -69,6 +74,9 @@ class IprotoRequest {
   bool uses_data_ = false;
   bool uses_seq_ = false;
   bool uses_rng_ = false;
+  bool is_call_ = false;  // call or eval
+  iproto::CallErrors mode_ = iproto::CallErrors::kAuto;         // as set
+  iproto::CallErrors call_errors_ = iproto::CallErrors::kNone;  // mode_ if is_call_
   Shard shard_;
   std::string label_;
   std::string server_stat_;

@@ -15,6 +15,7 @@ IprotoSession::IprotoSession(SessionConfig config)
 
 bool IprotoSession::Start(Buffer*) {
   slot_sync_.assign(config_.slots, 0);
+  slot_mode_.assign(config_.slots, iproto::CallErrors::kNone);
   free_.clear();
   for (size_t i = config_.slots; i > 0; --i) free_.push_back(static_cast<uint32_t>(i - 1));
   return false;
@@ -90,8 +91,21 @@ SessionEvent IprotoSession::Feed(const char* p, size_t n, size_t* used, Buffer* 
     reply->error = s.error;
     reply->error_kind = error_kind_;
     reply->indefinite = IprotoErrorIndefinite(s.error_code);
+  } else if (s.data_count >= 2 && slot_mode_[slot] != iproto::CallErrors::kNone) [[unlikely]] {
+    CallReply(s, slot_mode_[slot], reply);
   }
   return SessionEvent::kReply;
+}
+
+void IprotoSession::CallReply(const iproto::Summary& s, iproto::CallErrors mode, ReplyView* reply) {
+  iproto::CallError e;
+  if (!iproto::FindCallError(s.data, mode, &e)) return;
+  iproto::FormatCallError(e, &error_kind_, &call_error_);
+  reply->is_error = true;
+  reply->positive = false;
+  reply->indefinite = false;  // a CALL's error is unknown anyway (partial_on_error)
+  reply->error = call_error_;
+  reply->error_kind = error_kind_;
 }
 
 void IprotoSession::Reset() {
@@ -101,6 +115,7 @@ void IprotoSession::Reset() {
   sequence_ = 0;
   in_flight_ = 0;
   slot_sync_.clear();
+  slot_mode_.clear();
   free_.clear();
   failure_ = Status::OK();
 }

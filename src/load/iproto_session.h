@@ -5,7 +5,9 @@
 // (sequence << bits) | slot, the slot (of SessionConfig::slots) taken from a free list
 // and given back with the response, so syncs grow in the order requests are sent and
 // those in flight differ in their low bits. box.session.push messages answer no
-// request and are skipped. No I/O.
+// request and are skipped. A reply to call or eval whose results say `nil, err` is an
+// error of kind "call: <err>" as the request's --call-errors mode reads it
+// (proto/iproto/call_error.h). No I/O.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,7 @@ class IprotoSession {
     free_.pop_back();
     const uint64_t sync = (++sequence_ << bits_) | slot;
     slot_sync_[slot] = sync;
+    slot_mode_[slot] = request.call_errors();
     ++in_flight_;
     ProtoArgs a{draw.key, draw.data, sync, nullptr, nullptr, draw.seq, draw.rng};
     return {sync, request.Append(out, a)};
@@ -60,6 +63,8 @@ class IprotoSession {
   /// Takes greeting bytes; once it is whole, writes AUTH if the target has a user.
   SessionEvent FeedGreeting(const char* p, size_t n, size_t* used, Buffer* out);
   SessionEvent AuthReply(const iproto::Summary& s);
+  /// A call or eval's results, read as `mode` says: an application error or not.
+  void CallReply(const iproto::Summary& s, iproto::CallErrors mode, ReplyView* reply);
 
   SessionConfig config_;
   const int bits_;  // log2(slots)
@@ -67,10 +72,12 @@ class IprotoSession {
   std::string greeting_;          // its bytes so far; whole once kGreetingSize
   bool auth_sent_ = false;        // AUTH written, its reply not read
   std::vector<uint64_t> slot_sync_;  // by slot: the sync in flight there, 0 when free
+  std::vector<iproto::CallErrors> slot_mode_;  // by slot: its request's call_errors()
   std::vector<uint32_t> free_;       // free slots, the lowest last
   uint64_t sequence_ = 0;
   uint64_t in_flight_ = 0;
   std::string error_kind_;  // the last error response's kind ("ER_TUPLE_FOUND (3)")
+  std::string call_error_;  // the last application error's message
   Status failure_;
 };
 

@@ -1,12 +1,14 @@
 // IprotoSession against a real Tarantool: the greeting and AUTH (accepted, refused),
 // pipelined requests answered out of order and matched by sync, an error response,
 // box.session.push messages, a response with a sync nobody sent and a greeting that is
-// not Tarantool's; the server's bytes fed whole, one byte at a time and in every split.
+// not Tarantool's, call replies that say nil, err in each --call-errors mode, a call
+// reply cut short; the server's bytes fed whole, one byte at a time and in every split.
 #include "load/iproto_session.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +36,7 @@ box.schema.user.create('bench', {password = 'secret'})
 box.schema.user.grant('bench', 'read,write,execute', 'universe')
 function pushy() box.session.push('first') box.session.push('second') return 1 end
 function slow() require('fiber').sleep(0.3) return 2 end
+function boom() return nil, 'boom' end
 box.cfg{listen = '127.0.0.1:{PORT}'}
 )");
   }
@@ -77,6 +80,19 @@ box.cfg{listen = '127.0.0.1:{PORT}'}
     auto raw = conn_->ReadRawReplies(&reader, count);
     EXPECT_TRUE(raw.ok()) << raw.status().message();
     return raw.ok() ? *raw : "";
+  }
+
+  // The events of `in` fed whole, byte by byte and in every split, each time to a fresh
+  // session that appended as append_all(session, out) does; the same every time.
+  template <class AppendAll>
+  std::vector<std::string> SplitInvariant(const std::string& in, AppendAll append_all) {
+    return ExpectSessionSplitInvariant(in, [&] {
+      auto s = NewSession();
+      Buffer ignored;
+      s->Start(&ignored);
+      append_all(s.get(), &ignored);
+      return s;
+    });
   }
 
   std::string Greeting() {
@@ -159,15 +175,77 @@ TEST_F(IprotoSessionTest, GreetingAuthAndRepliesMatchedBySync) {
     e.insert(e.end(), events.begin(), events.end());
     return e;
   }();
-  EXPECT_EQ(ExpectSessionSplitInvariant(greeting + auth_reply + replies,
-                                        [&] {
-                                          auto s = NewSession();
-                                          Buffer ignored;
-                                          s->Start(&ignored);
-                                          append_all(s.get(), &ignored);
-                                          return s;
-                                        }),
-            expected);
+  EXPECT_EQ(SplitInvariant(greeting + auth_reply + replies, append_all), expected);
+}
+
+// Each request reads its replies in the --call-errors mode it was appended with; only
+// call and eval are read (a select of two tuples is not, even in second-value).
+TEST_F(IprotoSessionTest, CallRepliesOfNilAndAnErrorAreErrorsOfKindCall) {
+  UseCommands({"call boom", "eval 'return 1, 2'", "replace 512 [__key__, __data__]", "select 512 0 all []"});
+  auto append_all = [&](IprotoSession* s, Buffer* out) {
+    std::vector<uint64_t> tags;
+    auto append = [&](size_t i, iproto::CallErrors mode, uint64_t key) {
+      requests_[i].set_call_errors(mode);
+      tags.push_back(Append(s, i, key, "v", out));
+    };
+    append(2, iproto::CallErrors::kAuto, 1);         // 8: two tuples at least for the select
+    append(2, iproto::CallErrors::kAuto, 2);         // 17
+    append(0, iproto::CallErrors::kAuto, 0);         // 26: boom
+    append(1, iproto::CallErrors::kAuto, 0);         // 35: 1, 2
+    append(1, iproto::CallErrors::kSecondValue, 0);  // 44: 1, 2
+    append(3, iproto::CallErrors::kSecondValue, 0);  // 53: the tuples
+    append(0, iproto::CallErrors::kNone, 0);         // 62: boom
+    EXPECT_EQ(tags, (std::vector<uint64_t>{8, 17, 26, 35, 44, 53, 62}));
+  };
+  target_.user = "bench";  // guest may not write 'test'
+  target_.password = "secret";
+  Connect();
+  const std::string greeting = Greeting();
+  auto live = NewSession();
+  Buffer out;
+  live->Start(&out);
+  EXPECT_TRUE(FeedSession(live.get(), {greeting}, &out).empty());
+  const std::string auth_reply = Exchange(out, 1);
+  out.Clear();
+  ASSERT_EQ(FeedSession(live.get(), {auth_reply}, &out), std::vector<std::string>{"ready"});
+  append_all(live.get(), &out);
+  const std::string replies = Exchange(out, 7);
+  const std::vector<std::string> events = FeedSession(live.get(), {replies}, &out);
+  std::map<uint64_t, std::string> by_tag;  // what follows the size
+  for (const std::string& e : events) {
+    by_tag[std::stoull(e.substr(6))] = e.substr(e.find('B') + 1);
+  }
+  EXPECT_EQ(by_tag, (std::map<uint64_t, std::string>{{8, " ok pos"},
+                                                     {17, " ok pos"},
+                                                     {26, " error [call: boom] boom"},
+                                                     {35, " ok pos"},
+                                                     {44, " error [call: uint] an error value of type uint"},
+                                                     {53, " ok pos"},
+                                                     {62, " ok pos"}}))
+      << ::testing::PrintToString(events);
+  std::vector<std::string> expected = {"ready"};
+  expected.insert(expected.end(), events.begin(), events.end());
+  EXPECT_EQ(SplitInvariant(greeting + auth_reply + replies, append_all), expected);
+}
+
+// A call's reply whose results stop after the first value is malformed, not an error
+// reply: the connection fails as for any malformed reply.
+TEST_F(IprotoSessionTest, ACallReplyCutAfterTheFirstValueIsAProtocolError) {
+  UseCommands({"call boom"});
+  Connect();
+  const std::string greeting = Greeting();
+  auto s = NewSession();
+  Buffer out;
+  s->Start(&out);
+  ASSERT_EQ(Append(s.get(), 0, 0, "", &out), 8u);
+  // {REQUEST_TYPE: 0, SYNC: 8} {IPROTO_DATA: [nil, 'boom' with 2 bytes of its 4]}
+  const std::string cut("\xce\x00\x00\x00\x0c\x82\x00\x00\x01\x08\x81\x30\x92\xc0\xa4" "bo", 17);
+  const std::vector<std::string> events = FeedSession(s.get(), {greeting + cut}, &out);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1], "protocol error: malformed reply from " + peer_ +
+                           " (Tarantool (IPROTO) expected): bad MessagePack in IPROTO_DATA at byte 12 of "
+                           "the response");
+  EXPECT_EQ(s->in_flight(), 1u);
 }
 
 TEST_F(IprotoSessionTest, RefusedAuthFailsWithTarantoolsMessage) {

@@ -10,6 +10,7 @@
 #include "load/pool.h"
 #include "load/protocol.h"
 #include "load/target.h"
+#include "proto/iproto/call_error.h"
 #include "workload/command_template.h"
 #include "workload/key_pattern.h"
 #include "workload/shard.h"
@@ -26,6 +27,9 @@ struct CommandSpec {
   bool counts_hits = false;
   std::string label;  // e.g. "SET" or "GET"; unique within a run
   std::string text;   // the template as given (protocols other than RESP parse it again)
+
+  /// IPROTO: a call or eval, i.e. Lua run on the server.
+  bool runs_lua() const { return tmpl.name == "CALL" || tmpl.name == "EVAL"; }
 };
 
 /// How the load threads move socket data in the measured loop (--io).
@@ -102,6 +106,10 @@ struct LoadOptions {
   /// goes to the target, and MOVED replies are counted as errors (a connector that is
   /// not cluster-aware).
   bool cluster = false;
+  /// IPROTO --call-errors: which replies to call and eval are application errors
+  /// (`return nil, err`, crud's convention). auto: otherwise crud's every error would
+  /// count as a success; none restores what IPROTO alone says.
+  iproto::CallErrors call_errors = iproto::CallErrors::kAuto;
   /// --cluster: GET-like reads go to the replicas of the slot's master (READONLY on
   /// their connections), round robin per client; writes to the master.
   bool read_from_replicas = false;

@@ -129,7 +129,7 @@ void ProtoRunControl::Compare(const std::map<std::string, int64_t>& sent, const 
   // whatever it does; a DML kind the load did not send itself is then not compared.
   bool runs_lua = false;
   if (opt_.protocol == Protocol::kIproto) {
-    for (const CommandSpec& c : opt_.commands) runs_lua |= c.tmpl.name == "CALL" || c.tmpl.name == "EVAL";
+    for (const CommandSpec& c : opt_.commands) runs_lua |= c.runs_lua();
   }
   for (const std::string& name : names) {
     CrossCheckRow row{name, CountOf(sent, name), CountOf(*after.counts, name) - CountOf(*before.counts, name)};

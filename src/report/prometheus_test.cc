@@ -12,6 +12,7 @@
 #include <sstream>
 #include <vector>
 
+#include "proto/iproto/call_error.h"
 #include "report/prometheus_text.h"
 
 namespace memstand {
@@ -269,6 +270,22 @@ TEST(PrometheusTest, LabelValuesAreEscaped) {
       << text;
   EXPECT_NE(text.find("{command=\"A\\\"B\\\\C\\nD\",kind=\"x\\\\y\"} 2\n"), std::string::npos);
   EXPECT_NE(text.find("memstand_build_info{version=\"1.0 \\\"beta\\\"\"} 1\n"), std::string::npos);
+}
+
+// A Tarantool application error's kind (proto/iproto/call_error.h) as a label value:
+// "call: boom" as it is; a quote and a backslash escaped; its newline already a space.
+TEST(PrometheusTest, CallErrorKindsAreLabelValues) {
+  std::string kind, message;
+  iproto::FormatCallError({"say \"no\" C:\\x\n", nullptr}, &kind, &message);
+  EXPECT_EQ(kind, "call: say \"no\" C:\\x ");
+  MetricsSnapshot s;
+  s.commands["CALL"].errors_total["call: boom"] = 3;
+  s.commands["CALL"].errors_total[kind] = 1;
+  const std::string text = FormatPrometheus(s);
+  EXPECT_EQ(SampleValue(text, "memstand_errors_total{command=\"CALL\",kind=\"call: boom\"}"), "3") << text;
+  EXPECT_EQ(SampleValue(text, "memstand_errors_total{command=\"CALL\",kind=\"call: say \\\"no\\\" C:\\\\x \"}"),
+            "1")
+      << text;
 }
 
 TEST(PrometheusTest, FamiliesWithoutSamplesAreLeftOut) {

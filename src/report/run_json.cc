@@ -119,6 +119,7 @@ Json OptionsJson(const LoadOptions& o) {
                     {"key_pattern", pattern[static_cast<int>(c.key_pattern.kind)]}});
   }
   j["commands"] = cmds;
+  if (o.protocol == Protocol::kIproto) j["call_errors"] = iproto::CallErrorsName(o.call_errors);
   return j;
 }
 

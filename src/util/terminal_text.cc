@@ -13,7 +13,8 @@ void AppendByteEscape(unsigned char c, std::string* out) {
   out->append(buf);
 }
 
-// The length of the valid UTF-8 sequence at text[i] (2..4), or 0 when there is none.
+}  // namespace
+
 size_t Utf8Length(std::string_view text, size_t i) {
   const auto b = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
   const unsigned char c = b(0);
@@ -40,8 +41,6 @@ size_t Utf8Length(std::string_view text, size_t i) {
   if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
   return n;
 }
-
-}  // namespace
 
 std::string TerminalSafe(std::string_view text) {
   std::string out;

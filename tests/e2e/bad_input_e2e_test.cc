@@ -104,6 +104,13 @@ std::vector<BadInputCase> Cases(const std::string& loose_auth_file) {
       {Run({"--target", "tarantool://127.0.0.1:1", "-d", "512M", "--command",
             "replace 512 [__data__, __data__, __data__, __data__]"}),
        2, "over Tarantool's IPROTO_PACKET_SIZE_MAX of 2 GiB", ""},
+      // --call-errors: a mode it knows, and only where it reads something.
+      {Run({"--target", "tarantool://127.0.0.1:1", "--command", "call f", "--call-errors", "second"}), 2,
+       "--call-errors: takes auto, none or second-value, got 'second'", ""},
+      {Run({"--target", kNowhere, "--call-errors", "none"}), 2,
+       "--call-errors: reads Tarantool's call and eval replies, not for --protocol resp", ""},
+      {Run({"--target", "tarantool://127.0.0.1:1", "--call-errors", "none"}), 2,
+       "--call-errors: reads the replies of call and eval templates, and no --command is one", ""},
   };
 }
 

@@ -2,11 +2,13 @@
 // the server's own statistics, hits and misses, error kinds, authentication, and a
 // server that speaks another protocol.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <string>
 #include <vector>
 
 #include "codec/server_util.h"
+#include "core/socket.h"
 #include "e2e/e2e_util.h"
 #include "stand/local_redis.h"
 
@@ -175,6 +177,71 @@ TEST(ProtocolsE2E, IprotoCallWithTemplatedArgs) {
   call = FindCommand(j, "CALL");
   ASSERT_NE(call, nullptr);
   EXPECT_EQ((*call)["errors"], 20) << (*call).dump();
+}
+
+constexpr const char* kCallErrorsInit = R"(
+box.cfg{memtx_memory = 64 * 1024 * 1024, wal_mode = 'none', log_level = 4}
+box.schema.user.grant('guest', 'read,write,execute', 'universe')
+function boom() return nil, 'boom' end
+function fine() return 1 end
+box.cfg{listen = '127.0.0.1:{PORT}'}
+)";
+
+// Issue #28: a function that returns nil, 'boom' every time is an error of kind
+// "call: boom" in the JSON, the text report and /metrics; the run still ends 0 (error
+// replies are counted, not fatal) and box.stat() counts every CALL, so the cross-check
+// stays exact. --call-errors none counts the same replies as successes.
+TEST(ProtocolsE2E, IprotoCallReturningNilAndAnErrorIsAnErrorOfKindCall) {
+  auto server = codec_test::StartTarantool(kCallErrorsInit);
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  const std::string url = "tarantool://127.0.0.1:" + std::to_string((*server)->port());
+  auto metrics_port = PickFreePort();
+  ASSERT_TRUE(metrics_port.ok());
+  const std::string json_path = TempDir() + "/run.json";
+  auto run = Running::Start({"run", "--target", url, "--command", "call boom", "--command", "call fine",
+                             "-n", "300", "-c", "2", "--pipeline", "4", "--json", json_path, "--metrics-addr",
+                             "127.0.0.1:" + std::to_string(*metrics_port), "--metrics-linger", "30s"});
+  ASSERT_NE(run, nullptr);
+  ASSERT_TRUE(run->WaitForOutput("keeps its final totals", 120)) << run->OutputSoFar();
+  const std::string metrics = Scrape(*metrics_port);
+  kill(run->pid(), SIGTERM);  // ends the linger; the exit code stays the run's
+  Outcome out = run->Wait(60);
+  EXPECT_EQ(out.exit_code, 0) << out.output;
+  const nlohmann::json j = ReadJson(json_path);
+  const nlohmann::json* boom = FindCommand(j, "CALL");  // labels by kind: call boom, then call fine
+  const nlohmann::json* fine = FindCommand(j, "CALL#2");
+  ASSERT_TRUE(boom != nullptr && fine != nullptr) << j.dump();
+  const int64_t booms = (*boom)["ops"].get<int64_t>();
+  EXPECT_EQ(booms + (*fine)["ops"].get<int64_t>(), 300);
+  EXPECT_GT(booms, 0);
+  EXPECT_EQ((*boom)["errors"], booms);
+  EXPECT_EQ((*boom)["errors_by_kind"], nlohmann::json::parse(R"({"call: boom": {"count": )" +
+                                                              std::to_string(booms) +
+                                                              R"(, "example": "boom"}})"));
+  EXPECT_EQ((*fine)["errors"], 0) << (*fine).dump();
+  EXPECT_EQ(j["options"]["call_errors"], "auto");
+  EXPECT_EQ(CrossCheckServer(j, "CALL"), 300);
+  EXPECT_EQ(j["cross_check"]["mismatch"], false) << j["cross_check"].dump();
+  // Block 5 of the report, and /metrics (a label value that needs no escape).
+  EXPECT_NE(out.output.find("CALL     call: boom   " + std::string(10 - std::to_string(booms).size(), ' ') +
+                            std::to_string(booms) + "  first: boom"),
+            std::string::npos)
+      << out.output;
+  EXPECT_NE(metrics.find("memstand_errors_total{command=\"CALL\",kind=\"call: boom\"} " +
+                         std::to_string(booms) + "\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_EQ(metrics.find("command=\"CALL#2\",kind="), std::string::npos) << metrics;
+  ExpectPromtoolAccepts(metrics.substr(metrics.find("\r\n\r\n") + 4));
+
+  const nlohmann::json none = RunOk({"--target", url, "--command", "call boom", "-n", "50", "-c", "1",
+                                     "--call-errors", "none"});
+  boom = FindCommand(none, "CALL");
+  ASSERT_NE(boom, nullptr) << none.dump();
+  EXPECT_EQ((*boom)["ops"], 50);
+  EXPECT_EQ((*boom)["errors"], 0) << (*boom).dump();
+  EXPECT_EQ(none["options"]["call_errors"], "none");
+  EXPECT_EQ(CrossCheckServer(none, "CALL"), 50);
 }
 
 TEST(ProtocolsE2E, EtcdNoTargetRevisionMatchesPuts) {

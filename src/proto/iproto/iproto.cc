@@ -173,6 +173,7 @@ void Reader::StartPacket() {
   summary_.schema_version = 0;
   summary_.has_data = false;
   summary_.data_count = 0;
+  summary_.data = {};
   summary_.wire_bytes = 0;
   if (mode_ == Mode::kFull) data_ = Value();
   prefix_len_ = 0;
@@ -306,8 +307,9 @@ Reader::Step Reader::DecodeBody(Cursor* c, const char* start) {
       if (!c->Skip(limits_.max_depth)) return Fail("bad MessagePack in IPROTO_DATA", at);
       summary_.has_data = true;
       summary_.data_count = count;
+      summary_.data = std::string_view(data_start, static_cast<size_t>(c->position() - data_start));
       if (mode_ == Mode::kFull) {
-        std::string_view bytes(data_start, static_cast<size_t>(c->position() - data_start));
+        std::string_view bytes = summary_.data;
         Result<Value> v = Decode(&bytes, limits_.max_depth);
         if (!v.ok()) return Fail(v.status().message() + " in IPROTO_DATA", at);
         data_ = std::move(*v);

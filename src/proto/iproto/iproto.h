@@ -69,6 +69,10 @@ struct Summary {
   uint64_t schema_version = 0;
   bool has_data = false;    // the body had IPROTO_DATA
   uint32_t data_count = 0;  // elements of IPROTO_DATA (tuples, or results of a CALL)
+  /// IPROTO_DATA's bytes (one MessagePack array, checked), empty when none: a view into
+  /// the bytes fed, or the reader's copy of a split packet, valid until the next Feed()
+  /// and while the bytes last fed are (call_error.h reads a CALL's results from it).
+  std::string_view data;
   size_t wire_bytes = 0;    // the whole packet, prefix included
 };
 

@@ -244,6 +244,30 @@ TEST(IprotoReaderTest, PingPushAndUnknownKeys) {
   EXPECT_EQ(o.replies[1].substr(0, 38), "sync=2 status=128 push data=1 bytes=30");
 }
 
+// IPROTO_DATA's bytes, for call_error.h: whole in the input (a view into it) or split
+// (a view into the reader's copy), and empty for the next packet without data.
+TEST(IprotoReaderTest, DataIsAViewOfIprotoDataBytes) {
+  const Value results = A({Value::Nil(), S("boom")});
+  const std::string wire = OkResponse(5, results) + Packet(M({{U(kRequestTypeKey), U(0)}, {U(kSyncKey), U(6)}}), nullptr);
+  for (size_t split : {wire.size(), size_t{9}, size_t{20}}) {
+    Reader r(Mode::kSummary);
+    size_t used = 0;
+    Event ev = r.Feed(wire.data(), split, &used);
+    if (ev == Event::kNeedMore) {
+      ASSERT_EQ(used, split);
+      size_t more = 0;
+      ev = r.Feed(wire.data() + split, wire.size() - split, &more);
+      used += more;
+    }
+    ASSERT_EQ(ev, Event::kReply) << split;
+    EXPECT_EQ(r.summary().data, Encode(results)) << split;
+    EXPECT_EQ(r.summary().data_count, 2u);
+    size_t rest = 0;
+    ASSERT_EQ(r.Feed(wire.data() + used, wire.size() - used, &rest), Event::kReply);
+    EXPECT_TRUE(r.summary().data.empty());
+  }
+}
+
 const std::vector<std::string>& Corpus() {
   static const std::vector<std::string> corpus = {
       OkResponse(1, A({})),
@@ -301,6 +325,10 @@ TEST(IprotoReaderTest, MalformedInputsAreProtocolErrors) {
       {"\xce\x00\x00\x00\x0c\x82\x00\x00\x01\x01\x81\x30\xdd\xff\xff\xff\xff"s,
        "IPROTO_DATA is not an array"},
       {"\xce\x00\x00\x00\x09\x82\x00\x00\x01\x01\x81\x30\x91\xc1"s, "bad MessagePack in IPROTO_DATA"},
+      // A CALL's `nil, 'boom'` cut after the first value: the string is 2 bytes of 4.
+      {"\xce\x00\x00\x00\x0c\x82\x00\x00\x01\x01\x81\x30\x92\xc0\xa4" "bo"s,
+       "bad MessagePack in IPROTO_DATA at byte 12"},
+      {"\xce\x00\x00\x00\x09\x82\x00\x00\x01\x01\x81\x30\x92\xc0"s, "IPROTO_DATA is not an array at byte 12"},
   };
   for (Mode mode : {Mode::kFull, Mode::kSummary}) {
     for (const BadInput& b : bad) {
