@@ -9,6 +9,7 @@
 
 #include "report/json_fields.h"
 #include "report/run_sections.h"
+#include "report/scenario_keys.h"
 #include "report/scenario_sections.h"
 #include "report/web_assets.h"
 #include "util/output_file.h"
@@ -151,7 +152,7 @@ ReportSection SectionOf(const ReportInput& in, ScenarioChartsLookup charts) {
       s = SweepSection(in);
       break;
     case ReportInputKind::kScenario:
-      s = ScenarioSection(in, charts == nullptr ? nullptr : charts(Text(in.doc, "scenario")));
+      s = ScenarioSection(in, charts == nullptr ? nullptr : charts(Text(in.doc, scenario_json::kScenario)));
       break;
     case ReportInputKind::kCompare:
       s = CompareSection(in.json_path, in.doc);
