@@ -168,6 +168,7 @@ void RunWorkers(LoadOptions* opt, WorkerShared* shared, std::vector<std::unique_
       r->interrupted = true;
       shared->stop = true;
     }
+    if (opt->stop_request != nullptr && opt->stop_request->load()) shared->stop = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   for (auto& t : threads) t.join();
