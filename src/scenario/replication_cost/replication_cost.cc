@@ -352,29 +352,26 @@ Status WaitForSchema(System& sys, int timeout_ms) {
   return Status::OK();
 }
 
-void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, ReplicationSystemRun* out) {
-  const int members = 1 + kTarantoolReplicas;
-  TopologySpec spec;
-  spec.kind = TopologyKind::kTarantoolReplicaSet;
-  spec.replicas = kTarantoolReplicas;
-  spec.settings = {{"replication_synchro_quorum", std::to_string(MajorityQuorum(members))},
-                   {"replication_synchro_timeout", fmt::format("{:g}", o.synchro_timeout_s)}};
-  System sys;
-  sys.name = "tarantool";
-  sys.protocol = Protocol::kIproto;
-  EvidenceOnExit evidence{sys, out};
-  if (!StartSystem(spec, "the replica set", ctx, &sys, out)) return;
+// The spaces kSchemaLua made on the master, by id.
+struct TarantoolSpaces {
+  uint64_t async = 0, sync = 0, sync_all = 0;
+};
+
+// Connects to every node, makes the spaces on the master and waits until every replica
+// has them; notes the version and box.cfg as read back. false with out->failure set.
+bool PrepareTarantool(System& sys, const ReplicationCostOptions& o, int members, ReplicationSystemRun* out,
+                      TarantoolSpaces* spaces) {
   if (Status s = ConnectTarantool(sys); !s.ok()) {
     out->failure = s.message();
-    return;
+    return false;
   }
   auto schema = EvalOn(sys, 0, kSchemaLua);
   if (!schema.ok() || schema->size() < 6) {
     out->failure = "creating the spaces: " + (schema.ok() ? iproto::ToString(*schema) : schema.status().message());
-    return;
+    return false;
   }
   const auto& v = schema->items();
-  const uint64_t async_id = v[0].uint_value(), sync_id = v[1].uint_value(), sync_all_id = v[2].uint_value();
+  *spaces = {v[0].uint_value(), v[1].uint_value(), v[2].uint_value()};
   out->version = v[5].str();
   out->notes.push_back(fmt::format("Tarantool {}: synchronous replication {}", out->version,
                                    SupportsSynchronousReplication(out->version) ? "supported (2.6 and later)"
@@ -388,25 +385,65 @@ void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, R
   }
   if (Status s = WaitForSchema(sys, o.settle_timeout_ms); !s.ok()) {
     out->failure = s.message();
-    return;
+    return false;
   }
+  return true;
+}
+
+// The write paths: async, and each --sync-quorum where the version has is_sync spaces.
+std::vector<Path> TarantoolWrites(const ReplicationCostOptions& o, const TarantoolSpaces& spaces, int members,
+                                  ReplicationSystemRun* out) {
   const std::string value = fmt::format("__rand:{}__", kReplicationValueSize);
   auto replace = [&value](uint64_t space_id) { return fmt::format("replace {} [__seq__, nil, {}]", space_id, value); };
-  std::vector<Path> writes = {{"async-write", {replace(async_id)}, true, false, 0, 0, "async", 0}};
-  if (SupportsSynchronousReplication(out->version)) {
-    for (const std::string& q : o.sync_quorums) {
-      if (q == "majority") {
-        writes.push_back({"sync-write", {replace(sync_id)}, true, false, 0, o.synchro_timeout_s, "sync",
-                          MajorityQuorum(members)});
-      } else {
-        writes.push_back({"sync-write-all", {replace(sync_all_id)}, true, false, 0, o.synchro_timeout_s, "sync_all",
-                          members});
-      }
-    }
-  } else {
+  std::vector<Path> writes = {{"async-write", {replace(spaces.async)}, true, false, 0, 0, "async", 0}};
+  if (!SupportsSynchronousReplication(out->version)) {
     out->notes.push_back("sync-write not run: this Tarantool has no is_sync spaces");
+    return writes;
   }
-  const std::string select = fmt::format("select {} 0 eq [__keynum__] limit 1", async_id);
+  for (const std::string& q : o.sync_quorums) {
+    if (q == "majority") {
+      writes.push_back({"sync-write", {replace(spaces.sync)}, true, false, 0, o.synchro_timeout_s, "sync",
+                        MajorityQuorum(members)});
+    } else {
+      writes.push_back({"sync-write-all", {replace(spaces.sync_all)}, true, false, 0, o.synchro_timeout_s,
+                        "sync_all", members});
+    }
+  }
+  return writes;
+}
+
+// Before a synchronous path's cell: its quorum on the master (the limbo's owner), read
+// back; a quorum that does not take is noted (the cell then measures the other one).
+void SetQuorumFor(System& sys, const Path& p, int* quorum, ReplicationSystemRun* out) {
+  if (p.quorum == 0 || p.quorum == *quorum) return;
+  auto set = IntegerOf(EvalOn(sys, 0,
+                              fmt::format("box.cfg{{replication_synchro_quorum = {}}} "
+                                          "return box.cfg.replication_synchro_quorum",
+                                          p.quorum)));
+  if (set.ok() && *set == p.quorum) {
+    *quorum = p.quorum;
+  } else {
+    out->notes.push_back(fmt::format("{}: setting replication_synchro_quorum = {} on the master failed: {}", p.name,
+                                     p.quorum, set.ok() ? std::to_string(*set) : set.status().message()));
+  }
+}
+
+void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, ReplicationSystemRun* out) {
+  const int members = 1 + kTarantoolReplicas;
+  TopologySpec spec;
+  spec.kind = TopologyKind::kTarantoolReplicaSet;
+  spec.replicas = kTarantoolReplicas;
+  spec.settings = {{"replication_synchro_quorum", std::to_string(MajorityQuorum(members))},
+                   {"replication_synchro_timeout", fmt::format("{:g}", o.synchro_timeout_s)}};
+  System sys;
+  sys.name = "tarantool";
+  sys.protocol = Protocol::kIproto;
+  EvidenceOnExit evidence{sys, out};
+  if (!StartSystem(spec, "the replica set", ctx, &sys, out)) return;
+  TarantoolSpaces spaces;
+  if (!PrepareTarantool(sys, o, members, out, &spaces)) return;
+  const std::vector<Path> writes = TarantoolWrites(o, spaces, members, out);
+  const std::string select = fmt::format("select {} 0 eq [__keynum__] limit 1", spaces.async);
   std::vector<Path> reads = {{"read-master", {select}, false, false, 0}, {"read-replicas", {select}, false, true, 0}};
   std::string space = "async";  // the space the cell writes: each write cell counts its own
   sys.count = [&sys, &space](size_t node) {
@@ -416,22 +453,10 @@ void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, R
     auto n = IntegerOf(EvalOn(sys, 0, "return box.space.async:len()"));
     return n.ok() && *n > 0 ? static_cast<uint64_t>(*n - 1) : 0;
   };
-  // Before a synchronous path's cell: its quorum on the master (the limbo's owner), read
-  // back; a quorum that does not take is noted (the cell then measures the other one).
   int quorum = MajorityQuorum(members);
   Sweep(sys, writes, reads, o, ctx, out, read_key_max, [&](const Path& p) {
     if (p.write) space = p.space;
-    if (p.quorum == 0 || p.quorum == quorum) return;
-    auto set = IntegerOf(EvalOn(sys, 0,
-                                fmt::format("box.cfg{{replication_synchro_quorum = {}}} "
-                                            "return box.cfg.replication_synchro_quorum",
-                                            p.quorum)));
-    if (set.ok() && *set == p.quorum) {
-      quorum = p.quorum;
-    } else {
-      out->notes.push_back(fmt::format("{}: setting replication_synchro_quorum = {} on the master failed: {}", p.name,
-                                       p.quorum, set.ok() ? std::to_string(*set) : set.status().message()));
-    }
+    SetQuorumFor(sys, p, &quorum, out);
   });
 }
 
