@@ -15,7 +15,7 @@ inline constexpr char kDurabilityPrice[] = "durability_price";  // SET with the 
 inline constexpr char kMode[] = "mode";  // "none", "aof-everysec", ...
 inline constexpr char kSize[] = "size";  // value bytes
 inline constexpr char kPayload[] = "payload";
-inline constexpr char kOpsPerSec[] = "ops_per_sec";  // matrix[]: a range {min, median, max, n}
+inline constexpr char kOpsPerSec[] = "ops_per_sec";  // matrix[]: a range over the runs (kit/ranges.h)
 
 // cells[] and matrix[].
 inline constexpr char kOp[] = "op";  // "SET", "GET"
@@ -33,7 +33,6 @@ inline constexpr char kToS[] = "to_s";
 // matrix[].
 inline constexpr char kRuns[] = "runs";
 inline constexpr char kRunsWithErrors[] = "runs_with_errors";
-inline constexpr char kMedian[] = "median";  // of ops_per_sec
 
 // durability_price[].
 inline constexpr char kRatio[] = "ratio";

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/repeat.h"
+#include "scenario/kit/ranges.h"
 #include "scenario/durability_overload/json.h"
 
 namespace memstand {
@@ -78,13 +79,6 @@ std::vector<Group> Groups(const std::vector<CellResult>& cells) {
   return out;
 }
 
-std::string RangeText(const Range& r, const char* fmt_one) {
-  if (r.n == 0) return "-";
-  if (r.n == 1) return fmt::format(fmt::runtime(fmt_one), r.median);
-  return fmt::format("{} [{} .. {}]", fmt::format(fmt::runtime(fmt_one), r.median),
-                     fmt::format(fmt::runtime(fmt_one), r.min), fmt::format(fmt::runtime(fmt_one), r.max));
-}
-
 std::string ErrorsText(const std::map<std::string, uint64_t>& errors) {
   if (errors.empty()) return "none";
   std::vector<std::string> parts;
@@ -114,12 +108,11 @@ double ClientShare(const CellResult& c) { return c.seconds > 0 ? c.client_cpu_s 
 double PerRequestUs(double cpu_s, uint64_t ops) { return ops > 0 ? cpu_s * 1e6 / static_cast<double>(ops) : 0; }
 
 std::string MatrixText(const std::vector<Group>& groups) {
-  std::string out = fmt::format("    {:<13} {:<4} {:>7} {:<12} {:<24} {:<28} {:>9} {:>9} {:>9} {:>9}\n", "mode", "op",
-                                "size", "payload", "runs", "ops/s median [min .. max]", "p50 ms", "p95 ms",
-                                "p99 ms", "max ms");
+  std::string out = fmt::format("    {:<13} {:<4} {:>7} {:<12} {:<24} {:<42} {:>9} {:>9} {:>9} {:>9}\n", "mode", "op",
+                                "size", "payload", "runs", "ops/s", "p50 ms", "p95 ms", "p99 ms", "max ms");
   for (const Group& g : groups) {
     Range max = g.Of([](const CellResult& c) { return Ms(c.max_ns); });
-    out += fmt::format("    {:<13} {:<4} {:>7} {:<12} {:<24} {:<28} {:>9} {:>9} {:>9} {:>9}\n", g.mode, g.op,
+    out += fmt::format("    {:<13} {:<4} {:>7} {:<12} {:<24} {:<42} {:>9} {:>9} {:>9} {:>9}\n", g.mode, g.op,
                        Size(g.size), g.payload, RunsWithErrors(g),
                        RangeText(g.Of([](const CellResult& c) { return c.ops_per_s; }), "{:.0f}"),
                        fmt::format("{:.3f}", g.Of([](const CellResult& c) { return Ms(c.p50_ns); }).median),
@@ -133,8 +126,8 @@ std::string MatrixText(const std::vector<Group>& groups) {
       if (c->interrupted) out += fmt::format("      run {}: interrupted, partial figures\n", c->plan.run);
     }
   }
-  out += "    (p50/p95/p99: the median of the runs' values; max: the largest of any run; ranges [min .. max] over "
-         "the runs that ran, errored runs included)\n";
+  out += "    (ops/s: min median max over the runs that ran, errored runs included, with their N; p50/p95/p99: the "
+         "median of the runs' values; max: the largest of any run)\n";
   return out;
 }
 
@@ -395,8 +388,7 @@ json MatrixJson(const std::vector<Group>& groups, ScenarioReport* report) {
     out.push_back({{key::kMode, g.mode}, {key::kOp, g.op}, {key::kSize, g.size}, {key::kPayload, g.payload},
                    {key::kRuns, g.runs.size()}, {key::kRunsWithErrors, g.with_errors()},
                    {"runs_not_run", g.skipped()}, {"errors", g.Errors()},
-                   {key::kOpsPerSec,
-                    {{"min", ops.min}, {key::kMedian, ops.median}, {"max", ops.max}, {"n", ops.n}}}});
+                   {key::kOpsPerSec, RangeJson(ops)}});
     if (g.with_errors() > 0) {
       report->Mark(ScenarioVerdict::kFailed, fmt::format("{}: errors in {} of {} runs ({})", g.Name(), g.with_errors(),
                                                          g.runs.size(), ErrorsText(g.Errors())));
