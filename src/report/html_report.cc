@@ -202,13 +202,14 @@ std::string RenderHtmlReport(const std::vector<ReportSection>& sections,
 
 Status WriteHtmlReport(const std::vector<std::string>& inputs, const std::string& out,
                        const std::string& command_line, ScenarioChartsLookup charts,
-                       const std::vector<ReportSection>& extra) {
+                       const std::vector<ReportSection>& extra, ReportInputCheck check) {
   if (inputs.empty())
     return Status::InvalidArgument("report: no input given (run, sweep or scenario JSON files)");
   std::vector<ReportSection> sections;
   for (const std::string& path : inputs) {
     Result<ReportInput> in = LoadReportInput(path);
     if (!in.ok()) return in.status();
+    if (Status checked = check != nullptr ? check(*in) : Status::OK(); !checked.ok()) return checked;
     try {
       sections.push_back(SectionOf(*in, charts));
     } catch (const nlohmann::json::exception& e) {

@@ -4,6 +4,8 @@
 // fabricated cells to both.
 #pragma once
 
+#include "report/json_check.h"
+
 namespace memstand::durability_overload_json {
 
 // Top level.
@@ -37,5 +39,16 @@ inline constexpr char kRunsWithErrors[] = "runs_with_errors";
 // durability_price[].
 inline constexpr char kRatio[] = "ratio";
 inline constexpr char kN[] = "n";
+
+// Fields read by their type: ScenarioDef::read_rules (scenario/registry.h).
+inline constexpr JsonRule kReadRules[] = {
+    {"durability_price", JsonType::kArray},
+    {"durability_price[].mode", JsonType::kString},
+    {"matrix", JsonType::kArray},
+    {"matrix[].mode", JsonType::kString},
+    {"matrix[].op", JsonType::kString},
+    {"matrix[].runs", JsonType::kInt},
+    {"matrix[].runs_with_errors", JsonType::kInt},
+};
 
 }  // namespace memstand::durability_overload_json
