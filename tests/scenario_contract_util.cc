@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "scenario/output.h"
+#include "scenario/registry.h"
 #include "util/csv.h"
 
 namespace memstand::testutil {
@@ -38,6 +39,9 @@ ReportInput ContractInput(const ScenarioReport& report, bool evidence) {
       in.csv[t.name] = csv;
     }
   }
+  // What the writer wrote passes the types its readers are checked for (read_rules).
+  const Status checked = CheckScenarioResult(in);
+  EXPECT_TRUE(checked.ok()) << checked.message();
   return in;
 }
 

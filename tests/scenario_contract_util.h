@@ -17,7 +17,8 @@
 namespace memstand::testutil {
 
 /// The report as `memstand report` reads it: the JSON --json writes (ScenarioJson, the
-/// platform made up), and with `evidence` the evidence folder's CSV tables too.
+/// platform made up), and with `evidence` the evidence folder's CSV tables too. Expects
+/// it to pass its scenario's read rules (CheckScenarioResult).
 ReportInput ContractInput(const ScenarioReport& report, bool evidence);
 
 /// `charts` draws exactly `expected` charts from `in`, each with a value to draw, and

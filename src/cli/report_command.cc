@@ -36,6 +36,27 @@ std::vector<std::string> InputFiles(const std::vector<std::string>& inputs) {
   return files;
 }
 
+// --choice-map: the map of the scenario results among `inputs`, printed, and its section
+// for the page. A bad input (unreadable, or a field of another type than its scenario's
+// readers take) is InvalidArgument naming it, and nothing is printed.
+Result<ReportSection> ChoiceMapOf(const std::vector<std::string>& inputs) {
+  std::vector<ScenarioResult> results;
+  for (const std::string& path : inputs) {
+    Result<ReportInput> in = LoadReportInput(path);
+    if (!in.ok()) return in.status();
+    if (Status s = CheckScenarioResult(*in); !s.ok()) return s;
+    if (in->kind == ReportInputKind::kScenario) results.push_back({in->json_path, std::move(in->doc)});
+  }
+  std::vector<ChoiceRow> rows;
+  try {
+    rows = ChoiceMap(results, ScenarioChoiceRows(), JudgmentRows());
+  } catch (const nlohmann::json::exception& e) {  // a field the read rules miss: bad input all the same
+    return Status::InvalidArgument(fmt::format("a scenario result has a field of an unexpected type: {}", e.what()));
+  }
+  fmt::print("{}", TerminalSafe(ChoiceMapText(rows)));  // the scenarios' strings
+  return ChoiceMapSection(rows);
+}
+
 int ReportBody(const ReportFlags& f) {
   if (f.out.empty() && !f.choice_map) {
     fmt::print(stderr, "memstand report: -o FILE is required (the page to write), unless --choice-map prints the map\n");
@@ -48,21 +69,15 @@ int ReportBody(const ReportFlags& f) {
   }
   std::vector<ReportSection> extra;
   if (f.choice_map) {
-    std::vector<ScenarioResult> results;
-    for (const std::string& path : f.inputs) {
-      Result<ReportInput> in = LoadReportInput(path);
-      if (!in.ok()) {
-        fmt::print(stderr, "memstand report: {}\n", TerminalSafe(in.status().message()));
-        return kExitUsage;
-      }
-      if (in->kind == ReportInputKind::kScenario) results.push_back({in->json_path, std::move(in->doc)});
+    Result<ReportSection> map = ChoiceMapOf(f.inputs);
+    if (!map.ok()) {
+      fmt::print(stderr, "memstand report: {}\n", TerminalSafe(map.status().message()));
+      return kExitUsage;
     }
-    const std::vector<ChoiceRow> rows = ChoiceMap(results, ScenarioChoiceRows(), JudgmentRows());
-    fmt::print("{}", TerminalSafe(ChoiceMapText(rows)));  // the scenarios' strings
     if (f.out.empty()) return kExitOk;
-    extra.push_back(ChoiceMapSection(rows));
+    extra.push_back(std::move(*map));
   }
-  Status s = WriteHtmlReport(f.inputs, f.out, CommandLine(), ScenarioChartsByName, extra);
+  Status s = WriteHtmlReport(f.inputs, f.out, CommandLine(), ScenarioChartsByName, extra, CheckScenarioResult);
   if (!s.ok()) {
     fmt::print(stderr, "memstand report: {}\n", TerminalSafe(s.message()));
     return s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;

@@ -195,6 +195,7 @@ void RunWorkers(LoadOptions* opt, WorkerShared* shared, std::vector<std::unique_
       r->interrupted = true;
       shared->stop = true;
     }
+    if (opt->stop_request != nullptr && opt->stop_request->load()) shared->stop = true;
     if (refresher != nullptr) refresher->Tick(r);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

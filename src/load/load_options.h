@@ -1,6 +1,7 @@
 // What `memstand run` does, as plain data. Each field carries its default and why.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -134,6 +135,10 @@ struct LoadOptions {
   /// within it) and read the server's counters again, for `memstand merge` to check
   /// the fleet's counts over the whole window. < 0: off.
   double fleet_check_grace_s = -1;
+  /// A stop asked for from outside the run (a scenario's background load,
+  /// scenario/kit/load_handle.h): once true, the workers stop sending and drain as after
+  /// an interrupt, but the run is not marked interrupted. Null: none.
+  const std::atomic<bool>* stop_request = nullptr;
 
   int connections() const { return threads * clients; }
   /// The pool's size: 1 without one.

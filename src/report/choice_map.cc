@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "report/scenario_keys.h"
+
 namespace memstand {
 namespace {
 
@@ -45,7 +47,7 @@ std::vector<ChoiceRow> ChoiceMap(const std::vector<ScenarioResult>& results,
   for (const MeasuredChoiceRow& m : measured) {
     const ScenarioResult* input = nullptr;
     for (const ScenarioResult& r : results) {
-      if (input == nullptr && r.doc.is_object() && r.doc.value("scenario", "") == m.scenario) input = &r;
+      if (input == nullptr && r.doc.is_object() && r.doc.value(scenario_json::kScenario, "") == m.scenario) input = &r;
     }
     ChoiceRow row{m.task, m.system, m.faster_unmeasured, "", kNotMeasured, ""};
     std::string figure;

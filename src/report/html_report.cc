@@ -9,6 +9,7 @@
 
 #include "report/json_fields.h"
 #include "report/run_sections.h"
+#include "report/scenario_keys.h"
 #include "report/scenario_sections.h"
 #include "report/web_assets.h"
 #include "util/output_file.h"
@@ -151,7 +152,7 @@ ReportSection SectionOf(const ReportInput& in, ScenarioChartsLookup charts) {
       s = SweepSection(in);
       break;
     case ReportInputKind::kScenario:
-      s = ScenarioSection(in, charts == nullptr ? nullptr : charts(Text(in.doc, "scenario")));
+      s = ScenarioSection(in, charts == nullptr ? nullptr : charts(Text(in.doc, scenario_json::kScenario)));
       break;
     case ReportInputKind::kCompare:
       s = CompareSection(in.json_path, in.doc);
@@ -201,13 +202,14 @@ std::string RenderHtmlReport(const std::vector<ReportSection>& sections,
 
 Status WriteHtmlReport(const std::vector<std::string>& inputs, const std::string& out,
                        const std::string& command_line, ScenarioChartsLookup charts,
-                       const std::vector<ReportSection>& extra) {
+                       const std::vector<ReportSection>& extra, ReportInputCheck check) {
   if (inputs.empty())
     return Status::InvalidArgument("report: no input given (run, sweep or scenario JSON files)");
   std::vector<ReportSection> sections;
   for (const std::string& path : inputs) {
     Result<ReportInput> in = LoadReportInput(path);
     if (!in.ok()) return in.status();
+    if (Status checked = check != nullptr ? check(*in) : Status::OK(); !checked.ok()) return checked;
     try {
       sections.push_back(SectionOf(*in, charts));
     } catch (const nlohmann::json::exception& e) {

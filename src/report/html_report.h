@@ -22,11 +22,12 @@ ReportSection SectionOf(const ReportInput& input, ScenarioChartsLookup charts);
 std::string RenderHtmlReport(const std::vector<ReportSection>& sections,
                              const std::string& command_line);
 
-/// Reads every input (the first bad one: InvalidArgument naming it), renders the page
-/// with `extra` after the inputs' sections (the choice map) and writes it to `out` whole
-/// or not at all (util/output_file.h). `charts` as for SectionOf.
+/// Reads every input and checks it with `check` when given (the first bad one:
+/// InvalidArgument naming it), renders the page with `extra` after the inputs' sections
+/// (the choice map) and writes it to `out` whole or not at all (util/output_file.h).
+/// `charts` as for SectionOf.
 Status WriteHtmlReport(const std::vector<std::string>& inputs, const std::string& out,
                        const std::string& command_line, ScenarioChartsLookup charts,
-                       const std::vector<ReportSection>& extra = {});
+                       const std::vector<ReportSection>& extra = {}, ReportInputCheck check = nullptr);
 
 }  // namespace memstand

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/json_document.h"
+#include "report/scenario_keys.h"
 
 namespace memstand {
 namespace {
@@ -94,12 +95,13 @@ Result<ReportInputKind> DetectKind(const json& doc) {
     }
     return ReportInputKind::kRun;
   }
-  if (doc.contains("scenario")) {
-    if (!doc["scenario"].is_string())
-      return Status::InvalidArgument("\"scenario\" is not a string");
-    if (!IsInt(doc, "format", 1)) {
-      return Status::InvalidArgument(fmt::format(
-          "scenario format {} (this memstand reads format 1)", doc.value("format", json()).dump()));
+  namespace key = scenario_json;
+  if (doc.contains(key::kScenario)) {
+    if (!doc[key::kScenario].is_string())
+      return Status::InvalidArgument(fmt::format("\"{}\" is not a string", key::kScenario));
+    if (!IsInt(doc, key::kFormat, key::kFormatVersion)) {
+      return Status::InvalidArgument(fmt::format("scenario format {} (this memstand reads format {})",
+                                                 doc.value(key::kFormat, json()).dump(), key::kFormatVersion));
     }
     return ReportInputKind::kScenario;
   }

@@ -36,6 +36,10 @@ Result<ReportInputKind> DetectKind(const nlohmann::json& doc);
 /// ..." or "... nested deeper than 64 levels (at FIELD)" (json_document.h). Never throws.
 Result<nlohmann::json> ParseReportJson(const std::string& json_path, std::string_view text);
 
+/// A check of an input beyond its kind (the scenarios' field types, handed in by cli/:
+/// report/ names no scenario): OK, or InvalidArgument naming the file and the field.
+using ReportInputCheck = Status (*)(const ReportInput& in);
+
 /// Reads `path`: a JSON file, or a folder holding scenario.json (and its CSVs).
 /// InvalidArgument naming the file when it is missing, unreadable, not JSON or not a
 /// document memstand wrote.

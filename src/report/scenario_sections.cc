@@ -3,16 +3,18 @@
 #include <fmt/format.h>
 
 #include "report/json_fields.h"
+#include "report/scenario_keys.h"
 #include "util/csv.h"
 
 namespace memstand {
 namespace {
 
 using nlohmann::json;
+namespace key = scenario_json;
 
-std::vector<std::string> Lines(const json& doc, const char* key) {
+std::vector<std::string> Lines(const json& doc, const char* field) {
   std::vector<std::string> lines;
-  for (const json& l : Array(doc, key))
+  for (const json& l : Array(doc, field))
     lines.push_back(l.is_string() ? l.get<std::string>() : l.dump());
   return lines;
 }
@@ -32,21 +34,21 @@ void CsvTables(const ReportInput& in, ReportSection* s) {
 
 ReportSection ScenarioSection(const ReportInput& in, ScenarioChartsFn charts) {
   const json& doc = in.doc;
-  const std::string name = Text(doc, "scenario");
+  const std::string name = Text(doc, key::kScenario);
   ReportSection s{
-      "scenario " + name + ": " + in.path, in.json_path, Text(doc, "platform"), {}, {}, {}};
+      "scenario " + name + ": " + in.path, in.json_path, Text(doc, key::kPlatform), {}, {}, {}};
   if (s.platform.empty()) s.platform = "unknown platform (the file has no platform block)";
   TextBlock what{"What ran and how", {}};
-  what.lines.push_back("question: " + Text(doc, "question"));
-  what.lines.push_back("command: " + Text(doc, "command_line"));
+  what.lines.push_back("question: " + Text(doc, key::kQuestion));
+  what.lines.push_back("command: " + Text(doc, key::kCommandLine));
   what.lines.push_back(fmt::format("started {}, memstand {}, runs made {} of {}",
-                                   Text(doc, "started_at"), Text(doc, "memstand_version"),
-                                   Text(doc, "runs"), Text(doc, "runs_requested")));
+                                   Text(doc, key::kStartedAt), Text(doc, key::kMemstandVersion),
+                                   Text(doc, key::kRunsMade), Text(doc, key::kRunsRequested)));
   s.blocks.push_back(std::move(what));
-  s.blocks.push_back({"Procedure", Lines(doc, "procedure")});
-  s.blocks.push_back({"What this result does not show", Lines(doc, "limits")});
-  TextBlock verdict{"Verdict", {Text(doc, "verdict")}};
-  for (const std::string& l : Lines(doc, "verdict_reasons")) verdict.lines.push_back(l);
+  s.blocks.push_back({"Procedure", Lines(doc, key::kProcedure)});
+  s.blocks.push_back({"What this result does not show", Lines(doc, key::kLimits)});
+  TextBlock verdict{"Verdict", {Text(doc, key::kVerdict)}};
+  for (const std::string& l : Lines(doc, key::kVerdictReasons)) verdict.lines.push_back(l);
   s.blocks.push_back(std::move(verdict));
   CsvTables(in, &s);
   if (charts != nullptr) {

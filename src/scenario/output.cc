@@ -71,20 +71,21 @@ void PrintScenarioReport(std::FILE* file, const ScenarioReport& r, const Scenari
 }
 
 nlohmann::json ScenarioJson(const ScenarioReport& r, const ScenarioRunInfo& info) {
-  nlohmann::json j{{"format", kScenarioJsonVersion},
-                   {"scenario", r.scenario},
-                   {"memstand_version", MEMSTAND_VERSION},
-                   {"question", r.question},
-                   {"command_line", info.command_line},
-                   {"started_at", info.started_at},
-                   {"platform", info.platform.Describe()},
-                   {scenario_json::kRunsMade, r.runs_made},
-                   {"runs_requested", r.runs_requested},
-                   {"verdict", VerdictName(r.verdict)},
-                   {"verdict_reasons", r.verdict_lines},
-                   {"partial", r.verdict != ScenarioVerdict::kOk},
-                   {"procedure", r.procedure},
-                   {"limits", r.limits}};
+  namespace key = scenario_json;
+  nlohmann::json j{{key::kFormat, kScenarioJsonVersion},
+                   {key::kScenario, r.scenario},
+                   {key::kMemstandVersion, MEMSTAND_VERSION},
+                   {key::kQuestion, r.question},
+                   {key::kCommandLine, info.command_line},
+                   {key::kStartedAt, info.started_at},
+                   {key::kPlatform, info.platform.Describe()},
+                   {key::kRunsMade, r.runs_made},
+                   {key::kRunsRequested, r.runs_requested},
+                   {key::kVerdict, VerdictName(r.verdict)},
+                   {key::kVerdictReasons, r.verdict_lines},
+                   {key::kPartial, r.verdict != ScenarioVerdict::kOk},
+                   {key::kProcedure, r.procedure},
+                   {key::kLimits, r.limits}};
   for (const auto& [key, value] : r.json.items()) j[key] = value;
   return RedactJsonStrings(j);
 }

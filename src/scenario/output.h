@@ -14,7 +14,7 @@
 
 namespace memstand {
 
-inline constexpr int kScenarioJsonVersion = 1;
+inline constexpr int kScenarioJsonVersion = scenario_json::kFormatVersion;
 
 /// How the report was produced, for block [1], the JSON and README.txt.
 struct ScenarioRunInfo {

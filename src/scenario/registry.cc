@@ -3,12 +3,18 @@
 #include <fmt/format.h>
 
 
+#include "report/json_fields.h"
 #include "scenario/compute_locality/compute_locality.h"
+#include "scenario/compute_locality/json.h"
 #include "scenario/compute_locality/pg.h"
 #include "scenario/durability_overload/durability_overload.h"
+#include "scenario/durability_overload/json.h"
 #include "scenario/mvcc_quota/mvcc_quota.h"
+#include "scenario/replication_cost/json.h"
 #include "scenario/replication_cost/replication_cost.h"
+#include "scenario/stretched_cache/json.h"
 #include "scenario/stretched_cache/stretched_cache.h"
+#include "scenario/working_set/json.h"
 #include "scenario/working_set/working_set.h"
 
 namespace memstand {
@@ -16,14 +22,14 @@ namespace {
 
 // A question is the scenario's, whatever its flags: the run's own parameters (sizes,
 // modes, the top's length) are in its procedure block and its JSON fields.
-// {name, question, systems, postgresql, default_runs, setup, charts, choice_rows}
+// {name, question, systems, postgresql, default_runs, setup, charts, choice_rows, read_rules}
 const ScenarioDef kScenarios[] = {
     {"working-set",
      "What does a configuration do when its memory limit is reached: evict old data and keep accepting, "
      "reject writes, or keep everything on a device?",
      {SystemKind::kRedis, SystemKind::kMemcached, SystemKind::kTarantool},
      /*postgresql=*/false, /*default_runs=*/1,
-     SetupWorkingSet, WorkingSetCharts, WorkingSetChoiceRows},
+     SetupWorkingSet, WorkingSetCharts, WorkingSetChoiceRows, working_set_json::kReadRules},
     {"mvcc-quota",
      "What happens when a hot, frequently overwritten set is written to etcd, whose every write is a new "
      "MVCC revision kept until compaction?",
@@ -36,25 +42,26 @@ const ScenarioDef kScenarios[] = {
      "per row from an algorithm near the data",
      {SystemKind::kTarantool, SystemKind::kRedis},
      /*postgresql=*/true, /*default_runs=*/1,
-     SetupComputeLocality, ComputeLocalityCharts, ComputeLocalityChoiceRows},
+     SetupComputeLocality, ComputeLocalityCharts, ComputeLocalityChoiceRows, compute_locality_json::kReadRules},
     {"stretched-cache",
      "What does a write acknowledged by a replica (Redis SET + WAIT 1) cost as the distance between the "
      "primary and its replica grows, and what does the instrument (memstand's latency relay) add?",
      {SystemKind::kRedis},
      /*postgresql=*/false, /*default_runs=*/1,
-     SetupStretchedCache, StretchedCacheCharts, StretchedCacheChoiceRows},
+     SetupStretchedCache, StretchedCacheCharts, StretchedCacheChoiceRows, stretched_cache_json::kReadRules},
     {"durability-overload",
      "What does durability cost, and how does a Redis Cluster behave when writes saturate the disk: slower, "
      "or unavailable?",
      {SystemKind::kRedis},
      /*postgresql=*/false, /*default_runs=*/3,
-     SetupDurabilityOverload, DurabilityOverloadCharts, DurabilityOverloadChoiceRows},
+     SetupDurabilityOverload, DurabilityOverloadCharts, DurabilityOverloadChoiceRows,
+     durability_overload_json::kReadRules},
     {"replication-cost",
      "How much write throughput and latency does waiting for replicas cost, and are reads from replicas "
      "cheaper?",
      {SystemKind::kTarantool, SystemKind::kRedis},
      /*postgresql=*/false, /*default_runs=*/1,
-     SetupReplicationCost, ReplicationCostCharts, ReplicationCostChoiceRows},
+     SetupReplicationCost, ReplicationCostCharts, ReplicationCostChoiceRows, replication_cost_json::kReadRules},
 };
 
 }  // namespace
@@ -66,6 +73,14 @@ const ScenarioDef* FindScenario(std::string_view name) {
     if (name == d.name) return &d;
   }
   return nullptr;
+}
+
+Status CheckScenarioResult(const ReportInput& in) {
+  if (in.kind != ReportInputKind::kScenario) return Status::OK();
+  const ScenarioDef* d = FindScenario(Text(in.doc, scenario_json::kScenario));
+  if (d == nullptr || d->read_rules.empty()) return Status::OK();
+  Status s = CheckJsonFields(nlohmann::ordered_json(in.doc), d->read_rules.data(), d->read_rules.size());
+  return s.ok() ? s : s.WithContext("'" + in.json_path + "'");
 }
 
 ScenarioChartsFn ScenarioChartsByName(std::string_view name) {

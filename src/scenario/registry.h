@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "report/choice_map.h"
+#include "report/json_check.h"
+#include "report/report_input.h"
 #include "report/scenario_sections.h"
 #include "scenario/kit/scenario_server.h"
 #include "scenario/scenario.h"
@@ -32,6 +34,9 @@ struct ScenarioDef {
   ScenarioChartsFn charts;
   /// Its measured rows of the choice map (`memstand report --choice-map`).
   ChoiceRowsFn choice_rows;
+  /// The fields of its JSON that its charts and choice rows read with throwing accessors,
+  /// with their types (its json.h, kReadRules): checked before they read a result.
+  std::span<const JsonRule> read_rules = {};
 };
 
 /// Every scenario, in the order docs/scenarios.md gives them.
@@ -48,6 +53,12 @@ std::string DescribeScenarios();
 /// The charts function of the scenario named `name`, or nullptr (a ScenarioChartsLookup
 /// for report/html_report.h).
 ScenarioChartsFn ScenarioChartsByName(std::string_view name);
+
+/// A result given to `memstand report` (a ScenarioResultCheck for report/html_report.h):
+/// OK unless it is a scenario's whose fields break that scenario's read_rules; then
+/// InvalidArgument "'<in.json_path>': field cells[3].run: a string, expected a whole
+/// number", so that its readers never meet a field of another type.
+Status CheckScenarioResult(const ReportInput& in);
 
 /// Every scenario's measured rows of the choice map, in the registry's order.
 std::vector<MeasuredChoiceRow> ScenarioChoiceRows();

@@ -76,5 +76,26 @@ TEST(ChoiceMapTest, TheJudgmentRowsAreTheDocumentedText) {
   EXPECT_EQ(ChoiceMapJson(rows).size(), rows.size());
 }
 
+// A field of another type than the scenario's readers take is an error naming the file
+// and the field, before any reader sees it (a reader's value<int>() would throw).
+TEST(RegistryTest, AResultWithAFieldOfTheWrongTypeIsRefusedNamingTheField) {
+  ReportInput in;
+  in.json_path = "rc.json";
+  in.kind = ReportInputKind::kScenario;
+  in.doc = json::parse(R"({"format": 1, "scenario": "replication-cost",
+      "cells": [{"run": 1, "system": "redis", "path": "set", "ok": true, "stalled": false},
+                {"run": "x", "system": "redis", "path": "set", "ok": true, "stalled": false}]})");
+  const Status s = CheckScenarioResult(in);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(s.message(), "'rc.json': field cells[1].run: a string, expected a whole number");
+  in.doc["cells"][1]["run"] = 1;
+  EXPECT_TRUE(CheckScenarioResult(in).ok());
+  in.doc["cells"][1]["ok"] = "yes";
+  EXPECT_EQ(CheckScenarioResult(in).message(), "'rc.json': field cells[1].ok: a string, expected true or false");
+  // Another kind, or a scenario this memstand does not know, is not its business.
+  in.doc["scenario"] = "no-such-scenario";
+  EXPECT_TRUE(CheckScenarioResult(in).ok());
+}
+
 }  // namespace
 }  // namespace memstand

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/scenario_keys.h"  // the common JSON keys (scenario_json::)
 #include "util/status.h"
 
 namespace CLI {
@@ -21,12 +22,6 @@ class App;
 }
 
 namespace memstand {
-
-/// Keys of the common fields of a scenario's JSON (docs/scenarios.md "JSON") that the
-/// scenarios' own readers (their charts.cc) use; ScenarioJson (output.h) writes them.
-namespace scenario_json {
-inline constexpr char kRunsMade[] = "runs";
-}  // namespace scenario_json
 
 /// Exit codes of `memstand scenario run` (docs/exit-codes.md).
 inline constexpr int kScenarioExitOk = 0;

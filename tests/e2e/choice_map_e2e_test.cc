@@ -1,5 +1,6 @@
 // `memstand report --choice-map` on a real scenario result: the printed map's rows with
 // their support, and the page's section.
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -33,6 +34,25 @@ TEST(ChoiceMapE2E, RowsFromARealScenarioResultPrintedAndOnThePage) {
   EXPECT_EQ(no_out.exit_code, 2) << no_out.output;
   Outcome missing = RunMemstand({"report", "--choice-map", dir + "/missing.json"});
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
+}
+
+// A scenario result whose field has another type than its readers take ("run": "x") is
+// bad input naming the file and the field, for the choice map and the page alike: exit 2,
+// no abort from an uncaught nlohmann::json::type_error, no page written.
+TEST(ChoiceMapE2E, AFieldOfTheWrongTypeIsBadInputNamingTheFileAndTheField) {
+  const std::string dir = TempDir();
+  const std::string file = dir + "/rc.json";
+  std::ofstream(file) << R"({"format": 1, "scenario": "replication-cost", "runs": 1,
+      "cells": [{"run": "x", "system": "redis", "path": "set", "ok": true, "stalled": false}]})";
+  const std::string expected = "'" + file + "': field cells[0].run: a string, expected a whole number";
+  Outcome map = RunMemstand({"report", "--choice-map", file});
+  EXPECT_EQ(map.exit_code, 2) << map.output;
+  EXPECT_NE(map.output.find(expected), std::string::npos) << map.output;
+  EXPECT_EQ(map.output.find("support: "), std::string::npos) << map.output;  // nothing printed
+  Outcome page = RunMemstand({"report", file, "-o", dir + "/page.html"});
+  EXPECT_EQ(page.exit_code, 2) << page.output;
+  EXPECT_NE(page.output.find(expected), std::string::npos) << page.output;
+  EXPECT_FALSE(std::ifstream(dir + "/page.html").good());
 }
 
 }  // namespace

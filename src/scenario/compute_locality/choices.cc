@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/choice_map.h"
+#include "report/json_fields.h"
 #include "scenario/compute_locality/compute_locality.h"
 #include "scenario/compute_locality/json.h"
 
@@ -19,8 +20,8 @@ namespace key = compute_locality_json;
 // compute-locality: the pair `label` of `system` from the first run.
 bool FillLocality(const std::string& system, const std::string& label, const json& doc,
                   ChoiceRow* row, std::string* figure) {
-  const json* s = ChoiceFind(doc[key::kSystems], key::kName, system);
-  if (s == nullptr || s->contains(key::kNotRun) || s->contains(key::kFailure) || !(*s)[key::kPairs].is_array())
+  const json* s = ChoiceFind(Field(doc, key::kSystems), key::kName, system);
+  if (s == nullptr || s->contains(key::kNotRun) || s->contains(key::kFailure) || !Field(*s, key::kPairs).is_array())
     return false;
   const json* pair = nullptr;
   for (const json& p : (*s)[key::kPairs]) {

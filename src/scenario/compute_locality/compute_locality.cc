@@ -10,6 +10,8 @@
 #include "scenario/compute_locality/pg.h"
 #include "scenario/compute_locality/report.h"
 #include "scenario/compute_locality/run.h"
+#include "scenario/kit/evidence.h"
+#include "scenario/kit/runs.h"
 #include "scenario/kit/scenario_server.h"
 #include "workload/products.h"
 
@@ -127,7 +129,7 @@ SystemRun RunPostgres(const ComputeLocalityOptions& o, const ScenarioContext& ct
     if (!s.ok()) return s;
     return (*cluster)->Paths(o.category, o.top);
   }, &sr);
-  report->files[fmt::format("logs/{}-run{}.log", sr.name, run)] = (*cluster)->LogTail(kLogTailLines);
+  KeepLogTail(sr.name, run, (*cluster)->log_path(), &report->files);
   (*cluster)->Stop();
   return sr;
 }
@@ -136,11 +138,8 @@ SystemRun RunSystem(const ComputeLocalityOptions& o, const ScenarioContext& ctx,
                     int run, ScenarioReport* report) {
   SystemRun sr;
   sr.name = config.name;
-  if (!SystemInstalled(config.system)) {
-    sr.not_run = fmt::format("not run: {} is not installed (apt-get install {})", SystemBinary(config.system),
-                             SystemPackage(config.system));
-    return sr;
-  }
+  sr.not_run = NotInstalledLine(config.system);
+  if (!sr.not_run.empty()) return sr;
   auto server = StartLocalityServer(config, ctx.interrupt);
   if (!server.ok()) {
     sr.failure = "server did not start: " + server.status().message();
@@ -154,7 +153,7 @@ SystemRun RunSystem(const ComputeLocalityOptions& o, const ScenarioContext& ctx,
     return LocalityPaths(server->get(), o.category, o.top);
   }, &sr);
   if (!sr.failure.empty()) sr.failure = (*server)->ExplainFailure(sr.failure);
-  report->files[fmt::format("logs/{}-run{}.log", sr.name, run)] = (*server)->LogTail(kLogTailLines);
+  KeepLogTail(sr.name, run, (*server)->log_path(), &report->files);
   (*server)->Stop();
   return sr;
 }
@@ -214,10 +213,7 @@ Result<ScenarioReport> RunComputeLocality(const ComputeLocalityOptions& o, const
   report.runs_requested = ctx.runs;
   const std::vector<uint32_t> ref = DatasetTopIds(ctx.seed, o.category, static_cast<size_t>(o.top));
   std::vector<std::vector<SystemRun>> runs;
-  for (int run = 1; run <= ctx.runs && !ctx.interrupted(); ++run) {
-    runs.push_back(RunOnce(o, ctx, run, &report));
-    report.runs_made = run;
-  }
+  ForEachRun(ctx, &report, [&](int run) { runs.push_back(RunOnce(o, ctx, run, &report)); });
   FillComputeLocalityReport(o, ctx, ref, runs, &report);
   return report;
 }

@@ -4,6 +4,8 @@
 // contract_test.cc feeds a report made of fabricated runs to both.
 #pragma once
 
+#include "report/json_check.h"
+
 namespace memstand::compute_locality_json {
 
 // Top level.
@@ -44,5 +46,13 @@ inline constexpr char kColumnRun[] = "run";
 inline constexpr char kColumnSystem[] = "system";
 inline constexpr char kColumnPath[] = "path";
 inline constexpr char kColumnNs[] = "ns";
+
+// Fields read by their type: ScenarioDef::read_rules (scenario/registry.h).
+inline constexpr JsonRule kReadRules[] = {
+    {"systems", JsonType::kArray},
+    {"systems[].name", JsonType::kString},
+    {"systems[].pairs", JsonType::kArray},
+    {"systems[].pairs[].label", JsonType::kString},
+};
 
 }  // namespace memstand::compute_locality_json

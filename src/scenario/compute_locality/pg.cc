@@ -7,13 +7,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <filesystem>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "core/socket.h"
+#include "scenario/kit/poll.h"
 #include "stand/server_node.h"
 #include "stand/temp_folder.h"
 #include "util/redact.h"
@@ -23,6 +22,7 @@ namespace memstand {
 namespace {
 
 constexpr int kTimeoutMs = 20000;
+constexpr int64_t kPgPollNs = 50'000'000;  // between checks of a starting or finishing program
 constexpr char kUser[] = "memstand";
 
 constexpr char kBinDirVariable[] = "MEMSTAND_PG_BINDIR";
@@ -65,7 +65,7 @@ Status RunToEnd(const std::vector<std::string>& argv, const std::string& log) {
   o.log_path = log;
   auto p = Process::Spawn(o);
   if (!p.ok()) return p.status();
-  for (int i = 0; i < 1200 && (*p)->Alive(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  PollUntil(DeadlineInMs(60000), kPgPollNs, [&]() -> Result<bool> { return !(*p)->Alive(); });
   if ((*p)->Alive()) return Status::Timeout(argv[0] + " did not finish within 60 s");
   const auto st = (*p)->wait_status();
   if (!st || !WIFEXITED(*st) || WEXITSTATUS(*st) != 0) {
@@ -193,22 +193,22 @@ Status PgCluster::Init(const std::atomic<bool>* cancel) {
   auto p = Process::Spawn(o);
   if (!p.ok()) return p.status();
   postmaster_ = std::move(*p);
-  for (int i = 0; i < 400; ++i) {  // up to 20 s
-    if (cancel != nullptr && cancel->load()) return Status::Failed("interrupted");
+  const PollResult poll = PollUntil(DeadlineInMs(20000), kPgPollNs, [&]() -> Result<bool> {
     if (!postmaster_->Alive()) return Status::Failed("postgres " + postmaster_->DescribeExit() + ": " + LogTail(5));
     auto admin = LibpqSession::Connect("127.0.0.1", port_, kUser, "postgres", kTimeoutMs / 1000);
-    if (admin.ok()) {
-      admin_ = std::move(*admin);
-      auto v = admin_->Exec("SHOW server_version");
-      if (v.ok() && !v->rows.empty()) version_ = v->rows[0][0];
-      auto client = PgClient::Connect("127.0.0.1", port_, kUser, "postgres", kTimeoutMs);
-      if (!client.ok()) return client.status();
-      client_ = std::move(*client);
-      return Status::OK();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return Status::Timeout("postgres did not accept connections within 20 s: " + LogTail(5));
+    if (!admin.ok()) return false;
+    admin_ = std::move(*admin);
+    return true;
+  }, cancel);
+  if (poll.cancelled) return Status::Failed("interrupted");
+  if (!poll.failure.ok()) return poll.failure;
+  if (!poll.met) return Status::Timeout("postgres did not accept connections within 20 s: " + LogTail(5));
+  auto v = admin_->Exec("SHOW server_version");
+  if (v.ok() && !v->rows.empty()) version_ = v->rows[0][0];
+  auto client = PgClient::Connect("127.0.0.1", port_, kUser, "postgres", kTimeoutMs);
+  if (!client.ok()) return client.status();
+  client_ = std::move(*client);
+  return Status::OK();
 }
 
 PgCluster::~PgCluster() { Stop(); }
@@ -307,6 +307,6 @@ std::string PgCluster::ConfigText() const {
                "index products_by_views (category, views DESC, id)\n";
 }
 
-std::string PgCluster::LogTail(int lines) const { return dir_.empty() ? "" : FileTail(dir_ + "/postgres.log", lines); }
+std::string PgCluster::LogTail(int lines) const { return dir_.empty() ? "" : FileTail(log_path(), lines); }
 
 }  // namespace memstand

@@ -39,6 +39,8 @@ class PgCluster {
   std::string Describe() const;
   std::string ConfigText() const;
   std::string LogTail(int lines) const;
+  /// The server's log file; "" once stopped.
+  std::string log_path() const { return dir_.empty() ? "" : dir_ + "/postgres.log"; }
   /// $TMPDIR/memstand-pg-XXXXXX (stand/temp_folder.h: marked, so a killed run's is
   /// removed by the next start); "" once stopped.
   const std::string& dir() const { return dir_; }

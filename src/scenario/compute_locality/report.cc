@@ -7,6 +7,7 @@
 
 #include "report/repeat.h"
 #include "scenario/compute_locality/json.h"
+#include "scenario/kit/ranges.h"
 #include "stats/modality.h"
 #include "workload/products.h"
 
@@ -487,8 +488,7 @@ std::string RangesText(const std::vector<std::vector<SystemRun>>& runs) {
     const Range r = RangeOf(by_path[key]);
     const std::vector<int64_t>& o = objects[key];
     const bool same = std::all_of(o.begin(), o.end(), [&](int64_t v) { return v == o[0]; });
-    out += fmt::format("    {}: time vs naive {:.2f}x {:.2f}x {:.2f}x (min median max, N={}); objects {}\n", key,
-                       r.min, r.median, r.max, r.n,
+    out += fmt::format("    {}: time vs naive {}; objects {}\n", key, RangeText(r, "{:.2f}x"),
                        same ? fmt::format("{} in every run", o[0]) : "DIFFER between runs (samples.csv)");
   }
   return out;

@@ -1,8 +1,5 @@
 #include "scenario/durability_overload/cell.h"
 
-#include <chrono>
-#include <thread>
-
 #include <algorithm>
 #include <cstdlib>
 
@@ -11,6 +8,7 @@
 #include "client/redis_info.h"
 #include "load/command_spec.h"
 #include "load/engine.h"
+#include "scenario/kit/poll.h"
 #include "scenario/kit/scenario_server.h"
 #include "stand/proc_stats.h"
 #include "stand/redis_wiring.h"
@@ -23,6 +21,7 @@ constexpr int kResourcePeriodMs = 500;
 // The longest wait for the masters' AOF buffers after a cell (Redis postpones a write
 // behind a running fsync for up to 2 s).
 constexpr int kAofSettleMs = 5000;
+constexpr int64_t kAofPollNs = 10'000'000;
 
 // INFO persistence fields whose deltas over a cell are reported.
 constexpr const char* kAofFields[] = {"aof_delayed_fsync", "aof_rewrites", "aof_last_write_status_err",
@@ -117,8 +116,7 @@ std::map<std::string, int64_t> DurabilityCluster::AofCounters(int* unanswered) {
 }
 
 int DurabilityCluster::WaitAofWritten(int timeout_ms) {
-  const auto start = std::chrono::steady_clock::now();
-  for (;;) {
+  const PollResult poll = PollUntil(DeadlineInMs(timeout_ms), kAofPollNs, [&]() -> Result<bool> {
     bool held = false;
     for (size_t i = 0; i < controls_.size() && !held; ++i) {
       RedisClient* c = Control(i);
@@ -130,12 +128,9 @@ int DurabilityCluster::WaitAofWritten(int timeout_ms) {
       auto info = ParseInfo(r->str);
       held = info["aof_enabled"] == "1" && IntOf(info["aof_buffer_length"]) > 0;
     }
-    const int waited = static_cast<int>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
-    if (!held) return waited;
-    if (waited >= timeout_ms) return -1;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+    return !held;
+  });
+  return poll.met ? static_cast<int>(poll.waited_ms()) : -1;
 }
 
 std::vector<std::string> DurabilityCluster::ConfigLines(const std::vector<std::string>& names) {

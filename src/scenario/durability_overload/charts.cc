@@ -14,6 +14,7 @@
 #include "report/report_section.h"
 #include "scenario/durability_overload/durability_overload.h"
 #include "scenario/durability_overload/json.h"
+#include "scenario/kit/ranges.h"
 
 namespace memstand {
 
@@ -127,7 +128,7 @@ void MatrixCharts(const ReportInput& in, ReportSection* s) {
     for (const std::string& cell : cells) {
       auto it = by.find({cell, modes[k]});
       const json* m = it == by.end() ? nullptr : it->second;
-      ops.data[k + 1].push_back(m != nullptr ? Number(Field(*m, key::kOpsPerSec), key::kMedian) : std::nullopt);
+      ops.data[k + 1].push_back(m != nullptr ? RangeMedianAt(*m, key::kOpsPerSec) : std::nullopt);
       errors.data[k + 1].push_back(m != nullptr ? Number(*m, key::kRunsWithErrors) : std::nullopt);
     }
   }

@@ -8,6 +8,8 @@
 
 #include "scenario/durability_overload/cell.h"
 #include "scenario/durability_overload/report.h"
+#include "scenario/kit/evidence.h"
+#include "scenario/kit/runs.h"
 #include "scenario/kit/scenario_server.h"
 #include "util/parse.h"
 
@@ -55,15 +57,14 @@ class Procedure {
   }
 
   DurabilityMeasured Run() {
-    for (int run = 1; run <= ctx_.runs && !ctx_.interrupted(); ++run) {
+    ForEachRun(ctx_, report_, [this](int run) {
       std::vector<std::string> order = m_.modes;
       if (run % 2 == 0) std::reverse(order.begin(), order.end());  // docs/method.md rule 10
       for (const std::string& mode : order) {
         if (ctx_.interrupted()) break;
         RunMode(mode, run);
       }
-      report_->runs_made = run;
-    }
+    });
     return std::move(m_);
   }
 
@@ -94,7 +95,7 @@ class Procedure {
                                              gone, skipped));
     }
     for (const NodeRecord& n : c.topology().nodes()) {
-      report_->files[fmt::format("logs/{}-run{}-{}.log", mode, run, n.name)] = FileTail(n.log, kLogTailLines);
+      KeepLogTail(mode, run, n.log, &report_->files, n.name);
     }
     Status s = c.Stop();
     if (!s.ok()) {  // the first line: the node's log tail is in the evidence
@@ -248,8 +249,8 @@ Result<ScenarioReport> RunDurabilityOverload(const DurabilityOverloadOptions& o,
   ScenarioReport report;
   report.scenario = kName;
   report.runs_requested = ctx.runs;
-  if (!SystemInstalled(SystemKind::kRedis)) {
-    report.Mark(ScenarioVerdict::kPartial, "not run: redis-server is not installed (apt-get install redis-server)");
+  if (std::string missing = NotInstalledLine(SystemKind::kRedis); !missing.empty()) {
+    report.Mark(ScenarioVerdict::kPartial, missing);
     report.configuration_lines = report.verdict_lines;
     report.blocks.push_back({"Results", "    nothing ran: the scenario needs redis-server\n"});
     return report;

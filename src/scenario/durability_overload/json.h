@@ -4,6 +4,8 @@
 // fabricated cells to both.
 #pragma once
 
+#include "report/json_check.h"
+
 namespace memstand::durability_overload_json {
 
 // Top level.
@@ -15,7 +17,7 @@ inline constexpr char kDurabilityPrice[] = "durability_price";  // SET with the 
 inline constexpr char kMode[] = "mode";  // "none", "aof-everysec", ...
 inline constexpr char kSize[] = "size";  // value bytes
 inline constexpr char kPayload[] = "payload";
-inline constexpr char kOpsPerSec[] = "ops_per_sec";  // matrix[]: a range {min, median, max, n}
+inline constexpr char kOpsPerSec[] = "ops_per_sec";  // matrix[]: a range over the runs (kit/ranges.h)
 
 // cells[] and matrix[].
 inline constexpr char kOp[] = "op";  // "SET", "GET"
@@ -33,10 +35,20 @@ inline constexpr char kToS[] = "to_s";
 // matrix[].
 inline constexpr char kRuns[] = "runs";
 inline constexpr char kRunsWithErrors[] = "runs_with_errors";
-inline constexpr char kMedian[] = "median";  // of ops_per_sec
 
 // durability_price[].
 inline constexpr char kRatio[] = "ratio";
 inline constexpr char kN[] = "n";
+
+// Fields read by their type: ScenarioDef::read_rules (scenario/registry.h).
+inline constexpr JsonRule kReadRules[] = {
+    {"durability_price", JsonType::kArray},
+    {"durability_price[].mode", JsonType::kString},
+    {"matrix", JsonType::kArray},
+    {"matrix[].mode", JsonType::kString},
+    {"matrix[].op", JsonType::kString},
+    {"matrix[].runs", JsonType::kInt},
+    {"matrix[].runs_with_errors", JsonType::kInt},
+};
 
 }  // namespace memstand::durability_overload_json

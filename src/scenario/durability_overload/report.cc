@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/repeat.h"
+#include "scenario/kit/ranges.h"
 #include "scenario/durability_overload/json.h"
 
 namespace memstand {
@@ -78,13 +79,6 @@ std::vector<Group> Groups(const std::vector<CellResult>& cells) {
   return out;
 }
 
-std::string RangeText(const Range& r, const char* fmt_one) {
-  if (r.n == 0) return "-";
-  if (r.n == 1) return fmt::format(fmt::runtime(fmt_one), r.median);
-  return fmt::format("{} [{} .. {}]", fmt::format(fmt::runtime(fmt_one), r.median),
-                     fmt::format(fmt::runtime(fmt_one), r.min), fmt::format(fmt::runtime(fmt_one), r.max));
-}
-
 std::string ErrorsText(const std::map<std::string, uint64_t>& errors) {
   if (errors.empty()) return "none";
   std::vector<std::string> parts;
@@ -114,12 +108,11 @@ double ClientShare(const CellResult& c) { return c.seconds > 0 ? c.client_cpu_s 
 double PerRequestUs(double cpu_s, uint64_t ops) { return ops > 0 ? cpu_s * 1e6 / static_cast<double>(ops) : 0; }
 
 std::string MatrixText(const std::vector<Group>& groups) {
-  std::string out = fmt::format("    {:<13} {:<4} {:>7} {:<12} {:<24} {:<28} {:>9} {:>9} {:>9} {:>9}\n", "mode", "op",
-                                "size", "payload", "runs", "ops/s median [min .. max]", "p50 ms", "p95 ms",
-                                "p99 ms", "max ms");
+  std::string out = fmt::format("    {:<13} {:<4} {:>7} {:<12} {:<24} {:<42} {:>9} {:>9} {:>9} {:>9}\n", "mode", "op",
+                                "size", "payload", "runs", "ops/s", "p50 ms", "p95 ms", "p99 ms", "max ms");
   for (const Group& g : groups) {
     Range max = g.Of([](const CellResult& c) { return Ms(c.max_ns); });
-    out += fmt::format("    {:<13} {:<4} {:>7} {:<12} {:<24} {:<28} {:>9} {:>9} {:>9} {:>9}\n", g.mode, g.op,
+    out += fmt::format("    {:<13} {:<4} {:>7} {:<12} {:<24} {:<42} {:>9} {:>9} {:>9} {:>9}\n", g.mode, g.op,
                        Size(g.size), g.payload, RunsWithErrors(g),
                        RangeText(g.Of([](const CellResult& c) { return c.ops_per_s; }), "{:.0f}"),
                        fmt::format("{:.3f}", g.Of([](const CellResult& c) { return Ms(c.p50_ns); }).median),
@@ -133,8 +126,8 @@ std::string MatrixText(const std::vector<Group>& groups) {
       if (c->interrupted) out += fmt::format("      run {}: interrupted, partial figures\n", c->plan.run);
     }
   }
-  out += "    (p50/p95/p99: the median of the runs' values; max: the largest of any run; ranges [min .. max] over "
-         "the runs that ran, errored runs included)\n";
+  out += "    (ops/s: min median max over the runs that ran, errored runs included, with their N; p50/p95/p99: the "
+         "median of the runs' values; max: the largest of any run)\n";
   return out;
 }
 
@@ -358,15 +351,9 @@ std::string InvariantText(const std::vector<CellResult>& cells, Table* table, Sc
   return out.empty() ? "    none: no AOF SET cell ran\n" : out;
 }
 
-}  // namespace
-
-bool StorageCompresses(const StorageProbeResult& p) {
-  const double random = p.BytesPerSecond("random");
-  return random > 0 && p.BytesPerSecond("repeated") / random > kCompressesAbove;
-}
-
-void FillDurabilityReport(const DurabilityOverloadOptions& o, const DurabilityMeasured& m, ScenarioReport* report) {
-  const std::vector<Group> groups = Groups(m.cells);
+// The blocks, in order, and the tables and JSON fields made beside them.
+void FillDurabilityBlocks(const DurabilityOverloadOptions& o, const DurabilityMeasured& m,
+                          const std::vector<Group>& groups, ScenarioReport* report) {
   Table cells{"cells", kCellColumns, {}};
   Table events{"cluster_events", {"run", "mode", "op", "size", "payload", "what", "from_s", "to_s", "open"}, {}};
   Table probe{"storage_probe", {"pass", "content", "bytes", "seconds", "fsync_p50_ms", "fsync_max_ms", "fsyncs"}, {}};
@@ -386,32 +373,39 @@ void FillDurabilityReport(const DurabilityOverloadOptions& o, const DurabilityMe
   if (o.legacy) report->blocks.push_back({"Legacy client (no cluster mode) against one node", LegacyText(o, m, &legacy_json)});
   report->blocks.push_back({"Invariants (AOF writes every value whole: a broken one fails the run)",
                             InvariantText(m.cells, &inv, report)});
-  json groups_json = json::array();
+  report->tables = {cells, events, probe, price, inv};
+  report->json[key::kCells] = cells_json;
+  report->json[key::kDurabilityPrice] = price_json;
+  report->json["storage_probe"] = probe_json;
+  report->json["legacy"] = legacy_json;
+}
+
+// matrix[]: each position over the runs; a position with errors fails the run.
+json MatrixJson(const std::vector<Group>& groups, ScenarioReport* report) {
+  json out = json::array();
   for (const Group& g : groups) {
     const Range ops = g.Of([](const CellResult& c) { return c.ops_per_s; });
-    groups_json.push_back({{key::kMode, g.mode}, {key::kOp, g.op}, {key::kSize, g.size}, {key::kPayload, g.payload},
-                           {key::kRuns, g.runs.size()}, {key::kRunsWithErrors, g.with_errors()},
-                           {"runs_not_run", g.skipped()}, {"errors", g.Errors()},
-                           {key::kOpsPerSec,
-                            {{"min", ops.min}, {key::kMedian, ops.median}, {"max", ops.max}, {"n", ops.n}}}});
+    out.push_back({{key::kMode, g.mode}, {key::kOp, g.op}, {key::kSize, g.size}, {key::kPayload, g.payload},
+                   {key::kRuns, g.runs.size()}, {key::kRunsWithErrors, g.with_errors()},
+                   {"runs_not_run", g.skipped()}, {"errors", g.Errors()},
+                   {key::kOpsPerSec, RangeJson(ops)}});
     if (g.with_errors() > 0) {
       report->Mark(ScenarioVerdict::kFailed, fmt::format("{}: errors in {} of {} runs ({})", g.Name(), g.with_errors(),
                                                          g.runs.size(), ErrorsText(g.Errors())));
     }
   }
-  for (const std::string& f : m.mode_failures) report->Mark(ScenarioVerdict::kFailed, f);
-  report->tables = {cells, events, probe, price, inv};
-  report->json["options"] = {{"masters", o.masters}, {"modes", m.modes}, {"sizes", o.sizes}, {"payloads", o.payloads},
-                             {"cell_duration_s", o.cell_duration_s}, {"node_timeout_ms", o.node_timeout_ms},
-                             {"clients", o.clients}, {"pipeline", o.pipeline}, {"compress_ratio", o.compress_ratio},
-                             {"probe_bytes", o.probe_bytes}, {"data_bytes", o.data_bytes}};
-  report->json[key::kCells] = cells_json;
-  report->json[key::kMatrix] = groups_json;
-  report->json[key::kDurabilityPrice] = price_json;
-  report->json["storage_probe"] = probe_json;
-  report->json["legacy"] = legacy_json;
-  report->json["mode_failures"] = m.mode_failures;
-  report->procedure = {
+  return out;
+}
+
+json OptionsJson(const DurabilityOverloadOptions& o, const DurabilityMeasured& m) {
+  return {{"masters", o.masters}, {"modes", m.modes}, {"sizes", o.sizes}, {"payloads", o.payloads},
+          {"cell_duration_s", o.cell_duration_s}, {"node_timeout_ms", o.node_timeout_ms},
+          {"clients", o.clients}, {"pipeline", o.pipeline}, {"compress_ratio", o.compress_ratio},
+          {"probe_bytes", o.probe_bytes}, {"data_bytes", o.data_bytes}};
+}
+
+std::vector<std::string> DurabilityProcedure(const DurabilityOverloadOptions& o, const DurabilityMeasured& m) {
+  return {
       fmt::format("per run and durability mode ({}), a fresh Redis Cluster of {} masters (no replicas) through the "
                   "stand, stopped after its cells; the modes' order alternates between runs", fmt::join(m.modes, ", "),
                   o.masters),
@@ -424,7 +418,10 @@ void FillDurabilityReport(const DurabilityOverloadOptions& o, const DurabilityMe
       "on every node every 1 s from a thread of its own; INFO persistence before and after",
       "before the first cells: the storage probe in the servers' folder; after the first run's none cells: the "
       "legacy client (no cluster mode) against master-1"};
-  report->limits = {
+}
+
+std::vector<std::string> DurabilityLimits(const DurabilityOverloadOptions& o) {
+  return {
       "one machine: all nodes share its disk and its cores, and the client runs beside them; absolute figures "
       "describe this platform (docs/method.md rule 1), the ratios within one scenario run survive it better",
       "no replicas: nothing about failover or replication cost; a node flagged fail here stays without a replacement",
@@ -433,6 +430,24 @@ void FillDurabilityReport(const DurabilityOverloadOptions& o, const DurabilityMe
       "bytes written are what the kernel accounts to each node (write_bytes, at page granularity, a forked rewrite "
       "child counted once reaped); the storage's own compression is only inferred from the probe",
       "the cluster's state has the sampling period's resolution (1 s)"};
+}
+
+}  // namespace
+
+bool StorageCompresses(const StorageProbeResult& p) {
+  const double random = p.BytesPerSecond("random");
+  return random > 0 && p.BytesPerSecond("repeated") / random > kCompressesAbove;
+}
+
+void FillDurabilityReport(const DurabilityOverloadOptions& o, const DurabilityMeasured& m, ScenarioReport* report) {
+  const std::vector<Group> groups = Groups(m.cells);
+  FillDurabilityBlocks(o, m, groups, report);
+  report->json[key::kMatrix] = MatrixJson(groups, report);
+  for (const std::string& f : m.mode_failures) report->Mark(ScenarioVerdict::kFailed, f);
+  report->json["options"] = OptionsJson(o, m);
+  report->json["mode_failures"] = m.mode_failures;
+  report->procedure = DurabilityProcedure(o, m);
+  report->limits = DurabilityLimits(o);
 }
 
 }  // namespace memstand

@@ -19,6 +19,7 @@ Result<LoadStepResult> RunLoadStep(const ServerUnderTest& server, const LoadStep
   load.key_max = o.last_key;
   load.value = o.value;
   load.seed = o.seed;
+  load.stop_request = o.stop;
   KeyPatternSpec sequential;
   sequential.kind = KeyPatternSpec::Kind::kSequential;
   CommandLimits limits;

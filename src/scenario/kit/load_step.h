@@ -22,7 +22,9 @@ struct LoadStepOptions {
   int pipeline = 16;       // in flight on the one connection; order is kept
   double rate = 0;         // open loop: requests per second (the engine's --rate); 0: closed loop
   uint64_t seed = 1;
-  const std::atomic<bool>* interrupt = nullptr;
+  const std::atomic<bool>* interrupt = nullptr;  // a signal: the step ends interrupted
+  /// A stop asked for by the step's owner (LoadHandle): the step ends, not interrupted.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct LoadStepResult {

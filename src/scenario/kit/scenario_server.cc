@@ -406,9 +406,7 @@ std::string ServerUnderTest::ConfigText() const {
   return out;
 }
 
-std::string ServerUnderTest::LogTail(int lines) const {
-  return FileTail(topology_->nodes().at(0).log, lines);
-}
+const std::string& ServerUnderTest::log_path() const { return topology_->nodes().at(0).log; }
 
 const std::string& ServerUnderTest::version() const { return topology_->nodes().at(0).version; }
 

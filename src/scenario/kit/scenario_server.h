@@ -23,8 +23,6 @@
 
 namespace memstand {
 
-/// Lines of a server's log kept in a scenario's evidence folder (logs/<name>-run<N>.log).
-inline constexpr int kLogTailLines = 40;
 /// Timeout of a scenario's control-client calls to a server (INFO, CONFIG, eval), ms.
 inline constexpr int kControlTimeoutMs = 5000;
 
@@ -127,7 +125,8 @@ class ServerUnderTest {
   std::string Describe() const;
   /// The server's exact configuration: its command line and, for Tarantool, init.lua.
   std::string ConfigText() const;
-  std::string LogTail(int lines) const;
+  /// The server's log file (scenario/kit/evidence.h keeps its tail).
+  const std::string& log_path() const;
   const std::string& version() const;
   /// The control connections, for scenario-specific requests (etcd maintenance,
   /// Tarantool EVAL). Redis: redis() is set; the others: control().

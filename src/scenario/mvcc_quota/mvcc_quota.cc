@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "scenario/kit/evidence.h"
+#include "scenario/kit/runs.h"
 #include "scenario/kit/load_step.h"
 #include "scenario/kit/scenario_server.h"
 #include "scenario/mvcc_quota/report.h"
@@ -184,7 +186,7 @@ MvccQuotaRun RunOnce(const MvccQuotaOptions& o, const ScenarioContext& ctx, int 
     LoadEtcd(o, ctx, **etcd, &run.etcd);
     if (run.etcd.failure.empty() && run.etcd.first_failed_write > 0) RecoverEtcd(**etcd, &run.etcd);
     if (!run.etcd.failure.empty()) run.etcd.failure = (*etcd)->ExplainFailure(run.etcd.failure);
-    report->files[fmt::format("logs/etcd-run{}.log", index)] = (*etcd)->LogTail(kLogTailLines);
+    KeepLogTail("etcd", index, (*etcd)->log_path(), &report->files);
   }
   if (redis.ok()) {
     if (index == 1) {
@@ -194,7 +196,7 @@ MvccQuotaRun RunOnce(const MvccQuotaOptions& o, const ScenarioContext& ctx, int 
     ctx.Progress("mvcc-quota", fmt::format("run {}: redis, the same profile", index));
     LoadRedis(o, ctx, **redis, &run.redis);
     if (!run.redis.failure.empty()) run.redis.failure = (*redis)->ExplainFailure(run.redis.failure);
-    report->files[fmt::format("logs/redis-run{}.log", index)] = (*redis)->LogTail(kLogTailLines);
+    KeepLogTail("redis", index, (*redis)->log_path(), &report->files);
   }
   if (run.etcd.failure.empty() && run.redis.failure.empty()) {
     CheckInvariants(o, &run);
@@ -232,10 +234,7 @@ Result<ScenarioReport> RunMvccQuota(const MvccQuotaOptions& o, const ScenarioCon
   report.scenario = "mvcc-quota";
   report.runs_requested = ctx.runs;
   for (SystemKind s : {SystemKind::kEtcd, SystemKind::kRedis}) {
-    if (!SystemInstalled(s)) {
-      report.Mark(ScenarioVerdict::kPartial, fmt::format("not run: {} is not installed (apt-get install {})",
-                                                          SystemBinary(s), SystemPackage(s)));
-    }
+    if (std::string missing = NotInstalledLine(s); !missing.empty()) report.Mark(ScenarioVerdict::kPartial, missing);
   }
   if (report.verdict == ScenarioVerdict::kPartial) {
     report.configuration_lines = report.verdict_lines;
@@ -243,10 +242,7 @@ Result<ScenarioReport> RunMvccQuota(const MvccQuotaOptions& o, const ScenarioCon
     return report;
   }
   std::vector<MvccQuotaRun> runs;
-  for (int k = 1; k <= ctx.runs && !ctx.interrupted(); ++k) {
-    runs.push_back(RunOnce(o, ctx, k, &report));
-    report.runs_made = k;
-  }
+  ForEachRun(ctx, &report, [&](int run) { runs.push_back(RunOnce(o, ctx, run, &report)); });
   report.procedure = {
       fmt::format("a fresh etcd (--quota-backend-bytes={}, new data directory) and a fresh Redis (no maxmemory) "
                   "each run, both up at the same time", o.quota_bytes),

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/repeat.h"
+#include "scenario/kit/ranges.h"
 #include "scenario/mvcc_quota/json.h"
 
 namespace memstand {
@@ -144,13 +145,12 @@ void FillMvccQuotaReport(const MvccQuotaOptions& o, const std::vector<MvccQuotaR
     results += fmt::format("    over the runs: {} ok, {} failed, {} interrupted (of {})\n", sum.ok, sum.failed,
                            sum.interrupted, sum.runs);
     for (const FigureRange& f : sum.ranges) {
-      results += fmt::format("    {} {}: {:.6g} {:.6g} {:.6g} (min median max, N={})\n", f.row, f.key, f.range.min,
-                             f.range.median, f.range.max, f.range.n);
+      results += fmt::format("    {} {}: {}\n", f.row, f.key, RangeText(f.range, "{:.6g}"));
     }
     for (const std::string& f : sum.failures) results += "      " + f + "\n";
   }
   for (const FigureRange& f : sum.ranges) {
-    summary[f.row + "." + f.key] = {{"min", f.range.min}, {"median", f.range.median}, {"max", f.range.max}, {"n", f.range.n}};
+    summary[f.row + "." + f.key] = RangeJson(f.range);
   }
   report->blocks.push_back({"Results", results});
   report->blocks.push_back({"Invariants (a broken one fails the run)",

@@ -11,6 +11,7 @@
 #include "report/json_fields.h"
 #include "report/report_input.h"
 #include "report/report_section.h"
+#include "report/scenario_keys.h"
 #include "scenario/replication_cost/json.h"
 #include "scenario/replication_cost/replication_cost.h"
 

@@ -4,6 +4,8 @@
 // fabricated cells to both.
 #pragma once
 
+#include "report/json_check.h"
+
 namespace memstand::replication_cost_json {
 
 // Top level.
@@ -26,5 +28,20 @@ inline constexpr char kP99Us[] = "p99_us";
 inline constexpr char kA[] = "a";
 inline constexpr char kB[] = "b";
 inline constexpr char kThroughputRatio[] = "throughput_ratio";
+
+// Fields read by their type: ScenarioDef::read_rules (scenario/registry.h).
+inline constexpr JsonRule kReadRules[] = {
+    {"ratios", JsonType::kArray},
+    {"ratios[].run", JsonType::kInt},
+    {"ratios[].system", JsonType::kString},
+    {"ratios[].a", JsonType::kString},
+    {"ratios[].b", JsonType::kString},
+    {"cells", JsonType::kArray},
+    {"cells[].run", JsonType::kInt},
+    {"cells[].system", JsonType::kString},
+    {"cells[].path", JsonType::kString},
+    {"cells[].ok", JsonType::kBool},
+    {"cells[].stalled", JsonType::kBool},
+};
 
 }  // namespace memstand::replication_cost_json

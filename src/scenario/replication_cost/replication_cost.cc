@@ -1,19 +1,21 @@
 #include "scenario/replication_cost/replication_cost.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iterator>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "client/redis_client.h"
+#include "core/clock.h"
 #include "load/command_spec.h"
 #include "load/engine.h"
 #include "load/proto_control.h"
+#include "scenario/kit/evidence.h"
+#include "scenario/kit/runs.h"
+#include "scenario/kit/poll.h"
 #include "scenario/kit/scenario_server.h"
 #include "scenario/replication_cost/run.h"
 #include "stand/proc_identity.h"
@@ -25,7 +27,8 @@
 namespace memstand {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+constexpr int64_t kSettlePollNs = 5'000'000;
+constexpr int64_t kQueuePollNs = 10'000'000;
 constexpr char kKeyPrefix[] = "rc:";
 // Redis SET keys: a range much larger than a cell writes, so most SETs add a key.
 constexpr uint64_t kRedisKeys = 1'000'000;
@@ -87,7 +90,7 @@ struct EvidenceOnExit {
       std::ifstream lua(n.dir + "/init.lua");
       if (lua) conf += "# init.lua:\n" + std::string(std::istreambuf_iterator<char>(lua), {});
       if (out->run == 1) out->files["servers/" + name + ".conf"] = conf;
-      out->files[fmt::format("logs/{}-run{}.log", name, out->run)] = FileTail(n.log, kLogTailLines);
+      KeepLogTail(name, out->run, n.log, &out->files);
     }
   }
 };
@@ -186,16 +189,12 @@ std::vector<ProcSample> SampleServers(const System& sys) {
 // now), bounded by the settle timeout.
 void Settle(System& sys, const ReplicationCostOptions& o, ReplicationCell* cell) {
   const auto& nodes = sys.topology->nodes();
-  auto start = Clock::now();
   cell->counted = true;
-  for (;;) {
+  const PollResult poll = PollUntil(DeadlineInMs(o.settle_timeout_ms), kSettlePollNs, [&]() -> Result<bool> {
     std::vector<int64_t> counts;
     for (size_t i = 0; i < nodes.size(); ++i) {
       auto c = sys.count(i);
-      if (!c.ok()) {
-        cell->failure = nodes[i].name + ": " + c.status().message();
-        return;
-      }
+      if (!c.ok()) return c.status().WithContext(nodes[i].name);
       counts.push_back(*c);
     }
     cell->master_count = counts[0];
@@ -205,24 +204,24 @@ void Settle(System& sys, const ReplicationCostOptions& o, ReplicationCell* cell)
       cell->replica_counts.emplace_back(nodes[i].name, counts[i]);
       equal &= counts[i] == counts[0];
     }
-    cell->settle_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-    if (equal) {
-      cell->settled = true;
-      return;
-    }
-    if (cell->settle_ms >= o.settle_timeout_ms) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return equal;
+  });
+  if (!poll.failure.ok()) {
+    cell->failure = poll.failure.message();
+    return;
   }
+  cell->settle_ms = poll.waited_ms();
+  cell->settled = poll.met;
 }
 
 // Requests the engine stopped waiting for may still be queued on the master (a
 // synchronous write waits for its quorum up to replication_synchro_timeout): waits that
 // long, and a little more, so that the count and the next cell see them settled.
 void WaitOutQueue(double timeout_s, const ScenarioContext& ctx, ReplicationCell* cell) {
-  auto until = Clock::now() + std::chrono::duration<double>(timeout_s + 0.5);
-  auto start = Clock::now();
-  while (Clock::now() < until && !ctx.interrupted()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  cell->queue_wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  const int64_t deadline = NowNs() + static_cast<int64_t>((timeout_s + 0.5) * 1e9);
+  // Nothing to check: the wait ends at the deadline, or at a signal.
+  const PollResult poll = PollUntil(deadline, kQueuePollNs, []() -> Result<bool> { return false; }, ctx.interrupt);
+  cell->queue_wait_ms = poll.waited_ms();
 }
 
 ReplicationCell RunCell(System& sys, const Path& path, uint64_t concurrency, const ReplicationCostOptions& o,
@@ -239,9 +238,9 @@ ReplicationCell RunCell(System& sys, const Path& path, uint64_t concurrency, con
     return cell;
   }
   std::vector<ProcSample> before = SampleServers(sys);
-  auto started = Clock::now();
+  const int64_t started = NowNs();
   auto result = RunLoad(*load, ctx.interrupt);
-  double wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+  const double wall_s = static_cast<double>(NowNs() - started) / 1e9;
   std::vector<ProcSample> after = SampleServers(sys);
   const auto& nodes = sys.topology->nodes();
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -339,18 +338,94 @@ Status ConnectTarantool(System& sys) {
 
 // Waits until every replica has both spaces (they come by replication).
 Status WaitForSchema(System& sys, int timeout_ms) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  const int64_t deadline = DeadlineInMs(timeout_ms);
   for (size_t i = 1; i < sys.tarantool.size(); ++i) {
-    for (;;) {
+    const PollResult poll = PollUntil(deadline, kSettlePollNs, [&]() -> Result<bool> {
       auto r = IntegerOf(
           EvalOn(sys, i, "return (box.space.async and box.space.sync and box.space.sync_all) and 1 or 0"));
       if (!r.ok()) return r.status();
-      if (*r == 1) break;
-      if (Clock::now() >= deadline) return Status::Timeout("the spaces did not reach replica " + std::to_string(i));
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+      return *r == 1;
+    });
+    if (!poll.failure.ok()) return poll.failure;
+    if (!poll.met) return Status::Timeout("the spaces did not reach replica " + std::to_string(i));
   }
   return Status::OK();
+}
+
+// The spaces kSchemaLua made on the master, by id.
+struct TarantoolSpaces {
+  uint64_t async = 0, sync = 0, sync_all = 0;
+};
+
+// Connects to every node, makes the spaces on the master and waits until every replica
+// has them; notes the version and box.cfg as read back. false with out->failure set.
+bool PrepareTarantool(System& sys, const ReplicationCostOptions& o, int members, ReplicationSystemRun* out,
+                      TarantoolSpaces* spaces) {
+  if (Status s = ConnectTarantool(sys); !s.ok()) {
+    out->failure = s.message();
+    return false;
+  }
+  auto schema = EvalOn(sys, 0, kSchemaLua);
+  if (!schema.ok() || schema->size() < 6) {
+    out->failure = "creating the spaces: " + (schema.ok() ? iproto::ToString(*schema) : schema.status().message());
+    return false;
+  }
+  const auto& v = schema->items();
+  *spaces = {v[0].uint_value(), v[1].uint_value(), v[2].uint_value()};
+  out->version = v[5].str();
+  out->notes.push_back(fmt::format("Tarantool {}: synchronous replication {}", out->version,
+                                   SupportsSynchronousReplication(out->version) ? "supported (2.6 and later)"
+                                                                                : "NOT supported (2.6 and later)"));
+  out->notes.push_back(fmt::format("box.cfg read back on the master: replication_synchro_quorum = {} (the majority "
+                                   "of {} members), replication_synchro_timeout = {} s",
+                                   iproto::ToString(v[3]), members, iproto::ToString(v[4])));
+  for (const NodeRecord& n : sys.topology->nodes()) {
+    out->description += fmt::format("{}{} {} on {}:{} (pid {})", out->description.empty() ? "" : ", ", n.role,
+                                    n.name, n.host, n.port, n.process.pid);
+  }
+  if (Status s = WaitForSchema(sys, o.settle_timeout_ms); !s.ok()) {
+    out->failure = s.message();
+    return false;
+  }
+  return true;
+}
+
+// The write paths: async, and each --sync-quorum where the version has is_sync spaces.
+std::vector<Path> TarantoolWrites(const ReplicationCostOptions& o, const TarantoolSpaces& spaces, int members,
+                                  ReplicationSystemRun* out) {
+  const std::string value = fmt::format("__rand:{}__", kReplicationValueSize);
+  auto replace = [&value](uint64_t space_id) { return fmt::format("replace {} [__seq__, nil, {}]", space_id, value); };
+  std::vector<Path> writes = {{"async-write", {replace(spaces.async)}, true, false, 0, 0, "async", 0}};
+  if (!SupportsSynchronousReplication(out->version)) {
+    out->notes.push_back("sync-write not run: this Tarantool has no is_sync spaces");
+    return writes;
+  }
+  for (const std::string& q : o.sync_quorums) {
+    if (q == "majority") {
+      writes.push_back({"sync-write", {replace(spaces.sync)}, true, false, 0, o.synchro_timeout_s, "sync",
+                        MajorityQuorum(members)});
+    } else {
+      writes.push_back({"sync-write-all", {replace(spaces.sync_all)}, true, false, 0, o.synchro_timeout_s,
+                        "sync_all", members});
+    }
+  }
+  return writes;
+}
+
+// Before a synchronous path's cell: its quorum on the master (the limbo's owner), read
+// back; a quorum that does not take is noted (the cell then measures the other one).
+void SetQuorumFor(System& sys, const Path& p, int* quorum, ReplicationSystemRun* out) {
+  if (p.quorum == 0 || p.quorum == *quorum) return;
+  auto set = IntegerOf(EvalOn(sys, 0,
+                              fmt::format("box.cfg{{replication_synchro_quorum = {}}} "
+                                          "return box.cfg.replication_synchro_quorum",
+                                          p.quorum)));
+  if (set.ok() && *set == p.quorum) {
+    *quorum = p.quorum;
+  } else {
+    out->notes.push_back(fmt::format("{}: setting replication_synchro_quorum = {} on the master failed: {}", p.name,
+                                     p.quorum, set.ok() ? std::to_string(*set) : set.status().message()));
+  }
 }
 
 void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, ReplicationSystemRun* out) {
@@ -365,49 +440,10 @@ void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, R
   sys.protocol = Protocol::kIproto;
   EvidenceOnExit evidence{sys, out};
   if (!StartSystem(spec, "the replica set", ctx, &sys, out)) return;
-  if (Status s = ConnectTarantool(sys); !s.ok()) {
-    out->failure = s.message();
-    return;
-  }
-  auto schema = EvalOn(sys, 0, kSchemaLua);
-  if (!schema.ok() || schema->size() < 6) {
-    out->failure = "creating the spaces: " + (schema.ok() ? iproto::ToString(*schema) : schema.status().message());
-    return;
-  }
-  const auto& v = schema->items();
-  const uint64_t async_id = v[0].uint_value(), sync_id = v[1].uint_value(), sync_all_id = v[2].uint_value();
-  out->version = v[5].str();
-  out->notes.push_back(fmt::format("Tarantool {}: synchronous replication {}", out->version,
-                                   SupportsSynchronousReplication(out->version) ? "supported (2.6 and later)"
-                                                                                : "NOT supported (2.6 and later)"));
-  out->notes.push_back(fmt::format("box.cfg read back on the master: replication_synchro_quorum = {} (the majority "
-                                   "of {} members), replication_synchro_timeout = {} s",
-                                   iproto::ToString(v[3]), members, iproto::ToString(v[4])));
-  for (const NodeRecord& n : sys.topology->nodes()) {
-    out->description += fmt::format("{}{} {} on {}:{} (pid {})", out->description.empty() ? "" : ", ", n.role,
-                                    n.name, n.host, n.port, n.process.pid);
-  }
-  if (Status s = WaitForSchema(sys, o.settle_timeout_ms); !s.ok()) {
-    out->failure = s.message();
-    return;
-  }
-  const std::string value = fmt::format("__rand:{}__", kReplicationValueSize);
-  auto replace = [&value](uint64_t space_id) { return fmt::format("replace {} [__seq__, nil, {}]", space_id, value); };
-  std::vector<Path> writes = {{"async-write", {replace(async_id)}, true, false, 0, 0, "async", 0}};
-  if (SupportsSynchronousReplication(out->version)) {
-    for (const std::string& q : o.sync_quorums) {
-      if (q == "majority") {
-        writes.push_back({"sync-write", {replace(sync_id)}, true, false, 0, o.synchro_timeout_s, "sync",
-                          MajorityQuorum(members)});
-      } else {
-        writes.push_back({"sync-write-all", {replace(sync_all_id)}, true, false, 0, o.synchro_timeout_s, "sync_all",
-                          members});
-      }
-    }
-  } else {
-    out->notes.push_back("sync-write not run: this Tarantool has no is_sync spaces");
-  }
-  const std::string select = fmt::format("select {} 0 eq [__keynum__] limit 1", async_id);
+  TarantoolSpaces spaces;
+  if (!PrepareTarantool(sys, o, members, out, &spaces)) return;
+  const std::vector<Path> writes = TarantoolWrites(o, spaces, members, out);
+  const std::string select = fmt::format("select {} 0 eq [__keynum__] limit 1", spaces.async);
   std::vector<Path> reads = {{"read-master", {select}, false, false, 0}, {"read-replicas", {select}, false, true, 0}};
   std::string space = "async";  // the space the cell writes: each write cell counts its own
   sys.count = [&sys, &space](size_t node) {
@@ -417,22 +453,10 @@ void RunTarantool(const ReplicationCostOptions& o, const ScenarioContext& ctx, R
     auto n = IntegerOf(EvalOn(sys, 0, "return box.space.async:len()"));
     return n.ok() && *n > 0 ? static_cast<uint64_t>(*n - 1) : 0;
   };
-  // Before a synchronous path's cell: its quorum on the master (the limbo's owner), read
-  // back; a quorum that does not take is noted (the cell then measures the other one).
   int quorum = MajorityQuorum(members);
   Sweep(sys, writes, reads, o, ctx, out, read_key_max, [&](const Path& p) {
     if (p.write) space = p.space;
-    if (p.quorum == 0 || p.quorum == quorum) return;
-    auto set = IntegerOf(EvalOn(sys, 0,
-                                fmt::format("box.cfg{{replication_synchro_quorum = {}}} "
-                                            "return box.cfg.replication_synchro_quorum",
-                                            p.quorum)));
-    if (set.ok() && *set == p.quorum) {
-      quorum = p.quorum;
-    } else {
-      out->notes.push_back(fmt::format("{}: setting replication_synchro_quorum = {} on the master failed: {}", p.name,
-                                       p.quorum, set.ok() ? std::to_string(*set) : set.status().message()));
-    }
+    SetQuorumFor(sys, p, &quorum, out);
   });
 }
 
@@ -544,25 +568,17 @@ Result<ScenarioReport> RunReplicationCost(const ReplicationCostOptions& o, const
   report.scenario = "replication-cost";
   report.runs_requested = ctx.runs;
   std::vector<ReplicationSystemRun> runs;
-  for (int k = 1; k <= ctx.runs && !ctx.interrupted(); ++k) {
+  ForEachRun(ctx, &report, [&](int run) {
     for (const std::string& name : o.systems) {
       ReplicationSystemRun r;
-      r.run = k;
+      r.run = run;
       r.system = name;
-      SystemKind kind = name == "redis" ? SystemKind::kRedis : SystemKind::kTarantool;
-      if (!SystemInstalled(kind)) {
-        r.not_run = fmt::format("not run: {} is not installed (apt-get install {})", SystemBinary(kind),
-                                SystemPackage(kind));
-      } else if (name == "tarantool") {
-        RunTarantool(o, ctx, &r);
-      } else {
-        RunRedis(o, ctx, &r);
-      }
+      r.not_run = NotInstalledLine(name == "redis" ? SystemKind::kRedis : SystemKind::kTarantool);
+      if (r.not_run.empty()) (name == "tarantool" ? RunTarantool : RunRedis)(o, ctx, &r);
       runs.push_back(std::move(r));
       if (ctx.interrupted()) break;
     }
-    report.runs_made = k;
-  }
+  });
   FillReplicationReport(o, runs, ctx.interrupted(), &report);
   return report;
 }

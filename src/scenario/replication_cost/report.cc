@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "report/repeat.h"
+#include "scenario/kit/ranges.h"
 #include "scenario/replication_cost/json.h"
 #include "scenario/replication_cost/run.h"
 
@@ -317,10 +318,8 @@ void Summary(const std::vector<Knee>& knees, const std::vector<Ratio>& ratios, i
   std::string body;
   json summary = json::object();
   for (const FigureRange& f : sum.ranges) {
-    body += fmt::format("    {} {}: {:.3g} {:.3g} {:.3g} (min median max, N={})\n", f.row, f.label, f.range.min,
-                        f.range.median, f.range.max, f.range.n);
-    summary[f.row + " " + f.key] = {{"min", f.range.min}, {"median", f.range.median}, {"max", f.range.max},
-                                    {"n", f.range.n}};
+    body += fmt::format("    {} {}: {}\n", f.row, f.label, RangeText(f.range, "{:.3g}"));
+    summary[f.row + " " + f.key] = RangeJson(f.range);
   }
   if (runs > 1) report->blocks.push_back({fmt::format("Over the {} runs", runs), body});
   report->json["summary"] = summary;

@@ -3,6 +3,8 @@
 // contract_test.cc feeds a report made of fabricated runs to both.
 #pragma once
 
+#include "report/json_check.h"
+
 namespace memstand::stretched_cache_json {
 
 // Top level.
@@ -21,5 +23,16 @@ inline constexpr char kMedianNs[] = "median_ns";
 
 // calibration[].
 inline constexpr char kGetRelayMedianNs[] = "get_relay_median_ns";
+
+// Fields read by their type: ScenarioDef::read_rules (scenario/registry.h).
+inline constexpr JsonRule kReadRules[] = {
+    {"cells", JsonType::kArray},
+    {"cells[].run", JsonType::kInt},
+    {"cells[].client", JsonType::kString},
+    {"cells[].relay_mode", JsonType::kString},
+    {"cells[].one_way_ns", JsonType::kNumber},
+    {"cells[].median_ns", JsonType::kNumber},
+    {"cells[].round_trip_ns", JsonType::kNumber},
+};
 
 }  // namespace memstand::stretched_cache_json

@@ -1,21 +1,20 @@
 #include "scenario/stretched_cache/pair.h"
 
-#include <chrono>
 #include <cstdlib>
 #include <map>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "client/redis_info.h"
 #include "core/clock.h"
+#include "scenario/kit/poll.h"
 
 namespace memstand {
 namespace {
 
 constexpr int64_t kLinkTimeoutNs = 30'000'000'000;  // a re-sync through 40 ms is ~1 s
-constexpr auto kPollGap = std::chrono::milliseconds(2);
+constexpr int64_t kPollGapNs = 2'000'000;
 
 Result<std::map<std::string, std::string>> Info(ServerUnderTest& server, const char* section) {
   RedisClient* c = server.redis();
@@ -124,13 +123,13 @@ Result<LinkCheck> ReplicatedPair::Route(const RelayOptions* relay, const std::st
 
 Result<LinkCheck> ReplicatedPair::WaitCaughtUp(int port, const std::string& label, int64_t since_ns) {
   std::string last = "nothing read yet";
-  for (;;) {
-    if (cancel_ != nullptr && cancel_->load()) return Status::Failed("interrupted");
+  LinkCheck c;
+  const PollResult poll = PollUntil(since_ns + kLinkTimeoutNs, kPollGapNs, [&]() -> Result<bool> {
     auto pi = Info(*primary_, "replication");
     if (!pi.ok()) return pi.status();
     auto ri = Info(*replica_, "replication");
     if (!ri.ok()) return ri.status();
-    LinkCheck c;
+    c = LinkCheck{};
     c.label = label;
     c.master_link_status = Field(*ri, "master_link_status");
     c.connected_replicas = Int(*pi, "connected_slaves");
@@ -141,17 +140,18 @@ Result<LinkCheck> ReplicatedPair::WaitCaughtUp(int port, const std::string& labe
     if (right_port && c.master_link_status == "up" && c.connected_replicas == 1 && online &&
         c.replica_offset >= c.primary_offset) {
       c.waited_ms = static_cast<double>(NowNs() - since_ns) / 1e6;
-      return c;
+      return true;
     }
     last = fmt::format("master_port {} (want {}), master_link_status:{}, connected_slaves {}, slave0 {}, "
                        "primary offset {}, replica offset {}",
                        Field(*ri, "master_port"), port, c.master_link_status, c.connected_replicas,
                        Field(*pi, "slave0"), c.primary_offset, c.replica_offset);
-    if (NowNs() - since_ns > kLinkTimeoutNs) {
-      return Status::Failed("the replication link was not up and caught up within 30 s; last: " + last);
-    }
-    std::this_thread::sleep_for(kPollGap);
-  }
+    return false;
+  }, cancel_);
+  if (poll.cancelled) return Status::Failed("interrupted");
+  if (!poll.failure.ok()) return poll.failure;
+  if (!poll.met) return Status::Failed("the replication link was not up and caught up within 30 s; last: " + last);
+  return c;
 }
 
 Status ReplicatedPair::Stop() {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/repeat.h"
+#include "scenario/kit/ranges.h"
 #include "scenario/stretched_cache/json.h"
 
 namespace memstand {
@@ -337,13 +338,10 @@ std::string RangesBlock(const StretchedCacheOptions& o, const std::vector<Stretc
   for (const auto& [name, values] : rows) {
     if (values.empty()) continue;
     const Range g = RangeOf(values);
-    out += fmt::format("    {:<52} {} {} {} ms (min median max, N={})\n", name, SignedMs(g.min), SignedMs(g.median),
-                       SignedMs(g.max), g.n);
+    out += fmt::format("    {:<52} {}\n", name, RangeText(g, SignedMs, "ms"));
   }
   return out;
 }
-
-json RangeJson(const Range& r) { return {{"min", r.min}, {"median", r.median}, {"max", r.max}}; }
 
 json SeriesJson(const StretchedRun& r, const Series& s) {
   json j{{"run", r.run},        {"block", s.block},          {"condition", s.condition},

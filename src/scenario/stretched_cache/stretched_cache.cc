@@ -1,16 +1,16 @@
 #include "scenario/stretched_cache/stretched_cache.h"
 
-#include <atomic>
-#include <chrono>
 #include <memory>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "client/redis_client.h"
 #include "core/clock.h"
 #include "relay/relay.h"
-#include "scenario/kit/load_step.h"
+#include "scenario/kit/evidence.h"
+#include "scenario/kit/load_handle.h"
+#include "scenario/kit/poll.h"
+#include "scenario/kit/runs.h"
 #include "scenario/stretched_cache/pair.h"
 #include "scenario/stretched_cache/report.h"
 #include "util/rng.h"
@@ -23,6 +23,7 @@ constexpr char kGetKey[] = "stretched:get";
 // WAIT answers other than 1 in a row that end a series: the link is gone, and each
 // further one would cost the whole WAIT timeout.
 constexpr int kMaxMissesInARow = 3;
+constexpr int64_t kTrafficPollNs = 2'000'000;
 
 // The clients of one run: one connection to the primary, and one through the current
 // relay's client link when a block needs it.
@@ -254,50 +255,36 @@ bool BlockB(RunState& st) {
   return true;
 }
 
-// Block (c) under load: SETs at --load-rate on a connection of the engine's own.
-class BackgroundWriter {
- public:
-  BackgroundWriter(const ServerUnderTest& primary, const StretchedCacheOptions& o, uint64_t seed) {
-    LoadStepOptions s;
-    s.key_prefix = "background:";
-    s.first_key = 0;
-    s.last_key = 9999;
-    s.requests = static_cast<uint64_t>(o.load_rate * 600);  // ten minutes at most
-    s.value.min_size = s.value.max_size = static_cast<size_t>(o.value_size);
-    s.value.content = ValueSpec::Content::kRandom;
-    s.pipeline = 1;
-    s.rate = o.load_rate;
-    s.seed = seed;
-    s.interrupt = &stop_;
-    thread_ = std::thread([this, &primary, s] { result_ = RunLoadStep(primary, s); });
-  }
-  ~BackgroundWriter() { Stop(); }
-  // Stops it and returns what it did.
-  const Result<LoadStepResult>& Stop() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    return result_;
-  }
-
- private:
-  std::atomic<bool> stop_{false};
-  Result<LoadStepResult> result_ = Status::Failed("not run");
-  std::thread thread_;
-};
+// Block (c) under load: SETs at --load-rate on a connection of the engine's own, until
+// stopped; a signal interrupts it too.
+LoadStepOptions BackgroundWrites(const StretchedCacheOptions& o, const ScenarioContext& ctx) {
+  LoadStepOptions s;
+  s.key_prefix = "background:";
+  s.first_key = 0;
+  s.last_key = 9999;
+  s.requests = static_cast<uint64_t>(o.load_rate * 600);  // ten minutes at most
+  s.value.min_size = s.value.max_size = static_cast<size_t>(o.value_size);
+  s.value.content = ValueSpec::Content::kRandom;
+  s.pipeline = 1;
+  s.rate = o.load_rate;
+  s.seed = ctx.seed + 1;
+  s.interrupt = ctx.interrupt;
+  return s;
+}
 
 // Waits (2 s at most) until the replication link carries the writer's traffic.
 void WaitForTraffic(Relay* relay) {
   const int64_t start = relay->Snapshot().links.at(0).back.chunks;
-  for (int i = 0; i < 1000 && relay->Snapshot().links.at(0).back.chunks < start + 10; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  PollUntil(DeadlineInMs(2000), kTrafficPollNs,
+            [&]() -> Result<bool> { return relay->Snapshot().links.at(0).back.chunks >= start + 10; });
 }
 
 bool BlockC(RunState& st) {
   const RelayOptions relay = RelayAt(st.o, st.o.distances_ns.front(), RelayMode::kPipelined, true);
   if (!RouteFor(st, &relay, "(c) relay at " + DistanceText(relay.delay_ns) + " pipelined")) return false;
   if (!MeasureBlock(st, WriteSeries(st, "c", "idle", &relay, false), &relay)) return false;
-  BackgroundWriter writer(st.pair.primary(), st.o, st.ctx.seed + 1);
+  LoadHandle writer;
+  writer.Start(st.pair.primary(), BackgroundWrites(st.o, st.ctx));
   WaitForTraffic(st.pair.relay());
   const bool go_on = MeasureBlock(st, WriteSeries(st, "c", "under load", &relay, false), &relay);
   const Result<LoadStepResult>& done = writer.Stop();
@@ -386,7 +373,7 @@ StretchedRun RunOnce(const StretchedCacheOptions& o, const ScenarioContext& ctx,
   st.clients = {};
   for (ServerUnderTest* s : {&(*pair)->primary(), &(*pair)->replica()}) {
     if (!record.failure.empty()) record.failure = s->ExplainFailure(record.failure);  // names a dead server
-    report->files[fmt::format("logs/{}-run{}.log", s->config().name, run)] = s->LogTail(kLogTailLines);
+    KeepLogTail(s->config().name, run, s->log_path(), &report->files);
   }
   Status stopped = (*pair)->Stop();
   if (!stopped.ok() && record.failure.empty()) record.failure = "stopping the servers: " + stopped.message();
@@ -447,15 +434,10 @@ Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& given, con
   ctx.Progress(kScenario, fmt::format("{} operations per series; the delays alone add up to about {} s per run",
                                       o.ops, ApproxSeconds(EstimateSeconds(o.ops, o.distances_ns))));
   std::vector<StretchedRun> runs;
-  if (!SystemInstalled(SystemKind::kRedis)) {
-    report.Mark(ScenarioVerdict::kPartial, fmt::format("not run: {} is not installed (apt-get install {})",
-                                                       SystemBinary(SystemKind::kRedis),
-                                                       SystemPackage(SystemKind::kRedis)));
+  if (std::string missing = NotInstalledLine(SystemKind::kRedis); !missing.empty()) {
+    report.Mark(ScenarioVerdict::kPartial, missing);
   } else {
-    for (int run = 1; run <= ctx.runs && !ctx.interrupted(); ++run) {
-      runs.push_back(RunOnce(o, ctx, run, &report));
-      report.runs_made = run;
-    }
+    ForEachRun(ctx, &report, [&](int run) { runs.push_back(RunOnce(o, ctx, run, &report)); });
   }
   FillStretchedReport(o, runs, ctx.interrupted(), &report);
   if (!refused.empty()) {

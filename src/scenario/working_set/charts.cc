@@ -5,6 +5,7 @@
 #include "report/json_fields.h"
 #include "report/report_input.h"
 #include "report/report_section.h"
+#include "report/scenario_keys.h"
 #include "scenario/working_set/json.h"
 #include "scenario/working_set/working_set.h"
 

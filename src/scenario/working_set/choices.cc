@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/choice_map.h"
+#include "report/json_fields.h"
 #include "scenario/working_set/json.h"
 #include "scenario/working_set/working_set.h"
 
@@ -20,7 +21,7 @@ namespace key = working_set_json;
 // measured (evicts, rejects, keeps all), never by the one expected.
 bool FillWorkingSet(const std::string& config, const json& doc, ChoiceRow* row,
                     std::string* figure) {
-  const json* c = ChoiceFind(doc[key::kConfigurations], key::kName, config);
+  const json* c = ChoiceFind(Field(doc, key::kConfigurations), key::kName, config);
   if (c == nullptr || !c->contains(key::kRuns) || !(*c)[key::kRuns].is_array() || (*c)[key::kRuns].empty())
     return false;
   const json& r = (*c)[key::kRuns][0];

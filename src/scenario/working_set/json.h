@@ -3,6 +3,8 @@
 // contract_test.cc feeds a report made of fabricated runs to both.
 #pragma once
 
+#include "report/json_check.h"
+
 namespace memstand::working_set_json {
 
 // Top level.
@@ -38,5 +40,12 @@ inline constexpr char kEvicted[] = "evicted";
 inline constexpr char kPresent[] = "present";
 // configurations[].runs[].portions[].
 inline constexpr char kWritten[] = "written";
+
+// Fields read by their type: ScenarioDef::read_rules (scenario/registry.h).
+inline constexpr JsonRule kReadRules[] = {
+    {"configurations", JsonType::kArray},
+    {"configurations[].name", JsonType::kString},
+    {"configurations[].runs", JsonType::kArray},
+};
 
 }  // namespace memstand::working_set_json

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/repeat.h"
+#include "scenario/kit/ranges.h"
 #include "scenario/working_set/json.h"
 
 namespace memstand {
@@ -81,11 +82,6 @@ RepeatSummary SummaryOf(const WorkingSetConfiguration& st) {
   return Summarize(runs, static_cast<int>(runs.size()));
 }
 
-std::string RangeText(const Range& r) {
-  if (r.n == 1 || r.min == r.max) return fmt::format("{:.0f} (N={})", r.median, r.n);
-  return fmt::format("{:.0f} {:.0f} {:.0f} (min median max, N={})", r.min, r.median, r.max, r.n);
-}
-
 // Whether every completed run found the same exact point (eviction or rejection).
 std::string SameEveryTime(const WorkingSetConfiguration& st, const char* what, int64_t WorkingSetConfigRun::*field) {
   std::vector<int64_t> points;
@@ -138,7 +134,7 @@ std::string ResultsBlock(const std::vector<WorkingSetConfiguration>& states, int
     }
     if (runs > 1) {
       RepeatSummary sum = SummaryOf(st);
-      for (const FigureRange& f : sum.ranges) out += fmt::format("      {}: {}\n", f.key, RangeText(f.range));
+      for (const FigureRange& f : sum.ranges) out += fmt::format("      {}: {}\n", f.key, RangeText(f.range, "{:.0f}"));
       out += fmt::format("      runs: {} ok, {} failed, {} interrupted (of {})\n", sum.ok, sum.failed,
                          sum.interrupted, sum.runs);
       for (const std::string& f : sum.failures) out += "        " + f + "\n";
@@ -280,7 +276,7 @@ void FillWorkingSetReport(const WorkingSetOptions& o, uint64_t seed, const std::
     json summary = json::object();
     RepeatSummary sum = SummaryOf(st);
     for (const FigureRange& f : sum.ranges) {
-      summary[f.key] = {{"min", f.range.min}, {"median", f.range.median}, {"max", f.range.max}, {"n", f.range.n}};
+      summary[f.key] = RangeJson(f.range);
     }
     c["summary"] = summary;
     c["failed_runs"] = sum.failed;

@@ -1,14 +1,16 @@
 #include "scenario/working_set/working_set.h"
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <optional>
-#include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "scenario/kit/evidence.h"
 #include "scenario/kit/load_step.h"
+#include "scenario/kit/poll.h"
+#include "scenario/kit/runs.h"
 #include "scenario/working_set/report.h"
 #include "workload/products.h"
 
@@ -17,28 +19,25 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kSettlePollMs = 20;
+constexpr int64_t kSettlePollNs = 20'000'000;
 constexpr int kSettleTimeoutMs = 5000;
 
-// Polls the counters until two reads `kSettlePollMs` apart agree (docs/method.md rule 5), at
+// Polls the counters until two reads `kSettlePollNs` apart agree (docs/method.md rule 5), at
 // most timeout_ms; then the last read, with *steady false if they were still moving.
 Result<ServerCounters> Settle(ServerUnderTest& server, int timeout_ms, int64_t* waited_ms, bool* steady) {
-  const auto start = std::chrono::steady_clock::now();
-  auto last = server.Read();
-  if (!last.ok()) return last;
-  for (;;) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(kSettlePollMs));
+  Result<ServerCounters> last = Status::Failed("not read");
+  bool first = true;
+  const PollResult poll = PollUntil(DeadlineInMs(timeout_ms), kSettlePollNs, [&]() -> Result<bool> {
     auto now = server.Read();
-    if (!now.ok()) return now;
-    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now() - start).count();
-    *steady = *now == *last;
-    if (*steady || waited >= timeout_ms) {
-      if (waited_ms != nullptr) *waited_ms = waited;
-      return now;
-    }
-    last = now;
-  }
+    if (!now.ok()) return now.status();
+    const bool same = !std::exchange(first, false) && *now == *last;
+    last = std::move(now);
+    return same;
+  });
+  if (!poll.failure.ok()) return poll.failure;
+  *steady = poll.met;
+  if (waited_ms != nullptr) *waited_ms = poll.waited_ms();
+  return last;
 }
 
 class WorkingSetRun {
@@ -188,7 +187,7 @@ void RunOnce(const WorkingSetOptions& o, const ScenarioContext& ctx, int run,
       }
     }
     if (!r.failure.empty()) r.failure = servers[i]->ExplainFailure(r.failure);
-    report->files[fmt::format("logs/{}-run{}.log", st.config.name, run)] = servers[i]->LogTail(kLogTailLines);
+    KeepLogTail(st.config.name, run, servers[i]->log_path(), &report->files);
     servers[i]->Stop();
     servers[i].reset();
     if (r.failure.empty()) {
@@ -260,10 +259,7 @@ Result<ScenarioReport> RunWorkingSet(const WorkingSetOptions& options, const Sce
   for (const ServerConfig& c : o.configs) {
     WorkingSetConfiguration st;
     st.config = c;
-    if (!SystemInstalled(c.system)) {
-      st.not_run = fmt::format("not run: {} is not installed (apt-get install {})", SystemBinary(c.system),
-                               SystemPackage(c.system));
-    }
+    st.not_run = NotInstalledLine(c.system);
     states.push_back(st);
   }
   ctx.Progress("working-set", fmt::format("{} records of products (seed {}), portions of {}", o.records, ctx.seed, o.portion));
@@ -271,10 +267,7 @@ Result<ScenarioReport> RunWorkingSet(const WorkingSetOptions& options, const Sce
   ScenarioReport report;
   report.scenario = "working-set";
   report.runs_requested = ctx.runs;
-  for (int run = 1; run <= ctx.runs && !ctx.interrupted(); ++run) {
-    RunOnce(o, ctx, run, records, &states, &report);
-    report.runs_made = run;
-  }
+  ForEachRun(ctx, &report, [&](int run) { RunOnce(o, ctx, run, records, &states, &report); });
   FillWorkingSetReport(o, ctx.seed, states, ctx.interrupted(), &report);
   return report;
 }

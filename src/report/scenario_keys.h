@@ -1,0 +1,28 @@
+// The keys every scenario's JSON holds (docs/scenarios.md "JSON"), spelt once: the writer
+// (scenario/output.cc, ScenarioJson) and the readers (report_input.cc, scenario_sections.cc,
+// choice_map.cc, html_report.cc, and a scenario's own charts) use these. They live in
+// report/ because report/ may not include scenario/ and scenario/ includes report/.
+#pragma once
+
+namespace memstand::scenario_json {
+
+/// The format version of the document (an integer); report/ reads kFormatVersion.
+inline constexpr char kFormat[] = "format";
+inline constexpr int kFormatVersion = 1;
+/// The scenario's name ("working-set"): what tells a scenario's document apart.
+inline constexpr char kScenario[] = "scenario";
+inline constexpr char kMemstandVersion[] = "memstand_version";
+inline constexpr char kQuestion[] = "question";
+inline constexpr char kCommandLine[] = "command_line";
+inline constexpr char kStartedAt[] = "started_at";
+inline constexpr char kPlatform[] = "platform";
+/// Runs made (an integer); kRunsRequested: the --runs asked for.
+inline constexpr char kRunsMade[] = "runs";
+inline constexpr char kRunsRequested[] = "runs_requested";
+inline constexpr char kVerdict[] = "verdict";  // "ok", "partial", "failed", "interrupted"
+inline constexpr char kVerdictReasons[] = "verdict_reasons";
+inline constexpr char kPartial[] = "partial";
+inline constexpr char kProcedure[] = "procedure";
+inline constexpr char kLimits[] = "limits";
+
+}  // namespace memstand::scenario_json
