@@ -73,6 +73,8 @@ struct ThreadStats {
   uint64_t cluster_moved = 0;
   uint64_t cluster_ask = 0;
   uint64_t cluster_tryagain = 0;
+  /// --cluster: connections opened after the common start (to masters a redirect named).
+  uint64_t cluster_connections_opened = 0;
   /// Protocols other than RESP, over every reply (warm-up included), for the
   /// cross-check: memcache get/gets replies with and without a value, and etcd
   /// replies that raised the store revision (a put, a delete that deleted).

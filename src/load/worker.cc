@@ -224,7 +224,7 @@ Result<typename Worker<S>::Conn*> Worker<S>::OpenConn(Client& cl, int node) {
   flush_queue_.resize(conns_.size());
   if (cl.conns.size() <= static_cast<size_t>(node)) cl.conns.resize(node + 1, nullptr);
   cl.conns[node] = raw;
-  Status s = reactor_->Add(raw->fd, Reactor::kWritable, raw->slot);
+  Status s = WatchNewConnection(*raw);
   if (!s.ok()) return s;
   return raw;
 }
@@ -269,7 +269,7 @@ void Worker<S>::Run() {
   // The ring is set up before the common start, so that its cost does not stagger it.
   std::unique_ptr<Uring> ring;
   if (failure_.ok() && opt_.io == IoMode::kUring) {
-    Result<std::unique_ptr<Uring>> u = Uring::Create(conns_.size());
+    Result<std::unique_ptr<Uring>> u = Uring::Create(RingSockets());
     if (u.ok()) {
       ring = std::move(*u);
     } else {
@@ -370,7 +370,7 @@ template <LoadSession S>
 void Worker<S>::OnConnected(Conn& c) {
   Status s = FinishConnect(c.fd);
   if (!s.ok()) return Fail(c, s.WithContext(Peer(c)));
-  reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
+  WatchConnected(c);
   c.state = ConnIo::State::kSetup;
   if (c.tls) return Flush(c);  // the ClientHello; ReceiveTls starts the session
   StartSession(c);
@@ -640,12 +640,17 @@ bool Worker<S>::WaitCompletions(int64_t timeout_ns, int64_t* now_out) {
   *now_out = now;
   if (now >= next_deadline_ns_) CheckTimeouts(now);  // replies after the deadline are late
   for (const Uring::Completion& e : completions_) {
-    Conn& c = conn(e.token);
-    if (c.state == ConnIo::State::kClosed) continue;  // cancelled or late
+    ConnIo* io = TokenConn(e.token);
+    if (io == nullptr) continue;  // cancelled or late
+    Conn& c = static_cast<Conn&>(*io);
     if (e.kind == Uring::Completion::Kind::kSend) {
       OnSent(c, e.result);
-    } else {
+    } else if (e.kind == Uring::Completion::Kind::kRecv) [[likely]] {
       OnReceived(c, e, now);
+    } else if (e.result < 0) {  // kWritable: a connection opened mid-run
+      Fail(c, Status::IoError(ErrnoMessage("poll", -e.result)).WithContext(Peer(c)));
+    } else {
+      OnConnected(c);
     }
   }
   return true;
@@ -655,14 +660,14 @@ template <LoadSession S>
 void Worker<S>::OnReceived(Conn& c, const Uring::Completion& e, int64_t now) {
   if (e.result == -ENOBUFS) {  // every receive buffer was taken: the multishot ended
     ++stats_.receive_buffer_waits;
-    return uring_->ArmRecv(c.fd, c.slot);
+    return ArmRecv(c);
   }
   if (e.result <= 0) return FailRead(c, -e.result);
   ++stats_.read_calls;
   stats_.socket_bytes_read += static_cast<uint64_t>(e.result);
   Receive(c, e.data, static_cast<size_t>(e.result));
   if (c.state == ConnIo::State::kClosed) return;
-  if (!e.more) uring_->ArmRecv(c.fd, c.slot);
+  if (!e.more) ArmRecv(c);
   Fill(*c.client, now);
   if (c.out.Readable() > 0) QueueFlush(c);
 }

@@ -135,8 +135,22 @@ class WorkerBase {
   inline void QueueFlush(ConnIo& c);  // worker_conn.h
   void FlushQueued();
   void Close(ConnIo& c);
+  /// Watches c, just opened (its non-blocking connect under way), for the connect's end:
+  /// over epoll before the common start, through the ring after it under --io uring,
+  /// so a connection opened mid-run (a --cluster redirect to a new master, a reconnect)
+  /// connects, sets up and runs like the others whichever transport runs.
+  Status WatchNewConnection(ConnIo& c);
+  /// c's connect succeeded: its bytes are received from now on (epoll: readable
+  /// events; io_uring: a multishot receive).
+  void WatchConnected(ConnIo& c);
   // --io uring: the measured loop's I/O as completions.
+  /// Sockets the ring is sized for (more still work: core/uring.h).
+  size_t RingSockets() const;
   void SwitchToUring(std::unique_ptr<Uring> ring);
+  void ArmRecv(ConnIo& c);
+  /// The connection a completion's token names, or null when it is closed or the token
+  /// was a predecessor's in its slot (late and cancelled completions).
+  inline ConnIo* TokenConn(uint32_t token) const;  // worker_conn.h
   void SendQueued(ConnIo& c);
   void SendRest(ConnIo& c);  // a send of what `sending` holds
   void OnSent(ConnIo& c, int result);
@@ -186,7 +200,8 @@ class WorkerBase {
   int open_conns_ = 0;
   std::unique_ptr<ReactorHolder> reactor_;
   /// --io uring, from the common start on; declared after conns_ so that it goes first
-  /// (its sends may point into their buffers).
+  /// (its sends may point into their buffers). A connection closed before (Close)
+  /// has its requests cancelled synchronously first, so its buffers may then go.
   std::unique_ptr<Uring> uring_;
   std::vector<Uring::Completion> completions_;
 };

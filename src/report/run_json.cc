@@ -269,7 +269,8 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
                     {"replicas_read", r.cluster_replicas},
                     {"moved", r.totals.cluster_moved},
                     {"ask", r.totals.cluster_ask},
-                    {"tryagain", r.totals.cluster_tryagain}};
+                    {"tryagain", r.totals.cluster_tryagain},
+                    {"connections_opened", r.totals.cluster_connections_opened}};
   }
   if (!r.pool.empty()) j["pool"] = PoolJson(o, r);
   j["client"] = ClientJson(r);

@@ -208,8 +208,10 @@ void PrintErrors(std::FILE* out, const RunReport& r) {
              t.connection_errors, t.protocol_errors, r.result->unanswered);
   if (r.options->cluster) {
     fmt::print(out, "    cluster: {} masters from CLUSTER SLOTS; redirections followed: MOVED {}, "
-               "ASK {}; TRYAGAIN retried {} (at most 5 per request, then an error)\n",
-               r.result->cluster_masters.size(), t.cluster_moved, t.cluster_ask, t.cluster_tryagain);
+               "ASK {}; TRYAGAIN retried {} (at most 5 per request, then an error); "
+               "connections opened mid-run {}\n",
+               r.result->cluster_masters.size(), t.cluster_moved, t.cluster_ask, t.cluster_tryagain,
+               t.cluster_connections_opened);
     if (r.options->read_from_replicas) {
       fmt::print(out, "    reads from {} replicas{}\n", r.result->cluster_replicas,
                  r.result->cluster_replicas == 0 ? " — CLUSTER SLOTS lists none: reads went to masters" : "");
