@@ -156,6 +156,33 @@ TEST(TlsSessionTest, HandshakeThenRequestAndReplyFedAByteAtATime) {
   EXPECT_GT((*client)->taken_bytes(), 6u);
 }
 
+// What an idle connection does (Worker::ReleaseIdleBuffers): the session's buffers given
+// back between requests; the next request and reply go through as before.
+TEST(TlsSessionTest, ReleasingTheBuffersOfAnIdleSessionKeepsItWorking) {
+  ServerIdentity id;
+  MemoryServer server(id);
+  auto ctx = TlsContext::Create(Trusting(id));
+  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+  auto client = TlsSession::Start(*ctx, "127.0.0.1");
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  auto done = Pump(**client, server);
+  ASSERT_TRUE(done.ok() && *done);
+  for (int round = 0; round < 3; ++round) {
+    (*client)->ReleaseBuffers();
+    ASSERT_TRUE((*client)->Write("PING\r\n", 6).ok());
+    (*client)->ReleaseBuffers();  // ciphertext waits to be taken: nothing is given back
+    server.Feed(TakeAll(**client));
+    EXPECT_EQ(server.Read(), "PING\r\n");
+    server.Write("+PONG\r\n");
+    const std::string wire = server.Take();
+    (*client)->Feed(wire.data(), wire.size());
+    char buf[64];
+    auto n = (*client)->Read(buf, sizeof buf);
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    EXPECT_EQ(std::string(buf, *n), "+PONG\r\n");
+  }
+}
+
 TEST(TlsSessionTest, ANameTheCertificateDoesNotHoldFails) {
   ServerIdentity id;
   MemoryServer server(id);

@@ -322,6 +322,7 @@ void Worker<S>::Loop() {
     if (now >= next_tick) {
       next_tick = now + kTickNs;
       if (!Busy()) break;
+      ReleaseIdleBuffers();
     }
     if (stopping_ && now >= drain_deadline_ns_) break;
     if (open_conns_ == 0) break;

@@ -135,6 +135,11 @@ class WorkerBase {
   inline void QueueFlush(ConnIo& c);  // worker_conn.h
   void FlushQueued();
   void Close(ConnIo& c);
+  /// Gives back the buffers (out, the send in flight's, TLS's) of every connection that
+  /// received nothing since the last call and has nothing in flight or to write: an
+  /// idle connection holds no buffer memory. Called every loop tick (100 ms), so a busy
+  /// connection keeps its buffers and allocates nothing per request.
+  void ReleaseIdleBuffers();
   /// Watches c, just opened (its non-blocking connect under way), for the connect's end:
   /// over epoll before the common start, through the ring after it under --io uring,
   /// so a connection opened mid-run (a --cluster redirect to a new master, a reconnect)

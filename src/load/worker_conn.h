@@ -82,6 +82,7 @@ struct WorkerBase::ConnIo {
   std::unique_ptr<TlsSession> tls;
   Buffer tls_out{0};
   uint64_t received = 0;  // bytes read from the socket: 0 says nothing ever came
+  uint64_t received_at_sweep = 0;  // `received` at the last ReleaseIdleBuffers
   /// Requests in flight by tag & (size - 1); the size is a power of two, the session's
   /// slots, doubled when a redirect needs more.
   std::vector<InFlight> ring;

@@ -96,6 +96,20 @@ void WorkerBase::Close(ConnIo& c) {
   c.state = ConnIo::State::kClosed;
 }
 
+void WorkerBase::ReleaseIdleBuffers() {
+  for (auto& io : conns_) {
+    ConnIo& c = *io;
+    const bool quiet = c.received == c.received_at_sweep;
+    c.received_at_sweep = c.received;
+    if (!quiet || c.state != ConnIo::State::kRunning || c.flush_queued || Pending(c) > 0) continue;
+    // A buffer with bytes (to write, or a send's in flight) keeps them: Release refuses.
+    c.out.Release();
+    c.sending.Release();
+    c.tls_out.Release();
+    if (c.tls) c.tls->ReleaseBuffers();
+  }
+}
+
 Status WorkerBase::WatchNewConnection(ConnIo& c) {
   if (c.slot > ConnIo::kTokenSlotMask) {
     return Status::Failed("more than " + std::to_string(ConnIo::kTokenSlotMask + 1) +
@@ -144,7 +158,7 @@ void WorkerBase::SendQueued(ConnIo& c) {
   if (c.tls && !Seal(c)) return;
   Buffer& wire = c.tls ? c.tls_out : c.out;
   if (c.sending.Readable() > 0 || wire.Readable() == 0) return;  // one send at a time
-  std::swap(wire, c.sending);  // wire goes on with the buffer the last send emptied
+  wire.Swap(c.sending);  // wire goes on with the buffer the last send emptied
   SendRest(c);
 }
 
