@@ -648,9 +648,7 @@ bool Worker<S>::WaitCompletions(int64_t timeout_ns, int64_t* now_out) {
       OnSent(c, e.result);
     } else if (e.kind == Uring::Completion::Kind::kRecv) [[likely]] {
       OnReceived(c, e, now);
-    } else if (e.result < 0) {  // kWritable: a connection opened mid-run
-      Fail(c, Status::IoError(ErrnoMessage("poll", -e.result)).WithContext(Peer(c)));
-    } else {
+    } else if (ConnectPolled(c, e.result)) {  // kWritable: a connection opened mid-run
       OnConnected(c);
     }
   }

@@ -148,6 +148,9 @@ class WorkerBase {
   /// c's connect succeeded: its bytes are received from now on (epoll: readable
   /// events; io_uring: a multishot receive).
   void WatchConnected(ConnIo& c);
+  /// --io uring: the poll of c's connect came back with `result`; false when it failed
+  /// (c is then failed).
+  [[gnu::cold]] bool ConnectPolled(ConnIo& c, int result);
   // --io uring: the measured loop's I/O as completions.
   /// Sockets the ring is sized for (more still work: core/uring.h).
   size_t RingSockets() const;
@@ -236,7 +239,8 @@ class Worker final : public WorkerBase {
   /// read), which then cost a call each (bench/count_instructions.sh).
   [[gnu::noinline]] void Loop();
   [[gnu::noinline]] void OnEvent(Conn& c, uint32_t events, int64_t now);
-  void OnConnected(Conn& c);
+  /// Off the hot path (out of line, so that WaitCompletions' receive path stays as it was).
+  [[gnu::noinline, gnu::cold]] void OnConnected(Conn& c);
   /// After the connect (and the TLS handshake): the session's set-up, written ahead of
   /// anything a redirect buffered meanwhile.
   void StartSession(Conn& c);

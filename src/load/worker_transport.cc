@@ -125,6 +125,12 @@ Status WorkerBase::WatchNewConnection(ConnIo& c) {
   return Status::OK();
 }
 
+bool WorkerBase::ConnectPolled(ConnIo& c, int result) {
+  if (result >= 0) return true;
+  Fail(c, Status::IoError(ErrnoMessage("poll", -result)).WithContext(Peer(c)));
+  return false;
+}
+
 void WorkerBase::WatchConnected(ConnIo& c) {
   if (uring_) return ArmRecv(c);
   reactor_->Modify(c.fd, Reactor::kReadable, c.slot);

@@ -94,8 +94,11 @@ class ClusterE2E : public IoModeTest {
     return -1;
   }
   // Moves `slot` with its keys from node `from` to node `to` as redis-cli's resharding
-  // does (IMPORTING, MIGRATING, MIGRATE in batches, then NODE on every master), pausing
-  // between batches so that requests meet the ASK state.
+  // does (IMPORTING, MIGRATING, MIGRATE in batches, then NODE on the destination, the
+  // source and the other masters, in that order: the other way round the source
+  // already redirects to a destination that still redirects back, and a client
+  // following MOVED fast enough runs out of redirects), pausing between batches so
+  // that requests meet the ASK state.
   void MigrateSlot(int slot, int from, int to) {
     auto id = [&](int i) { return Call(i, {"CLUSTER", "MYID"}).str; };
     const std::string from_id = id(from), to_id = id(to), s = std::to_string(slot);
@@ -111,11 +114,11 @@ class ClusterE2E : public IoModeTest {
       ASSERT_FALSE(moved.is_error()) << moved.str;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let ASKs happen
     }
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-      if (IsMaster(static_cast<int>(i))) {
-        ASSERT_EQ(Call(static_cast<int>(i), {"CLUSTER", "SETSLOT", s, "NODE", to_id}).str, "OK");
-      }
+    std::vector<int> order = {to, from};
+    for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+      if (i != to && i != from && IsMaster(i)) order.push_back(i);
     }
+    for (int i : order) ASSERT_EQ(Call(i, {"CLUSTER", "SETSLOT", s, "NODE", to_id}).str, "OK");
   }
   bool IsMaster(int i) {
     return Call(i, {"INFO", "replication"}).str.find("role:master") != std::string::npos;
