@@ -522,6 +522,7 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
 
 template <LoadSession S>
 void Worker<S>::Fill(Client& cl, int64_t now) {
+  if (cluster_ && WaitsForItsWindow(cl)) [[unlikely]] return;
   while (cl.in_flight < depth_ && CanSend(cl, now)) {
     SendOne(cl, now, cl.pacer ? cl.pacer->Next() : now);
   }

@@ -94,6 +94,10 @@ class WorkerBase {
   void FinishMeasuredPhase();
   void RollInterval(int64_t now, bool last);
   bool MayStillSend(const Client& cl, int64_t now) const;
+  /// --cluster, closed loop, --pipeline > 1: a client sends its window and sends again
+  /// once every reply has come, so that each master's connection gets its requests in
+  /// batches (worker_transport.cc says why).
+  bool WaitsForItsWindow(const Client& cl) const;
   bool CanSend(const Client& cl, int64_t now) const;
   bool Finished() const;
   void StartPacers(int64_t start);

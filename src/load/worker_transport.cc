@@ -110,6 +110,18 @@ void WorkerBase::ReleaseIdleBuffers() {
   }
 }
 
+// A client's keys spread its requests over every master, so refilling its window reply
+// by reply sent each master a request or two per write: a TCP segment, a server wake-up
+// and the kernel's loopback work for every few requests, which is most of what a
+// request costs. Sent a window at a time (--pipeline x masters, spread by key), each
+// master's connection gets about --pipeline requests per write, as redis-benchmark's
+// -P sends N and waits for the N replies (bench/README.md, "Redis Cluster", has the
+// writes per request and the CPU it saves). The open loop sends each request at its
+// time instead; --pipeline 1 keeps its sliding window.
+bool WorkerBase::WaitsForItsWindow(const Client& cl) const {
+  return cl.in_flight > 0 && !open_loop_ && opt_.pipeline > 1;
+}
+
 Status WorkerBase::WatchNewConnection(ConnIo& c) {
   if (c.slot > ConnIo::kTokenSlotMask) {
     return Status::Failed("more than " + std::to_string(ConnIo::kTokenSlotMask + 1) +
