@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 namespace memstand {
@@ -127,9 +128,9 @@ TlsOptions Trusting(const ServerIdentity& id) {
   return o;
 }
 
-TEST(TlsSessionTest, HandshakeThenRequestAndReplyFedAByteAtATime) {
-  ServerIdentity id;
-  MemoryServer server(id);
+// A client session of a context trusting `id`, its handshake with `server` done.
+void HandshakeWith(const ServerIdentity& id, MemoryServer& server,
+                   std::unique_ptr<TlsSession>* out) {
   auto ctx = TlsContext::Create(Trusting(id));
   ASSERT_TRUE(ctx.ok()) << ctx.status().message();
   auto client = TlsSession::Start(*ctx, "127.0.0.1");
@@ -138,6 +139,15 @@ TEST(TlsSessionTest, HandshakeThenRequestAndReplyFedAByteAtATime) {
   auto done = Pump(**client, server);
   ASSERT_TRUE(done.ok()) << done.status().message();
   ASSERT_TRUE(*done);
+  *out = std::move(*client);
+}
+
+TEST(TlsSessionTest, HandshakeThenRequestAndReplyFedAByteAtATime) {
+  ServerIdentity id;
+  MemoryServer server(id);
+  std::unique_ptr<TlsSession> client_session;
+  ASSERT_NO_FATAL_FAILURE(HandshakeWith(id, server, &client_session));
+  auto* client = &client_session;
   EXPECT_EQ((*client)->Describe().rfind("TLSv1.3 ", 0), 0u) << (*client)->Describe();
   ASSERT_TRUE((*client)->Write("PING\r\n", 6).ok());
   server.Feed(TakeAll(**client));
@@ -161,12 +171,9 @@ TEST(TlsSessionTest, HandshakeThenRequestAndReplyFedAByteAtATime) {
 TEST(TlsSessionTest, ReleasingTheBuffersOfAnIdleSessionKeepsItWorking) {
   ServerIdentity id;
   MemoryServer server(id);
-  auto ctx = TlsContext::Create(Trusting(id));
-  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
-  auto client = TlsSession::Start(*ctx, "127.0.0.1");
-  ASSERT_TRUE(client.ok()) << client.status().message();
-  auto done = Pump(**client, server);
-  ASSERT_TRUE(done.ok() && *done);
+  std::unique_ptr<TlsSession> client_session;
+  ASSERT_NO_FATAL_FAILURE(HandshakeWith(id, server, &client_session));
+  auto* client = &client_session;
   for (int round = 0; round < 3; ++round) {
     (*client)->ReleaseBuffers();
     ASSERT_TRUE((*client)->Write("PING\r\n", 6).ok());

@@ -124,7 +124,7 @@ Status Uring::SetUp(size_t sockets) {
   return Status::OK();
 }
 
-void Uring::RecycleBuffer(unsigned id) {
+inline void Uring::RecycleBuffer(unsigned id) {
   io_uring_buf_ring_add(buf_ring_, buffers_ + static_cast<size_t>(id) * kBufferSize,
                         kBufferSize, static_cast<unsigned short>(id),
                         io_uring_buf_ring_mask(buf_count_), 0);
@@ -218,8 +218,9 @@ Status Uring::Wait(int64_t timeout_ns, std::vector<Completion>* out) {
         const unsigned id = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
         c.data = buffers_ + static_cast<size_t>(id) * kBufferSize;
         to_recycle_.push_back(id);
+      } else {
+        short_of_buffers |= c.result == -ENOBUFS;
       }
-      short_of_buffers |= c.result == -ENOBUFS;
     }
     out->push_back(c);
   }

@@ -164,7 +164,7 @@ class WorkerBase {
   /// was a predecessor's in its slot (late and cancelled completions).
   inline ConnIo* TokenConn(uint32_t token) const;  // worker_conn.h
   void SendQueued(ConnIo& c);
-  void SendRest(ConnIo& c);  // a send of what `sending` holds
+  [[gnu::always_inline]] inline void SendRest(ConnIo& c);  // a send of what `sending` holds
   void OnSent(ConnIo& c, int result);
 
   WorkerShared* shared_;

@@ -96,9 +96,9 @@ struct WorkerBase::ConnIo {
 };
 
 inline WorkerBase::ConnIo* WorkerBase::TokenConn(uint32_t token) const {
+  // A closed connection's generation moved on (Close), so its token no longer matches.
   ConnIo* c = conns_[token & ConnIo::kTokenSlotMask].get();
-  if (c->state == ConnIo::State::kClosed || c->token() != token) [[unlikely]] return nullptr;
-  return c;
+  return c->token() == token ? c : nullptr;
 }
 
 // A connection with bytes to write after this wake-up (FlushQueued writes them). Each

@@ -180,7 +180,7 @@ void WorkerBase::SendQueued(ConnIo& c) {
   SendRest(c);
 }
 
-void WorkerBase::SendRest(ConnIo& c) {
+inline void WorkerBase::SendRest(ConnIo& c) {
   uring_->Send(c.fd, c.sending.ReadPtr(), c.sending.Readable(), c.token());
   ++stats_.write_calls;
 }
