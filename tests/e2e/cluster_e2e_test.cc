@@ -298,8 +298,10 @@ TEST_P(ClusterE2E, MasterJoinedMidRunGetsConnectionsOpenedMidRun) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   ASSERT_EQ(Call(0, {"CLUSTER", "MEET", "127.0.0.1", std::to_string(nodes_[added]->port())}).str,
             "OK");
-  // Until every node knows the new one and it knows them all (gossip), at most 30 s.
+  // Until every node knows the new one, it knows them all and the slots' owners (gossip:
+  // before that it answers CLUSTERDOWN, MIGRATE to it included), at most 30 s.
   auto joined = [&] {
+    if (!AllOk()) return false;
     for (int i = 0; i <= added; ++i) {
       const std::string nodes = Call(i, {"CLUSTER", "NODES"}).str;
       int connected = 0;
