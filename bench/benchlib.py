@@ -162,8 +162,15 @@ def run_child(argv, out_path, cwd=None):
 
     The CPU is the kernel's rusage of the child and of everything it waited for
     (taskset execs the tool, so it is the tool's own)."""
+    start = time.monotonic()
+    code, usage = run_child_rusage(argv, out_path, cwd)
+    return code, usage.ru_utime + usage.ru_stime, time.monotonic() - start
+
+
+def run_child_rusage(argv, out_path, cwd=None):
+    """Runs argv to completion, its output to out_path; returns (exit code, rusage) of
+    that child (os.wait4: its CPU, its peak RSS in ru_maxrss KiB)."""
     with open(out_path, "wb") as out:
-        start = time.monotonic()
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, cwd=cwd)
         try:
@@ -172,9 +179,8 @@ def run_child(argv, out_path, cwd=None):
             proc.kill()
             proc.wait()
             raise
-        wall = time.monotonic() - start
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-    return proc.returncode, usage.ru_utime + usage.ru_stime, wall
+    return proc.returncode, usage
 
 
 def print_table(header, rows):

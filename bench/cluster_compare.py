@@ -44,6 +44,8 @@ def parse_args(argv):
     p.add_argument("--pipeline", type=int, default=1)
     p.add_argument("--server-core", type=int, default=0)
     p.add_argument("--client-core", type=int, default=1)
+    p.add_argument("--io", default="auto", choices=("auto", "uring", "epoll"),
+                   help="memstand's --io")
     p.add_argument("--raw-json", metavar="FILE")
     args = p.parse_args(argv)
     if args.masters < 3:
@@ -138,7 +140,7 @@ def run_once(tools, args, servers, tool, run_index, tmpdir):
         client = [tools["memstand"], "run", "--target", f"redis://127.0.0.1:{port}", "--cluster",
                   "-t", "1", "-c", str(args.clients), "--pipeline", str(args.pipeline),
                   "-n", str(args.requests), "--command", "set __key__ __data__", "-d", "100",
-                  "--key-maximum", "99999", "-q", "--json", base + ".json"]
+                  "--key-maximum", "99999", "--io", args.io, "-q", "--json", base + ".json"]
     else:
         client = [tools["redis-benchmark"], "--cluster", "-h", "127.0.0.1", "-p", str(port),
                   "-c", str(args.clients), "-n", str(args.requests), "-P", str(args.pipeline),
@@ -158,7 +160,10 @@ def run_once(tools, args, servers, tool, run_index, tmpdir):
         if t["ops"] != args.requests or t["errors"]:
             raise cp.BenchError(f"memstand: ops {t['ops']}, errors {t['errors']}:\n" + cp.tail(output))
         rps = t["ops_per_sec"]
-        extra = {"moved": doc["cluster"]["moved"]}
+        c = doc["client"]
+        extra = {"moved": doc["cluster"]["moved"], "io": doc["options"]["io"],
+                 "writes_per_request": c["write_calls"] / args.requests,
+                 "reads_per_request": c["read_calls"] / args.requests}
     else:
         lines = [ln for ln in output.replace("\r", "\n").splitlines() if "requests per second" in ln]
         if not lines:
@@ -191,7 +196,8 @@ def main(argv):
             servers = start_cluster(tools, args, tmpdir)
             print(f"{args.masters}-master cluster on core {args.server_core}, clients on core "
                   f"{args.client_core}: SET 100 B, {args.clients} clients, pipeline "
-                  f"{args.pipeline}, {args.requests} requests per run", flush=True)
+                  f"{args.pipeline}, {args.requests} requests per run, memstand --io {args.io}",
+                  flush=True)
             for run_index in range(args.runs):
                 order = ("memstand", "redis-benchmark")
                 if run_index % 2:
@@ -213,6 +219,10 @@ def main(argv):
               f"{med[t]['client_cpu_us_per_request']:>18.2f}")
     ratio = med["memstand"]["client_cpu_us_per_request"] / med["redis-benchmark"]["client_cpu_us_per_request"]
     print(f"  memstand / redis-benchmark client CPU per request: {ratio:.2f}")
+    ms = [s for s in samples if s["tool"] == "memstand"]
+    print(f"  memstand --io {ms[0]['io']}: writes per request "
+          f"{statistics.median(s['writes_per_request'] for s in ms):.4f}, reads per request "
+          f"{statistics.median(s['reads_per_request'] for s in ms):.4f}")
     if args.raw_json:
         with open(args.raw_json, "w", encoding="utf-8") as f:
             json.dump({"options": vars(args), "samples": samples, "ts": time.time()}, f, indent=1)

@@ -599,11 +599,7 @@ Status BuildIo(const RunFlags& f, LoadOptions* o) {
                                    "'");
   }
   std::string why_not;
-  if (o->cluster) {
-    why_not = "not with --cluster (its connections to new masters open mid-run, over epoll)";
-  } else if (o->reconnect.enabled) {
-    why_not = "not with --reconnect (its connections open again mid-run, over epoll)";
-  } else if (Result<std::unique_ptr<Uring>> u = Uring::Create(1); !u.ok()) {
+  if (Result<std::unique_ptr<Uring>> u = Uring::Create(1); !u.ok()) {
     why_not = "io_uring is not available here: " + u.status().message();
   }
   if (why_not.empty()) {

@@ -122,6 +122,26 @@ Result<std::unique_ptr<TlsSession>> TlsSession::Start(std::shared_ptr<const TlsC
 
 TlsSession::~TlsSession() { SSL_free(ssl_); }
 
+void TlsSession::ReleaseBuffers() {
+  if (!done_ || BIO_ctrl_pending(in_) != 0 || BIO_ctrl_pending(out_) != 0 ||
+      SSL_pending(ssl_) != 0) {
+    return;
+  }
+  SSL_free_buffers(ssl_);  // refuses (0) while a record is partly read or written
+  BIO* in = BIO_new(BIO_s_mem());
+  BIO* out = BIO_new(BIO_s_mem());
+  if (in == nullptr || out == nullptr) {
+    BIO_free(in);
+    BIO_free(out);
+    return;
+  }
+  BIO_set_mem_eof_return(in, -1);
+  SSL_set0_rbio(ssl_, in);  // frees the old ones
+  SSL_set0_wbio(ssl_, out);
+  in_ = in;
+  out_ = out;
+}
+
 void TlsSession::Feed(const char* p, size_t n) {
   fed_ += n;
   while (n > 0) {

@@ -85,6 +85,11 @@ class TlsSession {
   /// Ciphertext fed and taken so far (the bytes on the wire, the handshake included).
   uint64_t fed_bytes() const { return fed_; }
   uint64_t taken_bytes() const { return taken_; }
+  /// Gives back what an idle session holds beyond its state: OpenSSL's record buffers
+  /// and the memory BIOs' (which keep their largest size otherwise). Does nothing while
+  /// ciphertext or plaintext is pending either way; the next Feed or Write takes memory
+  /// again.
+  void ReleaseBuffers();
   /// The protocol and cipher agreed, e.g. "TLSv1.3 TLS_AES_256_GCM_SHA384".
   std::string Describe() const;
 

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 namespace memstand {
@@ -127,9 +128,9 @@ TlsOptions Trusting(const ServerIdentity& id) {
   return o;
 }
 
-TEST(TlsSessionTest, HandshakeThenRequestAndReplyFedAByteAtATime) {
-  ServerIdentity id;
-  MemoryServer server(id);
+// A client session of a context trusting `id`, its handshake with `server` done.
+void HandshakeWith(const ServerIdentity& id, MemoryServer& server,
+                   std::unique_ptr<TlsSession>* out) {
   auto ctx = TlsContext::Create(Trusting(id));
   ASSERT_TRUE(ctx.ok()) << ctx.status().message();
   auto client = TlsSession::Start(*ctx, "127.0.0.1");
@@ -138,6 +139,15 @@ TEST(TlsSessionTest, HandshakeThenRequestAndReplyFedAByteAtATime) {
   auto done = Pump(**client, server);
   ASSERT_TRUE(done.ok()) << done.status().message();
   ASSERT_TRUE(*done);
+  *out = std::move(*client);
+}
+
+TEST(TlsSessionTest, HandshakeThenRequestAndReplyFedAByteAtATime) {
+  ServerIdentity id;
+  MemoryServer server(id);
+  std::unique_ptr<TlsSession> client_session;
+  ASSERT_NO_FATAL_FAILURE(HandshakeWith(id, server, &client_session));
+  auto* client = &client_session;
   EXPECT_EQ((*client)->Describe().rfind("TLSv1.3 ", 0), 0u) << (*client)->Describe();
   ASSERT_TRUE((*client)->Write("PING\r\n", 6).ok());
   server.Feed(TakeAll(**client));
@@ -154,6 +164,30 @@ TEST(TlsSessionTest, HandshakeThenRequestAndReplyFedAByteAtATime) {
   EXPECT_EQ(reply, "+PONG\r\n");
   EXPECT_GT((*client)->fed_bytes(), 7u);
   EXPECT_GT((*client)->taken_bytes(), 6u);
+}
+
+// What an idle connection does (Worker::ReleaseIdleBuffers): the session's buffers given
+// back between requests; the next request and reply go through as before.
+TEST(TlsSessionTest, ReleasingTheBuffersOfAnIdleSessionKeepsItWorking) {
+  ServerIdentity id;
+  MemoryServer server(id);
+  std::unique_ptr<TlsSession> client_session;
+  ASSERT_NO_FATAL_FAILURE(HandshakeWith(id, server, &client_session));
+  auto* client = &client_session;
+  for (int round = 0; round < 3; ++round) {
+    (*client)->ReleaseBuffers();
+    ASSERT_TRUE((*client)->Write("PING\r\n", 6).ok());
+    (*client)->ReleaseBuffers();  // ciphertext waits to be taken: nothing is given back
+    server.Feed(TakeAll(**client));
+    EXPECT_EQ(server.Read(), "PING\r\n");
+    server.Write("+PONG\r\n");
+    const std::string wire = server.Take();
+    (*client)->Feed(wire.data(), wire.size());
+    char buf[64];
+    auto n = (*client)->Read(buf, sizeof buf);
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    EXPECT_EQ(std::string(buf, *n), "+PONG\r\n");
+  }
 }
 
 TEST(TlsSessionTest, ANameTheCertificateDoesNotHoldFails) {

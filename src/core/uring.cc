@@ -1,6 +1,7 @@
 #include "core/uring.h"
 
 #include <liburing.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 
@@ -17,10 +18,12 @@ namespace {
 
 constexpr unsigned kBufferSize = 16 * 1024;  // one receive completion's most
 constexpr unsigned kMinBuffers = 256, kMaxBuffers = 2048;  // at most 32 MiB a ring
+constexpr unsigned kFirstBuffers = 128;  // given to the kernel at first; more on demand
 constexpr unsigned kSubmissionEntries = 1024;
 constexpr int kBufferGroup = 0;
 // user_data: the token in the low 32 bits, what the entry is above them.
-constexpr uint64_t kRecvTag = 0, kSendTag = 1ULL << 32, kCancelTag = 2ULL << 32;
+constexpr uint64_t kRecvTag = 0, kSendTag = 1ULL << 32, kCancelTag = 2ULL << 32,
+                   kPollTag = 3ULL << 32;
 constexpr uint64_t kTagMask = 0xffffffffULL << 32;
 
 Status KernelError(const std::string& what, int negative_errno) {
@@ -62,9 +65,10 @@ size_t Uring::BufferBytes() const { return static_cast<size_t>(buf_count_) * kBu
 
 Status Uring::SetUp(size_t sockets) {
   io_uring_params params{};
-  // Completions: a receive and a send per socket at once, and room for bursts.
-  const unsigned cq = static_cast<unsigned>(
-      std::clamp<size_t>(std::bit_ceil(sockets * 4 + kSubmissionEntries), 4096, 65536));
+  // Completions: a send or a poll per socket and a receive per buffer at once (the
+  // buffers come back only with the next Wait), and room for bursts and cancels.
+  const unsigned cq = static_cast<unsigned>(std::clamp<size_t>(
+      std::bit_ceil(sockets * 2 + buf_count_ + kSubmissionEntries), 4096, 65536));
   params.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
   params.cq_entries = cq;
   int r = io_uring_queue_init_params(kSubmissionEntries, ring_.get(), &params);
@@ -93,7 +97,7 @@ Status Uring::SetUp(size_t sockets) {
   Result<void*> buffer_mem = MapAnonymous(BufferBytes());
   if (!buffer_mem.ok()) return buffer_mem.status();
   buffers_ = static_cast<char*>(*buffer_mem);
-  for (unsigned id = 0; id < buf_count_; ++id) RecycleBuffer(id);
+  AddFreshBuffers(kFirstBuffers);
 
   // Multishot receive came in 6.0: try it on a socket before relying on it.
   int probe[2];
@@ -120,11 +124,16 @@ Status Uring::SetUp(size_t sockets) {
   return Status::OK();
 }
 
-void Uring::RecycleBuffer(unsigned id) {
+inline void Uring::RecycleBuffer(unsigned id) {
   io_uring_buf_ring_add(buf_ring_, buffers_ + static_cast<size_t>(id) * kBufferSize,
                         kBufferSize, static_cast<unsigned short>(id),
                         io_uring_buf_ring_mask(buf_count_), 0);
   io_uring_buf_ring_advance(buf_ring_, 1);
+}
+
+void Uring::AddFreshBuffers(unsigned n) {
+  n = std::min(n, buf_count_ - fresh_);
+  for (unsigned i = 0; i < n; ++i) RecycleBuffer(fresh_++);
 }
 
 io_uring_sqe* Uring::Sqe() {
@@ -155,6 +164,13 @@ void Uring::Send(int fd, const char* data, size_t len, uint32_t token) {
   io_uring_sqe_set_data64(sqe, kSendTag | token);
 }
 
+void Uring::PollWritable(int fd, uint32_t token) {
+  io_uring_sqe* sqe = Sqe();
+  if (sqe == nullptr) return;
+  io_uring_prep_poll_add(sqe, fd, POLLOUT);
+  io_uring_sqe_set_data64(sqe, kPollTag | token);
+}
+
 void Uring::CancelAll(int fd) {
   io_uring_sqe* sqe = Sqe();
   if (sqe == nullptr) return;
@@ -181,6 +197,7 @@ Status Uring::Wait(int64_t timeout_ns, std::vector<Completion>* out) {
   int r = io_uring_submit_and_wait_timeout(ring_.get(), &first, 1, &ts, nullptr);
   if (r < 0 && r != -ETIME && r != -EINTR && r != -EBUSY) return KernelError("io_uring_enter", r);
   unsigned head, seen = 0;
+  bool short_of_buffers = false;
   io_uring_cqe* cqe;
   io_uring_for_each_cqe(ring_.get(), head, cqe) {
     ++seen;
@@ -192,6 +209,8 @@ Status Uring::Wait(int64_t timeout_ns, std::vector<Completion>* out) {
     c.result = cqe->res;
     if (tag == kSendTag) {
       c.kind = Completion::Kind::kSend;
+    } else if (tag == kPollTag) {
+      c.kind = Completion::Kind::kWritable;
     } else {
       c.kind = Completion::Kind::kRecv;
       c.more = (cqe->flags & IORING_CQE_F_MORE) != 0;
@@ -199,11 +218,16 @@ Status Uring::Wait(int64_t timeout_ns, std::vector<Completion>* out) {
         const unsigned id = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
         c.data = buffers_ + static_cast<size_t>(id) * kBufferSize;
         to_recycle_.push_back(id);
+      } else {
+        short_of_buffers |= c.result == -ENOBUFS;
       }
     }
     out->push_back(c);
   }
   io_uring_cq_advance(ring_.get(), seen);
+  // Half the buffers handed out in one wake-up, or a receive left without: twice as
+  // many from now on, up to buf_count_.
+  if (short_of_buffers || to_recycle_.size() * 2 > fresh_) AddFreshBuffers(fresh_);
   return Status::OK();
 }
 

@@ -25,10 +25,11 @@ class Uring {
  public:
   /// What one completion says.
   struct Completion {
-    enum class Kind : uint8_t { kRecv, kSend } kind;
-    uint32_t token;  // the caller's, from ArmRecv or Send
-    /// kRecv: bytes received (data/size), 0 at end of stream; kSend: bytes sent.
-    /// Negative: -errno. A receive buffer is valid until the next Wait.
+    enum class Kind : uint8_t { kRecv, kSend, kWritable } kind;
+    uint32_t token;  // the caller's, from ArmRecv, Send or PollWritable
+    /// kRecv: bytes received (data/size), 0 at end of stream; kSend: bytes sent;
+    /// kWritable: the poll's events (POLLOUT, POLLERR, POLLHUP). Negative: -errno.
+    /// A receive buffer is valid until the next Wait.
     int result;
     const char* data;
     /// kRecv: false when the kernel ended the multishot receive (re-arm with ArmRecv
@@ -36,8 +37,14 @@ class Uring {
     bool more;
   };
 
-  /// Sets up a ring for up to `sockets` sockets. Fails (with the kernel's reason) where
-  /// io_uring, multishot receive or provided buffer rings are missing or disabled
+  /// Sets up a ring sized for `sockets` sockets at once (its completion queue and the
+  /// most receive buffers it may map); sockets may come and go while it runs, and more
+  /// than `sockets` still work (completions past the queue wait in the kernel's
+  /// overflow list, receives past the buffers end with -ENOBUFS and are re-armed).
+  /// Receive buffers are handed to the kernel on demand: 128 at first, doubled when a
+  /// wake-up took half of them or one ran short, so a ring of mostly idle sockets
+  /// touches few pages. Fails (with the kernel's reason) where io_uring, multishot
+  /// receive or provided buffer rings are missing or disabled
   /// (kernel.io_uring_disabled, seccomp): the caller then uses epoll.
   static Result<std::unique_ptr<Uring>> Create(size_t sockets);
   ~Uring();
@@ -51,6 +58,9 @@ class Uring {
   /// len is capped at kMaxSend, the completion says how much went.
   void Send(int fd, const char* data, size_t len, uint32_t token);
   static constexpr size_t kMaxSend = size_t{1} << 30;
+  /// Queues a one-shot poll for fd's writability (a non-blocking connect's end): one
+  /// kWritable completion with `token`.
+  void PollWritable(int fd, uint32_t token);
   /// Submits what is queued and cancels everything in flight on fd, before returning
   /// (one system call): then fd may be closed, and no request of it reads or fills
   /// memory any more. Their completions come with the next Wait (-ECANCELED, or what
@@ -62,11 +72,15 @@ class Uring {
   Status Wait(int64_t timeout_ns, std::vector<Completion>* out);
   /// io_uring_enter calls made so far (Wait, CancelAll, a full submission queue).
   uint64_t enter_calls() const { return enter_calls_; }
+  /// Receive buffers handed to the kernel so far (grows on demand, see Create).
+  unsigned buffers_in_use() const { return fresh_; }
 
  private:
   explicit Uring(size_t buffers);
   Status SetUp(size_t sockets);
-  void RecycleBuffer(unsigned id);
+  /// In line: Wait recycles every buffer the last wake-up handed out.
+  [[gnu::always_inline]] inline void RecycleBuffer(unsigned id);
+  void AddFreshBuffers(unsigned n);  // up to n never-used buffers, to the ring
   /// A free submission entry (submitting the queue when it is full); null once the
   /// ring has failed (failure_ says why).
   io_uring_sqe* Sqe();
@@ -79,8 +93,10 @@ class Uring {
   io_uring_buf_ring* buf_ring_ = nullptr;
   const unsigned buf_count_;
   /// The receive buffers: anonymous memory, so a page costs only once the kernel
-  /// first writes into it (a ring for 50 sockets maps 4 MiB).
+  /// first writes into it (a ring for 50 sockets maps 4 MiB); only [0, fresh_) are
+  /// ever given to the kernel.
   char* buffers_ = nullptr;
+  unsigned fresh_ = 0;  // buffers [0, fresh_) have been given to the kernel
   std::vector<unsigned> to_recycle_;  // buffers handed out by the last Wait
   uint64_t enter_calls_ = 0;
   Status failure_;

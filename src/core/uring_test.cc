@@ -1,5 +1,9 @@
 #include "core/uring.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -151,7 +155,7 @@ TEST(UringTest, SendsAreCappedAndCountedAsEnterCalls) {
 // More sockets with data than receive buffers: the kernel ends some multishot receives
 // with -ENOBUFS; re-armed after the buffers come back, they get everything.
 TEST(UringTest, RunningOutOfBuffersEndsReceivesWithEnobufsAndRearmingRecovers) {
-  constexpr int kSockets = 300;  // Create(1) gets the fewest buffers, 256
+  constexpr int kSockets = 300;  // Create(1): at most 256 buffers, 128 at first
   auto u = MakeRing(1);
   ASSERT_NE(u, nullptr);
   std::vector<Pair> pairs(kSockets);
@@ -181,6 +185,99 @@ TEST(UringTest, RunningOutOfBuffersEndsReceivesWithEnobufsAndRearmingRecovers) {
   }
   EXPECT_GT(enobufs, 0);
   for (int i = 0; i < kSockets; ++i) EXPECT_EQ(bytes[i], 4) << "socket " << i;
+  EXPECT_EQ(u->buffers_in_use(), 256u);  // grown on demand, up to the most for 1 socket
+}
+
+// Receive buffers are handed to the kernel on demand: a ring sized for many sockets
+// starts with 128, and doubles only after a wake-up took more than half of them.
+TEST(UringTest, ReceiveBuffersAreGivenToTheKernelOnDemand) {
+  auto u = MakeRing(4000);
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->buffers_in_use(), 128u);
+  std::vector<Pair> pairs(40);
+  for (size_t i = 0; i < pairs.size(); ++i) u->ArmRecv(pairs[i].a, static_cast<uint32_t>(i));
+  ASSERT_EQ(write(pairs[0].b, "x", 1), 1);
+  WaitFor(*u, CompletionKind::kRecv, 1);
+  EXPECT_EQ(u->buffers_in_use(), 128u);  // one buffer of 128 taken: no growth
+  for (auto& p : pairs) ASSERT_EQ(write(p.b, "y", 1), 1);
+  std::vector<Uring::Completion> got;
+  size_t received = 0;
+  for (int i = 0; i < 20 && received < pairs.size(); ++i) {
+    ASSERT_TRUE(u->Wait(100'000'000, &got).ok());
+    received += got.size();
+  }
+  ASSERT_EQ(received, pairs.size());
+  // 40 of 128 is under half: still 128. Now 90 more sockets at once (130 > 64).
+  EXPECT_EQ(u->buffers_in_use(), 128u);
+  std::vector<Pair> more(90);
+  for (size_t i = 0; i < more.size(); ++i) {
+    u->ArmRecv(more[i].a, static_cast<uint32_t>(100 + i));
+    ASSERT_EQ(write(more[i].b, "z", 1), 1);
+  }
+  for (auto& p : pairs) ASSERT_EQ(write(p.b, "w", 1), 1);
+  received = 0;
+  for (int i = 0; i < 20 && received < pairs.size() + more.size(); ++i) {
+    ASSERT_TRUE(u->Wait(100'000'000, &got).ok());
+    for (const auto& c : got) {
+      if (c.result == -ENOBUFS) {
+        u->ArmRecv(c.token < 100 ? pairs[c.token].a : more[c.token - 100].a, c.token);
+      } else {
+        ++received;
+      }
+    }
+  }
+  EXPECT_EQ(received, pairs.size() + more.size());
+  EXPECT_EQ(u->buffers_in_use(), 256u);
+}
+
+// A non-blocking connect watched through the ring (a connection opened mid-run): one
+// kWritable completion with its token once the connect is through; a cancel ends a
+// poll that is still waiting.
+TEST(UringTest, PollWritableReportsTheEndOfANonBlockingConnect) {
+  auto u = MakeRing(1);
+  ASSERT_NE(u, nullptr);
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), len), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  ASSERT_GE(fd, 0);
+  const int r = connect(fd, reinterpret_cast<sockaddr*>(&addr), len);
+  ASSERT_TRUE(r == 0 || errno == EINPROGRESS);
+  u->PollWritable(fd, 42);
+  auto got = WaitFor(*u, CompletionKind::kWritable, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].kind, CompletionKind::kWritable);
+  EXPECT_EQ(got[0].token, 42u);
+  EXPECT_TRUE(got[0].result & POLLOUT) << got[0].result;
+  int err = -1;
+  socklen_t elen = sizeof(err);
+  ASSERT_EQ(getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen), 0);
+  EXPECT_EQ(err, 0);
+
+  // A socket that is not writable (a pipe's full write end stands in for a connect that
+  // has not ended): its poll waits until CancelAll ends it.
+  int pipe_fds[2];
+  ASSERT_EQ(pipe2(pipe_fds, O_NONBLOCK), 0);
+  while (write(pipe_fds[1], "0123456789abcdef", 16) > 0) {
+  }
+  u->PollWritable(pipe_fds[1], 7);
+  ASSERT_TRUE(u->Wait(0, &got).ok());
+  EXPECT_TRUE(got.empty());
+  u->CancelAll(pipe_fds[1]);
+  got = WaitFor(*u, CompletionKind::kWritable, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].token, 7u);
+  EXPECT_EQ(got[0].result, -ECANCELED);
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  close(fd);
+  close(listener);
 }
 
 }  // namespace

@@ -39,8 +39,7 @@ bool NodeAddress(const resp::Reply& r, const std::string& seed_host, std::string
 
 }  // namespace
 
-uint16_t Crc16(std::string_view data) {
-  uint16_t crc = 0;
+uint16_t Crc16(std::string_view data, uint16_t crc) {
   for (unsigned char c : data) {
     crc = static_cast<uint16_t>((crc << 8) ^ kCrcTable[((crc >> 8) ^ c) & 0xff]);
   }

@@ -17,7 +17,8 @@ namespace memstand {
 inline constexpr int kClusterSlots = 16384;
 
 /// CRC16-CCITT (XMODEM), the checksum Redis Cluster hashes keys with.
-uint16_t Crc16(std::string_view data);
+/// `crc`: the CRC of the bytes before `data`, to continue it (0 to start).
+uint16_t Crc16(std::string_view data, uint16_t crc = 0);
 
 /// The hash slot of a key: CRC16 mod 16384 of the key, or of the part between the
 /// first '{' and the next '}' when that part is not empty (a hash tag).

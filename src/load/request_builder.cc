@@ -159,6 +159,11 @@ RequestBuilder::RequestBuilder(const CommandTemplate& tmpl, std::string key_pref
     raw_bytes_ += steps_[i].bytes.size();
     if (key_step_ < 0 && steps_[i].keys > 0) key_step_ = static_cast<int>(i);
   }
+  if (key_step_ >= 0 && steps_[key_step_].kind == Step::Kind::kKey &&
+      key_prefix_.find('{') == std::string::npos) {
+    slot_from_digits_ = true;
+    prefix_crc_ = Crc16(key_prefix_);
+  }
   const size_t n = steps_.size();
   fast_ = (n == 2 || n == 3) && steps_[0].kind == Step::Kind::kRaw &&
           steps_[0].bytes.size() <= kFastHeadMax && steps_[1].kind == Step::Kind::kKey &&
@@ -202,6 +207,11 @@ size_t RequestBuilder::AppendFast(Buffer* out, uint64_t key_index, std::string_v
 }
 
 int RequestBuilder::Slot(uint64_t key_index, std::string_view data) const {
+  if (slot_from_digits_) {
+    char digits[20];
+    const size_t n = FormatUint(key_index, digits);
+    return Crc16(std::string_view(digits, n), prefix_crc_) & (kClusterSlots - 1);
+  }
   if (key_step_ < 0) return -1;
   const Step& s = steps_[key_step_];
   const int digits = DigitCount(key_index);

@@ -58,6 +58,10 @@ class RequestBuilder {
   size_t raw_bytes_ = 0, literal_bytes_ = 0, keys_ = 0, datas_ = 0, args_ = 0;
   std::string key_prefix_;
   int key_step_ = -1;  // index in steps_ of the first argument holding __key__
+  // Slot's common case: that argument is __key__ alone and the prefix holds no '{', so
+  // the slot is the CRC of the prefix (computed once) continued over the digits.
+  bool slot_from_digits_ = false;
+  uint16_t prefix_crc_ = 0;
 };
 
 /// Formats v in decimal into buf (>= 20 bytes); returns the length.

@@ -125,6 +125,13 @@ TEST(RequestBuilder, SlotOfTheKeyArgument) {
   EXPECT_EQ(data_in_key.Slot(3, std::string(300, 'z')), KeySlot("k3" + std::string(300, 'z')));
   RequestBuilder none(Parse("ping"), "k");
   EXPECT_EQ(none.Slot(1, ""), -1);
+  // The prefix's CRC continued over the digits (the common case) against the whole key.
+  for (uint64_t key : {0ULL, 9ULL, 10ULL, 12345ULL, 99999ULL, 18446744073709551615ULL}) {
+    EXPECT_EQ(plain.Slot(key, ""), KeySlot("memtier-" + std::to_string(key))) << key;
+  }
+  RequestBuilder tag_prefix(Parse("get __key__"), "{user}:");  // '{' in the prefix: the slow way
+  EXPECT_EQ(tag_prefix.Slot(5, ""), KeySlot("user"));
+  EXPECT_EQ(Crc16("456", Crc16("123")), Crc16("123456"));
 }
 
 }  // namespace

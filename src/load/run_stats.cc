@@ -62,6 +62,7 @@ void ThreadStats::Add(const ThreadStats& o) {
   connection_errors += o.connection_errors;
   unsent_intended += o.unsent_intended;
   cluster_moved += o.cluster_moved;
+  cluster_connections_opened += o.cluster_connections_opened;
   cluster_ask += o.cluster_ask;
   cluster_tryagain += o.cluster_tryagain;
   cluster_map_updates += o.cluster_map_updates;

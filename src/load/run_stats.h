@@ -114,6 +114,8 @@ struct ThreadStats {
   /// --cluster: slot maps the engine read again (a lost master, CLUSTERDOWN) that this
   /// thread adopted.
   uint64_t cluster_map_updates = 0;
+  /// --cluster: connections opened after the common start (to masters a redirect named).
+  uint64_t cluster_connections_opened = 0;
   /// Protocols other than RESP, over every reply (warm-up included), for the
   /// cross-check: memcache get/gets replies with and without a value, and etcd
   /// replies that raised the store revision (a put, a delete that deleted).

@@ -233,7 +233,7 @@ Result<typename Worker<S>::Conn*> Worker<S>::OpenConn(Client& cl, int node) {
   flush_queue_.resize(conns_.size());
   if (cl.conns.size() <= static_cast<size_t>(node)) cl.conns.resize(node + 1, nullptr);
   cl.conns[node] = raw;
-  Status s = reactor_->Add(raw->fd, Reactor::kWritable, raw->slot);
+  Status s = WatchNewConnection(*raw);
   if (!s.ok()) return s;
   return raw;
 }
@@ -278,7 +278,7 @@ void Worker<S>::Run() {
   // The ring is set up before the common start, so that its cost does not stagger it.
   std::unique_ptr<Uring> ring;
   if (failure_.ok() && opt_.io == IoMode::kUring) {
-    Result<std::unique_ptr<Uring>> u = Uring::Create(conns_.size());
+    Result<std::unique_ptr<Uring>> u = Uring::Create(RingSockets());
     if (u.ok()) {
       ring = std::move(*u);
     } else {
@@ -331,6 +331,7 @@ void Worker<S>::Loop() {
     if (now >= next_tick) {
       next_tick = now + kTickNs;
       if (!Busy()) break;
+      ReleaseIdleBuffers();
     }
     if (stopping_ && now >= drain_deadline_ns_) break;
     if (now >= next_reopen_ns_) ReopenDue(now);
@@ -383,7 +384,7 @@ template <LoadSession S>
 void Worker<S>::OnConnected(Conn& c) {
   Status s = FinishConnect(c.fd);
   if (!s.ok()) return Fail(c, s.WithContext(Peer(c)));
-  reactor_->Modify(c.fd, Reactor::kReadable, c.slot);
+  WatchConnected(c);
   c.state = ConnIo::State::kSetup;
   if (c.tls) return Flush(c);  // the ClientHello; ReceiveTls starts the session
   StartSession(c);
@@ -538,6 +539,7 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
 
 template <LoadSession S>
 void Worker<S>::Fill(Client& cl, int64_t now) {
+  if (cluster_ && WaitsForItsWindow(cl)) [[unlikely]] return;
   while (cl.in_flight < depth_ && CanSend(cl, now)) {
     SendOne(cl, now, cl.pacer ? cl.pacer->Next() : now);
   }
@@ -705,7 +707,7 @@ void Worker<S>::Reopen(Conn& c, int64_t now) {
   c.setup_deadline_ns = now + int64_t{opt_.connect_timeout_ms} * 1'000'000;
   next_deadline_ns_ = std::min(next_deadline_ns_, c.setup_deadline_ns);
   ++open_conns_;
-  Status s = reactor_->Add(c.fd, Reactor::kWritable, c.slot);
+  Status s = WatchNewConnection(c);
   if (!s.ok()) Lose(c, s);
 }
 
@@ -816,12 +818,15 @@ bool Worker<S>::WaitCompletions(int64_t timeout_ns, int64_t* now_out) {
   *now_out = now;
   if (now >= next_deadline_ns_) CheckTimeouts(now);  // replies after the deadline are late
   for (const Uring::Completion& e : completions_) {
-    Conn& c = conn(e.token);
-    if (c.state == ConnIo::State::kClosed) continue;  // cancelled or late
+    ConnIo* io = TokenConn(e.token);
+    if (io == nullptr) continue;  // cancelled or late
+    Conn& c = static_cast<Conn&>(*io);
     if (e.kind == Uring::Completion::Kind::kSend) {
       OnSent(c, e.result);
-    } else {
+    } else if (e.kind == Uring::Completion::Kind::kRecv) [[likely]] {
       OnReceived(c, e, now);
+    } else if (ConnectPolled(c, e.result)) {  // kWritable: a connection opened mid-run
+      OnConnected(c);
     }
   }
   return true;
@@ -831,14 +836,14 @@ template <LoadSession S>
 void Worker<S>::OnReceived(Conn& c, const Uring::Completion& e, int64_t now) {
   if (e.result == -ENOBUFS) {  // every receive buffer was taken: the multishot ended
     ++stats_.receive_buffer_waits;
-    return uring_->ArmRecv(c.fd, c.slot);
+    return ArmRecv(c);
   }
   if (e.result <= 0) return FailRead(c, -e.result);
   ++stats_.read_calls;
   stats_.socket_bytes_read += static_cast<uint64_t>(e.result);
   Receive(c, e.data, static_cast<size_t>(e.result));
   if (c.state == ConnIo::State::kClosed) return;
-  if (!e.more) uring_->ArmRecv(c.fd, c.slot);
+  if (!e.more) ArmRecv(c);
   Fill(*c.client, now);
   if (c.out.Readable() > 0) QueueFlush(c);
 }

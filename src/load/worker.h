@@ -104,6 +104,10 @@ class WorkerBase {
   void FinishMeasuredPhase();
   void RollInterval(int64_t now, bool last);
   bool MayStillSend(const Client& cl, int64_t now) const;
+  /// --cluster, closed loop, --pipeline > 1: a client sends its window and sends again
+  /// once every reply has come, so that each master's connection gets its requests in
+  /// batches (worker_transport.cc says why).
+  bool WaitsForItsWindow(const Client& cl) const;
   bool CanSend(const Client& cl, int64_t now) const;
   bool Finished() const;
   void StartPacers(int64_t start);
@@ -162,10 +166,32 @@ class WorkerBase {
   inline void QueueFlush(ConnIo& c);  // worker_conn.h
   void FlushQueued();
   void Close(ConnIo& c);
+  /// Gives back the buffers (out, the send in flight's, TLS's) of every connection that
+  /// received nothing since the last call and has nothing in flight or to write: an
+  /// idle connection holds no buffer memory. Called every loop tick (100 ms), so a busy
+  /// connection keeps its buffers and allocates nothing per request.
+  void ReleaseIdleBuffers();
+  /// Watches c, just opened (its non-blocking connect under way), for the connect's end:
+  /// over epoll before the common start, through the ring after it under --io uring,
+  /// so a connection opened mid-run (a --cluster redirect to a new master, a reconnect)
+  /// connects, sets up and runs like the others whichever transport runs.
+  Status WatchNewConnection(ConnIo& c);
+  /// c's connect succeeded: its bytes are received from now on (epoll: readable
+  /// events; io_uring: a multishot receive).
+  void WatchConnected(ConnIo& c);
+  /// --io uring: the poll of c's connect came back with `result`; false when it failed
+  /// (c is then failed).
+  [[gnu::cold]] bool ConnectPolled(ConnIo& c, int result);
   // --io uring: the measured loop's I/O as completions.
+  /// Sockets the ring is sized for (more still work: core/uring.h).
+  size_t RingSockets() const;
   void SwitchToUring(std::unique_ptr<Uring> ring);
+  void ArmRecv(ConnIo& c);
+  /// The connection a completion's token names, or null when it is closed or the token
+  /// was a predecessor's in its slot (late and cancelled completions).
+  inline ConnIo* TokenConn(uint32_t token) const;  // worker_conn.h
   void SendQueued(ConnIo& c);
-  void SendRest(ConnIo& c);  // a send of what `sending` holds
+  [[gnu::always_inline]] inline void SendRest(ConnIo& c);  // a send of what `sending` holds
   void OnSent(ConnIo& c, int result);
 
   WorkerShared* shared_;
@@ -232,7 +258,8 @@ class WorkerBase {
   Rng backoff_rng_;
   std::unique_ptr<ReactorHolder> reactor_;
   /// --io uring, from the common start on; declared after conns_ so that it goes first
-  /// (its sends may point into their buffers).
+  /// (its sends may point into their buffers). A connection closed before (Close)
+  /// has its requests cancelled synchronously first, so its buffers may then go.
   std::unique_ptr<Uring> uring_;
   std::vector<Uring::Completion> completions_;
 };
@@ -262,7 +289,8 @@ class Worker final : public WorkerBase {
   /// read), which then cost a call each (bench/count_instructions.sh).
   [[gnu::noinline]] void Loop();
   [[gnu::noinline]] void OnEvent(Conn& c, uint32_t events, int64_t now);
-  void OnConnected(Conn& c);
+  /// Off the hot path (out of line, so that WaitCompletions' receive path stays as it was).
+  [[gnu::noinline, gnu::cold]] void OnConnected(Conn& c);
   /// After the connect (and the TLS handshake): the session's set-up, written ahead of
   /// anything a redirect buffered meanwhile.
   void StartSession(Conn& c);

@@ -70,6 +70,13 @@ struct WorkerBase::ConnIo {
   int node = 0;       // index in the slot map's nodes (0 without --cluster)
   Client* client = nullptr;
   enum class State { kConnecting, kSetup, kRunning, kClosed } state = State::kConnecting;
+  /// --io uring: counts the slot's Closes; with the slot it makes the token of every
+  /// ring request of c, so a completion that comes after c closed never reaches what
+  /// reopens in its slot.
+  uint8_t generation = 0;
+  static constexpr int kTokenSlotBits = 24;  // at most 16,777,216 connections a thread
+  static constexpr uint32_t kTokenSlotMask = (uint32_t{1} << kTokenSlotBits) - 1;
+  uint32_t token() const { return slot | uint32_t{generation} << kTokenSlotBits; }
   Buffer out;
   /// --io uring: the bytes of the send in flight (out's former contents; out takes
   /// new requests meanwhile); empty: no send in flight. Grows on first use only.
@@ -79,6 +86,7 @@ struct WorkerBase::ConnIo {
   std::unique_ptr<TlsSession> tls;
   Buffer tls_out{0};
   uint64_t received = 0;  // bytes read from the socket: 0 says nothing ever came
+  uint64_t received_at_sweep = 0;  // `received` at the last ReleaseIdleBuffers
   /// Requests in flight by tag & (size - 1); the size is a power of two, the session's
   /// slots, doubled when a redirect needs more.
   std::vector<InFlight> ring;
@@ -98,6 +106,12 @@ struct WorkerBase::ConnIo {
   // maxclients answers one error and hangs up).
   std::string last_error;
 };
+
+inline WorkerBase::ConnIo* WorkerBase::TokenConn(uint32_t token) const {
+  // A closed connection's generation moved on (Close), so its token no longer matches.
+  ConnIo* c = conns_[token & ConnIo::kTokenSlotMask].get();
+  return c->token() == token ? c : nullptr;
+}
 
 // A connection with bytes to write after this wake-up (FlushQueued writes them). Each
 // connection is queued once at most, so the queue has a place for each.

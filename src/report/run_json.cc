@@ -309,7 +309,8 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
                     {"moved", r.totals.cluster_moved},
                     {"ask", r.totals.cluster_ask},
                     {"tryagain", r.totals.cluster_tryagain},
-                    {"map_reads", r.cluster_map_reads}};
+                    {"map_reads", r.cluster_map_reads},
+                    {"connections_opened", r.totals.cluster_connections_opened}};
   }
   if (!r.pool.empty()) j["pool"] = PoolJson(o, r);
   j["client"] = ClientJson(r);

@@ -243,8 +243,10 @@ void PrintErrors(std::FILE* out, const RunReport& r) {
              t.connection_errors, t.protocol_errors, r.result->unanswered);
   if (r.options->cluster) {
     fmt::print(out, "    cluster: {} masters from CLUSTER SLOTS; redirections followed: MOVED {}, "
-               "ASK {}; TRYAGAIN retried {} (at most 5 per request, then an error)\n",
-               r.result->cluster_masters.size(), t.cluster_moved, t.cluster_ask, t.cluster_tryagain);
+               "ASK {}; TRYAGAIN retried {} (at most 5 per request, then an error); "
+               "connections opened mid-run {}\n",
+               r.result->cluster_masters.size(), t.cluster_moved, t.cluster_ask, t.cluster_tryagain,
+               t.cluster_connections_opened);
     if (r.result->cluster_map_reads > 0 || !r.result->cluster_refresh_failure.empty()) {
       fmt::print(out, "    cluster: slot map read again {} times during the run (a lost master, CLUSTERDOWN){}\n",
                  r.result->cluster_map_reads,

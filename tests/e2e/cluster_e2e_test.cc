@@ -1,5 +1,6 @@
 // memstand run --cluster against a real 3-master Redis Cluster the test builds from
 // redis-server processes (cluster-enabled) joined by `redis-cli --cluster create`.
+// Every test runs over epoll and over io_uring (IoModeTest).
 #include <signal.h>
 
 #include <chrono>
@@ -17,23 +18,11 @@
 namespace memstand::e2e {
 namespace {
 
-class ClusterE2E : public ::testing::Test {
+class ClusterE2E : public IoModeTest {
  protected:
   void SetUp() override {
     for (int i = 0; i < 3 * (1 + replicas_); ++i) {
-      LocalRedisOptions o;
-      o.config = {{"cluster-enabled", "yes"}, {"cluster-config-file", "nodes.conf"},
-                  {"cluster-node-timeout", "5000"}};
-      // A cluster node's bus listens on port + 10000, so redis refuses ports above
-      // 55535; the free port LocalRedis picks may be one: try again.
-      auto r = LocalRedis::Start(o);
-      for (int retry = 0; retry < 20 && !r.ok() &&
-                          r.status().message().find("port number too high") != std::string::npos;
-           ++retry) {
-        r = LocalRedis::Start(o);
-      }
-      ASSERT_TRUE(r.ok()) << r.status().message();
-      nodes_.push_back(std::move(*r));
+      ASSERT_NO_FATAL_FAILURE(StartNode());
     }
     std::string cmd = "redis-cli --cluster create";
     for (const auto& n : nodes_) cmd += " 127.0.0.1:" + std::to_string(n->port());
@@ -44,6 +33,23 @@ class ClusterE2E : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     ASSERT_TRUE(AllOk()) << "cluster_state:ok not reached within 30 s";
+  }
+
+  // A cluster-enabled redis-server in no cluster yet, appended to nodes_.
+  void StartNode() {
+    LocalRedisOptions o;
+    o.config = {{"cluster-enabled", "yes"}, {"cluster-config-file", "nodes.conf"},
+                {"cluster-node-timeout", "5000"}};
+    // A cluster node's bus listens on port + 10000, so redis refuses ports above
+    // 55535; the free port LocalRedis picks may be one: try again.
+    auto r = LocalRedis::Start(o);
+    for (int retry = 0; retry < 20 && !r.ok() &&
+                        r.status().message().find("port number too high") != std::string::npos;
+         ++retry) {
+      r = LocalRedis::Start(o);
+    }
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    nodes_.push_back(std::move(*r));
   }
 
   // Every node is stopped and gone (checked by pid), whatever the test did to it.
@@ -87,6 +93,36 @@ class ClusterE2E : public ::testing::Test {
     }
     return -1;
   }
+  // Moves `slot` with its keys from node `from` to node `to` as redis-cli's resharding
+  // does (IMPORTING, MIGRATING, MIGRATE in batches, then NODE on the destination, the
+  // source and the other masters, in that order: the other way round the source
+  // already redirects to a destination that still redirects back, and a client
+  // following MOVED fast enough runs out of redirects), pausing between batches so
+  // that requests meet the ASK state.
+  void MigrateSlot(int slot, int from, int to) {
+    auto id = [&](int i) { return Call(i, {"CLUSTER", "MYID"}).str; };
+    const std::string from_id = id(from), to_id = id(to), s = std::to_string(slot);
+    ASSERT_EQ(Call(to, {"CLUSTER", "SETSLOT", s, "IMPORTING", from_id}).str, "OK");
+    ASSERT_EQ(Call(from, {"CLUSTER", "SETSLOT", s, "MIGRATING", to_id}).str, "OK");
+    for (int round = 0; round < 100; ++round) {
+      auto keys = Call(from, {"CLUSTER", "GETKEYSINSLOT", s, "50"});
+      if (keys.elements.empty()) break;
+      std::vector<std::string> cmd = {"MIGRATE", "127.0.0.1", std::to_string(nodes_[to]->port()),
+                                      "", "0", "5000", "KEYS"};
+      for (const auto& k : keys.elements) cmd.push_back(k.str);
+      auto moved = Call(from, cmd);
+      ASSERT_FALSE(moved.is_error()) << moved.str;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let ASKs happen
+    }
+    std::vector<int> order = {to, from};
+    for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+      if (i != to && i != from && IsMaster(i)) order.push_back(i);
+    }
+    for (int i : order) ASSERT_EQ(Call(i, {"CLUSTER", "SETSLOT", s, "NODE", to_id}).str, "OK");
+  }
+  bool IsMaster(int i) {
+    return Call(i, {"INFO", "replication"}).str.find("role:master") != std::string::npos;
+  }
   int64_t Calls(int i, const std::string& command) {
     auto stats = ParseCommandStats(Call(i, {"INFO", "commandstats"}).str);
     auto it = stats.find(command);
@@ -121,7 +157,7 @@ class ClusterWithReplicasE2E : public ClusterE2E {
 
 // --read-from-replicas: every GET is served by a replica (READONLY), every SET by a
 // master, and the cross-check (masters' counts plus the replicas' reads) holds.
-TEST_F(ClusterWithReplicasE2E, ReadsGoToReplicas) {
+TEST_P(ClusterWithReplicasE2E, ReadsGoToReplicas) {
   // Up to 30 s: a replica's first sync and the gossip that tells the seed about it took
   // over 10 s once, with CI's build and a valgrind run sharing the two cores.
   for (int i = 0; i < 300 && !ReplicasSynced(); ++i) {
@@ -130,7 +166,7 @@ TEST_F(ClusterWithReplicasE2E, ReadsGoToReplicas) {
   ASSERT_TRUE(ReplicasSynced());
   std::string json = TempDir() + "/run.json";
   Outcome out = RunMemstand({"run", "--target", Url(0), "--cluster", "--read-from-replicas",
-                             "--exclusive", "-n", "3000", "--json", json});
+                             "--exclusive", "-n", "3000", "--io", Io(), "--json", json});
   ASSERT_EQ(out.exit_code, 0) << out.output;
   auto j = ReadJson(json);
   EXPECT_FALSE(j["cross_check"]["mismatch"].get<bool>()) << out.output;
@@ -157,21 +193,19 @@ TEST_F(ClusterWithReplicasE2E, ReadsGoToReplicas) {
 // Sequential SETs of 1000 keys: every master gets its share, the three DBSIZEs add up
 // to the keys, the masters' commandstats add up to memstand's counts (--exclusive
 // makes a mismatch fail the run), and with the map right from the start, no MOVED.
-TEST_F(ClusterE2E, RoutesEveryKeyToItsMaster) {
+TEST_P(ClusterE2E, RoutesEveryKeyToItsMaster) {
   std::string json = TempDir() + "/run.json";
   Outcome out = RunMemstand({"run", "--target", Url(1), "--cluster", "--exclusive", "--ratio",
                              "1:0", "--key-pattern", "S", "--key-maximum", "999", "-n", "1000",
-                             "--clients", "4", "--json", json});
+                             "--clients", "4", "--io", Io(), "--json", json});
   ASSERT_EQ(out.exit_code, 0) << out.output;
   auto j = ReadJson(json);
   EXPECT_EQ(j["cluster"]["masters"].size(), 3u);
   EXPECT_EQ(j["cluster"]["moved"], 0);
   EXPECT_EQ(j["totals"]["errors"], 0);
   EXPECT_FALSE(j["cross_check"]["mismatch"].get<bool>()) << out.output;
-  // --io auto (the default) keeps epoll with --cluster, and says why.
-  EXPECT_EQ(j["options"]["io"], "epoll");
-  EXPECT_NE(j["options"].value("io_fallback", "").find("--cluster"), std::string::npos)
-      << j["options"].dump();
+  EXPECT_EQ(j["options"]["io"], Io());
+  EXPECT_EQ(j["cluster"]["connections_opened"], 0);
   int64_t keys = 0, sets = 0;
   for (int i = 0; i < 3; ++i) {
     int64_t n = Call(i, {"DBSIZE"}).integer;
@@ -191,7 +225,8 @@ TEST_F(ClusterE2E, RoutesEveryKeyToItsMaster) {
 // The published study's memtier line (--cluster-mode, --print-percentiles,
 // --hide-histogram), shortened to -n 100 per client: every request reaches a master,
 // and memtier's table has its cluster columns.
-TEST_F(ClusterE2E, MemtierClusterModeRunsThePublishedLine) {
+TEST_P(ClusterE2E, MemtierClusterModeRunsThePublishedLine) {
+  if (Io() == "epoll") GTEST_SKIP() << "memtier's line has no --io: the uring instance runs it (auto)";
   int64_t before = 0;
   for (int i = 0; i < 3; ++i) before += Calls(i, "set") + Calls(i, "get");
   Outcome out = RunMemstand({"memtier", "--cluster-mode", "-s", "127.0.0.1", "-p", std::to_string(nodes_[0]->port()),
@@ -207,9 +242,9 @@ TEST_F(ClusterE2E, MemtierClusterModeRunsThePublishedLine) {
   EXPECT_NE(out.output.find("\nTotals "), std::string::npos) << out.output;
 }
 
-TEST_F(ClusterE2E, LegacyModeCountsMovedReplies) {
+TEST_P(ClusterE2E, LegacyModeCountsMovedReplies) {
   std::string json = TempDir() + "/run.json";
-  Outcome out = RunMemstand({"run", "--target", Url(0), "-n", "3000", "--json", json});
+  Outcome out = RunMemstand({"run", "--target", Url(0), "-n", "3000", "--io", Io(), "--json", json});
   ASSERT_EQ(out.exit_code, 0) << out.output;
   auto j = ReadJson(json);
   const int64_t moved = j["totals"]["errors_by_kind"]["MOVED"]["count"].get<int64_t>();
@@ -221,33 +256,17 @@ TEST_F(ClusterE2E, LegacyModeCountsMovedReplies) {
 // A slot moved from its master to another while memstand writes and reads keys in it
 // (a hash tag keeps every key in that slot): ASK while keys move, MOVED after the
 // ownership changes, and not one failed request.
-TEST_F(ClusterE2E, SlotMigratedLiveWithoutFailedRequests) {
+TEST_P(ClusterE2E, SlotMigratedLiveWithoutFailedRequests) {
   const int slot = KeySlot("mig");
   const int from = Owner(slot), to = (from + 1) % 3;
-  auto id = [&](int i) { return Call(i, {"CLUSTER", "MYID"}).str; };
-  const std::string from_id = id(from), to_id = id(to);
   std::string json = TempDir() + "/run.json";
   auto run = Running::Start({"run", "--target", Url(0), "--cluster", "--duration", "4s",
                              "--clients", "4", "--command", "set {mig}__key__ __data__",
                              "--command", "get {mig}__key__", "--key-maximum", "499",
-                             "--json", json});
+                             "--io", Io(), "--json", json});
   ASSERT_NE(run, nullptr);
   std::this_thread::sleep_for(std::chrono::milliseconds(1200));
-  ASSERT_EQ(Call(to, {"CLUSTER", "SETSLOT", std::to_string(slot), "IMPORTING", from_id}).str, "OK");
-  ASSERT_EQ(Call(from, {"CLUSTER", "SETSLOT", std::to_string(slot), "MIGRATING", to_id}).str, "OK");
-  for (int round = 0; round < 100; ++round) {
-    auto keys = Call(from, {"CLUSTER", "GETKEYSINSLOT", std::to_string(slot), "50"});
-    if (keys.elements.empty()) break;
-    std::vector<std::string> cmd = {"MIGRATE", "127.0.0.1", std::to_string(nodes_[to]->port()),
-                                    "", "0", "5000", "KEYS"};
-    for (const auto& k : keys.elements) cmd.push_back(k.str);
-    auto moved = Call(from, cmd);
-    ASSERT_FALSE(moved.is_error()) << moved.str;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let ASKs happen
-  }
-  for (int i = 0; i < 3; ++i) {
-    ASSERT_EQ(Call(i, {"CLUSTER", "SETSLOT", std::to_string(slot), "NODE", to_id}).str, "OK");
-  }
+  ASSERT_NO_FATAL_FAILURE(MigrateSlot(slot, from, to));
   Outcome out = run->Wait(60);
   ASSERT_EQ(out.exit_code, 0) << out.output;
   auto j = ReadJson(json);
@@ -258,13 +277,63 @@ TEST_F(ClusterE2E, SlotMigratedLiveWithoutFailedRequests) {
   EXPECT_EQ(Call(from, {"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}).integer, 0);
   EXPECT_GT(Call(to, {"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}).integer, 0);
   EXPECT_NE(out.output.find("cluster: 3 masters"), std::string::npos);
+  EXPECT_EQ(j["cluster"]["connections_opened"], 0);  // every master had its connections
+}
+
+// A master that joins the cluster mid-run and takes over the slot every key is in: the
+// redirects (ASK while the keys move, then MOVED) name a node memstand had no
+// connection to, so each client of each thread opens one mid-run (over io_uring too:
+// its connect, set-up and requests go through the ring), and no request fails.
+TEST_P(ClusterE2E, MasterJoinedMidRunGetsConnectionsOpenedMidRun) {
+  ASSERT_NO_FATAL_FAILURE(StartNode());
+  const int added = 3;
+  const int slot = KeySlot("mig");
+  const int from = Owner(slot);
+  std::string json = TempDir() + "/run.json";
+  auto run = Running::Start({"run", "--target", Url(0), "--cluster", "--duration", "5s",
+                             "-t", "2", "--clients", "3", "--command", "set {mig}__key__ __data__",
+                             "--command", "get {mig}__key__", "--key-maximum", "499",
+                             "--io", Io(), "--json", json});
+  ASSERT_NE(run, nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  ASSERT_EQ(Call(0, {"CLUSTER", "MEET", "127.0.0.1", std::to_string(nodes_[added]->port())}).str,
+            "OK");
+  // Until every node knows the new one, it knows them all and the slots' owners (gossip:
+  // before that it answers CLUSTERDOWN, MIGRATE to it included), at most 30 s.
+  auto joined = [&] {
+    if (!AllOk()) return false;
+    for (int i = 0; i <= added; ++i) {
+      const std::string nodes = Call(i, {"CLUSTER", "NODES"}).str;
+      int connected = 0;
+      for (size_t at = 0; (at = nodes.find(" connected", at)) != std::string::npos; ++at) ++connected;
+      if (connected != added + 1 || nodes.find("handshake") != std::string::npos) return false;
+    }
+    return true;
+  };
+  for (int i = 0; i < 300 && !joined(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(joined()) << Call(0, {"CLUSTER", "NODES"}).str;
+  ASSERT_NO_FATAL_FAILURE(MigrateSlot(slot, from, added));
+  Outcome out = run->Wait(60);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  EXPECT_EQ(j["options"]["io"], Io());
+  EXPECT_EQ(j["totals"]["errors"], 0) << out.output;
+  EXPECT_EQ(j["unanswered"], 0);
+  EXPECT_EQ(j["connection_errors"], 0);
+  EXPECT_EQ(j["cluster"]["masters"].size(), 3u);  // CLUSTER SLOTS at the start
+  EXPECT_GT(j["cluster"]["moved"].get<int64_t>() + j["cluster"]["ask"].get<int64_t>(), 0)
+      << out.output;
+  EXPECT_EQ(j["cluster"]["connections_opened"], 2 * 3) << out.output;  // threads x clients
+  // The new master served the slot's requests over those connections.
+  EXPECT_GT(Calls(added, "set") + Calls(added, "get"), 0);
+  EXPECT_GT(Call(added, {"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}).integer, 0);
 }
 
 // A master killed mid-run: the run ends (no hang), exit 1, the lost connection stated.
-TEST_F(ClusterE2E, MasterKilledMidRunEndsTheRun) {
+TEST_P(ClusterE2E, MasterKilledMidRunEndsTheRun) {
   std::string json = TempDir() + "/run.json";
   auto run = Running::Start({"run", "--target", Url(0), "--cluster", "--duration", "30s",
-                             "--json", json});
+                             "--io", Io(), "--json", json});
   ASSERT_NE(run, nullptr);
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   kill(nodes_[2]->pid(), SIGKILL);
@@ -281,7 +350,7 @@ TEST_F(ClusterE2E, MasterKilledMidRunEndsTheRun) {
 // (CLUSTER FAILOVER TAKEOVER) mid-run. The run reads the slot map again through a
 // surviving node, sends that master's slots to the promoted replica, and ends 0; the
 // SET outage it reports is over before the end.
-TEST_F(ClusterWithReplicasE2E, ReconnectFollowsThePromotedReplica) {
+TEST_P(ClusterWithReplicasE2E, ReconnectFollowsThePromotedReplica) {
   for (int i = 0; i < 300 && !ReplicasSynced(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_TRUE(ReplicasSynced());
   const int master = Owner(0);
@@ -297,7 +366,7 @@ TEST_F(ClusterWithReplicasE2E, ReconnectFollowsThePromotedReplica) {
   ASSERT_GE(replica, 0) << "no replica of the master of slot 0";
   const int seed = master == 0 ? 1 : 0;
   const std::string json_path = TempDir() + "/run.json";
-  auto run = Running::Start({"run", "--target", Url(seed), "--cluster", "--io", "epoll", "--reconnect",
+  auto run = Running::Start({"run", "--target", Url(seed), "--cluster", "--io", Io(), "--reconnect",
                              "--reconnect-min", "20ms", "--reconnect-max", "200ms", "--duration", "8s", "-c", "2",
                              "--json", json_path});
   ASSERT_NE(run, nullptr);
@@ -321,6 +390,8 @@ TEST_F(ClusterWithReplicasE2E, ReconnectFollowsThePromotedReplica) {
   // The promoted replica, now a master, took SETs from the run after the takeover.
   EXPECT_GT(Calls(replica, "set"), replica_sets) << out.output;
 }
+INSTANTIATE_TEST_SUITE_P(EpollAndUring, ClusterE2E, ::testing::Values("epoll", "uring"));
+INSTANTIATE_TEST_SUITE_P(EpollAndUring, ClusterWithReplicasE2E, ::testing::Values("epoll", "uring"));
 
 }  // namespace
 }  // namespace memstand::e2e

@@ -120,7 +120,7 @@ TEST_P(IoModeE2E, ServerKilledMidRunEndsTheRun) {
 INSTANTIATE_TEST_SUITE_P(EpollAndUring, IoModeE2E, ::testing::Values("epoll", "uring"));
 
 // auto: io_uring where the kernel allows it (as it does for this test process), else
-// epoll and the reason; never uring with --cluster.
+// epoll and the reason (--cluster too: cluster_e2e_test runs it over both).
 TEST(IoModeE2E, AutoChoosesUringWhereTheKernelAllowsIt) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
@@ -142,9 +142,6 @@ TEST(IoModeE2E, BadIoIsAUsageError) {
   EXPECT_EQ(out.exit_code, 2) << out.output;
   EXPECT_NE(out.output.find("--io: takes epoll, uring or auto, got 'kqueue'"), std::string::npos)
       << out.output;
-  out = RunMemstand({"run", "--target", "redis://127.0.0.1:1", "--io", "uring", "--cluster"});
-  EXPECT_EQ(out.exit_code, 2) << out.output;
-  EXPECT_NE(out.output.find("--io uring: not with --cluster"), std::string::npos) << out.output;
 }
 
 }  // namespace
