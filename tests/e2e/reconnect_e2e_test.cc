@@ -33,6 +33,8 @@ bool WaitForLoad(const LocalRedis& r, int64_t n) {
   return false;
 }
 
+class ReconnectE2E : public IoModeTest {};
+
 uint64_t SeriesSum(const json& run, const char* key) {
   uint64_t n = 0;
   for (const json& p : run["series"]["Total"]) n += p[key].get<uint64_t>();
@@ -44,14 +46,14 @@ uint64_t OutcomeOf(const json& run, const std::string& label, const char* which)
   return c == nullptr ? 0 : (*c)["outcomes"][which].get<uint64_t>();
 }
 
-TEST(ReconnectE2E, RedisKilledAndRestartedOnItsPort) {
+TEST_P(ReconnectE2E, RedisKilledAndRestartedOnItsPort) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
   auto metrics_port = PickFreePort();
   ASSERT_TRUE(metrics_port.ok());
   const std::string dir = TempDir();
   const std::string json_path = dir + "/run.json";
-  auto run = Running::Start({"run", "--target", Url(*redis), "--io", "epoll", "--reconnect",
+  auto run = Running::Start({"run", "--target", Url(*redis), "--io", Io(), "--reconnect",
                              "--reconnect-min", "20ms", "--reconnect-max", "200ms", "--duration", "7s",
                              "-c", "4", "--json", json_path, "--metrics-addr",
                              "127.0.0.1:" + std::to_string(*metrics_port), "--metrics-linger", "2s"});
@@ -122,11 +124,11 @@ TEST(ReconnectE2E, RedisKilledAndRestartedOnItsPort) {
   ExpectPromtoolAccepts(metrics.substr(metrics.find("\r\n\r\n") + 4));
 }
 
-TEST(ReconnectE2E, StoppedServerGivesUnknownThenOkAgain) {
+TEST_P(ReconnectE2E, StoppedServerGivesUnknownThenOkAgain) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
   const std::string json_path = TempDir() + "/run.json";
-  auto run = Running::Start({"run", "--target", Url(*redis), "--io", "epoll", "--reconnect",
+  auto run = Running::Start({"run", "--target", Url(*redis), "--io", Io(), "--reconnect",
                              "--reconnect-min", "20ms", "--reconnect-max", "200ms", "--request-timeout",
                              "300ms", "--connect-timeout", "300ms", "--duration", "6s", "-c", "2", "--ratio",
                              "1:0", "--json", json_path});
@@ -160,13 +162,13 @@ TEST(ReconnectE2E, StoppedServerGivesUnknownThenOkAgain) {
   EXPECT_TRUE(set_row) << cc.dump();
 }
 
-TEST(ReconnectE2E, PoolMemberKilledItsClientsMove) {
+TEST_P(ReconnectE2E, PoolMemberKilledItsClientsMove) {
   auto first = StartRedis();
   auto second = StartRedis();
   ASSERT_NE(first, nullptr);
   ASSERT_NE(second, nullptr);
   const std::string json_path = TempDir() + "/run.json";
-  auto run = Running::Start({"run", "--target", Url(*first), "--target", Url(*second), "--io", "epoll",
+  auto run = Running::Start({"run", "--target", Url(*first), "--target", Url(*second), "--io", Io(),
                              "--reconnect", "--reconnect-min", "20ms", "--reconnect-max", "200ms", "--duration",
                              "5s", "-c", "4", "--ratio", "1:0", "--json", json_path});
   ASSERT_NE(run, nullptr);
@@ -185,10 +187,10 @@ TEST(ReconnectE2E, PoolMemberKilledItsClientsMove) {
   EXPECT_GT(CommandCalls(*first, "set"), first_at_kill) << out.output;
 }
 
-TEST(ReconnectE2E, WithoutReconnectAKillEndsTheRun) {
+TEST_P(ReconnectE2E, WithoutReconnectAKillEndsTheRun) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
-  auto run = Running::Start({"run", "--target", Url(*redis), "--io", "epoll", "--duration", "20s", "-c", "2"});
+  auto run = Running::Start({"run", "--target", Url(*redis), "--io", Io(), "--duration", "20s", "-c", "2"});
   ASSERT_NE(run, nullptr);
   ASSERT_TRUE(WaitForLoad(*redis, 1000)) << run->OutputSoFar();
   ASSERT_TRUE(redis->node().Kill().ok());
@@ -196,6 +198,8 @@ TEST(ReconnectE2E, WithoutReconnectAKillEndsTheRun) {
   EXPECT_EQ(out.exit_code, 1) << out.output;
   EXPECT_EQ(out.output.find("availability:"), std::string::npos) << out.output;
 }
+
+INSTANTIATE_TEST_SUITE_P(EpollAndUring, ReconnectE2E, ::testing::Values("epoll", "uring"));
 
 }  // namespace
 }  // namespace memstand::e2e
