@@ -41,6 +41,11 @@ Status AddCommand(const Json& c, CommandStats* s) {
   s->bytes_out += Count(c, "bytes_out");
   s->bytes_in += Count(c, "bytes_in");
   s->zero_latency += Count(c, "zero_latency");
+  if (c.contains("outcomes") && c["outcomes"].is_object()) {
+    s->failed += Count(c["outcomes"], "fail");
+    s->unknown += Count(c["outcomes"], "unknown");
+    s->lost += Count(c["outcomes"], "lost");
+  }
   const Json kinds = c.value("errors_by_kind", Json::object());
   for (const auto& [prefix, kind] : kinds.items()) {
     ErrorKind& mine = s->errors_by_prefix[prefix];
