@@ -32,6 +32,8 @@ void ProgressLine::OnSecond(int second, const std::vector<CommandStats>& command
   snap_.last_ops = all.ops;
   snap_.last_p99_ns = all.latency_ns.ValueAtPercentile(99);
   snap_.errors += all.errors;
+  snap_.last_fail = all.failed;
+  snap_.last_unknown = all.unknown;
   std::fputs(kEraseLine, out_);
   std::fputs(FormatProgress(snap_).c_str(), out_);
   std::fflush(out_);

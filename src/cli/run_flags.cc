@@ -38,8 +38,9 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
                   "redis+unix://[user:pass@]/path[?db=N], memcache+unix:///path; none: start a local server; repeated: a "
                   "pool of servers of one protocol, connections spread by --balance");
   app->add_option("--balance", f->balance,
-                  "Several --target: round-robin (client i to target i % N) or random (a "
-                  "draw per connection from --seed)");
+                  "Several --target: round-robin (client i to target i % N), random (a "
+                  "draw per connection from --seed) or per-request (every client to every "
+                  "target, each request to the next one up)");
   app->add_option("--protocol", f->protocol,
                   "resp, memcache, iproto or etcd (default: the target's scheme, else resp)");
   app->add_option("-s,--server", f->server, "Server host (memtier style)");

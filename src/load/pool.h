@@ -14,9 +14,13 @@ namespace memstand {
 enum class Balance : uint8_t {
   kRoundRobin,  // global client i goes to target i % N: an even split, N | connections
   kRandom,      // a draw per connection from --seed: reproducible, uneven by chance
+  /// Every client connects to every target and sends each request to the next target
+  /// whose connection is up (round robin per client): a lost target's share moves to the
+  /// others at once (a Go pool's ANY). The client's home target is i % N.
+  kPerRequest,
 };
 
-/// "round-robin" or "random" (the --balance values).
+/// "round-robin", "random" or "per-request" (the --balance values).
 const char* BalanceName(Balance b);
 /// --balance's value; InvalidArgument naming the accepted ones.
 Result<Balance> ParseBalance(std::string_view name);
@@ -26,7 +30,8 @@ Result<Balance> ParseBalance(std::string_view name);
 /// every --threads x --clients that has this client. REQUIRES: targets >= 1.
 int PoolIndex(Balance b, uint64_t seed, uint64_t client, int targets);
 
-/// How many of `connections` clients each target gets (size `targets`).
+/// How many of `connections` clients' connections each target gets (size `targets`);
+/// per-request: every client has one to every target.
 std::vector<uint64_t> PoolConnections(Balance b, uint64_t seed, uint64_t connections,
                                       int targets);
 

@@ -41,7 +41,7 @@ TEST(Pool, ParseBalanceNamesTheAcceptedValues) {
   auto bad = ParseBalance("least-conn");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("'least-conn'"), std::string::npos);
-  EXPECT_NE(bad.status().message().find("round-robin or random"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("round-robin, random or per-request"), std::string::npos);
   EXPECT_STREQ(BalanceName(Balance::kRandom), "random");
 }
 

@@ -55,7 +55,7 @@ bool WorkerBase::MayStillSend(const Client& c, int64_t now) const {
 // a request intended after the warm-up waits for the measured phase to begin.
 bool WorkerBase::CanSend(const Client& c, int64_t now) const {
   if (!MayStillSend(c, now)) return false;
-  if (!c.pacer) return c.down == 0;
+  if (!c.pacer) return c.down <= c.may_be_down;
   const int64_t at = c.pacer->Peek();
   return at <= now && (measuring_ || at < warmup_end_ns_);
 }
@@ -187,7 +187,7 @@ template <LoadSession S>
 Status Worker<S>::OpenAll() {
   if (!reactor_->status().ok()) return reactor_->status();
   if (cluster_ && opt_.read_from_replicas) AddReplicaNodes();
-  const int nodes = cluster_ ? static_cast<int>(map_.nodes().size()) : 1;
+  const int nodes = cluster_ ? static_cast<int>(map_.nodes().size()) : per_request_ ? opt_.pool_size() : 1;
   MakeClients();
   for (auto& cl : clients_) {
     for (int node = 0; node < nodes; ++node) {
@@ -201,19 +201,20 @@ Status Worker<S>::OpenAll() {
 // A non-blocking connection of `cl` to `node`; OnConnected sets it up.
 template <LoadSession S>
 Result<typename Worker<S>::Conn*> Worker<S>::OpenConn(Client& cl, int node) {
-  const std::string& host = cluster_ ? map_.nodes()[node].host : cl.target->host;
-  const int port = cluster_ ? map_.nodes()[node].port : cl.target->port;
+  const RedisTarget& target = TargetOf(cl, node);
+  const std::string& host = cluster_ ? map_.nodes()[node].host : target.host;
+  const int port = cluster_ ? map_.nodes()[node].port : target.port;
   std::unique_ptr<TlsSession> tls;
   if (shared_->tls) {
     auto started = TlsSession::Start(shared_->tls, host);
-    if (!started.ok()) return started.status().WithContext(cl.target->Display());
+    if (!started.ok()) return started.status().WithContext(target.Display());
     tls = std::move(*started);
   }
-  auto fd = ConnectNode(*cl.target, host, port, opt_.connect_timeout_ms, false);
+  auto fd = ConnectNode(target, host, port, opt_.connect_timeout_ms, false);
   if (!fd.ok()) return fd.status();
   SessionConfig sc;
-  sc.target = cl.target;
-  sc.peer = cluster_ ? map_.nodes()[node].Address() : cl.target->Display();
+  sc.target = &target;
+  sc.peer = cluster_ ? map_.nodes()[node].Address() : target.Display();
   sc.resp = opt_.resp;
   sc.read_only = static_cast<size_t>(node) < is_replica_.size() && is_replica_[node];
   sc.slots = std::bit_ceil(std::max<size_t>(depth_, 4));
@@ -569,10 +570,28 @@ void Worker<S>::SendOne(Client& cl, int64_t now, int64_t intended) {
   CountSent(cl, c, cmd, sent.bytes, measured, now, intended);
 }
 
+// --balance per-request: the client's next member whose connection runs (round
+// robin); else one being set up (the request waits in its buffer); all closed: one of
+// them (an open-loop request then fails unsent).
+template <LoadSession S>
+typename Worker<S>::Conn& Worker<S>::NextMember(Client& cl) {
+  const size_t members = cl.conns.size();
+  for (size_t i = 0; i < members; ++i) {
+    Conn& c = conn(cl, static_cast<int>(cl.next_replica++ % members));
+    if (c.state == ConnIo::State::kRunning) return c;
+  }
+  for (size_t i = 0; i < members; ++i) {  // none runs: one being set up takes it
+    Conn& c = conn(cl, static_cast<int>(i));
+    if (c.state != ConnIo::State::kClosed) return c;
+  }
+  return conn(cl, 0);
+}
+
 // The connection a request goes to: the only one, or (--cluster) the one to the master
 // of its key's slot as this worker last learned it.
 template <LoadSession S>
 typename Worker<S>::Conn& Worker<S>::Route(Client& cl, uint32_t cmd, const Draw& d) {
+  if (per_request_) return NextMember(cl);
   if (!cluster_) return conn(cl, 0);
   const int slot = S::Slot(requests_[cmd], d);
   int node = slot < 0 ? 0 : map_.NodeOf(slot);
@@ -623,6 +642,9 @@ void Worker<S>::Lose(Conn& c, const Status& why) {
     NoteLoss(c, why);
   }
   ScheduleReopen(c, why, now);
+  // Its requests ended with no reply to send the next on: a client that may go on
+  // without this connection (--balance per-request) sends now.
+  if (c.client->down <= c.client->may_be_down && !c.client->failed) Fill(*c.client, now);
 }
 
 template <LoadSession S>
@@ -675,23 +697,25 @@ void Worker<S>::Reopen(Conn& c, int64_t now) {
   c.reopening = true;
   ++c.attempts;
   const int members = opt_.pool_size();
-  if (!cluster_ && members > 1) {
+  const bool move = !cluster_ && !per_request_ && members > 1;
+  if (move) {
     cl.pool_index = (cl.pool_index + 1 + static_cast<int>(cl.index % (members - 1))) % members;
     cl.target = &opt_.pool_target(cl.pool_index);
   }
-  const std::string& host = cluster_ ? map_.nodes()[c.node].host : cl.target->host;
-  const int port = cluster_ ? map_.nodes()[c.node].port : cl.target->port;
+  const RedisTarget& target = TargetOf(cl, c.node);
+  const std::string& host = cluster_ ? map_.nodes()[c.node].host : target.host;
+  const int port = cluster_ ? map_.nodes()[c.node].port : target.port;
   if (shared_->tls) {
     auto started = TlsSession::Start(shared_->tls, host);
-    if (!started.ok()) return Lose(c, started.status().WithContext(cl.target->Display()));
+    if (!started.ok()) return Lose(c, started.status().WithContext(target.Display()));
     c.tls = std::move(*started);
   }
-  auto fd = ConnectNode(*cl.target, host, port, opt_.connect_timeout_ms, false);
+  auto fd = ConnectNode(target, host, port, opt_.connect_timeout_ms, false);
   if (!fd.ok()) {
     ++stats_.faults.reconnect_failures;
     return ScheduleReopen(c, fd.status(), now);
   }
-  if (!cluster_ && members > 1) {
+  if (move) {
     // A new member: a session of its own (its credentials, its peer name).
     SessionConfig sc;
     sc.target = cl.target;

@@ -118,6 +118,9 @@ class WorkerBase {
   /// The server a connection talks to, for messages: its cluster node, else its
   /// client's target (a pool member or the only target).
   std::string Peer(const ConnIo& c) const;
+  /// The target a client's connection to `node` goes to: with --balance per-request
+  /// pool member `node`, else the client's (with --cluster, the seed's credentials).
+  inline const RedisTarget& TargetOf(const Client& cl, int node) const;  // worker_conn.h
   /// After a request is encoded into c.out: queues the write, counts it in flight and
   /// sent, and (measured) its bytes, send lag and the budget.
   [[gnu::always_inline]] inline void CountSent(Client& cl, ConnIo& c, uint32_t cmd, size_t bytes,
@@ -201,6 +204,7 @@ class WorkerBase {
   std::vector<std::unique_ptr<ConnIo>> conns_;  // every client's, in opening order
   SlotMap map_;                                 // --cluster: this worker's view
   bool cluster_ = false;
+  bool per_request_ = false;  // --balance per-request over a pool
   const size_t depth_;  // requests in flight per client: --pipeline (x masters with --cluster)
   std::vector<std::vector<int>> replicas_of_;  // --read-from-replicas: by master node
   std::vector<bool> is_replica_;               // by node index
@@ -310,6 +314,7 @@ class Worker final : public WorkerBase {
   /// the compiler would no longer put them in line by itself.
   [[gnu::flatten]] void SendOne(Client& cl, int64_t now, int64_t intended);
   Conn& Route(Client& cl, uint32_t cmd, const Draw& d);
+  Conn& NextMember(Client& cl);
   /// Puts f in flight on c under its tag, the slots doubled when they are all taken.
   [[gnu::always_inline]] inline void Put(Conn& c, uint64_t tag, const InFlight& f);
   [[gnu::noinline, gnu::cold]] void Grow(Conn& c);

@@ -47,7 +47,7 @@ struct WorkerBase::Client {
   uint64_t mix_pos = 0;
   uint64_t seq = 0;               // IPROTO: the next __seq__ (global index + k x clients)
   uint64_t budget = UINT64_MAX;   // measured requests left (requests mode)
-  uint32_t next_replica = 0;      // --read-from-replicas: round robin
+  uint32_t next_replica = 0;      // --read-from-replicas, --balance per-request: round robin
   const RedisTarget* target = nullptr;  // its pool member (--cluster: the seed); in opt_
   std::optional<Pacer> pacer;     // open loop only
   int64_t due_queued = -1;        // open loop: the time of this client's live due_ entry
@@ -57,6 +57,9 @@ struct WorkerBase::Client {
   /// waits for them; an open-loop client's due requests to them fail unsent.
   uint32_t down = 0;
   int pool_index = 0;             // its pool member (moves on when one is lost)
+  /// Closed loop: how many of its connections may be down while it sends (--balance
+  /// per-request: all members but one; else none).
+  uint32_t may_be_down = 0;
   std::vector<ConnIo*> conns;     // by node index; one without --cluster
 };
 
@@ -119,6 +122,10 @@ inline void WorkerBase::QueueFlush(ConnIo& c) {
   if (c.flush_queued) return;
   c.flush_queued = true;
   flush_queue_[flushes_++] = &c;
+}
+
+inline const RedisTarget& WorkerBase::TargetOf(const Client& cl, int node) const {
+  return per_request_ ? opt_.pool_target(node) : *cl.target;
 }
 
 // In line with the loop (the socket's read per readable event).

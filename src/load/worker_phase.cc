@@ -32,6 +32,8 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
       thread_index_(thread_index),
       map_(shared->cluster_map.value_or(SlotMap())),
       cluster_(shared->cluster_map.has_value()),
+      per_request_(!cluster_ && shared->options->balance == Balance::kPerRequest &&
+                   shared->options->pool_size() > 1),
       // --cluster: --pipeline per master connection, as memtier (each of its cluster
       // connections has the pipeline's depth) and redis-benchmark --cluster (a client
       // per master) count it; keys spread the client's requests over the masters.
@@ -66,6 +68,7 @@ void WorkerBase::MakeClients() {
     cl->seq = global;
     cl->pool_index = PoolIndex(opt_.balance, opt_.seed, global, opt_.pool_size());
     cl->target = &opt_.pool_target(cl->pool_index);
+    if (per_request_) cl->may_be_down = static_cast<uint32_t>(opt_.pool_size() - 1);
     if (opt_.requests > 0) {
       cl->budget = opt_.requests / total + (global < opt_.requests % total ? 1 : 0);
       budget_left_ += cl->budget;
@@ -156,7 +159,7 @@ void WorkerBase::StartPacers(int64_t start) {
 }
 
 std::string WorkerBase::Peer(const ConnIo& c) const {
-  return cluster_ ? map_.nodes()[c.node].Address() : c.client->target->Display();
+  return cluster_ ? map_.nodes()[c.node].Address() : TargetOf(*c.client, c.node).Display();
 }
 
 void WorkerBase::CountFailure(ConnIo& c, const Status& why, uint64_t data) {

@@ -21,6 +21,9 @@ std::string FormatProgress(const ProgressSnapshot& s) {
   std::string line = s.label.empty() ? "" : s.label + " | ";
   line += fmt::format("{} | {} ops/s | p99 {:.1f} µs | {} errors", HowFar(s), s.last_ops,
                       s.last_p99_ns / 1000.0, s.errors);
+  if (s.last_fail + s.last_unknown > 0) {
+    line += fmt::format(" | last second: fail {}, unknown {}", s.last_fail, s.last_unknown);
+  }
   return line;
 }
 

@@ -17,11 +17,16 @@ struct ProgressSnapshot {
   uint64_t last_ops = 0;        // replies in the last completed second
   int64_t last_p99_ns = 0;      // their 99th percentile
   uint64_t errors = 0;          // error replies so far
+  /// Operations of the last completed second that ended fail or unknown (docs/faults.md):
+  /// shown only when either is not 0.
+  uint64_t last_fail = 0;
+  uint64_t last_unknown = 0;
 };
 
 /// One line without control characters or newline, e.g.
 /// "run 2/3 | 4s elapsed, 6s left | 95012 ops/s | p99 412.0 µs | 0 errors", or with
-/// requests: "... | 40000/100000 requests | ...".
+/// requests: "... | 40000/100000 requests | ...". A second in which operations ended
+/// fail or unknown adds "| last second: fail F, unknown U".
 std::string FormatProgress(const ProgressSnapshot& s);
 
 }  // namespace memstand

@@ -15,6 +15,16 @@ TEST(FormatProgress, DurationRun) {
   EXPECT_EQ(FormatProgress(s), "4s elapsed, 6s left | 95012 ops/s | p99 412.0 µs | 3 errors");
 }
 
+TEST(FormatProgress, ASecondWithFailedOrUnknownOperationsSaysSo) {
+  ProgressSnapshot s;
+  s.elapsed_s = 4;
+  s.duration_s = 10;
+  s.last_fail = 2;
+  s.last_unknown = 5;
+  EXPECT_EQ(FormatProgress(s),
+            "4s elapsed, 6s left | 0 ops/s | p99 0.0 µs | 0 errors | last second: fail 2, unknown 5");
+}
+
 TEST(FormatProgress, RequestsRunWithLabel) {
   ProgressSnapshot s;
   s.label = "run 2/3";

@@ -248,7 +248,7 @@ TEST(PoolE2E, BadPoolsExitTwoNamingTheFlag) {
        "--cluster: takes one --target"},
       {{"--target", "redis://127.0.0.1:1", "--target", "redis://127.0.0.1:2", "--balance",
         "least-conn"},
-       "--balance: 'least-conn' is not a balancing policy; use round-robin or random"},
+       "--balance: 'least-conn' is not a balancing policy; use round-robin, random or per-request"},
       {{"--target", "redis://127.0.0.1:1", "--target", "redis://127.0.0.1:1/3"},
        "--target: 127.0.0.1:1 is given twice"},
       {{"--target", "redis://127.0.0.1:1", "--target", "redis://127.0.0.1:2", "-p", "3"},

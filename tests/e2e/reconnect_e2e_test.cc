@@ -187,6 +187,41 @@ TEST_P(ReconnectE2E, PoolMemberKilledItsClientsMove) {
   EXPECT_GT(CommandCalls(*first, "set"), first_at_kill) << out.output;
 }
 
+// --balance per-request: each client's requests alternate over the members (an exact
+// split), and a killed member's share goes to the other at once: the clients do not
+// wait for it (they keep trying it in the background).
+TEST_P(ReconnectE2E, PerRequestPoolSplitsEvenlyAndLosesNoTimeToALostMember) {
+  auto first = StartRedis();
+  auto second = StartRedis();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  const json even = RunOk({"--target", Url(*first), "--target", Url(*second), "--balance", "per-request",
+                           "--io", Io(), "-c", "4", "--requests", "4000", "--ratio", "1:0"});
+  EXPECT_EQ(CommandCalls(*first, "set"), 2000);
+  EXPECT_EQ(CommandCalls(*second, "set"), 2000);
+  ASSERT_EQ(even["pool"]["targets"].size(), 2u) << even["pool"].dump();
+  EXPECT_EQ(even["pool"]["targets"][0]["connections"], 4) << "every client connects to every member";
+
+  const std::string json_path = TempDir() + "/run.json";
+  auto run = Running::Start({"run", "--target", Url(*first), "--target", Url(*second), "--balance", "per-request",
+                             "--io", Io(), "--reconnect", "--reconnect-min", "20ms", "--reconnect-max", "200ms",
+                             "--duration", "4s", "-c", "4", "--ratio", "1:0", "--json", json_path});
+  ASSERT_NE(run, nullptr);
+  ASSERT_TRUE(WaitForLoad(*second, 4000)) << run->OutputSoFar();
+  ASSERT_TRUE(second->node().Kill().ok());
+  const int64_t first_at_kill = CommandCalls(*first, "set");
+  Outcome out = run->Wait(60);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  const json rep = ReadJson(json_path);
+  const json& a = rep["availability"];
+  EXPECT_EQ(a["connections_lost"].get<int>(), 4) << a.dump();
+  EXPECT_EQ(a["reconnects"].get<int>(), 0) << "the member stayed down: " << a.dump();
+  EXPECT_GT(a["reconnect_failures"].get<int>(), 0) << a.dump();
+  EXPECT_GT(CommandCalls(*first, "set"), first_at_kill) << out.output;
+  // No second without an ok operation: the other member took the whole load.
+  EXPECT_TRUE(a["seconds_without_ok"].empty()) << a.dump();
+}
+
 TEST_P(ReconnectE2E, WithoutReconnectAKillEndsTheRun) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);

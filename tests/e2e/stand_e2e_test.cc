@@ -462,15 +462,20 @@ TEST_F(StandE2eTest, PidOneOfAPrivatePidNamespaceIsNeverSignalled) {
   auto ns = Process::Spawn(SpawnOptions{
       {"unshare", "--pid", "--fork", "--mount-proc", "setsid", "sh", "-c", script}, "", ""});
   ASSERT_TRUE(ns.ok()) << ns.status().message();
-  pid_t init = 0;  // the namespace's pid 1, by its host pid
+  pid_t init = 0;       // the namespace's pid 1, by its host pid
+  pid_t bystander = 0;  // its `sleep 30` (beside it, its wait loop's short sleeps come and go)
   ASSERT_TRUE(WaitFor([&] {
     std::vector<pid_t> kids = Children((*ns)->pid());
     if (kids.empty()) return false;
     init = kids[0];
     auto id = ReadProcessIdentity(init);
-    return id.ok() && !id->cmdline.empty() && id->cmdline[0] == "sh" && Children(init).size() == 1;
+    if (!id.ok() || id->cmdline.empty() || id->cmdline[0] != "sh") return false;
+    for (pid_t kid : Children(init)) {
+      auto k = ReadProcessIdentity(kid);
+      if (k.ok() && k->cmdline == std::vector<std::string>{"sleep", "30"}) bystander = kid;
+    }
+    return bystander != 0;
   }));
-  pid_t bystander = Children(init)[0];
   ProcessIdentity pid1 = *ReadProcessIdentity(init);
   pid1.pid = 1;  // as the namespace sees it
   Plant(r, "init", pid1);
