@@ -198,37 +198,54 @@ Status Worker<S>::OpenAll() {
   return Status::OK();
 }
 
-// A non-blocking connection of `cl` to `node`; OnConnected sets it up.
+// What the session of a client's connection to `node` is told: its target's
+// credentials, the peer's name, READONLY on a replica, `slots` for its requests.
 template <LoadSession S>
-Result<typename Worker<S>::Conn*> Worker<S>::OpenConn(Client& cl, int node) {
+SessionConfig Worker<S>::SessionFor(const Client& cl, int node, size_t slots) {
   const RedisTarget& target = TargetOf(cl, node);
-  const std::string& host = cluster_ ? map_.nodes()[node].host : target.host;
-  const int port = cluster_ ? map_.nodes()[node].port : target.port;
-  std::unique_ptr<TlsSession> tls;
-  if (shared_->tls) {
-    auto started = TlsSession::Start(shared_->tls, host);
-    if (!started.ok()) return started.status().WithContext(target.Display());
-    tls = std::move(*started);
-  }
-  auto fd = ConnectNode(target, host, port, opt_.connect_timeout_ms, false);
-  if (!fd.ok()) return fd.status();
   SessionConfig sc;
   sc.target = &target;
   sc.peer = cluster_ ? map_.nodes()[node].Address() : target.Display();
   sc.resp = opt_.resp;
   sc.read_only = static_cast<size_t>(node) < is_replica_.size() && is_replica_[node];
-  sc.slots = std::bit_ceil(std::max<size_t>(depth_, 4));
+  sc.slots = slots;
   sc.setup_counts = &stats_.setup_commands;
-  auto c = std::make_unique<Conn>(std::move(sc));
-  c->fd = *fd;
+  return sc;
+}
+
+// Starts c's non-blocking connect to its node (its TLS session first, if any) and its
+// set-up deadline; the caller then has the transport watch it (WatchNewConnection).
+template <LoadSession S>
+Status Worker<S>::Dial(Conn& c, int64_t now) {
+  const RedisTarget& target = TargetOf(*c.client, c.node);
+  const std::string& host = cluster_ ? map_.nodes()[c.node].host : target.host;
+  const int port = cluster_ ? map_.nodes()[c.node].port : target.port;
+  if (shared_->tls) {
+    auto started = TlsSession::Start(shared_->tls, host);
+    if (!started.ok()) return started.status().WithContext(target.Display());
+    c.tls = std::move(*started);
+  }
+  auto fd = ConnectNode(target, host, port, opt_.connect_timeout_ms, false);
+  if (!fd.ok()) return fd.status();
+  c.fd = *fd;
+  c.state = ConnIo::State::kConnecting;
+  c.setup_deadline_ns = now + int64_t{opt_.connect_timeout_ms} * 1'000'000;
+  next_deadline_ns_ = std::min(next_deadline_ns_, c.setup_deadline_ns);
+  ++open_conns_;
+  return Status::OK();
+}
+
+// A non-blocking connection of `cl` to `node`; OnConnected sets it up.
+template <LoadSession S>
+Result<typename Worker<S>::Conn*> Worker<S>::OpenConn(Client& cl, int node) {
+  const size_t slots = std::bit_ceil(std::max<size_t>(depth_, 4));
+  auto c = std::make_unique<Conn>(SessionFor(cl, node, slots));
   c->slot = static_cast<uint32_t>(conns_.size());
   c->node = node;
   c->client = &cl;
-  c->tls = std::move(tls);
-  c->ring.resize(std::bit_ceil(std::max<size_t>(depth_, 4)));
-  c->setup_deadline_ns = NowNs() + int64_t{opt_.connect_timeout_ms} * 1'000'000;
-  next_deadline_ns_ = std::min(next_deadline_ns_, c->setup_deadline_ns);
-  ++open_conns_;
+  c->ring.resize(slots);
+  Status dialed = Dial(*c, NowNs());
+  if (!dialed.ok()) return dialed;
   Conn* raw = c.get();
   conns_.push_back(std::move(c));
   flush_queue_.resize(conns_.size());
@@ -702,36 +719,16 @@ void Worker<S>::Reopen(Conn& c, int64_t now) {
     cl.pool_index = (cl.pool_index + 1 + static_cast<int>(cl.index % (members - 1))) % members;
     cl.target = &opt_.pool_target(cl.pool_index);
   }
-  const RedisTarget& target = TargetOf(cl, c.node);
-  const std::string& host = cluster_ ? map_.nodes()[c.node].host : target.host;
-  const int port = cluster_ ? map_.nodes()[c.node].port : target.port;
-  if (shared_->tls) {
-    auto started = TlsSession::Start(shared_->tls, host);
-    if (!started.ok()) return Lose(c, started.status().WithContext(target.Display()));
-    c.tls = std::move(*started);
-  }
-  auto fd = ConnectNode(target, host, port, opt_.connect_timeout_ms, false);
-  if (!fd.ok()) {
-    ++stats_.faults.reconnect_failures;
-    return ScheduleReopen(c, fd.status(), now);
-  }
-  if (move) {
-    // A new member: a session of its own (its credentials, its peer name).
-    SessionConfig sc;
-    sc.target = cl.target;
-    sc.peer = cl.target->Display();
-    sc.resp = opt_.resp;
-    sc.slots = c.ring.size();
-    sc.setup_counts = &stats_.setup_commands;
+  if (move) {  // a new member: a session of its own (its credentials, its peer name)
     std::destroy_at(&c.session);
-    std::construct_at(&c.session, std::move(sc));
+    std::construct_at(&c.session, SessionFor(cl, c.node, c.ring.size()));
   }
-  c.fd = *fd;
-  c.state = ConnIo::State::kConnecting;
-  c.setup_deadline_ns = now + int64_t{opt_.connect_timeout_ms} * 1'000'000;
-  next_deadline_ns_ = std::min(next_deadline_ns_, c.setup_deadline_ns);
-  ++open_conns_;
-  Status s = WatchNewConnection(c);
+  Status s = Dial(c, now);
+  if (!s.ok()) {
+    ++stats_.faults.reconnect_failures;
+    return ScheduleReopen(c, s, now);
+  }
+  s = WatchNewConnection(c);
   if (!s.ok()) Lose(c, s);
 }
 

@@ -287,6 +287,8 @@ class Worker final : public WorkerBase {
 
   Status OpenAll();
   Result<Conn*> OpenConn(Client& cl, int node);
+  SessionConfig SessionFor(const Client& cl, int node, size_t slots);
+  Status Dial(Conn& c, int64_t now);
   Status EnsureNode(int node);
   /// Loop and OnEvent stay out of line, as before the template: put in line with their
   /// callers, they left the compiler no room for their own callees (the epoll wait, the
