@@ -151,8 +151,7 @@ void WorkerBase::Complete(Client& cl, const InFlight& f, const ReplyView& r, int
     }
     const CommandTraits& t = traits_[f.cmd];
     const bool unknown = !t.read && (r.indefinite || t.partial_on_error);
-    ++(unknown ? s.unknown : s.failed);
-    OutageBad(f.cmd, unknown, now);
+    NotOk(s, f.cmd, unknown, now);
     return;
   }
   if (opt_.commands[f.cmd].counts_hits) ++(r.positive ? s.hits : s.misses);

@@ -135,9 +135,10 @@ class WorkerBase {
   /// fail), or due while its connection was down (Unsent: fail, never sent).
   void CompleteLost(Client& cl, const InFlight& f, bool reached, int64_t now);
   void Unsent(Client& cl, uint32_t cmd, bool measured, int64_t now);
-  /// An operation of `cmd` ended fail or unknown / ok: the command's outage span opens
-  /// / closes (measured operations only).
-  void OutageBad(uint32_t cmd, bool unknown, int64_t now);
+  /// A measured operation of `cmd` ended fail or unknown: counted in s (this second's
+  /// statistics of cmd) and in the command's outage span, opened if need be. An ok one
+  /// closes the span (OutageEnd).
+  void NotOk(CommandStats& s, uint32_t cmd, bool unknown, int64_t now);
   void OutageOpen(uint32_t cmd, int64_t now);
   [[gnu::noinline, gnu::cold]] void OutageEnd(uint32_t cmd, int64_t now);
   /// --reconnect: a connection that was up is lost (counted; its client waits for it);

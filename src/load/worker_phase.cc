@@ -192,8 +192,7 @@ void WorkerBase::CompleteLost(Client& cl, const InFlight& f, bool reached, int64
   CommandStats& s = interval_[f.cmd];
   ++s.lost;
   const bool unknown = reached && !traits_[f.cmd].read;
-  ++(unknown ? s.unknown : s.failed);
-  OutageBad(f.cmd, unknown, now);
+  NotOk(s, f.cmd, unknown, now);
 }
 
 void WorkerBase::Unsent(Client& cl, uint32_t cmd, bool measured, int64_t now) {
@@ -204,8 +203,7 @@ void WorkerBase::Unsent(Client& cl, uint32_t cmd, bool measured, int64_t now) {
   }
   CommandStats& s = interval_[cmd];
   ++s.lost;
-  ++s.failed;
-  OutageBad(cmd, false, now);
+  NotOk(s, cmd, false, now);
 }
 
 // A thread keeps at most this many spans per command; later ones are merged into the
@@ -219,10 +217,11 @@ void WorkerBase::OutageOpen(uint32_t cmd, int64_t now) {
   t.span = OutageSpan{now, 0, 0, 0};
 }
 
-void WorkerBase::OutageBad(uint32_t cmd, bool unknown, int64_t now) {
-  OutageOpen(cmd, now);
-  OutageSpan& s = outage_[cmd].span;
+void WorkerBase::NotOk(CommandStats& s, uint32_t cmd, bool unknown, int64_t now) {
   ++(unknown ? s.unknown : s.failed);
+  OutageOpen(cmd, now);
+  OutageSpan& span = outage_[cmd].span;
+  ++(unknown ? span.unknown : span.failed);
 }
 
 void WorkerBase::OutageEnd(uint32_t cmd, int64_t now) {
