@@ -9,7 +9,7 @@ namespace memstand::scenario_json {
 /// The format version of the document (an integer); report/ reads kFormatVersion.
 inline constexpr char kFormat[] = "format";
 inline constexpr int kFormatVersion = 1;
-/// The scenario's name ("working-set"): what tells a scenario's document apart.
+/// The scenario's name, as its registry row spells it: what tells a scenario's document apart.
 inline constexpr char kScenario[] = "scenario";
 inline constexpr char kMemstandVersion[] = "memstand_version";
 inline constexpr char kQuestion[] = "question";
