@@ -19,7 +19,11 @@
 # Usage: bench/count_instructions.sh MEMSTAND [MEMSTAND2 ...]
 #   MEMSTAND: a `memstand` binary (a Release build: scripts/build.sh release memstand).
 #   With several, one column each, in the order given (e.g. before and after a change).
-# Environment: N (requests of the short run; default 20000), IO (epoll|uring, default epoll).
+# Environment: N (requests of the short run; default 20000), IO (epoll|uring, default epoll),
+#   EXTRA (more flags for every run; HIST in them names a file in the script's own
+#   directory, e.g. EXTRA="--history HIST": then the history's writer thread is counted
+#   with the load thread, so the figure is the whole cost of the history), ROWS (the rows
+#   to run, e.g. ROWS="resp-p1 resp-p16"; default all four).
 # Needs valgrind, redis-server, memcached, tarantool, python3.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 MEMSTAND [MEMSTAND2 ...]" >&2; exit 2; }
@@ -79,7 +83,7 @@ wait_port "$memcached_port" memcached
 wait_port "$tarantool_port" tarantool
 
 # The rows, and memstand's flags for each (after `run`, before -n).
-rows=(resp-p1 resp-p16 memcache iproto)
+rows=(${ROWS:-resp-p1 resp-p16 memcache iproto})
 row_args() {  # row -> ARGS
   ARGS=(-t 1 -c 1 --io "$io" -d 100 --key-maximum 99999 -q)
   case "$1" in
@@ -88,6 +92,8 @@ row_args() {  # row -> ARGS
     memcache) ARGS+=(--target "memcache://127.0.0.1:$memcached_port" --command "set __key__ __data__") ;;
     iproto) ARGS+=(--target "tarantool://127.0.0.1:$tarantool_port" --command "replace memstand [__key__, __data__]") ;;
   esac
+  local extra
+  for extra in ${EXTRA:-}; do ARGS+=("${extra//HIST/$dir/run.hist}"); done
 }
 
 # binary requests row -> instructions of the load thread: every instruction it ran (its
@@ -98,25 +104,33 @@ row_args() {  # row -> ARGS
 # instructions per request at valgrind's speed.
 instructions() {
   row_args "$3"
-  rm -f "$dir"/cg.out*
+  rm -f "$dir"/cg.out* "$dir/run.hist"
   if ! valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$dir/cg.out" \
       "$1" run "${ARGS[@]}" -n "$2" >"$dir/run.out" 2>"$dir/valgrind.log"; then
     echo "memstand failed: $1 run ${ARGS[*]} -n $2" >&2
     tail -20 "$dir/run.out" "$dir/valgrind.log" >&2
     exit 1
   fi
-  local f found=0
+  local f found=0 sum=0 count
   for f in "$dir"/cg.out-*; do
     callgrind_annotate --inclusive=yes --threshold=100 "$f" >"$f.txt" 2>/dev/null
+    if grep -qE 'memstand::HistoryLog::WriterLoop\(\)' "$f.txt"; then  # EXTRA="--history HIST"
+      count=$(awk 'function n(s) { gsub(",", "", s); return s + 0 }
+                   /PROGRAM TOTALS/ { print n($1) }' "$f.txt")
+      sum=$((sum + count))
+      continue
+    fi
     grep -qE 'memstand::Worker(<[^>]*>)?::Run\(\)' "$f.txt" || continue
     found=1
-    awk '
+    count=$(awk '
       function n(s) { gsub(",", "", s); return s + 0 }
       /PROGRAM TOTALS/ { total = n($1) }
       /memstand::IntervalCollector::Publish\(/ { publish += n($1) }
-      END { if (total == 0) exit 1; printf "%d\n", total - publish }' "$f.txt"
+      END { if (total == 0) exit 1; printf "%d\n", total - publish }' "$f.txt")
+    sum=$((sum + count))
   done
   [ "$found" = 1 ] || { echo "no load thread in the profile of $1" >&2; exit 1; }
+  echo "$sum"
 }
 
 i=0

@@ -42,9 +42,9 @@ int RunBody(const CLI::App& app, const RunFlags& flags, int runs) {
   if (runs > 1 && cfg->load.start_at_unix_s > 0) {
     return Fail("run", Status::InvalidArgument("--start-at: starts one run; give --runs 1 with it"));
   }
-  if (runs > 1 && (cfg->json_memtier || !cfg->samples_path.empty())) {
+  if (runs > 1 && (cfg->json_memtier || !cfg->samples_path.empty() || !cfg->load.history_path.empty())) {
     return Fail("run", Status::InvalidArgument(
-                           "--runs: --json-format memtier and --samples describe one run; "
+                           "--runs: --json-format memtier, --samples and --history describe one run; "
                            "give --runs 1 with them"));
   }
   auto session = RunSession::Open(&*cfg);

@@ -14,6 +14,7 @@
 #include "core/pacer.h"
 #include "core/uring.h"
 #include "load/command_spec.h"
+#include "load/history_ops.h"
 #include "load/proto_request.h"
 #include "load/shard_plan.h"
 #include "load/start_at.h"
@@ -626,7 +627,8 @@ Status CheckFileLimit(int connections) {
 // An output flag given an empty path (`--json ''`) is refused, not taken as absent.
 Status CheckOutputPathsGiven(const CLI::App& app, const RunFlags& f) {
   return RefuseEmptyPaths(app, {{"--json", &f.json_path}, {"--samples", &f.samples_path},
-                                {"--hdr-log", &f.hdr_log_path}, {"--hgrm", &f.hgrm_path}});
+                                {"--hdr-log", &f.hdr_log_path}, {"--hgrm", &f.hgrm_path},
+                                {"--history", &f.history_path}});
 }
 
 // --json-format, --samples, --samples-cap.
@@ -731,6 +733,8 @@ void AddRunFlags(CLI::App* app, RunFlags* flags) {
       ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
   app->add_option("--hdr-log", flags->hdr_log_path,
                   "Write an HdrHistogram interval log (format 1.3, a tag per command, ms)");
+  app->add_option("--history", flags->history_path,
+                  "Write a record of every operation for `memstand check` (docs/history.md)");
   app->add_option("--hgrm", flags->hgrm_path,
                   "Write the percentile distribution of all commands (.hgrm, ms)");
   app->add_option("--metrics-addr", flags->metrics_addr,
@@ -791,6 +795,11 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   if (!s.ok()) return s;
   cfg.hdr_log_path = f.hdr_log_path;
   cfg.hgrm_path = f.hgrm_path;
+  cfg.load.history_path = f.history_path;
+  if (!f.history_path.empty()) {
+    auto ops = HistoryOps(cfg.load);  // the engine asks again; a bad mix is a flag error
+    if (!ops.ok()) return ops.status();
+  }
   if (!f.metrics_addr.empty()) {
     auto addr = ParseListenAddress(f.metrics_addr);
     if (!addr.ok()) return addr.status();

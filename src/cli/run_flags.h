@@ -49,6 +49,7 @@ struct RunFlags {
   std::string metrics_linger = "0s";
   std::string json_format = "memstand";  // or "memtier"
   std::string samples_path;
+  std::string history_path;  // --history
   uint64_t samples_cap = 1'000'000;
   bool exclusive = false;
   bool cluster = false;

@@ -193,7 +193,8 @@ Status RunSession::OpenOutputs(const RunConfig& cfg) {
   Status s = CheckDistinctOutputs({{"--json", cfg.json_path},
                                    {"--samples", cfg.samples_path},
                                    {"--hdr-log", cfg.hdr_log_path},
-                                   {"--hgrm", cfg.hgrm_path}});
+                                   {"--hgrm", cfg.hgrm_path},
+                                   {"--history", cfg.load.history_path}});
   if (s.ok()) s = OpenOutput("--json", cfg.json_path, &out_->json);
   if (s.ok()) s = OpenOutput("--samples", cfg.samples_path, &out_->samples);
   if (s.ok()) s = OpenOutput("--hgrm", cfg.hgrm_path, &out_->hgrm);

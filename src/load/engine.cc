@@ -6,9 +6,11 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <random>
 #include <thread>
 
 #include "core/clock.h"
+#include "load/history_ops.h"
 #include "load/pool.h"
 #include "load/run_control.h"
 #include "load/etcd_session.h"
@@ -306,6 +308,27 @@ Status MakeRequests(const LoadOptions& opt, RunControl& control, std::vector<Ipr
   });
 }
 
+// --history: the log every worker records its operations in, and what each command is
+// to a register. Its time 0 is now, before any request.
+Result<std::unique_ptr<HistoryLog>> OpenHistory(const LoadOptions& opt, WorkerShared* shared) {
+  auto ops = HistoryOps(opt);
+  if (!ops.ok()) return ops.status();
+  history::RunHeader header;
+  header.target_kind = HistoryTargetKind(opt.protocol);
+  header.open_loop = opt.rate > 0;
+  header.keys_fresh = false;  // what the keys held before the run is not known here
+  // A value written by another run (or by this one with another seed) is never "ours".
+  header.run_tag = std::random_device{}();
+  header.key_prefix = opt.key_prefix;
+  header.target = opt.target.Display();
+  header.writer = std::string("memstand ") + MEMSTAND_VERSION;
+  auto log = HistoryLog::Open(opt.history_path, std::move(header));
+  if (!log.ok()) return log.status();
+  shared->history = log->get();
+  shared->history_ops = std::move(*ops);
+  return log;
+}
+
 // The workers' whole run: threads started, joined, their statistics merged.
 template <LoadSession S>
 void RunAndCollect(LoadOptions& opt, WorkerShared* shared, const std::vector<typename S::Request>& requests,
@@ -399,6 +422,12 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
   if (s.ok()) s = MakeRequests(opt, ctl, &requests);
   if (!s.ok()) return s;
   shared.tls = tls;
+  std::unique_ptr<HistoryLog> history;
+  if (!opt.history_path.empty()) {
+    auto log = OpenHistory(opt, &shared);
+    if (!log.ok()) return log.status();
+    history = std::move(*log);
+  }
   std::vector<std::string> stats;
   for (const auto& q : requests) stats.push_back(q.server_stat());
 
@@ -410,6 +439,14 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
   r.server_version = before.version;
   r.tls_session = ctl.tls_description();
   RunAndCollect<S>(opt, &shared, requests, interrupt, std::move(sink), &ctl, &r);
+  if (history) {
+    Status written = history->Finish();
+    if (written.ok()) {
+      r.history_records = history->records();
+    } else if (r.failure.ok()) {
+      r.failure = written;
+    }
+  }
   ControlSnapshot after = ctl.Snapshot();
   // --reconnect: a server restarted under the load took the control connections
   // with it: the control side connects again to read the new server. (A cluster whose

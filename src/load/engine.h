@@ -104,6 +104,9 @@ struct RunResult {
   uint64_t samples_seen = 0;
   /// Outages and lost connections (load/availability.h); empty when none.
   Availability availability;
+  /// --history: the records written to LoadOptions::history_path (once the file is in
+  /// place; a failure to write it is `failure`).
+  uint64_t history_records = 0;
 
   uint64_t measured_ops() const;
   /// Every command's statistics merged (the report's "Total" row).

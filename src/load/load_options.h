@@ -139,6 +139,9 @@ struct LoadOptions {
   /// scenario/kit/load_handle.h): once true, the workers stop sending and drain as after
   /// an interrupt, but the run is not marked interrupted. Null: none.
   const std::atomic<bool>* stop_request = nullptr;
+  /// --history FILE: a record of every operation (docs/history.md), warm-up included.
+  /// Empty: none.
+  std::string history_path;
 
   int connections() const { return threads * clients; }
   /// The pool's size: 1 without one.

@@ -24,7 +24,9 @@ std::vector<RespRequest> RespSession::MakeRequests(const LoadOptions& opt) {
   return requests;
 }
 
-RespSession::RespSession(SessionConfig config) : config_(std::move(config)) {}
+RespSession::RespSession(SessionConfig config) : config_(std::move(config)) {
+  reader_.KeepHead(config_.value_head);
+}
 
 void RespSession::WriteSetup(Buffer* out, std::initializer_list<std::string_view> args) {
   resp::AppendCommand(out, std::vector<std::string_view>(args));

@@ -113,6 +113,9 @@ SessionEvent RespSession::Feed(const char* p, size_t n, size_t* used, Buffer*, R
     reply->wire_bytes = s.wire_bytes;
     reply->is_error = s.is_error;
     reply->positive = !s.is_null;
+    if (config_.value_head > 0) [[unlikely]] {
+      reply->value = s.type == resp::Type::kBulkString ? std::string_view(s.head) : std::string_view();
+    }
     if (s.is_error) [[unlikely]] {
       // Errors are grouped by their first word ("OOM", "MOVED", "ERR"), at most 32 bytes.
       reply->error = s.error;

@@ -50,6 +50,9 @@ struct SessionConfig {
   /// Every set-up request written is counted here by lower-case name ("hello", "auth",
   /// "select", "readonly"); may be null.
   std::map<std::string, uint64_t>* setup_counts = nullptr;
+  /// --history: a read's reply carries the first this many bytes of the value it
+  /// returned (ReplyView::value), where a write's tag is; 0: none (the hot path's cost).
+  size_t value_head = 0;
 };
 
 /// What Feed() found.
@@ -76,6 +79,9 @@ struct ReplyView {
   /// timed out", Tarantool's synchronous-quorum timeout): the operation ends unknown,
   /// not fail (docs/faults.md). A session that sets it sets it for every error reply.
   bool indefinite = false;
+  /// SessionConfig::value_head > 0, a read's reply that is not an error: the first
+  /// bytes of the value it returned (empty when none came: see `positive`).
+  std::string_view value;
   std::string_view error;       // is_error: the server's text
   std::string_view error_kind;  // is_error: what errors are grouped by ("OOM", "ER_TUPLE_FOUND (3)")
 };

@@ -14,6 +14,7 @@
 #include "core/reactor.h"
 #include "core/socket.h"
 #include "core/uring.h"
+#include "history/value_tag.h"
 #include "load/etcd_session.h"
 #include "load/iproto_session.h"
 #include "load/memcache_session.h"
@@ -27,6 +28,10 @@ namespace {
 constexpr uint16_t kAskingCommand = UINT16_MAX;  // ASKING before an ASK redirect
 constexpr uint8_t kMaxRedirects = 5;  // MOVED/ASK/TRYAGAIN per request, then an error
 constexpr int kMaxEvents = 512;
+// --history: the error kinds of operations that ended with no reply (docs/history.md).
+constexpr std::string_view kLostKind = "connection lost";
+constexpr std::string_view kNotSentKind = "not sent: connection down";
+constexpr std::string_view kNoReplyKind = "no reply by the end of the run";
 constexpr int64_t kTickNs = 100'000'000;  // whether work is left: checked every 100 ms
 constexpr int64_t kMaxWaitNs = 20'000'000;  // the loop's checks run at least this often
 // Open loop, duration mode: a request intended before the end may still leave this
@@ -149,9 +154,7 @@ void WorkerBase::Complete(Client& cl, const InFlight& f, const ReplyView& r, int
       kind.example = r.error;
       kind.first_reply = stats_.commands[f.cmd].ops + s.ops;
     }
-    const CommandTraits& t = traits_[f.cmd];
-    const bool unknown = !t.read && (r.indefinite || t.partial_on_error);
-    NotOk(s, f.cmd, unknown, now);
+    NotOk(s, f.cmd, EndsUnknown(f.cmd, r), now);
     return;
   }
   if (opt_.commands[f.cmd].counts_hits) ++(r.positive ? s.hits : s.misses);
@@ -209,6 +212,7 @@ SessionConfig Worker<S>::SessionFor(const Client& cl, int node, size_t slots) {
   sc.read_only = static_cast<size_t>(node) < is_replica_.size() && is_replica_[node];
   sc.slots = slots;
   sc.setup_counts = &stats_.setup_commands;
+  if (history_ != nullptr) sc.value_head = history::kValueTagSize;
   return sc;
 }
 
@@ -243,6 +247,7 @@ Result<typename Worker<S>::Conn*> Worker<S>::OpenConn(Client& cl, int node) {
   c->node = node;
   c->client = &cl;
   c->ring.resize(slots);
+  if (history_ != nullptr) c->history_node = history_->Intern(Peer(*c));
   Status dialed = Dial(*c, NowNs());
   if (!dialed.ok()) return dialed;
   Conn* raw = c.get();
@@ -307,6 +312,7 @@ void Worker<S>::Run() {
   if (failure_.ok() && ring) SwitchToUring(std::move(ring));
   if (failure_.ok()) Loop();
   if (uring_) stats_.wait_calls = uring_->enter_calls();
+  if (history_ != nullptr) HistoryEndInFlight();
   for (auto& c : conns_) {
     if (c->state != ConnIo::State::kClosed) unanswered_ += Pending(*c);
     Close(*c);
@@ -495,6 +501,7 @@ void Worker<S>::OnReply(Conn& c, const ReplyView& r, int64_t now) {
   if (f.cmd == kAskingCommand) [[unlikely]] return;  // its request follows on the same connection
   if (r.is_error && cluster_ && FollowRedirect(c, f, r.error)) return;
   Complete(*c.client, f, r, now);
+  if (history_ != nullptr) [[unlikely]] HistoryReply(c, f, r, now);
   if (r.closes) [[unlikely]] {
     Fail(c, Status::IoError("the server answered with Connection: close (" +
                             std::to_string(Pending(c)) +
@@ -536,11 +543,14 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
   Draw d;
   d.key = f.key;
   d.data = std::string_view(f.data, f.data_len);
+  if (history_ != nullptr && shared_->history_ops[f.cmd] != history::Op::kRead) {
+    d.data = HistoryStamp(*c.client, f.process, d.data);  // the same value as its first send
+  }
   uint64_t asking_tag = 0;
   Sent sent{};
   if (!to.session.AppendRedirected(requests_[f.cmd], d, ask, &to.out, &asking_tag, &sent)) return false;
   if (ask) {
-    Put(to, asking_tag, {f.intended_ns, f.sent_ns, 0, nullptr, 0, kAskingCommand, false, 0});
+    Put(to, asking_tag, {f.intended_ns, f.sent_ns, 0, nullptr, 0, kAskingCommand, false, 0, 0});
     ++stats_.setup_commands["asking"];
     ++in_flight_;
   }
@@ -579,10 +589,22 @@ void Worker<S>::SendOne(Client& cl, int64_t now, int64_t intended) {
   Conn& c = Route(cl, cmd, d);
   // Open loop: a request intended in the warm-up but held back past its end stays out.
   const bool measured = measuring_ && intended >= measure_start_ns_;
-  if (c.state == ConnIo::State::kClosed) [[unlikely]] return Unsent(cl, cmd, measured, now);
+  const std::string_view pooled = d.data;  // a redirect sends it again (stamped again)
+  uint32_t process = 0;
+  if (history_ != nullptr) [[unlikely]] {
+    process = HistoryInvoke(cl);
+    if (shared_->history_ops[cmd] != history::Op::kRead) d.data = HistoryStamp(cl, process, d.data);
+  }
+  if (c.state == ConnIo::State::kClosed) [[unlikely]] {
+    if (history_ != nullptr) {
+      HistoryNoReply(cl, c.history_node, {intended, now, d.key, nullptr, 0, static_cast<uint16_t>(cmd), measured, 0, process},
+                     false, kNotSentKind, now);
+    }
+    return Unsent(cl, cmd, measured, now);
+  }
   const Sent sent = c.session.Append(req, d, &c.out);
-  Put(c, sent.tag, {intended, now, d.key, d.data.data(), static_cast<uint32_t>(d.data.size()),
-                    static_cast<uint16_t>(cmd), measured, 0});
+  Put(c, sent.tag, {intended, now, d.key, pooled.data(), static_cast<uint32_t>(pooled.size()),
+                    static_cast<uint16_t>(cmd), measured, 0, process});
   CountSent(cl, c, cmd, sent.bytes, measured, now, intended);
 }
 
@@ -670,7 +692,11 @@ void Worker<S>::Drop(Conn& c, int64_t now) {
   c.session.ForEachInFlight([&](uint64_t t) {
     const InFlight& f = c.ring[t & mask];
     --in_flight_;
-    if (f.cmd != kAskingCommand) CompleteLost(*c.client, f, reached, now);
+    if (f.cmd == kAskingCommand) return;
+    CompleteLost(*c.client, f, reached, now);
+    if (history_ != nullptr) {
+      HistoryNoReply(*c.client, c.history_node, f, reached && !traits_[f.cmd].read, kLostKind, now);
+    }
   });
   if (c.in_setup) {
     c.in_setup = false;
@@ -684,6 +710,22 @@ void Worker<S>::Drop(Conn& c, int64_t now) {
   c.tls.reset();
   c.received = 0;
   c.want_write = false;
+}
+
+// --history, the run over: what is still in flight (the drain ran out, or a connection
+// failed without --reconnect) ends unknown; the last records go to the log.
+template <LoadSession S>
+void Worker<S>::HistoryEndInFlight() {
+  const int64_t now = NowNs();
+  for (auto& io : conns_) {
+    Conn& c = static_cast<Conn&>(*io);
+    const uint64_t mask = c.ring.size() - 1;
+    c.session.ForEachInFlight([&](uint64_t t) {
+      const InFlight& f = c.ring[t & mask];
+      if (f.cmd != kAskingCommand) HistoryNoReply(*c.client, c.history_node, f, true, kNoReplyKind, now);
+    });
+  }
+  HistoryHandLast();
 }
 
 template <LoadSession S>

@@ -21,12 +21,16 @@
 #include <optional>
 #include <queue>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "core/tls.h"
 #include "core/uring.h"
+#include "history/record.h"
 #include "load/cluster_map.h"
+#include "load/history_log.h"
 #include "load/intervals.h"
 #include "load/load_options.h"
 #include "load/pool.h"
@@ -62,6 +66,10 @@ struct WorkerShared {
   std::atomic<uint64_t> map_version{0};
   std::mutex map_mu;
   SlotMap latest_map;
+  /// --history: where every operation is recorded (null: off), and what each command
+  /// is to a register (by command index).
+  HistoryLog* history = nullptr;
+  std::vector<history::Op> history_ops;
 };
 
 /// What the engine sees of a load thread, and the parts of it that do not depend on
@@ -153,9 +161,32 @@ class WorkerBase {
   virtual void Fail(ConnIo& c, const Status& why) = 0;
   /// Requests c waits for replies to, set-up included.
   virtual uint64_t Pending(const ConnIo& c) const = 0;
+  /// An error reply to cmd that leaves the operation unknown rather than failed: an
+  /// indefinite error, or one that may follow part of a script's effect (not a read's).
+  bool EndsUnknown(uint32_t cmd, const ReplyView& r) const {
+    const CommandTraits& t = traits_[cmd];
+    return !t.read && (r.indefinite || t.partial_on_error);
+  }
   /// Fail's bookkeeping: `data` of c's requests were counted in in_flight_.
   void CountFailure(ConnIo& c, const Status& why, uint64_t data);
   bool Busy() const;
+
+  // --history (worker_history.cc): each operation's record. Off the hot path: the
+  // callers test history_ first.
+  /// The process of cl that sends its next operation (an idle one, else a new one).
+  uint32_t HistoryInvoke(Client& cl);
+  /// A write's value with its process's tag over its start, in stamp_ (valid until the
+  /// next call).
+  std::string_view HistoryStamp(const Client& cl, uint32_t process, std::string_view value);
+  /// The operation f ended: its record, from its reply (an error or what a read saw).
+  void HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now);
+  /// The operation f ended with no reply: `unknown`, or failed; `why` the error kind.
+  void HistoryNoReply(const Client& cl, uint16_t node, const InFlight& f, bool unknown, std::string_view why,
+                      int64_t now);
+  void HistoryRecord(const Client& cl, uint16_t node, const InFlight& f, history::Outcome outcome,
+                     std::string_view error, history::Seen seen, uint64_t value, int64_t now);
+  /// The last records handed to the log (the end of Run).
+  void HistoryHandLast();
 
   // Socket reads and writes (worker_transport.cc): bytes only, never their meaning.
   /// Reads what c's socket has into read_buf_: the byte count, or 0 when there is
@@ -261,6 +292,24 @@ class WorkerBase {
   int64_t next_reopen_ns_ = INT64_MAX;
   uint64_t map_version_seen_ = 0;
   Rng backoff_rng_;
+  /// --history (null: off). A client runs its operations in processes, each with one
+  /// operation in flight (Jepsen's processes): (id, seq) names a write's value; a process
+  /// whose operation ends unknown takes a new id. By client index.
+  HistoryLog* history_ = nullptr;
+  struct HistoryProcess {
+    uint32_t id = 0;
+    uint32_t seq = 1;
+    int64_t last_complete_ns = 0;  // its previous operation's end (monotonic)
+  };
+  struct HistoryClient {
+    std::vector<HistoryProcess> procs;
+    std::vector<uint32_t> idle;  // procs with no operation in flight
+  };
+  std::vector<HistoryClient> history_clients_;
+  std::vector<history::Record> history_batch_;
+  std::unordered_map<std::string, uint16_t> history_errors_;  // error kind -> string id
+  uint64_t history_ops_ = 0;  // records made by this thread
+  std::string stamp_;
   std::unique_ptr<ReactorHolder> reactor_;
   /// --io uring, from the common start on; declared after conns_ so that it goes first
   /// (its sends may point into their buffers). A connection closed before (Close)
@@ -326,6 +375,7 @@ class Worker final : public WorkerBase {
   /// ends, its session forgets the connection, and it waits for its next attempt.
   void Lose(Conn& c, const Status& why);
   void ReopenDue(int64_t now);
+  void HistoryEndInFlight();
   /// --cluster: the engine's newer slot map: new masters get connections, and the
   /// down connections to nodes that serve no slot any more are given up.
   void AdoptMap();

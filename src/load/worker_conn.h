@@ -36,6 +36,7 @@ struct WorkerBase::InFlight {
   uint16_t cmd;         // command index, or kAskingCommand
   bool measured;        // sent in the measured phase
   uint8_t redirects;    // MOVED/ASK/TRYAGAIN followed so far
+  uint32_t process;     // --history: its client's process (HistoryClient::procs)
 };
 
 // A logical client: its own key and value streams, schedule and budget, and up to
@@ -102,6 +103,7 @@ struct WorkerBase::ConnIo {
   // until then (counted in its client's `down`); attempts: failed ones in a row.
   bool waiting = false;
   bool reopening = false;
+  uint16_t history_node = 0;  // --history: the string id of Peer(*this)
   bool down = false;
   int attempts = 0;
   int64_t reopen_at_ns = 0;

@@ -46,7 +46,13 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
       traits_(shared->options->commands.size()),
       outage_(shared->options->commands.size()),
       backoff_rng_(DeriveSeed(shared->options->seed ^ 0xbac0ffULL, static_cast<uint64_t>(thread_index))),
-      reactor_(std::make_unique<ReactorHolder>()) {}
+      history_(shared->history),
+      reactor_(std::make_unique<ReactorHolder>()) {
+  if (history_ != nullptr) {
+    history_clients_.resize(static_cast<size_t>(shared->options->clients));
+    history_batch_.reserve(HistoryLog::kBatch);
+  }
+}
 
 WorkerBase::~WorkerBase() {
   for (auto& c : conns_) Close(*c);

@@ -318,6 +318,9 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   if (o.reconnect.enabled || r.availability.any()) j["availability"] = AvailabilityJson(o, r.availability);
   j["resources"] = ResourcesJson(rep.resources);
   if (!rep.samples_path.empty()) j["samples"] = SamplesJson(rep);
+  if (!rep.options->history_path.empty()) {
+    j["history"] = {{"path", rep.options->history_path}, {"records", rep.result->history_records}};
+  }
   return j;
 }
 

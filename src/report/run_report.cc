@@ -184,12 +184,17 @@ void PrintResultNotes(std::FILE* out, const RunReport& r) {
   }
   if (any) fmt::print(out, "    (modes: smoothed log-histogram peaks, src/stats/modality.h)\n");
   const RunResult& res = *r.result;
-  if (r.samples_path.empty()) return;
-  fmt::print(out, "    raw samples: {} of {} measured requests in {} ({})\n", res.samples.size(),
-             res.samples_seen, r.samples_path,
-             res.samples.size() < res.samples_seen
-                 ? "a uniform reservoir: every request had the same chance to be kept"
-                 : "all of them");
+  if (!r.samples_path.empty()) {
+    fmt::print(out, "    raw samples: {} of {} measured requests in {} ({})\n", res.samples.size(),
+               res.samples_seen, r.samples_path,
+               res.samples.size() < res.samples_seen
+                   ? "a uniform reservoir: every request had the same chance to be kept"
+                   : "all of them");
+  }
+  if (!r.options->history_path.empty() && res.failure.ok()) {
+    fmt::print(out, "    history: {} operation(s), warm-up included, in {} (memstand check reads it)\n",
+               res.history_records, r.options->history_path);
+  }
 }
 
 // What happened to each operation, and (--reconnect, or any outage) what the faults

@@ -266,6 +266,7 @@ size_t Reader::FastSummary(const char* data, size_t len) {
   const size_t total = i + 2 + static_cast<size_t>(n) + 2;
   if (total > len || data[total - 2] != '\r' || data[total - 1] != '\n') return 0;
   NoteTopLevel(Type::kBulkString, false, 0, {});
+  if (head_max_ > 0) [[unlikely]] summary_.head.assign(data + i + 2, std::min(static_cast<size_t>(n), head_max_));
   return total;
 }
 
@@ -404,7 +405,10 @@ Reader::Step Reader::StartBulk(Type type, std::string_view arg) {
                     std::to_string(limits_.max_bulk),
                 line_start_);
   }
-  if (frames_.empty()) NoteTopLevel(type, false, 0, {});
+  if (frames_.empty()) {
+    NoteTopLevel(type, false, 0, {});
+    summary_.head.clear();
+  }
   bulk_type_ = type;
   bulk_size_ = n;
   bulk_left_ = n;
@@ -469,6 +473,10 @@ void Reader::CopyBulkBytes(const char* p, size_t n) {
   if (bulk_type_ == Type::kBlobError && frames_.empty()) {
     std::string& e = summary_.error;
     e.append(p, std::min(n, kMaxErrorCopy - e.size()));
+  }
+  if (head_max_ > 0 && bulk_type_ == Type::kBulkString && frames_.empty()) {
+    std::string& h = summary_.head;
+    h.append(p, std::min(n, head_max_ - h.size()));
   }
   if (mode_ == Mode::kFull) {
     bulk_.append(p, n);

@@ -59,6 +59,9 @@ struct Summary {
   int64_t integer = 0;    // kInteger; kBoolean as 0/1
   std::string error;      // error text (first 256 bytes) when is_error
   size_t wire_bytes = 0;  // bytes of the whole reply on the wire
+  /// Reader::KeepHead(n), type kBulkString: the string's first n bytes (all of a
+  /// shorter one). Not kept otherwise, and stale for other types: read it only then.
+  std::string head;
 };
 
 class Reader {
@@ -101,6 +104,12 @@ class Reader {
 
   /// REQUIRES: the last Feed() returned kReply.
   const Summary& summary() const { return summary_; }
+  /// kSummary: keep the first n bytes of each top-level bulk string in
+  /// Summary::head (an operation history reads the tag at a value's start); 0: none.
+  void KeepHead(size_t n) {
+    head_max_ = n;
+    summary_.head.reserve(n);
+  }
   /// REQUIRES: Mode::kFull and the last Feed() returned kReply. Moves the reply out.
   Reply TakeReply();
   const std::string& error() const { return error_; }
@@ -134,6 +143,7 @@ class Reader {
   Mode mode_;
   Limits limits_;
   Summary summary_;
+  size_t head_max_ = 0;  // KeepHead
   std::string error_;
   size_t FastSummary(const char* data, size_t len);
 

@@ -471,5 +471,30 @@ TEST(RespTypeNameTest, NamesEveryType) {
   EXPECT_STREQ(TypeName(Type::kPush), "push");
 }
 
+// KeepHead: the first bytes of a top-level bulk string, whole or split anywhere, fast
+// path or not; nothing of a nested one or of an error.
+TEST(RespReaderTest, KeepHeadKeepsTheFirstBytesOfABulkStringHoweverItArrives) {
+  const std::string wire = "$10\r\n0123456789\r\n$3\r\nabc\r\n*1\r\n$4\r\nzzzz\r\n$0\r\n\r\n";
+  const std::vector<std::string> want = {"012345", "abc", "", ""};
+  for (size_t chunk : {wire.size(), size_t{1}, size_t{3}, size_t{7}}) {
+    Reader r(Reader::Mode::kSummary);
+    r.KeepHead(6);
+    std::vector<std::string> heads;
+    size_t off = 0;
+    while (off < wire.size()) {
+      const size_t n = std::min(chunk, wire.size() - off);
+      size_t used = 0;
+      const auto ev = r.Feed(wire.data() + off, n, &used);
+      ASSERT_NE(ev, Reader::Event::kProtocolError);
+      off += used;
+      if (ev == Reader::Event::kReply) {
+        const auto& s = r.summary();
+        heads.push_back(s.type == Type::kBulkString ? s.head : "");
+      }
+    }
+    EXPECT_EQ(heads, want) << "chunk " << chunk;
+  }
+}
+
 }  // namespace
 }  // namespace memstand::resp

@@ -1,0 +1,117 @@
+#include "load/history_log.h"
+
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/clock.h"
+#include "history/history_format.h"
+
+namespace memstand {
+namespace {
+
+constexpr char kOverflowKind[] = "(more strings than a history holds)";
+
+}  // namespace
+
+Result<std::unique_ptr<HistoryLog>> HistoryLog::Open(const std::string& path, history::RunHeader header) {
+  const int64_t start_ns = NowNs();
+  header.start_unix_ns = static_cast<int64_t>(UnixNowS() * 1e9);
+  const uint32_t run_tag = header.run_tag;
+  auto writer = history::HistoryFileWriter::Open("--history", path, header);
+  if (!writer.ok()) return writer.status();
+  std::unique_ptr<HistoryLog> log(new HistoryLog(std::move(*writer), start_ns, run_tag));
+  log->thread_ = std::thread([raw = log.get()] { raw->WriterLoop(); });
+  return log;
+}
+
+HistoryLog::HistoryLog(std::unique_ptr<history::HistoryFileWriter> writer, int64_t start_ns, uint32_t run_tag)
+    : writer_(std::move(writer)), start_ns_(start_ns), run_tag_(run_tag) {}
+
+HistoryLog::~HistoryLog() {
+  {
+    std::lock_guard lock(mu_);
+    closing_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+uint16_t HistoryLog::Intern(std::string_view text) {
+  std::lock_guard lock(mu_);
+  const std::string key(text.substr(0, history::format::kMaxStringBytes));
+  if (key.empty()) return 0;
+  if (auto it = ids_.find(key); it != ids_.end()) return it->second;
+  if (overflow_id_ != 0) return overflow_id_;
+  // The table's last place is kept for the text that stands for every later one.
+  const bool last = strings_.size() == history::format::kMaxStrings;
+  strings_.push_back(last ? kOverflowKind : key);
+  const auto id = static_cast<uint16_t>(strings_.size() - 1);
+  if (last) {
+    overflow_id_ = id;
+  } else {
+    ids_.emplace(key, id);
+  }
+  return id;
+}
+
+std::vector<history::Record> HistoryLog::Hand(std::vector<history::Record> batch) {
+  std::vector<history::Record> next;
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back(std::move(batch));
+    if (!spare_.empty()) {
+      next = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  wake_.notify_one();
+  next.clear();
+  next.reserve(kBatch);
+  return next;
+}
+
+void HistoryLog::WriterLoop() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    wake_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // closing, and everything written
+    std::vector<history::Record> batch = std::move(queue_.front());
+    queue_.pop_front();
+    std::vector<std::string> fresh(strings_.begin() + static_cast<ptrdiff_t>(strings_written_), strings_.end());
+    lock.unlock();
+    // The strings a record names were interned before it was made, so before its
+    // batch was handed: they are in `fresh` or already written.
+    Status s;
+    for (const std::string& text : fresh) {
+      auto id = writer_->Intern(text);
+      if (!id.ok()) {
+        s = id.status();
+        break;
+      }
+      if (*id != strings_written_++) {
+        s = Status::Failed(fmt::format("--history: the string table went out of step at '{}'", text));
+        break;
+      }
+    }
+    if (s.ok()) s = writer_->Add(batch);
+    lock.lock();
+    if (!s.ok() && status_.ok()) status_ = s;
+    if (s.ok()) records_ += batch.size();
+    batch.clear();
+    if (spare_.size() < 4) spare_.push_back(std::move(batch));
+  }
+}
+
+Status HistoryLog::Finish() {
+  {
+    std::lock_guard lock(mu_);
+    closing_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+  if (!status_.ok()) return status_.WithContext("--history");
+  return writer_->Finish();
+}
+
+}  // namespace memstand
