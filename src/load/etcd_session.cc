@@ -23,18 +23,25 @@ SessionEvent EtcdSession::Feed(const char* p, size_t n, size_t* used, Buffer*, R
     return SessionEvent::kProtocolError;
   }
   const http::Response& resp = reader_.response();
-  auto sum = etcd::DecodeReply(resp.status, resp.body);
+  const EtcdRequest::Op op = requests_[answered_ & mask_]->op();
+  const bool want_value = config_.value_head > 0 && op == EtcdRequest::Op::kRange;
+  auto sum = etcd::DecodeReply(resp.status, resp.body, want_value);
   if (!sum.ok()) {
     failure_ = sum.status().WithContext("reply from " + config_.peer);
     return SessionEvent::kProtocolError;
   }
-  const EtcdRequest::Op op = requests_[answered_ & mask_]->op();
   reply->tag = answered_++;
   reply->wire_bytes = resp.wire_bytes;
   reply->closes = !resp.keep_alive;
   reply->is_error = !sum->ok;
   reply->positive = false;
   reply->applied_write = false;
+  reply->revision = sum->revision;
+  if (want_value) {
+    value_.clear();
+    if (!sum->kv_list.empty()) value_ = sum->kv_list[0].value.substr(0, config_.value_head);
+    reply->value = value_;
+  }
   if (!sum->ok) {
     error_ = sum->error;
     error_kind_ = sum->code != 0 ? sum->error + " (code " + std::to_string(sum->code) + ")" : sum->error;

@@ -56,6 +56,7 @@ class EtcdSession {
   std::vector<const EtcdRequest*> requests_;  // by tag & mask_: what each response answers
   std::string scratch_, scratch2_;             // keys and values rendered per request
   std::string error_, error_kind_;             // the last error response's text and kind
+  std::string value_;                          // value_head: a range's first value, its head
   Status failure_;
 };
 

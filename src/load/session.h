@@ -82,6 +82,8 @@ struct ReplyView {
   /// SessionConfig::value_head > 0, a read's reply that is not an error: the first
   /// bytes of the value it returned (empty when none came: see `positive`).
   std::string_view value;
+  /// etcd: the store revision its reply carried (header.revision); 0 elsewhere.
+  int64_t revision = 0;
   std::string_view error;       // is_error: the server's text
   std::string_view error_kind;  // is_error: what errors are grouped by ("OOM", "ER_TUPLE_FOUND (3)")
 };

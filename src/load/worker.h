@@ -184,7 +184,8 @@ class WorkerBase {
   void HistoryNoReply(const Client& cl, uint16_t node, const InFlight& f, bool unknown, std::string_view why,
                       int64_t now);
   void HistoryRecord(const Client& cl, uint16_t node, const InFlight& f, history::Outcome outcome,
-                     std::string_view error, history::Seen seen, uint64_t value, int64_t now);
+                     std::string_view error, history::Seen seen, uint64_t value, int64_t now,
+                     int64_t revision = 0);
   /// The last records handed to the log (the end of Run).
   void HistoryHandLast();
 

@@ -49,7 +49,7 @@ void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const ReplyVie
       seen = Seen::kForeign;
     }
   }
-  HistoryRecord(*c.client, c.history_node, f, Outcome::kOk, {}, seen, value, now);
+  HistoryRecord(*c.client, c.history_node, f, Outcome::kOk, {}, seen, value, now, r.revision);
 }
 
 void WorkerBase::HistoryNoReply(const Client& cl, uint16_t node, const InFlight& f, bool unknown,
@@ -58,7 +58,8 @@ void WorkerBase::HistoryNoReply(const Client& cl, uint16_t node, const InFlight&
 }
 
 void WorkerBase::HistoryRecord(const Client& cl, uint16_t node, const InFlight& f, Outcome outcome,
-                               std::string_view error, Seen seen, uint64_t value, int64_t now) {
+                               std::string_view error, Seen seen, uint64_t value, int64_t now,
+                               int64_t revision) {
   HistoryClient& hc = history_clients_[cl.index];
   HistoryProcess& p = hc.procs[f.process];
   const int64_t t0 = history_->start_ns();
@@ -79,6 +80,7 @@ void WorkerBase::HistoryRecord(const Client& cl, uint16_t node, const InFlight& 
   r.outcome = outcome;
   r.seen = seen;
   r.value = value;
+  r.revision = revision;
   r.node = node;
   if (outcome != Outcome::kOk) {
     auto [it, fresh] = history_errors_.try_emplace(std::string(error), 0);
