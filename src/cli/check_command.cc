@@ -22,7 +22,9 @@
 #include "history/revisions.h"
 #include "history/sessions.h"
 #include "history/value_tag.h"
+#include "load/proto_control.h"
 #include "load/target.h"
+#include "proto/etcd/etcd.h"
 #include "util/output_file.h"
 #include "util/parse.h"
 #include "util/terminal_text.h"
@@ -38,6 +40,8 @@ constexpr int kExitViolated = 4;
 // Keys read after the run per pipelined batch of GETs.
 constexpr size_t kFinalReadBatch = 512;
 constexpr size_t kForeignPreviewBytes = 40;
+// etcd: the bound of the connect and of each range (ProtoControl).
+constexpr int kFinalReadTimeoutMs = 5000;
 
 struct CheckFlags {
   std::string file;
@@ -86,6 +90,19 @@ Status CheckSameKind(const History& h, const RedisTarget& t, const std::string& 
                                              h.header.target, kind, t.scheme));
 }
 
+// What a value read back says of the key: this run's write (its tag), or other bytes.
+history::FinalValue FinalOfValue(const History& h, const std::string& value) {
+  history::FinalValue v;
+  if (const auto id = history::ReadValueTag(h.header.run_tag, value)) {
+    v.seen = history::Seen::kOurs;
+    v.value = *id;
+  } else {
+    v.seen = history::Seen::kForeign;
+    v.preview = value.substr(0, kForeignPreviewBytes);
+  }
+  return v;
+}
+
 // What a GET's reply says of the key.
 Result<history::FinalValue> FinalOf(const History& h, uint64_t key, const resp::Reply& reply) {
   history::FinalValue v;
@@ -96,14 +113,7 @@ Result<history::FinalValue> FinalOf(const History& h, uint64_t key, const resp::
   if (reply.type != resp::Type::kBulkString) {
     return Status::Protocol(fmt::format("GET {}: a reply that is not a string", h.KeyName(key)));
   }
-  if (const auto id = history::ReadValueTag(h.header.run_tag, reply.str)) {
-    v.seen = history::Seen::kOurs;
-    v.value = *id;
-  } else {
-    v.seen = history::Seen::kForeign;
-    v.preview = reply.str.substr(0, kForeignPreviewBytes);
-  }
-  return v;
+  return FinalOfValue(h, reply.str);
 }
 
 // Every written key read once from a RESP target, in batches of pipelined GETs.
@@ -140,14 +150,39 @@ Result<std::map<uint64_t, history::FinalValue>> ReadFinalValues(const History& h
   return finals;
 }
 
+// Every written key read once from an etcd target: a range of the one key each.
+Result<std::map<uint64_t, history::FinalValue>> ReadEtcdFinalValues(const History& h, const RedisTarget& t) {
+  std::shared_ptr<const TlsContext> tls;
+  if (t.tls) {
+    TlsOptions options;
+    options.enabled = true;
+    auto ctx = TlsContext::Create(options);
+    if (!ctx.ok()) return ctx.status();
+    tls = *ctx;
+  }
+  auto control = ProtoControl::Connect(Protocol::kEtcd, t, kFinalReadTimeoutMs, tls);
+  if (!control.ok()) return control.status();
+  std::map<uint64_t, history::FinalValue> finals;
+  for (uint64_t key : history::WrittenKeys(h)) {
+    const std::string name = h.KeyName(key);
+    auto sum = (*control)->EtcdRequest([&](Buffer* out, const etcd::Target& et) { etcd::AppendRange(out, et, name); },
+                                       /*want_kvs=*/true);
+    if (!sum.ok()) return sum.status();
+    if (!sum->ok) return Status::Server(fmt::format("range {}: etcd answered {}", name, sum->error));
+    finals[key] = sum->kv_list.empty() ? history::FinalValue{} : FinalOfValue(h, sum->kv_list[0].value);
+  }
+  return finals;
+}
+
 CheckResult LostWrites(const History& h, const RedisTarget& t) {
-  if (h.header.target_kind != history::TargetKind::kResp) {
+  const bool etcd = h.header.target_kind == history::TargetKind::kEtcd;
+  if (h.header.target_kind != history::TargetKind::kResp && !etcd) {
     return history::LostWritesNotRun(fmt::format(
-        "not checked: reading every written key after the run is supported for redis targets only so far (this "
-        "history is {}'s); leave lost-writes out of --checks to check the rest",
+        "not checked: reading every written key after the run is supported for redis and etcd targets only so "
+        "far (this history is {}'s); leave lost-writes out of --checks to check the rest",
         history::TargetKindName(h.header.target_kind)));
   }
-  auto finals = ReadFinalValues(h, t);
+  auto finals = etcd ? ReadEtcdFinalValues(h, t) : ReadFinalValues(h, t);
   if (!finals.ok()) {
     return history::LostWritesNotRun("not checked: reading the written keys from " + t.Display() +
                                      " failed: " + finals.status().message());

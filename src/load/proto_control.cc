@@ -430,7 +430,7 @@ Result<TcpBytes> ProtoControl::KernelBytes() const {
 }
 
 Result<etcd::Summary> ProtoControl::EtcdRequest(
-    const std::function<void(Buffer*, const etcd::Target&)>& encode) {
+    const std::function<void(Buffer*, const etcd::Target&)>& encode, bool want_kvs) {
   Status s = Begin();
   if (!s.ok()) return s;
   Buffer out;
@@ -440,7 +440,7 @@ Result<etcd::Summary> ProtoControl::EtcdRequest(
   http::ResponseReader reader;
   s = Exchange(out, &reader);
   if (!s.ok()) return s.WithContext("etcd request on " + target_.Display());
-  auto sum = etcd::DecodeReply(reader.response().status, reader.response().body);
+  auto sum = etcd::DecodeReply(reader.response().status, reader.response().body, want_kvs);
   if (!sum.ok()) return Broken(sum.status());
   return sum;
 }

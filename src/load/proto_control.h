@@ -94,9 +94,10 @@ class ProtoControl {
   /// no limit; the reply's data (the tuples).
   Result<iproto::Value> Select(uint32_t space_id, uint32_t index_id, const iproto::Value& key);
   /// etcd: one request, appended by `encode` (an etcd::Append* encoder); its reply
-  /// decoded. An etcd error (e.g. "etcdserver: mvcc: database space exceeded") is a
-  /// Summary with ok == false, not a Status.
-  Result<etcd::Summary> EtcdRequest(const std::function<void(Buffer*, const etcd::Target&)>& encode);
+  /// decoded (a range's key-values too with want_kvs). An etcd error (e.g. "etcdserver:
+  /// mvcc: database space exceeded") is a Summary with ok == false, not a Status.
+  Result<etcd::Summary> EtcdRequest(const std::function<void(Buffer*, const etcd::Target&)>& encode,
+                                    bool want_kvs = false);
 
  private:
   ProtoControl() = default;
