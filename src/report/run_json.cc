@@ -310,6 +310,7 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
                     {"ask", r.totals.cluster_ask},
                     {"tryagain", r.totals.cluster_tryagain},
                     {"map_reads", r.cluster_map_reads},
+                    {"map_reads_moved", r.cluster_map_reads_moved},
                     {"connections_opened", r.totals.cluster_connections_opened}};
   }
   if (!r.pool.empty()) j["pool"] = PoolJson(o, r);

@@ -248,8 +248,9 @@ void PrintErrors(std::FILE* out, const RunReport& r) {
                r.result->cluster_masters.size(), t.cluster_moved, t.cluster_ask, t.cluster_tryagain,
                t.cluster_connections_opened);
     if (r.result->cluster_map_reads > 0 || !r.result->cluster_refresh_failure.empty()) {
-      fmt::print(out, "    cluster: slot map read again {} times during the run (a lost master, CLUSTERDOWN){}\n",
-                 r.result->cluster_map_reads,
+      fmt::print(out, "    cluster: slot map read again {} times during the run (a lost master, CLUSTERDOWN, "
+                 "a MOVED storm: {} of them){}\n",
+                 r.result->cluster_map_reads, r.result->cluster_map_reads_moved,
                  r.result->cluster_refresh_failure.empty() ? "" : "; last failure: " + r.result->cluster_refresh_failure);
     }
     if (r.options->read_from_replicas) {
