@@ -217,6 +217,7 @@ Json AvailabilityJson(const LoadOptions& o, const Availability& a) {
     }
     commands[o.commands[i].label] = {
         {"outages", c.outages}, {"unavailable_s", c.unavailable_s}, {"longest", longest}};
+    if (!c.exact) commands[o.commands[i].label]["exact"] = false;  // memstand merge: upper bounds
   }
   j["commands"] = commands;
   Json seconds = Json::array();
