@@ -31,8 +31,19 @@ std::vector<OutageSpan> Union(std::vector<OutageSpan> spans, int64_t end_ns) {
   return out;
 }
 
-CommandAvailability OfCommand(const std::vector<OutageSpan>& spans, int64_t start_ns, int64_t end_ns) {
+// Outages already joined, in time order: counted, summed, the longest kept.
+CommandAvailability Listed(std::vector<CommandOutage> all) {
   CommandAvailability a;
+  for (const CommandOutage& o : all) a.unavailable_s += o.length_s;
+  a.outages = all.size();
+  std::stable_sort(all.begin(), all.end(),
+                   [](const CommandOutage& x, const CommandOutage& y) { return x.length_s > y.length_s; });
+  if (all.size() > kLongestOutages) all.resize(kLongestOutages);
+  a.longest = std::move(all);
+  return a;
+}
+
+CommandAvailability OfCommand(const std::vector<OutageSpan>& spans, int64_t start_ns, int64_t end_ns) {
   std::vector<CommandOutage> all;
   for (const OutageSpan& s : Union(spans, end_ns)) {
     CommandOutage o;
@@ -42,16 +53,12 @@ CommandAvailability OfCommand(const std::vector<OutageSpan>& spans, int64_t star
     o.length_s = (end - s.start_ns) / 1e9;
     o.failed = s.failed;
     o.unknown = s.unknown;
-    a.unavailable_s += o.length_s;
     all.push_back(o);
   }
-  a.outages = all.size();
-  std::stable_sort(all.begin(), all.end(),
-                   [](const CommandOutage& x, const CommandOutage& y) { return x.length_s > y.length_s; });
-  if (all.size() > kLongestOutages) all.resize(kLongestOutages);
-  a.longest = std::move(all);
-  return a;
+  return Listed(std::move(all));
 }
+
+double End(const CommandOutage& o) { return o.start_s + o.length_s; }
 
 }  // namespace
 
@@ -74,24 +81,49 @@ Availability ComputeAvailability(const FaultStats& faults, size_t command_count,
   for (size_t i = 0; i < command_count && i < faults.outages.size(); ++i) {
     a.commands[i] = OfCommand(faults.outages[i], start_ns, end_ns);
   }
-  // Seconds with no ok operation. The last second is often a fraction of one: it counts
-  // only when operations in it failed.
+  a.seconds = SecondsWithoutOk(all);
+  return a;
+}
+
+CommandAvailability JoinOutages(std::vector<CommandOutage> outages) {
+  std::stable_sort(outages.begin(), outages.end(),
+                   [](const CommandOutage& a, const CommandOutage& b) { return a.start_s < b.start_s; });
+  std::vector<CommandOutage> joined;
+  for (const CommandOutage& o : outages) {
+    if (joined.empty() || o.start_s > End(joined.back())) {
+      joined.push_back(o);
+      continue;
+    }
+    CommandOutage& last = joined.back();
+    if (End(o) > End(last) || (End(o) == End(last) && !o.recovered)) {
+      last.length_s = End(o) - last.start_s;
+      last.recovered = o.recovered;
+    }
+    last.failed += o.failed;
+    last.unknown += o.unknown;
+  }
+  return Listed(std::move(joined));
+}
+
+// The last second is often a fraction of one: it counts only when operations in it failed.
+std::vector<SecondsOutage> SecondsWithoutOk(const std::vector<SeriesPoint>& all) {
+  std::vector<SecondsOutage> seconds;
   for (size_t i = 0; i < all.size(); ++i) {
     const SeriesPoint& p = all[i];
     const bool last = i + 1 == all.size();
     const bool down = p.ok == 0 && (!last || p.failed + p.unknown > 0);
     if (!down) continue;
-    if (!a.seconds.empty() && a.seconds.back().first_second + a.seconds.back().seconds == p.second) {
-      SecondsOutage& o = a.seconds.back();
+    if (!seconds.empty() && seconds.back().first_second + seconds.back().seconds == p.second) {
+      SecondsOutage& o = seconds.back();
       ++o.seconds;
       o.failed += p.failed;
       o.unknown += p.unknown;
     } else {
-      a.seconds.push_back({p.second, 1, p.failed, p.unknown, true});
+      seconds.push_back({p.second, 1, p.failed, p.unknown, true});
     }
-    if (last) a.seconds.back().recovered = false;
+    if (last) seconds.back().recovered = false;
   }
-  return a;
+  return seconds;
 }
 
 }  // namespace memstand

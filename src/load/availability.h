@@ -26,6 +26,10 @@ struct CommandAvailability {
   uint64_t outages = 0;         // every span, the short ones too
   double unavailable_s = 0;     // their lengths summed
   std::vector<CommandOutage> longest;  // up to kLongestOutages, longest first
+  /// false: joined from runs of which one listed only its longest outages (memstand
+  /// merge): outages and unavailable_s are upper bounds (its unlisted outages counted as
+  /// if no other run's overlapped them), and an outage listed may be part of a longer one.
+  bool exact = true;
 };
 
 /// Consecutive seconds of the all-commands series with no ok operation.
@@ -55,5 +59,16 @@ inline constexpr size_t kLongestOutages = 10;
 /// all-commands per-second series.
 Availability ComputeAvailability(const FaultStats& faults, size_t command_count, int64_t start_ns,
                                  int64_t end_ns, const std::vector<SeriesPoint>& all);
+
+/// The outages of one command seen apart (by the shards of a fleet), on one time axis,
+/// joined as ComputeAvailability joins the threads' spans: those that overlap are one
+/// (failed and unknown added; it ends where the one reaching furthest ends, and is not
+/// recovered when that one was not); then counted, their lengths summed and the
+/// kLongestOutages longest kept.
+CommandAvailability JoinOutages(std::vector<CommandOutage> outages);
+
+/// Runs of whole seconds of `all` (an all-commands per-second series) with no ok
+/// operation (the last second counts only when operations in it failed).
+std::vector<SecondsOutage> SecondsWithoutOk(const std::vector<SeriesPoint>& all);
 
 }  // namespace memstand

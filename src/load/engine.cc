@@ -153,8 +153,9 @@ void RecordFleetCounts(const LoadOptions& opt, const Counts& before, const std::
   FleetAfter(opt, read, interrupt, f);
 }
 
-// --cluster: reads the slot map again when a worker asks (it lost a master's connection,
-// or got CLUSTERDOWN), at most every 100 ms, until a read succeeds; the workers adopt it.
+// --cluster (with or without --reconnect): reads the slot map again when a worker asks
+// (it lost a master's connection, got CLUSTERDOWN, or met a MOVED storm), at most every
+// 100 ms, until a read succeeds; the workers adopt it.
 class MapRefresher {
  public:
   MapRefresher(RunControl* control, WorkerShared* shared) : control_(control), shared_(shared) {}
@@ -162,6 +163,7 @@ class MapRefresher {
     const int64_t now = NowNs();
     if (now < next_ns_ || !shared_->refresh_wanted.exchange(false)) return;
     next_ns_ = now + 100'000'000;
+    moved_ = shared_->refresh_for_moved.exchange(false) || moved_;
     auto map = control_->ReadSlotMap();
     if (!map.ok()) {
       shared_->refresh_wanted = true;  // again, 100 ms on
@@ -172,12 +174,15 @@ class MapRefresher {
     shared_->latest_map = std::move(*map);
     ++shared_->map_version;
     ++r->cluster_map_reads;
+    if (moved_) ++r->cluster_map_reads_moved;
+    moved_ = false;
   }
 
  private:
   RunControl* control_;
   WorkerShared* shared_;
   int64_t next_ns_ = 0;
+  bool moved_ = false;  // a MOVED storm asked for the read under way (or failed)
 };
 
 // Runs the workers to completion; forwards an interrupt to them.

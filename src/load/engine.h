@@ -81,9 +81,11 @@ struct RunResult {
   CrossCheck cross_check;             // --cluster: summed over the masters
   std::vector<std::string> cluster_masters;  // --cluster: host:port from CLUSTER SLOTS
   int cluster_replicas = 0;                   // --read-from-replicas: replicas read from
-  /// --cluster: slot maps read again during the run (a lost master, CLUSTERDOWN), and
-  /// the last failure to read one.
+  /// --cluster: slot maps read again during the run (a lost master, CLUSTERDOWN, a
+  /// MOVED storm), of them those a MOVED storm asked for (maybe among other reasons),
+  /// and the last failure to read one.
   uint64_t cluster_map_reads = 0;
+  uint64_t cluster_map_reads_moved = 0;
   std::string cluster_refresh_failure;
   /// Several --target: one entry per member, in LoadOptions::pool order; the
   /// cross-check and the server CPU are summed over them. Empty without a pool.

@@ -111,8 +111,8 @@ struct ThreadStats {
   uint64_t cluster_moved = 0;
   uint64_t cluster_ask = 0;
   uint64_t cluster_tryagain = 0;
-  /// --cluster: slot maps the engine read again (a lost master, CLUSTERDOWN) that this
-  /// thread adopted.
+  /// --cluster: slot maps the engine read again (a lost master, CLUSTERDOWN, a MOVED
+  /// storm) that this thread adopted.
   uint64_t cluster_map_updates = 0;
   /// --cluster: connections opened after the common start (to masters a redirect named).
   uint64_t cluster_connections_opened = 0;

@@ -534,8 +534,7 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
     if (ask) {
       ++stats_.cluster_ask;
     } else {
-      ++stats_.cluster_moved;
-      map_.Assign(r->slot, node);
+      NoteMoved(r->slot, node);
     }
   }
   Conn& to = conn(*c.client, node);
@@ -781,6 +780,7 @@ void Worker<S>::AdoptMap() {
     fresh = shared_->latest_map;
     map_version_seen_ = shared_->map_version.load();
   }
+  moved_since_map_ = 0;
   ++stats_.cluster_map_updates;
   std::vector<bool> serving;
   for (int slot = 0; slot < kClusterSlots; ++slot) {

@@ -59,10 +59,13 @@ struct WorkerShared {
   std::shared_ptr<const TlsContext> tls;
   /// --cluster: the slot map at the start (each worker updates its own copy).
   std::optional<SlotMap> cluster_map;
-  /// --cluster --reconnect: a worker that lost a master's connection, or got
-  /// CLUSTERDOWN, sets refresh_wanted; the engine reads the slot map again into
-  /// latest_map (under map_mu) and bumps map_version; each worker adopts it in its loop.
+  /// --cluster: a worker that lost a master's connection, got CLUSTERDOWN, or met a
+  /// MOVED storm (NoteMoved) sets refresh_wanted; the engine reads the slot map again
+  /// into latest_map (under map_mu) and bumps map_version; each worker adopts it in its
+  /// loop. A MOVED storm also sets refresh_for_moved (before refresh_wanted), so that
+  /// the read is counted as one a storm asked for.
   std::atomic<bool> refresh_wanted{false};
+  std::atomic<bool> refresh_for_moved{false};
   std::atomic<uint64_t> map_version{0};
   std::mutex map_mu;
   SlotMap latest_map;
@@ -156,6 +159,10 @@ class WorkerBase {
   void ScheduleReopen(ConnIo& c, const Status& why, int64_t now);
   /// A reopened connection is set up: its client may send again.
   void NoteUp(ConnIo& c);
+  /// --cluster: a MOVED reply says `slot` is served by `node`: counted, and the
+  /// worker's map corrected; the 5th slot corrected (kMovedPerMapRead) since the map it
+  /// adopted last asks the engine to read the whole map again (a MOVED storm).
+  void NoteMoved(int slot, int node);
   /// Fails c: the run stops; what c had in flight is counted unanswered. Off the hot
   /// path (the only virtual calls of a worker).
   virtual void Fail(ConnIo& c, const Status& why) = 0;
@@ -292,6 +299,7 @@ class WorkerBase {
   std::vector<ConnIo*> reopen_;
   int64_t next_reopen_ns_ = INT64_MAX;
   uint64_t map_version_seen_ = 0;
+  int moved_since_map_ = 0;  // slots NoteMoved corrected since the map adopted last
   Rng backoff_rng_;
   /// --history (null: off). A client runs its operations in processes, each with one
   /// operation in flight (Jepsen's processes): (id, seq) names a write's value; a process

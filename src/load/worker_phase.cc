@@ -16,6 +16,11 @@ namespace {
 
 constexpr size_t kReadChunk = 256 * 1024;
 constexpr int64_t kSecondNs = 1'000'000'000;
+// --cluster: slots a worker's map had wrong (MOVED) before it asks for the whole map:
+// redis-py's default (reinitialize_steps); Lettuce reads it on the first MOVED (then at
+// most every 30 s), go-redis on every one (one read at a time). One slot moved (a
+// resharding's step) costs no read, however many in-flight requests it redirects.
+constexpr int kMovedPerMapRead = 5;
 
 void ThreadCpu(double* user, double* sys) {
   rusage ru;
@@ -291,6 +296,15 @@ void WorkerBase::NoteUp(ConnIo& c) {
     c.down = false;
     --c.client->down;
   }
+}
+
+void WorkerBase::NoteMoved(int slot, int node) {
+  ++stats_.cluster_moved;
+  if (map_.NodeOf(slot) == node) return;  // corrected already, by a reply before this one
+  map_.Assign(slot, node);
+  if (++moved_since_map_ != kMovedPerMapRead) return;
+  shared_->refresh_for_moved.store(true, std::memory_order_relaxed);
+  shared_->refresh_wanted.store(true, std::memory_order_release);
 }
 
 bool WorkerBase::Busy() const {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "report/histogram_json.h"
+#include "report/merge_availability.h"
 #include "report/merge_check.h"
 #include "report/merge_series.h"
 
@@ -97,6 +98,13 @@ void FleetOptions(const std::vector<MergeInput>& inputs, LoadOptions* o) {
                                                  : ValueSpec::Content::kPattern;
   o->value.compress_ratio = j.value("compress_ratio", 1.0);
   o->cluster = j.value("cluster", false);
+  if (j.contains("reconnect") && j["reconnect"].is_object()) {  // every input's (WorkloadOf)
+    const Json& r = j["reconnect"];
+    o->reconnect.enabled = true;
+    o->reconnect.backoff_min_ms = r.value("backoff_min_ms", o->reconnect.backoff_min_ms);
+    o->reconnect.backoff_max_ms = r.value("backoff_max_ms", o->reconnect.backoff_max_ms);
+    o->reconnect.max_attempts = r.value("max_attempts", o->reconnect.max_attempts);
+  }
   if (auto p = ParseProtocol(d["server"].value("protocol", "resp")); p.ok()) o->protocol = *p;
   if (auto t = ParseTargetUrl(d["server"].value("url", "")); t.ok()) o->target = *t;
   o->percentiles.clear();
@@ -184,7 +192,9 @@ Status MergeResult(const std::vector<MergeInput>& inputs, const LoadOptions& o, 
   r->measured_s = end > start ? end - start : 0;
   r->send_span_s = last_send > start ? last_send - start : 0;
   r->server_version = inputs.front().doc["server"].value("version", "");
-  return merge_internal::MergeSeries(inputs, o, r);
+  Status s = merge_internal::MergeSeries(inputs, o, r);
+  if (s.ok()) merge_internal::MergeAvailability(inputs, o, r);
+  return s;
 }
 
 }  // namespace

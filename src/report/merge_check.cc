@@ -164,7 +164,73 @@ const JsonRule kRunRules[] = {
     {"cross_check.commands[]", JsonType::kObject},
     {"cross_check.commands[].command", JsonType::kString},
     {"cross_check.commands[].memstand", JsonType::kInt},
+    {"availability", JsonType::kObject},
+    {"availability.connections_lost", JsonType::kUint},
+    {"availability.reconnects", JsonType::kUint},
+    {"availability.reconnect_failures", JsonType::kUint},
+    {"availability.first_loss", JsonType::kString},
+    {"availability.commands", JsonType::kObject},
+    {"availability.commands{}", JsonType::kObject},
+    {"availability.commands{}.outages", JsonType::kUint},
+    {"availability.commands{}.unavailable_s", JsonType::kNumber, false, kMaxSecond},
+    {"availability.commands{}.exact", JsonType::kBool},
+    {"availability.commands{}.longest", JsonType::kArray},
+    {"availability.commands{}.longest[]", JsonType::kObject},
+    {"availability.commands{}.longest[].start_s", JsonType::kNumber, false, kMaxSecond},
+    {"availability.commands{}.longest[].length_s", JsonType::kNumber, false, kMaxSecond},
+    {"availability.commands{}.longest[].recovered", JsonType::kBool},
+    {"availability.commands{}.longest[].fail", JsonType::kUint},
+    {"availability.commands{}.longest[].unknown", JsonType::kUint},
 };
+
+// options.reconnect: null (no --reconnect) or these (merge writes them for the fleet).
+const JsonRule kReconnectRules[] = {
+    {"options.reconnect.backoff_min_ms", JsonType::kUint, false, 1e9},
+    {"options.reconnect.backoff_max_ms", JsonType::kUint, false, 1e9},
+    {"options.reconnect.max_attempts", JsonType::kUint, false, 1e9},
+};
+
+// "field F: V is negative, expected a time >= 0" when the number at F is.
+Status NotNegative(const Json& v, const std::string& field) {
+  if (!v.is_number() || v.get<double>() >= 0) return Status::OK();
+  return Status::InvalidArgument(fmt::format("field {}: {} is negative, expected a time >= 0", field, v.dump()));
+}
+
+// What the types do not say of the availability section (merge_availability.h reads it):
+// a command of the mix, no more outages listed than counted, no negative time.
+Status CheckAvailability(const Json& d) {
+  if (d["options"].contains("reconnect") && !d["options"]["reconnect"].is_null()) {
+    if (!d["options"]["reconnect"].is_object()) {
+      return Status::InvalidArgument(fmt::format("field options.reconnect: {}, expected an object or null",
+                                                 JsonTypeText(d["options"]["reconnect"])));
+    }
+    Status s = CheckJsonFields(d, kReconnectRules, std::size(kReconnectRules));
+    if (!s.ok()) return s;
+  }
+  if (!d.contains("availability") || !d["availability"].contains("commands")) return Status::OK();
+  std::set<std::string> labels;
+  for (const Json& c : d["options"]["commands"]) labels.insert(c.value("label", ""));
+  for (const auto& [label, c] : d["availability"]["commands"].items()) {
+    const std::string at = "availability.commands." + (label.size() > 40 ? label.substr(0, 37) + "..." : label);
+    if (!labels.count(label)) {
+      return Status::InvalidArgument("field " + at + ": no command of options.commands has this label");
+    }
+    const size_t listed = c.contains("longest") ? c["longest"].size() : 0;
+    if (c.contains("outages") && c["outages"].get<uint64_t>() < listed) {
+      return Status::InvalidArgument(fmt::format("field {}.longest: {} outages listed, more than its outages ({})",
+                                                 at, listed, c["outages"].get<uint64_t>()));
+    }
+    Status s = c.contains("unavailable_s") ? NotNegative(c["unavailable_s"], at + ".unavailable_s") : Status::OK();
+    for (size_t i = 0; s.ok() && i < listed; ++i) {
+      const Json& x = c["longest"][i];
+      const std::string xat = fmt::format("{}.longest[{}]", at, i);
+      if (x.contains("start_s")) s = NotNegative(x["start_s"], xat + ".start_s");
+      if (s.ok() && x.contains("length_s")) s = NotNegative(x["length_s"], xat + ".length_s");
+    }
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
 
 Status CheckDocument(const MergeInput& in) {
   const Json& d = in.doc;
@@ -184,6 +250,7 @@ Status CheckDocument(const MergeInput& in) {
     return Refuse(in, "no histograms (written by a memstand before the run JSON carried them)");
   }
   Status s = CheckJsonFields(d, kRunRules, std::size(kRunRules));
+  if (s.ok()) s = CheckAvailability(d);
   if (!s.ok()) return Refuse(in, s.message());
   if (d["commands"].size() != d["options"]["commands"].size()) {
     return Refuse(in, fmt::format("field commands: {} entries, but options.commands has {}",

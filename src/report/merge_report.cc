@@ -221,7 +221,11 @@ Json MergedJson(const MergedRun& m) {
                   "series: ops, errors and max_us summed/maxed by wall-clock second; the "
                   "per-second histograms added too, so the per-second percentiles are exact "
                   "(null where an input carried no per-second histogram)",
-                  "server CPU is not summed (the shards share the server); client CPU is"}}};
+                  "server CPU is not summed (the shards share the server); client CPU is",
+                  "availability: lost connections summed; each command's outages joined on the wall "
+                  "clock where they overlap (exact: false where a shard listed only its longest: "
+                  "outages and unavailable_s are then upper bounds); seconds_without_ok found again "
+                  "in the merged series"}}};
   return j;
 }
 

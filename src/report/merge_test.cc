@@ -1,6 +1,7 @@
 #include "report/merge.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include <gtest/gtest.h>
 
@@ -372,6 +373,242 @@ TEST(MergeTest, WindowsThatDoNotOverlapAreWarnedAbout) {
   auto partly = MergeRuns(f.inputs);
   ASSERT_TRUE(partly.ok());
   EXPECT_TRUE(HasWarning(**partly, "overlap for 1.0 s of the merged 2.0 s"));
+}
+
+// A shard's availability section as `run` writes it, with SET's listed outages
+// {start_s, length_s, recovered, fail, unknown}.
+Json AvailabilityOf(uint64_t lost, const std::string& first_loss, const std::vector<Json>& longest) {
+  Json commands = Json::object();
+  double unavailable = 0;
+  for (const Json& o : longest) unavailable += o[1].get<double>();
+  Json listed = Json::array();
+  for (const Json& o : longest) {
+    listed.push_back({{"start_s", o[0]}, {"length_s", o[1]}, {"recovered", o[2]}, {"fail", o[3]}, {"unknown", o[4]}});
+  }
+  commands["SET"] = {{"outages", longest.size()}, {"unavailable_s", unavailable}, {"longest", listed}};
+  Json a = {{"connections_lost", lost}, {"reconnects", lost}, {"reconnect_failures", 2 * lost}};
+  if (!first_loss.empty()) a["first_loss"] = first_loss;
+  a["commands"] = commands;
+  a["seconds_without_ok"] = Json::array();
+  return a;
+}
+
+// Every shard's series: every operation ok, but in shard k's second 1 when `down[k]`
+// (none ok, 3 failed).
+void SetOutcomes(Fleet* f, const std::vector<bool>& down) {
+  for (size_t k = 0; k < f->inputs.size(); ++k) {
+    for (const char* label : {"SET", "Total"}) {
+      for (Json& p : f->inputs[k].doc["series"][label]) {
+        const bool none = down[k] && p["second"] == 1;
+        p["ok"] = none ? 0 : p["ops"].get<uint64_t>();
+        p["fail"] = none ? 3 : 0;
+      }
+    }
+  }
+}
+
+void WithReconnect(Fleet* f) {
+  for (MergeInput& in : f->inputs) {
+    in.doc["options"]["reconnect"] = {{"backoff_min_ms", 20}, {"backoff_max_ms", 400}, {"max_attempts", 0}};
+  }
+}
+
+// Each shard's outages, placed on the wall clock by its measured start, are joined where
+// they overlap, as one run joins its threads'; losses are summed; the seconds without an
+// ok operation are those of the merged series (a second is down when no shard had an ok).
+TEST(MergeTest, AvailabilityOutagesOfShardsAreJoinedOnTheWallClock) {
+  Fleet f = MakeFleet();
+  WithReconnect(&f);
+  SetOutcomes(&f, {true, true, true});
+  f.inputs[0].doc["availability"] = AvailabilityOf(0, "", {{0.25, 0.5, true, 1, 2}});
+  f.inputs[1].doc["availability"] = AvailabilityOf(1, "127.0.0.1:6379: the server closed the connection",
+                                                   {{0.625, 0.25, true, 3, 0}});
+  // Shard 2 started 0.25 s after the others: its 1.0 s is the fleet's 1.25 s. It ended down.
+  f.inputs[2].doc["start_at"]["measured_start_unix_s"] = 1000.2501;
+  f.inputs[2].doc["availability"] = AvailabilityOf(2, "x", {{1.0, 0.25, false, 0, 4}});
+  auto m = MergeRuns(f.inputs);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const Availability& a = (*m)->result.availability;
+  EXPECT_EQ(a.connections_lost, 3u);
+  EXPECT_EQ(a.reconnects, 3u);
+  EXPECT_EQ(a.reconnect_failures, 6u);
+  EXPECT_EQ(a.first_loss, "s1.json: 127.0.0.1:6379: the server closed the connection");
+  ASSERT_EQ(a.commands.size(), 1u);
+  const CommandAvailability& c = a.commands[0];
+  EXPECT_TRUE(c.exact);
+  EXPECT_EQ(c.outages, 2u);
+  EXPECT_NEAR(c.unavailable_s, 0.625 + 0.25, 1e-9);
+  ASSERT_EQ(c.longest.size(), 2u);
+  EXPECT_NEAR(c.longest[0].start_s, 0.25, 1e-9);
+  EXPECT_NEAR(c.longest[0].length_s, 0.625, 1e-9);
+  EXPECT_TRUE(c.longest[0].recovered);
+  EXPECT_EQ(c.longest[0].failed, 4u);
+  EXPECT_EQ(c.longest[0].unknown, 2u);
+  EXPECT_NEAR(c.longest[1].start_s, 1.25, 1e-9);
+  EXPECT_FALSE(c.longest[1].recovered);
+  EXPECT_EQ(c.longest[1].unknown, 4u);
+  // Second 1 had no ok in any shard: 9 failed, and it is the last.
+  ASSERT_EQ(a.seconds.size(), 1u);
+  EXPECT_EQ(a.seconds[0].first_second, 1);
+  EXPECT_EQ(a.seconds[0].failed, 9u);
+  EXPECT_FALSE(a.seconds[0].recovered);
+  // Written and printed as a run's, --reconnect's options the shards'.
+  const Json j = MergedJson(**m);
+  EXPECT_EQ(j["options"]["reconnect"]["backoff_max_ms"], 400);
+  EXPECT_EQ(j["availability"]["commands"]["SET"]["outages"], 2);
+  EXPECT_FALSE(j["availability"]["commands"]["SET"].contains("exact"));
+  EXPECT_EQ(j["availability"]["seconds_without_ok"].size(), 1u);
+  char* text = nullptr;
+  size_t len = 0;
+  std::FILE* out = open_memstream(&text, &len);
+  PrintMergeReport(out, **m);
+  std::fclose(out);
+  const std::string printed(text, len);
+  std::free(text);
+  EXPECT_NE(printed.find("availability: connections lost 3, opened again 3, failed attempts 6"), std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("SET      2 outage(s) with no ok operation, 0.875 s in all"), std::string::npos) << printed;
+}
+
+// A second in which one shard had no ok but another had: the fleet had an ok then.
+TEST(MergeTest, AvailabilitySecondsWithoutOkAreTheFleets) {
+  Fleet f = MakeFleet();
+  WithReconnect(&f);
+  SetOutcomes(&f, {true, false, false});
+  for (MergeInput& in : f.inputs) in.doc["availability"] = AvailabilityOf(0, "", {});
+  f.inputs[0].doc["availability"]["seconds_without_ok"] = Json::array({{{"first_second", 1}, {"seconds", 1}}});
+  auto m = MergeRuns(f.inputs);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_TRUE((*m)->result.availability.seconds.empty());
+  EXPECT_FALSE((*m)->result.availability.any());
+  EXPECT_EQ(MergedJson(**m)["availability"]["connections_lost"], 0);  // --reconnect: written
+}
+
+// Without --reconnect a shard writes the section only when it had an outage: one
+// without it had none, so the fleet's is the other shards'. None with it: none merged.
+TEST(MergeTest, AShardWithoutAvailabilityHadNoOutage) {
+  Fleet f = MakeFleet();
+  SetOutcomes(&f, {false, false, false});
+  EXPECT_FALSE(MergedJson(**MergeRuns(f.inputs)).contains("availability"));
+  f.inputs[1].doc["availability"] = AvailabilityOf(0, "", {{0.5, 0.125, true, 7, 0}});
+  auto m = MergeRuns(f.inputs);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const CommandAvailability& c = (*m)->result.availability.commands.at(0);
+  EXPECT_EQ(c.outages, 1u);
+  EXPECT_TRUE(c.exact);
+  EXPECT_EQ(c.longest.at(0).failed, 7u);
+  const Json j = MergedJson(**m);
+  EXPECT_TRUE(j["options"]["reconnect"].is_null());
+  EXPECT_EQ(j["availability"]["commands"]["SET"]["unavailable_s"], 0.125);
+}
+
+// A shard lists only its 10 longest outages: where its others fell is not in its JSON,
+// so the fleet's count and time are upper bounds (its unlisted ones as if apart from
+// every other shard's), said as such.
+TEST(MergeTest, AShardThatListedOnlyItsLongestMakesUpperBounds) {
+  Fleet f = MakeFleet();
+  WithReconnect(&f);
+  SetOutcomes(&f, {false, false, false});
+  std::vector<Json> ten;
+  for (int i = 0; i < 10; ++i) ten.push_back({i * 0.125, 0.0625, true, 1, 0});
+  f.inputs[0].doc["availability"] = AvailabilityOf(0, "", ten);
+  f.inputs[0].doc["availability"]["commands"]["SET"]["outages"] = 14;
+  f.inputs[0].doc["availability"]["commands"]["SET"]["unavailable_s"] = 0.625 + 0.125;
+  f.inputs[1].doc["availability"] = AvailabilityOf(0, "", {{0.03125, 0.0625, true, 1, 0}});  // overlaps the first
+  f.inputs[2].doc["availability"] = AvailabilityOf(0, "", {});
+  auto m = MergeRuns(f.inputs);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const CommandAvailability& c = (*m)->result.availability.commands.at(0);
+  EXPECT_FALSE(c.exact);
+  EXPECT_EQ(c.outages, 10u + 4u);
+  EXPECT_NEAR(c.unavailable_s, 0.625 + 0.03125 + 0.125, 1e-9);
+  const Json j = MergedJson(**m);
+  EXPECT_EQ(j["availability"]["commands"]["SET"]["exact"], false);
+  char* text = nullptr;
+  size_t len = 0;
+  std::FILE* out = open_memstream(&text, &len);
+  PrintMergeReport(out, **m);
+  std::fclose(out);
+  const std::string printed(text, len);
+  std::free(text);
+  EXPECT_NE(printed.find("at most 14 outage(s) with no ok operation, at most 0.781 s in all; longest listed"),
+            std::string::npos)
+      << printed;
+}
+
+TEST(MergeTest, BadAvailabilityIsRefusedNamingTheFileAndTheField) {
+  Fleet f = MakeFleet();
+  WithReconnect(&f);
+  for (MergeInput& in : f.inputs) in.doc["availability"] = AvailabilityOf(1, "x", {{0.5, 0.25, true, 1, 0}});
+  ASSERT_TRUE(MergeRuns(f.inputs).ok());
+  auto type = f.inputs;
+  type[1].doc["availability"]["commands"]["SET"]["outages"] = "2";
+  ExpectRefused(type, "s1.json: field availability.commands.SET.outages: a string, expected a whole number >= 0");
+  auto span = f.inputs;
+  span[2].doc["availability"]["commands"]["SET"]["longest"][0]["recovered"] = 1;
+  ExpectRefused(span, "s2.json: field availability.commands.SET.longest[0].recovered: a whole number, expected true or false");
+  auto negative = f.inputs;
+  negative[0].doc["availability"]["commands"]["SET"]["longest"][0]["length_s"] = -0.5;
+  ExpectRefused(negative, "s0.json: field availability.commands.SET.longest[0].length_s: -0.5 is negative");
+  auto more = f.inputs;
+  more[1].doc["availability"]["commands"]["SET"]["outages"] = 0;
+  ExpectRefused(more, "s1.json: field availability.commands.SET.longest: 1 outages listed, more than its outages (0)");
+  auto label = f.inputs;
+  label[1].doc["availability"]["commands"]["GET"] = label[1].doc["availability"]["commands"]["SET"];
+  ExpectRefused(label, "s1.json: field availability.commands.GET: no command of options.commands has this label");
+  auto lost = f.inputs;
+  lost[0].doc["availability"]["connections_lost"] = -1;
+  ExpectRefused(lost, "s0.json: field availability.connections_lost");
+  auto section = f.inputs;
+  section[0].doc["availability"] = Json::array();
+  ExpectRefused(section, "s0.json: field availability: an array, expected an object");
+  auto reconnect = f.inputs;
+  for (MergeInput& in : reconnect) in.doc["options"]["reconnect"]["backoff_min_ms"] = "20ms";
+  ExpectRefused(reconnect, "s0.json: field options.reconnect.backoff_min_ms: a string");
+  auto not_object = f.inputs;
+  for (MergeInput& in : not_object) in.doc["options"]["reconnect"] = true;
+  ExpectRefused(not_object, "s0.json: field options.reconnect: a boolean, expected an object or null");
+}
+
+// EverySingleFieldMutation..., over the availability section and --reconnect's options.
+TEST(MergeTest, EveryAvailabilityFieldMutationMergesOrIsRefusedNamingTheFile) {
+  Fleet f = MakeFleet();
+  WithReconnect(&f);
+  for (MergeInput& in : f.inputs) {
+    in.doc["availability"] = AvailabilityOf(1, "x", {{0.5, 0.25, true, 1, 0}, {0.875, 0.0625, false, 0, 2}});
+  }
+  std::vector<Json::json_pointer> paths;
+  MutationPaths(f.inputs[1].doc["availability"], Json::json_pointer("/availability"), &paths);
+  MutationPaths(f.inputs[1].doc["options"]["reconnect"], Json::json_pointer("/options/reconnect"), &paths);
+  const Json replacements[] = {Json::object(), Json::array(), nullptr, 5, -1, 1.5, "x", true, 1e300,
+                               Json{{"p99", 1}}};
+  int refused = 0, merged = 0;
+  for (const Json::json_pointer& path : paths) {
+    for (const Json& r : replacements) {
+      std::vector<MergeInput> inputs = f.inputs;
+      for (MergeInput& in : inputs) {  // the options of every shard (else: another workload)
+        if (path.to_string().rfind("/options", 0) == 0 || &in == &inputs[1]) in.doc[path] = r;
+      }
+      SCOPED_TRACE(path.to_string() + " = " + r.dump());
+      try {
+        auto m = MergeRuns(inputs);
+        if (!m.ok()) {
+          ++refused;
+          EXPECT_NE(m.status().message().find(".json: "), std::string::npos) << m.status().message();
+          continue;
+        }
+        ++merged;
+        std::FILE* null = std::fopen("/dev/null", "w");
+        PrintMergeReport(null, **m);
+        std::fclose(null);
+        (void)MergedJson(**m).dump();
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "threw: " << e.what();
+      }
+    }
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(merged, 0);
 }
 
 }  // namespace

@@ -217,6 +217,7 @@ Json AvailabilityJson(const LoadOptions& o, const Availability& a) {
     }
     commands[o.commands[i].label] = {
         {"outages", c.outages}, {"unavailable_s", c.unavailable_s}, {"longest", longest}};
+    if (!c.exact) commands[o.commands[i].label]["exact"] = false;  // memstand merge: upper bounds
   }
   j["commands"] = commands;
   Json seconds = Json::array();
@@ -310,6 +311,7 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
                     {"ask", r.totals.cluster_ask},
                     {"tryagain", r.totals.cluster_tryagain},
                     {"map_reads", r.cluster_map_reads},
+                    {"map_reads_moved", r.cluster_map_reads_moved},
                     {"connections_opened", r.totals.cluster_connections_opened}};
   }
   if (!r.pool.empty()) j["pool"] = PoolJson(o, r);

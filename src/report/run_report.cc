@@ -216,8 +216,10 @@ void PrintAvailability(std::FILE* out, const RunReport& r) {
   for (size_t i = 0; i < a.commands.size() && i < r.options->commands.size(); ++i) {
     const CommandAvailability& c = a.commands[i];
     if (c.outages == 0) continue;
-    fmt::print(out, "      {:<8} {} outage(s) with no ok operation, {:.3f} s in all; longest:\n",
-               r.options->commands[i].label, c.outages, c.unavailable_s);
+    const char* most = c.exact ? "" : "at most ";  // memstand merge: a shard listed only its longest
+    fmt::print(out, "      {:<8} {}{} outage(s) with no ok operation, {}{:.3f} s in all; longest{}:\n",
+               r.options->commands[i].label, most, c.outages, most, c.unavailable_s,
+               c.exact ? "" : " listed (a shard listed only its longest)");
     for (const CommandOutage& o : c.longest) {
       fmt::print(out, "        from {:.3f} s for {:.3f} s{}: fail {}, unknown {}\n", o.start_s, o.length_s,
                  o.recovered ? "" : " (not recovered by the end)", o.failed, o.unknown);
@@ -253,8 +255,9 @@ void PrintErrors(std::FILE* out, const RunReport& r) {
                r.result->cluster_masters.size(), t.cluster_moved, t.cluster_ask, t.cluster_tryagain,
                t.cluster_connections_opened);
     if (r.result->cluster_map_reads > 0 || !r.result->cluster_refresh_failure.empty()) {
-      fmt::print(out, "    cluster: slot map read again {} times during the run (a lost master, CLUSTERDOWN){}\n",
-                 r.result->cluster_map_reads,
+      fmt::print(out, "    cluster: slot map read again {} times during the run (a lost master, CLUSTERDOWN, "
+                 "a MOVED storm: {} of them){}\n",
+                 r.result->cluster_map_reads, r.result->cluster_map_reads_moved,
                  r.result->cluster_refresh_failure.empty() ? "" : "; last failure: " + r.result->cluster_refresh_failure);
     }
     if (r.options->read_from_replicas) {

@@ -153,6 +153,23 @@ class ClusterWithReplicasE2E : public ClusterE2E {
     }
     return true;
   }
+  // The node index of a replica of node `master`, or -1.
+  int ReplicaOf(int master) {
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      const std::string info = Call(static_cast<int>(i), {"INFO", "replication"}).str;
+      if (info.find("role:slave") != std::string::npos &&
+          info.find("master_port:" + std::to_string(nodes_[master]->port()) + "\r") != std::string::npos) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
+  // CLUSTER SLOTS (the map reads of memstand's control side) served by all the nodes.
+  int64_t SlotsReads() {
+    int64_t n = 0;
+    for (size_t i = 0; i < nodes_.size(); ++i) n += Calls(static_cast<int>(i), "cluster|slots");
+    return n;
+  }
 };
 
 // --read-from-replicas: every GET is served by a replica (READONLY), every SET by a
@@ -355,14 +372,7 @@ TEST_P(ClusterWithReplicasE2E, ReconnectFollowsThePromotedReplica) {
   ASSERT_TRUE(ReplicasSynced());
   const int master = Owner(0);
   ASSERT_GE(master, 0);
-  int replica = -1;
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    const std::string info = Call(static_cast<int>(i), {"INFO", "replication"}).str;
-    if (info.find("role:slave") != std::string::npos &&
-        info.find("master_port:" + std::to_string(nodes_[master]->port()) + "\r") != std::string::npos) {
-      replica = static_cast<int>(i);
-    }
-  }
+  const int replica = ReplicaOf(master);
   ASSERT_GE(replica, 0) << "no replica of the master of slot 0";
   const int seed = master == 0 ? 1 : 0;
   const std::string json_path = TempDir() + "/run.json";
@@ -390,6 +400,53 @@ TEST_P(ClusterWithReplicasE2E, ReconnectFollowsThePromotedReplica) {
   // The promoted replica, now a master, took SETs from the run after the takeover.
   EXPECT_GT(Calls(replica, "set"), replica_sets) << out.output;
 }
+// A manual failover (CLUSTER FAILOVER on a replica, its master alive: no connection is
+// lost) mid-run, without --reconnect: only MOVED replies tell the run, one slot at a
+// time; the 5th slot a thread finds moved makes the run read the whole slot map again
+// (counted as a MOVED storm's), and the promoted replica takes that master's writes with
+// not one request failed.
+TEST_P(ClusterWithReplicasE2E, MovedStormAfterAManualFailoverReadsTheSlotMapAgain) {
+  for (int i = 0; i < 300 && !ReplicasSynced(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(ReplicasSynced());
+  const int master = Owner(0);
+  ASSERT_GE(master, 0);
+  const int replica = ReplicaOf(master);
+  ASSERT_GE(replica, 0) << "no replica of the master of slot 0";
+  const int seed = master == 0 ? 1 : 0;
+  const std::string json_path = TempDir() + "/run.json";
+  auto run = Running::Start({"run", "--target", Url(seed), "--cluster", "--io", Io(), "--duration", "10s",
+                             "-t", "2", "-c", "2", "--ratio", "1:1", "--json", json_path});
+  ASSERT_NE(run, nullptr);
+  for (int i = 0; i < 200 && Calls(master, "set") < 500; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GE(Calls(master, "set"), 500) << run->OutputSoFar();
+  const int64_t slots_reads = SlotsReads();
+  const resp::Reply failover = Call(replica, {"CLUSTER", "FAILOVER"});
+  ASSERT_EQ(failover.str, "OK") << failover.str;
+  for (int i = 0; i < 300 && !(IsMaster(replica) && IsReplica(master)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(IsMaster(replica) && IsReplica(master)) << "the manual failover did not finish";
+  const int64_t replica_sets = Calls(replica, "set");
+  Outcome out = run->Wait(60);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  const nlohmann::json rep = ReadJson(json_path);
+  const nlohmann::json& cl = rep["cluster"];
+  EXPECT_GT(cl["moved"].get<int64_t>(), 0) << cl.dump();
+  EXPECT_GE(cl["map_reads_moved"].get<int64_t>(), 1) << cl.dump();
+  EXPECT_GE(cl["map_reads"].get<int64_t>(), cl["map_reads_moved"].get<int64_t>()) << cl.dump();
+  EXPECT_GE(SlotsReads() - slots_reads, cl["map_reads"].get<int64_t>());  // each read is a CLUSTER SLOTS
+  EXPECT_EQ(cl["connections_opened"], 2 * 2) << cl.dump();  // to the new master: threads x clients
+  EXPECT_EQ(rep["totals"]["errors"], 0) << out.output;
+  EXPECT_EQ(rep["connection_errors"], 0) << out.output;
+  EXPECT_EQ(rep["unanswered"], 0) << out.output;
+  EXPECT_FALSE(rep.contains("availability")) << rep["availability"].dump();  // nothing failed
+  EXPECT_NE(out.output.find("a MOVED storm: "), std::string::npos) << out.output;
+  // The promoted replica, now a master, took SETs from the run after the failover.
+  EXPECT_GT(Calls(replica, "set"), replica_sets) << out.output;
+}
+
 INSTANTIATE_TEST_SUITE_P(EpollAndUring, ClusterE2E, ::testing::Values("epoll", "uring"));
 INSTANTIATE_TEST_SUITE_P(EpollAndUring, ClusterWithReplicasE2E, ::testing::Values("epoll", "uring"));
 
