@@ -157,9 +157,12 @@ TEST(SshLaunchE2E, ThreeShardsOverSshOneStartMergeToTheServersCount) {
   std::string timing;
   for (int k = 0; k < kLaunchedShards; ++k) {
     const nlohmann::json& s = shards[k];
-    timing += fmt::format("\nshard {}: start_at {} fleet_check window [{}, {}]", k, s["start_at"].dump(),
-                          s["fleet_check"].is_object() ? s["fleet_check"]["before_unix_s"].dump() : "-",
-                          s["fleet_check"].is_object() ? s["fleet_check"]["after_unix_s"].dump() : "-");
+    // value(): a shard's JSON may lack either (const operator[] on a missing key is undefined).
+    const nlohmann::json fleet = s.value("fleet_check", nlohmann::json());
+    timing += fmt::format("\nshard {}: start_at {} fleet_check window [{}, {}]", k,
+                          s.value("start_at", nlohmann::json()).dump(),
+                          fleet.is_object() ? fleet.value("before_unix_s", nlohmann::json()).dump() : "-",
+                          fleet.is_object() ? fleet.value("after_unix_s", nlohmann::json()).dump() : "-");
   }
   EXPECT_FALSE(m["cross_check"]["mismatch"].get<bool>()) << m["cross_check"].dump() << timing;
   ASSERT_EQ(m["merge"]["shards"].size(), static_cast<size_t>(kLaunchedShards));
