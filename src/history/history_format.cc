@@ -1,5 +1,7 @@
 #include "history/history_format.h"
 
+#include <bit>
+#include <cstddef>
 #include <cstring>
 
 #include "history/crc32c.h"
@@ -72,7 +74,52 @@ std::string RunHeaderPayload(const RunHeader& h) {
   return out;
 }
 
+namespace {
+
+// A Record's bytes in memory are its bytes on disk (the same offsets, little-endian)
+// but its last, which is padding in memory and the reserved 0 on disk: then a record is
+// written with one copy (a history's writer thread writes every operation's).
+constexpr bool kRecordAsInMemory =
+    std::endian::native == std::endian::little && sizeof(Record) == kRecordSize && offsetof(Record, op_id) == 0 &&
+    offsetof(Record, client) == 8 && offsetof(Record, seq) == 12 && offsetof(Record, invoke_ns) == 16 &&
+    offsetof(Record, complete_ns) == 24 && offsetof(Record, intended_ns) == 32 && offsetof(Record, key) == 40 &&
+    offsetof(Record, value) == 48 && offsetof(Record, revision) == 56 && offsetof(Record, node) == 64 &&
+    offsetof(Record, error) == 66 && offsetof(Record, f) == 68 && offsetof(Record, outcome) == 69 &&
+    offsetof(Record, seen) == 70;
+
+void CopyRecord(const Record& r, char* out) {
+  std::memcpy(out, &r, kRecordSize - 1);
+  out[kRecordSize - 1] = '\0';
+}
+
+}  // namespace
+
+void PutRecordsEntry(std::span<const Record> records, std::string* out) {
+  const size_t entry = out->size();
+  const auto length = static_cast<uint32_t>(records.size() * kRecordSize);
+  out->push_back(static_cast<char>(EntryType::kRecords));
+  PutU32(length, out);
+  PutU32(0, out);  // the CRC, once the payload is in place
+  if constexpr (kRecordAsInMemory) {
+    const size_t payload = out->size();
+    out->resize(payload + length);
+    for (size_t i = 0; i < records.size(); ++i) CopyRecord(records[i], out->data() + payload + i * kRecordSize);
+  } else {
+    for (const Record& r : records) PutRecord(r, out);
+  }
+  const uint32_t crc = EntryCrc(static_cast<uint8_t>(EntryType::kRecords), length,
+                                std::string_view(out->data() + entry + kEntryHeaderSize, length));
+  std::string crc_bytes;
+  PutU32(crc, &crc_bytes);
+  out->replace(entry + 5, 4, crc_bytes);
+}
+
 void PutRecord(const Record& r, std::string* out) {
+  if constexpr (kRecordAsInMemory) {
+    const size_t at = out->size();
+    out->resize(at + kRecordSize);
+    return CopyRecord(r, out->data() + at);
+  }
   PutU64(r.op_id, out);
   PutU32(r.client, out);
   PutU32(r.seq, out);

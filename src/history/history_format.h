@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -60,6 +61,9 @@ uint32_t EntryCrc(uint8_t type, uint32_t length, std::string_view payload);
 std::string RunHeaderPayload(const RunHeader& h);
 /// One record's kRecordSize bytes, appended to out.
 void PutRecord(const Record& r, std::string* out);
+/// An entry of records, appended to out whole (header, CRC, the records' bytes).
+/// REQUIRES: 1 to kMaxRecordsPerEntry records.
+void PutRecordsEntry(std::span<const Record> records, std::string* out);
 /// A record from kRecordSize bytes, as they are: enum fields may hold any byte
 /// (CheckRecord says whether they are valid). `reserved` gets the last byte.
 Record GetRecord(const char* p, uint8_t* reserved);

@@ -119,6 +119,22 @@ TEST(HistoryFormat, Crc32cOfTheCheckValue) {
   EXPECT_EQ(Crc32c("123456789"), 0xE3069283u);
   EXPECT_EQ(Crc32c(""), 0u);
   EXPECT_EQ(Crc32c("6789", Crc32c("12345")), 0xE3069283u);  // continued
+  EXPECT_EQ(Crc32cPortable("123456789"), 0xE3069283u);
+  EXPECT_EQ(Crc32cPortable("6789", Crc32cPortable("12345")), 0xE3069283u);
+}
+
+// The processor's crc32 (where Crc32c uses it) and the table agree on every length and
+// alignment, continued or not.
+TEST(HistoryFormat, Crc32cAgreesWithThePortableTable) {
+  std::string data;
+  for (int i = 0; i < 300; ++i) data.push_back(static_cast<char>((i * 131 + 7) & 0xff));
+  for (size_t from = 0; from < 9; ++from) {
+    for (size_t n = 0; from + n <= data.size(); n += 7) {
+      const std::string_view v(data.data() + from, n);
+      ASSERT_EQ(Crc32c(v), Crc32cPortable(v)) << from << " " << n;
+      ASSERT_EQ(Crc32c(v, 0x12345678u), Crc32cPortable(v, 0x12345678u)) << from << " " << n;
+    }
+  }
 }
 
 TEST(HistoryFormat, RecordIsSeventyTwoBytes) {

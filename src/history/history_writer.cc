@@ -54,12 +54,9 @@ Status HistoryEncoder::Add(std::span<const Record> records) {
   for (const Record& r : records) {
     if (Status s = CheckRecord(r, header_, strings_); !s.ok()) return s.WithContext("history");
   }
-  std::string payload;
   for (size_t at = 0; at < records.size(); at += format::kMaxRecordsPerEntry) {
     const size_t n = std::min(format::kMaxRecordsPerEntry, records.size() - at);
-    payload.clear();
-    for (size_t i = 0; i < n; ++i) format::PutRecord(records[at + i], &payload);
-    format::PutEntry(format::EntryType::kRecords, payload, &out_);
+    format::PutRecordsEntry(records.subspan(at, n), &out_);
   }
   records_ += records.size();
   return Status::OK();

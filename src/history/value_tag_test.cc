@@ -20,6 +20,11 @@ TEST(ValueTag, ReadsBackWhatItStamped) {
   auto edge = TaggedValue(0, UINT32_MAX, 0, kValueTagSize);
   ASSERT_TRUE(edge.ok());
   EXPECT_EQ(ReadValueTag(0, *edge), ValueId(UINT32_MAX, 0));
+  EXPECT_EQ(edge->substr(0, 22), "ms1:ffffffff:00000000:");
+  // Every hex digit, in order.
+  auto digits = TaggedValue(0, 0x01234567, 0x89abcdef, kValueTagSize);
+  ASSERT_TRUE(digits.ok());
+  EXPECT_EQ(digits->substr(0, 22), "ms1:01234567:89abcdef:");
 }
 
 TEST(ValueTag, StampsOverAValueInPlace) {
