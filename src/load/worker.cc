@@ -344,21 +344,23 @@ void Worker<S>::Loop() {
       drain_deadline_ns_ = now + int64_t{opt_.drain_timeout_ms} * 1'000'000;
     }
     if (now >= next_interval_ns_) RollInterval(now, /*last=*/false);
-    if (now >= next_deadline_ns_) CheckTimeouts(now);
+    if (now >= next_deadline_ns_) {  // a deadline or (--reconnect) a reopen's time
+      if (now >= next_reopen_ns_) ReopenDue(now);
+      CheckTimeouts(now);
+    }
     if (now >= next_tick) {
       next_tick = now + kTickNs;
       if (!Busy()) break;
       ReleaseIdleBuffers();
     }
     if (stopping_ && now >= drain_deadline_ns_) break;
-    if (now >= next_reopen_ns_) ReopenDue(now);
     if (cluster_ && shared_->map_version.load(std::memory_order_relaxed) != map_version_seen_) [[unlikely]] {
       AdoptMap();
     }
     if (open_conns_ == 0 && reopen_.empty()) break;
     // The next deadline bounds the wait: a request times out on time, whatever the tick.
-    const int64_t wait_ns = std::min({open_loop_ ? WaitTimeoutNs(now) : kMaxWaitNs,
-                                      next_deadline_ns_ - now, std::max<int64_t>(0, next_reopen_ns_ - now)});
+    const int64_t wait_ns =
+        std::min(open_loop_ ? WaitTimeoutNs(now) : kMaxWaitNs, next_deadline_ns_ - now);
     if (uring_) {
       if (!WaitCompletions(wait_ns, &now)) break;
     } else {
@@ -791,7 +793,8 @@ void Worker<S>::Running(Conn& c) {
 
 // Fails every connection past a deadline: its set-up's (--connect-timeout) until it
 // runs, then its oldest request's (--request-timeout). next_deadline_ns_ becomes the
-// earliest deadline left; a request sent from now on has none earlier than now + limit.
+// earliest deadline left, or the next reopen if earlier; a request sent from now on has
+// none earlier than now + limit.
 template <LoadSession S>
 void Worker<S>::CheckTimeouts(int64_t now) {
   const int64_t limit = int64_t{opt_.request_timeout_ms} * 1'000'000;
@@ -814,7 +817,7 @@ void Worker<S>::CheckTimeouts(int64_t now) {
       if (setup) next = std::min(next, c.setup_deadline_ns);
     }
   }
-  next_deadline_ns_ = next;
+  next_deadline_ns_ = std::min(next, next_reopen_ns_);
 }
 
 // When the request sent first of those in flight on c was sent: tags grow in the order

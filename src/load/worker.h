@@ -234,8 +234,9 @@ class WorkerBase {
   int64_t warmup_end_ns_ = 0;
   int64_t measure_end_deadline_ns_ = 0;  // duration mode
   int64_t drain_deadline_ns_ = 0;
-  /// No connection's set-up or request deadline is earlier (a lower bound, so the
-  /// hot path keeps nothing up to date: CheckTimeouts and OpenConn lower or set it).
+  /// No connection's set-up or request deadline is earlier, nor next_reopen_ns_, so
+  /// that the loop tests one time for both (a lower bound, so the hot path keeps
+  /// nothing up to date: CheckTimeouts, Dial and ScheduleReopen lower or set it).
   int64_t next_deadline_ns_ = INT64_MAX;
   int64_t measure_start_ns_ = 0;
   int64_t measure_end_ns_ = 0;

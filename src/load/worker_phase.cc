@@ -275,6 +275,7 @@ void WorkerBase::ScheduleReopen(ConnIo& c, const Status& why, int64_t now) {
   c.waiting = true;
   reopen_.push_back(&c);
   next_reopen_ns_ = std::min(next_reopen_ns_, c.reopen_at_ns);
+  next_deadline_ns_ = std::min(next_deadline_ns_, c.reopen_at_ns);  // the loop's one test
 }
 
 void WorkerBase::NoteUp(ConnIo& c) {
