@@ -605,12 +605,13 @@ typename Worker<S>::Conn& Worker<S>::NextMember(Client& cl) {
   return conn(cl, 0);
 }
 
-// The connection a request goes to: the only one, or (--cluster) the one to the master
-// of its key's slot as this worker last learned it.
+// The connection a request goes to: the only one, (--balance per-request) the next
+// member's, or (--cluster) the one to the master of its key's slot as this worker last
+// learned it.
 template <LoadSession S>
 typename Worker<S>::Conn& Worker<S>::Route(Client& cl, uint32_t cmd, const Draw& d) {
+  if (single_) [[likely]] return conn(cl, 0);
   if (per_request_) return NextMember(cl);
-  if (!cluster_) return conn(cl, 0);
   const int slot = S::Slot(requests_[cmd], d);
   int node = slot < 0 ? 0 : map_.NodeOf(slot);
   if (node < 0) node = 0;  // an uncovered slot: the server says CLUSTERDOWN

@@ -206,6 +206,7 @@ class WorkerBase {
   SlotMap map_;                                 // --cluster: this worker's view
   bool cluster_ = false;
   bool per_request_ = false;  // --balance per-request over a pool
+  bool single_ = true;  // neither: a client has one connection (Route tests one flag)
   const size_t depth_;  // requests in flight per client: --pipeline (x masters with --cluster)
   std::vector<std::vector<int>> replicas_of_;  // --read-from-replicas: by master node
   std::vector<bool> is_replica_;               // by node index
