@@ -155,7 +155,7 @@ void WorkerBase::Complete(Client& cl, const InFlight& f, const ReplyView& r, int
     return;
   }
   if (opt_.commands[f.cmd].counts_hits) ++(r.positive ? s.hits : s.misses);
-  if (outage_[f.cmd].open) [[unlikely]] OutageEnd(f.cmd, now);
+  if (outages_open_ != 0) [[unlikely]] OutageEnd(f.cmd, now);
 }
 
 // ---- Worker<Session>.

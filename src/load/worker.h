@@ -137,7 +137,7 @@ class WorkerBase {
   void Unsent(Client& cl, uint32_t cmd, bool measured, int64_t now);
   /// A measured operation of `cmd` ended fail or unknown: counted in s (this second's
   /// statistics of cmd) and in the command's outage span, opened if need be. An ok one
-  /// closes the span (OutageEnd).
+  /// closes the span if one is open (OutageEnd).
   void NotOk(CommandStats& s, uint32_t cmd, bool unknown, int64_t now);
   void OutageOpen(uint32_t cmd, int64_t now);
   [[gnu::noinline, gnu::cold]] void OutageEnd(uint32_t cmd, int64_t now);
@@ -258,6 +258,9 @@ class WorkerBase {
     OutageSpan span;
   };
   std::vector<OutageTrack> outage_;
+  /// How many of them are open: an ok reply reads this, not its command's track (one
+  /// load less per reply).
+  uint32_t outages_open_ = 0;
   /// --reconnect: the closed connections waiting for their next attempt.
   std::vector<ConnIo*> reopen_;
   int64_t next_reopen_ns_ = INT64_MAX;

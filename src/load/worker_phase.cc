@@ -215,6 +215,7 @@ void WorkerBase::OutageOpen(uint32_t cmd, int64_t now) {
   OutageTrack& t = outage_[cmd];
   if (t.open) return;
   t.open = true;
+  ++outages_open_;
   t.span = OutageSpan{now, 0, 0, 0};
 }
 
@@ -227,7 +228,9 @@ void WorkerBase::NotOk(CommandStats& s, uint32_t cmd, bool unknown, int64_t now)
 
 void WorkerBase::OutageEnd(uint32_t cmd, int64_t now) {
   OutageTrack& t = outage_[cmd];
+  if (!t.open) return;
   t.open = false;
+  --outages_open_;
   t.span.end_ns = now;
   auto& spans = stats_.faults.outages;
   if (spans.size() <= cmd) spans.resize(opt_.commands.size());
