@@ -581,7 +581,9 @@ void Worker<S>::SendOne(Client& cl, int64_t now, int64_t intended) {
   Conn& c = Route(cl, cmd, d);
   // Open loop: a request intended in the warm-up but held back past its end stays out.
   const bool measured = measuring_ && intended >= measure_start_ns_;
-  if (c.state == ConnIo::State::kClosed) [[unlikely]] return Unsent(cl, cmd, measured, now);
+  if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] {
+    return Unsent(cl, cmd, measured, now);
+  }
   const Sent sent = c.session.Append(req, d, &c.out);
   Put(c, sent.tag, {intended, now, d.key, d.data.data(), static_cast<uint32_t>(d.data.size()),
                     static_cast<uint16_t>(cmd), measured, 0});
@@ -606,12 +608,19 @@ typename Worker<S>::Conn& Worker<S>::NextMember(Client& cl) {
 }
 
 // The connection a request goes to: the only one, (--balance per-request) the next
-// member's, or (--cluster) the one to the master of its key's slot as this worker last
-// learned it.
+// member's, or (--cluster) its key slot's. Closed, the request fails unsent (SendOne),
+// but with direct_ it never is.
 template <LoadSession S>
 typename Worker<S>::Conn& Worker<S>::Route(Client& cl, uint32_t cmd, const Draw& d) {
-  if (single_) [[likely]] return conn(cl, 0);
+  if (direct_) [[likely]] return conn(cl, 0);
   if (per_request_) return NextMember(cl);
+  return cluster_ ? SlotOwner(cl, cmd, d) : conn(cl, 0);
+}
+
+// --cluster: the connection to the master of the request's key slot as this worker last
+// learned it (--read-from-replicas: to one of its replicas for a read).
+template <LoadSession S>
+typename Worker<S>::Conn& Worker<S>::SlotOwner(Client& cl, uint32_t cmd, const Draw& d) {
   const int slot = S::Slot(requests_[cmd], d);
   int node = slot < 0 ? 0 : map_.NodeOf(slot);
   if (node < 0) node = 0;  // an uncovered slot: the server says CLUSTERDOWN

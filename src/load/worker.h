@@ -206,7 +206,10 @@ class WorkerBase {
   SlotMap map_;                                 // --cluster: this worker's view
   bool cluster_ = false;
   bool per_request_ = false;  // --balance per-request over a pool
-  bool single_ = true;  // neither: a client has one connection (Route tests one flag)
+  /// Neither, and the closed loop: Route takes a client's only connection without a
+  /// test of its state, as it runs whenever CanSend lets its client send (its `down` is 0
+  /// and it has not failed). 3 instructions a request (bench/README.md, issue #28).
+  bool direct_ = false;
   const size_t depth_;  // requests in flight per client: --pipeline (x masters with --cluster)
   std::vector<std::vector<int>> replicas_of_;  // --read-from-replicas: by master node
   std::vector<bool> is_replica_;               // by node index
@@ -322,6 +325,7 @@ class Worker final : public WorkerBase {
   /// the compiler would no longer put them in line by itself.
   [[gnu::flatten]] void SendOne(Client& cl, int64_t now, int64_t intended);
   Conn& Route(Client& cl, uint32_t cmd, const Draw& d);
+  Conn& SlotOwner(Client& cl, uint32_t cmd, const Draw& d);
   Conn& NextMember(Client& cl);
   /// Puts f in flight on c under its tag, the slots doubled when they are all taken.
   [[gnu::always_inline]] inline void Put(Conn& c, uint64_t tag, const InFlight& f);

@@ -34,7 +34,7 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
       cluster_(shared->cluster_map.has_value()),
       per_request_(!cluster_ && shared->options->balance == Balance::kPerRequest &&
                    shared->options->pool_size() > 1),
-      single_(!cluster_ && !per_request_),
+      direct_(!cluster_ && !per_request_ && !(shared->options->rate > 0)),
       // --cluster: --pipeline per master connection, as memtier (each of its cluster
       // connections has the pipeline's depth) and redis-benchmark --cluster (a client
       // per master) count it; keys spread the client's requests over the masters.
