@@ -52,10 +52,11 @@ bool WorkerBase::MayStillSend(const Client& c, int64_t now) const {
 }
 
 // Whether the client may send its next request now. Open loop: once it is due, and
-// a request intended after the warm-up waits for the measured phase to begin.
+// a request intended after the warm-up waits for the measured phase to begin. (A
+// closed-loop client that waits for its connections does not get here: Fill.)
 bool WorkerBase::CanSend(const Client& c, int64_t now) const {
   if (!MayStillSend(c, now)) return false;
-  if (!c.pacer) return c.down <= c.may_be_down;
+  if (!c.pacer) return true;
   const int64_t at = c.pacer->Peek();
   return at <= now && (measuring_ || at < warmup_end_ns_);
 }
@@ -559,6 +560,7 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
 template <LoadSession S>
 void Worker<S>::Fill(Client& cl, int64_t now) {
   if (cluster_ && WaitsForItsWindow(cl)) [[unlikely]] return;
+  if (cl.waits) [[unlikely]] return;  // tested once, not per request
   while (cl.in_flight < depth_ && CanSend(cl, now)) {
     SendOne(cl, now, cl.pacer ? cl.pacer->Next() : now);
   }
@@ -786,10 +788,7 @@ void Worker<S>::GiveUp(Conn& c) {
   }
   if (c.state != ConnIo::State::kClosed) Drop(c, NowNs());
   c.reopening = false;
-  if (c.down) {
-    c.down = false;
-    --c.client->down;
-  }
+  SetDown(c, false);
   Fill(*c.client, NowNs());
 }
 

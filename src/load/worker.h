@@ -148,6 +148,8 @@ class WorkerBase {
   void ScheduleReopen(ConnIo& c, const Status& why, int64_t now);
   /// A reopened connection is set up: its client may send again.
   void NoteUp(ConnIo& c);
+  /// c is down (lost) or up again: counted in its client's `down` and `waits`.
+  void SetDown(ConnIo& c, bool down);
   /// Fails c: the run stops; what c had in flight is counted unanswered. Off the hot
   /// path (the only virtual calls of a worker).
   virtual void Fail(ConnIo& c, const Status& why) = 0;
@@ -207,8 +209,8 @@ class WorkerBase {
   bool cluster_ = false;
   bool per_request_ = false;  // --balance per-request over a pool
   /// Neither, and the closed loop: Route takes a client's only connection without a
-  /// test of its state, as it runs whenever CanSend lets its client send (its `down` is 0
-  /// and it has not failed). 3 instructions a request (bench/README.md, issue #28).
+  /// test of its state, as it runs whenever Fill lets its client send (it does not wait
+  /// for it and has not failed). 3 instructions a request (bench/README.md, issue #28).
   bool direct_ = false;
   const size_t depth_;  // requests in flight per client: --pipeline (x masters with --cluster)
   std::vector<std::vector<int>> replicas_of_;  // --read-from-replicas: by master node

@@ -256,10 +256,7 @@ void WorkerBase::NoteLoss(ConnIo& c, const Status& why) {
   if (measuring_ && !measure_done_) {
     for (uint32_t cmd = 0; cmd < outage_.size(); ++cmd) OutageOpen(cmd, NowNs());
   }
-  if (!c.down) {
-    c.down = true;
-    ++c.client->down;
-  }
+  SetDown(c, true);
 }
 
 void WorkerBase::ScheduleReopen(ConnIo& c, const Status& why, int64_t now) {
@@ -286,10 +283,15 @@ void WorkerBase::NoteUp(ConnIo& c) {
   c.reopening = false;
   c.attempts = 0;
   ++stats_.faults.reconnects;
-  if (c.down) {
-    c.down = false;
-    --c.client->down;
-  }
+  SetDown(c, false);
+}
+
+void WorkerBase::SetDown(ConnIo& c, bool down) {
+  if (c.down == down) return;
+  c.down = down;
+  Client& cl = *c.client;
+  down ? ++cl.down : --cl.down;
+  cl.waits = !open_loop_ && cl.down > cl.may_be_down;
 }
 
 bool WorkerBase::Busy() const {
