@@ -210,7 +210,8 @@ class WorkerBase {
   bool per_request_ = false;  // --balance per-request over a pool
   /// Neither, and the closed loop: Route takes a client's only connection without a
   /// test of its state, as it runs whenever Fill lets its client send (it does not wait
-  /// for it and has not failed). 3 instructions a request (bench/README.md, issue #28).
+  /// for it and has not failed). Measured: 2 instructions a request less (RESP pipeline
+  /// 1, bench/README.md, issue #28).
   bool direct_ = false;
   const size_t depth_;  // requests in flight per client: --pipeline (x masters with --cluster)
   std::vector<std::vector<int>> replicas_of_;  // --read-from-replicas: by master node
