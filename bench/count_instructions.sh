@@ -8,8 +8,8 @@
 #   iproto    tarantool, replace 100 B, pipeline 1
 # One thread and one connection (-t 1 -c 1), --io epoll, so a wake-up reads the same
 # replies on every run. Counted: the load thread's instructions (callgrind
-# --separate-threads), libc's system call wrappers included, but not the per-second
-# statistics hand-off (see instructions() below); the main thread (flags, control
+# --separate-threads), libc's system call wrappers included, but not the statistics'
+# roll per second and at the end (see instructions() below); the main thread (flags, control
 # connections, report) is not counted: its work does not grow with the requests, and
 # the report's depends on the latencies' spread. Start-up is taken out: each row runs N
 # and 3N requests and divides the difference by the difference in requests (2N).
@@ -20,6 +20,8 @@
 #   MEMSTAND: a `memstand` binary (a Release build: scripts/build.sh release memstand).
 #   With several, one column each, in the order given (e.g. before and after a change).
 # Environment: N (requests of the short run; default 20000), IO (epoll|uring, default epoll),
+#   EXCLUDE (roll|publish, default roll: what of the statistics' roll is left out, below;
+#   publish gives the figures this script gave before it left out the whole roll),
 #   EXTRA (more flags for every run; HIST in them names a file in the script's own
 #   directory, e.g. EXTRA="--history HIST": then the history's writer thread is counted
 #   with the load thread, so the figure is the whole cost of the history), ROWS (the rows
@@ -35,6 +37,8 @@ for tool in valgrind callgrind_annotate redis-server memcached tarantool python3
 done
 n="${N:-20000}"
 io="${IO:-epoll}"
+exclude="${EXCLUDE:-roll}"
+case "$exclude" in roll|publish) ;; *) echo "EXCLUDE: roll or publish" >&2; exit 2 ;; esac
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/count-instructions.XXXXXX")
 pids=()
@@ -97,11 +101,17 @@ row_args() {  # row -> ARGS
 }
 
 # binary requests row -> instructions of the load thread: every instruction it ran (its
-# connections' set-up, the loop, the drain) but those of IntervalCollector::Publish, the
-# summary of each second's statistics, whose count follows the run's wall time under
-# valgrind (a few seconds, varying with the machine's load) rather than its requests.
-# What is left of the per-second work (folding each second into the totals) is a few
-# instructions per request at valgrind's speed.
+# connections' set-up, the loop, the drain) but those of the statistics' roll, whose
+# count follows the run's wall time under valgrind (a few seconds, varying with the
+# machine's load) and the latencies' spread rather than its requests: each second's
+# (WorkerBase::RollInterval, called from the loop: the second folded into the totals and
+# summarized by IntervalCollector::Publish) and the end of the measured phase's
+# (WorkerBase::FinishMeasuredPhase, once per run: the last second's, the CPU times).
+# Leaving out Publish alone, as this script did until 2026-12-02 (EXCLUDE=publish gives
+# those figures), left ~0.3 M instructions a roll in (HdrHistogram Add and Reset) and the
+# last second's summary, which moved a row by up to ~9 per request from run to run at
+# N = 20000 (RESP pipeline 1). Where the compiler put RollInterval in line in the loop,
+# Publish only is left out.
 instructions() {
   row_args "$3"
   rm -f "$dir"/cg.out* "$dir/run.hist"
@@ -122,11 +132,17 @@ instructions() {
     fi
     grep -qE 'memstand::Worker(<[^>]*>)?::Run\(\)' "$f.txt" || continue
     found=1
-    count=$(awk '
+    count=$(awk -v exclude="$exclude" '
       function n(s) { gsub(",", "", s); return s + 0 }
       /PROGRAM TOTALS/ { total = n($1) }
       /memstand::IntervalCollector::Publish\(/ { publish += n($1) }
-      END { if (total == 0) exit 1; printf "%d\n", total - publish }' "$f.txt")
+      /memstand::WorkerBase::RollInterval\(/ { roll += n($1) }
+      /memstand::WorkerBase::FinishMeasuredPhase\(/ { finish += n($1) }
+      END {
+        if (total == 0) exit 1
+        left_out = (exclude == "publish" || roll == 0) ? publish : roll + finish
+        printf "%d\n", total - left_out
+      }' "$f.txt")
     sum=$((sum + count))
   done
   [ "$found" = 1 ] || { echo "no load thread in the profile of $1" >&2; exit 1; }

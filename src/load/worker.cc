@@ -57,10 +57,11 @@ bool WorkerBase::MayStillSend(const Client& c, int64_t now) const {
 }
 
 // Whether the client may send its next request now. Open loop: once it is due, and
-// a request intended after the warm-up waits for the measured phase to begin.
+// a request intended after the warm-up waits for the measured phase to begin. (A
+// closed-loop client that waits for its connections does not get here: Fill.)
 bool WorkerBase::CanSend(const Client& c, int64_t now) const {
   if (!MayStillSend(c, now)) return false;
-  if (!c.pacer) return c.down <= c.may_be_down;
+  if (!c.pacer) return true;
   const int64_t at = c.pacer->Peek();
   return at <= now && (measuring_ || at < warmup_end_ns_);
 }
@@ -158,7 +159,7 @@ void WorkerBase::Complete(Client& cl, const InFlight& f, const ReplyView& r, int
     return;
   }
   if (opt_.commands[f.cmd].counts_hits) ++(r.positive ? s.hits : s.misses);
-  if (outage_[f.cmd].open) [[unlikely]] OutageEnd(f.cmd, now);
+  if (outages_open_ != 0) [[unlikely]] OutageEnd(f.cmd, now);
 }
 
 // ---- Worker<Session>.
@@ -350,21 +351,23 @@ void Worker<S>::Loop() {
       drain_deadline_ns_ = now + int64_t{opt_.drain_timeout_ms} * 1'000'000;
     }
     if (now >= next_interval_ns_) RollInterval(now, /*last=*/false);
-    if (now >= next_deadline_ns_) CheckTimeouts(now);
+    if (now >= next_deadline_ns_) {  // a deadline or (--reconnect) a reopen's time
+      if (now >= next_reopen_ns_) ReopenDue(now);
+      CheckTimeouts(now);
+    }
     if (now >= next_tick) {
       next_tick = now + kTickNs;
       if (!Busy()) break;
       ReleaseIdleBuffers();
     }
     if (stopping_ && now >= drain_deadline_ns_) break;
-    if (now >= next_reopen_ns_) ReopenDue(now);
     if (cluster_ && shared_->map_version.load(std::memory_order_relaxed) != map_version_seen_) [[unlikely]] {
       AdoptMap();
     }
     if (open_conns_ == 0 && reopen_.empty()) break;
     // The next deadline bounds the wait: a request times out on time, whatever the tick.
-    const int64_t wait_ns = std::min({open_loop_ ? WaitTimeoutNs(now) : kMaxWaitNs,
-                                      next_deadline_ns_ - now, std::max<int64_t>(0, next_reopen_ns_ - now)});
+    const int64_t wait_ns =
+        std::min(open_loop_ ? WaitTimeoutNs(now) : kMaxWaitNs, next_deadline_ns_ - now);
     if (uring_) {
       if (!WaitCompletions(wait_ns, &now)) break;
     } else {
@@ -566,6 +569,7 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
 template <LoadSession S>
 void Worker<S>::Fill(Client& cl, int64_t now) {
   if (cluster_ && WaitsForItsWindow(cl)) [[unlikely]] return;
+  if (cl.waits) [[unlikely]] return;  // tested once, not per request
   while (cl.in_flight < depth_ && CanSend(cl, now)) {
     SendOne(cl, now, cl.pacer ? cl.pacer->Next() : now);
   }
@@ -594,10 +598,10 @@ void Worker<S>::SendOne(Client& cl, int64_t now, int64_t intended) {
     process = HistoryInvoke(cl);
     if (shared_->history_ops[cmd] != history::Op::kRead) d.data = HistoryStamp(cl, process, d.data);
   }
-  if (c.state == ConnIo::State::kClosed) [[unlikely]] {
+  if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] {
     if (history_ != nullptr) {
-      HistoryNoReply(cl, c.history_node, {intended, now, d.key, nullptr, 0, static_cast<uint16_t>(cmd), measured, 0, process},
-                     false, kNotSentKind, now);
+      const InFlight unsent{intended, now, d.key, nullptr, 0, static_cast<uint16_t>(cmd), measured, 0, process};
+      HistoryNoReply(cl, c.history_node, unsent, false, kNotSentKind, now);
     }
     return Unsent(cl, cmd, measured, now);
   }
@@ -624,12 +628,20 @@ typename Worker<S>::Conn& Worker<S>::NextMember(Client& cl) {
   return conn(cl, 0);
 }
 
-// The connection a request goes to: the only one, or (--cluster) the one to the master
-// of its key's slot as this worker last learned it.
+// The connection a request goes to: the only one, (--balance per-request) the next
+// member's, or (--cluster) its key slot's. Closed, the request fails unsent (SendOne),
+// but with direct_ it never is.
 template <LoadSession S>
 typename Worker<S>::Conn& Worker<S>::Route(Client& cl, uint32_t cmd, const Draw& d) {
+  if (direct_) [[likely]] return conn(cl, 0);
   if (per_request_) return NextMember(cl);
-  if (!cluster_) return conn(cl, 0);
+  return cluster_ ? SlotOwner(cl, cmd, d) : conn(cl, 0);
+}
+
+// --cluster: the connection to the master of the request's key slot as this worker last
+// learned it (--read-from-replicas: to one of its replicas for a read).
+template <LoadSession S>
+typename Worker<S>::Conn& Worker<S>::SlotOwner(Client& cl, uint32_t cmd, const Draw& d) {
   const int slot = S::Slot(requests_[cmd], d);
   int node = slot < 0 ? 0 : map_.NodeOf(slot);
   if (node < 0) node = 0;  // an uncovered slot: the server says CLUSTERDOWN
@@ -816,10 +828,7 @@ void Worker<S>::GiveUp(Conn& c) {
   }
   if (c.state != ConnIo::State::kClosed) Drop(c, NowNs());
   c.reopening = false;
-  if (c.down) {
-    c.down = false;
-    --c.client->down;
-  }
+  SetDown(c, false);
   Fill(*c.client, NowNs());
 }
 
@@ -833,7 +842,8 @@ void Worker<S>::Running(Conn& c) {
 
 // Fails every connection past a deadline: its set-up's (--connect-timeout) until it
 // runs, then its oldest request's (--request-timeout). next_deadline_ns_ becomes the
-// earliest deadline left; a request sent from now on has none earlier than now + limit.
+// earliest deadline left, or the next reopen if earlier; a request sent from now on has
+// none earlier than now + limit.
 template <LoadSession S>
 void Worker<S>::CheckTimeouts(int64_t now) {
   const int64_t limit = int64_t{opt_.request_timeout_ms} * 1'000'000;
@@ -856,7 +866,7 @@ void Worker<S>::CheckTimeouts(int64_t now) {
       if (setup) next = std::min(next, c.setup_deadline_ns);
     }
   }
-  next_deadline_ns_ = next;
+  next_deadline_ns_ = std::min(next, next_reopen_ns_);
 }
 
 // When the request sent first of those in flight on c was sent: tags grow in the order

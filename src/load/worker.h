@@ -148,7 +148,7 @@ class WorkerBase {
   void Unsent(Client& cl, uint32_t cmd, bool measured, int64_t now);
   /// A measured operation of `cmd` ended fail or unknown: counted in s (this second's
   /// statistics of cmd) and in the command's outage span, opened if need be. An ok one
-  /// closes the span (OutageEnd).
+  /// closes the span if one is open (OutageEnd).
   void NotOk(CommandStats& s, uint32_t cmd, bool unknown, int64_t now);
   void OutageOpen(uint32_t cmd, int64_t now);
   [[gnu::noinline, gnu::cold]] void OutageEnd(uint32_t cmd, int64_t now);
@@ -163,6 +163,8 @@ class WorkerBase {
   /// worker's map corrected; the 5th slot corrected (kMovedPerMapRead) since the map it
   /// adopted last asks the engine to read the whole map again (a MOVED storm).
   void NoteMoved(int slot, int node);
+  /// c is down (lost) or up again: counted in its client's `down` and `waits`.
+  void SetDown(ConnIo& c, bool down);
   /// Fails c: the run stops; what c had in flight is counted unanswered. Off the hot
   /// path (the only virtual calls of a worker).
   virtual void Fail(ConnIo& c, const Status& why) = 0;
@@ -245,6 +247,11 @@ class WorkerBase {
   SlotMap map_;                                 // --cluster: this worker's view
   bool cluster_ = false;
   bool per_request_ = false;  // --balance per-request over a pool
+  /// Neither, and the closed loop: Route takes a client's only connection without a
+  /// test of its state, as it runs whenever Fill lets its client send (it does not wait
+  /// for it and has not failed). Measured: 2 instructions a request less (RESP pipeline
+  /// 1, bench/README.md, issue #28).
+  bool direct_ = false;
   const size_t depth_;  // requests in flight per client: --pipeline (x masters with --cluster)
   std::vector<std::vector<int>> replicas_of_;  // --read-from-replicas: by master node
   std::vector<bool> is_replica_;               // by node index
@@ -273,8 +280,9 @@ class WorkerBase {
   int64_t warmup_end_ns_ = 0;
   int64_t measure_end_deadline_ns_ = 0;  // duration mode
   int64_t drain_deadline_ns_ = 0;
-  /// No connection's set-up or request deadline is earlier (a lower bound, so the
-  /// hot path keeps nothing up to date: CheckTimeouts and OpenConn lower or set it).
+  /// No connection's set-up or request deadline is earlier, nor next_reopen_ns_, so
+  /// that the loop tests one time for both (a lower bound, so the hot path keeps
+  /// nothing up to date: CheckTimeouts, Dial and ScheduleReopen lower or set it).
   int64_t next_deadline_ns_ = INT64_MAX;
   int64_t measure_start_ns_ = 0;
   int64_t measure_end_ns_ = 0;
@@ -295,6 +303,9 @@ class WorkerBase {
     OutageSpan span;
   };
   std::vector<OutageTrack> outage_;
+  /// How many of them are open: an ok reply reads this, not its command's track (one
+  /// load less per reply).
+  uint32_t outages_open_ = 0;
   /// --reconnect: the closed connections waiting for their next attempt.
   std::vector<ConnIo*> reopen_;
   int64_t next_reopen_ns_ = INT64_MAX;
@@ -375,6 +386,7 @@ class Worker final : public WorkerBase {
   /// the compiler would no longer put them in line by itself.
   [[gnu::flatten]] void SendOne(Client& cl, int64_t now, int64_t intended);
   Conn& Route(Client& cl, uint32_t cmd, const Draw& d);
+  Conn& SlotOwner(Client& cl, uint32_t cmd, const Draw& d);
   Conn& NextMember(Client& cl);
   /// Puts f in flight on c under its tag, the slots doubled when they are all taken.
   [[gnu::always_inline]] inline void Put(Conn& c, uint64_t tag, const InFlight& f);
@@ -383,11 +395,14 @@ class Worker final : public WorkerBase {
   /// --reconnect: c is lost (or an attempt to reopen it failed): what it had in flight
   /// ends, its session forgets the connection, and it waits for its next attempt.
   void Lose(Conn& c, const Status& why);
-  void ReopenDue(int64_t now);
+  /// ReopenDue and AdoptMap are kept out of Loop (noinline, cold): put in line, they
+  /// gave it a frame pointer (AdoptMap's copy of the slot map is 32 KB of stack) and
+  /// cost ~2 instructions a wake-up (bench/count_instructions.sh).
+  [[gnu::noinline, gnu::cold]] void ReopenDue(int64_t now);
   void HistoryEndInFlight();
   /// --cluster: the engine's newer slot map: new masters get connections, and the
   /// down connections to nodes that serve no slot any more are given up.
-  void AdoptMap();
+  [[gnu::noinline, gnu::cold]] void AdoptMap();
   void GiveUp(Conn& c);
   /// Ends what c has in flight (no reply), closes it and forgets the connection.
   void Drop(Conn& c, int64_t now);

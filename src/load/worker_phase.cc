@@ -39,6 +39,7 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
       cluster_(shared->cluster_map.has_value()),
       per_request_(!cluster_ && shared->options->balance == Balance::kPerRequest &&
                    shared->options->pool_size() > 1),
+      direct_(!cluster_ && !per_request_ && !(shared->options->rate > 0)),
       // --cluster: --pipeline per master connection, as memtier (each of its cluster
       // connections has the pipeline's depth) and redis-benchmark --cluster (a client
       // per master) count it; keys spread the client's requests over the masters.
@@ -225,6 +226,7 @@ void WorkerBase::OutageOpen(uint32_t cmd, int64_t now) {
   OutageTrack& t = outage_[cmd];
   if (t.open) return;
   t.open = true;
+  ++outages_open_;
   t.span = OutageSpan{now, 0, 0, 0};
 }
 
@@ -237,7 +239,9 @@ void WorkerBase::NotOk(CommandStats& s, uint32_t cmd, bool unknown, int64_t now)
 
 void WorkerBase::OutageEnd(uint32_t cmd, int64_t now) {
   OutageTrack& t = outage_[cmd];
+  if (!t.open) return;
   t.open = false;
+  --outages_open_;
   t.span.end_ns = now;
   auto& spans = stats_.faults.outages;
   if (spans.size() <= cmd) spans.resize(opt_.commands.size());
@@ -263,10 +267,7 @@ void WorkerBase::NoteLoss(ConnIo& c, const Status& why) {
   if (measuring_ && !measure_done_) {
     for (uint32_t cmd = 0; cmd < outage_.size(); ++cmd) OutageOpen(cmd, NowNs());
   }
-  if (!c.down) {
-    c.down = true;
-    ++c.client->down;
-  }
+  SetDown(c, true);
 }
 
 void WorkerBase::ScheduleReopen(ConnIo& c, const Status& why, int64_t now) {
@@ -286,16 +287,22 @@ void WorkerBase::ScheduleReopen(ConnIo& c, const Status& why, int64_t now) {
   c.waiting = true;
   reopen_.push_back(&c);
   next_reopen_ns_ = std::min(next_reopen_ns_, c.reopen_at_ns);
+  next_deadline_ns_ = std::min(next_deadline_ns_, c.reopen_at_ns);  // the loop's one test
 }
 
 void WorkerBase::NoteUp(ConnIo& c) {
   c.reopening = false;
   c.attempts = 0;
   ++stats_.faults.reconnects;
-  if (c.down) {
-    c.down = false;
-    --c.client->down;
-  }
+  SetDown(c, false);
+}
+
+void WorkerBase::SetDown(ConnIo& c, bool down) {
+  if (c.down == down) return;
+  c.down = down;
+  Client& cl = *c.client;
+  down ? ++cl.down : --cl.down;
+  cl.waits = !open_loop_ && cl.down > cl.may_be_down;
 }
 
 void WorkerBase::NoteMoved(int slot, int node) {

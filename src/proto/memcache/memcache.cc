@@ -105,6 +105,10 @@ constexpr SingleLine kSingles[] = {
     {"OK", Kind::kOk},
 };
 
+// Mode::kFull's reset of the reply, out of line so that StartReply, run per reply, stays
+// small enough for the compiler to put in line in Feed (bench/count_instructions.sh).
+[[gnu::noinline, gnu::cold]] void ClearReply(Reply* reply) { *reply = Reply(); }
+
 }  // namespace
 
 size_t FirstInvalidKeyByte(std::string_view key) {
@@ -211,7 +215,7 @@ void Reader::StartReply() {
   summary_.number = 0;
   summary_.error.clear();
   summary_.wire_bytes = 0;
-  if (mode_ == Mode::kFull) reply_ = Reply();
+  if (mode_ == Mode::kFull) [[unlikely]] ClearReply(&reply_);
   in_block_ = false;
   emitted_ = false;
 }
