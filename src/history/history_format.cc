@@ -76,21 +76,16 @@ std::string RunHeaderPayload(const RunHeader& h) {
 
 namespace {
 
-// A Record's bytes in memory are its bytes on disk (the same offsets, little-endian)
-// but its last, which is padding in memory and the reserved 0 on disk: then a record is
-// written with one copy (a history's writer thread writes every operation's).
+// A Record's bytes in memory are its bytes on disk (the same offsets, little-endian, no
+// padding): then records are written as they are, with one copy (a history's writer
+// thread writes every operation's; CheckRecord has made sure `reserved` is 0).
 constexpr bool kRecordAsInMemory =
     std::endian::native == std::endian::little && sizeof(Record) == kRecordSize && offsetof(Record, op_id) == 0 &&
     offsetof(Record, client) == 8 && offsetof(Record, seq) == 12 && offsetof(Record, invoke_ns) == 16 &&
     offsetof(Record, complete_ns) == 24 && offsetof(Record, intended_ns) == 32 && offsetof(Record, key) == 40 &&
     offsetof(Record, value) == 48 && offsetof(Record, revision) == 56 && offsetof(Record, node) == 64 &&
     offsetof(Record, error) == 66 && offsetof(Record, f) == 68 && offsetof(Record, outcome) == 69 &&
-    offsetof(Record, seen) == 70;
-
-void CopyRecord(const Record& r, char* out) {
-  std::memcpy(out, &r, kRecordSize - 1);
-  out[kRecordSize - 1] = '\0';
-}
+    offsetof(Record, seen) == 70 && offsetof(Record, reserved) == 71;
 
 }  // namespace
 
@@ -101,9 +96,7 @@ void PutRecordsEntry(std::span<const Record> records, std::string* out) {
   PutU32(length, out);
   PutU32(0, out);  // the CRC, once the payload is in place
   if constexpr (kRecordAsInMemory) {
-    const size_t payload = out->size();
-    out->resize(payload + length);
-    for (size_t i = 0; i < records.size(); ++i) CopyRecord(records[i], out->data() + payload + i * kRecordSize);
+    out->append(reinterpret_cast<const char*>(records.data()), length);
   } else {
     for (const Record& r : records) PutRecord(r, out);
   }
@@ -116,9 +109,8 @@ void PutRecordsEntry(std::span<const Record> records, std::string* out) {
 
 void PutRecord(const Record& r, std::string* out) {
   if constexpr (kRecordAsInMemory) {
-    const size_t at = out->size();
-    out->resize(at + kRecordSize);
-    return CopyRecord(r, out->data() + at);
+    out->append(reinterpret_cast<const char*>(&r), kRecordSize);
+    return;
   }
   PutU64(r.op_id, out);
   PutU32(r.client, out);
@@ -134,7 +126,7 @@ void PutRecord(const Record& r, std::string* out) {
   out->push_back(static_cast<char>(r.f));
   out->push_back(static_cast<char>(r.outcome));
   out->push_back(static_cast<char>(r.seen));
-  out->push_back('\0');
+  out->push_back(static_cast<char>(r.reserved));
 }
 
 Record GetRecord(const char* p, uint8_t* reserved) {

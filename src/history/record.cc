@@ -87,6 +87,7 @@ std::string ValueName(uint64_t value_id) {
 }
 
 Status CheckRecord(const Record& r, const RunHeader& header, size_t strings) {
+  if (r.reserved != 0) return RecordError(r, fmt::format("reserved byte {} is not 0", r.reserved));
   if (r.f < Op::kRead || r.f > Op::kCas) {
     return RecordError(r, fmt::format("f {} is not read (1), write (2) or cas (3)", static_cast<int>(r.f)));
   }

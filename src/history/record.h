@@ -57,6 +57,9 @@ struct Record {
   Op f = Op::kRead;
   Outcome outcome = Outcome::kOk;
   Seen seen = Seen::kNone;
+  /// 0 on disk; here so that a record has no padding and the writer copies records as
+  /// they are in memory (history_format.cc). CheckRecord refuses another value.
+  uint8_t reserved = 0;
 
   /// The ValueId this operation writes (write or cas).
   uint64_t written() const { return ValueId(client, seq); }

@@ -329,7 +329,7 @@ class WorkerBase {
   std::vector<history::Record> history_batch_;
   std::unordered_map<std::string, uint16_t> history_errors_;  // error kind -> string id
   uint64_t history_ops_ = 0;  // records made by this thread
-  std::string stamp_;
+  std::vector<char> stamp_;  // a write's value being stamped (HistoryStamp)
   std::unique_ptr<ReactorHolder> reactor_;
   /// --io uring, from the common start on; declared after conns_ so that it goes first
   /// (its sends may point into their buffers). A connection closed before (Close)

@@ -26,9 +26,10 @@ uint32_t WorkerBase::HistoryInvoke(Client& cl) {
 
 std::string_view WorkerBase::HistoryStamp(const Client& cl, uint32_t process, std::string_view value) {
   const HistoryProcess& p = history_clients_[cl.index].procs[process];
-  stamp_.assign(value);
-  history::StampValueTag(history_->run_tag(), p.id, p.seq, stamp_.data(), stamp_.size());
-  return stamp_;
+  if (stamp_.size() < value.size()) stamp_.resize(value.size());  // sized for the largest value at the start
+  std::memcpy(stamp_.data(), value.data(), value.size());
+  history::StampValueTag(history_->run_tag(), p.id, p.seq, stamp_.data(), value.size());
+  return {stamp_.data(), value.size()};
 }
 
 void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now) {

@@ -57,6 +57,7 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
   if (history_ != nullptr) {
     history_clients_.resize(static_cast<size_t>(shared->options->clients));
     history_batch_.reserve(HistoryLog::kBatch);
+    stamp_.resize(shared->options->value.max_size);
   }
 }
 
