@@ -40,7 +40,6 @@ SessionEvent EtcdSession::Feed(const char* p, size_t n, size_t* used, Buffer*, R
   if (want_value) {
     value_.clear();
     if (!sum->kv_list.empty()) value_ = sum->kv_list[0].value.substr(0, config_.value_head);
-    reply->value = value_;
   }
   if (!sum->ok) {
     error_ = sum->error;

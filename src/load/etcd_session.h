@@ -39,6 +39,7 @@ class EtcdSession {
   /// A 200 whose body is not the JSON expected is a kProtocolError ("reply from PEER: ...").
   SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
   const Status& failure() const { return failure_; }
+  std::string_view last_value() const { return value_; }
   uint64_t in_flight() const { return sent_ - answered_; }
   uint64_t setup_in_flight() const { return 0; }
   template <class F>

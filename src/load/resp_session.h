@@ -64,6 +64,10 @@ class RespSession {
   [[gnu::always_inline]] inline SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out,
                                                   ReplyView* reply);
   const Status& failure() const { return failure_; }
+  std::string_view last_value() const {
+    const resp::Summary& s = reader_.summary();
+    return s.type == resp::Type::kBulkString ? std::string_view(s.head) : std::string_view();
+  }
   uint64_t in_flight() const { return sent_ - answered_; }
   uint64_t setup_in_flight() const { return setup_.size() - setup_done_; }
   template <class F>
@@ -113,9 +117,6 @@ SessionEvent RespSession::Feed(const char* p, size_t n, size_t* used, Buffer*, R
     reply->wire_bytes = s.wire_bytes;
     reply->is_error = s.is_error;
     reply->positive = !s.is_null;
-    if (config_.value_head > 0) [[unlikely]] {
-      reply->value = s.type == resp::Type::kBulkString ? std::string_view(s.head) : std::string_view();
-    }
     if (s.is_error) [[unlikely]] {
       // Errors are grouped by their first word ("OOM", "MOVED", "ERR"), at most 32 bytes.
       reply->error = s.error;

@@ -79,9 +79,6 @@ struct ReplyView {
   /// timed out", Tarantool's synchronous-quorum timeout): the operation ends unknown,
   /// not fail (docs/faults.md). A session that sets it sets it for every error reply.
   bool indefinite = false;
-  /// SessionConfig::value_head > 0, a read's reply that is not an error: the first
-  /// bytes of the value it returned (empty when none came: see `positive`).
-  std::string_view value;
   /// etcd: the store revision its reply carried (header.revision); 0 elsewhere.
   int64_t revision = 0;
   std::string_view error;       // is_error: the server's text
@@ -117,6 +114,10 @@ concept LoadSession = requires(S s, const S cs, const typename S::Request& reque
   /// a stored function): such an error ends the operation unknown, not fail.
   { request.partial_on_error() } -> std::same_as<bool>;
   { s.AppendRedirected(request, draw, asking, out, tag, sent) } -> std::same_as<bool>;
+  /// SessionConfig::value_head > 0, right after a kReply: the first value_head bytes of
+  /// the value the reply returned (a read's), empty when it returned none. Asked only
+  /// by a history, so that the reply path pays nothing for it otherwise.
+  { cs.last_value() } -> std::same_as<std::string_view>;
   s.Reset();
 };
 

@@ -504,7 +504,7 @@ void Worker<S>::OnReply(Conn& c, const ReplyView& r, int64_t now) {
   if (f.cmd == kAskingCommand) [[unlikely]] return;  // its request follows on the same connection
   if (r.is_error && cluster_ && FollowRedirect(c, f, r.error)) return;
   Complete(*c.client, f, r, now);
-  if (history_ != nullptr) [[unlikely]] HistoryReply(c, f, r, now);
+  if (history_ != nullptr) [[unlikely]] HistoryReply(c, f, r, c.session.last_value(), now);
   if (r.closes) [[unlikely]] {
     Fail(c, Status::IoError("the server answered with Connection: close (" +
                             std::to_string(Pending(c)) +

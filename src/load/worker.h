@@ -188,7 +188,8 @@ class WorkerBase {
   /// next call).
   std::string_view HistoryStamp(const Client& cl, uint32_t process, std::string_view value);
   /// The operation f ended: its record, from its reply (an error or what a read saw).
-  void HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now);
+  /// `value`: the session's last_value().
+  void HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, std::string_view value, int64_t now);
   /// The operation f ended with no reply: `unknown`, or failed; `why` the error kind.
   void HistoryNoReply(const Client& cl, uint16_t node, const InFlight& f, bool unknown, std::string_view why,
                       int64_t now);

@@ -32,7 +32,8 @@ std::string_view WorkerBase::HistoryStamp(const Client& cl, uint32_t process, st
   return {stamp_.data(), value.size()};
 }
 
-void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now) {
+void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, std::string_view value_read,
+                              int64_t now) {
   if (r.is_error) {
     const Outcome o = EndsUnknown(f.cmd, r) ? Outcome::kUnknown : Outcome::kFail;
     return HistoryRecord(*c.client, c.history_node, f, o, r.error_kind.empty() ? "error" : r.error_kind,
@@ -43,7 +44,7 @@ void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const ReplyVie
   if (shared_->history_ops[f.cmd] == history::Op::kRead) {
     if (!r.positive) {
       seen = Seen::kAbsent;
-    } else if (auto id = history::ReadValueTag(history_->run_tag(), r.value)) {
+    } else if (auto id = history::ReadValueTag(history_->run_tag(), value_read)) {
       seen = Seen::kOurs;
       value = *id;
     } else {
