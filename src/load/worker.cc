@@ -592,23 +592,34 @@ void Worker<S>::SendOne(Client& cl, int64_t now, int64_t intended) {
   Conn& c = Route(cl, cmd, d);
   // Open loop: a request intended in the warm-up but held back past its end stays out.
   const bool measured = measuring_ && intended >= measure_start_ns_;
-  const std::string_view pooled = d.data;  // a redirect sends it again (stamped again)
-  uint32_t process = 0;
-  if (history_ != nullptr) [[unlikely]] {
-    process = HistoryInvoke(cl);
-    if (shared_->history_ops[cmd] != history::Op::kRead) d.data = HistoryStamp(cl, process, d.data);
-  }
-  if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] {
-    if (history_ != nullptr) {
-      const InFlight unsent{intended, now, d.key, nullptr, 0, static_cast<uint16_t>(cmd), measured, 0, process};
-      HistoryNoReply(cl, c.history_node, unsent, false, kNotSentKind, now);
-    }
-    return Unsent(cl, cmd, measured, now);
-  }
-  const Sent sent = c.session.Append(req, d, &c.out);
+  if (history_ != nullptr) [[unlikely]] return SendRecorded(cl, c, cmd, d, measured, now, intended);
+  if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] return Unsent(cl, cmd, measured, now);
+  Emit(cl, c, cmd, d, d.data, 0, measured, now, intended);
+}
+
+template <LoadSession S>
+void Worker<S>::Emit(Client& cl, Conn& c, uint32_t cmd, const Draw& d, std::string_view pooled, uint32_t process,
+                     bool measured, int64_t now, int64_t intended) {
+  const Sent sent = c.session.Append(requests_[cmd], d, &c.out);
   Put(c, sent.tag, {intended, now, d.key, pooled.data(), static_cast<uint32_t>(pooled.size()),
                     static_cast<uint16_t>(cmd), measured, 0, process});
   CountSent(cl, c, cmd, sent.bytes, measured, now, intended);
+}
+
+// --history: the request sent by a process of its client, a write's value stamped with
+// the process's tag; one that cannot be sent is recorded as failed.
+template <LoadSession S>
+void Worker<S>::SendRecorded(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured, int64_t now,
+                             int64_t intended) {
+  const std::string_view pooled = d.data;  // a redirect sends it again (stamped again)
+  const uint32_t process = HistoryInvoke(cl);
+  if (shared_->history_ops[cmd] != history::Op::kRead) d.data = HistoryStamp(cl, process, d.data);
+  if (c.state == ConnIo::State::kClosed) {
+    const InFlight unsent{intended, now, d.key, nullptr, 0, static_cast<uint16_t>(cmd), measured, 0, process};
+    HistoryNoReply(cl, c.history_node, unsent, false, kNotSentKind, now);
+    return Unsent(cl, cmd, measured, now);
+  }
+  Emit(cl, c, cmd, d, pooled, process, measured, now, intended);
 }
 
 // --balance per-request: the client's next member whose connection runs (round

@@ -386,6 +386,15 @@ class Worker final : public WorkerBase {
   /// (the value pool's Pick, the encoder) are called from every protocol's worker, so
   /// the compiler would no longer put them in line by itself.
   [[gnu::flatten]] void SendOne(Client& cl, int64_t now, int64_t intended);
+  /// The drawn request appended to c and put in flight (`pooled`: its value as drawn,
+  /// `process`: its history's process, 0 without one).
+  [[gnu::always_inline]] inline void Emit(Client& cl, Conn& c, uint32_t cmd, const Draw& d,
+                                          std::string_view pooled, uint32_t process, bool measured, int64_t now,
+                                          int64_t intended);
+  /// --history: SendOne's end for a recorded request (out of line: the unrecorded path
+  /// pays one test for it).
+  [[gnu::noinline, gnu::cold]] void SendRecorded(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured,
+                                                 int64_t now, int64_t intended);
   Conn& Route(Client& cl, uint32_t cmd, const Draw& d);
   Conn& SlotOwner(Client& cl, uint32_t cmd, const Draw& d);
   Conn& NextMember(Client& cl);
