@@ -69,6 +69,12 @@ void HistoryEncoder::End() {
   ended_ = true;
 }
 
+void HistoryEncoder::Reuse(std::string buffer) {
+  if (!out_.empty()) return;
+  buffer.clear();
+  out_.swap(buffer);
+}
+
 std::string HistoryEncoder::Take() {
   std::string taken;
   taken.swap(out_);
@@ -86,7 +92,9 @@ Result<std::unique_ptr<HistoryFileWriter>> HistoryFileWriter::Open(const std::st
 }
 
 Status HistoryFileWriter::Flush() {
-  if (status_.ok()) status_ = file_->Write(encoder_.Take());
+  std::string bytes = encoder_.Take();
+  if (status_.ok()) status_ = file_->Write(bytes);
+  encoder_.Reuse(std::move(bytes));  // its capacity: the next megabyte is not grown again
   return status_;
 }
 

@@ -36,6 +36,9 @@ class HistoryEncoder {
 
   /// The bytes encoded since the last Take (the first call: from the file header on).
   std::string Take();
+  /// A string Take returned, given back so that its capacity holds the next bytes
+  /// (ignored when bytes were encoded since).
+  void Reuse(std::string buffer);
   size_t pending_bytes() const { return out_.size(); }
   uint64_t records() const { return records_; }
   const RunHeader& header() const { return header_; }
