@@ -797,8 +797,8 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   cfg.hgrm_path = f.hgrm_path;
   cfg.load.history_path = f.history_path;
   if (!f.history_path.empty()) {
-    auto ops = HistoryOps(cfg.load);  // the engine asks again; a bad mix is a flag error
-    if (!ops.ok()) return ops.status();
+    auto plan = PlanHistory(cfg.load);  // the engine asks again; a bad mix is a flag error
+    if (!plan.ok()) return plan.status();
   }
   if (!f.metrics_addr.empty()) {
     auto addr = ParseListenAddress(f.metrics_addr);

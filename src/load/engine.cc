@@ -316,21 +316,21 @@ Status MakeRequests(const LoadOptions& opt, RunControl& control, std::vector<Ipr
 // --history: the log every worker records its operations in, and what each command is
 // to a register. Its time 0 is now, before any request.
 Result<std::unique_ptr<HistoryLog>> OpenHistory(const LoadOptions& opt, WorkerShared* shared) {
-  auto ops = HistoryOps(opt);
-  if (!ops.ok()) return ops.status();
+  auto plan = PlanHistory(opt);
+  if (!plan.ok()) return plan.status();
   history::RunHeader header;
   header.target_kind = HistoryTargetKind(opt.protocol);
   header.open_loop = opt.rate > 0;
   header.keys_fresh = false;  // what the keys held before the run is not known here
   // A value written by another run (or by this one with another seed) is never "ours".
   header.run_tag = std::random_device{}();
-  header.key_prefix = opt.key_prefix;
+  header.key_prefix = plan->key_prefix;
   header.target = opt.target.Display();
   header.writer = std::string("memstand ") + MEMSTAND_VERSION;
   auto log = HistoryLog::Open(opt.history_path, std::move(header));
   if (!log.ok()) return log.status();
   shared->history = log->get();
-  shared->history_ops = std::move(*ops);
+  shared->history_ops = std::move(plan->ops);
   return log;
 }
 

@@ -12,28 +12,28 @@ bool Only(const TemplateArg& arg, TemplatePart::Kind kind) {
   return arg.size() == 1 && arg[0].kind == kind;
 }
 
-// RESP: GET __key__ reads the key; SET __key__ __data__ writes it (no option: NX, XX,
-// GET or an expiry would make it something else than a register's write).
-std::optional<history::Op> RespOp(const CommandTemplate& t) {
+// A key argument: __key__, or text then __key__ (`{tag}__key__`: a cluster hash tag,
+// `user:__key__`); the text before the key. nullopt for any other argument.
+std::optional<std::string> KeyText(const TemplateArg& arg) {
   using K = TemplatePart::Kind;
-  if (t.name == "GET" && t.args.size() == 2 && Only(t.args[1], K::kKey)) return history::Op::kRead;
-  if (t.name == "SET" && t.args.size() == 3 && Only(t.args[1], K::kKey) && Only(t.args[2], K::kData)) {
-    return history::Op::kWrite;
-  }
+  if (Only(arg, K::kKey)) return std::string();
+  if (arg.size() == 2 && arg[0].kind == K::kLiteral && arg[1].kind == K::kKey) return arg[0].literal;
   return std::nullopt;
 }
 
-// etcd: get (range) __key__ reads the key; put __key__ __data__ writes it. A range over
-// several keys (a range end) or a delete is not a register's operation.
-std::optional<history::Op> EtcdOp(const std::string& text) {
-  using K = TemplatePart::Kind;
-  auto t = ParseCommandTemplate(text);
-  if (!t.ok()) return std::nullopt;
-  if ((t->name == "GET" || t->name == "RANGE") && t->args.size() == 2 && Only(t->args[1], K::kKey)) {
-    return history::Op::kRead;
+// A read of `read_name KEY` or a write of `write_name KEY __data__` (nothing more: an
+// option such as SET's NX, XX, GET or an expiry makes it something else than a
+// register's write); its key's text before __key__.
+std::optional<std::pair<history::Op, std::string>> RegisterOp(const CommandTemplate& t,
+                                                              std::initializer_list<const char*> reads,
+                                                              const char* write) {
+  std::optional<std::string> key = t.args.size() >= 2 ? KeyText(t.args[1]) : std::nullopt;
+  if (!key) return std::nullopt;
+  for (const char* name : reads) {
+    if (t.name == name && t.args.size() == 2) return std::pair{history::Op::kRead, *key};
   }
-  if (t->name == "PUT" && t->args.size() == 3 && Only(t->args[1], K::kKey) && Only(t->args[2], K::kData)) {
-    return history::Op::kWrite;
+  if (t.name == write && t.args.size() == 3 && Only(t.args[2], TemplatePart::Kind::kData)) {
+    return std::pair{history::Op::kWrite, *key};
   }
   return std::nullopt;
 }
@@ -50,7 +50,7 @@ history::TargetKind HistoryTargetKind(Protocol p) {
   return history::TargetKind::kResp;
 }
 
-Result<std::vector<history::Op>> HistoryOps(const LoadOptions& opt) {
+Result<HistoryPlan> PlanHistory(const LoadOptions& opt) {
   if (opt.protocol != Protocol::kResp && opt.protocol != Protocol::kEtcd) {
     return Status::InvalidArgument(fmt::format("--history: {} histories are not written yet (redis and etcd targets are)",
                                                ProtocolServer(opt.protocol)));
@@ -64,19 +64,34 @@ Result<std::vector<history::Op>> HistoryOps(const LoadOptions& opt) {
         "--history: values of {} bytes cannot carry a write's tag ({} bytes): --data-size {} at least",
         opt.value.min_size, history::kValueTagSize, history::kValueTagSize));
   }
-  std::vector<history::Op> ops;
   const bool etcd = opt.protocol == Protocol::kEtcd;
+  HistoryPlan plan;
+  std::optional<std::string> key_text;
   for (const CommandSpec& c : opt.commands) {
-    std::optional<history::Op> op = etcd ? EtcdOp(c.text) : RespOp(c.tmpl);
+    const std::string shown = c.text.empty() ? c.label : c.text;
+    std::optional<std::pair<history::Op, std::string>> op;
+    if (etcd) {
+      auto t = ParseCommandTemplate(c.text);  // the spec keeps only etcd's label as its template
+      if (t.ok()) op = RegisterOp(*t, {"GET", "RANGE"}, "PUT");
+    } else {
+      op = RegisterOp(c.tmpl, {"GET"}, "SET");
+    }
     if (!op) {
       return Status::InvalidArgument(fmt::format(
-          "--history records reads and writes of registers: '{}' is neither '{}' nor '{}'",
-          c.text.empty() ? c.label : c.text, etcd ? "get __key__" : "GET __key__",
-          etcd ? "put __key__ __data__" : "SET __key__ __data__"));
+          "--history records reads and writes of registers: '{}' is neither '{}' nor '{}'", shown,
+          etcd ? "get __key__" : "GET __key__", etcd ? "put __key__ __data__" : "SET __key__ __data__"));
     }
-    ops.push_back(*op);
+    if (key_text && *key_text != op->second) {
+      return Status::InvalidArgument(fmt::format(
+          "--history: every command must name its keys alike (a register is one key): '{}' puts '{}' before "
+          "__key__, another '{}'",
+          shown, op->second, *key_text));
+    }
+    key_text = op->second;
+    plan.ops.push_back(op->first);
   }
-  return ops;
+  plan.key_prefix = key_text.value_or("") + opt.key_prefix;
+  return plan;
 }
 
 }  // namespace memstand

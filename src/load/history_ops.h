@@ -3,6 +3,7 @@
 // mix with any other command is refused before the run.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "history/record.h"
@@ -11,10 +12,17 @@
 
 namespace memstand {
 
-/// By command index. InvalidArgument naming the first command that is neither a read
-/// nor a write of one key, a protocol whose histories are not written yet, or values
-/// too short to carry a write's tag.
-Result<std::vector<history::Op>> HistoryOps(const LoadOptions& opt);
+struct HistoryPlan {
+  std::vector<history::Op> ops;  // by command index
+  /// What every key begins with: the text before __key__ in the commands (the same in
+  /// all of them: `{tag}__key__`), then --key-prefix.
+  std::string key_prefix;
+};
+
+/// InvalidArgument naming the first command that is neither a read nor a write of one
+/// key, or that names its keys otherwise than the others; a protocol whose histories
+/// are not written yet; values too short to carry a write's tag.
+Result<HistoryPlan> PlanHistory(const LoadOptions& opt);
 
 /// The history's kind of target for a protocol.
 history::TargetKind HistoryTargetKind(Protocol p);

@@ -11,6 +11,7 @@
 #include "client/redis_client.h"
 #include "client/redis_info.h"
 #include "e2e/e2e_util.h"
+#include "history/history_reader.h"
 #include "load/cluster_map.h"
 #include "npm_util.h"
 #include "stand/local_redis.h"
@@ -295,6 +296,40 @@ TEST_P(ClusterE2E, SlotMigratedLiveWithoutFailedRequests) {
   EXPECT_GT(Call(to, {"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}).integer, 0);
   EXPECT_NE(out.output.find("cluster: 3 masters"), std::string::npos);
   EXPECT_EQ(j["cluster"]["connections_opened"], 0);  // every master had its connections
+}
+
+// --history over a cluster while the slot of every key migrates live: a request sent
+// again after ASK or MOVED carries the same tagged value, so every read sees a value of
+// this run, the history is linearizable, and the new owner holds every acknowledged
+// write (the keys share a hash tag: `{mig}` is part of the history's key prefix).
+TEST_P(ClusterE2E, HistoryOverALiveMigrationKeepsEveryWriteAndStaysLinearizable) {
+  const int slot = KeySlot("mig");
+  const int from = Owner(slot), to = (from + 1) % 3;
+  const std::string dir = TempDir();
+  auto run = Running::Start({"run", "--target", Url(0), "--cluster", "--duration", "4s", "--clients", "4",
+                             "--command", "set {mig}__key__ __data__", "--command", "get {mig}__key__",
+                             "--key-maximum", "49", "--io", Io(), "--history", dir + "/run.hist", "--json",
+                             dir + "/run.json"});
+  ASSERT_NE(run, nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_NO_FATAL_FAILURE(MigrateSlot(slot, from, to));
+  Outcome out = run->Wait(60);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  const auto j = ReadJson(dir + "/run.json");
+  EXPECT_GT(j["cluster"]["ask"].get<int64_t>() + j["cluster"]["moved"].get<int64_t>(), 0) << out.output;
+  auto h = history::ReadHistoryFile(dir + "/run.hist");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->header.key_prefix, "{mig}memtier-");
+  uint64_t ours = 0;
+  for (const history::Record& r : h->records) {
+    EXPECT_EQ(r.outcome, history::Outcome::kOk) << h->String(r.error);
+    EXPECT_NE(r.seen, history::Seen::kForeign);
+    ours += r.seen == history::Seen::kOurs;
+  }
+  EXPECT_GT(ours, 100u);
+  Outcome check = RunMemstand({"check", dir + "/run.hist", "--target", Url(to)}, 120);
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+  EXPECT_NE(check.output.find("lost-writes        pass"), std::string::npos) << check.output;
 }
 
 // A master that joins the cluster mid-run and takes over the slot every key is in: the

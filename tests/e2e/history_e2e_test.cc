@@ -227,6 +227,10 @@ TEST(HistoryRunE2E, WhatAHistoryCannotHoldIsRefusedBeforeTheRun) {
   EXPECT_NE(small.output.find("cannot carry a write's tag"), std::string::npos) << small.output;
   Outcome runs = RunMemstand({"run", "--target", "redis://127.0.0.1:1", "--runs", "2", "--history", dir + "/h"});
   EXPECT_EQ(runs.exit_code, 2) << runs.output;
+  Outcome keys = RunMemstand({"run", "--target", "redis://127.0.0.1:1", "--command", "SET {a}__key__ __data__",
+                              "--command", "GET __key__", "--history", dir + "/h"});
+  EXPECT_EQ(keys.exit_code, 2) << keys.output;
+  EXPECT_NE(keys.output.find("every command must name its keys alike"), std::string::npos) << keys.output;
   Outcome memcache = RunMemstand({"run", "--target", "memcache://127.0.0.1:1", "--history", dir + "/h"});
   EXPECT_EQ(memcache.exit_code, 2) << memcache.output;
   EXPECT_NE(memcache.output.find("not written yet"), std::string::npos) << memcache.output;
