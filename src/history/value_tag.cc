@@ -1,6 +1,6 @@
 #include "history/value_tag.h"
 
-#include <bit>
+#include <array>
 #include <cstring>
 
 #include "history/record.h"
@@ -20,23 +20,23 @@ uint32_t TagCheck(uint32_t run_tag, uint64_t value_id) {
 }
 
 // Eight lower-case hex digits, most significant first. Every write of a run with
-// --history stamps three of them: on a little-endian machine the eight nibbles are
-// spread to a byte each and turned into digits together (bench/README.md).
-void PutHex32(uint32_t v, char* out) {
-  if constexpr (std::endian::native == std::endian::little) {
-    uint64_t x = v;
-    x = ((x & 0xFFFF0000ULL) << 16) | (x & 0xFFFFULL);
-    x = ((x & 0x0000FF000000FF00ULL) << 8) | (x & 0x000000FF000000FFULL);
-    x = ((x & 0x00F000F000F000F0ULL) << 4) | (x & 0x000F000F000F000FULL);  // byte i: nibble i
-    const uint64_t letters = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;  // nibble >= 10
-    x += 0x3030303030303030ULL + letters * static_cast<uint64_t>('a' - '0' - 10);
-    x = __builtin_bswap64(x);
-    std::memcpy(out, &x, 8);
-    return;
+// --history stamps three of them (bench/README.md, "The history's cost").
+constexpr std::array<char, 512> MakeHexPairs() {
+  std::array<char, 512> pairs{};
+  for (int i = 0; i < 256; ++i) {
+    pairs[2 * i] = kHexDigits[i >> 4];
+    pairs[2 * i + 1] = kHexDigits[i & 0xf];
   }
-  for (int i = 7; i >= 0; --i) {
-    out[i] = kHexDigits[v & 0xf];
-    v >>= 4;
+  return pairs;
+}
+
+// Every byte's two digits: a tag's three numbers are written two digits at a time.
+constexpr std::array<char, 512> kHexPairs = MakeHexPairs();
+
+void PutHex32(uint32_t v, char* out) {
+  for (int i = 3; i >= 0; --i) {
+    std::memcpy(out + 2 * i, &kHexPairs[2 * (v & 0xff)], 2);
+    v >>= 8;
   }
 }
 
