@@ -717,7 +717,7 @@ void Worker<S>::Drop(Conn& c, int64_t now) {
     if (f.cmd == kAskingCommand) return;
     CompleteLost(*c.client, f, reached, now);
     if (history_ != nullptr) {
-      HistoryNoReply(*c.client, c.history_node, f, reached && !traits_[f.cmd].read, kLostKind, now);
+      HistoryNoReply(*c.client, c.history_node, f, LostEndsUnknown(f.cmd, reached), kLostKind, now);
     }
   });
   if (c.in_setup) {

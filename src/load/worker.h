@@ -176,6 +176,9 @@ class WorkerBase {
     const CommandTraits& t = traits_[cmd];
     return !t.read && (r.indefinite || t.partial_on_error);
   }
+  /// An operation of cmd that ended with no reply: unknown when its request may have
+  /// reached the server (`reached`) and it writes; else failed (a read does nothing).
+  bool LostEndsUnknown(uint32_t cmd, bool reached) const { return reached && !traits_[cmd].read; }
   /// Fail's bookkeeping: `data` of c's requests were counted in in_flight_.
   void CountFailure(ConnIo& c, const Status& why, uint64_t data);
   bool Busy() const;

@@ -204,8 +204,7 @@ void WorkerBase::CompleteLost(Client& cl, const InFlight& f, bool reached, int64
   if (!f.measured) return;
   CommandStats& s = interval_[f.cmd];
   ++s.lost;
-  const bool unknown = reached && !traits_[f.cmd].read;
-  NotOk(s, f.cmd, unknown, now);
+  NotOk(s, f.cmd, LostEndsUnknown(f.cmd, reached), now);
 }
 
 void WorkerBase::Unsent(Client& cl, uint32_t cmd, bool measured, int64_t now) {
