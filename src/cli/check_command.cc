@@ -116,6 +116,15 @@ Result<history::FinalValue> FinalOf(const History& h, uint64_t key, const resp::
   return FinalOfValue(h, reply.str);
 }
 
+// A TLS target's context, its certificate checked against the system's CAs; null for a
+// plaintext one.
+Result<std::shared_ptr<const TlsContext>> TargetTls(const RedisTarget& t) {
+  if (!t.tls) return std::shared_ptr<const TlsContext>();
+  TlsOptions options;
+  options.enabled = true;
+  return TlsContext::Create(options);
+}
+
 // Every written key read once from a RESP target, in batches of pipelined GETs.
 Result<std::map<uint64_t, history::FinalValue>> ReadFinalValues(const History& h, const RedisTarget& t) {
   RedisClientOptions o;
@@ -125,13 +134,9 @@ Result<std::map<uint64_t, history::FinalValue>> ReadFinalValues(const History& h
   o.user = t.user;
   o.password = t.password;
   o.db = t.db;
-  if (t.tls) {
-    TlsOptions tls;
-    tls.enabled = true;
-    auto ctx = TlsContext::Create(tls);
-    if (!ctx.ok()) return ctx.status();
-    o.tls = *ctx;
-  }
+  auto tls = TargetTls(t);
+  if (!tls.ok()) return tls.status();
+  o.tls = *tls;
   auto client = RedisClient::Connect(o);
   if (!client.ok()) return client.status();
   const std::vector<uint64_t> keys = history::WrittenKeys(h);
@@ -152,15 +157,9 @@ Result<std::map<uint64_t, history::FinalValue>> ReadFinalValues(const History& h
 
 // Every written key read once from an etcd target: a range of the one key each.
 Result<std::map<uint64_t, history::FinalValue>> ReadEtcdFinalValues(const History& h, const RedisTarget& t) {
-  std::shared_ptr<const TlsContext> tls;
-  if (t.tls) {
-    TlsOptions options;
-    options.enabled = true;
-    auto ctx = TlsContext::Create(options);
-    if (!ctx.ok()) return ctx.status();
-    tls = *ctx;
-  }
-  auto control = ProtoControl::Connect(Protocol::kEtcd, t, kFinalReadTimeoutMs, tls);
+  auto tls = TargetTls(t);
+  if (!tls.ok()) return tls.status();
+  auto control = ProtoControl::Connect(Protocol::kEtcd, t, kFinalReadTimeoutMs, *tls);
   if (!control.ok()) return control.status();
   std::map<uint64_t, history::FinalValue> finals;
   for (uint64_t key : history::WrittenKeys(h)) {
