@@ -287,6 +287,36 @@ void MutationPaths(const Json& j, const Json::json_pointer& at, std::vector<Json
   }
 }
 
+// What a field's mutation is replaced by: a value of each type, and out-of-range ones.
+const Json kMutations[] = {Json::object(), Json::array(), nullptr, 5, -1, 1.5, "x", true, 1e300, Json{{"p99", 1}}};
+
+struct MutationCounts {
+  int refused = 0, merged = 0;
+};
+
+// Merges `inputs` and reads the result every way (the report, the JSON, the HdrHistogram
+// log), or sees them refused as bad input with a message holding `names` (the file);
+// an exception is a failure. Counted in *n.
+void MergeOrRefuse(const std::vector<MergeInput>& inputs, const char* names, MutationCounts* n) {
+  try {
+    auto m = MergeRuns(inputs);
+    if (!m.ok()) {
+      ++n->refused;
+      EXPECT_EQ(m.status().code(), Status::Code::kInvalidArgument);
+      EXPECT_NE(m.status().message().find(names), std::string::npos) << m.status().message();
+      return;
+    }
+    ++n->merged;
+    std::FILE* null = std::fopen("/dev/null", "w");
+    PrintMergeReport(null, **m);
+    std::fclose(null);
+    (void)MergedJson(**m).dump();
+    (void)MergedHdrLog(**m);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "threw: " << e.what();
+  }
+}
+
 // The automated check (#25 row 1: 136 of 623 single-field type mutations of a
 // shard JSON aborted merge): every field of a shard replaced by a value of each other
 // type, or an out-of-range one, merges or is refused naming the file; never an exception.
@@ -295,35 +325,17 @@ TEST(MergeTest, EverySingleFieldMutationMergesOrIsRefusedNamingTheFile) {
   std::vector<Json::json_pointer> paths;
   MutationPaths(f.inputs[1].doc, Json::json_pointer(), &paths);
   ASSERT_GT(paths.size(), 100u);
-  const Json replacements[] = {Json::object(), Json::array(), nullptr, 5, -1, 1.5, "x", true, 1e300,
-                               Json{{"p99", 1}}};
-  int refused = 0, merged = 0;
+  MutationCounts n;
   for (const Json::json_pointer& path : paths) {
-    for (const Json& r : replacements) {
+    for (const Json& r : kMutations) {
       std::vector<MergeInput> inputs = f.inputs;
       inputs[1].doc[path] = r;
       SCOPED_TRACE(path.to_string() + " = " + r.dump());
-      try {
-        auto m = MergeRuns(inputs);
-        if (!m.ok()) {
-          ++refused;
-          EXPECT_EQ(m.status().code(), Status::Code::kInvalidArgument);
-          EXPECT_NE(m.status().message().find(".json"), std::string::npos) << m.status().message();
-          continue;
-        }
-        ++merged;
-        std::FILE* null = std::fopen("/dev/null", "w");
-        PrintMergeReport(null, **m);
-        std::fclose(null);
-        (void)MergedJson(**m).dump();
-        (void)MergedHdrLog(**m);
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << "threw: " << e.what();
-      }
+      MergeOrRefuse(inputs, ".json", &n);
     }
   }
-  EXPECT_GT(refused, 0);
-  EXPECT_GT(merged, 0);
+  EXPECT_GT(n.refused, 0);
+  EXPECT_GT(n.merged, 0);
 }
 
 TEST(MergeTest, TheSameUnshardedRunTwiceIsRefused) {
@@ -580,35 +592,19 @@ TEST(MergeTest, EveryAvailabilityFieldMutationMergesOrIsRefusedNamingTheFile) {
   std::vector<Json::json_pointer> paths;
   MutationPaths(f.inputs[1].doc["availability"], Json::json_pointer("/availability"), &paths);
   MutationPaths(f.inputs[1].doc["options"]["reconnect"], Json::json_pointer("/options/reconnect"), &paths);
-  const Json replacements[] = {Json::object(), Json::array(), nullptr, 5, -1, 1.5, "x", true, 1e300,
-                               Json{{"p99", 1}}};
-  int refused = 0, merged = 0;
+  MutationCounts n;
   for (const Json::json_pointer& path : paths) {
-    for (const Json& r : replacements) {
+    for (const Json& r : kMutations) {
       std::vector<MergeInput> inputs = f.inputs;
       for (MergeInput& in : inputs) {  // the options of every shard (else: another workload)
         if (path.to_string().rfind("/options", 0) == 0 || &in == &inputs[1]) in.doc[path] = r;
       }
       SCOPED_TRACE(path.to_string() + " = " + r.dump());
-      try {
-        auto m = MergeRuns(inputs);
-        if (!m.ok()) {
-          ++refused;
-          EXPECT_NE(m.status().message().find(".json: "), std::string::npos) << m.status().message();
-          continue;
-        }
-        ++merged;
-        std::FILE* null = std::fopen("/dev/null", "w");
-        PrintMergeReport(null, **m);
-        std::fclose(null);
-        (void)MergedJson(**m).dump();
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << "threw: " << e.what();
-      }
+      MergeOrRefuse(inputs, ".json: ", &n);
     }
   }
-  EXPECT_GT(refused, 0);
-  EXPECT_GT(merged, 0);
+  EXPECT_GT(n.refused, 0);
+  EXPECT_GT(n.merged, 0);
 }
 
 }  // namespace

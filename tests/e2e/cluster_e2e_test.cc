@@ -165,6 +165,25 @@ class ClusterWithReplicasE2E : public ClusterE2E {
     }
     return -1;
   }
+  // Slot 0's master, its replica, and another master to seed a run with, once every
+  // replica is in sync.
+  struct SlotZero {
+    int master = -1, replica = -1, seed = -1;
+  };
+  void RolesOfSlotZero(SlotZero* z) {
+    for (int i = 0; i < 300 && !ReplicasSynced(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_TRUE(ReplicasSynced());
+    z->master = Owner(0);
+    ASSERT_GE(z->master, 0);
+    z->replica = ReplicaOf(z->master);
+    ASSERT_GE(z->replica, 0) << "no replica of the master of slot 0";
+    z->seed = z->master == 0 ? 1 : 0;
+  }
+  // Waits (bounded: 10 s) until node i counted n SETs: the run's load is under way.
+  void WaitForSets(int i, int64_t n, const Running& run) {
+    for (int k = 0; k < 200 && Calls(i, "set") < n; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_GE(Calls(i, "set"), n) << run.OutputSoFar();
+  }
   // CLUSTER SLOTS (the map reads of memstand's control side) served by all the nodes.
   int64_t SlotsReads() {
     int64_t n = 0;
@@ -403,22 +422,15 @@ TEST_P(ClusterE2E, MasterKilledMidRunEndsTheRun) {
 // surviving node, sends that master's slots to the promoted replica, and ends 0; the
 // SET outage it reports is over before the end.
 TEST_P(ClusterWithReplicasE2E, ReconnectFollowsThePromotedReplica) {
-  for (int i = 0; i < 300 && !ReplicasSynced(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_TRUE(ReplicasSynced());
-  const int master = Owner(0);
-  ASSERT_GE(master, 0);
-  const int replica = ReplicaOf(master);
-  ASSERT_GE(replica, 0) << "no replica of the master of slot 0";
-  const int seed = master == 0 ? 1 : 0;
+  SlotZero z;
+  ASSERT_NO_FATAL_FAILURE(RolesOfSlotZero(&z));
+  const int master = z.master, replica = z.replica, seed = z.seed;
   const std::string json_path = TempDir() + "/run.json";
   auto run = Running::Start({"run", "--target", Url(seed), "--cluster", "--io", Io(), "--reconnect",
                              "--reconnect-min", "20ms", "--reconnect-max", "200ms", "--duration", "8s", "-c", "2",
                              "--json", json_path});
   ASSERT_NE(run, nullptr);
-  for (int i = 0; i < 200 && Calls(master, "set") < 500; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_GE(Calls(master, "set"), 500) << run->OutputSoFar();
+  ASSERT_NO_FATAL_FAILURE(WaitForSets(master, 500, *run));
   ASSERT_TRUE(nodes_[master]->node().Kill().ok());
   const resp::Reply took = Call(replica, {"CLUSTER", "FAILOVER", "TAKEOVER"});
   ASSERT_EQ(took.str, "OK") << took.str;
@@ -441,21 +453,14 @@ TEST_P(ClusterWithReplicasE2E, ReconnectFollowsThePromotedReplica) {
 // (counted as a MOVED storm's), and the promoted replica takes that master's writes with
 // not one request failed.
 TEST_P(ClusterWithReplicasE2E, MovedStormAfterAManualFailoverReadsTheSlotMapAgain) {
-  for (int i = 0; i < 300 && !ReplicasSynced(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_TRUE(ReplicasSynced());
-  const int master = Owner(0);
-  ASSERT_GE(master, 0);
-  const int replica = ReplicaOf(master);
-  ASSERT_GE(replica, 0) << "no replica of the master of slot 0";
-  const int seed = master == 0 ? 1 : 0;
+  SlotZero z;
+  ASSERT_NO_FATAL_FAILURE(RolesOfSlotZero(&z));
+  const int master = z.master, replica = z.replica, seed = z.seed;
   const std::string json_path = TempDir() + "/run.json";
   auto run = Running::Start({"run", "--target", Url(seed), "--cluster", "--io", Io(), "--duration", "10s",
                              "-t", "2", "-c", "2", "--ratio", "1:1", "--json", json_path});
   ASSERT_NE(run, nullptr);
-  for (int i = 0; i < 200 && Calls(master, "set") < 500; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_GE(Calls(master, "set"), 500) << run->OutputSoFar();
+  ASSERT_NO_FATAL_FAILURE(WaitForSets(master, 500, *run));
   const int64_t slots_reads = SlotsReads();
   const resp::Reply failover = Call(replica, {"CLUSTER", "FAILOVER"});
   ASSERT_EQ(failover.str, "OK") << failover.str;

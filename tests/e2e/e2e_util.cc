@@ -258,6 +258,14 @@ int64_t CommandCalls(const LocalRedis& r, const std::string& command) {
   return at == std::string::npos ? 0 : std::stoll(info.substr(at + key.size()));
 }
 
+bool WaitForCalls(const LocalRedis& r, const std::string& command, int64_t n) {
+  for (int i = 0; i < 200; ++i) {
+    if (CommandCalls(r, command) >= n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 HdrLogRead ReadHdrLogWithJava(const std::string& hlog, const std::string& tag) {
   HdrLogRead read;
   const std::string jar = "/usr/share/java/hdrhistogram.jar";

@@ -125,6 +125,9 @@ std::unique_ptr<LocalRedis> StartRedis(
 
 /// `command`'s calls in the INFO commandstats of `r` (read with redis-cli), 0 if absent.
 int64_t CommandCalls(const LocalRedis& r, const std::string& command);
+/// Waits (bounded: about 10 s) until `r` counted `n` calls of `command` (CommandCalls):
+/// a run's load is under way. False when it did not.
+bool WaitForCalls(const LocalRedis& r, const std::string& command, int64_t n);
 
 /// A test run once per socket I/O mode: INSTANTIATE_TEST_SUITE_P(EpollAndUring, Suite,
 /// ::testing::Values("epoll", "uring")); Io() is the value for `--io`.

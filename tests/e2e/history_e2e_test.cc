@@ -23,14 +23,6 @@ using nlohmann::json;
 
 void Pause(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
 
-bool WaitForSets(const LocalRedis& r, int64_t n) {
-  for (int i = 0; i < 200; ++i) {
-    if (CommandCalls(r, "set") >= n) return true;
-    Pause(0.05);
-  }
-  return false;
-}
-
 const json* CheckNamed(const json& result, const std::string& name) {
   for (const json& c : result["checks"]) {
     if (c["check"] == name) return &c;
@@ -60,7 +52,7 @@ void RunAndKill(LocalRedis& redis, const std::string& dir, const std::string& io
                              "--key-pattern", "S:S", "--key-minimum", "1", "--key-maximum", "50000000",
                              "--history", hist});
   ASSERT_NE(run, nullptr);
-  ASSERT_TRUE(WaitForSets(redis, 1000)) << run->OutputSoFar();
+  ASSERT_TRUE(WaitForCalls(redis, "set", 1000)) << run->OutputSoFar();
   Pause(1.0);
   out->kill_from = UnixNowS();
   ASSERT_TRUE(redis.node().Kill().ok());

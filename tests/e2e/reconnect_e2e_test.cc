@@ -24,14 +24,6 @@ using nlohmann::json;
 
 void SleepS(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
 
-// Waits (bounded) until the server counted `n` SET calls: the load is under way.
-bool WaitForLoad(const LocalRedis& r, int64_t n) {
-  for (int i = 0; i < 200; ++i) {
-    if (CommandCalls(r, "set") >= n) return true;
-    SleepS(0.05);
-  }
-  return false;
-}
 
 class ReconnectE2E : public IoModeTest {};
 
@@ -58,7 +50,7 @@ TEST_P(ReconnectE2E, RedisKilledAndRestartedOnItsPort) {
                              "-c", "4", "--json", json_path, "--metrics-addr",
                              "127.0.0.1:" + std::to_string(*metrics_port), "--metrics-linger", "2s"});
   ASSERT_NE(run, nullptr);
-  ASSERT_TRUE(WaitForLoad(*redis, 1000)) << run->OutputSoFar();
+  ASSERT_TRUE(WaitForCalls(*redis, "set", 1000)) << run->OutputSoFar();
   SleepS(1.0);
   const double killed_at = UnixNowS();
   ASSERT_TRUE(redis->node().Kill().ok());
@@ -133,7 +125,7 @@ TEST_P(ReconnectE2E, StoppedServerGivesUnknownThenOkAgain) {
                              "300ms", "--connect-timeout", "300ms", "--duration", "6s", "-c", "2", "--ratio",
                              "1:0", "--json", json_path});
   ASSERT_NE(run, nullptr);
-  ASSERT_TRUE(WaitForLoad(*redis, 1000)) << run->OutputSoFar();
+  ASSERT_TRUE(WaitForCalls(*redis, "set", 1000)) << run->OutputSoFar();
   ASSERT_TRUE(redis->node().Pause().ok());
   SleepS(2.0);
   ASSERT_TRUE(redis->node().Resume().ok());
@@ -172,7 +164,7 @@ TEST_P(ReconnectE2E, PoolMemberKilledItsClientsMove) {
                              "--reconnect", "--reconnect-min", "20ms", "--reconnect-max", "200ms", "--duration",
                              "5s", "-c", "4", "--ratio", "1:0", "--json", json_path});
   ASSERT_NE(run, nullptr);
-  ASSERT_TRUE(WaitForLoad(*second, 1000)) << run->OutputSoFar();
+  ASSERT_TRUE(WaitForCalls(*second, "set", 1000)) << run->OutputSoFar();
   ASSERT_TRUE(second->node().Kill().ok());
   const int64_t first_at_kill = CommandCalls(*first, "set");
   Outcome out = run->Wait(60);
@@ -207,7 +199,7 @@ TEST_P(ReconnectE2E, PerRequestPoolSplitsEvenlyAndLosesNoTimeToALostMember) {
                              "--io", Io(), "--reconnect", "--reconnect-min", "20ms", "--reconnect-max", "200ms",
                              "--duration", "4s", "-c", "4", "--ratio", "1:0", "--json", json_path});
   ASSERT_NE(run, nullptr);
-  ASSERT_TRUE(WaitForLoad(*second, 4000)) << run->OutputSoFar();
+  ASSERT_TRUE(WaitForCalls(*second, "set", 4000)) << run->OutputSoFar();
   ASSERT_TRUE(second->node().Kill().ok());
   const int64_t first_at_kill = CommandCalls(*first, "set");
   Outcome out = run->Wait(60);
@@ -227,7 +219,7 @@ TEST_P(ReconnectE2E, WithoutReconnectAKillEndsTheRun) {
   ASSERT_NE(redis, nullptr);
   auto run = Running::Start({"run", "--target", Url(*redis), "--io", Io(), "--duration", "20s", "-c", "2"});
   ASSERT_NE(run, nullptr);
-  ASSERT_TRUE(WaitForLoad(*redis, 1000)) << run->OutputSoFar();
+  ASSERT_TRUE(WaitForCalls(*redis, "set", 1000)) << run->OutputSoFar();
   ASSERT_TRUE(redis->node().Kill().ok());
   Outcome out = run->Wait(60);
   EXPECT_EQ(out.exit_code, 1) << out.output;
