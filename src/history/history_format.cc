@@ -108,10 +108,6 @@ void PutRecordsEntry(std::span<const Record> records, std::string* out) {
 }
 
 void PutRecord(const Record& r, std::string* out) {
-  if constexpr (kRecordAsInMemory) {
-    out->append(reinterpret_cast<const char*>(&r), kRecordSize);
-    return;
-  }
   PutU64(r.op_id, out);
   PutU32(r.client, out);
   PutU32(r.seq, out);

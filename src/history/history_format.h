@@ -59,9 +59,10 @@ uint32_t EntryCrc(uint8_t type, uint32_t length, std::string_view payload);
 
 /// The run header's payload. REQUIRES: each text at most kMaxHeaderText bytes.
 std::string RunHeaderPayload(const RunHeader& h);
-/// One record's kRecordSize bytes, appended to out.
+/// One record's kRecordSize bytes, appended to out field by field (on any processor).
 void PutRecord(const Record& r, std::string* out);
-/// An entry of records, appended to out whole (header, CRC, the records' bytes).
+/// An entry of records, appended to out whole (header, CRC, the records' bytes): copied
+/// as they are in memory where that is their layout on disk, else with PutRecord.
 /// REQUIRES: 1 to kMaxRecordsPerEntry records.
 void PutRecordsEntry(std::span<const Record> records, std::string* out);
 /// A record from kRecordSize bytes, as they are: enum fields may hold any byte

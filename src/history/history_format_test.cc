@@ -144,6 +144,23 @@ TEST(HistoryFormat, RecordIsSeventyTwoBytes) {
   EXPECT_EQ(out.size(), fmt_::kRecordSize);
 }
 
+// An entry of records as the writer makes it (copied as they are in memory where the
+// layout allows) is the entry of the records written field by field.
+TEST(HistoryFormat, ARecordsEntryIsItsRecordsFieldByField) {
+  Record read = OkWrite(2, 3, 4, 50, 60);
+  read.f = Op::kRead;
+  read.seen = Seen::kOurs;
+  read.value = ValueId(3, 1);
+  read.node = 1;
+  read.revision = 7;
+  const std::vector<Record> rs = {OkWrite(1, 1, 1, 10, 20), read};
+  std::string expected;
+  fmt_::PutEntry(fmt_::EntryType::kRecords, RecordsPayload(rs), &expected);
+  std::string entry;
+  fmt_::PutRecordsEntry(rs, &entry);
+  EXPECT_EQ(entry, expected);
+}
+
 TEST(HistoryFormat, GoldenBytesAreTheEncodersAndReadBack) {
   const std::string golden = ReadHexFile(testutil::SourceDir() + "/src/history/testdata/golden_v1.hex");
   const std::string encoded = GoldenBytes();
