@@ -63,10 +63,12 @@ void PutEntry(EntryType type, std::string_view payload, std::string* out) {
 std::string RunHeaderPayload(const RunHeader& h) {
   std::string out;
   out.push_back(static_cast<char>(h.target_kind));
-  out.push_back(static_cast<char>((h.open_loop ? kFlagOpenLoop : 0) | (h.keys_fresh ? kFlagKeysFresh : 0)));
-  PutU16(0, &out);
+  out.push_back(static_cast<char>((h.open_loop ? kFlagOpenLoop : 0) | (h.keys_fresh ? kFlagKeysFresh : 0) |
+                                  (h.key_numbers ? kFlagKeyNumbers : 0)));
+  PutU16(h.value_field, &out);
   PutU32(h.run_tag, &out);
   PutU64(static_cast<uint64_t>(h.start_unix_ns), &out);
+  PutU32(h.space, &out);
   for (const std::string* text : {&h.key_prefix, &h.target, &h.writer}) {
     PutU16(static_cast<uint16_t>(text->size()), &out);
     out += *text;

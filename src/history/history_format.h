@@ -31,14 +31,16 @@ inline constexpr size_t kMaxStringBytes = 1024;
 inline constexpr size_t kMaxStrings = 65535;
 /// Each of the run header's texts (key prefix, target, writer).
 inline constexpr size_t kMaxHeaderText = 1024;
-/// kind, flags, reserved (u16), run tag (u32), start (i64), three texts (u16 length each).
-inline constexpr size_t kRunHeaderFixed = 16;
+/// kind, flags, value field (u16), run tag (u32), start (i64), space (u32), then three
+/// texts (u16 length each).
+inline constexpr size_t kRunHeaderFixed = 20;
 inline constexpr size_t kMaxRunHeaderPayload = kRunHeaderFixed + 3 * (2 + kMaxHeaderText);
 inline constexpr size_t kEndPayload = 8;  // the number of records (u64)
 
 /// Run header flags (a bit each; the others must be 0).
 inline constexpr uint8_t kFlagOpenLoop = 1;
 inline constexpr uint8_t kFlagKeysFresh = 2;
+inline constexpr uint8_t kFlagKeyNumbers = 4;
 
 /// The largest payload an entry of `type` may have; 0 for an unknown type.
 size_t MaxPayload(uint8_t type);

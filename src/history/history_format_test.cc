@@ -205,6 +205,27 @@ TEST(HistoryFormat, EveryFieldRoundTrips) {
   EXPECT_EQ(h->records[0], r);
 }
 
+TEST(HistoryFormat, ATarantoolHeaderRoundTripsAndItsFieldsAreChecked) {
+  RunHeader header = PlainHeader();
+  header.target_kind = TargetKind::kIproto;
+  header.key_numbers = true;
+  header.key_prefix.clear();
+  header.space = 0xfffffffe;
+  header.value_field = 0xffff;
+  auto enc = HistoryEncoder::Start(header);
+  ASSERT_TRUE(enc.ok()) << enc.status().message();
+  enc->End();
+  auto h = ParseHistory("f", enc->Take());
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->header, header);
+  EXPECT_EQ(h->KeyName(42), "42");
+  header.value_field = 0;
+  EXPECT_FALSE(HistoryEncoder::Start(header).ok());
+  RunHeader redis = PlainHeader();
+  redis.space = 512;
+  EXPECT_FALSE(HistoryEncoder::Start(redis).ok());
+}
+
 TEST(HistoryFormat, ManyRecordsSpanEntriesAndFileWriterWritesThemWhole) {
   HistoryBuilder b;
   for (uint32_t i = 0; i < 10000; ++i) b.Write(i + 1, i % 97, i, i + 5);
@@ -289,8 +310,21 @@ std::vector<Malformed> MalformedFiles() {
   header_flags[1] = 0x10;
   add("run header flags", FileOf({{fmt_::EntryType::kRunHeader, header_flags}}), "flags 0x10");
   std::string text_past = fmt_::RunHeaderPayload(PlainHeader());
-  text_past[16] = 100;  // the key prefix's length runs past the entry
+  text_past[20] = 100;  // the key prefix's length runs past the entry
   add("header text past the entry", FileOf({{fmt_::EntryType::kRunHeader, text_past}}), "runs past the entry");
+  std::string value_field = fmt_::RunHeaderPayload(PlainHeader());
+  value_field[2] = 1;  // a value field in a redis history
+  add("value field outside tarantool", FileOf({{fmt_::EntryType::kRunHeader, value_field}}),
+      "a value field or a space outside a tarantool history");
+  RunHeader tarantool = PlainHeader();
+  tarantool.target_kind = TargetKind::kIproto;
+  add("tarantool without value field", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(tarantool)}}),
+      "a tarantool history's value field is 0");
+  tarantool.value_field = 1;
+  tarantool.key_numbers = true;
+  tarantool.key_prefix = "key:";
+  add("key numbers with a prefix", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(tarantool)}}),
+      "keys are numbers, yet there is a key prefix");
   add("header trailing bytes", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader()) + "zz"}}),
       "2 bytes after its last text");
   add("string id skips", FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},

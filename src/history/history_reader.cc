@@ -34,7 +34,7 @@ const char* AnEntry(uint8_t type) {
 std::string LengthFault(uint8_t type, uint32_t length) {
   switch (static_cast<EntryType>(type)) {
     case EntryType::kRunHeader:
-      if (length < format::kRunHeaderFixed + 6) return "is shorter than its fixed fields (22 bytes)";
+      if (length < format::kRunHeaderFixed + 6) return "is shorter than its fixed fields (26 bytes)";
       break;
     case EntryType::kString:
       if (length < 2) return "is shorter than its id (2 bytes)";
@@ -198,14 +198,16 @@ Status HistoryReader::TakeRunHeader() {
   }
   h.target_kind = static_cast<TargetKind>(kind);
   const auto flags = static_cast<uint8_t>(p[1]);
-  if ((flags & ~(format::kFlagOpenLoop | format::kFlagKeysFresh)) != 0 || format::GetU16(p + 2) != 0) {
-    return Fail(entry_offset_, fmt::format("run header: flags {:#04x} or the reserved bytes hold bits version 1 "
-                                           "does not define", flags));
+  if ((flags & ~(format::kFlagOpenLoop | format::kFlagKeysFresh | format::kFlagKeyNumbers)) != 0) {
+    return Fail(entry_offset_, fmt::format("run header: flags {:#04x} hold bits version 1 does not define", flags));
   }
   h.open_loop = (flags & format::kFlagOpenLoop) != 0;
   h.keys_fresh = (flags & format::kFlagKeysFresh) != 0;
+  h.key_numbers = (flags & format::kFlagKeyNumbers) != 0;
+  h.value_field = format::GetU16(p + 2);
   h.run_tag = format::GetU32(p + 4);
   h.start_unix_ns = static_cast<int64_t>(format::GetU64(p + 8));
+  h.space = format::GetU32(p + 16);
   const char* at = p + format::kRunHeaderFixed;
   size_t left = pending_.size() - format::kRunHeaderFixed;
   for (std::string* text : {&h.key_prefix, &h.target, &h.writer}) {
@@ -215,6 +217,7 @@ Status HistoryReader::TakeRunHeader() {
     }
   }
   if (left != 0) return Fail(entry_offset_, fmt::format("run header: {} bytes after its last text", left));
+  if (Status fields = CheckRunHeader(h); !fields.ok()) return Fail(entry_offset_, "run header: " + fields.message());
   have_run_header_ = true;
   return status_;
 }

@@ -21,6 +21,7 @@ Result<HistoryEncoder> HistoryEncoder::Start(const RunHeader& header) {
                                                  text->size(), format::kMaxHeaderText));
     }
   }
+  if (Status fields = CheckRunHeader(header); !fields.ok()) return fields.WithContext("history: the run header");
   HistoryEncoder e(header);
   e.out_ = format::FileHeader();
   format::PutEntry(format::EntryType::kRunHeader, format::RunHeaderPayload(header), &e.out_);

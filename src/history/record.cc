@@ -86,6 +86,20 @@ std::string ValueName(uint64_t value_id) {
   return fmt::format("{}:{}", ValueClient(value_id), ValueSeq(value_id));
 }
 
+Status CheckRunHeader(const RunHeader& h) {
+  const bool tarantool = h.target_kind == TargetKind::kIproto;
+  if (!tarantool && (h.key_numbers || h.value_field != 0 || h.space != 0)) {
+    return Status::InvalidArgument("keys as numbers, a value field or a space outside a tarantool history");
+  }
+  if (tarantool && h.value_field == 0) {
+    return Status::InvalidArgument("a tarantool history's value field is 0 (field 0 is the key)");
+  }
+  if (h.key_numbers && !h.key_prefix.empty()) {
+    return Status::InvalidArgument("keys are numbers, yet there is a key prefix");
+  }
+  return Status::OK();
+}
+
 Status CheckRecord(const Record& r, const RunHeader& header, size_t strings) {
   if (r.reserved != 0) return RecordError(r, fmt::format("reserved byte {} is not 0", r.reserved));
   if (r.f < Op::kRead || r.f > Op::kCas) {

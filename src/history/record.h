@@ -74,6 +74,12 @@ struct RunHeader {
   bool keys_fresh = false;   // every key was absent when the run began
   uint32_t run_tag = 0;      // mixed into every value tag: values of another run are not ours
   int64_t start_unix_ns = 0; // the wall clock at time 0 of the records
+  /// Tarantool: the keys are unsigned numbers (__keynum__: the key is Record::key, and
+  /// key_prefix is empty), the space written and read (its id), and the tuple field
+  /// (0-based; field 0 is the key) a write's value is in. 0 / false elsewhere.
+  bool key_numbers = false;
+  uint32_t space = 0;
+  uint16_t value_field = 0;
   std::string key_prefix;    // a key is key_prefix + decimal Record::key
   std::string target;        // the target as shown (no password)
   std::string writer;        // what wrote the file ("memstand 0.1.0")
@@ -98,6 +104,11 @@ const char* OutcomeName(Outcome o);    // "ok", "fail", "unknown"
 const char* TargetKindName(TargetKind k);  // "redis", "memcache", "tarantool", "etcd"
 /// A value as the checks print it: "3:7" (client:seq).
 std::string ValueName(uint64_t value_id);
+
+/// The run header's fields that depend on each other: keys as numbers, a space and a
+/// value field in a tarantool history only (its value field above 0), and no key prefix
+/// with keys as numbers. InvalidArgument saying which.
+Status CheckRunHeader(const RunHeader& header);
 
 /// The checks of one record alone that the reader applies (and the encoder, so that it
 /// never writes what the reader refuses): field ranges, times in order, an error kind
