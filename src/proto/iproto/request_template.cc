@@ -504,6 +504,41 @@ bool ParseSelectTail(Parser* p, SelectArgs* s) {
   }
 }
 
+// The one key placeholder a node is: __key__ or __keynum__; nullopt otherwise.
+std::optional<bool> KeyNumber(const Node& n) {
+  if (n.kind != Node::Kind::kPlaceholder) return std::nullopt;
+  if (n.placeholder.kind == Placeholder::Kind::kKey) return false;
+  if (n.placeholder.kind == Placeholder::Kind::kKeyNum) return true;
+  return std::nullopt;
+}
+
+// select SPACE 0 eq [KEY] with a limit above 0 and no offset: a read of KEY's register.
+std::optional<RegisterForm> SelectRegister(uint32_t space, const SelectArgs& s) {
+  if (s.index != 0 || s.iterator != Iterator::kEq || s.limit == 0 || s.offset != 0) return std::nullopt;
+  if (s.key.kind != Node::Kind::kArray || s.key.items.size() != 1) return std::nullopt;
+  const std::optional<bool> number = KeyNumber(s.key.items[0]);
+  if (!number) return std::nullopt;
+  return RegisterForm{false, space, *number, 0};
+}
+
+// replace SPACE [KEY, ..., __data__, ...]: KEY first, one __data__, the rest constants.
+std::optional<RegisterForm> ReplaceRegister(uint32_t space, const Node& tuple) {
+  if (tuple.items.size() < 2) return std::nullopt;
+  const std::optional<bool> number = KeyNumber(tuple.items[0]);
+  if (!number) return std::nullopt;
+  std::optional<uint32_t> data;
+  for (size_t i = 1; i < tuple.items.size(); ++i) {
+    const Node& f = tuple.items[i];
+    if (f.kind == Node::Kind::kScalar) continue;
+    if (f.kind != Node::Kind::kPlaceholder || f.placeholder.kind != Placeholder::Kind::kData || data) {
+      return std::nullopt;
+    }
+    data = static_cast<uint32_t>(i);
+  }
+  if (!data) return std::nullopt;
+  return RegisterForm{true, space, *number, *data};
+}
+
 constexpr const char* kKindList = "ping, select, insert, replace, upsert, update, delete, call, eval";
 
 }  // namespace
@@ -538,12 +573,14 @@ Result<RequestTemplate> RequestTemplate::Parse(std::string_view text) {
       e.Pair(kSpaceIdKey, space), e.Pair(kIndexIdKey, s.index), e.Pair(kLimitKey, s.limit);
       e.Pair(kOffsetKey, s.offset), e.Pair(kIteratorKey, static_cast<uint64_t>(s.iterator));
       e.Pair(kKeyKey, s.key);
+      t.register_form_ = SelectRegister(space, s);
     }
   } else if (name == "insert" || name == "replace") {
     ok = space_id() && p.ParseArray("the tuple", "[__key__, __data__]", &a);
     if (ok) {
       e.Header(name == "insert" ? kInsert : kReplace, 2);
       e.Pair(kSpaceIdKey, space), e.Pair(kTupleKey, a);
+      if (name == "replace") t.register_form_ = ReplaceRegister(space, a);
     }
   } else if (name == "upsert") {
     ok = space_id() && p.ParseArray("the tuple", "[__key__, 1]", &a) && p.ParseOps(&b);

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,17 @@
 #include "util/status.h"
 
 namespace memstand::iproto {
+
+/// A template that reads or writes one register (a key's one value), as a history
+/// (load/history_ops.h) needs it: `select SPACE 0 [eq] [KEY] [limit N>0] [offset 0]`
+/// reads, `replace SPACE [KEY, ...]` with KEY its first field, one `__data__` field and
+/// every other field a constant writes; KEY is __key__ or __keynum__.
+struct RegisterForm {
+  bool write = false;
+  uint32_t space = 0;
+  bool key_number = false;  // __keynum__ (an unsigned) rather than __key__ (a string)
+  uint32_t data_field = 0;  // write: the tuple's field (0-based) that holds __data__
+};
 
 /// What varies per request. The views must stay valid during Append().
 struct TemplateArgs {
@@ -52,6 +64,8 @@ class RequestTemplate {
   RequestType type() const { return type_; }
   /// "REPLACE", "SELECT", "CALL crud.replace", "EVAL", "PING".
   std::string label() const { return label_; }
+  /// The register it reads or writes; nullopt for any other request.
+  const std::optional<RegisterForm>& register_form() const { return register_form_; }
 
  private:
   class Encoder;  // builds bytes_ and ops_ (request_template.cc)
@@ -78,6 +92,7 @@ class RequestTemplate {
   bool uses_keynum_ = false;
   bool uses_seq_ = false;
   bool uses_rng_ = false;
+  std::optional<RegisterForm> register_form_;
 };
 
 }  // namespace memstand::iproto
