@@ -25,6 +25,7 @@
 #include "load/proto_control.h"
 #include "load/target.h"
 #include "proto/etcd/etcd.h"
+#include "proto/iproto/value.h"
 #include "util/output_file.h"
 #include "util/parse.h"
 #include "util/terminal_text.h"
@@ -173,15 +174,52 @@ Result<std::map<uint64_t, history::FinalValue>> ReadEtcdFinalValues(const Histor
   return finals;
 }
 
-CheckResult LostWrites(const History& h, const RedisTarget& t) {
-  const bool etcd = h.header.target_kind == history::TargetKind::kEtcd;
-  if (h.header.target_kind != history::TargetKind::kResp && !etcd) {
-    return history::LostWritesNotRun(fmt::format(
-        "not checked: reading every written key after the run is supported for redis and etcd targets only so "
-        "far (this history is {}'s); leave lost-writes out of --checks to check the rest",
-        history::TargetKindName(h.header.target_kind)));
+// What a Tarantool select's tuples say of the key: none, absent; else the first tuple's
+// value field.
+history::FinalValue FinalOfTuples(const History& h, const iproto::Value& tuples) {
+  if (tuples.type() != iproto::Value::Type::kArray || tuples.items().empty()) return {};
+  const iproto::Value& tuple = tuples.items()[0];
+  const size_t field = h.header.value_field;
+  if (tuple.type() == iproto::Value::Type::kArray && field < tuple.items().size() &&
+      tuple.items()[field].type() == iproto::Value::Type::kString) {
+    return FinalOfValue(h, tuple.items()[field].str());
   }
-  auto finals = etcd ? ReadEtcdFinalValues(h, t) : ReadFinalValues(h, t);
+  history::FinalValue v;  // a tuple without a string where values go: not a value of ours
+  v.seen = history::Seen::kForeign;
+  v.preview = iproto::ToString(tuple).substr(0, kForeignPreviewBytes);
+  return v;
+}
+
+// Every written key read once from a Tarantool target: a select of the one key each,
+// on the history's space and its primary index.
+Result<std::map<uint64_t, history::FinalValue>> ReadIprotoFinalValues(const History& h, const RedisTarget& t) {
+  auto tls = TargetTls(t);
+  if (!tls.ok()) return tls.status();
+  auto control = ProtoControl::Connect(Protocol::kIproto, t, kFinalReadTimeoutMs, *tls);
+  if (!control.ok()) return control.status();
+  std::map<uint64_t, history::FinalValue> finals;
+  for (uint64_t key : history::WrittenKeys(h)) {
+    const iproto::Value k = h.header.key_numbers ? iproto::Value::Uint(key) : iproto::Value::String(h.KeyName(key));
+    auto tuples = (*control)->Select(h.header.space, 0, iproto::Value::Array({k}));
+    if (!tuples.ok()) return tuples.status().WithContext(fmt::format("select {} from space {}", h.KeyName(key),
+                                                                     h.header.space));
+    finals[key] = FinalOfTuples(h, *tuples);
+  }
+  return finals;
+}
+
+CheckResult LostWrites(const History& h, const RedisTarget& t) {
+  Result<std::map<uint64_t, history::FinalValue>> finals = Status::Failed("no final reads");
+  switch (h.header.target_kind) {
+    case history::TargetKind::kResp: finals = ReadFinalValues(h, t); break;
+    case history::TargetKind::kEtcd: finals = ReadEtcdFinalValues(h, t); break;
+    case history::TargetKind::kIproto: finals = ReadIprotoFinalValues(h, t); break;
+    case history::TargetKind::kMemcache:
+      return history::LostWritesNotRun(fmt::format(
+          "not checked: reading every written key after the run is supported for redis, tarantool and etcd "
+          "targets only so far (this history is {}'s); leave lost-writes out of --checks to check the rest",
+          history::TargetKindName(h.header.target_kind)));
+  }
   if (!finals.ok()) {
     return history::LostWritesNotRun("not checked: reading the written keys from " + t.Display() +
                                      " failed: " + finals.status().message());
@@ -265,7 +303,7 @@ SubcommandBody SetupCheck(CLI::App* app) {
   app->add_option("file", f->file, "The history file (docs/history.md)")->required();
   app->add_option("--target", f->target,
                   "The system the history was written against, read once per written key after the run "
-                  "(lost-writes; redis targets so far)");
+                  "(lost-writes; redis, tarantool and etcd targets)");
   app->add_option("--json", f->json, "Write the verdicts and their evidence (schema memstand.check)");
   app->add_option("--checks", f->checks,
                   "Which checks, comma-separated: lost-writes, linearizable, monotonic-reads, read-your-writes, "

@@ -315,7 +315,9 @@ Status MakeRequests(const LoadOptions& opt, RunControl& control, std::vector<Ipr
 
 // --history: the log every worker records its operations in, and what each command is
 // to a register. Its time 0 is now, before any request.
-Result<std::unique_ptr<HistoryLog>> OpenHistory(const LoadOptions& opt, WorkerShared* shared) {
+template <class Request>
+Result<std::unique_ptr<HistoryLog>> OpenHistory(const LoadOptions& opt, const std::vector<Request>& requests,
+                                                WorkerShared* shared) {
   auto plan = PlanHistory(opt);
   if (!plan.ok()) return plan.status();
   history::RunHeader header;
@@ -325,12 +327,18 @@ Result<std::unique_ptr<HistoryLog>> OpenHistory(const LoadOptions& opt, WorkerSh
   // A value written by another run (or by this one with another seed) is never "ours".
   header.run_tag = std::random_device{}();
   header.key_prefix = plan->key_prefix;
+  if (opt.protocol == Protocol::kIproto) {
+    header.key_numbers = plan->key_numbers;
+    header.value_field = plan->value_field;
+    header.space = HistorySpace(requests);
+  }
   header.target = opt.target.Display();
   header.writer = std::string("memstand ") + MEMSTAND_VERSION;
   auto log = HistoryLog::Open(opt.history_path, std::move(header));
   if (!log.ok()) return log.status();
   shared->history = log->get();
   shared->history_ops = std::move(plan->ops);
+  shared->history_value_field = plan->value_field;
   return log;
 }
 
@@ -429,7 +437,7 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
   shared.tls = tls;
   std::unique_ptr<HistoryLog> history;
   if (!opt.history_path.empty()) {
-    auto log = OpenHistory(opt, &shared);
+    auto log = OpenHistory(opt, requests, &shared);
     if (!log.ok()) return log.status();
     history = std::move(*log);
   }

@@ -38,7 +38,60 @@ std::optional<std::pair<history::Op, std::string>> RegisterOp(const CommandTempl
   return std::nullopt;
 }
 
+// Tarantool: every command a read or write of a register (iproto::RegisterForm), all on
+// one space (as the commands name it), keys alike, writes putting their value in one field.
+Status PlanIproto(const LoadOptions& opt, HistoryPlan* plan) {
+  std::optional<std::pair<std::string, bool>> keys;  // the space as named, keys as numbers
+  std::optional<uint32_t> value_field;
+  for (const CommandSpec& c : opt.commands) {
+    auto r = IprotoRequest::Parse(c.text, opt.key_prefix);
+    const std::optional<iproto::RegisterForm> form =
+        r.ok() ? r->register_form() : std::optional<iproto::RegisterForm>();
+    if (!form) {
+      return Status::InvalidArgument(fmt::format(
+          "--history records reads and writes of registers: '{}' is neither 'select SPACE 0 [__key__]' nor "
+          "'replace SPACE [__key__, ..., __data__, ...]' (the key first, one __data__, the rest constants)",
+          c.text));
+    }
+    const std::string space = r->space_name().empty() ? std::to_string(form->space) : r->space_name();
+    if (keys && (keys->first != space || keys->second != form->key_number)) {
+      return Status::InvalidArgument(fmt::format(
+          "--history: every command must read and write the same registers: '{}' names space {} with {}, "
+          "another space {} with {}",
+          c.text, space, form->key_number ? "__keynum__" : "__key__", keys->first,
+          keys->second ? "__keynum__" : "__key__"));
+    }
+    keys = std::pair{space, form->key_number};
+    if (form->write) {
+      if (value_field && *value_field != form->data_field) {
+        return Status::InvalidArgument(fmt::format(
+            "--history: every write must put its value in the same field: '{}' puts __data__ in field {}, "
+            "another in field {}",
+            c.text, form->data_field, *value_field));
+      }
+      if (form->data_field > UINT16_MAX) {
+        return Status::InvalidArgument(fmt::format("--history: '{}' puts __data__ in field {}, above 65535",
+                                                   c.text, form->data_field));
+      }
+      value_field = form->data_field;
+    }
+    plan->ops.push_back(form->write ? history::Op::kWrite : history::Op::kRead);
+  }
+  plan->key_numbers = keys && keys->second;
+  plan->key_prefix = plan->key_numbers ? "" : opt.key_prefix;
+  // A mix without writes reads what others wrote: the field after the key.
+  plan->value_field = static_cast<uint16_t>(value_field.value_or(1));
+  return Status::OK();
+}
+
 }  // namespace
+
+uint32_t HistorySpace(const std::vector<IprotoRequest>& requests) {
+  for (const IprotoRequest& r : requests) {
+    if (r.register_form()) return r.register_form()->space;
+  }
+  return 0;
+}
 
 history::TargetKind HistoryTargetKind(Protocol p) {
   switch (p) {
@@ -51,9 +104,10 @@ history::TargetKind HistoryTargetKind(Protocol p) {
 }
 
 Result<HistoryPlan> PlanHistory(const LoadOptions& opt) {
-  if (opt.protocol != Protocol::kResp && opt.protocol != Protocol::kEtcd) {
-    return Status::InvalidArgument(fmt::format("--history: {} histories are not written yet (redis and etcd targets are)",
-                                               ProtocolServer(opt.protocol)));
+  if (opt.protocol == Protocol::kMemcache) {
+    return Status::InvalidArgument(fmt::format(
+        "--history: {} histories are not written yet (redis, tarantool and etcd targets are)",
+        ProtocolServer(opt.protocol)));
   }
   if (opt.value.keyed) {
     return Status::InvalidArgument(
@@ -64,8 +118,13 @@ Result<HistoryPlan> PlanHistory(const LoadOptions& opt) {
         "--history: values of {} bytes cannot carry a write's tag ({} bytes): --data-size {} at least",
         opt.value.min_size, history::kValueTagSize, history::kValueTagSize));
   }
-  const bool etcd = opt.protocol == Protocol::kEtcd;
   HistoryPlan plan;
+  if (opt.protocol == Protocol::kIproto) {
+    Status s = PlanIproto(opt, &plan);
+    if (!s.ok()) return s;
+    return plan;
+  }
+  const bool etcd = opt.protocol == Protocol::kEtcd;
   std::optional<std::string> key_text;
   for (const CommandSpec& c : opt.commands) {
     const std::string shown = c.text.empty() ? c.label : c.text;

@@ -45,6 +45,11 @@ class IprotoRequest {
     return template_->Append(out, a.sync, t);
   }
 
+  /// The register it reads or writes (--history); nullopt for any other request. Its
+  /// space is 0 for a space given by name until ResolveSpace.
+  const std::optional<iproto::RegisterForm>& register_form() const { return template_->register_form(); }
+  /// The space as the command named it; "" when it gave an id (or has no space).
+  const std::string& space_name() const { return space_name_; }
   /// select and delete: a reply with a tuple is a hit, none a miss.
   bool counts_hits() const { return counts_hits_; }
   /// box.stat()'s name of this request, for the cross-check: "SELECT", "REPLACE",

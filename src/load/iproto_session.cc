@@ -7,6 +7,7 @@
 #include "load/proto_request.h"
 #include "load/protocol.h"
 #include "proto/iproto/greeting.h"
+#include "proto/iproto/msgpack.h"
 
 namespace memstand {
 
@@ -95,6 +96,20 @@ SessionEvent IprotoSession::Feed(const char* p, size_t n, size_t* used, Buffer* 
     CallReply(s, slot_mode_[slot], reply);
   }
   return SessionEvent::kReply;
+}
+
+std::string_view IprotoSession::last_value() const {
+  const std::string_view data = reader_.summary().data;
+  if (config_.value_field == 0 || data.empty()) return {};
+  iproto::Cursor c(data.data(), data.data() + data.size());
+  uint32_t n = 0;
+  if (!c.ReadArray(&n) || n == 0 || !c.ReadArray(&n) || n <= config_.value_field) return {};
+  for (uint32_t i = 0; i < config_.value_field; ++i) {
+    if (!c.Skip()) return {};
+  }
+  std::string_view value;
+  if (!c.ReadStr(&value)) return {};
+  return value.substr(0, config_.value_head);
 }
 
 void IprotoSession::CallReply(const iproto::Summary& s, iproto::CallErrors mode, ReplyView* reply) {

@@ -49,7 +49,10 @@ class IprotoSession {
   /// Writes AUTH to out once the greeting is whole (when the target has a user).
   SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
   const Status& failure() const { return failure_; }
-  std::string_view last_value() const { return {}; }  // no histories of it yet
+  /// --history: the value of the register a select's reply holds (field
+  /// SessionConfig::value_field of its first tuple, the first value_head bytes); empty
+  /// when the history is off, or for a reply without one. Valid until the next Feed().
+  std::string_view last_value() const;
   uint64_t in_flight() const { return in_flight_; }
   uint64_t setup_in_flight() const { return auth_sent_ ? 1 : 0; }
   template <class F>

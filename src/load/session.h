@@ -53,6 +53,9 @@ struct SessionConfig {
   /// --history: a read's reply carries the first this many bytes of the value it
   /// returned (ReplyView::value), where a write's tag is; 0: none (the hot path's cost).
   size_t value_head = 0;
+  /// --history against Tarantool: the tuple field (from 0) that holds a register's value;
+  /// 0: none.
+  uint32_t value_field = 0;
 };
 
 /// What Feed() found.

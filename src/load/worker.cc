@@ -213,7 +213,10 @@ SessionConfig Worker<S>::SessionFor(const Client& cl, int node, size_t slots) {
   sc.read_only = static_cast<size_t>(node) < is_replica_.size() && is_replica_[node];
   sc.slots = slots;
   sc.setup_counts = &stats_.setup_commands;
-  if (history_ != nullptr) sc.value_head = history::kValueTagSize;
+  if (history_ != nullptr) {
+    sc.value_head = history::kValueTagSize;
+    sc.value_field = shared_->history_value_field;
+  }
   return sc;
 }
 

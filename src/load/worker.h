@@ -73,6 +73,8 @@ struct WorkerShared {
   /// is to a register (by command index).
   HistoryLog* history = nullptr;
   std::vector<history::Op> history_ops;
+  /// Tarantool: the tuple field a read's value is in (HistoryPlan::value_field).
+  uint16_t history_value_field = 0;
 };
 
 /// What the engine sees of a load thread, and the parts of it that do not depend on

@@ -211,6 +211,70 @@ TEST(HistoryRunE2E, AnEtcdRunRecordsRevisionsAndPassesItsChecks) {
   EXPECT_NE(lost.output.find("lost: memtier-3: "), std::string::npos) << lost.output;
 }
 
+constexpr const char* kRegistersInit = R"(
+box.cfg{memtx_memory = 64 * 1024 * 1024, wal_mode = 'none', log_level = 4}
+box.schema.space.create('kv'):create_index('pk', {type = 'hash', parts = {1, 'string'}})
+box.schema.space.create('nums'):create_index('pk', {parts = {1, 'unsigned'}})
+box.schema.user.grant('guest', 'read,write,execute', 'universe')
+box.cfg{listen = '127.0.0.1:{PORT}'}
+)";
+
+// Tarantool: replaces and selects over a few keys of a space named in the commands;
+// the header says which space (its id) and field; every check passes, until a key is
+// deleted behind the run's back (lost-writes: exit 4). Keys as numbers, the value in
+// the third field, the same.
+TEST(HistoryRunE2E, ATarantoolRunRecordsItsRegistersAndPassesItsChecks) {
+  auto server = codec_test::StartTarantool(kRegistersInit);
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  const std::string url = "tarantool://127.0.0.1:" + std::to_string((*server)->port());
+  const std::string dir = TempDir();
+  struct Case {
+    std::string write, read, deleted, lost;
+    bool key_numbers;
+    uint16_t value_field;
+  };
+  const Case cases[] = {
+      {"replace kv [__key__, __data__]", "select kv 0 [__key__]", "delete kv 0 [__key__]", "lost: memtier-3: ",
+       false, 1},
+      {"replace nums [__keynum__, 7, __data__]", "select nums 0 eq [__keynum__] limit 1",
+       "delete nums 0 [__keynum__]", "lost: 3: ", true, 2},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.write);
+    const std::string hist = dir + "/" + (c.key_numbers ? "nums" : "kv") + ".hist";
+    Outcome out = RunMemstand({"run", "--target", url, "-c", "4", "--pipeline", "2", "-n", "4000", "--command",
+                               c.write, "--command", c.read, "--key-minimum", "1", "--key-maximum", "5",
+                               "--history", hist, "-q"},
+                              120);
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    auto h = history::ReadHistoryFile(hist);
+    ASSERT_TRUE(h.ok()) << h.status().message();
+    EXPECT_EQ(h->header.target_kind, history::TargetKind::kIproto);
+    EXPECT_EQ(h->header.key_numbers, c.key_numbers);
+    EXPECT_EQ(h->header.value_field, c.value_field);
+    EXPECT_GE(h->header.space, 512u);  // the named space's id, not the 0 it is parsed with
+    EXPECT_EQ(h->records.size(), 4000u);
+    uint64_t ours = 0, foreign = 0;
+    for (const history::Record& r : h->records) {
+      EXPECT_EQ(r.outcome, history::Outcome::kOk);
+      ours += r.seen == history::Seen::kOurs;
+      foreign += r.seen == history::Seen::kForeign;
+    }
+    EXPECT_GT(ours, 1000u);
+    EXPECT_EQ(foreign, 0u);
+    Outcome check = RunMemstand({"check", hist, "--target", url}, 120);
+    EXPECT_EQ(check.exit_code, 0) << check.output;
+    EXPECT_NE(check.output.find("lost-writes        pass"), std::string::npos) << check.output;
+    EXPECT_NE(check.output.find("linearizable       pass"), std::string::npos) << check.output;
+    Outcome del = RunMemstand({"run", "--target", url, "-n", "1", "-c", "1", "--command", c.deleted,
+                               "--key-minimum", "3", "--key-maximum", "3", "-q"});
+    ASSERT_EQ(del.exit_code, 0) << del.output;
+    Outcome lost = RunMemstand({"check", hist, "--target", url, "--checks", "lost-writes"}, 120);
+    EXPECT_EQ(lost.exit_code, 4) << lost.output;
+    EXPECT_NE(lost.output.find(c.lost), std::string::npos) << lost.output;
+  }
+}
+
 TEST(HistoryRunE2E, WhatAHistoryCannotHoldIsRefusedBeforeTheRun) {
   const std::string dir = TempDir();
   Outcome incr = RunMemstand({"run", "--target", "redis://127.0.0.1:1", "--command", "INCR __key__",
@@ -226,6 +290,15 @@ TEST(HistoryRunE2E, WhatAHistoryCannotHoldIsRefusedBeforeTheRun) {
                               "--command", "GET __key__", "--history", dir + "/h"});
   EXPECT_EQ(keys.exit_code, 2) << keys.output;
   EXPECT_NE(keys.output.find("every command must name its keys alike"), std::string::npos) << keys.output;
+  Outcome insert = RunMemstand({"run", "--target", "tarantool://127.0.0.1:1", "--command",
+                                "insert 512 [__key__, __data__]", "--history", dir + "/h"});
+  EXPECT_EQ(insert.exit_code, 2) << insert.output;
+  EXPECT_NE(insert.output.find("'insert 512 [__key__, __data__]' is neither"), std::string::npos) << insert.output;
+  Outcome spaces = RunMemstand({"run", "--target", "tarantool://127.0.0.1:1", "--command",
+                                "replace kv [__key__, __data__]", "--command", "select other 0 [__key__]",
+                                "--history", dir + "/h"});
+  EXPECT_EQ(spaces.exit_code, 2) << spaces.output;
+  EXPECT_NE(spaces.output.find("must read and write the same registers"), std::string::npos) << spaces.output;
   Outcome memcache = RunMemstand({"run", "--target", "memcache://127.0.0.1:1", "--history", dir + "/h"});
   EXPECT_EQ(memcache.exit_code, 2) << memcache.output;
   EXPECT_NE(memcache.output.find("not written yet"), std::string::npos) << memcache.output;

@@ -346,3 +346,32 @@ TEST(IprotoTemplateTest, MalformedTemplatesNameTheFaultAndColumn) {
 
 }  // namespace
 }  // namespace memstand::iproto
+
+namespace memstand::iproto {
+namespace {
+
+TEST(IprotoTemplateTest, RegisterFormsOfSelectsAndReplaces) {
+  auto write = RequestTemplate::Parse("replace 512 [__key__, nil, __data__]");
+  ASSERT_TRUE(write.ok());
+  ASSERT_TRUE(write->register_form().has_value());
+  EXPECT_TRUE(write->register_form()->write);
+  EXPECT_EQ(write->register_form()->space, 512u);
+  EXPECT_FALSE(write->register_form()->key_number);
+  EXPECT_EQ(write->register_form()->data_field, 2u);
+  auto read = RequestTemplate::Parse("select 513 0 eq [__keynum__] limit 1");
+  ASSERT_TRUE(read.ok());
+  ASSERT_TRUE(read->register_form().has_value());
+  EXPECT_FALSE(read->register_form()->write);
+  EXPECT_EQ(read->register_form()->space, 513u);
+  EXPECT_TRUE(read->register_form()->key_number);
+  for (const char* other : {"insert 512 [__key__, __data__]", "select 512 0 [__key__] limit 0",
+                            "replace 512 [__key__, [__data__]]", "update 512 0 [__key__] [['=', 2, __data__]]",
+                            "select 512 0 [__seq__]", "ping"}) {
+    auto t = RequestTemplate::Parse(other);
+    ASSERT_TRUE(t.ok()) << other;
+    EXPECT_FALSE(t->register_form().has_value()) << other;
+  }
+}
+
+}  // namespace
+}  // namespace memstand::iproto
