@@ -104,11 +104,6 @@ history::TargetKind HistoryTargetKind(Protocol p) {
 }
 
 Result<HistoryPlan> PlanHistory(const LoadOptions& opt) {
-  if (opt.protocol == Protocol::kMemcache) {
-    return Status::InvalidArgument(fmt::format(
-        "--history: {} histories are not written yet (redis, tarantool and etcd targets are)",
-        ProtocolServer(opt.protocol)));
-  }
   if (opt.value.keyed) {
     return Status::InvalidArgument(
         "--history: a write's value carries its tag, and a dataset's values are its records: not both");
@@ -125,20 +120,22 @@ Result<HistoryPlan> PlanHistory(const LoadOptions& opt) {
     return plan;
   }
   const bool etcd = opt.protocol == Protocol::kEtcd;
+  const bool memcache = opt.protocol == Protocol::kMemcache;
   std::optional<std::string> key_text;
   for (const CommandSpec& c : opt.commands) {
     const std::string shown = c.text.empty() ? c.label : c.text;
     std::optional<std::pair<history::Op, std::string>> op;
-    if (etcd) {
-      auto t = ParseCommandTemplate(c.text);  // the spec keeps only etcd's label as its template
-      if (t.ok()) op = RegisterOp(*t, {"GET", "RANGE"}, "PUT");
+    if (etcd || memcache) {
+      auto t = ParseCommandTemplate(c.text);  // the spec keeps only the label as its template
+      if (t.ok()) op = etcd ? RegisterOp(*t, {"GET", "RANGE"}, "PUT") : RegisterOp(*t, {"GET"}, "SET");
     } else {
       op = RegisterOp(c.tmpl, {"GET"}, "SET");
     }
     if (!op) {
       return Status::InvalidArgument(fmt::format(
           "--history records reads and writes of registers: '{}' is neither '{}' nor '{}'", shown,
-          etcd ? "get __key__" : "GET __key__", etcd ? "put __key__ __data__" : "SET __key__ __data__"));
+          etcd || memcache ? "get __key__" : "GET __key__",
+          etcd ? "put __key__ __data__" : memcache ? "set __key__ __data__" : "SET __key__ __data__"));
     }
     if (key_text && *key_text != op->second) {
       return Status::InvalidArgument(fmt::format(

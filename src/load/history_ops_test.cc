@@ -80,10 +80,14 @@ TEST(HistoryPlanTest, TarantoolRequestsThatAreNotARegistersAreRefusedByName) {
   EXPECT_NE(fields.status().message().find("same field"), std::string::npos) << fields.status().message();
 }
 
-TEST(HistoryPlanTest, MemcacheIsNotWrittenYetAndShortValuesCannotCarryATag) {
-  auto memcache = PlanHistory(MixOf(Protocol::kMemcache, {"set __key__ __data__"}));
-  ASSERT_FALSE(memcache.ok());
-  EXPECT_NE(memcache.status().message().find("not written yet"), std::string::npos);
+TEST(HistoryPlanTest, MemcachedGetAndSetAndShortValuesThatCannotCarryATag) {
+  auto memcache = PlanHistory(MixOf(Protocol::kMemcache, {"set __key__ __data__", "get __key__"}));
+  ASSERT_TRUE(memcache.ok()) << memcache.status().message();
+  EXPECT_EQ(memcache->ops, (std::vector<history::Op>{history::Op::kWrite, history::Op::kRead}));
+  EXPECT_EQ(memcache->key_prefix, "k:");
+  auto add = PlanHistory(MixOf(Protocol::kMemcache, {"add __key__ __data__"}));
+  ASSERT_FALSE(add.ok());
+  EXPECT_NE(add.status().message().find("'add __key__ __data__' is neither"), std::string::npos);
   LoadOptions small = MixOf(Protocol::kResp, {"SET __key__ __data__"});
   small.value.min_size = 8;
   EXPECT_FALSE(PlanHistory(small).ok());

@@ -7,7 +7,9 @@
 namespace memstand {
 
 MemcacheSession::MemcacheSession(SessionConfig config)
-    : config_(std::move(config)), mask_(config_.slots - 1), requests_(config_.slots, nullptr) {}
+    : config_(std::move(config)), mask_(config_.slots - 1), requests_(config_.slots, nullptr) {
+  reader_.KeepHead(config_.value_head);
+}
 
 SessionEvent MemcacheSession::Feed(const char* p, size_t n, size_t* used, Buffer*, ReplyView* reply) {
   const memcache::Reader::Event ev = reader_.Feed(p, n, used);
@@ -37,6 +39,11 @@ SessionEvent MemcacheSession::Feed(const char* p, size_t n, size_t* used, Buffer
     reply->error_kind = memcache::KindName(s.kind);
   }
   return SessionEvent::kReply;
+}
+
+std::string_view MemcacheSession::last_value() const {
+  const memcache::Summary& s = reader_.summary();
+  return s.kind == memcache::Kind::kValues && s.values > 0 ? std::string_view(s.head) : std::string_view();
 }
 
 void MemcacheSession::Reset() {

@@ -37,7 +37,9 @@ class MemcacheSession {
 
   SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
   const Status& failure() const { return failure_; }
-  std::string_view last_value() const { return {}; }  // no histories of it yet
+  /// --history: the first SessionConfig::value_head bytes of the value a get's reply
+  /// holds; empty for any other reply. Valid until the next Feed().
+  std::string_view last_value() const;
   uint64_t in_flight() const { return sent_ - answered_; }
   uint64_t setup_in_flight() const { return 0; }
   template <class F>

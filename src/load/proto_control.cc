@@ -389,6 +389,17 @@ Result<memcache::Reply> ProtoControl::MemcacheSet(std::string_view key, std::str
   return reader.TakeReply();
 }
 
+Result<memcache::Reply> ProtoControl::MemcacheGet(std::string_view key) {
+  Status s = Begin();
+  if (!s.ok()) return s;
+  Buffer out;
+  memcache::AppendGet(&out, key);
+  memcache::Reader reader(memcache::Reader::Mode::kFull);
+  s = Exchange(out, &reader);
+  if (!s.ok()) return s.WithContext("get on " + target_.Display());
+  return reader.TakeReply();
+}
+
 Result<iproto::Value> ProtoControl::IprotoData(const std::function<void(Buffer*, uint64_t)>& append,
                                                const std::string& what) {
   Status s = Begin();

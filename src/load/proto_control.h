@@ -80,6 +80,9 @@ class ProtoControl {
   Result<std::map<std::string, std::string>> MemcacheStats();
   /// memcached: `set key 0 0 <len>`; the reply as it came (STORED, SERVER_ERROR ...).
   Result<memcache::Reply> MemcacheSet(std::string_view key, std::string_view value);
+  /// memcached: get of one key; the reply (kValues, no value when the key is absent, or
+  /// an error line).
+  Result<memcache::Reply> MemcacheGet(std::string_view key);
   /// Tarantool: EVAL of `lua` with `args` (an array); the reply's data (an array of the
   /// returned values). An error reply is Status::Server with Tarantool's text.
   Result<iproto::Value> Eval(std::string_view lua, const iproto::Value& args);

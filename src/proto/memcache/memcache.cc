@@ -334,6 +334,7 @@ Reader::Step Reader::StartValue(std::string_view args) {
     v.cas = cas_v;
     v.data.reserve(std::min<uint64_t>(bytes_v, kMaxDataReserve));
   }
+  if (head_max_ > 0 && summary_.values == 1) [[unlikely]] summary_.head.clear();
   summary_.value_bytes += bytes_v;
   data_size_ = bytes_v;
   data_left_ = bytes_v;
@@ -356,6 +357,9 @@ Reader::Step Reader::FeedData(const char* data, size_t len, size_t* pos) {
   if (data_left_ > 0) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(data_left_, len - *pos));
     if (mode_ == Mode::kFull) reply_.values.back().data.append(data + *pos, n);
+    if (summary_.head.size() < head_max_ && summary_.values == 1) [[unlikely]] {
+      summary_.head.append(data + *pos, std::min(n, head_max_ - summary_.head.size()));
+    }
     *pos += n;
     data_left_ -= n;
   }

@@ -85,6 +85,9 @@ struct Summary {
   uint64_t number = 0;    // kNumber
   std::string error;      // error text (first 256 bytes); "ERROR" for a bare ERROR
   size_t wire_bytes = 0;  // bytes of the whole reply on the wire
+  /// Reader::KeepHead(n): the first VALUE's first n bytes (all of a shorter one). Stale
+  /// in a reply without a VALUE: read it only when values > 0.
+  std::string head;
 
   /// For a get of one key: a VALUE came. (For several keys, compare `values`.)
   bool hit() const { return values > 0; }
@@ -138,6 +141,12 @@ class Reader {
   const Summary& summary() const { return summary_; }
   /// REQUIRES: Mode::kFull and the last Feed() returned kReply. Moves the reply out.
   Reply TakeReply();
+  /// Keep the first n bytes of a reply's first VALUE in Summary::head (--history reads
+  /// a write's tag there); 0, the default, keeps none.
+  void KeepHead(size_t n) {
+    head_max_ = n;
+    summary_.head.reserve(n);
+  }
   const std::string& error() const { return error_; }
   void Reset();
 
@@ -172,6 +181,7 @@ class Reader {
   uint64_t data_size_ = 0;
   uint64_t data_left_ = 0;
   int crlf_left_ = 0;
+  size_t head_max_ = 0;  // KeepHead
 };
 
 }  // namespace memstand::memcache

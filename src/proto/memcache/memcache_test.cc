@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -239,6 +240,34 @@ TEST(MemcacheReaderTest, StaysFailedUntilReset) {
   ASSERT_EQ(reader.Feed("STORED\r\n", 8, &used), Event::kReply);
   EXPECT_EQ(reader.TakeReply().kind, Kind::kStored);
   EXPECT_EQ(reader.summary().wire_bytes, 8u);
+}
+
+// KeepHead: the first VALUE's first n bytes, whole or cut, however the bytes are split;
+// a second VALUE of the same reply and the next reply's VALUE do not mix in.
+TEST(MemcacheReaderTest, KeepHeadKeepsTheFirstValuesHeadAcrossSplits) {
+  const std::string two = "VALUE a 0 10\r\n0123456789\r\nVALUE b 0 3\r\nxyz\r\nEND\r\n";
+  const std::string one = "VALUE c 0 2\r\nqr\r\nEND\r\n";
+  for (size_t piece = 1; piece <= two.size(); ++piece) {
+    SCOPED_TRACE(piece);
+    Reader reader;
+    reader.KeepHead(4);
+    const std::string both = two + one;
+    std::vector<std::string> heads;
+    size_t at = 0;
+    while (at < both.size()) {
+      const size_t n = std::min(piece, both.size() - at);
+      size_t used = 0;
+      const Event ev = reader.Feed(both.data() + at, n, &used);
+      ASSERT_NE(ev, Event::kProtocolError) << reader.error();
+      at += used;
+      if (ev == Event::kReply) heads.push_back(reader.summary().head);
+    }
+    EXPECT_EQ(heads, (std::vector<std::string>{"0123", "qr"}));
+  }
+  Reader off;  // without KeepHead nothing is kept
+  size_t used = 0;
+  ASSERT_EQ(off.Feed(one.data(), one.size(), &used), Event::kReply);
+  EXPECT_TRUE(off.summary().head.empty());
 }
 
 TEST(MemcacheReaderTest, Limits) {
