@@ -26,8 +26,8 @@ struct HistoryPlan {
 };
 
 /// InvalidArgument naming the first command that is neither a read nor a write of one
-/// key, or that names its keys otherwise than the others; a protocol whose histories
-/// are not written yet; values too short to carry a write's tag.
+/// key, or that names its keys otherwise than the others (Tarantool: another space, or
+/// another field for the value); values too short to carry a write's tag.
 Result<HistoryPlan> PlanHistory(const LoadOptions& opt);
 
 /// Tarantool: the id of the space the requests read and write (their names resolved);
