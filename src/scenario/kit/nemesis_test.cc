@@ -1,0 +1,148 @@
+// The nemesis (scenario/kit/nemesis.h): schedules parsed or refused with the step and
+// the reason; a schedule carried out on a real redis-server topology, each step's process
+// and order recorded, no node left paused after an interrupt.
+#include "scenario/kit/nemesis.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "stand/process.h"
+
+namespace memstand {
+namespace {
+
+const std::vector<std::string> kNodes = {"primary", "replica-1", "replica-2"};
+
+TEST(FaultScheduleTest, StepsWithAndWithoutTheirNode) {
+  auto s = ParseFaultSchedule("kill primary at 5s; restart at 15s ;pause replica-1 at 1m  ;resume at 61.5", kNodes);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const std::vector<FaultStep> want = {{FaultAction::kKill, "primary", 5},
+                                       {FaultAction::kRestart, "primary", 15},
+                                       {FaultAction::kPause, "replica-1", 60},
+                                       {FaultAction::kResume, "replica-1", 61.5}};
+  EXPECT_EQ(*s, want);
+  auto trailing = ParseFaultSchedule("pause replica-2 at 500ms;", kNodes);
+  ASSERT_TRUE(trailing.ok()) << trailing.status().message();
+  EXPECT_EQ(trailing->size(), 1u);
+  // A paused node may be killed (SIGKILL ends a stopped process too).
+  EXPECT_TRUE(ParseFaultSchedule("pause primary at 1s; kill at 2s; restart at 3s", kNodes).ok());
+}
+
+TEST(FaultScheduleTest, EveryBadScheduleNamesItsStepAndWhy) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"", "step 1 '': empty"},
+      {"kill primary at 1s;; restart at 2s", "step 2 '': empty"},
+      {"stop primary at 1s", "'stop' is not an action"},
+      {"kill at 1s", "the first step names its node"},
+      {"kill primary 1s", "a step is ACTION [NODE] at TIME"},
+      {"kill primary in 1s", "'at' expected, not 'in'"},
+      {"kill primary at soon", "soon"},
+      {"kill primary at 25h", "later than 24 h"},
+      {"kill sentinel-1 at 1s", "no node 'sentinel-1' (the topology has primary, replica-1, replica-2)"},
+      {"kill primary at 5s; restart at 4s", "step 2 ' restart at 4s': before the step ahead of it"},
+      {"kill primary at 1s; kill at 2s", "primary cannot kill it: it is killed by then"},
+      {"restart primary at 1s", "primary cannot restart it: it is running by then"},
+      {"resume primary at 1s", "primary cannot resume it: it is running by then"},
+      {"pause primary at 1s; pause at 2s", "primary cannot pause it: it is paused by then"},
+      {"pause primary at 1s; restart at 2s", "primary cannot restart it: it is paused by then"},
+  };
+  for (const auto& [text, says] : bad) {
+    auto s = ParseFaultSchedule(text, kNodes);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_NE(s.status().message().find(says), std::string::npos) << text << " -> " << s.status().message();
+    EXPECT_EQ(s.status().message().rfind("--fault: ", 0), 0u) << s.status().message();
+  }
+}
+
+// The state letter of /proc/<pid>/stat ('T' while stopped); '?' if unreadable.
+char StateOf(int pid) {
+  std::string stat;
+  if (FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r")) {
+    char buf[512];
+    const size_t n = std::fread(buf, 1, sizeof buf, f);
+    stat.assign(buf, n);
+    std::fclose(f);
+  }
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() ? '?' : stat[paren + 2];
+}
+
+class NemesisTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/nemesis_test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    options_.run_root = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(options_.run_root); }
+  TopologyOptions options_;
+};
+
+// pause, resume, kill, restart of the one redis-server, in order at their times: each
+// event's process, the restart's new one, and the wall clock in step order.
+TEST_F(NemesisTest, AScheduleRunsInOrderOnARealServer) {
+  auto t = Topology::Start(TopologySpec{}, options_);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const std::string node = (*t)->nodes()[0].name;
+  const int first = (*t)->nodes()[0].process.pid;
+  auto steps = ParseFaultSchedule(
+      "pause " + node + " at 0.05s; resume at 0.1s; kill at 0.15s; restart at 0.2s", {node});
+  ASSERT_TRUE(steps.ok()) << steps.status().message();
+  const std::vector<FaultEvent> events = RunFaults(**t, *steps, NowNs(), nullptr);
+  ASSERT_EQ(events.size(), 4u);
+  int64_t last = 0;
+  for (const FaultEvent& e : events) {
+    EXPECT_EQ(e.error, "") << FaultActionName(e.step.action);
+    EXPECT_GE(e.start_unix_ns, e.due_unix_ns) << FaultActionName(e.step.action);
+    EXPECT_GE(e.start_unix_ns, last);
+    EXPECT_GE(e.end_unix_ns, e.start_unix_ns);
+    last = e.end_unix_ns;
+  }
+  EXPECT_EQ(events[0].pid_before, first);
+  EXPECT_EQ(events[2].pid_before, first);
+  EXPECT_FALSE(ReadProcessIdentity(first).ok());  // killed and reaped
+  const int second = (*t)->nodes()[0].process.pid;
+  EXPECT_NE(second, first);
+  EXPECT_EQ(events[3].pid_after, second);
+  EXPECT_TRUE(ReadProcessIdentity(second).ok());
+  EXPECT_TRUE((*t)->Stop().ok());
+}
+
+// An interrupt once the node is paused, before its resume is due: the resume is not
+// carried out, and the node the schedule paused is resumed anyway (an extra event), never
+// left stopped.
+TEST_F(NemesisTest, AnInterruptLeavesNoNodePaused) {
+  auto t = Topology::Start(TopologySpec{}, options_);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const std::string node = (*t)->nodes()[0].name;
+  const int pid = (*t)->nodes()[0].process.pid;
+  auto steps = ParseFaultSchedule("pause " + node + " at 0s; resume at 1h", {node});
+  ASSERT_TRUE(steps.ok()) << steps.status().message();
+  std::atomic<bool> interrupt{false};
+  std::thread signaller([&] {  // the interrupt comes once the pause has taken
+    while (StateOf(pid) != 'T') std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    interrupt = true;
+  });
+  const std::vector<FaultEvent> events = RunFaults(**t, *steps, NowNs(), &interrupt);
+  signaller.join();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].error, "");
+  EXPECT_EQ(events[1].error, "interrupted");
+  EXPECT_EQ(events[1].start_unix_ns, 0);
+  EXPECT_EQ(events[2].step.action, FaultAction::kResume);
+  EXPECT_EQ(events[2].step.at_s, -1);
+  EXPECT_EQ(events[2].error, "");
+  EXPECT_NE(StateOf(pid), 'T');
+  EXPECT_TRUE((*t)->Stop().ok());
+}
+
+}  // namespace
+}  // namespace memstand
