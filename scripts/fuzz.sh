@@ -3,7 +3,7 @@
 # bounded time: scripts/fuzz.sh [seconds per target, default 20] [target ...], as many
 # at once as there are cores (MEMSTAND_FUZZ_JOBS to change). CI runs it (scripts/test.sh).
 # Targets: resp memcache iproto http iproto_template pg (codecs), merge_input compare_input
-# report_input hdr_decode history_reader (the readers of files memstand wrote; half the seconds). Seeds come from fuzz/corpus/<name>/; new inputs
+# report_input hdr_decode history_reader topology_toml (the readers of files; half the seconds). Seeds come from fuzz/corpus/<name>/; new inputs
 # go to build-fuzz/corpus/<name>/, crashes to build-fuzz/artifacts/. Exit status 1 if
 # any target found a crash, a sanitizer report, a split-invariance violation or a hang.
 # To reproduce a crash: build-fuzz/<name>_fuzz build-fuzz/artifacts/<file>.
@@ -13,7 +13,7 @@ seconds=${1:-20}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(resp memcache iproto http iproto_template pg merge_input compare_input
-                                      report_input hdr_decode history_reader)
+                                      report_input hdr_decode history_reader topology_toml)
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2;; esac
 
 # Built by scripts/build.sh (ccache, and a printed warning fails the build).
@@ -22,7 +22,7 @@ scripts/build.sh fuzz "${targets[@]/%/_fuzz}" >/dev/null
 # The readers of files memstand wrote run for half the time (10 s of CI's 20), so that the
 # five of them add ~25 s to the phase on two cores, not 50 (their build adds ~40-60 s).
 reader_seconds=$(( (seconds + 1) / 2 ))
-is_reader() { case "$1" in merge_input|compare_input|report_input|hdr_decode|history_reader) return 0;; esac; return 1; }
+is_reader() { case "$1" in merge_input|compare_input|report_input|hdr_decode|history_reader|topology_toml) return 0;; esac; return 1; }
 
 # One target: its exit status goes to build-fuzz/<name>.rc, its log to <name>.log.
 run() {
