@@ -8,4 +8,5 @@
 #include "report/merge_check.cc"
 #include "report/repeat.cc"
 #include "report/report_input.cc"
+#include "util/json_depth.cc"
 #include "util/terminal_text.cc"

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_depth.h"
+
 namespace memstand {
 namespace {
 
@@ -186,6 +188,10 @@ Status WriteTopologyRecord(const std::string& path, const TopologyRecord& record
 Result<TopologyRecord> ReadTopologyRecord(const std::string& path) {
   auto text = ReadPrivateFile(path, "state file");
   if (!text.ok()) return text.status();
+  // A forged file nested a million deep would end nlohmann's recursion on the stack's end.
+  if (Status depth = CheckJsonDepth(*text); !depth.ok()) {
+    return Status::Protocol(path + ": not a memstand state file: " + depth.message());
+  }
   json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || !j.contains("memstand_state")) {
     return Status::Protocol(path + ": not a memstand state file");

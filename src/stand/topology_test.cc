@@ -778,6 +778,13 @@ TEST(StandStateTest, RecordRoundTripsAndJunkIsRejected) {
   std::ofstream(dir + "/state.json") << "{\"name\": 1}";
   EXPECT_EQ(ReadTopologyRecord(dir + "/state.json").status().code(), Status::Code::kProtocol);
   EXPECT_EQ(ReadTopologyRecord(dir + "/none.json").status().code(), Status::Code::kIoError);
+  // Nested a million deep: refused before nlohmann's recursive parser sees it.
+  std::ofstream(dir + "/state.json") << "{\"memstand_state\": " << std::string(1'000'000, '[')
+                                     << std::string(1'000'000, ']') << "}";
+  auto deep = ReadTopologyRecord(dir + "/state.json");
+  EXPECT_EQ(deep.status().code(), Status::Code::kProtocol);
+  EXPECT_NE(deep.status().message().find("nested deeper than 64 levels"), std::string::npos)
+      << deep.status().message();
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 

@@ -7,6 +7,7 @@
 #include "proto/etcd/http.h"
 #include "proto/wire_text.h"
 #include "util/base64.h"
+#include "util/json_depth.h"
 
 namespace memstand::etcd {
 
@@ -284,6 +285,11 @@ void AppendAlarmDisarm(Buffer* out, const Target& t, uint64_t member_id, std::st
 Result<Summary> DecodeReply(int http_status, std::string_view body, bool want_kvs) {
   Summary s;
   s.http_status = http_status;
+  // A reply nested deeper than any etcd writes would take nlohmann's recursive parser
+  // (and the json's destructor) down the stack: refused before it is parsed.
+  if (Status depth = CheckJsonDepth(body); !depth.ok()) {
+    return Status::Protocol("etcd reply " + depth.message() + ": " + proto::Quote(body, 80));
+  }
   const json j = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     if (http_status == 200) {

@@ -155,6 +155,14 @@ TEST(EtcdReplyTest, MalformedBodiesAreProtocolErrors) {
   EXPECT_FALSE(DecodeReply(200, R"({"alarms":[1]})").ok());
   EXPECT_FALSE(DecodeReply(200, R"({"alarms":[{"memberID":"-1"}]})").ok());
   EXPECT_EQ(DecodeReply(200, R"({"header":{"revision":"-5"}})")->revision, -5);
+  // Nested a million deep: refused before the recursive parser sees it, whatever the status.
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  for (int status : {200, 500}) {
+    auto r = DecodeReply(status, "{\"kvs\":" + deep + "}");
+    ASSERT_FALSE(r.ok()) << status;
+    EXPECT_NE(r.status().message().find("nested deeper than 64 levels (at kvs"), std::string::npos)
+        << r.status().message();
+  }
 }
 
 }  // namespace
