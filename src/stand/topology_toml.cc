@@ -10,6 +10,7 @@
 
 #include "relay/relay_options.h"
 #include "util/parse.h"
+#include "util/redact.h"
 
 namespace memstand {
 namespace {
@@ -87,6 +88,7 @@ Status ReadSettings(const toml::node& node, TopologySpec* spec, const std::strin
   for (const auto& [key, value] : *table) {
     std::string text;
     if (Status s = SettingText(value, redis, source, std::string(key.str()), &text); !s.ok()) return s;
+    if (IsSecretKey(key.str())) RegisterSecret(text);  // no message shows it (util/redact.h)
     spec->settings.emplace_back(std::string(key.str()), text);
   }
   return Status::OK();

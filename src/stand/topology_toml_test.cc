@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "util/redact.h"
+
 namespace memstand {
 namespace {
 
@@ -65,6 +67,22 @@ force_recovery = false
   ASSERT_EQ(spec->settings.size(), 3u);
   EXPECT_EQ(spec->settings[0], (std::pair<std::string, std::string>{"force_recovery", "false"}));
   EXPECT_EQ(spec->name, "");  // defaulted by NormalizeSpec
+}
+
+// A password in [settings] is registered as a secret: no message memstand prints shows
+// it (issue #25: one redaction rule wherever a credential appears).
+TEST(TopologyTomlTest, SecretSettingsAreRedactedEverywhere) {
+  auto spec = Parse(R"(
+kind = "redis-replica"
+[settings]
+requirepass = "T0mlS3cretPw"
+MasterAuth = "T0mlM4sterPw"
+maxmemory = "T0mlNotSecret"
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  const std::string shown =
+      RedactSecrets("requirepass T0mlS3cretPw masterauth T0mlM4sterPw maxmemory T0mlNotSecret");
+  EXPECT_EQ(shown, "requirepass *** masterauth *** maxmemory T0mlNotSecret");
 }
 
 TEST(TopologyTomlTest, MalformedTomlSaysWhere) {

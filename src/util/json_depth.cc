@@ -1,8 +1,7 @@
 #include "util/json_depth.h"
 
+#include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace memstand {
 namespace {
@@ -23,7 +22,7 @@ std::string PathText(const std::vector<Level>& levels) {
   for (const Level& l : levels) {
     if (path.size() > kMaxPathText) return path.substr(0, kMaxPathText) + "...";
     if (l.object) path += (path.empty() ? "" : ".") + l.key;
-    else path += fmt::format("[{}]", l.index);
+    else path += "[" + std::to_string(l.index) + "]";
   }
   return path.empty() ? "the top level" : path;
 }
@@ -61,7 +60,7 @@ Status CheckJsonDepth(std::string_view text, int max_depth) {
       case '[':
         if (static_cast<int>(levels.size()) >= max_depth) {
           return Status::InvalidArgument(
-              fmt::format("nested deeper than {} levels (at {})", max_depth, PathText(levels)));
+              "nested deeper than " + std::to_string(max_depth) + " levels (at " + PathText(levels) + ")");
         }
         levels.push_back({c == '{', c == '{', "", 0});
         break;

@@ -73,14 +73,6 @@ Span PasswordSpan(std::string_view s, bool whole) {
   return {cred_start + colon + 1, after.size()};
 }
 
-// A server setting whose value is a secret (--config "redis requirepass=...", up --set).
-bool IsSecretKey(std::string_view key) {
-  std::string k(key);
-  for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return k.find("pass") != std::string::npos || k.find("secret") != std::string::npos ||
-         k == "masterauth" || k == "masteruser" || k == "primaryauth" || k == "primaryuser";
-}
-
 void ReplaceAll(std::string* text, std::string_view secret) {
   for (size_t at = text->find(secret); at != std::string::npos;
        at = text->find(secret, at + kMask.size())) {
@@ -151,6 +143,13 @@ std::string Redacted(std::string_view url, bool whole) {
 }
 
 }  // namespace
+
+bool IsSecretKey(std::string_view key) {
+  std::string k(key);
+  for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return k.find("pass") != std::string::npos || k.find("secret") != std::string::npos ||
+         k == "masterauth" || k == "masteruser" || k == "primaryauth" || k == "primaryuser";
+}
 
 std::string RedactUrl(std::string_view url) { return Redacted(url, /*whole=*/true); }
 

@@ -43,6 +43,11 @@ void RegisterSecret(std::string_view secret);
 /// requirepass=V"`, `--set masterauth=V`, `--set=requirepass=V`.
 void RegisterArgvSecrets(int argc, const char* const* argv);
 
+/// A server setting whose value is a secret: its key holds "pass" or "secret", or is
+/// masterauth, masteruser, primaryauth or primaryuser (any case). `--config`, `--set` and
+/// a topology file's [settings] register such values.
+bool IsSecretKey(std::string_view key);
+
 /// Overwrites those passwords in argv itself with 'x' (as mysql does), so that
 /// /proc/PID/cmdline no longer shows them; they were readable there until this ran.
 /// REQUIRES: argv parsed already (the parser keeps copies).
