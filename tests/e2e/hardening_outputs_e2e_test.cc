@@ -165,5 +165,24 @@ TEST(HardeningOutputsE2E, SettingSecretsInNoOutput) {
   EXPECT_EQ(up.output.find(secret), std::string::npos) << up.output;
 }
 
+// Row 32, through the binary: an evidence file that cannot be written whole (here the
+// file-size limit, as a full disk would) is exit 1 with the file named, and the evidence
+// folder the run made is gone, not left half written.
+TEST(HardeningOutputsE2E, AnEvidenceFolderThatCannotBeWrittenIsNotLeftBehind) {
+  const std::string dir = TempDir();
+  const std::string ev = dir + "/ev";
+  // 2 KiB allowed: the evidence's scenario.json (~6 KB) is refused partway through.
+  std::string cmd = "trap '' XFSZ; ulimit -f 4; timeout -s KILL 120 " + testutil::ShellQuote(testutil::MemstandBinary());
+  for (const char* a : {"scenario", "run", "working-set", "--records", "2000", "--portion", "500", "--config",
+                        "redis maxmemory=3mb name=small", "--only", "small", "-q", "--evidence"}) {
+    cmd += " " + testutil::ShellQuote(a);
+  }
+  const testutil::CommandResult r = testutil::RunShell(cmd + " " + testutil::ShellQuote(ev) + " 2>&1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--evidence: cannot write '" + ev + "/scenario.json': File too large"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(ev)) << r.output;
+}
+
 }  // namespace
 }  // namespace memstand::e2e
