@@ -172,7 +172,8 @@ TEST(HardeningOutputsE2E, AnEvidenceFolderThatCannotBeWrittenIsNotLeftBehind) {
   const std::string dir = TempDir();
   const std::string ev = dir + "/ev";
   // 2 KiB allowed: the evidence's scenario.json (~6 KB) is refused partway through.
-  std::string cmd = "trap '' XFSZ; ulimit -f 4; timeout -s KILL 120 " + testutil::ShellQuote(testutil::MemstandBinary());
+  std::string cmd =
+      "trap '' XFSZ; ulimit -f 4; timeout -s KILL 120 " + testutil::ShellQuote(testutil::MemstandBinary());
   for (const char* a : {"scenario", "run", "working-set", "--records", "2000", "--portion", "500", "--config",
                         "redis maxmemory=3mb name=small", "--only", "small", "-q", "--evidence"}) {
     cmd += " " + testutil::ShellQuote(a);
