@@ -406,7 +406,11 @@ TEST_P(ClusterE2E, MasterKilledMidRunEndsTheRun) {
   auto run = Running::Start({"run", "--target", Url(0), "--cluster", "--duration", "30s",
                              "--io", Io(), "--json", json});
   ASSERT_NE(run, nullptr);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  // Killed once the run is under way (its SETs reach the node), not at a fixed time: on a
+  // loaded machine the ASan binary had not finished its start in a second, failed at
+  // start and wrote no JSON.
+  for (int k = 0; k < 200 && Calls(2, "set") < 50; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_GE(Calls(2, "set"), 50) << run->OutputSoFar();
   kill(nodes_[2]->pid(), SIGKILL);
   Outcome out = run->Wait(30);
   EXPECT_EQ(out.exit_code, 1) << out.output;
