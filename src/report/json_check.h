@@ -39,9 +39,14 @@ struct JsonRule {
 /// type; else InvalidArgument "field FIELD: TYPE, expected TYPE" (or "field FIELD is
 /// missing", "... is above MAX"), FIELD with the indices and keys where it was found
 /// ("commands[2].ops").
-Status CheckJsonFields(const nlohmann::ordered_json& doc, const JsonRule* rules, size_t n);
+/// `null_is_absent`: a null where a rule's field is is taken as the field absent (for a
+/// reader that shows what is missing rather than refusing it).
+Status CheckJsonFields(const nlohmann::ordered_json& doc, const JsonRule* rules, size_t n,
+                       bool null_is_absent = false);
+Status CheckJsonFields(const nlohmann::json& doc, const JsonRule* rules, size_t n, bool null_is_absent = false);
 
 /// "an object", "a string", ... of the value's type, for messages.
 std::string JsonTypeText(const nlohmann::ordered_json& v);
+std::string JsonTypeText(const nlohmann::json& v);
 
 }  // namespace memstand

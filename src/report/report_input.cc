@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "report/json_check.h"
 #include "report/json_document.h"
 #include "report/scenario_keys.h"
 
@@ -119,6 +120,120 @@ Result<json> ParseReportJson(const std::string& json_path, std::string_view text
   }
 }
 
+namespace {
+
+// The fields `report` reads of a run (also each run of a series) and of a sweep
+// (run_sections.cc), with their types: where present, a field of another type is an error
+// naming it (exit 2), not a chart quietly left empty. Absent fields are allowed: the page
+// says the file holds no value for them. Text printed as it is (verdict, options, server,
+// platform's names) takes any type.
+const JsonRule kRunFields[] = {
+    {"commands", JsonType::kArray},
+    {"commands[]", JsonType::kObject},
+    {"commands[].command", JsonType::kString},
+    {"commands[].ops", JsonType::kNumber},
+    {"commands[].ops_per_sec", JsonType::kNumber},
+    {"commands[].errors", JsonType::kNumber},
+    {"commands[].latency", JsonType::kObject},
+    {"commands[].latency.min_us", JsonType::kNumber},
+    {"commands[].latency.mean_us", JsonType::kNumber},
+    {"commands[].latency.max_us", JsonType::kNumber},
+    {"commands[].latency.percentiles_us", JsonType::kNumeric},
+    {"totals", JsonType::kObject},
+    {"totals.ops", JsonType::kNumber},
+    {"totals.ops_per_sec", JsonType::kNumber},
+    {"totals.errors", JsonType::kNumber},
+    {"totals.latency", JsonType::kObject},
+    {"totals.latency.min_us", JsonType::kNumber},
+    {"totals.latency.mean_us", JsonType::kNumber},
+    {"totals.latency.max_us", JsonType::kNumber},
+    {"totals.latency.percentiles_us", JsonType::kNumeric},
+    {"totals.service_time", JsonType::kObject},
+    {"totals.service_time.percentiles_us", JsonType::kNumeric},
+    {"totals.send_lag", JsonType::kObject},
+    {"totals.send_lag.percentiles_us", JsonType::kNumeric},
+    {"series", JsonType::kObject},
+    {"series{}", JsonType::kArray},
+    {"series{}[]", JsonType::kObject},
+    {"series{}[].second", JsonType::kNumber},
+    {"series{}[].ops", JsonType::kNumber},
+    {"series{}[].p50_us", JsonType::kNumber},
+    {"series{}[].p99_us", JsonType::kNumber},
+    {"series{}[].max_us", JsonType::kNumber},
+    {"resources", JsonType::kArray},
+    {"resources[]", JsonType::kObject},
+    {"resources[].points", JsonType::kArray},
+    {"resources[].points[]", JsonType::kObject},
+    {"resources[].points[].t_s", JsonType::kNumber},
+    {"resources[].points[].cpu_user_s", JsonType::kNumber},
+    {"resources[].points[].cpu_sys_s", JsonType::kNumber},
+    {"resources[].points[].rss_bytes", JsonType::kNumber},
+    {"measured_s", JsonType::kNumber},
+    {"options", JsonType::kObject},
+    {"server", JsonType::kObject},
+    {"platform", JsonType::kObject},
+    {"platform.cpus", JsonType::kNumber},
+    {"platform.memory_bytes", JsonType::kNumber},
+    {"warnings", JsonType::kArray},
+};
+// A series of runs (--runs): each of "runs" is checked as a run, then these.
+const JsonRule kRunsFields[] = {
+    {"runs", JsonType::kArray},
+    {"runs[]", JsonType::kObject},
+    {"runs[].run", JsonType::kNumber},
+    {"runs[].exit_code", JsonType::kNumber},
+    {"summary", JsonType::kObject},
+    {"summary.failures", JsonType::kArray},
+    {"summary.figures", JsonType::kObject},
+    {"summary.figures{}", JsonType::kObject},
+    {"summary.figures{}{}", JsonType::kObject},
+    {"summary.figures{}{}.min", JsonType::kNumber},
+    {"summary.figures{}{}.median", JsonType::kNumber},
+    {"summary.figures{}{}.max", JsonType::kNumber},
+    {"summary.figures{}{}.n", JsonType::kNumber},
+};
+const JsonRule kSweepFields[] = {
+    {"steps", JsonType::kArray},
+    {"steps[]", JsonType::kObject},
+    {"steps[].x", JsonType::kNumber},
+    {"steps[].exit_code", JsonType::kNumber},
+    {"steps[].ops_per_sec", JsonType::kNumber},
+    {"steps[].p50_us", JsonType::kNumber},
+    {"steps[].p99_us", JsonType::kNumber},
+    {"steps[].client_cpu_us_per_request", JsonType::kNumber},
+    {"steps[].client_core_share", JsonType::kNumber},
+    {"steps[].run", JsonType::kObject},
+    {"steps[].run.platform", JsonType::kObject},
+    {"knee", JsonType::kObject},
+    {"knee.found", JsonType::kBool},
+    {"knee.x", JsonType::kNumber},
+};
+
+// memstand writes null for a figure it has not got (a sweep without a knee: knee.x).
+constexpr bool kNullIsAbsent = true;
+
+Status CheckReportFields(const ReportInput& in) {
+  switch (in.kind) {
+    case ReportInputKind::kRun: return CheckJsonFields(in.doc, kRunFields, std::size(kRunFields), kNullIsAbsent);
+    case ReportInputKind::kRuns: {
+      Status s = CheckJsonFields(in.doc, kRunsFields, std::size(kRunsFields), kNullIsAbsent);
+      const json& runs = in.doc.contains("runs") ? in.doc["runs"] : json::array();
+      for (size_t i = 0; s.ok() && i < runs.size(); ++i) {
+        s = CheckJsonFields(runs[i], kRunFields, std::size(kRunFields), kNullIsAbsent);
+        if (!s.ok()) s = s.WithContext("runs[" + std::to_string(i) + "]");
+      }
+      return s;
+    }
+    case ReportInputKind::kSweep: return CheckJsonFields(in.doc, kSweepFields, std::size(kSweepFields), kNullIsAbsent);
+    case ReportInputKind::kScenario:  // the scenario's own rules check it (ReportInputCheck)
+    case ReportInputKind::kCompare:   // compare's reader checks its document
+      return Status::OK();
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<ReportInput> LoadReportInput(const std::string& path) {
   ReportInput in;
   in.path = path;
@@ -144,6 +259,7 @@ Result<ReportInput> LoadReportInput(const std::string& path) {
         fmt::format("'{}': scenario.json is a {} document, not a scenario's", in.json_path,
                     ReportInputKindName(in.kind)));
   }
+  if (Status fields = CheckReportFields(in); !fields.ok()) return fields.WithContext("'" + in.json_path + "'");
   if (!folder) return in;
   for (const auto& entry : fs::directory_iterator(path, ec)) {
     if (entry.path().extension() != ".csv" || !entry.is_regular_file(ec)) continue;

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/e2e_util.h"
+#include "test_paths.h"
 
 namespace memstand::e2e {
 namespace hardening_readers {
@@ -97,6 +98,41 @@ TEST_F(HardeningReadersE2E, MergeNamesTheFileAndTheFieldOfAWrongType) {
     WriteText(bad, d.dump());
     ExpectRefused({"merge", dir_ + "/s0.json", bad}, bad + ": " + m.says);
   }
+}
+
+// `report` of a run and of a sweep whose fields report reads have another type: exit 2
+// with the file and the field named, not a chart quietly left empty.
+TEST_F(HardeningReadersE2E, ReportNamesTheFileAndTheFieldOfAWrongType) {
+  RunTo(*redis_, dir_ + "/run.json");
+  const ordered_json run = ReadOrdered(dir_ + "/run.json");
+  ordered_json sweep = ReadOrdered(testutil::SourceDir() + "/fuzz/corpus/report_input/sweep_real");
+  ASSERT_TRUE(sweep.is_object());
+  struct Mutation {
+    const char* name;
+    const ordered_json* doc;
+    std::function<void(ordered_json&)> apply;
+    std::string says;
+  };
+  const std::vector<Mutation> mutations = {
+      {"ops", &run, [](ordered_json& d) { d["commands"][0]["ops"] = "x"; },
+       "field commands[0].ops: a string, expected a number"},
+      {"second", &run, [](ordered_json& d) { d["series"]["Total"][0]["second"] = "1"; },
+       "field series.Total[0].second: a string, expected a number"},
+      {"percentiles", &run, [](ordered_json& d) { d["totals"]["latency"]["percentiles_us"] = ordered_json::array(); },
+       "field totals.latency.percentiles_us: an array, expected an object of numbers keyed by numbers"},
+      {"p99", &sweep, [](ordered_json& d) { d["steps"][0]["p99_us"] = "slow"; },
+       "field steps[0].p99_us: a string, expected a number"},
+  };
+  for (const Mutation& m : mutations) {
+    ordered_json d = *m.doc;
+    m.apply(d);
+    const std::string bad = dir_ + "/bad-" + m.name + ".json";
+    WriteText(bad, d.dump());
+    ExpectRefused({"report", bad, "-o", dir_ + "/r.html"}, "'" + bad + "': " + m.says);
+    EXPECT_FALSE(std::filesystem::exists(dir_ + "/r.html"));
+  }
+  Outcome ok = RunMemstand({"report", dir_ + "/run.json", "-o", dir_ + "/r.html"});  // unchanged: a page
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
 }
 
 // Row 3: nesting ~50,000 deep in a field the reader reads overflowed the stack (SIGSEGV).
