@@ -212,6 +212,8 @@ const JsonRule kSweepFields[] = {
 // memstand writes null for a figure it has not got (a sweep without a knee: knee.x).
 constexpr bool kNullIsAbsent = true;
 
+}  // namespace
+
 Status CheckReportFields(const ReportInput& in) {
   switch (in.kind) {
     case ReportInputKind::kRun: return CheckJsonFields(in.doc, kRunFields, std::size(kRunFields), kNullIsAbsent);
@@ -231,8 +233,6 @@ Status CheckReportFields(const ReportInput& in) {
   }
   return Status::OK();
 }
-
-}  // namespace
 
 Result<ReportInput> LoadReportInput(const std::string& path) {
   ReportInput in;

@@ -36,6 +36,11 @@ Result<ReportInputKind> DetectKind(const nlohmann::json& doc);
 /// ..." or "... nested deeper than 64 levels (at FIELD)" (json_document.h). Never throws.
 Result<nlohmann::json> ParseReportJson(const std::string& json_path, std::string_view text);
 
+/// The types of the fields `report` reads of a run, a series of runs or a sweep (null
+/// taken as absent): OK, or InvalidArgument naming the field ("field commands[0].ops: a
+/// string, expected a number"). OK for a scenario or a comparison (checked elsewhere).
+Status CheckReportFields(const ReportInput& in);
+
 /// A check of an input beyond its kind (the scenarios' field types, handed in by cli/:
 /// report/ names no scenario): OK, or InvalidArgument naming the file and the field.
 using ReportInputCheck = Status (*)(const ReportInput& in);
