@@ -1,8 +1,8 @@
 // Issue #25 (Hardening II), processes, clean-up and flag checks, against the real binary:
 // a table of command lines that must be refused with their exit code and message, then
 // the cases that need time and signals: `memstand up` killed with SIGKILL while it starts
-// a cluster and `down` after it, SIGINT while a scenario starts its cluster or replica
-// set, and a compute-locality run killed with its PostgreSQL folder.
+// a cluster and `down` after it, SIGINT while a scenario starts its cluster, replica
+// set or servers, and a compute-locality run killed with its PostgreSQL folder.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -137,8 +137,39 @@ TEST(HardeningProcsE2E, DownStopsEveryServerOfAnUpKilledWhileStartingAReplicaSet
   KillUpThenDown({"up", "tarantool-replicaset"}, "set", 4);
 }
 
-// Row 9: SIGINT while a scenario starts its cluster (or replica set) is an interrupted
-// scenario (exit 130), not a failed one whose cluster "did not start".
+// Row 9: SIGINT while a scenario starts its cluster (or replica set, or servers) is an
+// interrupted scenario (exit 130), not a failed one whose servers "did not start".
+
+// Whether a topology under `root` is still starting: its state file says "starting"
+// until Topology::Start has done everything, "up" after (docs/stand.md, State file).
+bool AnyStarting(const std::string& root) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    if (ReadFile(e.path().string() + "/state.json").find("\"status\": \"starting\"") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether every thread of `pid` is stopped (state T in /proc/PID/task/*/stat).
+bool AllThreadsStopped(pid_t pid) {
+  std::error_code ec;
+  bool any = false;
+  for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    const std::string stat = ReadFile(e.path().string() + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size()) continue;  // a thread gone meanwhile
+    if (stat[close + 2] != 'T' && stat[close + 2] != 't') return false;
+    any = true;
+  }
+  return any;
+}
+
+// The signal lands inside a start, whatever the machine's speed: memstand is stopped
+// (SIGSTOP) when a state file says "starting"; if one still says so once every thread
+// stopped, SIGINT is sent while it is stopped and taken the moment it continues, at that
+// very point of the start. Then the start must be cut short and said so, exit 130.
 void InterruptWhileStarting(const std::vector<std::string>& args, const std::string& starting) {
   const std::string root = TempDir();
   setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
@@ -146,11 +177,28 @@ void InterruptWhileStarting(const std::vector<std::string>& args, const std::str
   unsetenv("MEMSTAND_RUN_DIR");
   ASSERT_NE(r, nullptr);
   ASSERT_TRUE(r->WaitForOutput(starting, 60)) << r->OutputSoFar();
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the start (>= 2 s)
-  kill(r->pid(), SIGINT);
+  const pid_t pid = r->pid();
+  bool sent = false;
+  for (int i = 0; i < 30000 && !sent && r->OutputSoFar().find("(exit code") == std::string::npos; ++i) {
+    if (AnyStarting(root)) {
+      kill(pid, SIGSTOP);
+      for (int j = 0; j < 5000 && !AllThreadsStopped(pid); ++j) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      if (AllThreadsStopped(pid) && AnyStarting(root)) {
+        kill(pid, SIGINT);
+        sent = true;
+      }
+      kill(pid, SIGCONT);
+    }
+    if (!sent) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   Outcome out = r->Wait(120);
+  ASSERT_TRUE(sent) << "never caught a start under way:\n" << out.output;
   EXPECT_EQ(out.exit_code, 130) << out.output;
   EXPECT_NE(out.output.find("interrupted (exit code 130)"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find(": the start was interrupted: "), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("interrupted while "), std::string::npos) << out.output;
   EXPECT_EQ(out.output.find("did not start"), std::string::npos) << out.output;
   EXPECT_TRUE(fs::is_empty(root)) << "a topology folder was left";
 }
@@ -164,6 +212,11 @@ TEST(HardeningProcsE2E, SigintWhileDurabilityOverloadStartsItsClusterIsInterrupt
 TEST(HardeningProcsE2E, SigintWhileReplicationCostStartsItsReplicaSetIsInterrupted) {
   InterruptWhileStarting({"scenario", "run", "replication-cost", "--concurrency", "1", "--step-duration", "0.5s"},
                          "run 1: starting tarantool");
+}
+
+TEST(HardeningProcsE2E, SigintWhileStretchedCacheStartsItsPrimaryAndReplicaIsInterrupted) {
+  InterruptWhileStarting({"scenario", "run", "stretched-cache", "--ops", "5", "--distances", "2ms"},
+                         "run 1: starting the primary and the replica");
 }
 
 // Row 11: compute-locality's PostgreSQL folder, left by a SIGKILL, is removed by the next
