@@ -19,8 +19,9 @@ namespace memstand::cli {
 namespace {
 
 // The inputs' total size: a parsed document takes ~4.4 times its size, and merge holds
-// every input at once, so 1 GiB of inputs needs ~4.5 GiB of memory.
-constexpr uint64_t kMaxMergeBytes = uint64_t{1} << 30;
+// every input at once, so the inputs together get the bound one document has (256 MiB,
+// ~1.1 GiB of memory), not one per file (was 1 GiB together, ~4.5 GiB).
+constexpr uint64_t kMaxMergeBytes = kMaxDocumentBytes;
 
 struct MergeFlags {
   std::vector<std::string> files;
