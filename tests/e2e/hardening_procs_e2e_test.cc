@@ -64,6 +64,16 @@ std::vector<BadInputCase> Cases(const std::string& run_dir) {
       {{"up", "redis", "--set", "include=/etc/redis/other.conf", "--run-dir", run_dir},
        2,
        "--set include: managed by memstand"},
+      // 25, the same for what loads code or reads and writes a file of its own.
+      {{"up", "redis", "--set", "loadmodule=/usr/lib/redis/modules/m.so", "--run-dir", run_dir},
+       2,
+       "--set loadmodule: managed by memstand"},
+      {{"up", "redis", "--set", "aclfile=/etc/redis/users.acl", "--run-dir", run_dir},
+       2,
+       "--set aclfile: managed by memstand"},
+      {{"up", "redis-cluster", "--set", "AclFile=/etc/redis/users.acl", "--run-dir", run_dir},
+       2,
+       "--set AclFile: managed by memstand"},
       // 27: a memtx_memory the storage cannot start with is bad input, as maxmemory=banana.
       {{"up", "tarantool", "--set", "memtx_memory=1k", "--run-dir", run_dir},
        2,
