@@ -229,6 +229,33 @@ TEST(HardeningProcsE2E, SigintWhileStretchedCacheStartsItsPrimaryAndReplicaIsInt
                          "run 1: starting the primary and the replica");
 }
 
+// Row 30 through the binary: a short plan's line keeps its digits ('0.4 s of load', was
+// '0 s'). The plan is printed before any server starts; SIGINT then ends the scenario.
+void ExpectPlanLine(const std::vector<std::string>& args, const std::string& line) {
+  const std::string root = TempDir();
+  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
+  auto r = Running::Start(args);
+  unsetenv("MEMSTAND_RUN_DIR");
+  ASSERT_NE(r, nullptr);
+  const bool printed = r->WaitForOutput(line, 60);
+  kill(r->pid(), SIGINT);
+  Outcome out = r->Wait(120);
+  EXPECT_TRUE(printed) << out.output;
+  EXPECT_EQ(out.exit_code, 130) << out.output;
+  EXPECT_TRUE(fs::is_empty(root)) << "a topology folder was left";
+}
+
+TEST(HardeningProcsE2E, AShortPlanIsNotZeroSecondsOfLoad) {
+  // One mode besides none, one size, one payload, no GET or legacy cells: 2 cells of 0.2 s.
+  ExpectPlanLine({"scenario", "run", "durability-overload", "--runs", "1", "--masters", "3", "--fsync", "everysec",
+                  "--sizes", "100", "--payload", "random", "--no-gets", "--no-legacy", "--probe-size", "0",
+                  "--cell-duration", "0.2s"},
+                 "durability-overload: 2 cells of 0.2 s: 0.4 s of load in all");
+  // 3 rounds of 2 x 40 ms stalls and 19 one-way delays of 1 ms: 0.297 s.
+  ExpectPlanLine({"scenario", "run", "stretched-cache", "--runs", "1", "--ops", "3", "--distances", "1ms"},
+                 "the delays alone add up to about 0.3 s per run");
+}
+
 // Row 11: compute-locality's PostgreSQL folder, left by a SIGKILL, is removed by the next
 // memstand that starts a server of its own, as memstand-redis-* folders are.
 TEST(HardeningProcsE2E, APostgresFolderOfAKilledScenarioIsRemovedByTheNextRun) {
