@@ -177,7 +177,9 @@ MvccQuotaRun RunOnce(const MvccQuotaOptions& o, const ScenarioContext& ctx, int 
   auto redis = ServerUnderTest::Start(redis_config, ctx.interrupt);
   // A start the signal cut short is "interrupted", which the verdict leaves out of the failures.
   const std::string label = fmt::format("run {}: ", index);
-  if (!etcd.ok()) run.etcd.failure = StartFailure(ctx, "mvcc-quota", label + "etcd", "etcd did not start: ", etcd.status());
+  if (!etcd.ok()) {
+    run.etcd.failure = StartFailure(ctx, "mvcc-quota", label + "etcd", "etcd did not start: ", etcd.status());
+  }
   if (!redis.ok()) {
     run.redis.failure = StartFailure(ctx, "mvcc-quota", label + "redis", "redis did not start: ", redis.status());
   }
