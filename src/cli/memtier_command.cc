@@ -154,13 +154,22 @@ Status WriteHdrFiles(const std::string& prefix, int run_number, const MeasuredRu
   return s;
 }
 
-// Nothing is sent when an output cannot be written: each is tried (not kept) first.
-Status CheckOutputs(const MemtierPlan& plan) {
+// Nothing is sent when an output cannot be written: each is tried (not kept) first. An
+// output naming a file memtier reads (--cert, --key, --cacert, -S) is refused.
+Status CheckOutputs(const MemtierPlan& plan, const RunConfig& cfg) {
   const std::string hdr = plan.hdr_file_prefix.empty() ? "" : plan.hdr_file_prefix + "_FULL_RUN_1";
-  Status s = CheckDistinctOutputs({{"--out-file", plan.out_file},
-                                   {"--json-out-file", plan.json_out_file},
-                                   {"--hdr-file-prefix", hdr.empty() ? "" : hdr + ".txt"},
-                                   {"--hdr-file-prefix", hdr.empty() ? "" : hdr + ".hgrm"}});
+  const std::vector<std::pair<std::string, std::string>> outputs = {
+      {"--out-file", plan.out_file},
+      {"--json-out-file", plan.json_out_file},
+      {"--hdr-file-prefix", hdr.empty() ? "" : hdr + ".txt"},
+      {"--hdr-file-prefix", hdr.empty() ? "" : hdr + ".hgrm"}};
+  Status s = CheckDistinctOutputs(outputs);
+  std::vector<std::string> inputs;
+  for (const std::string& path :
+       {cfg.load.tls.ca_file, cfg.load.tls.cert_file, cfg.load.tls.key_file, cfg.load.target.unix_path}) {
+    if (!path.empty()) inputs.push_back(path);
+  }
+  if (s.ok()) s = CheckOutputsSpareInputs(outputs, inputs);
   if (!s.ok()) return s;
   if (!plan.json_out_file.empty()) {
     auto f = OutputFile::Open("--json-out-file", plan.json_out_file);
@@ -230,7 +239,7 @@ int MemtierBody(const std::vector<std::string>& args) {
     for (const std::string& a : plan->run_args) line += " " + a;
     fmt::print(stderr, "memstand memtier: runs as: {}\n", RedactSecrets(line));
   }
-  Status s = CheckOutputs(*plan);
+  Status s = CheckOutputs(*plan, *cfg);
   if (!s.ok()) return Fail(kName, s);
   std::unique_ptr<OutputFile> out_file;
   if (!plan->out_file.empty()) {

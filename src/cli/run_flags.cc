@@ -20,6 +20,7 @@
 #include "load/start_at.h"
 #include "proto/iproto/call_error.h"
 #include "report/metrics_server.h"
+#include "util/output_file.h"
 #include "util/parse.h"
 #include "util/redact.h"
 #include "workload/command_mix.h"
@@ -745,6 +746,29 @@ void AddRunFlags(CLI::App* app, RunFlags* flags) {
   app->add_flag("-q,--quiet", flags->quiet, "Print only the summary table; no progress line");
 }
 
+namespace {
+
+// An output naming a file run reads (the password file, the TLS files, a Unix socket
+// target) would destroy it: refused before anything is opened or sent (exit 2), as
+// merge, compare and report refuse theirs.
+Status CheckOutputsSpareRunInputs(const RunFlags& f, const RunConfig& cfg) {
+  std::vector<std::string> inputs;
+  for (const std::string& path : {f.auth_file, f.tls_ca, f.tls_cert, f.tls_key, cfg.load.target.unix_path}) {
+    if (!path.empty()) inputs.push_back(path);
+  }
+  for (const RedisTarget& t : cfg.load.pool) {
+    if (!t.unix_path.empty()) inputs.push_back(t.unix_path);
+  }
+  return CheckOutputsSpareInputs({{"--json", f.json_path},
+                                  {"--samples", f.samples_path},
+                                  {"--hdr-log", f.hdr_log_path},
+                                  {"--hgrm", f.hgrm_path},
+                                  {"--history", f.history_path}},
+                                 inputs);
+}
+
+}  // namespace
+
 Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   RunConfig cfg;
   LoadOptions& o = cfg.load;
@@ -792,6 +816,7 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   if (!s.ok()) return s;
   cfg.json_path = f.json_path;
   s = BuildFormats(app, f, &cfg);
+  if (s.ok()) s = CheckOutputsSpareRunInputs(f, cfg);
   if (!s.ok()) return s;
   cfg.hdr_log_path = f.hdr_log_path;
   cfg.hgrm_path = f.hgrm_path;

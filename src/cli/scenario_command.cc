@@ -2,6 +2,7 @@
 // subcommand per row of the scenario registry (scenario/registry.h): the flags every
 // scenario takes here, its own flags, run function and question from its row.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
@@ -39,6 +40,26 @@ void AddCommonFlags(CLI::App* app, CommonFlags* f) {
   app->add_flag("-q,--quiet", f->quiet, "No progress lines on stderr");
 }
 
+// A --json inside the --evidence folder (through "..", "." or a symlink too) would be
+// overwritten or mixed with the evidence, which is written after it: refused up front.
+Status CheckJsonOutsideEvidence(const std::string& json, const std::string& evidence) {
+  namespace fs = std::filesystem;
+  if (json.empty() || evidence.empty()) return Status::OK();
+  std::error_code ec;
+  const fs::path folder = fs::weakly_canonical(fs::absolute(evidence, ec), ec);
+  if (ec) return Status::OK();
+  const fs::path file = fs::weakly_canonical(fs::absolute(json, ec), ec);
+  if (ec) return Status::OK();
+  auto f = file.begin();
+  for (auto e = folder.begin(); e != folder.end(); ++e, ++f) {
+    if (e->empty()) continue;  // a trailing "/"
+    if (f == file.end() || *f != *e) return Status::OK();
+  }
+  return Status::InvalidArgument("--json '" + json + "' is inside the --evidence folder '" + evidence +
+                                 "', which memstand writes after it (scenario.json, README.txt, tables); give "
+                                 "--json a path outside it");
+}
+
 // Runs the scenario `def`, bound to its options as `run`, and writes what it produced.
 // Returns the exit code.
 int RunScenario(const CLI::App* app, const CommonFlags& f, const ScenarioDef& def, const ScenarioRun& run) {
@@ -53,7 +74,8 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, const ScenarioDef& de
     }
   }
   if (!f.evidence.empty()) {
-    Status s = CheckEvidenceDir(f.evidence);
+    Status s = CheckJsonOutsideEvidence(f.json, f.evidence);
+    if (s.ok()) s = CheckEvidenceDir(f.evidence);
     if (!s.ok()) {
       fmt::print(stderr, "memstand: {}\n", RedactSecrets(s.message()));
       return kExitUsage;

@@ -12,6 +12,13 @@ void ScenarioContext::Progress(const char* scenario, const std::string& line) co
   if (progress != nullptr) fmt::print(progress, "{}: {}\n", scenario, RedactSecrets(line));
 }
 
+std::string StartFailure(const ScenarioContext& ctx, const char* scenario, const std::string& label,
+                         const std::string& failed, const Status& status) {
+  if (!ctx.interrupted()) return failed + status.message();
+  ctx.Progress(scenario, label + ": the start was interrupted: " + status.message());
+  return "interrupted";
+}
+
 std::string ApproxSeconds(double seconds) {
   return seconds >= 10 ? fmt::format("{:.0f}", seconds) : fmt::format("{:.2g}", seconds);
 }

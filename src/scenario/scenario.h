@@ -42,6 +42,12 @@ struct ScenarioContext {
   void Progress(const char* scenario, const std::string& line) const;
 };
 
+/// What a scenario records for a server start that failed: "interrupted" when the signal
+/// cut it short (a start is not a failure then; the progress says "SCENARIO: LABEL: the
+/// start was interrupted: WHY"), else `failed` followed by the status's message.
+std::string StartFailure(const ScenarioContext& ctx, const char* scenario, const std::string& label,
+                         const std::string& failed, const Status& status);
+
 /// A planned duration for a progress line: whole seconds from 10 s up, else two
 /// significant digits ("0.4", "2.5"), so a short plan does not read "0 s".
 std::string ApproxSeconds(double seconds);

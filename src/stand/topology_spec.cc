@@ -18,23 +18,27 @@ struct KindInfo {
 
 const std::array<KindInfo, 9>& Kinds() {
   static const std::array<KindInfo, 9> kKinds = {{
-      // redis: `include` would read a file that sets any of them again; pidfile and
-      // unixsocket write files outside the run folder.
+      // redis: `include` would read a file that sets any of them again; `loadmodule`
+      // loads code from a file; `aclfile` reads its users from a file and ACL SAVE
+      // writes it; pidfile, unixsocket and cluster-config-file (a path, unlike
+      // dbfilename, appendfilename and appenddirname, which redis 7 keeps in `dir`)
+      // write files outside the run folder.
       {TopologyKind::kRedis,
        "redis",
-       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket"}},
+       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket", "loadmodule",
+        "aclfile", "cluster-config-file"}},
       {TopologyKind::kRedisReplica,
        "redis-replica",
-       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket",
-        "replicaof", "slaveof"}},
+       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket", "loadmodule",
+        "aclfile", "cluster-config-file", "replicaof", "slaveof"}},
       {TopologyKind::kRedisCluster,
        "redis-cluster",
-       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket",
-        "replicaof", "slaveof", "cluster-enabled", "cluster-config-file", "cluster-port"}},
+       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket", "loadmodule",
+        "aclfile", "replicaof", "slaveof", "cluster-enabled", "cluster-config-file", "cluster-port"}},
       {TopologyKind::kRedisSentinel,
        "redis-sentinel",
-       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket",
-        "replicaof", "slaveof"}},
+       {"port", "bind", "dir", "daemonize", "logfile", "include", "pidfile", "unixsocket", "loadmodule",
+        "aclfile", "cluster-config-file", "replicaof", "slaveof"}},
       {TopologyKind::kMemcached,
        "memcached",
        {"port", "listen", "udp-port", "unix-socket", "daemon", "pidfile"}},

@@ -557,6 +557,14 @@ TEST_F(TopologyTest, BadSpecsAreInvalidArgumentNamingTheFlagAndStartNothing) {
       "--set Include: managed by memstand");
   add(TopologyKind::kRedis, [](TopologySpec& s) { s.settings = {{"PORT", "1"}}; },
       "--set PORT: managed by memstand");
+  add(TopologyKind::kRedis, [](TopologySpec& s) { s.settings = {{"aclfile", "/etc/redis/users.acl"}}; },
+      "--set aclfile: managed by memstand");
+  add(TopologyKind::kRedisCluster, [](TopologySpec& s) { s.settings = {{"LoadModule", "/x/m.so"}}; },
+      "--set LoadModule: managed by memstand");
+  add(TopologyKind::kRedisSentinel, [](TopologySpec& s) { s.settings = {{"loadmodule", "/x/m.so"}}; },
+      "--set loadmodule: managed by memstand");
+  add(TopologyKind::kRedisReplica, [](TopologySpec& s) { s.settings = {{"cluster-config-file", "/x/n.conf"}}; },
+      "--set cluster-config-file: managed by memstand");
   add(TopologyKind::kEtcd, [](TopologySpec& s) { s.settings = {{"data-dir", "/x"}}; },
       "--set data-dir: managed by memstand");
   add(TopologyKind::kRedis, [](TopologySpec& s) { s.settings = {{"a b", "1"}}; }, "--set 'a b=1'");

@@ -59,6 +59,50 @@ TEST(HardeningOutputsE2E, EveryCaseExitsWithItsMessage) {
   EXPECT_FALSE(fs::exists(dir + "/m.txt"));  // nothing written for the refused ones
 }
 
+// Row 6 for run, sweep, memtier and scenario: an output naming a file the command reads
+// (the password file, a TLS file, the Unix socket; through "." or a symlink too) is
+// refused before anything is sent or written, and the input is kept; a scenario's
+// --json inside its --evidence folder too (the evidence is written over it).
+TEST(HardeningOutputsE2E, AnOutputNamingARunInputIsRefusedAndTheInputKept) {
+  const std::string dir = TempDir();
+  const std::string pw = dir + "/pw", ca = dir + "/ca.pem", sock = dir + "/s.sock";
+  std::ofstream(pw) << "Zq9-run-input-pw\n";
+  fs::permissions(pw, fs::perms::owner_read | fs::perms::owner_write);
+  fs::copy_file("/etc/ssl/certs/ca-certificates.crt", ca);
+  std::ofstream(sock) << "not a socket, but the path run was given\n";
+  fs::create_symlink(pw, dir + "/link");
+  const std::string pw_before = ReadFile(pw), ca_before = ReadFile(ca), sock_before = ReadFile(sock);
+  const auto run = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"run", "-n", "1", "-c", "1", "-t", "1"});
+    return args;
+  };
+  const std::string names = "', which writing it would destroy";
+  const std::vector<BadInputCase> cases = {
+      {run({"--target", "redis://127.0.0.1:1", "--auth-file", pw, "--json", pw}), 2,
+       "--json '" + pw + "' names the input '" + pw + names},
+      {run({"--target", "redis://127.0.0.1:1", "--auth-file", pw, "--hdr-log", dir + "/./pw"}), 2,
+       "--hdr-log '" + dir + "/./pw' names the input '" + pw + names},
+      {run({"--target", "redis://127.0.0.1:1", "--auth-file", pw, "--history", dir + "/link"}), 2,
+       "--history '" + dir + "/link' names the input '" + pw + names},
+      {run({"--target", "rediss://127.0.0.1:1", "--tls-ca", ca, "--samples", ca}), 2,
+       "--samples '" + ca + "' names the input '" + ca + names},
+      {run({"-S", sock, "--hgrm", sock}), 2, "--hgrm '" + sock + "' names the input '" + sock + names},
+      {{"sweep", "--target", "redis://127.0.0.1:1", "-n", "10", "--sweep-clients", "1,2", "--auth-file", pw,
+        "--json", pw},
+       2, "--json '" + pw + "' names the input '" + pw + names},
+      {{"memtier", "-s", "127.0.0.1", "-p", "1", "-n", "1", "--tls", "--cacert", ca, "--json-out-file", ca}, 2,
+       "--json-out-file '" + ca + "' names the input '" + ca + names},
+      {{"memtier", "-S", sock, "-n", "1", "-o", sock}, 2, "--out-file '" + sock + "' names the input '" + sock + names},
+      {{"scenario", "run", "working-set", "--evidence", dir + "/ev", "--json", dir + "/ev/../ev/result.json"}, 2,
+       "--json '" + dir + "/ev/../ev/result.json' is inside the --evidence folder '" + dir + "/ev'"},
+  };
+  ExpectEveryCase(cases, 30);
+  EXPECT_EQ(ReadFile(pw), pw_before);
+  EXPECT_EQ(ReadFile(ca), ca_before);
+  EXPECT_EQ(ReadFile(sock), sock_before);
+  EXPECT_FALSE(fs::exists(dir + "/ev"));
+}
+
 // `memstand ARGS 2>&1 >/dev/full` through /bin/sh (bounded by timeout_s): what it said on
 // stderr and its exit code.
 testutil::CommandResult RunToFullDevice(const std::vector<std::string>& args, int timeout_s = 120,

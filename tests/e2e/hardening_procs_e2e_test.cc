@@ -1,8 +1,8 @@
 // Issue #25 (Hardening II), processes, clean-up and flag checks, against the real binary:
 // a table of command lines that must be refused with their exit code and message, then
 // the cases that need time and signals: `memstand up` killed with SIGKILL while it starts
-// a cluster and `down` after it, SIGINT while a scenario starts its cluster or replica
-// set, and a compute-locality run killed with its PostgreSQL folder.
+// a cluster and `down` after it, SIGINT while a scenario starts its cluster, replica
+// set or servers, and a compute-locality run killed with its PostgreSQL folder.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,6 +64,16 @@ std::vector<BadInputCase> Cases(const std::string& run_dir) {
       {{"up", "redis", "--set", "include=/etc/redis/other.conf", "--run-dir", run_dir},
        2,
        "--set include: managed by memstand"},
+      // 25, the same for what loads code or reads and writes a file of its own.
+      {{"up", "redis", "--set", "loadmodule=/usr/lib/redis/modules/m.so", "--run-dir", run_dir},
+       2,
+       "--set loadmodule: managed by memstand"},
+      {{"up", "redis", "--set", "aclfile=/etc/redis/users.acl", "--run-dir", run_dir},
+       2,
+       "--set aclfile: managed by memstand"},
+      {{"up", "redis-cluster", "--set", "AclFile=/etc/redis/users.acl", "--run-dir", run_dir},
+       2,
+       "--set AclFile: managed by memstand"},
       // 27: a memtx_memory the storage cannot start with is bad input, as maxmemory=banana.
       {{"up", "tarantool", "--set", "memtx_memory=1k", "--run-dir", run_dir},
        2,
@@ -137,20 +147,70 @@ TEST(HardeningProcsE2E, DownStopsEveryServerOfAnUpKilledWhileStartingAReplicaSet
   KillUpThenDown({"up", "tarantool-replicaset"}, "set", 4);
 }
 
-// Row 9: SIGINT while a scenario starts its cluster (or replica set) is an interrupted
-// scenario (exit 130), not a failed one whose cluster "did not start".
+// Row 9: SIGINT while a scenario starts its cluster (or replica set, or servers) is an
+// interrupted scenario (exit 130), not a failed one whose servers "did not start".
+
+// Whether a topology under `root` is still starting: its state file says "starting"
+// until Topology::Start has done everything, "up" after (docs/stand.md, State file).
+bool AnyStarting(const std::string& root) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    if (ReadFile(e.path().string() + "/state.json").find("\"status\": \"starting\"") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether every thread of `pid` is stopped (state T in /proc/PID/task/*/stat).
+bool AllThreadsStopped(pid_t pid) {
+  std::error_code ec;
+  bool any = false;
+  for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    const std::string stat = ReadFile(e.path().string() + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size()) continue;  // a thread gone meanwhile
+    if (stat[close + 2] != 'T' && stat[close + 2] != 't') return false;
+    any = true;
+  }
+  return any;
+}
+
+// The signal lands inside a start, whatever the machine's speed: memstand is stopped
+// (SIGSTOP) when a state file says "starting"; if one still says so once every thread
+// stopped, SIGINT is sent while it is stopped and taken the moment it continues, at that
+// very point of the start. Then the start must be cut short and said so, exit 130.
 void InterruptWhileStarting(const std::vector<std::string>& args, const std::string& starting) {
   const std::string root = TempDir();
   setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
   auto r = Running::Start(args);
   unsetenv("MEMSTAND_RUN_DIR");
   ASSERT_NE(r, nullptr);
-  ASSERT_TRUE(r->WaitForOutput(starting, 60)) << r->OutputSoFar();
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the start (>= 2 s)
-  kill(r->pid(), SIGINT);
+  if (!starting.empty()) {
+    ASSERT_TRUE(r->WaitForOutput(starting, 60)) << r->OutputSoFar();
+  }
+  const pid_t pid = r->pid();
+  bool sent = false;
+  for (int i = 0; i < 30000 && !sent && r->OutputSoFar().find("(exit code") == std::string::npos; ++i) {
+    if (AnyStarting(root)) {
+      kill(pid, SIGSTOP);
+      for (int j = 0; j < 5000 && !AllThreadsStopped(pid); ++j) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      if (AllThreadsStopped(pid) && AnyStarting(root)) {
+        kill(pid, SIGINT);
+        sent = true;
+      }
+      kill(pid, SIGCONT);
+    }
+    if (!sent) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   Outcome out = r->Wait(120);
+  ASSERT_TRUE(sent) << "never caught a start under way:\n" << out.output;
   EXPECT_EQ(out.exit_code, 130) << out.output;
   EXPECT_NE(out.output.find("interrupted (exit code 130)"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find(": the start was interrupted: "), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("interrupted while "), std::string::npos) << out.output;
   EXPECT_EQ(out.output.find("did not start"), std::string::npos) << out.output;
   EXPECT_TRUE(fs::is_empty(root)) << "a topology folder was left";
 }
@@ -164,6 +224,53 @@ TEST(HardeningProcsE2E, SigintWhileDurabilityOverloadStartsItsClusterIsInterrupt
 TEST(HardeningProcsE2E, SigintWhileReplicationCostStartsItsReplicaSetIsInterrupted) {
   InterruptWhileStarting({"scenario", "run", "replication-cost", "--concurrency", "1", "--step-duration", "0.5s"},
                          "run 1: starting tarantool");
+}
+
+TEST(HardeningProcsE2E, SigintWhileStretchedCacheStartsItsPrimaryAndReplicaIsInterrupted) {
+  InterruptWhileStarting({"scenario", "run", "stretched-cache", "--ops", "5", "--distances", "2ms"},
+                         "run 1: starting the primary and the replica");
+}
+
+// The same for the scenarios that start one-node servers (each a topology of its own).
+TEST(HardeningProcsE2E, SigintWhileWorkingSetStartsItsServerIsInterrupted) {
+  InterruptWhileStarting({"scenario", "run", "working-set", "--records", "2000", "--portion", "500", "--config",
+                          "redis maxmemory=3mb name=small", "--only", "small"},
+                         "working-set: 2000 records of products");
+}
+
+TEST(HardeningProcsE2E, SigintWhileMvccQuotaStartsItsServersIsInterrupted) {
+  InterruptWhileStarting({"scenario", "run", "mvcc-quota"}, "");
+}
+
+TEST(HardeningProcsE2E, SigintWhileComputeLocalityStartsItsServerIsInterrupted) {
+  InterruptWhileStarting({"scenario", "run", "compute-locality", "--only", "redis"}, "");
+}
+
+// Row 30 through the binary: a short plan's line keeps its digits ('0.4 s of load', was
+// '0 s'). The plan is printed before any server starts; SIGINT then ends the scenario.
+void ExpectPlanLine(const std::vector<std::string>& args, const std::string& line) {
+  const std::string root = TempDir();
+  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
+  auto r = Running::Start(args);
+  unsetenv("MEMSTAND_RUN_DIR");
+  ASSERT_NE(r, nullptr);
+  const bool printed = r->WaitForOutput(line, 60);
+  kill(r->pid(), SIGINT);
+  Outcome out = r->Wait(120);
+  EXPECT_TRUE(printed) << out.output;
+  EXPECT_EQ(out.exit_code, 130) << out.output;
+  EXPECT_TRUE(fs::is_empty(root)) << "a topology folder was left";
+}
+
+TEST(HardeningProcsE2E, AShortPlanIsNotZeroSecondsOfLoad) {
+  // One mode besides none, one size, one payload, no GET or legacy cells: 2 cells of 0.2 s.
+  ExpectPlanLine({"scenario", "run", "durability-overload", "--runs", "1", "--masters", "3", "--fsync", "everysec",
+                  "--sizes", "100", "--payload", "random", "--no-gets", "--no-legacy", "--probe-size", "0",
+                  "--cell-duration", "0.2s"},
+                 "durability-overload: 2 cells of 0.2 s: 0.4 s of load in all");
+  // 3 rounds of 2 x 40 ms stalls and 19 one-way delays of 1 ms: 0.297 s.
+  ExpectPlanLine({"scenario", "run", "stretched-cache", "--runs", "1", "--ops", "3", "--distances", "1ms"},
+                 "the delays alone add up to about 0.3 s per run");
 }
 
 // Row 11: compute-locality's PostgreSQL folder, left by a SIGKILL, is removed by the next

@@ -161,6 +161,20 @@ TEST_F(HardeningReadersE2E, AFileAbove256MiBIsRefusedBeforeItIsRead) {
   ExpectRefused({"report", big, "-o", dir_ + "/r.html"}, "larger than 256 MiB");
 }
 
+// Row 31 for merge, which holds every input parsed at once: the inputs together get the
+// bound one file has (were 1 GiB together, ~4.5 GB of memory). Two sparse files of
+// 200 MiB, each under 256 MiB, are refused before either is read.
+TEST_F(HardeningReadersE2E, MergeInputsAbove256MiBTogetherAreRefusedBeforeTheyAreRead) {
+  const std::string a = dir_ + "/a.json", b = dir_ + "/b.json";
+  for (const std::string& f : {a, b}) {
+    WriteText(f, "{}");
+    ASSERT_EQ(truncate(f.c_str(), off_t{200} << 20), 0);
+  }
+  ExpectRefused({"merge", a, b}, "the inputs hold 400 MiB together, above 256 MiB");
+  ExpectRefused({"merge", a, b, "-o", dir_ + "/m.json"}, "above 256 MiB");
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/m.json"));
+}
+
 // Row 6: an output naming an input overwrote it; two outputs on one file lost one.
 TEST_F(HardeningReadersE2E, AnOutputNamingAnInputIsRefusedAndTheInputKept) {
   TwoShards();

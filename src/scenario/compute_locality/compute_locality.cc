@@ -119,7 +119,9 @@ SystemRun RunPostgres(const ComputeLocalityOptions& o, const ScenarioContext& ct
   }
   auto cluster = PgCluster::Start(ctx.interrupt);
   if (!cluster.ok()) {
-    sr.failure = "server did not start: " + cluster.status().message();
+    // "interrupted" when the signal cut the start short: not failed (FillVerdict)
+    sr.failure = StartFailure(ctx, "compute-locality", fmt::format("run {}: {}", run, sr.name),
+                              "server did not start: ", cluster.status());
     return sr;
   }
   sr.description = (*cluster)->Describe();
@@ -142,7 +144,9 @@ SystemRun RunSystem(const ComputeLocalityOptions& o, const ScenarioContext& ctx,
   if (!sr.not_run.empty()) return sr;
   auto server = StartLocalityServer(config, ctx.interrupt);
   if (!server.ok()) {
-    sr.failure = "server did not start: " + server.status().message();
+    // "interrupted" when the signal cut the start short: not failed (FillVerdict)
+    sr.failure = StartFailure(ctx, "compute-locality", fmt::format("run {}: {}", run, sr.name),
+                              "server did not start: ", server.status());
     return sr;
   }
   sr.description = (*server)->Describe();

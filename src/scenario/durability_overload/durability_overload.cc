@@ -73,7 +73,11 @@ class Procedure {
     ctx_.Progress(kName, fmt::format("run {} {}: starting a cluster of {} masters", run, mode, o_.masters));
     auto cluster = DurabilityCluster::Start(o_.masters, ModeSettings(mode, o_.node_timeout_ms), ctx_.interrupt);
     if (!cluster.ok()) {
-      if (ctx_.interrupted()) return;  // a start cut short by the signal: interrupted, not failed
+      if (ctx_.interrupted()) {  // a start cut short by the signal: interrupted, not failed
+        ctx_.Progress(kName, fmt::format("run {} {}: the start was interrupted: {}", run, mode,
+                                         cluster.status().message()));
+        return;
+      }
       m_.mode_failures.push_back(fmt::format("run {} {}: the cluster did not start: {}", run, mode,
                                              cluster.status().message()));
       return;

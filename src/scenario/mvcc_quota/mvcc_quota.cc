@@ -175,8 +175,14 @@ MvccQuotaRun RunOnce(const MvccQuotaOptions& o, const ScenarioContext& ctx, int 
   ServerConfig redis_config{"redis", SystemKind::kRedis, {}, ""};
   auto etcd = ServerUnderTest::Start(etcd_config, ctx.interrupt);
   auto redis = ServerUnderTest::Start(redis_config, ctx.interrupt);
-  if (!etcd.ok()) run.etcd.failure = "etcd did not start: " + etcd.status().message();
-  if (!redis.ok()) run.redis.failure = "redis did not start: " + redis.status().message();
+  // A start the signal cut short is "interrupted", which the verdict leaves out of the failures.
+  const std::string label = fmt::format("run {}: ", index);
+  if (!etcd.ok()) {
+    run.etcd.failure = StartFailure(ctx, "mvcc-quota", label + "etcd", "etcd did not start: ", etcd.status());
+  }
+  if (!redis.ok()) {
+    run.redis.failure = StartFailure(ctx, "mvcc-quota", label + "redis", "redis did not start: ", redis.status());
+  }
   if (etcd.ok()) {
     if (index == 1) {
       report->configuration_lines.push_back("etcd: " + (*etcd)->Describe());

@@ -317,6 +317,10 @@ bool StartSystem(const TopologySpec& spec, const std::string& what, const Scenar
   auto t = StartScenarioTopology(spec, ctx.interrupt);
   if (!t.ok()) {
     // A start cut short by the signal is interrupted, not failed (Verdict).
+    if (ctx.interrupted()) {
+      ctx.Progress("replication-cost", fmt::format("run {}: {}: the start was interrupted: {}", out->run, sys->name,
+                                                   t.status().message()));
+    }
     out->failure = ctx.interrupted() ? "interrupted" : what + " did not start: " + t.status().message();
     return false;
   }

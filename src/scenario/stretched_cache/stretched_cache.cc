@@ -358,7 +358,11 @@ StretchedRun RunOnce(const StretchedCacheOptions& o, const ScenarioContext& ctx,
   ctx.Progress(kScenario, fmt::format("run {}: starting the primary and the replica", run));
   auto pair = ReplicatedPair::Start(ctx.interrupt);
   if (!pair.ok()) {
-    record.failure = "servers did not start: " + pair.status().message();
+    if (ctx.interrupted()) {  // a start cut short by the signal: interrupted, not failed (FillVerdict)
+      ctx.Progress(kScenario, fmt::format("run {}: the start was interrupted: {}", run, pair.status().message()));
+    } else {
+      record.failure = "servers did not start: " + pair.status().message();
+    }
     return record;
   }
   if (run == 1) {

@@ -160,7 +160,8 @@ void RunOnce(const WorkingSetOptions& o, const ScenarioContext& ctx, int run,
     auto server = ServerUnderTest::Start(st.config, ctx.interrupt);
     if (!server.ok()) {
       WorkingSetConfigRun r;
-      r.failure = "server did not start: " + server.status().message();
+      r.failure = StartFailure(ctx, "working-set", fmt::format("run {}: {}", run, st.config.name),
+                               "server did not start: ", server.status());  // "interrupted": not failed
       st.runs.push_back(r);
       continue;
     }
