@@ -47,8 +47,8 @@ class HistoryLog {
   /// Hands a batch to the writer thread; returns an empty one to fill next.
   std::vector<history::Record> Hand(std::vector<history::Record> batch);
   /// After every thread handed its last batch: the end entry written and the file put
-  /// in place. The first error of the writer thread (a record refused, a write failed)
-  /// if any, then nothing is put in place. Call once.
+  /// in place. The first error of the writer thread (a write failed, the string table
+  /// out of step) if any, then nothing is put in place. Call once.
   Status Finish();
   uint64_t records() const { return records_; }
 
