@@ -548,8 +548,8 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
   Draw d;
   d.key = f.key;
   d.data = std::string_view(f.data, f.data_len);
-  if (history_ != nullptr && shared_->history_ops[f.cmd] != history::Op::kRead) {
-    d.data = HistoryStamp(*c.client, f.process, d.data);  // the same value as its first send
+  if (history_ != nullptr && history_op_[f.cmd] != history::Op::kRead) {
+    d.data = HistoryStamp(f.process, d.data);  // the same value as its first send
   }
   uint64_t asking_tag = 0;
   Sent sent{};
@@ -595,9 +595,29 @@ void Worker<S>::SendOne(Client& cl, int64_t now, int64_t intended) {
   Conn& c = Route(cl, cmd, d);
   // Open loop: a request intended in the warm-up but held back past its end stays out.
   const bool measured = measuring_ && intended >= measure_start_ns_;
+  if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] {
+    if (history_ != nullptr) HistoryUnsent(cl, c.history_node, cmd, d.key, measured, now, intended, kNotSentKind);
+    return Unsent(cl, cmd, measured, now);
+  }
   if (history_ != nullptr) [[unlikely]] return SendRecorded(cl, c, cmd, d, measured, now, intended);
-  if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] return Unsent(cl, cmd, measured, now);
   Emit(cl, c, cmd, d, d.data, 0, measured, now, intended);
+}
+
+// --history: the operation's process, and a write's value stamped with its tag: in the
+// request once written where it holds the value as it is (RESP), so the value is not
+// copied; else (etcd) in a copy before. In line in SendOne (bench/README.md, "The
+// history's cost").
+template <LoadSession S>
+void Worker<S>::SendRecorded(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured, int64_t now,
+                             int64_t intended) {
+  const std::string_view pooled = d.data;  // a redirect sends it again (stamped again)
+  const uint32_t process = HistoryInvoke(cl);
+  const bool stamp = history_op_[cmd] != history::Op::kRead;
+  if (!S::kValueVerbatim && stamp) d.data = HistoryStamp(process, d.data);
+  Emit(cl, c, cmd, d, pooled, process, measured, now, intended);
+  if constexpr (S::kValueVerbatim) {
+    if (stamp) HistoryStampAt(process, S::WrittenValue(&c.out, d.data.size()));
+  }
 }
 
 template <LoadSession S>
@@ -607,22 +627,6 @@ void Worker<S>::Emit(Client& cl, Conn& c, uint32_t cmd, const Draw& d, std::stri
   Put(c, sent.tag, {intended, now, d.key, pooled.data(), static_cast<uint32_t>(pooled.size()),
                     static_cast<uint16_t>(cmd), measured, 0, process});
   CountSent(cl, c, cmd, sent.bytes, measured, now, intended);
-}
-
-// --history: the request sent by a process of its client, a write's value stamped with
-// the process's tag; one that cannot be sent is recorded as failed.
-template <LoadSession S>
-void Worker<S>::SendRecorded(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured, int64_t now,
-                             int64_t intended) {
-  const std::string_view pooled = d.data;  // a redirect sends it again (stamped again)
-  const uint32_t process = HistoryInvoke(cl);
-  if (shared_->history_ops[cmd] != history::Op::kRead) d.data = HistoryStamp(cl, process, d.data);
-  if (c.state == ConnIo::State::kClosed) {
-    const InFlight unsent{intended, now, d.key, nullptr, 0, static_cast<uint16_t>(cmd), measured, 0, process};
-    HistoryNoReply(cl, c.history_node, unsent, false, kNotSentKind, now);
-    return Unsent(cl, cmd, measured, now);
-  }
-  Emit(cl, c, cmd, d, pooled, process, measured, now, intended);
 }
 
 // --balance per-request: the client's next member whose connection runs (round
