@@ -507,7 +507,7 @@ void Worker<S>::OnReply(Conn& c, const ReplyView& r, int64_t now) {
   if (f.cmd == kAskingCommand) [[unlikely]] return;  // its request follows on the same connection
   if (r.is_error && cluster_ && FollowRedirect(c, f, r.error)) return;
   Complete(*c.client, f, r, now);
-  if (history_ != nullptr) [[unlikely]] HistoryReply(c, f, r, c.session.last_value(), now);
+  if (history_ != nullptr) [[unlikely]] HistoryReplied(c, f, r, now);
   if (r.closes) [[unlikely]] {
     Fail(c, Status::IoError("the server answered with Connection: close (" +
                             std::to_string(Pending(c)) +
@@ -570,6 +570,11 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
 }
 
 template <LoadSession S>
+void Worker<S>::HistoryReplied(Conn& c, const InFlight& f, const ReplyView& r, int64_t now) {
+  HistoryReply(c, f, r, [&c] { return c.session.last_value(); }, now);
+}
+
+template <LoadSession S>
 void Worker<S>::Fill(Client& cl, int64_t now) {
   if (cluster_ && WaitsForItsWindow(cl)) [[unlikely]] return;
   if (cl.waits) [[unlikely]] return;  // tested once, not per request
@@ -595,29 +600,42 @@ void Worker<S>::SendOne(Client& cl, int64_t now, int64_t intended) {
   Conn& c = Route(cl, cmd, d);
   // Open loop: a request intended in the warm-up but held back past its end stays out.
   const bool measured = measuring_ && intended >= measure_start_ns_;
-  if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] {
-    if (history_ != nullptr) HistoryUnsent(cl, c.history_node, cmd, d.key, measured, now, intended, kNotSentKind);
-    return Unsent(cl, cmd, measured, now);
-  }
   if (history_ != nullptr) [[unlikely]] return SendRecorded(cl, c, cmd, d, measured, now, intended);
+  if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] return Unsent(cl, cmd, measured, now);
   Emit(cl, c, cmd, d, d.data, 0, measured, now, intended);
 }
 
 // --history: the operation's process, and a write's value stamped with its tag: in the
 // request once written where it holds the value as it is (RESP), so the value is not
-// copied; else (etcd) in a copy before. In line in SendOne (bench/README.md, "The
-// history's cost").
+// copied, in line in SendOne (bench/README.md, "The history's cost"); else in a copy
+// before (SendRecordedCopy). One that cannot be sent is recorded as failed.
 template <LoadSession S>
-void Worker<S>::SendRecorded(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured, int64_t now,
+void Worker<S>::SendRecorded(Client& cl, Conn& c, uint32_t cmd, const Draw& d, bool measured, int64_t now,
                              int64_t intended) {
+  if constexpr (!S::kValueVerbatim) {
+    return SendRecordedCopy(cl, c, cmd, d, measured, now, intended);
+  } else {
+    if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] {
+      return HistoryUnsent(cl, c.history_node, cmd, d.key, measured, now, intended, kNotSentKind);
+    }
+    const uint32_t process = HistoryInvoke(cl);
+    const HistoryProcess& p = history_procs_[process];  // Emit adds no process
+    const bool stamp = history_op_[cmd] != history::Op::kRead;
+    Emit(cl, c, cmd, d, d.data, process, measured, now, intended);
+    if (stamp) HistoryStampAt(p, S::WrittenValue(&c.out, d.data.size()));
+  }
+}
+
+template <LoadSession S>
+void Worker<S>::SendRecordedCopy(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured, int64_t now,
+                                 int64_t intended) {
+  if (!direct_ && c.state == ConnIo::State::kClosed) {
+    return HistoryUnsent(cl, c.history_node, cmd, d.key, measured, now, intended, kNotSentKind);
+  }
   const std::string_view pooled = d.data;  // a redirect sends it again (stamped again)
   const uint32_t process = HistoryInvoke(cl);
-  const bool stamp = history_op_[cmd] != history::Op::kRead;
-  if (!S::kValueVerbatim && stamp) d.data = HistoryStamp(process, d.data);
+  if (history_op_[cmd] != history::Op::kRead) d.data = HistoryStamp(process, d.data);
   Emit(cl, c, cmd, d, pooled, process, measured, now, intended);
-  if constexpr (S::kValueVerbatim) {
-    if (stamp) HistoryStampAt(process, S::WrittenValue(&c.out, d.data.size()));
-  }
 }
 
 template <LoadSession S>

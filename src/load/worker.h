@@ -194,15 +194,17 @@ class WorkerBase {
   std::string_view HistoryStamp(uint32_t process, std::string_view value);
   /// The process's tag over the start of a write's value where it lies (in its request,
   /// once written: RESP).
-  [[gnu::always_inline]] inline void HistoryStampAt(uint32_t process, char* value);
+  struct HistoryProcess;
+  [[gnu::always_inline]] inline void HistoryStampAt(const HistoryProcess& p, char* value);
   /// A request of cmd that could not be sent (its connection closed): a process takes it
-  /// and it ends failed, `why`.
+  /// and it ends failed, `why`; then Unsent.
   [[gnu::cold]] void HistoryUnsent(Client& cl, uint16_t node, uint32_t cmd, uint64_t key, bool measured,
                                    int64_t now, int64_t intended, std::string_view why);
   /// The operation f ended: its record, from its reply (an error or what a read saw).
-  /// `value`: the session's last_value().
+  /// `last_value()`: the session's last_value(), asked for a read's reply only.
+  template <class LastValue>
   [[gnu::always_inline]] inline void HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r,
-                                                  std::string_view value, int64_t now);
+                                                  LastValue last_value, int64_t now);
   /// The operation f ended with no reply: `unknown`, or failed; `why` the error kind.
   void HistoryNoReply(Client& cl, uint16_t node, const InFlight& f, bool unknown, std::string_view why,
                       int64_t now);
@@ -405,6 +407,11 @@ class Worker final : public WorkerBase {
   /// A reply to request r.tag: redirected (--cluster) or completed.
   [[gnu::always_inline]] inline void OnReply(Conn& c, const ReplyView& r, int64_t now);
   bool FollowRedirect(Conn& c, const InFlight& f, std::string_view error);
+  /// --history: f's record from its reply (HistoryReply and HistoryRecord in line in it).
+  /// Out of line, so that the reply's path without the history stays as it was: in line,
+  /// it cost that path 3 (RESP) to 6 (memcached) instructions a reply. Not cold: that
+  /// would compile it for size, its record's helpers called (+30 a request).
+  [[gnu::noinline]] void HistoryReplied(Conn& c, const InFlight& f, const ReplyView& r, int64_t now);
   void Fill(Client& cl, int64_t now);
   /// One request drawn, appended and put in flight, in one piece (flatten): its helpers
   /// (the value pool's Pick, the encoder) are called from every protocol's worker, so
@@ -416,8 +423,14 @@ class Worker final : public WorkerBase {
                                           std::string_view pooled, uint32_t process, bool measured, int64_t now,
                                           int64_t intended);
   /// --history: SendOne's end for a recorded request.
-  [[gnu::always_inline]] inline void SendRecorded(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured,
-                                                  int64_t now, int64_t intended);
+  [[gnu::always_inline]] inline void SendRecorded(Client& cl, Conn& c, uint32_t cmd, const Draw& d,
+                                                  bool measured, int64_t now, int64_t intended);
+  /// SendRecorded where a request holds its value encoded (S::kValueVerbatim false): a
+  /// stamped copy sent. Out of line, so that these protocols' SendOne stays as small as
+  /// without the history (put in line, it kept SendOne out of Fill: +18 instructions a
+  /// request for Tarantool, history off).
+  [[gnu::noinline, gnu::cold]] void SendRecordedCopy(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured,
+                                                     int64_t now, int64_t intended);
   Conn& Route(Client& cl, uint32_t cmd, const Draw& d);
   Conn& SlotOwner(Client& cl, uint32_t cmd, const Draw& d);
   Conn& NextMember(Client& cl);

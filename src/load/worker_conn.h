@@ -166,17 +166,17 @@ inline uint32_t WorkerBase::HistoryInvoke(Client& cl) {
   return p;
 }
 
-inline void WorkerBase::HistoryStampAt(uint32_t process, char* value) {
-  const HistoryProcess& p = history_procs_[process];
+inline void WorkerBase::HistoryStampAt(const HistoryProcess& p, char* value) {
   history::StampValueTag(history_run_tag_, p.id, p.seq, value, history::kValueTagSize);
 }
 
-inline void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r,
-                                     std::string_view value_read, int64_t now) {
+template <class LastValue>
+inline void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, LastValue last_value,
+                                     int64_t now) {
   if (r.is_error) [[unlikely]] return HistoryErrorReply(c, f, r, now);
   history::Seen seen = history::Seen::kNone;
   uint64_t value = 0;
-  if (history_op_[f.cmd] == history::Op::kRead) seen = HistorySaw(r, value_read, &value);
+  if (history_op_[f.cmd] == history::Op::kRead) seen = HistorySaw(r, last_value(), &value);
   HistoryRecord(*c.client, c.history_node, f, history::Outcome::kOk, {}, seen, value, now, r.revision);
 }
 

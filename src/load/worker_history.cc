@@ -24,6 +24,7 @@ void WorkerBase::HistoryUnsent(Client& cl, uint16_t node, uint32_t cmd, uint64_t
                                int64_t intended, std::string_view why) {
   const InFlight unsent{intended, now, key, nullptr, 0, static_cast<uint16_t>(cmd), measured, 0, HistoryInvoke(cl)};
   HistoryNoReply(cl, node, unsent, false, why, now);
+  Unsent(cl, cmd, measured, now);
 }
 
 // A process more for a client: every one it has runs an operation.
