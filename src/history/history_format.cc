@@ -76,37 +76,23 @@ std::string RunHeaderPayload(const RunHeader& h) {
   return out;
 }
 
-namespace {
-
-// A Record's bytes in memory are its bytes on disk (the same offsets, little-endian, no
-// padding): then records are written as they are, with one copy (a history's writer
-// thread writes every operation's; CheckRecord has made sure `reserved` is 0).
-constexpr bool kRecordAsInMemory =
-    std::endian::native == std::endian::little && sizeof(Record) == kRecordSize && offsetof(Record, op_id) == 0 &&
-    offsetof(Record, client) == 8 && offsetof(Record, seq) == 12 && offsetof(Record, invoke_ns) == 16 &&
-    offsetof(Record, complete_ns) == 24 && offsetof(Record, intended_ns) == 32 && offsetof(Record, key) == 40 &&
-    offsetof(Record, value) == 48 && offsetof(Record, revision) == 56 && offsetof(Record, node) == 64 &&
-    offsetof(Record, error) == 66 && offsetof(Record, f) == 68 && offsetof(Record, outcome) == 69 &&
-    offsetof(Record, seen) == 70 && offsetof(Record, reserved) == 71;
-
-}  // namespace
-
 void PutRecordsEntry(std::span<const Record> records, std::string* out) {
-  const size_t entry = out->size();
-  const auto length = static_cast<uint32_t>(records.size() * kRecordSize);
-  out->push_back(static_cast<char>(EntryType::kRecords));
-  PutU32(length, out);
-  PutU32(0, out);  // the CRC, once the payload is in place
   if constexpr (kRecordAsInMemory) {
-    out->append(reinterpret_cast<const char*>(records.data()), length);
+    PutRecordsEntryHeader(records, out);
+    out->append(reinterpret_cast<const char*>(records.data()), records.size() * kRecordSize);
   } else {
-    for (const Record& r : records) PutRecord(r, out);
+    std::string payload;
+    for (const Record& r : records) PutRecord(r, &payload);
+    PutEntry(EntryType::kRecords, payload, out);
   }
-  const uint32_t crc = EntryCrc(static_cast<uint8_t>(EntryType::kRecords), length,
-                                std::string_view(out->data() + entry + kEntryHeaderSize, length));
-  std::string crc_bytes;
-  PutU32(crc, &crc_bytes);
-  out->replace(entry + 5, 4, crc_bytes);
+}
+
+void PutRecordsEntryHeader(std::span<const Record> records, std::string* out) {
+  const auto length = static_cast<uint32_t>(records.size() * kRecordSize);
+  const auto type = static_cast<uint8_t>(EntryType::kRecords);
+  out->push_back(static_cast<char>(type));
+  PutU32(length, out);
+  PutU32(EntryCrc(type, length, std::string_view(reinterpret_cast<const char*>(records.data()), length)), out);
 }
 
 void PutRecord(const Record& r, std::string* out) {

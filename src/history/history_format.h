@@ -3,6 +3,7 @@
 // Shared by the encoder (history_writer.h) and the reader (history_reader.h).
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -63,10 +64,27 @@ uint32_t EntryCrc(uint8_t type, uint32_t length, std::string_view payload);
 std::string RunHeaderPayload(const RunHeader& h);
 /// One record's kRecordSize bytes, appended to out field by field (on any processor).
 void PutRecord(const Record& r, std::string* out);
+
+/// A Record's bytes in memory are its bytes on disk (the same offsets, little-endian, no
+/// padding): then an entry's payload is its records as they are (a history's writer
+/// thread writes every operation's; CheckRecord makes sure `reserved` is 0).
+inline constexpr bool kRecordAsInMemory =
+    std::endian::native == std::endian::little && sizeof(Record) == kRecordSize && offsetof(Record, op_id) == 0 &&
+    offsetof(Record, client) == 8 && offsetof(Record, seq) == 12 && offsetof(Record, invoke_ns) == 16 &&
+    offsetof(Record, complete_ns) == 24 && offsetof(Record, intended_ns) == 32 && offsetof(Record, key) == 40 &&
+    offsetof(Record, value) == 48 && offsetof(Record, revision) == 56 && offsetof(Record, node) == 64 &&
+    offsetof(Record, error) == 66 && offsetof(Record, f) == 68 && offsetof(Record, outcome) == 69 &&
+    offsetof(Record, seen) == 70 && offsetof(Record, reserved) == 71;
+
 /// An entry of records, appended to out whole (header, CRC, the records' bytes): copied
 /// as they are in memory where that is their layout on disk, else with PutRecord.
 /// REQUIRES: 1 to kMaxRecordsPerEntry records.
 void PutRecordsEntry(std::span<const Record> records, std::string* out);
+/// The header alone of the entry whose payload is `records` as they are in memory, its
+/// CRC computed over them where they are: the payload is written from there, not
+/// copied (HistoryFileWriter::AddTrusted). REQUIRES: kRecordAsInMemory, 1 to
+/// kMaxRecordsPerEntry records.
+void PutRecordsEntryHeader(std::span<const Record> records, std::string* out);
 /// A record from kRecordSize bytes, as they are: enum fields may hold any byte
 /// (CheckRecord says whether they are valid). `reserved` gets the last byte.
 Record GetRecord(const char* p, uint8_t* reserved);

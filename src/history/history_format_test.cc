@@ -2,6 +2,8 @@
 // reader refuses with its offset and reason (docs/history.md).
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -236,6 +238,44 @@ TEST(HistoryFormat, ManyRecordsSpanEntriesAndFileWriterWritesThemWhole) {
   ASSERT_TRUE((*w)->Add(b.h.records).ok());
   ASSERT_TRUE((*w)->Finish().ok());
   auto h = ReadHistoryFile(path);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(*h, b.h);
+}
+
+// The engine's records (AddTrusted: neither checked nor copied into the buffer, each
+// entry's header written before them) make the very file Add makes, strings between
+// batches included.
+TEST(HistoryFormat, TrustedRecordsMakeTheSameFileAsCheckedOnes) {
+  HistoryBuilder b;
+  for (uint32_t i = 0; i < 10000; ++i) b.Write(i + 1, i % 97, i, i + 5);
+  const std::span<const Record> all(b.h.records);
+  auto write = [&](const std::string& name, bool trusted) {
+    const std::string path = ::testing::TempDir() + "/" + name;
+    auto w = HistoryFileWriter::Open("--history", path, b.h.header);
+    EXPECT_TRUE(w.ok()) << w.status().message();
+    EXPECT_TRUE((*w)->Intern("127.0.0.1:6379").ok());
+    // A batch of one entry and more, one over entries, one of a record; strings between.
+    size_t at = 0;
+    for (size_t n : {4096u, 5000u, 1u, 903u}) {
+      const auto batch = all.subspan(at, n);
+      EXPECT_TRUE((trusted ? (*w)->AddTrusted(batch) : (*w)->Add(batch)).ok());
+      at += n;
+      if (at == 4096) {
+        EXPECT_TRUE((*w)->Intern("timeout").ok());
+      }
+      if (at == 9096) {
+        EXPECT_TRUE((*w)->Intern("READONLY").ok());
+      }
+    }
+    EXPECT_EQ(at, all.size());
+    EXPECT_TRUE((*w)->Finish().ok());
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string checked = write("checked.hist", false);
+  const std::string trusted = write("trusted.hist", true);
+  EXPECT_EQ(trusted, checked);
+  auto h = ParseHistory("trusted.hist", trusted);
   ASSERT_TRUE(h.ok()) << h.status().message();
   EXPECT_EQ(*h, b.h);
 }

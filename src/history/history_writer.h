@@ -31,6 +31,14 @@ class HistoryEncoder {
   /// checking each with CheckRecord: on the first that fails, InvalidArgument and
   /// nothing of this call is appended. After End(): InvalidArgument.
   Status Add(std::span<const Record> records);
+  /// One entry of records whose maker keeps CheckRecord's rules by construction (the
+  /// engine's: load/history_log.h; the reader checks every record again): not checked.
+  /// Where their bytes in memory are their layout on disk (format::kRecordAsInMemory),
+  /// the entry's header alone is appended and the records are returned, to be written
+  /// after the bytes pending, from where they are; else they are appended whole and the
+  /// view is empty. REQUIRES: 1 to format::kMaxRecordsPerEntry records, kept unchanged
+  /// until written. After End(): InvalidArgument.
+  Result<std::string_view> AddTrustedEntry(std::span<const Record> records);
   /// Appends the end entry (the count of records). Nothing may be added after it.
   void End();
 
@@ -65,6 +73,11 @@ class HistoryFileWriter {
   /// Encodes the records and writes the buffer to the file once it holds 1 MiB. The first
   /// error (a record refused, a failed write) is returned again by every later call.
   Status Add(std::span<const Record> records);
+  /// Add for records whose maker keeps CheckRecord's rules (the engine's), which writes
+  /// every operation of a run: neither checked nor copied into the buffer where their
+  /// layout allows (HistoryEncoder::AddTrustedEntry), so a record costs its CRC alone
+  /// (bench/README.md, "The history's cost"). The same bytes as Add.
+  Status AddTrusted(std::span<const Record> records);
   /// The end entry, the rest of the buffer, and the file put in place. Call once.
   Status Finish();
 

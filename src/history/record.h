@@ -110,8 +110,9 @@ std::string ValueName(uint64_t value_id);
 /// with keys as numbers. InvalidArgument saying which.
 Status CheckRunHeader(const RunHeader& header);
 
-/// The checks of one record alone that the reader applies (and the encoder, so that it
-/// never writes what the reader refuses): field ranges, times in order, an error kind
+/// The checks of one record alone that the reader applies (and the encoder's Add, so
+/// that it never writes what the reader refuses; AddTrusted leaves them to the records'
+/// maker, the engine): field ranges, times in order, an error kind
 /// exactly when not ok, what a read saw or a cas expected, string ids below
 /// `strings` (the table's size so far). InvalidArgument saying which field and why.
 Status CheckRecord(const Record& r, const RunHeader& header, size_t strings);

@@ -1,14 +1,17 @@
 #include "history/value_tag.h"
 
 #include <array>
+#include <bit>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "history/record.h"
 
 namespace memstand::history {
 namespace {
-
-constexpr char kHexDigits[] = "0123456789abcdef";
 
 // splitmix64's finalizer over the value's id and the run's tag: a check that changes
 // with every bit of the three.
@@ -18,6 +21,50 @@ uint32_t TagCheck(uint32_t run_tag, uint64_t value_id) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return static_cast<uint32_t>(z ^ (z >> 31));
 }
+
+// Eight lower-case hex digits, or nullopt.
+std::optional<uint32_t> GetHex32(const char* in) {
+  uint32_t v = 0;
+  for (int i = 0; i < 8; ++i) {
+    const char c = in[i];
+    uint32_t d;
+    if (c >= '0' && c <= '9') {
+      d = static_cast<uint32_t>(c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      d = static_cast<uint32_t>(c - 'a' + 10);
+    } else {
+      return std::nullopt;
+    }
+    v = (v << 4) | d;
+  }
+  return v;
+}
+
+#if defined(__SSE2__)
+// The tag's 24 hex digits at once (SSE2, on every x86-64): the bytes of client, seq and
+// check, most significant first, split into their high and low nibbles side by side, then
+// each nibble made a digit. A history's load thread stamps every write: ~40 instructions
+// instead of ~95 two digits at a time (bench/README.md, "The history's cost").
+void PutTagDigits(uint64_t id, uint32_t check, char* value) {
+  static_assert(std::endian::native == std::endian::little);
+  const __m128i bytes = _mm_unpacklo_epi64(_mm_cvtsi64_si128(static_cast<int64_t>(__builtin_bswap64(id))),
+                                           _mm_cvtsi32_si128(static_cast<int>(__builtin_bswap32(check))));
+  const __m128i low4 = _mm_set1_epi8(0x0f);
+  const __m128i high = _mm_and_si128(_mm_srli_epi16(bytes, 4), low4);
+  const __m128i low = _mm_and_si128(bytes, low4);
+  // A nibble's digit: '0' + n, and 'a' - '0' - 10 more above 9.
+  const auto digits = [](__m128i n) {
+    const __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(n, _mm_set1_epi8(9)), _mm_set1_epi8('a' - '0' - 10));
+    return _mm_add_epi8(_mm_add_epi8(n, _mm_set1_epi8('0')), letter);
+  };
+  const __m128i client_seq = digits(_mm_unpacklo_epi8(high, low));  // 16 digits
+  const __m128i check_digits = digits(_mm_unpackhi_epi8(high, low));  // 8 digits, then 8 of nothing
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(value + 4), client_seq);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(value + 13), _mm_unpackhi_epi64(client_seq, client_seq));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(value + 22), check_digits);
+}
+#else
+constexpr char kHexDigits[] = "0123456789abcdef";
 
 // Eight lower-case hex digits, most significant first. Every write of a run with
 // --history stamps three of them (bench/README.md, "The history's cost").
@@ -40,34 +87,22 @@ void PutHex32(uint32_t v, char* out) {
   }
 }
 
-// Eight lower-case hex digits, or nullopt.
-std::optional<uint32_t> GetHex32(const char* in) {
-  uint32_t v = 0;
-  for (int i = 0; i < 8; ++i) {
-    const char c = in[i];
-    uint32_t d;
-    if (c >= '0' && c <= '9') {
-      d = static_cast<uint32_t>(c - '0');
-    } else if (c >= 'a' && c <= 'f') {
-      d = static_cast<uint32_t>(c - 'a' + 10);
-    } else {
-      return std::nullopt;
-    }
-    v = (v << 4) | d;
-  }
-  return v;
+void PutTagDigits(uint64_t id, uint32_t check, char* value) {
+  PutHex32(ValueClient(id), value + 4);
+  PutHex32(ValueSeq(id), value + 13);
+  PutHex32(check, value + 22);
 }
+#endif
 
 }  // namespace
 
 void StampValueTag(uint32_t run_tag, uint32_t client, uint32_t seq, char* value, size_t size) {
   (void)size;
+  const uint64_t id = ValueId(client, seq);
   std::memcpy(value, "ms1:", 4);
-  PutHex32(client, value + 4);
+  PutTagDigits(id, TagCheck(run_tag, id), value);
   value[12] = ':';
-  PutHex32(seq, value + 13);
   value[21] = ':';
-  PutHex32(TagCheck(run_tag, ValueId(client, seq)), value + 22);
   value[30] = ';';
 }
 

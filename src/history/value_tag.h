@@ -19,7 +19,8 @@ namespace memstand::history {
 inline constexpr size_t kValueTagSize = 31;
 
 /// Writes the tag of (run_tag, client, seq) over value[0, kValueTagSize): the engine
-/// stamps a value of its pool in place. REQUIRES: size >= kValueTagSize.
+/// stamps a value of its pool where its request holds it (or a copy). REQUIRES: size >=
+/// kValueTagSize.
 void StampValueTag(uint32_t run_tag, uint32_t client, uint32_t seq, char* value, size_t size);
 
 /// A value of `size` bytes: the tag, then '.' up to size. InvalidArgument when size is

@@ -2,9 +2,11 @@
 // every other byte string.
 #include "history/value_tag.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "history/record.h"
+#include "util/rng.h"
 
 namespace memstand::history {
 namespace {
@@ -13,7 +15,7 @@ TEST(ValueTag, ReadsBackWhatItStamped) {
   auto v = TaggedValue(0x1234, 3, 7, 64);
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->size(), 64u);
-  EXPECT_EQ(v->substr(0, 22), "ms1:00000003:00000007:");
+  EXPECT_EQ(v->substr(0, kValueTagSize), "ms1:00000003:00000007:7f5d5de7;");  // docs/history.md's check
   EXPECT_EQ(v->substr(kValueTagSize), std::string(64 - kValueTagSize, '.'));
   EXPECT_EQ(ReadValueTag(0x1234, *v), ValueId(3, 7));
   // The extremes of both numbers, and a value exactly the tag's size.
@@ -24,7 +26,24 @@ TEST(ValueTag, ReadsBackWhatItStamped) {
   // Every hex digit, in order.
   auto digits = TaggedValue(0, 0x01234567, 0x89abcdef, kValueTagSize);
   ASSERT_TRUE(digits.ok());
-  EXPECT_EQ(digits->substr(0, 22), "ms1:01234567:89abcdef:");
+  EXPECT_EQ(*digits, "ms1:01234567:89abcdef:ebb5112c;");
+}
+
+// The digits, however they are made (value_tag.cc), are each number's in lower-case hex,
+// most significant first, for numbers with every digit and byte in every place.
+TEST(ValueTag, TheDigitsAreTheNumbersInLowerCaseHex) {
+  Rng rng(29);
+  for (int i = 0; i < 10000; ++i) {
+    const auto run_tag = static_cast<uint32_t>(rng.Next());
+    const auto client = static_cast<uint32_t>(rng.Next());
+    const auto seq = static_cast<uint32_t>(rng.Next() >> (i % 32));
+    char value[kValueTagSize];
+    StampValueTag(run_tag, client, seq, value, sizeof(value));
+    const std::string tag(value, sizeof(value));
+    ASSERT_EQ(tag.substr(0, 22), fmt::format("ms1:{:08x}:{:08x}:", client, seq)) << tag;
+    ASSERT_EQ(tag.find_first_not_of("0123456789abcdef", 22), 30u) << tag;
+    ASSERT_EQ(ReadValueTag(run_tag, tag), ValueId(client, seq)) << tag;
+  }
 }
 
 TEST(ValueTag, StampsOverAValueInPlace) {

@@ -35,6 +35,7 @@ class EtcdSession {
     return false;  // etcd has no cluster redirects
   }
   static int Slot(const Request&, const Draw&) { return -1; }
+  static constexpr bool kValueVerbatim = false;  // base64 in JSON
 
   /// A 200 whose body is not the JSON expected is a kProtocolError ("reply from PEER: ...").
   SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);

@@ -10,10 +10,13 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "history/history_writer.h"
@@ -26,6 +29,42 @@ class HistoryLog {
  public:
   /// Records a load thread fills before it hands them over.
   static constexpr size_t kBatch = 4096;
+
+  /// A load thread's records, up to kBatch: their room is taken once, and each record is
+  /// constructed in it where its operation ends (Add), every field stored once; nothing
+  /// is initialized beforehand (a history's load thread makes a record per operation).
+  class Batch {
+   public:
+    /// No room (a moved-from batch too): WithRoom() has it.
+    Batch() = default;
+    static Batch WithRoom() {
+      Batch b;
+      b.records_.reset(static_cast<history::Record*>(::operator new(kBatch * sizeof(history::Record))));
+      return b;
+    }
+    Batch(Batch&& o) noexcept : records_(std::move(o.records_)), size_(std::exchange(o.size_, 0)) {}
+    Batch& operator=(Batch&& o) noexcept {
+      records_ = std::move(o.records_);
+      size_ = std::exchange(o.size_, 0);
+      return *this;
+    }
+
+    /// The next record's place, to construct it in (placement new). REQUIRES: room,
+    /// and not full().
+    history::Record* Add() { return records_.get() + size_++; }
+    bool full() const { return size_ == kBatch; }
+    bool empty() const { return size_ == 0; }
+    bool has_room() const { return records_ != nullptr; }
+    std::span<const history::Record> records() const { return {records_.get(), size_}; }
+    void clear() { size_ = 0; }
+
+   private:
+    struct Free {
+      void operator()(history::Record* p) const { ::operator delete(p); }
+    };
+    std::unique_ptr<history::Record, Free> records_;
+    size_t size_ = 0;
+  };
 
   /// Prepares `path` (the output of --history) and starts the writer thread. Time 0 of
   /// the records is now: `start_ns()` on the monotonic clock, header.start_unix_ns on the
@@ -44,11 +83,11 @@ class HistoryLog {
   uint16_t Intern(std::string_view text);
   /// A client id no other client of the run has (a new one after an unknown outcome).
   uint32_t NewClient() { return next_client_.fetch_add(1, std::memory_order_relaxed); }
-  /// Hands a batch to the writer thread; returns an empty one to fill next.
-  std::vector<history::Record> Hand(std::vector<history::Record> batch);
+  /// Hands a batch to the writer thread; returns an empty one, with room, to fill next.
+  Batch Hand(Batch batch);
   /// After every thread handed its last batch: the end entry written and the file put
-  /// in place. The first error of the writer thread (a record refused, a write failed)
-  /// if any, then nothing is put in place. Call once.
+  /// in place. The first error of the writer thread (a write failed, the string table
+  /// out of step) if any, then nothing is put in place. Call once.
   Status Finish();
   uint64_t records() const { return records_; }
 
@@ -65,8 +104,8 @@ class HistoryLog {
 
   std::mutex mu_;
   std::condition_variable wake_;
-  std::deque<std::vector<history::Record>> queue_;  // handed, not yet written
-  std::vector<std::vector<history::Record>> spare_;  // written, for Hand to give back
+  std::deque<Batch> queue_;  // handed, not yet written
+  std::vector<Batch> spare_;  // written, for Hand to give back
   std::vector<std::string> strings_ = {""};          // the table: id i is strings_[i]
   std::unordered_map<std::string, uint16_t> ids_;
   uint16_t overflow_id_ = 0;

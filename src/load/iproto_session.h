@@ -45,6 +45,7 @@ class IprotoSession {
     return false;  // Tarantool has no cluster redirects
   }
   static int Slot(const Request&, const Draw&) { return -1; }
+  static constexpr bool kValueVerbatim = false;  // a value's place in a tuple is the template's
 
   /// Writes AUTH to out once the greeting is whole (when the target has a user).
   SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);

@@ -34,6 +34,7 @@ class MemcacheSession {
     return false;  // memcached has no cluster redirects
   }
   static int Slot(const Request&, const Draw&) { return -1; }
+  static constexpr bool kValueVerbatim = false;  // a stamped copy (in place: not done yet)
 
   SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
   const Status& failure() const { return failure_; }

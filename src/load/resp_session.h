@@ -60,6 +60,11 @@ class RespSession {
   static int Slot(const Request& request, const Draw& draw) {
     return request.builder.Slot(draw.key, draw.data);
   }
+  /// A request holds its value as it is: --history stamps a write's tag there.
+  static constexpr bool kValueVerbatim = true;
+  /// The value, `size` bytes, of the write Append just wrote to out: a register's write
+  /// (`SET key __data__`, load/history_ops.h) ends with its value, then CRLF.
+  static char* WrittenValue(Buffer* out, size_t size) { return out->WritePtr() - 2 - size; }
 
   [[gnu::always_inline]] inline SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out,
                                                   ReplyView* reply);

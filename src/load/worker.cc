@@ -507,7 +507,7 @@ void Worker<S>::OnReply(Conn& c, const ReplyView& r, int64_t now) {
   if (f.cmd == kAskingCommand) [[unlikely]] return;  // its request follows on the same connection
   if (r.is_error && cluster_ && FollowRedirect(c, f, r.error)) return;
   Complete(*c.client, f, r, now);
-  if (history_ != nullptr) [[unlikely]] HistoryReply(c, f, r, c.session.last_value(), now);
+  if (history_ != nullptr) [[unlikely]] HistoryReplied(c, f, r, now);
   if (r.closes) [[unlikely]] {
     Fail(c, Status::IoError("the server answered with Connection: close (" +
                             std::to_string(Pending(c)) +
@@ -548,8 +548,8 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
   Draw d;
   d.key = f.key;
   d.data = std::string_view(f.data, f.data_len);
-  if (history_ != nullptr && shared_->history_ops[f.cmd] != history::Op::kRead) {
-    d.data = HistoryStamp(*c.client, f.process, d.data);  // the same value as its first send
+  if (history_ != nullptr && history_op_[f.cmd] != history::Op::kRead) {
+    d.data = HistoryStamp(f.process, d.data);  // the same value as its first send
   }
   uint64_t asking_tag = 0;
   Sent sent{};
@@ -567,6 +567,11 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
   ++stats_.sent_by_command[f.cmd];
   QueueFlush(to);
   return true;
+}
+
+template <LoadSession S>
+void Worker<S>::HistoryReplied(Conn& c, const InFlight& f, const ReplyView& r, int64_t now) {
+  HistoryReply(c, f, r, [&c] { return c.session.last_value(); }, now);
 }
 
 template <LoadSession S>
@@ -600,6 +605,39 @@ void Worker<S>::SendOne(Client& cl, int64_t now, int64_t intended) {
   Emit(cl, c, cmd, d, d.data, 0, measured, now, intended);
 }
 
+// --history: the operation's process, and a write's value stamped with its tag: in the
+// request once written where it holds the value as it is (RESP), so the value is not
+// copied, in line in SendOne (bench/README.md, "The history's cost"); else in a copy
+// before (SendRecordedCopy). One that cannot be sent is recorded as failed.
+template <LoadSession S>
+void Worker<S>::SendRecorded(Client& cl, Conn& c, uint32_t cmd, const Draw& d, bool measured, int64_t now,
+                             int64_t intended) {
+  if constexpr (!S::kValueVerbatim) {
+    return SendRecordedCopy(cl, c, cmd, d, measured, now, intended);
+  } else {
+    if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] {
+      return HistoryUnsent(cl, c.history_node, cmd, d.key, measured, now, intended, kNotSentKind);
+    }
+    const uint32_t process = HistoryInvoke(cl);
+    const HistoryProcess& p = history_procs_[process];  // Emit adds no process
+    const bool stamp = history_op_[cmd] != history::Op::kRead;
+    Emit(cl, c, cmd, d, d.data, process, measured, now, intended);
+    if (stamp) HistoryStampAt(p, S::WrittenValue(&c.out, d.data.size()));
+  }
+}
+
+template <LoadSession S>
+void Worker<S>::SendRecordedCopy(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured, int64_t now,
+                                 int64_t intended) {
+  if (!direct_ && c.state == ConnIo::State::kClosed) {
+    return HistoryUnsent(cl, c.history_node, cmd, d.key, measured, now, intended, kNotSentKind);
+  }
+  const std::string_view pooled = d.data;  // a redirect sends it again (stamped again)
+  const uint32_t process = HistoryInvoke(cl);
+  if (history_op_[cmd] != history::Op::kRead) d.data = HistoryStamp(process, d.data);
+  Emit(cl, c, cmd, d, pooled, process, measured, now, intended);
+}
+
 template <LoadSession S>
 void Worker<S>::Emit(Client& cl, Conn& c, uint32_t cmd, const Draw& d, std::string_view pooled, uint32_t process,
                      bool measured, int64_t now, int64_t intended) {
@@ -607,22 +645,6 @@ void Worker<S>::Emit(Client& cl, Conn& c, uint32_t cmd, const Draw& d, std::stri
   Put(c, sent.tag, {intended, now, d.key, pooled.data(), static_cast<uint32_t>(pooled.size()),
                     static_cast<uint16_t>(cmd), measured, 0, process});
   CountSent(cl, c, cmd, sent.bytes, measured, now, intended);
-}
-
-// --history: the request sent by a process of its client, a write's value stamped with
-// the process's tag; one that cannot be sent is recorded as failed.
-template <LoadSession S>
-void Worker<S>::SendRecorded(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured, int64_t now,
-                             int64_t intended) {
-  const std::string_view pooled = d.data;  // a redirect sends it again (stamped again)
-  const uint32_t process = HistoryInvoke(cl);
-  if (shared_->history_ops[cmd] != history::Op::kRead) d.data = HistoryStamp(cl, process, d.data);
-  if (c.state == ConnIo::State::kClosed) {
-    const InFlight unsent{intended, now, d.key, nullptr, 0, static_cast<uint16_t>(cmd), measured, 0, process};
-    HistoryNoReply(cl, c.history_node, unsent, false, kNotSentKind, now);
-    return Unsent(cl, cmd, measured, now);
-  }
-  Emit(cl, c, cmd, d, pooled, process, measured, now, intended);
 }
 
 // --balance per-request: the client's next member whose connection runs (round

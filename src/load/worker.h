@@ -185,22 +185,36 @@ class WorkerBase {
   void CountFailure(ConnIo& c, const Status& why, uint64_t data);
   bool Busy() const;
 
-  // --history (worker_history.cc): each operation's record. Off the hot path: the
-  // callers test history_ first.
+  // --history (worker_history.cc; the steps of every operation in line, worker_conn.h):
+  // each operation's record. Off the hot path: the callers test history_ first.
   /// The process of cl that sends its next operation (an idle one, else a new one).
-  uint32_t HistoryInvoke(Client& cl);
+  [[gnu::always_inline]] inline uint32_t HistoryInvoke(Client& cl);
   /// A write's value with its process's tag over its start, in stamp_ (valid until the
-  /// next call).
-  std::string_view HistoryStamp(const Client& cl, uint32_t process, std::string_view value);
+  /// next call): for a request that holds its value encoded (etcd), or a redirect's.
+  std::string_view HistoryStamp(uint32_t process, std::string_view value);
+  /// The process's tag over the start of a write's value where it lies (in its request,
+  /// once written: RESP).
+  struct HistoryProcess;
+  [[gnu::always_inline]] inline void HistoryStampAt(const HistoryProcess& p, char* value);
+  /// A request of cmd that could not be sent (its connection closed): a process takes it
+  /// and it ends failed, `why`; then Unsent.
+  [[gnu::cold]] void HistoryUnsent(Client& cl, uint16_t node, uint32_t cmd, uint64_t key, bool measured,
+                                   int64_t now, int64_t intended, std::string_view why);
   /// The operation f ended: its record, from its reply (an error or what a read saw).
-  /// `value`: the session's last_value().
-  void HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, std::string_view value, int64_t now);
+  /// `last_value()`: the session's last_value(), asked for a read's reply only.
+  template <class LastValue>
+  [[gnu::always_inline]] inline void HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r,
+                                                  LastValue last_value, int64_t now);
   /// The operation f ended with no reply: `unknown`, or failed; `why` the error kind.
-  void HistoryNoReply(const Client& cl, uint16_t node, const InFlight& f, bool unknown, std::string_view why,
+  void HistoryNoReply(Client& cl, uint16_t node, const InFlight& f, bool unknown, std::string_view why,
                       int64_t now);
-  void HistoryRecord(const Client& cl, uint16_t node, const InFlight& f, history::Outcome outcome,
-                     std::string_view error, history::Seen seen, uint64_t value, int64_t now,
-                     int64_t revision = 0);
+  [[gnu::always_inline]] inline void HistoryRecord(Client& cl, uint16_t node, const InFlight& f,
+                                                   history::Outcome outcome, std::string_view error,
+                                                   history::Seen seen, uint64_t value, int64_t now,
+                                                   int64_t revision = 0);
+  [[gnu::cold]] uint16_t HistoryError(std::string_view error);
+  [[gnu::cold]] void HistoryErrorReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now);
+  history::Seen HistorySaw(const ReplyView& r, std::string_view value_read, uint64_t* value) const;
   /// The last records handed to the log (the end of Run).
   void HistoryHandLast();
 
@@ -320,21 +334,28 @@ class WorkerBase {
   Rng backoff_rng_;
   /// --history (null: off). A client runs its operations in processes, each with one
   /// operation in flight (Jepsen's processes): (id, seq) names a write's value; a process
-  /// whose operation ends unknown takes a new id. By client index.
+  /// whose operation ends unknown takes a new id.
   HistoryLog* history_ = nullptr;
+  const history::Op* history_op_ = nullptr;  // what each command is: shared_->history_ops
+  static constexpr uint32_t kNoProcess = UINT32_MAX;
   struct HistoryProcess {
     uint32_t id = 0;
     uint32_t seq = 1;
     int64_t last_complete_ns = 0;  // its previous operation's end (monotonic)
+    /// Idle (no operation in flight): the next idle process of its client, whose idle
+    /// ones are a list (Client::history_idle), or kNoProcess.
+    uint32_t next_idle = kNoProcess;
   };
-  struct HistoryClient {
-    std::vector<HistoryProcess> procs;
-    std::vector<uint32_t> idle;  // procs with no operation in flight
-  };
-  std::vector<HistoryClient> history_clients_;
-  std::vector<history::Record> history_batch_;
+  /// Every client's processes, by InFlight::process: one vector, not one per client, so
+  /// that an operation finds its process with one load less (bench/README.md).
+  std::vector<HistoryProcess> history_procs_;
+  [[gnu::cold]] uint32_t HistoryNewProcess();
+  int64_t history_t0_ = 0;  // the records' time 0 (HistoryLog::start_ns)
+  uint32_t history_run_tag_ = 0;  // HistoryLog::run_tag
+  uint64_t history_threads_ = 1;  // the run's threads: the step between this thread's op ids
+  HistoryLog::Batch history_batch_;
   std::unordered_map<std::string, uint16_t> history_errors_;  // error kind -> string id
-  uint64_t history_ops_ = 0;  // records made by this thread
+  uint64_t history_next_op_ = 0;  // the op id of this thread's next record
   std::vector<char> stamp_;  // a write's value being stamped (HistoryStamp)
   std::unique_ptr<ReactorHolder> reactor_;
   /// --io uring, from the common start on; declared after conns_ so that it goes first
@@ -386,6 +407,11 @@ class Worker final : public WorkerBase {
   /// A reply to request r.tag: redirected (--cluster) or completed.
   [[gnu::always_inline]] inline void OnReply(Conn& c, const ReplyView& r, int64_t now);
   bool FollowRedirect(Conn& c, const InFlight& f, std::string_view error);
+  /// --history: f's record from its reply (HistoryReply and HistoryRecord in line in it).
+  /// Out of line, so that the reply's path without the history stays as it was: in line,
+  /// it cost that path 3 (RESP) to 6 (memcached) instructions a reply. Not cold: that
+  /// would compile it for size, its record's helpers called (+30 a request).
+  [[gnu::noinline]] void HistoryReplied(Conn& c, const InFlight& f, const ReplyView& r, int64_t now);
   void Fill(Client& cl, int64_t now);
   /// One request drawn, appended and put in flight, in one piece (flatten): its helpers
   /// (the value pool's Pick, the encoder) are called from every protocol's worker, so
@@ -396,10 +422,15 @@ class Worker final : public WorkerBase {
   [[gnu::always_inline]] inline void Emit(Client& cl, Conn& c, uint32_t cmd, const Draw& d,
                                           std::string_view pooled, uint32_t process, bool measured, int64_t now,
                                           int64_t intended);
-  /// --history: SendOne's end for a recorded request (out of line: the unrecorded path
-  /// pays one test for it).
-  [[gnu::noinline, gnu::cold]] void SendRecorded(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured,
-                                                 int64_t now, int64_t intended);
+  /// --history: SendOne's end for a recorded request.
+  [[gnu::always_inline]] inline void SendRecorded(Client& cl, Conn& c, uint32_t cmd, const Draw& d,
+                                                  bool measured, int64_t now, int64_t intended);
+  /// SendRecorded where a request holds its value encoded (S::kValueVerbatim false): a
+  /// stamped copy sent. Out of line, so that these protocols' SendOne stays as small as
+  /// without the history (put in line, it kept SendOne out of Fill: +18 instructions a
+  /// request for Tarantool, history off).
+  [[gnu::noinline, gnu::cold]] void SendRecordedCopy(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured,
+                                                     int64_t now, int64_t intended);
   Conn& Route(Client& cl, uint32_t cmd, const Draw& d);
   Conn& SlotOwner(Client& cl, uint32_t cmd, const Draw& d);
   Conn& NextMember(Client& cl);

@@ -7,9 +7,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "core/pacer.h"
 #include "core/reactor.h"
 #include "core/tls.h"
+#include "history/value_tag.h"
 #include "load/worker.h"
 #include "util/rng.h"
 #include "workload/key_pattern.h"
@@ -36,7 +39,7 @@ struct WorkerBase::InFlight {
   uint16_t cmd;         // command index, or kAskingCommand
   bool measured;        // sent in the measured phase
   uint8_t redirects;    // MOVED/ASK/TRYAGAIN followed so far
-  uint32_t process;     // --history: its client's process (HistoryClient::procs)
+  uint32_t process;     // --history: its client's process (WorkerBase::history_procs_)
 };
 
 // A logical client: its own key and value streams, schedule and budget, and up to
@@ -65,6 +68,8 @@ struct WorkerBase::Client {
   /// again (SetDown keeps it; Fill tests it once, not per request).
   bool waits = false;
   std::vector<ConnIo*> conns;     // by node index; one without --cluster
+  /// --history: its first idle process (WorkerBase::history_procs_), or kNoProcess.
+  uint32_t history_idle = kNoProcess;
 };
 
 /// A connection's socket side and its requests in flight; Worker<Session>::Conn adds
@@ -147,6 +152,73 @@ inline size_t WorkerBase::ReadSome(ConnIo& c) {
     FailRead(c, errno);
   }
   return 0;
+}
+
+// --history's steps of every operation, in line where a request is sent and its reply
+// handled: out of line, passing their arguments cost about as much as their work
+// (bench/README.md, "The history's cost"). What is rare (a new process, an error reply,
+// a read's tag) stays out of line (worker_history.cc).
+
+inline uint32_t WorkerBase::HistoryInvoke(Client& cl) {
+  const uint32_t p = cl.history_idle;
+  if (p == kNoProcess) [[unlikely]] return HistoryNewProcess();
+  cl.history_idle = history_procs_[p].next_idle;
+  return p;
+}
+
+inline void WorkerBase::HistoryStampAt(const HistoryProcess& p, char* value) {
+  history::StampValueTag(history_run_tag_, p.id, p.seq, value, history::kValueTagSize);
+}
+
+template <class LastValue>
+inline void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, LastValue last_value,
+                                     int64_t now) {
+  if (r.is_error) [[unlikely]] return HistoryErrorReply(c, f, r, now);
+  history::Seen seen = history::Seen::kNone;
+  uint64_t value = 0;
+  if (history_op_[f.cmd] == history::Op::kRead) seen = HistorySaw(r, last_value(), &value);
+  HistoryRecord(*c.client, c.history_node, f, history::Outcome::kOk, {}, seen, value, now, r.revision);
+}
+
+inline void WorkerBase::HistoryRecord(Client& cl, uint16_t node, const InFlight& f, history::Outcome outcome,
+                                      std::string_view error, history::Seen seen, uint64_t value, int64_t now,
+                                      int64_t revision) {
+  HistoryProcess& p = history_procs_[f.process];
+  const int64_t t0 = history_t0_;
+  // A request is stamped with the loop's time, which may precede the reply just handled
+  // in the same wake-up (its own time taken later): its process's previous operation
+  // had ended by then, so it was sent after that end.
+  const int64_t invoke = std::max(f.sent_ns, p.last_complete_ns);
+  const int64_t complete = std::max(now, invoke);
+  const uint16_t error_id = outcome == history::Outcome::kOk ? 0 : HistoryError(error);
+  // Constructed where it is kept, each field stored once (HistoryLog::Batch), by
+  // CheckRecord's rules: the writer thread writes it unchecked.
+  new (history_batch_.Add()) history::Record{
+      .op_id = history_next_op_,
+      .client = p.id,
+      .seq = p.seq,
+      .invoke_ns = invoke - t0,
+      .complete_ns = complete - t0,
+      .intended_ns = open_loop_ ? std::clamp<int64_t>(f.intended_ns - t0, 0, invoke - t0) : history::kNoIntendedTime,
+      .key = f.key,
+      .value = value,
+      .revision = revision,
+      .node = node,
+      .error = error_id,
+      .f = history_op_[f.cmd],
+      .outcome = outcome,
+      .seen = seen,
+      .reserved = 0};
+  history_next_op_ += history_threads_;  // op ids: the thread's index, then every threads-th
+  if (outcome == history::Outcome::kUnknown) [[unlikely]] {  // the process may still be doing it: a new one follows
+    p = HistoryProcess{history_->NewClient(), 1, 0};
+  } else {
+    ++p.seq;
+    p.last_complete_ns = complete;
+  }
+  p.next_idle = cl.history_idle;
+  cl.history_idle = f.process;
+  if (history_batch_.full()) [[unlikely]] history_batch_ = history_->Hand(std::move(history_batch_));
 }
 
 }  // namespace memstand

@@ -55,8 +55,12 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
       history_(shared->history),
       reactor_(std::make_unique<ReactorHolder>()) {
   if (history_ != nullptr) {
-    history_clients_.resize(static_cast<size_t>(shared->options->clients));
-    history_batch_.reserve(HistoryLog::kBatch);
+    history_op_ = shared->history_ops.data();
+    history_t0_ = history_->start_ns();
+    history_run_tag_ = history_->run_tag();
+    history_threads_ = static_cast<uint64_t>(shared->options->threads);
+    history_batch_ = HistoryLog::Batch::WithRoom();
+    history_next_op_ = static_cast<uint64_t>(thread_index);
     stamp_.resize(shared->options->value.max_size);
   }
 }
