@@ -3,6 +3,7 @@
 // every written key for the lost-writes check, through the control client of the
 // target's kind; the checks themselves are pure functions of the records.
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -157,22 +158,32 @@ Result<std::map<uint64_t, history::FinalValue>> ReadFinalValues(const History& h
   return finals;
 }
 
-// Every written key read once from an etcd target: a range of the one key each.
-Result<std::map<uint64_t, history::FinalValue>> ReadEtcdFinalValues(const History& h, const RedisTarget& t) {
+// Every written key read once through a control connection to the target, one request
+// a key: `read` asks for one key and says what it holds.
+using ReadOneKey = std::function<Result<history::FinalValue>(ProtoControl&, uint64_t key)>;
+Result<std::map<uint64_t, history::FinalValue>> ReadEachKey(const History& h, const RedisTarget& t, Protocol p,
+                                                            const ReadOneKey& read) {
   auto tls = TargetTls(t);
   if (!tls.ok()) return tls.status();
-  auto control = ProtoControl::Connect(Protocol::kEtcd, t, kFinalReadTimeoutMs, *tls);
+  auto control = ProtoControl::Connect(p, t, kFinalReadTimeoutMs, *tls);
   if (!control.ok()) return control.status();
   std::map<uint64_t, history::FinalValue> finals;
   for (uint64_t key : history::WrittenKeys(h)) {
-    const std::string name = h.KeyName(key);
-    auto sum = (*control)->EtcdRequest([&](Buffer* out, const etcd::Target& et) { etcd::AppendRange(out, et, name); },
-                                       /*want_kvs=*/true);
-    if (!sum.ok()) return sum.status();
-    if (!sum->ok) return Status::Server(fmt::format("range {}: etcd answered {}", name, sum->error));
-    finals[key] = sum->kv_list.empty() ? history::FinalValue{} : FinalOfValue(h, sum->kv_list[0].value);
+    auto v = read(**control, key);
+    if (!v.ok()) return v.status();
+    finals[key] = std::move(*v);
   }
   return finals;
+}
+
+// etcd: a range of the one key.
+Result<history::FinalValue> ReadEtcdKey(const History& h, ProtoControl& control, uint64_t key) {
+  const std::string name = h.KeyName(key);
+  auto sum = control.EtcdRequest([&](Buffer* out, const etcd::Target& et) { etcd::AppendRange(out, et, name); },
+                                 /*want_kvs=*/true);
+  if (!sum.ok()) return sum.status();
+  if (!sum->ok) return Status::Server(fmt::format("range {}: etcd answered {}", name, sum->error));
+  return sum->kv_list.empty() ? history::FinalValue{} : FinalOfValue(h, sum->kv_list[0].value);
 }
 
 // What a Tarantool select's tuples say of the key: none, absent; else the first tuple's
@@ -191,51 +202,43 @@ history::FinalValue FinalOfTuples(const History& h, const iproto::Value& tuples)
   return v;
 }
 
-// Every written key read once from a Tarantool target: a select of the one key each,
-// on the history's space and its primary index.
-Result<std::map<uint64_t, history::FinalValue>> ReadIprotoFinalValues(const History& h, const RedisTarget& t) {
-  auto tls = TargetTls(t);
-  if (!tls.ok()) return tls.status();
-  auto control = ProtoControl::Connect(Protocol::kIproto, t, kFinalReadTimeoutMs, *tls);
-  if (!control.ok()) return control.status();
-  std::map<uint64_t, history::FinalValue> finals;
-  for (uint64_t key : history::WrittenKeys(h)) {
-    const iproto::Value k = h.header.key_numbers ? iproto::Value::Uint(key) : iproto::Value::String(h.KeyName(key));
-    auto tuples = (*control)->Select(h.header.space, 0, iproto::Value::Array({k}));
-    if (!tuples.ok()) return tuples.status().WithContext(fmt::format("select {} from space {}", h.KeyName(key),
-                                                                     h.header.space));
-    finals[key] = FinalOfTuples(h, *tuples);
+// Tarantool: a select of the one key on the history's space and its primary index.
+Result<history::FinalValue> ReadIprotoKey(const History& h, ProtoControl& control, uint64_t key) {
+  const iproto::Value k = h.header.key_numbers ? iproto::Value::Uint(key) : iproto::Value::String(h.KeyName(key));
+  auto tuples = control.Select(h.header.space, 0, iproto::Value::Array({k}));
+  if (!tuples.ok()) {
+    return tuples.status().WithContext(fmt::format("select {} from space {}", h.KeyName(key), h.header.space));
   }
-  return finals;
+  return FinalOfTuples(h, *tuples);
 }
 
-// Every written key read once from a memcached target: a get of the one key each.
-Result<std::map<uint64_t, history::FinalValue>> ReadMemcacheFinalValues(const History& h, const RedisTarget& t) {
-  auto tls = TargetTls(t);
-  if (!tls.ok()) return tls.status();
-  auto control = ProtoControl::Connect(Protocol::kMemcache, t, kFinalReadTimeoutMs, *tls);
-  if (!control.ok()) return control.status();
-  std::map<uint64_t, history::FinalValue> finals;
-  for (uint64_t key : history::WrittenKeys(h)) {
-    const std::string name = h.KeyName(key);
-    auto reply = (*control)->MemcacheGet(name);
-    if (!reply.ok()) return reply.status();
-    if (reply->kind != memcache::Kind::kValues) {
-      return Status::Server(fmt::format("get {}: memcached answered {} {}", name, memcache::KindName(reply->kind),
-                                        reply->text));
-    }
-    finals[key] = reply->values.empty() ? history::FinalValue{} : FinalOfValue(h, reply->values[0].data);
+// memcached: a get of the one key.
+Result<history::FinalValue> ReadMemcacheKey(const History& h, ProtoControl& control, uint64_t key) {
+  const std::string name = h.KeyName(key);
+  auto reply = control.MemcacheGet(name);
+  if (!reply.ok()) return reply.status();
+  if (reply->kind != memcache::Kind::kValues) {
+    return Status::Server(fmt::format("get {}: memcached answered {} {}", name, memcache::KindName(reply->kind),
+                                      reply->text));
   }
-  return finals;
+  return reply->values.empty() ? history::FinalValue{} : FinalOfValue(h, reply->values[0].data);
 }
 
 CheckResult LostWrites(const History& h, const RedisTarget& t) {
   Result<std::map<uint64_t, history::FinalValue>> finals = Status::Failed("no final reads");
   switch (h.header.target_kind) {
     case history::TargetKind::kResp: finals = ReadFinalValues(h, t); break;
-    case history::TargetKind::kEtcd: finals = ReadEtcdFinalValues(h, t); break;
-    case history::TargetKind::kIproto: finals = ReadIprotoFinalValues(h, t); break;
-    case history::TargetKind::kMemcache: finals = ReadMemcacheFinalValues(h, t); break;
+    case history::TargetKind::kEtcd:
+      finals = ReadEachKey(h, t, Protocol::kEtcd, [&](ProtoControl& c, uint64_t k) { return ReadEtcdKey(h, c, k); });
+      break;
+    case history::TargetKind::kIproto:
+      finals =
+          ReadEachKey(h, t, Protocol::kIproto, [&](ProtoControl& c, uint64_t k) { return ReadIprotoKey(h, c, k); });
+      break;
+    case history::TargetKind::kMemcache:
+      finals = ReadEachKey(h, t, Protocol::kMemcache,
+                           [&](ProtoControl& c, uint64_t k) { return ReadMemcacheKey(h, c, k); });
+      break;
   }
   if (!finals.ok()) {
     return history::LostWritesNotRun("not checked: reading the written keys from " + t.Display() +
