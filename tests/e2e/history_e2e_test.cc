@@ -71,6 +71,18 @@ void RunAndKill(LocalRedis& redis, const std::string& dir, const std::string& io
 
 class HistoryE2E : public IoModeTest {};
 
+// Key 3 deleted behind the run's back with `del` (the protocol's delete of __key__): the
+// check of lost writes finds its acknowledged writes lost (exit 4), saying `lost`.
+void ExpectKeyThreeLostOnceDeleted(const std::string& url, const std::string& hist, const std::string& del,
+                                   const std::string& lost) {
+  Outcome deleted = RunMemstand({"run", "--target", url, "-n", "1", "-c", "1", "--command", del, "--key-minimum",
+                                 "3", "--key-maximum", "3", "-q"});
+  ASSERT_EQ(deleted.exit_code, 0) << deleted.output;
+  Outcome check = RunMemstand({"check", hist, "--target", url, "--checks", "lost-writes"}, 120);
+  EXPECT_EQ(check.exit_code, 4) << check.output;
+  EXPECT_NE(check.output.find(lost), std::string::npos) << check.output;
+}
+
 TEST_P(HistoryE2E, WithoutPersistenceTheWritesAcknowledgedBeforeAKillAreLostAndNoneAfter) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
@@ -203,12 +215,7 @@ TEST(HistoryRunE2E, AnEtcdRunRecordsRevisionsAndPassesItsChecks) {
   EXPECT_NE(check.output.find("lost-writes        pass"), std::string::npos) << check.output;
   EXPECT_NE(check.output.find("revisions          pass"), std::string::npos) << check.output;
   // A key deleted behind the run's back: its acknowledged writes are lost.
-  Outcome del = RunMemstand({"run", "--target", url, "-n", "1", "-c", "1", "--command", "delete __key__",
-                             "--key-minimum", "3", "--key-maximum", "3", "-q"});
-  ASSERT_EQ(del.exit_code, 0) << del.output;
-  Outcome lost = RunMemstand({"check", hist, "--target", url, "--checks", "lost-writes"}, 120);
-  EXPECT_EQ(lost.exit_code, 4) << lost.output;
-  EXPECT_NE(lost.output.find("lost: memtier-3: "), std::string::npos) << lost.output;
+  ExpectKeyThreeLostOnceDeleted(url, hist, "delete __key__", "lost: memtier-3: ");
 }
 
 // memcached: sets and gets over a few keys; every check passes, until a key is deleted
@@ -238,12 +245,7 @@ TEST(HistoryRunE2E, AMemcachedRunRecordsItsRegistersAndPassesItsChecks) {
   EXPECT_EQ(check.exit_code, 0) << check.output;
   EXPECT_NE(check.output.find("lost-writes        pass"), std::string::npos) << check.output;
   EXPECT_NE(check.output.find("linearizable       pass"), std::string::npos) << check.output;
-  Outcome del = RunMemstand({"run", "--target", url, "-n", "1", "-c", "1", "--command", "delete __key__",
-                             "--key-minimum", "3", "--key-maximum", "3", "-q"});
-  ASSERT_EQ(del.exit_code, 0) << del.output;
-  Outcome lost = RunMemstand({"check", hist, "--target", url, "--checks", "lost-writes"}, 120);
-  EXPECT_EQ(lost.exit_code, 4) << lost.output;
-  EXPECT_NE(lost.output.find("lost: memtier-3: "), std::string::npos) << lost.output;
+  ExpectKeyThreeLostOnceDeleted(url, hist, "delete __key__", "lost: memtier-3: ");
 }
 
 constexpr const char* kRegistersInit = R"(
@@ -301,12 +303,7 @@ TEST(HistoryRunE2E, ATarantoolRunRecordsItsRegistersAndPassesItsChecks) {
     EXPECT_EQ(check.exit_code, 0) << check.output;
     EXPECT_NE(check.output.find("lost-writes        pass"), std::string::npos) << check.output;
     EXPECT_NE(check.output.find("linearizable       pass"), std::string::npos) << check.output;
-    Outcome del = RunMemstand({"run", "--target", url, "-n", "1", "-c", "1", "--command", c.deleted,
-                               "--key-minimum", "3", "--key-maximum", "3", "-q"});
-    ASSERT_EQ(del.exit_code, 0) << del.output;
-    Outcome lost = RunMemstand({"check", hist, "--target", url, "--checks", "lost-writes"}, 120);
-    EXPECT_EQ(lost.exit_code, 4) << lost.output;
-    EXPECT_NE(lost.output.find(c.lost), std::string::npos) << lost.output;
+    ExpectKeyThreeLostOnceDeleted(url, hist, c.deleted, c.lost);
   }
 }
 
