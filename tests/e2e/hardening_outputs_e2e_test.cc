@@ -2,9 +2,15 @@
 // with the exit code and a part of the message each must give (and, for secrets, a part
 // it must not); then every subcommand with its standard output on a full device (through
 // a shell: `> /dev/full`), an export cut short, and passwords given as server settings.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -178,6 +184,45 @@ TEST(HardeningOutputsE2E, DatasetExportOutIsWholeOrNotAtAll) {
   Outcome ok = RunMemstand({"dataset", "export", "--count", "500", "--out", out});
   ASSERT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_EQ(CountLines(out), 500);
+}
+
+// The size of the largest regular file `pid` has open under `dir` (its --out being
+// written: an unnamed temporary file there), 0 when none.
+uintmax_t OpenFileBytesUnder(pid_t pid, const std::string& dir) {
+  uintmax_t most = 0;
+  std::error_code ec;
+  for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    std::error_code link_ec;
+    const std::string target = fs::read_symlink(fd.path(), link_ec).string();
+    if (link_ec || !target.starts_with(dir + "/")) continue;
+    struct stat st {};
+    if (stat(fd.path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) most = std::max(most, uintmax_t(st.st_size));
+  }
+  return most;
+}
+
+// Row 12's other half: an export killed (SIGKILL, SIGTERM) once a megabyte of --out is
+// written leaves the previous file as it was, and nothing beside it.
+TEST(HardeningOutputsE2E, AKilledDatasetExportLeavesThePreviousFile) {
+  for (int sig : {SIGKILL, SIGTERM}) {
+    const std::string dir = TempDir();
+    const std::string out = dir + "/products.jsonl";
+    std::ofstream(out) << "previous\n";
+    auto r = Running::Start({"dataset", "export", "--count", "200000", "--out", out});
+    ASSERT_NE(r, nullptr);
+    uintmax_t written = 0;
+    for (int i = 0; i < 12000 && (written = OpenFileBytesUnder(r->pid(), dir)) < (1u << 20); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    kill(r->pid(), sig);
+    Outcome o = r->Wait(60);
+    ASSERT_GE(written, 1u << 20) << "signal " << sig << ": the export never wrote a megabyte:\n" << o.output;
+    EXPECT_NE(o.exit_code, 0) << "signal " << sig << "\n" << o.output;
+    EXPECT_EQ(ReadFile(out), "previous\n") << "signal " << sig;
+    int entries = 0;
+    for (const auto& e : fs::directory_iterator(dir)) entries += e.exists() ? 1 : 0;
+    EXPECT_EQ(entries, 1) << "signal " << sig << ": a temporary file left behind";
+  }
 }
 
 // Row 26: a password given as a server setting (--config, up --set) is *** in every

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/e2e_util.h"
+#include "test_paths.h"
 
 namespace memstand::e2e {
 namespace hardening_procs {
@@ -298,6 +299,95 @@ TEST(HardeningProcsE2E, APostgresFolderOfAKilledScenarioIsRemovedByTheNextRun) {
   ASSERT_FALSE(folder.empty()) << "no memstand-pg-* folder in " << tmp;
   EXPECT_TRUE(fs::exists(folder + "/memstand.owner"));
   ExpectNextRunRemoves(folder, pid);
+}
+
+// Row 23 through the binary: a scenario's server SIGKILLed while the scenario uses it is
+// named in the verdict with its pid and signal, not read as a TLS port's reset. Killed
+// once `started` is printed (each scenario prints it after its server's start).
+void ExpectKilledServerNamed(const std::vector<std::string>& args, const std::string& started,
+                             const std::string& program) {
+  const std::string root = TempDir();
+  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
+  auto r = Running::Start(args);
+  unsetenv("MEMSTAND_RUN_DIR");
+  ASSERT_NE(r, nullptr);
+  const bool printed = r->WaitForOutput(started, 120);
+  const std::set<pid_t> servers = ChildrenNamed(r->pid(), program);
+  for (pid_t pid : servers) kill(pid, SIGKILL);
+  Outcome out = r->Wait(120);
+  ASSERT_TRUE(printed) << out.output;
+  ASSERT_EQ(servers.size(), 1u) << out.output;
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  const std::string died = " (pid " + std::to_string(*servers.begin()) + ") died: killed by signal 9 (SIGKILL)";
+  const size_t verdict = out.output.rfind("Verdict");
+  ASSERT_NE(verdict, std::string::npos) << out.output;
+  EXPECT_NE(out.output.find(died, verdict), std::string::npos) << out.output;
+  EXPECT_EQ(out.output.find("TLS"), std::string::npos) << out.output;
+  EXPECT_TRUE(fs::is_empty(root)) << "a topology folder was left";
+}
+
+TEST(HardeningProcsE2E, AKilledTarantoolOfWorkingSetIsNamedInTheVerdict) {
+  ExpectKilledServerNamed({"scenario", "run", "working-set", "--records", "200000", "--portion", "500", "--only",
+                           "tarantool-memtx"},
+                          "working-set: run 1: tarantool-memtx", "tarantool");
+}
+
+TEST(HardeningProcsE2E, AKilledEtcdOfMvccQuotaIsNamedInTheVerdict) {
+  ExpectKilledServerNamed({"scenario", "run", "mvcc-quota", "--writes", "400000"}, "mvcc-quota: run 1: etcd", "etcd");
+}
+
+// stretched-cache's primary (the replica is the other redis-server): named by its port.
+TEST(HardeningProcsE2E, AKilledRedisOfStretchedCacheIsNamedInTheVerdict) {
+  const std::string root = TempDir();
+  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
+  auto r = Running::Start({"scenario", "run", "stretched-cache", "--runs", "1", "--ops", "400", "--distances", "2ms"});
+  unsetenv("MEMSTAND_RUN_DIR");
+  ASSERT_NE(r, nullptr);
+  const bool printed = r->WaitForOutput("(a) no relay: 3 series x 400 operations", 120);
+  std::string said = r->OutputSoFar();
+  const size_t at = said.find("direct to 127.0.0.1:");
+  const std::string port = at == std::string::npos ? "" : said.substr(at + 20, said.find(',', at) - at - 20);
+  pid_t primary = 0;
+  for (pid_t pid : ChildrenNamed(r->pid(), "redis-server")) {
+    if (ReadFile("/proc/" + std::to_string(pid) + "/cmdline").find(":" + port) != std::string::npos) primary = pid;
+  }
+  if (primary > 0) kill(primary, SIGKILL);
+  Outcome out = r->Wait(120);
+  ASSERT_TRUE(printed) << out.output;
+  ASSERT_GT(primary, 0) << "no redis-server on port '" << port << "':\n" << out.output;
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  const size_t verdict = out.output.rfind("Verdict");
+  ASSERT_NE(verdict, std::string::npos) << out.output;
+  EXPECT_NE(out.output.find(" (pid " + std::to_string(primary) + ") died: killed by signal 9 (SIGKILL)", verdict),
+            std::string::npos)
+      << out.output;
+  EXPECT_EQ(out.output.find("TLS"), std::string::npos) << out.output;
+  EXPECT_TRUE(fs::is_empty(root)) << "a topology folder was left";
+}
+
+// Row 24 through the binary: a TMPDIR that user postgres cannot pass through (as root,
+// initdb runs as postgres) is the verdict's reason, named first, not initdb's chatter.
+TEST(HardeningProcsE2E, APrivateTmpdirIsTheCauseComputeLocalityNames) {
+  if (geteuid() != 0) GTEST_SKIP() << "initdb runs as postgres only when memstand is root";
+  const std::string tmp = TempDir() + "/private";
+  fs::create_directories(tmp);
+  chmod(fs::path(tmp).parent_path().c_str(), 0755);  // only the last folder is private
+  chmod(tmp.c_str(), 0700);
+  const testutil::CommandResult r = testutil::RunShell(
+      "TMPDIR=" + testutil::ShellQuote(tmp) + " timeout 120 " + testutil::ShellQuote(testutil::MemstandBinary()) +
+      " scenario run compute-locality --only postgresql 2>&1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string reason = "- postgresql run 1: server did not start: the temp folder " + tmp +
+                             "/memstand-pg-";
+  const size_t at = r.output.find(reason, r.output.rfind("Verdict"));
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(TMPDIR) cannot be reached by user postgres, who runs initdb and postgres: " + tmp +
+                              " has mode 0700",
+                          at),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("text search configuration"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::is_empty(tmp)) << "its folder was left";
 }
 
 }  // namespace
