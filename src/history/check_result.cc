@@ -19,6 +19,7 @@ const char* VerdictName(Verdict v) {
 
 void CheckResult::Add(Finding f) {
   ++findings_total;
+  ++by_kind[f.kind];
   size_t& kept = f.violation ? kept_violations_ : kept_others_;
   if (f.violation) ++violations;
   if (kept >= kMaxFindings) return;

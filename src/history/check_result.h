@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct CheckResult {
   std::vector<Finding> findings;  // the first kMaxFindings
   uint64_t findings_total = 0;    // every finding, kept or not
   uint64_t violations = 0;        // the findings that are violations
+  std::map<std::string, uint64_t> by_kind;  // every finding, kept or not, by its kind
 
   /// Keeps `f` if fewer than kMaxFindings of its sort (violations, or the others) are
   /// kept; counts it either way.

@@ -19,7 +19,9 @@ inline constexpr char kPlatform[] = "platform";
 /// Runs made (an integer); kRunsRequested: the --runs asked for.
 inline constexpr char kRunsMade[] = "runs";
 inline constexpr char kRunsRequested[] = "runs_requested";
-inline constexpr char kVerdict[] = "verdict";  // "ok", "partial", "failed", "interrupted"
+inline constexpr char kVerdict[] = "verdict";  // "ok", "partial", "failed", "interrupted", "finding"
+/// The system's broken contracts: [{configuration, kind, count, examples[]}].
+inline constexpr char kAnomalies[] = "anomalies";
 inline constexpr char kVerdictReasons[] = "verdict_reasons";
 inline constexpr char kPartial[] = "partial";
 inline constexpr char kProcedure[] = "procedure";

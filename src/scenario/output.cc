@@ -64,6 +64,14 @@ void PrintScenarioReport(std::FILE* file, const ScenarioReport& r, const Scenari
   Block(out, ++n, "Procedure", Lines(r.procedure, "    - "));
   for (const auto& [title, body] : r.blocks) Block(out, ++n, title, body);
   Block(out, ++n, "What this result does not show", Lines(r.limits, "    - "));
+  if (!r.anomalies.empty()) {
+    std::string findings;
+    for (const Anomaly& a : r.anomalies) {
+      findings += fmt::format("    {}: {}: {} finding(s)\n", a.configuration, a.kind, a.count);
+      findings += Lines(a.examples, "      - ");
+    }
+    Block(out, ++n, "Findings: the system broke its own contract (the figures stand)", findings);
+  }
   std::string verdict = fmt::format("    {} (exit code {})\n", VerdictName(r.verdict), r.ExitCode());
   verdict += Lines(r.verdict_lines, "    - ");
   Block(out, ++n, "Verdict", verdict);
@@ -83,9 +91,12 @@ nlohmann::json ScenarioJson(const ScenarioReport& r, const ScenarioRunInfo& info
                    {key::kRunsRequested, r.runs_requested},
                    {key::kVerdict, VerdictName(r.verdict)},
                    {key::kVerdictReasons, r.verdict_lines},
-                   {key::kPartial, r.verdict != ScenarioVerdict::kOk},
+                   {key::kPartial, r.verdict != ScenarioVerdict::kOk && r.verdict != ScenarioVerdict::kFinding},
                    {key::kProcedure, r.procedure},
                    {key::kLimits, r.limits}};
+  nlohmann::json anomalies = nlohmann::json::array();
+  for (const Anomaly& a : r.anomalies) anomalies.push_back(a.ToJson());
+  j[key::kAnomalies] = std::move(anomalies);
   for (const auto& [key, value] : r.json.items()) j[key] = value;
   return RedactJsonStrings(j);
 }

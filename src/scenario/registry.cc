@@ -9,6 +9,8 @@
 #include "scenario/compute_locality/pg.h"
 #include "scenario/durability_overload/durability_overload.h"
 #include "scenario/durability_overload/json.h"
+#include "scenario/failover/failover.h"
+#include "scenario/failover/json.h"
 #include "scenario/mvcc_quota/mvcc_quota.h"
 #include "scenario/replication_cost/json.h"
 #include "scenario/replication_cost/replication_cost.h"
@@ -62,6 +64,12 @@ const ScenarioDef kScenarios[] = {
      {SystemKind::kTarantool, SystemKind::kRedis},
      /*postgresql=*/false, /*default_runs=*/1,
      SetupReplicationCost, ReplicationCostCharts, ReplicationCostChoiceRows, replication_cost_json::kReadRules},
+    {"failover",
+     "What happens to a replicated system's writes when its primary dies or stops under load: how long are "
+     "writes out, and which acknowledged writes are gone?",
+     {SystemKind::kRedis, SystemKind::kEtcd},
+     /*postgresql=*/false, /*default_runs=*/1,
+     SetupFailover, FailoverCharts, FailoverChoiceRows, failover_json::kReadRules},
 };
 
 }  // namespace

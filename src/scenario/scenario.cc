@@ -66,12 +66,17 @@ int Rank(ScenarioVerdict v) {
   switch (v) {
     case ScenarioVerdict::kOk: return 0;
     case ScenarioVerdict::kPartial: return 1;
-    case ScenarioVerdict::kInterrupted: return 2;
-    case ScenarioVerdict::kFailed: return 3;
+    case ScenarioVerdict::kFinding: return 2;
+    case ScenarioVerdict::kInterrupted: return 3;
+    case ScenarioVerdict::kFailed: return 4;
   }
-  return 3;
+  return 4;
 }
 }  // namespace
+
+nlohmann::json Anomaly::ToJson() const {
+  return {{"configuration", configuration}, {"kind", kind}, {"count", count}, {"examples", examples}};
+}
 
 void ScenarioReport::Mark(ScenarioVerdict v, std::string why) {
   if (Rank(v) > Rank(verdict)) verdict = v;
@@ -84,6 +89,7 @@ int ScenarioReport::ExitCode() const {
     case ScenarioVerdict::kPartial: return kScenarioExitPartial;
     case ScenarioVerdict::kInterrupted: return kScenarioExitInterrupted;
     case ScenarioVerdict::kFailed: return kScenarioExitFailed;
+    case ScenarioVerdict::kFinding: return kScenarioExitFinding;
   }
   return kScenarioExitFailed;
 }
@@ -92,6 +98,7 @@ const char* VerdictName(ScenarioVerdict v) {
   switch (v) {
     case ScenarioVerdict::kOk: return "ok";
     case ScenarioVerdict::kPartial: return "partial";
+    case ScenarioVerdict::kFinding: return "finding";
     case ScenarioVerdict::kInterrupted: return "interrupted";
     case ScenarioVerdict::kFailed: return "failed";
   }

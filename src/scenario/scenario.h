@@ -27,6 +27,7 @@ namespace memstand {
 inline constexpr int kScenarioExitOk = 0;
 inline constexpr int kScenarioExitFailed = 1;   // a run failed or an invariant broke
 inline constexpr int kScenarioExitPartial = 3;  // a configuration could not run at all
+inline constexpr int kScenarioExitFinding = 4;  // the system broke its own contract (anomalies)
 inline constexpr int kScenarioExitInterrupted = 130;
 
 struct ScenarioContext {
@@ -93,7 +94,19 @@ struct Interval {
 /// end capped at `total`. REQUIRES: index >= 1, portion >= 1.
 Interval PortionOf(int64_t index, int64_t portion, int64_t total);
 
-enum class ScenarioVerdict { kOk, kPartial, kFailed, kInterrupted };
+/// kFinding: every figure stands, and the system broke a contract it promises (lost
+/// acknowledged writes, a non-linearizable read): ScenarioReport::anomalies says how.
+enum class ScenarioVerdict { kOk, kPartial, kFailed, kInterrupted, kFinding };
+
+/// A contract the system broke, with its evidence: how many times, and the first
+/// examples (keys, operations, times), one sentence each.
+struct Anomaly {
+  std::string configuration;  // "redis-cluster kill run 1"
+  std::string kind;           // "lost", "unexpected", "not linearizable", ...
+  uint64_t count = 0;
+  std::vector<std::string> examples;
+  nlohmann::json ToJson() const;
+};
 
 /// What a scenario run produced, for the writers (scenario/output.h).
 struct ScenarioReport {
@@ -119,7 +132,12 @@ struct ScenarioReport {
   std::vector<std::string> limits;
   std::vector<std::string> procedure;
 
-  /// Worsens the verdict: kFailed > kInterrupted > kPartial > kOk.
+  /// The system's broken contracts (kFinding), in the text's Findings block and the
+  /// JSON's `anomalies`.
+  std::vector<Anomaly> anomalies;
+
+  /// Worsens the verdict: kFailed > kInterrupted > kFinding > kPartial > kOk. A failed
+  /// run outranks a finding: a figure that cannot be trusted cannot accuse the system.
   void Mark(ScenarioVerdict v, std::string why);
   int ExitCode() const;
 };

@@ -20,7 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // "pg": compute-locality's PostgreSQL cluster (scenario/compute_locality/pg.h).
-constexpr const char* kKinds[] = {"redis", "memcached", "tarantool", "etcd", "pg"};
+// "failover": the histories of the failover scenario's runs (scenario/failover/).
+constexpr const char* kKinds[] = {"redis", "memcached", "tarantool", "etcd", "pg", "failover"};
 
 std::string TempRoot() {
   const char* tmp = std::getenv("TMPDIR");

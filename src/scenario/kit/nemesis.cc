@@ -149,7 +149,8 @@ Result<std::vector<FaultStep>> ParseFaultSchedule(std::string_view text, const s
 }
 
 std::vector<FaultEvent> RunFaults(Topology& topology, const std::vector<FaultStep>& steps, int64_t start_ns,
-                                  const std::atomic<bool>* interrupt) {
+                                  const std::atomic<bool>* interrupt,
+                                  const std::function<void(const FaultEvent&)>& on_step) {
   // The wall clock at the load's start, for the events (NowNs is monotonic).
   const int64_t start_unix_ns = UnixNowNs() - (NowNs() - start_ns);
   std::vector<FaultEvent> events;
@@ -189,6 +190,7 @@ std::vector<FaultEvent> RunFaults(Topology& topology, const std::vector<FaultSte
     }
     if (s.action == FaultAction::kPause) paused[node] = true;
     if (s.action == FaultAction::kResume || s.action == FaultAction::kKill) paused.erase(node);
+    if (on_step) on_step(e);
   }
   for (const auto& [node, unused] : paused) {  // nothing is left stopped
     FaultEvent& e = events.emplace_back();

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,7 +55,10 @@ struct FaultEvent {
 /// topology (stand/process.h). An interrupt, or a step that fails, ends the schedule:
 /// the steps not carried out are returned with their error. Before it returns, every node
 /// a step paused is resumed, whatever happened (an event `resume`, at_s -1, records it).
+/// `on_step` (may be empty) is called with each step's event once it was carried out (a
+/// scenario's watcher of the failure detector starts with the fault).
 std::vector<FaultEvent> RunFaults(Topology& topology, const std::vector<FaultStep>& steps, int64_t start_ns,
-                                  const std::atomic<bool>* interrupt);
+                                  const std::atomic<bool>* interrupt,
+                                  const std::function<void(const FaultEvent&)>& on_step = {});
 
 }  // namespace memstand

@@ -1,0 +1,54 @@
+// failover's rows of the choice map (docs/choice-map.md, report/choice_map.h), filled
+// from its JSON: per configuration, how long the primary's death (kill) kept writes out
+// in the first run, and what the checks found.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "report/choice_map.h"
+#include "scenario/failover/failover.h"
+#include "scenario/failover/json.h"
+
+namespace memstand {
+namespace {
+
+using nlohmann::json;
+namespace key = failover_json;
+
+bool FillFailover(const std::string& configuration, const json& doc, ChoiceRow* row, std::string* figure) {
+  if (!doc.contains(key::kCells) || !doc[key::kCells].is_array()) return false;
+  for (const json& c : doc[key::kCells]) {
+    if (!c.is_object() || c.value(key::kRun, 0) != 1 || c.value(key::kConfiguration, "") != configuration ||
+        c.value(key::kFault, "") != "kill" || !c.contains(key::kOutageS) || !c[key::kOutageS].is_number()) {
+      continue;
+    }
+    const double outage = c[key::kOutageS].get<double>();
+    const uint64_t lost = c.value(key::kLost, uint64_t{0});
+    const uint64_t nonlin = c.value(key::kNotLinearizable, uint64_t{0});
+    row->faster = "survives its primary's death under load";
+    row->pay = fmt::format("writes out for {:.2f} s after the kill; {} acknowledged write(s) lost, {} read(s) not "
+                           "linearizable in this run",
+                           outage, lost, nonlin);
+    *figure = fmt::format("outage {:.2f} s, lost {}", outage, lost);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<MeasuredChoiceRow> FailoverChoiceRows() {
+  const char* task = "keeps taking writes when its primary dies";
+  std::vector<MeasuredChoiceRow> rows;
+  for (const auto& [configuration, text] : std::vector<std::pair<std::string, std::string>>{
+           {"redis-cluster", "Redis Cluster, a replica per master (asynchronous)"},
+           {"etcd", "etcd, 3 members (Raft)"}}) {
+    const std::string conf = configuration;
+    rows.push_back({"failover", task, text, "survives its primary's death under load",
+                    [conf](const json& d, ChoiceRow* r, std::string* f) { return FillFailover(conf, d, r, f); }});
+  }
+  return rows;
+}
+
+}  // namespace memstand

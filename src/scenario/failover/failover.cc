@@ -1,0 +1,484 @@
+#include "scenario/failover/failover.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "client/redis_client.h"
+#include "core/clock.h"
+#include "history/history_reader.h"
+#include "load/cluster_map.h"
+#include "load/command_spec.h"
+#include "load/engine.h"
+#include "load/history_checks.h"
+#include "load/proto_control.h"
+#include "proto/etcd/etcd.h"
+#include "scenario/failover/cell.h"
+#include "scenario/kit/evidence.h"
+#include "scenario/kit/nemesis.h"
+#include "scenario/kit/poll.h"
+#include "scenario/kit/runs.h"
+#include "scenario/kit/scenario_server.h"
+#include "stand/temp_folder.h"
+#include "stand/topology.h"
+
+namespace memstand {
+namespace {
+
+constexpr const char* kScenario = "failover";
+constexpr int kControlTimeoutMs = 1000;
+// How often the detection and the promotion are looked for: their resolution.
+constexpr int64_t kWatchPollNs = 10'000'000;
+// Every key of the Redis Cluster configuration is in the slot of this hash tag, so every
+// write goes to the one master the fault hits.
+constexpr const char* kHashTag = "fo";
+constexpr const char* kKeyPrefix = "failover-";
+constexpr size_t kValueSize = 32;  // a history's value tag needs 31 bytes
+
+int64_t UnixNowNs() { return static_cast<int64_t>(UnixNowS() * 1e9); }
+
+RedisTarget TargetOfNode(const NodeRecord& n, Protocol p) {
+  RedisTarget t;
+  t.scheme = ProtocolScheme(p);
+  t.host = n.host;
+  t.port = n.port;
+  return t;
+}
+
+std::string AddressOf(const NodeRecord& n) { return fmt::format("{}:{}", n.host, n.port); }
+
+size_t IndexOf(const Topology& t, const std::string& name) {
+  for (size_t i = 0; i < t.nodes().size(); ++i) {
+    if (t.nodes()[i].name == name) return i;
+  }
+  return t.nodes().size();
+}
+
+// --- What a configuration is --------------------------------------------------------
+
+struct Config {
+  std::string name;
+  SystemKind system;
+  Protocol protocol;
+};
+
+std::optional<Config> ConfigOf(const std::string& name) {
+  if (name == "redis-cluster") return Config{name, SystemKind::kRedis, Protocol::kResp};
+  if (name == "etcd") return Config{name, SystemKind::kEtcd, Protocol::kEtcd};
+  return std::nullopt;
+}
+
+TopologySpec SpecOf(const Config& c, const FailoverOptions& o) {
+  TopologySpec spec;
+  if (c.name == "redis-cluster") {
+    spec.kind = TopologyKind::kRedisCluster;
+    spec.masters = 3;
+    spec.replicas = 1;
+    spec.settings = {{"cluster-node-timeout", std::to_string(o.node_timeout_ms)}};
+    if (o.plant_loss) spec.settings.push_back({"cluster-replica-validity-factor", "0"});
+  } else {
+    spec.kind = TopologyKind::kEtcdCluster;
+    spec.members = 3;
+  }
+  return spec;
+}
+
+// Redis Cluster: the master of the hash tag's slot, and its replica.
+Status FindClusterVictim(const Topology& t, FailoverCell* cell) {
+  const NodeRecord& seed = t.nodes()[0];
+  auto c = RedisClient::Connect(seed.host, seed.port, kControlTimeoutMs);
+  if (!c.ok()) return c.status().WithContext(seed.name);
+  auto slots = (*c)->Command({"CLUSTER", "SLOTS"});
+  if (!slots.ok()) return slots.status().WithContext("CLUSTER SLOTS");
+  const int slot = KeySlot(kHashTag);
+  int port = 0;
+  for (const resp::Reply& range : slots->elements) {
+    if (range.elements.size() < 3) continue;
+    if (slot >= range.elements[0].integer && slot <= range.elements[1].integer &&
+        range.elements[2].elements.size() >= 2) {
+      port = static_cast<int>(range.elements[2].elements[1].integer);
+    }
+  }
+  for (const NodeRecord& n : t.nodes()) {
+    if (n.role == "master" && n.port == port) {
+      cell->victim = n.name;
+      cell->victim_address = AddressOf(n);
+    }
+  }
+  for (const NodeRecord& n : t.nodes()) {
+    if (!cell->victim.empty() && n.replica_of == cell->victim) cell->successor = n.name;
+  }
+  if (cell->victim.empty() || cell->successor.empty()) {
+    return Status::Failed(fmt::format("no master with a replica serves slot {} (port {})", slot, port));
+  }
+  return Status::OK();
+}
+
+Result<etcd::Summary> EtcdStatus(const NodeRecord& n) {
+  auto c = ProtoControl::Connect(Protocol::kEtcd, TargetOfNode(n, Protocol::kEtcd), kControlTimeoutMs);
+  if (!c.ok()) return c.status();
+  return (*c)->EtcdRequest([](Buffer* out, const etcd::Target& et) { etcd::AppendStatus(out, et); });
+}
+
+// etcd: the leader, and every member's id (to name a new leader).
+Status FindEtcdVictim(const Topology& t, std::map<uint64_t, std::string>* members, FailoverCell* cell) {
+  uint64_t leader = 0;
+  for (const NodeRecord& n : t.nodes()) {
+    auto s = EtcdStatus(n);
+    if (!s.ok()) return s.status().WithContext(n.name);
+    (*members)[s->member_id] = n.name;
+    leader = s->leader;
+  }
+  const auto it = members->find(leader);
+  if (it == members->end()) return Status::Failed("no member is the leader the members name");
+  cell->victim = it->second;
+  cell->victim_address = AddressOf(t.nodes()[IndexOf(t, it->second)]);
+  return Status::OK();
+}
+
+// --- The load -------------------------------------------------------------------------
+
+Result<LoadOptions> LoadOf(const Config& c, const Topology& t, const FailoverCell& cell, const FailoverOptions& o,
+                           const std::string& history_path, uint64_t seed) {
+  LoadOptions load;
+  load.protocol = c.protocol;
+  std::vector<std::string> commands;
+  if (c.name == "redis-cluster") {
+    bool seeded = false;
+    for (const NodeRecord& n : t.nodes()) {  // the seed: a master the fault leaves alone
+      if (n.role == "master" && n.name != cell.victim && !seeded) {
+        load.target = TargetOfNode(n, c.protocol);
+        seeded = true;
+      }
+    }
+    load.cluster = true;
+    commands = {fmt::format("SET {{{}}}__key__ __data__", kHashTag), fmt::format("GET {{{}}}__key__", kHashTag)};
+  } else {
+    for (const NodeRecord& n : t.nodes()) load.pool.push_back(TargetOfNode(n, c.protocol));
+    load.target = load.pool.front();
+    commands = {"put __key__ __data__", "get __key__"};
+  }
+  load.threads = 1;
+  load.clients = o.clients;
+  load.pipeline = 1;
+  load.rate = o.rate;
+  load.duration_s = o.duration_s;
+  load.key_prefix = kKeyPrefix;
+  load.key_min = 0;
+  load.key_max = o.keys - 1;
+  load.value.min_size = load.value.max_size = kValueSize;
+  load.value.content = ValueSpec::Content::kRandom;
+  load.seed = seed;
+  // A client's socket timeout: a reply a second late is a lost connection (a stopped
+  // node never answers), opened again after 20 ms to 200 ms.
+  load.request_timeout_ms = 1000;
+  load.connect_timeout_ms = 1000;
+  load.reconnect.enabled = true;
+  load.reconnect.backoff_min_ms = 20;
+  load.reconnect.backoff_max_ms = 200;
+  load.history_path = history_path;
+  CommandLimits limits;
+  limits.key_max = load.key_max;
+  limits.value_max = kValueSize;
+  for (const std::string& text : commands) {
+    auto spec = MakeCommandSpec(c.protocol, text, kKeyPrefix, KeyPatternSpec{}, 1, limits);
+    if (!spec.ok()) return spec.status();
+    load.commands.push_back(*spec);
+  }
+  return load;
+}
+
+// --- Watching the failure detector and the promotion ----------------------------------
+
+// Polls, from the fault on, until both are seen or `stop`: the times are Unix ns.
+struct Watch {
+  int64_t detect_unix_ns = 0, promote_unix_ns = 0;
+  std::string new_primary;
+};
+
+void WatchCluster(const Topology& t, const FailoverCell& cell, const std::atomic<bool>& stop, Watch* w) {
+  const NodeRecord* survivor = nullptr;
+  for (const NodeRecord& n : t.nodes()) {
+    if (n.role == "master" && n.name != cell.victim && survivor == nullptr) survivor = &n;
+  }
+  const NodeRecord& successor = t.nodes()[IndexOf(t, cell.successor)];
+  std::unique_ptr<RedisClient> s, r;
+  const std::string mark = cell.victim_address + "@";
+  while (!stop.load() && (w->detect_unix_ns == 0 || w->promote_unix_ns == 0)) {
+    if (s == nullptr) {
+      auto c = RedisClient::Connect(survivor->host, survivor->port, kControlTimeoutMs);
+      if (c.ok()) s = std::move(*c);
+    }
+    if (r == nullptr) {
+      auto c = RedisClient::Connect(successor.host, successor.port, kControlTimeoutMs);
+      if (c.ok()) r = std::move(*c);
+    }
+    if (s != nullptr && w->detect_unix_ns == 0) {
+      auto nodes = s->Command({"CLUSTER", "NODES"});
+      if (!nodes.ok()) s.reset();
+      const std::string text = nodes.ok() ? nodes->str : "";
+      const size_t at = text.find(mark);
+      const size_t eol = at == std::string::npos ? at : text.find('\n', at);
+      const std::string line = at == std::string::npos ? "" : text.substr(at, eol - at);
+      if (line.find(",fail") != std::string::npos || line.find(" fail") != std::string::npos) {
+        if (line.find("fail?") == std::string::npos || line.find(",fail,") != std::string::npos ||
+            line.find(",fail ") != std::string::npos) {
+          w->detect_unix_ns = UnixNowNs();
+        }
+      }
+    }
+    if (r != nullptr && w->promote_unix_ns == 0) {
+      auto role = r->Command({"ROLE"});
+      if (!role.ok()) r.reset();
+      if (role.ok() && !role->elements.empty() && role->elements[0].str == "master") {
+        w->promote_unix_ns = UnixNowNs();
+        w->new_primary = cell.successor;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::nanoseconds(kWatchPollNs));
+  }
+}
+
+void WatchEtcd(const Topology& t, const FailoverCell& cell, const std::map<uint64_t, std::string>& members,
+               const std::atomic<bool>& stop, Watch* w) {
+  while (!stop.load() && w->promote_unix_ns == 0) {
+    for (const NodeRecord& n : t.nodes()) {
+      if (n.name == cell.victim) continue;
+      auto s = EtcdStatus(n);
+      if (!s.ok() || s->leader == 0) continue;
+      const auto it = members.find(s->leader);
+      if (it != members.end() && it->second != cell.victim) {
+        w->promote_unix_ns = UnixNowNs();
+        w->new_primary = it->second;
+        break;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::nanoseconds(kWatchPollNs));
+  }
+}
+
+// --plant-loss: the victim's replica cut off from it (a password it does not know, the
+// link closed), so that what the victim acknowledges from now on never reaches it.
+Status CutReplicaOff(const Topology& t, const FailoverCell& cell, uint64_t seed) {
+  const NodeRecord& victim = t.nodes()[IndexOf(t, cell.victim)];
+  auto c = RedisClient::Connect(victim.host, victim.port, kControlTimeoutMs);
+  if (!c.ok()) return c.status().WithContext(cell.victim);
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"CONFIG", "SET", "requirepass", fmt::format("planted-{:x}", seed)},
+        std::vector<std::string>{"CLIENT", "KILL", "TYPE", "replica"}}) {
+    auto r = (*c)->Command(command);
+    if (!r.ok()) return r.status().WithContext(command[0] + " " + command[1]);
+    if (r->is_error()) return Status::Server(command[0] + " " + command[1] + ": " + r->str);
+  }
+  return Status::OK();
+}
+
+// --- One cell -------------------------------------------------------------------------
+
+std::vector<FaultStep> ScheduleOf(const FailoverCell& cell, const FailoverOptions& o) {
+  if (cell.fault == "kill") return {{FaultAction::kKill, cell.victim, o.fault_at_s}};
+  return {{FaultAction::kPause, cell.victim, o.fault_at_s},
+          {FaultAction::kResume, cell.victim, o.fault_at_s + o.pause_s}};
+}
+
+std::string DescribeEvent(const FaultEvent& e, int64_t start_unix_ns) {
+  const double at = static_cast<double>(e.start_unix_ns - start_unix_ns) / 1e9;
+  std::string s = fmt::format("{} {} at {:.3f} s (pid {})", FaultActionName(e.step.action), e.step.node, at,
+                              e.pid_before);
+  if (e.step.at_s < 0) s += ", left paused by the schedule: resumed at its end";
+  if (!e.error.empty()) s += ": not carried out: " + e.error;
+  return s;
+}
+
+// After the run: the target the keys are read back from (the slot's or the cluster's
+// current primary, a node the fault did not kill).
+RedisTarget FinalTarget(const Config& c, const Topology& t, const FailoverCell& cell) {
+  if (c.name == "redis-cluster") {
+    const std::string& owner = cell.new_primary.empty() ? cell.victim : cell.new_primary;
+    return TargetOfNode(t.nodes()[IndexOf(t, owner)], c.protocol);
+  }
+  for (const NodeRecord& n : t.nodes()) {
+    if (n.name != cell.victim) return TargetOfNode(n, c.protocol);
+  }
+  return TargetOfNode(t.nodes()[0], c.protocol);
+}
+
+void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& ctx, const std::string& folder,
+             uint64_t seed, FailoverCell* cell, std::map<std::string, std::string>* files) {
+  ctx.Progress(kScenario, fmt::format("run {}: {} {}: starting", cell->run, c.name, cell->fault));
+  auto started = StartScenarioTopology(SpecOf(c, o), ctx.interrupt);
+  if (!started.ok()) {
+    cell->failure = StartFailure(ctx, kScenario, cell->Label(), "did not start: ", started.status());
+    return;
+  }
+  Topology& t = **started;
+  cell->version = t.nodes()[0].version;
+  std::map<uint64_t, std::string> members;
+  Status found = c.name == "redis-cluster" ? FindClusterVictim(t, cell) : FindEtcdVictim(t, &members, cell);
+  if (!found.ok()) {
+    cell->failure = "finding the primary: " + found.message();
+    return;
+  }
+  const std::string history_path = fmt::format("{}/{}-{}-run{}.hist", folder, c.name, cell->fault, cell->run);
+  auto load = LoadOf(c, t, *cell, o, history_path, seed);
+  if (!load.ok()) {
+    cell->failure = load.status().message();
+    return;
+  }
+  ctx.Progress(kScenario, fmt::format("run {}: {} {}: load for {} s, {} {} at {} s", cell->run, c.name, cell->fault,
+                                      ApproxSeconds(o.duration_s), cell->fault, cell->victim,
+                                      ApproxSeconds(o.fault_at_s)));
+  Result<RunResult> result = Status::Failed("not run");
+  const int64_t start_ns = NowNs();
+  std::thread runner([&] { result = RunLoad(*load, ctx.interrupt); });
+  std::atomic<bool> stop_watch{false};
+  Watch watch;
+  std::thread watcher;
+  const std::vector<FaultStep> steps = ScheduleOf(*cell, o);
+  // The watcher starts with the fault: before it, the victim is healthy.
+  std::atomic<bool> fault_begun{false};
+  watcher = std::thread([&] {
+    while (!fault_begun.load() && !stop_watch.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (c.name == "redis-cluster") {
+      WatchCluster(t, *cell, stop_watch, &watch);
+    } else {
+      WatchEtcd(t, *cell, members, stop_watch, &watch);
+    }
+  });
+  if (o.plant_loss && c.name == "redis-cluster") {
+    const int64_t due = start_ns + static_cast<int64_t>((o.fault_at_s - 1) * 1e9);
+    PollUntil(due, kWatchPollNs, []() -> Result<bool> { return false; }, ctx.interrupt);
+    Status cut = CutReplicaOff(t, *cell, seed);
+    cell->schedule.push_back(cut.ok() ? "planted: the replica cut off from its master a second before the fault"
+                                      : "planting the loss failed: " + cut.message());
+  }
+  const std::vector<FaultEvent> events =
+      RunFaults(t, steps, start_ns, ctx.interrupt, [&](const FaultEvent&) { fault_begun = true; });
+  fault_begun = true;  // also when the first step was never carried out: the watcher ends
+  runner.join();
+  stop_watch = true;
+  watcher.join();
+  if (!result.ok()) {
+    cell->failure = result.status().message();
+    return;
+  }
+  if (result->interrupted) {
+    cell->failure = "interrupted";
+    return;
+  }
+  cell->reconnects = result->totals.faults.connections_lost;
+  auto h = history::ReadHistoryFile(history_path);
+  if (!h.ok()) {
+    cell->failure = "the history: " + h.status().message();
+    return;
+  }
+  const int64_t start_unix_ns = h->header.start_unix_ns;
+  auto rel = [&](int64_t unix_ns) { return unix_ns > 0 ? static_cast<double>(unix_ns - start_unix_ns) / 1e9 : -1.0; };
+  for (const FaultEvent& e : events) cell->schedule.push_back(DescribeEvent(e, start_unix_ns));
+  const FaultEvent& fault = events.front();
+  if (!fault.error.empty()) {
+    cell->failure = "the fault: " + fault.error;
+    return;
+  }
+  cell->fault_s = rel(fault.start_unix_ns);
+  cell->detect_s = rel(watch.detect_unix_ns);
+  cell->promote_s = rel(watch.promote_unix_ns);
+  cell->new_primary = watch.new_primary;
+  cell->records = h->records.size();
+  cell->outage = MeasureOutage(*h, fault.start_unix_ns - start_unix_ns, cell->victim_address);
+  cell->seconds = PerSecond(*h);
+  const RedisTarget final_target = FinalTarget(c, t, *cell);
+  cell->checks = RunHistoryChecks(*h, {"lost-writes", "linearizable"}, &final_target,
+                                  static_cast<int64_t>(o.check_time_limit_s * 1e9));
+  std::ifstream in(history_path, std::ios::binary);
+  cell->history_file = fmt::format("histories/{}-{}-run{}.hist", c.name, cell->fault, cell->run);
+  (*files)[cell->history_file] = std::string(std::istreambuf_iterator<char>(in), {});
+  for (const NodeRecord& n : t.nodes()) KeepLogTail(c.name + "-" + n.name, cell->run, n.log, files);
+  Status stopped = t.Stop();
+  if (!stopped.ok()) cell->failure = "stopping the topology: " + stopped.message();
+}
+
+}  // namespace
+
+std::string FailoverCell::Label() const { return fmt::format("{} {} run {}", configuration, fault, run); }
+
+const std::vector<std::string>& FailoverConfigurations() {
+  static const std::vector<std::string> kNames = {"redis-cluster", "etcd"};
+  return kNames;
+}
+
+Status ValidateFailover(const FailoverOptions& o) {
+  if (o.configurations.empty()) return Status::InvalidArgument("--only: no configuration");
+  std::set<std::string> seen;
+  for (const std::string& c : o.configurations) {
+    if (!ConfigOf(c)) {
+      return Status::InvalidArgument(fmt::format("--only: '{}' is not a configuration (redis-cluster, etcd)", c));
+    }
+    if (!seen.insert(c).second) return Status::InvalidArgument(fmt::format("--only: '{}' given twice", c));
+  }
+  seen.clear();
+  if (o.faults.empty()) return Status::InvalidArgument("--faults: none");
+  for (const std::string& f : o.faults) {
+    if (f != "kill" && f != "pause") {
+      return Status::InvalidArgument(fmt::format("--faults: '{}' is not a fault (kill, pause)", f));
+    }
+    if (!seen.insert(f).second) return Status::InvalidArgument(fmt::format("--faults: '{}' given twice", f));
+  }
+  if (o.duration_s <= 0 || o.duration_s > 3600) return Status::InvalidArgument("--duration: must be in (0, 1h]");
+  if (o.fault_at_s <= 0 || o.fault_at_s >= o.duration_s) {
+    return Status::InvalidArgument("--fault-at: must be after the start and before the end of the load");
+  }
+  if (o.pause_s <= 0 || o.fault_at_s + o.pause_s >= o.duration_s) {
+    return Status::InvalidArgument("--pause: the node must be resumed before the load ends (--fault-at + --pause < "
+                                   "--duration)");
+  }
+  if (o.rate <= 0 || o.rate > 1e6) return Status::InvalidArgument("--rate: must be in (0, 1000000]");
+  if (o.clients < 1 || o.clients > 1000) return Status::InvalidArgument("--clients: must be 1..1000");
+  if (o.keys < 1 || o.keys > 10'000'000) return Status::InvalidArgument("--keys: must be 1..10000000");
+  if (o.plant_loss && o.fault_at_s <= 1) return Status::InvalidArgument("--plant-loss: --fault-at must be above 1 s");
+  return Status::OK();
+}
+
+Result<ScenarioReport> RunFailover(const FailoverOptions& o, const ScenarioContext& ctx) {
+  if (Status s = ValidateFailover(o); !s.ok()) return s;
+  ScenarioReport report;
+  report.scenario = kScenario;
+  auto folder = MakeTempFolder("failover");  // the histories, until the evidence keeps them
+  if (!folder.ok()) return folder.status();
+  struct RemoveOnExit {
+    std::string path;
+    ~RemoveOnExit() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove{*folder};
+  std::vector<FailoverCell> cells;
+  uint64_t seed = ctx.seed;
+  ForEachRun(ctx, &report, [&](int run) {
+    for (const std::string& name : o.configurations) {
+      const Config c = *ConfigOf(name);
+      for (const std::string& fault : o.faults) {
+        if (ctx.interrupted()) return;
+        FailoverCell& cell = cells.emplace_back();
+        cell.run = run;
+        cell.configuration = name;
+        cell.fault = fault;
+        cell.not_run = NotInstalledLine(c.system);
+        if (!cell.not_run.empty()) continue;
+        RunCell(c, o, ctx, *folder, ++seed, &cell, &report.files);
+      }
+    }
+  });
+  FillFailoverReport(o, cells, ctx.interrupted(), &report);
+  return report;
+}
+
+}  // namespace memstand

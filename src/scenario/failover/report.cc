@@ -1,0 +1,238 @@
+// failover's report: the blocks, the tables, the JSON and the findings from its cells.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "history/check_result.h"
+#include "scenario/failover/cell.h"
+#include "scenario/failover/json.h"
+
+namespace memstand {
+namespace {
+
+using nlohmann::json;
+namespace key = failover_json;
+
+// Examples kept per anomaly: the first violations, each with its operations.
+constexpr size_t kExamples = 3;
+
+std::string Seconds(double s) { return s < 0 ? "-" : fmt::format("{:.3f}", s); }
+json SecondsJson(double s) { return s < 0 ? json(nullptr) : json(s); }
+
+uint64_t KindCount(const history::CheckResult& c, const char* kind) {
+  const auto it = c.by_kind.find(kind);
+  return it == c.by_kind.end() ? 0 : it->second;
+}
+
+const history::CheckResult* CheckOf(const FailoverCell& cell, const char* name) {
+  for (const history::CheckResult& c : cell.checks) {
+    if (c.check == name) return &c;
+  }
+  return nullptr;
+}
+
+uint64_t Count(const FailoverCell& cell, const char* check, const char* kind) {
+  const history::CheckResult* c = CheckOf(cell, check);
+  return c == nullptr ? 0 : KindCount(*c, kind);
+}
+
+std::string VerdictOf(const FailoverCell& cell, const char* check) {
+  const history::CheckResult* c = CheckOf(cell, check);
+  return c == nullptr ? "-" : history::VerdictName(c->verdict);
+}
+
+json CellJson(const FailoverCell& c) {
+  const FailoverOutage& o = c.outage;
+  json seconds = json::array();
+  for (size_t i = 0; i < c.seconds.size(); ++i) {
+    const FailoverSecond& s = c.seconds[i];
+    seconds.push_back({{key::kSecond, i}, {key::kOk, s.ok}, {key::kFail, s.fail}, {key::kUnknown, s.unknown},
+                       {key::kWritesOk, s.writes_ok}});
+  }
+  json checks = json::array();
+  for (const history::CheckResult& r : c.checks) {
+    checks.push_back({{key::kCheck, r.check}, {key::kVerdict, history::VerdictName(r.verdict)},
+                      {key::kSummary, r.summary}});
+  }
+  auto rel = [&](int64_t ns) { return ns < 0 ? json(nullptr) : json(static_cast<double>(ns) / 1e9); };
+  return {{key::kRun, c.run},
+          {key::kConfiguration, c.configuration},
+          {key::kFault, c.fault},
+          {key::kNotRun, c.not_run.empty() ? json(nullptr) : json(c.not_run)},
+          {key::kFailure, c.failure.empty() ? json(nullptr) : json(c.failure)},
+          {key::kVersion, c.version},
+          {key::kVictim, c.victim},
+          {key::kVictimAddress, c.victim_address},
+          {key::kSuccessor, c.successor},
+          {key::kNewPrimary, c.new_primary},
+          {key::kFaultS, SecondsJson(c.fault_s)},
+          {key::kDetectS, SecondsJson(c.detect_s)},
+          {key::kPromoteS, SecondsJson(c.promote_s)},
+          {key::kOutageS, SecondsJson(o.outage_s)},
+          {key::kFirstOkS, rel(o.first_ok_ns)},
+          {key::kFirstOkNode, o.first_ok_node},
+          {key::kFirstOkElsewhereS, rel(o.first_ok_elsewhere_ns)},
+          {key::kFirstOkElsewhereNode, o.first_ok_elsewhere_node},
+          {key::kOutageWrites, {{key::kOk, o.writes_ok}, {key::kFail, o.writes_fail}, {key::kUnknown, o.writes_unknown}}},
+          {key::kOutageReads, {{key::kOk, o.reads_ok}, {key::kFail, o.reads_fail}}},
+          {key::kWrites,
+           {{key::kOk, o.all_writes_ok}, {key::kFail, o.all_writes_fail}, {key::kUnknown, o.all_writes_unknown}}},
+          {key::kRecords, c.records},
+          {key::kConnectionsLost, c.reconnects},
+          {key::kLost, Count(c, "lost-writes", "lost")},
+          {key::kRecovered, Count(c, "lost-writes", "recovered")},
+          {key::kUnexpected, Count(c, "lost-writes", "unexpected")},
+          {key::kNotLinearizable, Count(c, "linearizable", "not linearizable")},
+          {key::kChecks, checks},
+          {key::kSchedule, c.schedule},
+          {key::kSeconds, seconds},
+          {key::kHistoryFile, c.history_file}};
+}
+
+// The seconds are relative to the history's start; the outage from the fault.
+std::string ResultsBlock(const std::vector<FailoverCell>& cells) {
+  std::string out = fmt::format("    {:<14} {:<6} {:>3} {:>8} {:>8} {:>8} {:>8} {:>10}  {:>20}  {:>5} {:>9} {:>10}  {}\n",
+                                "configuration", "fault", "run", "fault s", "detect", "promote", "outage",
+                                "elsewhere", "writes ok/fail/unkn.", "lost", "recovered", "unexpected",
+                                "linearizable");
+  for (const FailoverCell& c : cells) {
+    if (!c.ok()) {
+      out += fmt::format("    {:<14} {:<6} {:>3} {}\n", c.configuration, c.fault, c.run,
+                         c.not_run.empty() ? "FAILED: " + c.failure : c.not_run);
+      continue;
+    }
+    const FailoverOutage& o = c.outage;
+    const double elsewhere = o.first_ok_elsewhere_ns < 0 ? -1 : static_cast<double>(o.first_ok_elsewhere_ns) / 1e9;
+    out += fmt::format("    {:<14} {:<6} {:>3} {:>8} {:>8} {:>8} {:>8} {:>10}  {:>20}  {:>5} {:>9} {:>10}  {}\n",
+                       c.configuration, c.fault, c.run, Seconds(c.fault_s), Seconds(c.detect_s),
+                       Seconds(c.promote_s), Seconds(o.outage_s), Seconds(elsewhere),
+                       fmt::format("{}/{}/{}", o.writes_ok, o.writes_fail, o.writes_unknown),
+                       Count(c, "lost-writes", "lost"), Count(c, "lost-writes", "recovered"),
+                       Count(c, "lost-writes", "unexpected"), VerdictOf(c, "linearizable"));
+  }
+  out +=
+      "    (seconds since the history's start; detect: a surviving node marks the primary failed (etcd: none, "
+      "the election is the detection); promote: the successor says it is primary; outage: from the fault to the "
+      "first acknowledged write sent after it; elsewhere: the first acknowledged write from another node than the "
+      "one faulted; writes: those that ended during the outage)\n";
+  return out;
+}
+
+std::string DetailBlock(const std::vector<FailoverCell>& cells) {
+  std::string out;
+  for (const FailoverCell& c : cells) {
+    if (!c.ok()) continue;
+    out += fmt::format("    {}: {} {} (address {}), successor {}, new primary {}; {} operations recorded, {} "
+                       "connection(s) lost; writes in the run ok {}, fail {}, unknown {}\n",
+                       c.Label(), c.fault, c.victim, c.victim_address, c.successor.empty() ? "-" : c.successor,
+                       c.new_primary.empty() ? "not seen" : c.new_primary, c.records, c.reconnects,
+                       c.outage.all_writes_ok, c.outage.all_writes_fail, c.outage.all_writes_unknown);
+    for (const std::string& s : c.schedule) out += "      nemesis: " + s + "\n";
+    for (const history::CheckResult& r : c.checks) {
+      out += fmt::format("      {}: {}: {}\n", r.check, history::VerdictName(r.verdict), r.summary);
+    }
+  }
+  return out.empty() ? "    none measured\n" : out;
+}
+
+// What each configuration promises about acknowledged writes (docs/exit-codes.md).
+std::string Contract(const std::string& configuration) {
+  if (configuration == "etcd") return "etcd promises linearizable reads and writes: none may be lost";
+  return "Redis Cluster replicates asynchronously: it documents that a failover may lose acknowledged writes";
+}
+
+}  // namespace
+
+void FillFailoverReport(const FailoverOptions& o, const std::vector<FailoverCell>& cells, bool interrupted,
+                        ScenarioReport* report) {
+  report->procedure = {
+      fmt::format("each configuration on a fresh topology: redis-cluster (3 masters with a replica each, "
+                  "cluster-node-timeout {} ms; every key in the slot of hash tag {{fo}}, so on one master), etcd "
+                  "(3 members)",
+                  o.node_timeout_ms),
+      fmt::format("load: open loop at {:g} operations/s over {} connections, SET and GET (etcd: put and get) "
+                  "half each over {} keys, values of 32 B each tagged with its write; every operation in a history; "
+                  "a lost connection is opened again (20-200 ms), a reply later than 1 s is a lost connection",
+                  o.rate, o.clients, o.keys),
+      fmt::format("the fault at {} s of {} s: kill (SIGKILL) the primary (the slot's master, etcd's leader), or "
+                  "pause it (SIGSTOP) for {} s and resume it",
+                  ApproxSeconds(o.fault_at_s), ApproxSeconds(o.duration_s), ApproxSeconds(o.pause_s)),
+      "the failure detector and the promotion are polled every 10 ms from the fault on (their resolution)",
+      "after the load: every written key read once from the new primary (lost-writes), and the history searched "
+      "for a linearizable order (linearizable)"};
+  report->limits = {
+      "one machine, loopback: no network latency, loss or partition between the nodes (a stream relay could not "
+      "emulate packet loss or TCP's reaction to it either)",
+      "a run that loses no acknowledged write does not show that the system cannot lose one: asynchronous "
+      "replication on loopback usually has the replica caught up when the master dies",
+      "the outage is measured from the client's side, with the client's timeouts: another client's would differ"};
+  json jcells = json::array();
+  Table table{"cells",
+              {"run", "configuration", "fault", "fault_s", "detect_s", "promote_s", "outage_s", "writes_ok",
+               "writes_fail", "writes_unknown", "lost", "recovered", "unexpected", "linearizable", "failure"},
+              {}};
+  for (const FailoverCell& c : cells) {
+    jcells.push_back(CellJson(c));
+    table.rows.push_back({std::to_string(c.run), c.configuration, c.fault, Seconds(c.fault_s), Seconds(c.detect_s),
+                          Seconds(c.promote_s), Seconds(c.outage.outage_s), std::to_string(c.outage.writes_ok),
+                          std::to_string(c.outage.writes_fail), std::to_string(c.outage.writes_unknown),
+                          std::to_string(Count(c, "lost-writes", "lost")),
+                          std::to_string(Count(c, "lost-writes", "recovered")),
+                          std::to_string(Count(c, "lost-writes", "unexpected")), VerdictOf(c, "linearizable"),
+                          c.ok() ? "" : (c.not_run.empty() ? c.failure : c.not_run)});
+    if (c.run == 1 && c.ok()) {
+      const std::string line = fmt::format("{}: {}", c.configuration, c.version);
+      if (std::find(report->configuration_lines.begin(), report->configuration_lines.end(), line) ==
+          report->configuration_lines.end()) {
+        report->configuration_lines.push_back(line);
+      }
+    }
+    if (!c.not_run.empty()) {
+      report->Mark(ScenarioVerdict::kPartial, fmt::format("{}: {}", c.Label(), c.not_run));
+      continue;
+    }
+    if (!c.failure.empty()) {
+      report->Mark(c.failure == "interrupted" ? ScenarioVerdict::kInterrupted : ScenarioVerdict::kFailed,
+                   fmt::format("{}: {}", c.Label(), c.failure));
+      continue;
+    }
+    for (const history::CheckResult& r : c.checks) {
+      if (r.verdict == history::Verdict::kGaveUp || r.verdict == history::Verdict::kCouldNotRun) {
+        report->Mark(ScenarioVerdict::kFailed, fmt::format("{}: {} {}: {}", c.Label(), r.check,
+                                                           history::VerdictName(r.verdict), r.summary));
+      }
+      if (r.verdict != history::Verdict::kViolated) continue;
+      for (const auto& [kind, count] : r.by_kind) {
+        Anomaly a;
+        a.configuration = c.Label();
+        a.kind = kind;
+        a.count = count;
+        for (const history::Finding& f : r.findings) {
+          if (f.kind == kind && f.violation && a.examples.size() < kExamples) a.examples.push_back(f.text);
+        }
+        if (a.examples.empty()) continue;  // told for information (recovered), not a violation
+        report->Mark(ScenarioVerdict::kFinding,
+                     fmt::format("{}: {}: {} finding(s) ({})", c.Label(), kind, count, Contract(c.configuration)));
+        report->anomalies.push_back(std::move(a));
+      }
+    }
+    if (Count(c, "lost-writes", "lost") == 0 && c.configuration != "etcd") {
+      report->verdict_lines.push_back(
+          c.new_primary.empty()
+              ? fmt::format("{}: no acknowledged write lost in this run: no replica was promoted while it was "
+                            "watched (the primary came back first)",
+                            c.Label())
+              : fmt::format("{}: no acknowledged write lost in this run: the replica had every acknowledged write "
+                            "when it was promoted (the contract allows a loss; this run did not show one)",
+                            c.Label()));
+    }
+  }
+  if (interrupted) report->Mark(ScenarioVerdict::kInterrupted, "interrupted");
+  report->blocks.push_back({"Results: the fault, its detection, the outage and what the checks found",
+                            ResultsBlock(cells)});
+  report->blocks.push_back({"Each cell: the nemesis's steps and the checks' summaries", DetailBlock(cells)});
+  report->tables.push_back(std::move(table));
+  report->json[key::kCells] = std::move(jcells);
+}
+
+}  // namespace memstand

@@ -1,0 +1,107 @@
+// `memstand scenario run failover` against real servers, at small sizes: each fault kind
+// on each topology kind once, a planted loss that must be reported as a finding (exit
+// 4), and etcd, whose contract allows no loss, with none.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "e2e/e2e_util.h"
+
+namespace memstand::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Ran {
+  Outcome out;
+  nlohmann::json doc;
+};
+
+Ran RunFailover(std::vector<std::string> extra) {
+  const std::string dir = TempDir();
+  std::vector<std::string> args = {"scenario", "run",   "failover", "--duration", "6s", "--fault-at",
+                                   "2s",       "--pause", "2.5s",   "--rate",     "400", "--keys",
+                                   "300",      "--json", dir + "/f.json", "--evidence", dir + "/ev"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  Ran r;
+  r.out = RunMemstand(args, 240);
+  if (fs::exists(dir + "/f.json")) r.doc = ReadJson(dir + "/f.json");
+  return r;
+}
+
+// Every cell measured: the fault at its time, the outage ended, each operation of the
+// outage counted, the history kept in the evidence folder's JSON.
+void ExpectMeasured(const nlohmann::json& cell, const std::string& dump) {
+  EXPECT_TRUE(cell["failure"].is_null()) << dump;
+  EXPECT_GT(cell["fault_s"].get<double>(), 1.5) << dump;
+  ASSERT_TRUE(cell["outage_s"].is_number()) << dump;
+  EXPECT_GT(cell["outage_s"].get<double>(), 0) << dump;
+  EXPECT_LT(cell["outage_s"].get<double>(), 4) << dump;
+  EXPECT_FALSE(cell["new_primary"].get<std::string>().empty()) << dump;
+  EXPECT_GT(cell["records"].get<uint64_t>(), 1000u) << dump;
+  uint64_t seconds_total = 0;
+  for (const auto& s : cell["seconds"]) {
+    seconds_total += s["ok"].get<uint64_t>() + s["fail"].get<uint64_t>() + s["unknown"].get<uint64_t>();
+  }
+  EXPECT_EQ(seconds_total, cell["records"].get<uint64_t>()) << dump;
+  EXPECT_EQ(cell["checks"].size(), 2u) << dump;
+  EXPECT_EQ(cell["history_file"].get<std::string>().rfind("histories/", 0), 0u) << dump;
+}
+
+TEST(FailoverE2E, RedisClusterKillAndPauseAreMeasured) {
+  Ran r = RunFailover({"--only", "redis-cluster"});
+  // 0, or 4 when this run showed the contract's documented loss (or a stale read).
+  ASSERT_TRUE(r.out.exit_code == 0 || r.out.exit_code == 4) << r.out.output;
+  ASSERT_EQ(r.doc["cells"].size(), 2u) << r.out.output;
+  for (const auto& cell : r.doc["cells"]) ExpectMeasured(cell, r.out.output);
+  EXPECT_EQ(r.doc["cells"][0]["fault"], "kill");
+  EXPECT_EQ(r.doc["cells"][1]["fault"], "pause");
+  // Killed: the replica was promoted, and the first write acknowledged elsewhere came from it.
+  const auto& kill = r.doc["cells"][0];
+  EXPECT_EQ(kill["new_primary"], kill["successor"]) << r.out.output;
+  EXPECT_TRUE(kill["detect_s"].is_number()) << r.out.output;
+  EXPECT_LE(kill["detect_s"].get<double>(), kill["promote_s"].get<double>()) << r.out.output;
+  EXPECT_EQ(r.out.exit_code == 4, !r.doc["anomalies"].empty()) << r.out.output;
+  EXPECT_NE(r.out.output.find("Results: the fault, its detection"), std::string::npos);
+}
+
+TEST(FailoverE2E, APlantedLossIsAFindingExit4) {
+  Ran r = RunFailover({"--only", "redis-cluster", "--faults", "kill", "--plant-loss"});
+  EXPECT_EQ(r.out.exit_code, 4) << r.out.output;
+  ASSERT_EQ(r.doc["cells"].size(), 1u) << r.out.output;
+  ExpectMeasured(r.doc["cells"][0], r.out.output);
+  EXPECT_GT(r.doc["cells"][0]["lost"].get<uint64_t>(), 0u) << r.out.output;
+  EXPECT_EQ(r.doc["verdict"], "finding");
+  bool lost = false;
+  for (const auto& a : r.doc["anomalies"]) {
+    if (a["kind"] == "lost") {
+      lost = true;
+      EXPECT_GT(a["count"].get<uint64_t>(), 0u);
+      EXPECT_FALSE(a["examples"].empty());
+    }
+  }
+  EXPECT_TRUE(lost) << r.out.output;
+  EXPECT_NE(r.out.output.find("Findings: the system broke its own contract"), std::string::npos) << r.out.output;
+  EXPECT_NE(r.out.output.find("finding (exit code 4)"), std::string::npos) << r.out.output;
+}
+
+// etcd promises linearizability: no lost write, no non-linearizable read, kill or pause
+// of the leader (a control: the checks do not cry wolf).
+TEST(FailoverE2E, EtcdLosesNothingWhenItsLeaderDiesOrStops) {
+  Ran r = RunFailover({"--only", "etcd"});
+  EXPECT_EQ(r.out.exit_code, 0) << r.out.output;
+  ASSERT_EQ(r.doc["cells"].size(), 2u) << r.out.output;
+  for (const auto& cell : r.doc["cells"]) {
+    ExpectMeasured(cell, r.out.output);
+    EXPECT_EQ(cell["lost"], 0) << r.out.output;
+    EXPECT_EQ(cell["unexpected"], 0) << r.out.output;
+    EXPECT_EQ(cell["not_linearizable"], 0) << r.out.output;
+    EXPECT_NE(cell["new_primary"], cell["victim"]) << r.out.output;
+  }
+  EXPECT_TRUE(r.doc["anomalies"].empty());
+}
+
+}  // namespace
+}  // namespace memstand::e2e
