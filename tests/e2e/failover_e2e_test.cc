@@ -1,8 +1,13 @@
 // `memstand scenario run failover` against real servers, at small sizes: each fault kind
 // on each topology kind once, a planted loss that must be reported as a finding (exit
 // 4), and etcd, whose contract allows no loss, with none.
+#include <signal.h>
+
+#include <chrono>
 #include <filesystem>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -102,6 +107,55 @@ TEST(FailoverE2E, EtcdLosesNothingWhenItsLeaderDiesOrStops) {
   }
   EXPECT_TRUE(r.doc["anomalies"].empty());
 }
+
+}  // namespace
+}  // namespace memstand::e2e
+
+namespace memstand::e2e {
+namespace {
+
+// The state letter of `pid` (/proc/PID/stat), 0 when it is gone.
+char StateOf(pid_t pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() ? 0 : stat[close + 2];
+}
+
+// memstand stopped by `sig` while the primary is paused (SIGSTOP): afterwards no node of
+// its topology runs, stopped or not, and no run folder is left.
+void SignalDuringAPause(int sig) {
+  const std::string root = TempDir();
+  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
+  auto r = Running::Start({"scenario", "run", "failover", "--only", "redis-cluster", "--faults", "pause",
+                           "--duration", "30s", "--fault-at", "1.5s", "--pause", "25s", "--rate", "200"});
+  unsetenv("MEMSTAND_RUN_DIR");
+  ASSERT_NE(r, nullptr);
+  std::set<pid_t> nodes;
+  bool paused = false;
+  for (int i = 0; i < 3000 && !paused; ++i) {  // at most 30 s
+    nodes = ChildrenNamed(r->pid(), "redis-server");
+    for (pid_t p : nodes) paused |= StateOf(p) == 'T';
+    if (!paused) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(r->pid(), sig);
+  Outcome out = r->Wait(60);
+  ASSERT_TRUE(paused) << "no node was seen paused:\n" << out.output;
+  EXPECT_EQ(nodes.size(), 6u) << out.output;
+  if (sig == SIGINT) {
+    EXPECT_EQ(out.exit_code, 130) << out.output;
+    EXPECT_NE(out.output.find("resume master-"), std::string::npos) << out.output;
+  }
+  EXPECT_TRUE(AllGone(nodes, 30)) << out.output;
+  if (sig == SIGINT) {
+    EXPECT_TRUE(fs::is_empty(root)) << "a topology folder was left";
+  }
+}
+
+TEST(FailoverE2E, SigintDuringAPauseResumesAndStopsEveryNode) { SignalDuringAPause(SIGINT); }
+
+// SIGKILL leaves memstand no say: its nodes die with it (PR_SET_PDEATHSIG), the paused one
+// too (SIGKILL ends a stopped process).
+TEST(FailoverE2E, SigkillDuringAPauseLeavesNoNodeBehind) { SignalDuringAPause(SIGKILL); }
 
 }  // namespace
 }  // namespace memstand::e2e

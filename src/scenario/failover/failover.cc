@@ -338,6 +338,7 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
                                       ApproxSeconds(o.fault_at_s)));
   Result<RunResult> result = Status::Failed("not run");
   const int64_t start_ns = NowNs();
+  const int64_t load_start_unix_ns = UnixNowNs();
   std::thread runner([&] { result = RunLoad(*load, ctx.interrupt); });
   std::atomic<bool> stop_watch{false};
   Watch watch;
@@ -366,6 +367,11 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
   runner.join();
   stop_watch = true;
   watcher.join();
+  auto h = history::ReadHistoryFile(history_path);
+  // The schedule as carried out, whatever else happened (an interrupt included): times
+  // from the history's start, or from the load's when there is no history to read.
+  const int64_t start_unix_ns = h.ok() ? h->header.start_unix_ns : load_start_unix_ns;
+  for (const FaultEvent& e : events) cell->schedule.push_back(DescribeEvent(e, start_unix_ns));
   if (!result.ok()) {
     cell->failure = result.status().message();
     return;
@@ -375,14 +381,11 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
     return;
   }
   cell->reconnects = result->totals.faults.connections_lost;
-  auto h = history::ReadHistoryFile(history_path);
   if (!h.ok()) {
     cell->failure = "the history: " + h.status().message();
     return;
   }
-  const int64_t start_unix_ns = h->header.start_unix_ns;
   auto rel = [&](int64_t unix_ns) { return unix_ns > 0 ? static_cast<double>(unix_ns - start_unix_ns) / 1e9 : -1.0; };
-  for (const FaultEvent& e : events) cell->schedule.push_back(DescribeEvent(e, start_unix_ns));
   const FaultEvent& fault = events.front();
   if (!fault.error.empty()) {
     cell->failure = "the fault: " + fault.error;

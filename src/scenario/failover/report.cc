@@ -121,7 +121,12 @@ std::string ResultsBlock(const std::vector<FailoverCell>& cells) {
 std::string DetailBlock(const std::vector<FailoverCell>& cells) {
   std::string out;
   for (const FailoverCell& c : cells) {
-    if (!c.ok()) continue;
+    if (!c.ok()) {
+      if (c.schedule.empty()) continue;
+      out += fmt::format("    {}: not measured: {}\n", c.Label(), c.not_run.empty() ? c.failure : c.not_run);
+      for (const std::string& s : c.schedule) out += "      nemesis: " + s + "\n";
+      continue;
+    }
     out += fmt::format("    {}: {} {} (address {}), successor {}, new primary {}; {} operations recorded, {} "
                        "connection(s) lost; writes in the run ok {}, fail {}, unknown {}\n",
                        c.Label(), c.fault, c.victim, c.victim_address, c.successor.empty() ? "-" : c.successor,
