@@ -67,7 +67,7 @@ void PrintScenarioReport(std::FILE* file, const ScenarioReport& r, const Scenari
   if (!r.anomalies.empty()) {
     std::string findings;
     for (const Anomaly& a : r.anomalies) {
-      findings += fmt::format("    {}: {}: {} finding(s)\n", a.configuration, a.kind, a.count);
+      findings += fmt::format("    {}: {} ({})\n", a.configuration, a.kind, a.count);
       findings += Lines(a.examples, "      - ");
     }
     Block(out, ++n, "Findings: the system broke its own contract (the figures stand)", findings);

@@ -103,7 +103,7 @@ enum class ScenarioVerdict { kOk, kPartial, kFailed, kInterrupted, kFinding };
 struct Anomaly {
   std::string configuration;  // "redis-cluster kill run 1"
   std::string kind;           // "lost", "unexpected", "not linearizable", ...
-  uint64_t count = 0;
+  uint64_t count = 0;         // of what the kind names: keys (failover), tuples (replication-cost)
   std::vector<std::string> examples;
   nlohmann::json ToJson() const;
 };

@@ -56,5 +56,31 @@ TEST(ReplicationCostContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   testutil::ExpectEveryRowMeasured(in, ReplicationCostChoiceRows());
 }
 
+// Replicas that hold more than the master after the wait diverged (the master rolled back
+// what they kept): a finding, exit 4, with the counts; a replica holding fewer is the
+// invariant broken (it may be lag the wait cut short): exit 1.
+TEST(ReplicationCostContractTest, ReplicasAheadOfTheMasterAreAFindingBehindItAFailure) {
+  ReplicationSystemRun run = FabricatedSystem("tarantool", {"sync-write"});
+  ReplicationCell& c = run.cells.front();
+  c.counted = true;
+  c.settled = false;
+  c.settle_ms = 5001;
+  c.master_count = 61;
+  c.replica_counts = {{"replica-1", 65}, {"replica-2", 65}, {"replica-3", 61}};
+  ScenarioReport ahead;
+  FillReplicationReport(ReplicationCostOptions{}, {run}, false, &ahead);
+  EXPECT_EQ(ahead.verdict, ScenarioVerdict::kFinding) << ::testing::PrintToString(ahead.verdict_lines);
+  EXPECT_EQ(ahead.ExitCode(), 4);
+  ASSERT_EQ(ahead.anomalies.size(), 1u);
+  EXPECT_EQ(ahead.anomalies[0].count, 8u);  // 4 tuples on each of two replicas
+  EXPECT_EQ(ahead.anomalies[0].examples.size(), 2u);
+
+  c.replica_counts = {{"replica-1", 60}, {"replica-2", 61}, {"replica-3", 61}};
+  ScenarioReport behind;
+  FillReplicationReport(ReplicationCostOptions{}, {run}, false, &behind);
+  EXPECT_EQ(behind.verdict, ScenarioVerdict::kFailed);
+  EXPECT_TRUE(behind.anomalies.empty());
+}
+
 }  // namespace
 }  // namespace memstand
