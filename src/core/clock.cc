@@ -17,6 +17,12 @@ double UnixNowS() {
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
 }
 
+int64_t UnixNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 int64_t ClockResolutionNs() {
   timespec ts;
   clock_getres(CLOCK_MONOTONIC, &ts);

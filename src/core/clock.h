@@ -18,6 +18,8 @@ std::string WallClockIso();
 
 /// The wall clock (CLOCK_REALTIME) in seconds since the Unix epoch, with its fraction.
 double UnixNowS();
+/// The same in whole nanoseconds since the epoch (exact, no double rounding).
+int64_t UnixNowNs();
 
 /// The clock's advertised resolution (clock_getres) in ns.
 int64_t ClockResolutionNs();

@@ -12,6 +12,8 @@
 #include "scenario/failover/failover.h"
 #include "scenario/failover/json.h"
 #include "scenario/mvcc_quota/mvcc_quota.h"
+#include "scenario/recovery/json.h"
+#include "scenario/recovery/recovery.h"
 #include "scenario/replication_cost/json.h"
 #include "scenario/replication_cost/replication_cost.h"
 #include "scenario/stretched_cache/json.h"
@@ -70,6 +72,12 @@ const ScenarioDef kScenarios[] = {
      {SystemKind::kRedis, SystemKind::kEtcd},
      /*postgresql=*/false, /*default_runs=*/1,
      SetupFailover, FailoverCharts, FailoverChoiceRows, failover_json::kReadRules},
+    {"recovery",
+     "How long does a Redis take to come back after a crash, against how much data it holds, and which "
+     "acknowledged writes did it keep, with each kind of persistence?",
+     {SystemKind::kRedis},
+     /*postgresql=*/false, /*default_runs=*/1,
+     SetupRecovery, RecoveryCharts, RecoveryChoiceRows, recovery_json::kReadRules},
 };
 
 }  // namespace

@@ -20,8 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // "pg": compute-locality's PostgreSQL cluster (scenario/compute_locality/pg.h).
-// "failover": the histories of the failover scenario's runs (scenario/failover/).
-constexpr const char* kKinds[] = {"redis", "memcached", "tarantool", "etcd", "pg", "failover"};
+// "failover", "recovery": the histories of those scenarios' runs (scenario/failover/, scenario/recovery/).
+constexpr const char* kKinds[] = {"redis", "memcached", "tarantool", "etcd", "pg", "failover", "recovery"};
 
 std::string TempRoot() {
   const char* tmp = std::getenv("TMPDIR");

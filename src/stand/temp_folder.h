@@ -22,7 +22,7 @@ inline constexpr char kTempOwnerFile[] = "memstand.owner";
 Result<std::string> MakeTempFolder(const std::string& kind);
 
 /// Removes every folder directly under root named memstand-<kind>-XXXXXX (kind: redis,
-/// memcached, tarantool, etcd, pg or failover; XXXXXX: mkdtemp's 6 characters) that is ours (our
+/// memcached, tarantool, etcd, pg, failover or recovery; XXXXXX: mkdtemp's 6 characters) that is ours (our
 /// uid, not a symlink) and whose marker is ours and names a memstand process that is
 /// gone (no such pid, or a pid that started at another time). A folder without a
 /// marker, of another user, or whose memstand still runs is kept. Returns one line

@@ -27,6 +27,7 @@
 #include "scenario/kit/poll.h"
 #include "scenario/kit/runs.h"
 #include "scenario/kit/scenario_server.h"
+#include "scenario/kit/topology_nodes.h"
 #include "stand/temp_folder.h"
 #include "stand/topology.h"
 
@@ -42,25 +43,6 @@ constexpr int64_t kWatchPollNs = 10'000'000;
 constexpr const char* kHashTag = "fo";
 constexpr const char* kKeyPrefix = "failover-";
 constexpr size_t kValueSize = 32;  // a history's value tag needs 31 bytes
-
-int64_t UnixNowNs() { return static_cast<int64_t>(UnixNowS() * 1e9); }
-
-RedisTarget TargetOfNode(const NodeRecord& n, Protocol p) {
-  RedisTarget t;
-  t.scheme = ProtocolScheme(p);
-  t.host = n.host;
-  t.port = n.port;
-  return t;
-}
-
-std::string AddressOf(const NodeRecord& n) { return fmt::format("{}:{}", n.host, n.port); }
-
-size_t IndexOf(const Topology& t, const std::string& name) {
-  for (size_t i = 0; i < t.nodes().size(); ++i) {
-    if (t.nodes()[i].name == name) return i;
-  }
-  return t.nodes().size();
-}
 
 // --- What a configuration is --------------------------------------------------------
 
@@ -110,7 +92,7 @@ Status FindClusterVictim(const Topology& t, FailoverCell* cell) {
   for (const NodeRecord& n : t.nodes()) {
     if (n.role == "master" && n.port == port) {
       cell->victim = n.name;
-      cell->victim_address = AddressOf(n);
+      cell->victim_address = NodeAddress(n);
     }
   }
   for (const NodeRecord& n : t.nodes()) {
@@ -140,7 +122,7 @@ Status FindEtcdVictim(const Topology& t, std::map<uint64_t, std::string>* member
   const auto it = members->find(leader);
   if (it == members->end()) return Status::Failed("no member is the leader the members name");
   cell->victim = it->second;
-  cell->victim_address = AddressOf(t.nodes()[IndexOf(t, it->second)]);
+  cell->victim_address = NodeAddress(t.nodes()[NodeIndex(t, it->second)]);
   return Status::OK();
 }
 
@@ -209,7 +191,7 @@ void WatchCluster(const Topology& t, const FailoverCell& cell, const std::atomic
   for (const NodeRecord& n : t.nodes()) {
     if (n.role == "master" && n.name != cell.victim && survivor == nullptr) survivor = &n;
   }
-  const NodeRecord& successor = t.nodes()[IndexOf(t, cell.successor)];
+  const NodeRecord& successor = t.nodes()[NodeIndex(t, cell.successor)];
   std::unique_ptr<RedisClient> s, r;
   const std::string mark = cell.victim_address + "@";
   while (!stop.load() && (w->detect_unix_ns == 0 || w->promote_unix_ns == 0)) {
@@ -268,7 +250,7 @@ void WatchEtcd(const Topology& t, const FailoverCell& cell, const std::map<uint6
 // --plant-loss: the victim's replica cut off from it (a password it does not know, the
 // link closed), so that what the victim acknowledges from now on never reaches it.
 Status CutReplicaOff(const Topology& t, const FailoverCell& cell, uint64_t seed) {
-  const NodeRecord& victim = t.nodes()[IndexOf(t, cell.victim)];
+  const NodeRecord& victim = t.nodes()[NodeIndex(t, cell.victim)];
   auto c = RedisClient::Connect(victim.host, victim.port, kControlTimeoutMs);
   if (!c.ok()) return c.status().WithContext(cell.victim);
   for (const std::vector<std::string>& command :
@@ -303,7 +285,7 @@ std::string DescribeEvent(const FaultEvent& e, int64_t start_unix_ns) {
 RedisTarget FinalTarget(const Config& c, const Topology& t, const FailoverCell& cell) {
   if (c.name == "redis-cluster") {
     const std::string& owner = cell.new_primary.empty() ? cell.victim : cell.new_primary;
-    return TargetOfNode(t.nodes()[IndexOf(t, owner)], c.protocol);
+    return TargetOfNode(t.nodes()[NodeIndex(t, owner)], c.protocol);
   }
   for (const NodeRecord& n : t.nodes()) {
     if (n.name != cell.victim) return TargetOfNode(n, c.protocol);

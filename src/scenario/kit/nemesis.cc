@@ -76,8 +76,6 @@ Status Act(Topology& t, size_t node, FaultAction a) {
   return Status::InvalidArgument("unknown fault action");
 }
 
-int64_t UnixNowNs() { return static_cast<int64_t>(UnixNowS() * 1e9); }
-
 }  // namespace
 
 const char* FaultActionName(FaultAction a) {

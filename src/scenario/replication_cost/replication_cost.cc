@@ -17,6 +17,7 @@
 #include "scenario/kit/runs.h"
 #include "scenario/kit/poll.h"
 #include "scenario/kit/scenario_server.h"
+#include "scenario/kit/topology_nodes.h"
 #include "scenario/replication_cost/run.h"
 #include "stand/proc_identity.h"
 #include "stand/proc_stats.h"
@@ -95,14 +96,6 @@ struct EvidenceOnExit {
   }
 };
 
-RedisTarget TargetOf(const NodeRecord& n, Protocol p) {
-  RedisTarget t;
-  t.scheme = ProtocolScheme(p);
-  t.host = n.host;
-  t.port = n.port;
-  return t;
-}
-
 double Share(double cpu_s, double wall_s) { return wall_s > 0 ? cpu_s / wall_s : 0; }
 
 ReplicationCommand CommandOf(const CommandSpec& spec, const CommandStats& s) {
@@ -148,10 +141,10 @@ Result<LoadOptions> LoadFor(const System& sys, const Path& path, uint64_t concur
   LoadOptions load;
   const auto& nodes = sys.topology->nodes();
   if (path.replicas) {
-    for (size_t i = 1; i < nodes.size(); ++i) load.pool.push_back(TargetOf(nodes[i], sys.protocol));
+    for (size_t i = 1; i < nodes.size(); ++i) load.pool.push_back(TargetOfNode(nodes[i], sys.protocol));
     load.target = load.pool.front();
   } else {
-    load.target = TargetOf(nodes[0], sys.protocol);
+    load.target = TargetOfNode(nodes[0], sys.protocol);
   }
   load.protocol = sys.protocol;
   load.threads = 1;
@@ -343,7 +336,7 @@ Result<int64_t> IntegerOf(const Result<iproto::Value>& r) {
 
 Status ConnectTarantool(System& sys) {
   for (const NodeRecord& n : sys.topology->nodes()) {
-    auto c = ProtoControl::Connect(Protocol::kIproto, TargetOf(n, Protocol::kIproto), kControlTimeoutMs);
+    auto c = ProtoControl::Connect(Protocol::kIproto, TargetOfNode(n, Protocol::kIproto), kControlTimeoutMs);
     if (!c.ok()) return c.status().WithContext(n.name);
     sys.tarantool.push_back(std::move(*c));
   }
