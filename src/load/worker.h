@@ -339,17 +339,21 @@ class WorkerBase {
   const history::Op* history_op_ = nullptr;  // what each command is: shared_->history_ops
   static constexpr uint32_t kNoProcess = UINT32_MAX;
   struct HistoryProcess {
-    uint32_t id = 0;
-    uint32_t seq = 1;
+    /// Its client id and the seq of its next operation, as a record and a value tag
+    /// hold them (history::TagIds): each stores them at once.
+    uint64_t ids = 0;
     int64_t last_complete_ns = 0;  // its previous operation's end (monotonic)
     /// Idle (no operation in flight): the next idle process of its client, whose idle
     /// ones are a list (Client::history_idle), or kNoProcess.
     uint32_t next_idle = kNoProcess;
+    uint32_t client_check = 0;  // its client's part of its tags' checks (history::TagClientCheck)
   };
   /// Every client's processes, by InFlight::process: one vector, not one per client, so
   /// that an operation finds its process with one load less (bench/README.md).
   std::vector<HistoryProcess> history_procs_;
   [[gnu::cold]] uint32_t HistoryNewProcess();
+  /// A process with a new client id, at its first operation.
+  [[gnu::cold]] HistoryProcess HistoryFreshProcess();
   int64_t history_t0_ = 0;  // the records' time 0 (HistoryLog::start_ns)
   uint32_t history_run_tag_ = 0;  // HistoryLog::run_tag
   uint64_t history_threads_ = 1;  // the run's threads: the step between this thread's op ids

@@ -167,7 +167,7 @@ inline uint32_t WorkerBase::HistoryInvoke(Client& cl) {
 }
 
 inline void WorkerBase::HistoryStampAt(const HistoryProcess& p, char* value) {
-  history::StampValueTag(history_run_tag_, p.id, p.seq, value, history::kValueTagSize);
+  history::StampValueTag(p.ids, p.client_check, value);
 }
 
 template <class LastValue>
@@ -195,8 +195,8 @@ inline void WorkerBase::HistoryRecord(Client& cl, uint16_t node, const InFlight&
   // CheckRecord's rules: the writer thread writes it unchecked.
   new (history_batch_.Add()) history::Record{
       .op_id = history_next_op_,
-      .client = p.id,
-      .seq = p.seq,
+      .client = static_cast<uint32_t>(p.ids),
+      .seq = static_cast<uint32_t>(p.ids >> 32),
       .invoke_ns = invoke - t0,
       .complete_ns = complete - t0,
       .intended_ns = open_loop_ ? std::clamp<int64_t>(f.intended_ns - t0, 0, invoke - t0) : history::kNoIntendedTime,
@@ -211,9 +211,9 @@ inline void WorkerBase::HistoryRecord(Client& cl, uint16_t node, const InFlight&
       .reserved = 0};
   history_next_op_ += history_threads_;  // op ids: the thread's index, then every threads-th
   if (outcome == history::Outcome::kUnknown) [[unlikely]] {  // the process may still be doing it: a new one follows
-    p = HistoryProcess{history_->NewClient(), 1, 0};
+    p = HistoryFreshProcess();
   } else {
-    ++p.seq;
+    p.ids += history::TagIds(0, 1);  // the next seq
     p.last_complete_ns = complete;
   }
   p.next_idle = cl.history_idle;
