@@ -214,6 +214,12 @@ class WorkerBase {
                                                    int64_t revision = 0);
   [[gnu::cold]] uint16_t HistoryError(std::string_view error);
   [[gnu::cold]] void HistoryErrorReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now);
+  /// HistoryReply's error reply or read (`value_read`: what it read). Out of line, so
+  /// that a write's record calls nothing and saves no register (bench/README.md).
+  [[gnu::noinline]] void HistoryReplyNotWrite(const ConnIo& c, const InFlight& f, const ReplyView& r,
+                                              std::string_view value_read, int64_t now);
+  /// The full batch handed to the log, an empty one taken.
+  [[gnu::cold]] [[gnu::noinline]] void HistoryHand();
   history::Seen HistorySaw(const ReplyView& r, std::string_view value_read, uint64_t* value) const;
   /// The last records handed to the log (the end of Run).
   void HistoryHandLast();

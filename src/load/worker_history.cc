@@ -55,6 +55,14 @@ Seen WorkerBase::HistorySaw(const ReplyView& r, std::string_view value_read, uin
   return Seen::kOurs;
 }
 
+void WorkerBase::HistoryReplyNotWrite(const ConnIo& c, const InFlight& f, const ReplyView& r,
+                                      std::string_view value_read, int64_t now) {
+  if (r.is_error) return HistoryErrorReply(c, f, r, now);
+  uint64_t value = 0;
+  const Seen seen = HistorySaw(r, value_read, &value);
+  HistoryRecord(*c.client, c.history_node, f, Outcome::kOk, {}, seen, value, now, r.revision);
+}
+
 void WorkerBase::HistoryNoReply(Client& cl, uint16_t node, const InFlight& f, bool unknown,
                                 std::string_view why, int64_t now) {
   HistoryRecord(cl, node, f, unknown ? Outcome::kUnknown : Outcome::kFail, why, Seen::kNone, 0, now);
@@ -67,8 +75,10 @@ uint16_t WorkerBase::HistoryError(std::string_view error) {
   return it->second;
 }
 
+void WorkerBase::HistoryHand() { history_batch_ = history_->Hand(std::move(history_batch_)); }
+
 void WorkerBase::HistoryHandLast() {
-  if (!history_batch_.empty()) history_batch_ = history_->Hand(std::move(history_batch_));
+  if (!history_batch_.empty()) HistoryHand();
 }
 
 }  // namespace memstand
