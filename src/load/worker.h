@@ -193,7 +193,7 @@ class WorkerBase {
   /// next call): for a request that holds its value encoded (etcd), or a redirect's.
   std::string_view HistoryStamp(uint32_t process, std::string_view value);
   /// The process's tag over the start of a write's value where it lies (in its request,
-  /// once written: RESP).
+  /// once written: RESP, memcached).
   struct HistoryProcess;
   [[gnu::always_inline]] inline void HistoryStampAt(const HistoryProcess& p, char* value);
   /// A request of cmd that could not be sent (its connection closed): a process takes it
