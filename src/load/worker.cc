@@ -606,7 +606,7 @@ void Worker<S>::SendOne(Client& cl, int64_t now, int64_t intended) {
 }
 
 // --history: the operation's process, and a write's value stamped with its tag: in the
-// request once written where it holds the value as it is (RESP), so the value is not
+// request once written where it holds the value as it is (RESP, memcached), so the value is not
 // copied, in line in SendOne (bench/README.md, "The history's cost"); else in a copy
 // before (SendRecordedCopy). One that cannot be sent is recorded as failed.
 template <LoadSession S>

@@ -193,7 +193,7 @@ class WorkerBase {
   /// next call): for a request that holds its value encoded (etcd), or a redirect's.
   std::string_view HistoryStamp(uint32_t process, std::string_view value);
   /// The process's tag over the start of a write's value where it lies (in its request,
-  /// once written: RESP).
+  /// once written: RESP, memcached).
   struct HistoryProcess;
   [[gnu::always_inline]] inline void HistoryStampAt(const HistoryProcess& p, char* value);
   /// A request of cmd that could not be sent (its connection closed): a process takes it
@@ -214,6 +214,12 @@ class WorkerBase {
                                                    int64_t revision = 0);
   [[gnu::cold]] uint16_t HistoryError(std::string_view error);
   [[gnu::cold]] void HistoryErrorReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now);
+  /// HistoryReply's error reply or read (`value_read`: what it read). Out of line, so
+  /// that a write's record calls nothing and saves no register (bench/README.md).
+  [[gnu::noinline]] void HistoryReplyNotWrite(const ConnIo& c, const InFlight& f, const ReplyView& r,
+                                              std::string_view value_read, int64_t now);
+  /// The full batch handed to the log, an empty one taken.
+  [[gnu::cold]] [[gnu::noinline]] void HistoryHand();
   history::Seen HistorySaw(const ReplyView& r, std::string_view value_read, uint64_t* value) const;
   /// The last records handed to the log (the end of Run).
   void HistoryHandLast();
@@ -339,17 +345,21 @@ class WorkerBase {
   const history::Op* history_op_ = nullptr;  // what each command is: shared_->history_ops
   static constexpr uint32_t kNoProcess = UINT32_MAX;
   struct HistoryProcess {
-    uint32_t id = 0;
-    uint32_t seq = 1;
+    /// Its client id and the seq of its next operation, as a record and a value tag
+    /// hold them (history::TagIds): each stores them at once.
+    uint64_t ids = 0;
     int64_t last_complete_ns = 0;  // its previous operation's end (monotonic)
     /// Idle (no operation in flight): the next idle process of its client, whose idle
     /// ones are a list (Client::history_idle), or kNoProcess.
     uint32_t next_idle = kNoProcess;
+    uint32_t client_check = 0;  // its client's part of its tags' checks (history::TagClientCheck)
   };
   /// Every client's processes, by InFlight::process: one vector, not one per client, so
   /// that an operation finds its process with one load less (bench/README.md).
   std::vector<HistoryProcess> history_procs_;
   [[gnu::cold]] uint32_t HistoryNewProcess();
+  /// A process with a new client id, at its first operation.
+  [[gnu::cold]] HistoryProcess HistoryFreshProcess();
   int64_t history_t0_ = 0;  // the records' time 0 (HistoryLog::start_ns)
   uint32_t history_run_tag_ = 0;  // HistoryLog::run_tag
   uint64_t history_threads_ = 1;  // the run's threads: the step between this thread's op ids

@@ -167,17 +167,16 @@ inline uint32_t WorkerBase::HistoryInvoke(Client& cl) {
 }
 
 inline void WorkerBase::HistoryStampAt(const HistoryProcess& p, char* value) {
-  history::StampValueTag(history_run_tag_, p.id, p.seq, value, history::kValueTagSize);
+  history::StampValueTag(p.ids, p.client_check, value);
 }
 
 template <class LastValue>
 inline void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, LastValue last_value,
                                      int64_t now) {
-  if (r.is_error) [[unlikely]] return HistoryErrorReply(c, f, r, now);
-  history::Seen seen = history::Seen::kNone;
-  uint64_t value = 0;
-  if (history_op_[f.cmd] == history::Op::kRead) seen = HistorySaw(r, last_value(), &value);
-  HistoryRecord(*c.client, c.history_node, f, history::Outcome::kOk, {}, seen, value, now, r.revision);
+  if (r.is_error || history_op_[f.cmd] == history::Op::kRead) [[unlikely]] {
+    return HistoryReplyNotWrite(c, f, r, last_value(), now);
+  }
+  HistoryRecord(*c.client, c.history_node, f, history::Outcome::kOk, {}, history::Seen::kNone, 0, now, r.revision);
 }
 
 inline void WorkerBase::HistoryRecord(Client& cl, uint16_t node, const InFlight& f, history::Outcome outcome,
@@ -191,12 +190,24 @@ inline void WorkerBase::HistoryRecord(Client& cl, uint16_t node, const InFlight&
   const int64_t invoke = std::max(f.sent_ns, p.last_complete_ns);
   const int64_t complete = std::max(now, invoke);
   const uint16_t error_id = outcome == history::Outcome::kOk ? 0 : HistoryError(error);
+  const uint64_t ids = p.ids;
+  // The process first, its record after: the record's stores might alias what the
+  // process's update reads, so the other order kept every value in a register across
+  // them (6 registers saved and restored a record).
+  if (outcome == history::Outcome::kUnknown) [[unlikely]] {  // the process may still be doing it: a new one follows
+    p = HistoryFreshProcess();
+  } else {
+    p.ids = ids + history::TagIds(0, 1);  // the next seq
+    p.last_complete_ns = complete;
+  }
+  p.next_idle = cl.history_idle;
+  cl.history_idle = f.process;
   // Constructed where it is kept, each field stored once (HistoryLog::Batch), by
   // CheckRecord's rules: the writer thread writes it unchecked.
   new (history_batch_.Add()) history::Record{
       .op_id = history_next_op_,
-      .client = p.id,
-      .seq = p.seq,
+      .client = static_cast<uint32_t>(ids),
+      .seq = static_cast<uint32_t>(ids >> 32),
       .invoke_ns = invoke - t0,
       .complete_ns = complete - t0,
       .intended_ns = open_loop_ ? std::clamp<int64_t>(f.intended_ns - t0, 0, invoke - t0) : history::kNoIntendedTime,
@@ -210,15 +221,7 @@ inline void WorkerBase::HistoryRecord(Client& cl, uint16_t node, const InFlight&
       .seen = seen,
       .reserved = 0};
   history_next_op_ += history_threads_;  // op ids: the thread's index, then every threads-th
-  if (outcome == history::Outcome::kUnknown) [[unlikely]] {  // the process may still be doing it: a new one follows
-    p = HistoryProcess{history_->NewClient(), 1, 0};
-  } else {
-    ++p.seq;
-    p.last_complete_ns = complete;
-  }
-  p.next_idle = cl.history_idle;
-  cl.history_idle = f.process;
-  if (history_batch_.full()) [[unlikely]] history_batch_ = history_->Hand(std::move(history_batch_));
+  if (history_batch_.full()) [[unlikely]] HistoryHand();
 }
 
 }  // namespace memstand

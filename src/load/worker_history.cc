@@ -16,7 +16,7 @@ std::string_view WorkerBase::HistoryStamp(uint32_t process, std::string_view val
   const HistoryProcess& p = history_procs_[process];
   if (stamp_.size() < value.size()) stamp_.resize(value.size());  // sized for the largest value at the start
   std::memcpy(stamp_.data(), value.data(), value.size());
-  history::StampValueTag(history_run_tag_, p.id, p.seq, stamp_.data(), value.size());
+  history::StampValueTag(p.ids, p.client_check, stamp_.data());
   return {stamp_.data(), value.size()};
 }
 
@@ -29,8 +29,13 @@ void WorkerBase::HistoryUnsent(Client& cl, uint16_t node, uint32_t cmd, uint64_t
 
 // A process more for a client: every one it has runs an operation.
 uint32_t WorkerBase::HistoryNewProcess() {
-  history_procs_.push_back({history_->NewClient(), 1, 0});
+  history_procs_.push_back(HistoryFreshProcess());
   return static_cast<uint32_t>(history_procs_.size() - 1);
+}
+
+WorkerBase::HistoryProcess WorkerBase::HistoryFreshProcess() {
+  const uint32_t client = history_->NewClient();
+  return {history::TagIds(client, 1), 0, kNoProcess, history::TagClientCheck(history::TagSalt(history_run_tag_), client)};
 }
 
 // An error reply: fail, or unknown where the error does not say (EndsUnknown).
@@ -50,6 +55,14 @@ Seen WorkerBase::HistorySaw(const ReplyView& r, std::string_view value_read, uin
   return Seen::kOurs;
 }
 
+void WorkerBase::HistoryReplyNotWrite(const ConnIo& c, const InFlight& f, const ReplyView& r,
+                                      std::string_view value_read, int64_t now) {
+  if (r.is_error) return HistoryErrorReply(c, f, r, now);
+  uint64_t value = 0;
+  const Seen seen = HistorySaw(r, value_read, &value);
+  HistoryRecord(*c.client, c.history_node, f, Outcome::kOk, {}, seen, value, now, r.revision);
+}
+
 void WorkerBase::HistoryNoReply(Client& cl, uint16_t node, const InFlight& f, bool unknown,
                                 std::string_view why, int64_t now) {
   HistoryRecord(cl, node, f, unknown ? Outcome::kUnknown : Outcome::kFail, why, Seen::kNone, 0, now);
@@ -62,8 +75,10 @@ uint16_t WorkerBase::HistoryError(std::string_view error) {
   return it->second;
 }
 
+void WorkerBase::HistoryHand() { history_batch_ = history_->Hand(std::move(history_batch_)); }
+
 void WorkerBase::HistoryHandLast() {
-  if (!history_batch_.empty()) history_batch_ = history_->Hand(std::move(history_batch_));
+  if (!history_batch_.empty()) HistoryHand();
 }
 
 }  // namespace memstand

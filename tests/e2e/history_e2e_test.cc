@@ -313,7 +313,7 @@ TEST(HistoryRunE2E, WhatAHistoryCannotHoldIsRefusedBeforeTheRun) {
                               "--history", dir + "/h"});
   EXPECT_EQ(incr.exit_code, 2) << incr.output;
   EXPECT_NE(incr.output.find("'INCR __key__' is neither"), std::string::npos) << incr.output;
-  Outcome small = RunMemstand({"run", "--target", "redis://127.0.0.1:1", "-d", "16", "--history", dir + "/h"});
+  Outcome small = RunMemstand({"run", "--target", "redis://127.0.0.1:1", "-d", "15", "--history", dir + "/h"});
   EXPECT_EQ(small.exit_code, 2) << small.output;
   EXPECT_NE(small.output.find("cannot carry a write's tag"), std::string::npos) << small.output;
   Outcome runs = RunMemstand({"run", "--target", "redis://127.0.0.1:1", "--runs", "2", "--history", dir + "/h"});
