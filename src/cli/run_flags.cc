@@ -283,6 +283,12 @@ Status BuildPool(const RunFlags& f, LoadOptions* o) {
   if (!balance.ok()) return FlagError("--balance", balance.status());
   o->balance = *balance;
   if (f.targets.size() < 2) return Status::OK();
+  for (const std::string& url : f.targets) {
+    if (url.find("+sentinel://") == std::string::npos) continue;
+    return Status::InvalidArgument("--target: a Sentinel target (" + Abbreviate(RedactUrl(url)) +
+                                   ") is the whole target, not a pool member: give it alone "
+                                   "(its Sentinels are the hosts in the URL)");
+  }
   if (f.cluster) {
     return Status::InvalidArgument(
         "--cluster: takes one --target (a seed node; the masters come from CLUSTER SLOTS), "
@@ -377,6 +383,15 @@ Status BuildTarget(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
     if (!f.server.empty()) t.host = f.server;
     if (f.port != 0) t.port = f.port;
     cfg->target_given = true;
+  }
+  if (t.sentinel() && f.cluster) {
+    return Status::InvalidArgument("--cluster: not with a Sentinel target (" + t.Display() +
+                                   "): Sentinel watches one primary and its replicas, a cluster "
+                                   "has its own failover");
+  }
+  if (t.sentinel() && !f.protocol.empty() && f.protocol != "resp") {
+    return Status::InvalidArgument("--protocol " + Abbreviate(f.protocol) + ": a Sentinel target (" +
+                                   t.Display() + ") speaks RESP");
   }
   if (f.cluster && !t.unix_path.empty()) {
     return Status::InvalidArgument(
