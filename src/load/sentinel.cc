@@ -47,7 +47,7 @@ Status CheckRole(const RedisTarget& node, const std::shared_ptr<const TlsContext
   if (!r.ok()) return r.status();
   if (r->is_error()) return Status::Server("ROLE: " + r->str);
   const std::string role = r->elements.empty() ? "" : r->elements[0].str;
-  if (role != "master") return Status::Failed("says ROLE " + (role.empty() ? "nothing" : role) + ", not master");
+  if (role != "master") return Status::Failed("it says ROLE " + (role.empty() ? "nothing" : role) + ", not master");
   *sent = (*c)->sent_by_command();
   return Status::OK();
 }
@@ -58,10 +58,10 @@ Result<PrimaryFound> FindPrimary(const RedisTarget& t, const std::shared_ptr<con
                                  int timeout_ms) {
   std::string said;
   for (const auto& [host, port] : t.sentinels) {
-    said += "; " + host + ":" + std::to_string(port) + ": ";
+    said += "; " + host + ":" + std::to_string(port);
     auto addr = AskSentinel(host, port, t.master_name, timeout_ms);
     if (!addr.ok()) {
-      said += addr.status().message();
+      said += ": " + addr.status().message();
       continue;
     }
     PrimaryFound found;
@@ -70,10 +70,9 @@ Result<PrimaryFound> FindPrimary(const RedisTarget& t, const std::shared_ptr<con
     found.primary.master_name.clear();
     found.primary.host = addr->first;
     found.primary.port = addr->second;
-    said += found.primary.Address();
     Status role = CheckRole(found.primary, tls, timeout_ms, &found.sent);
     if (role.ok()) return found;
-    said += ", which " + role.message();
+    said += " named " + found.primary.Address() + ", not used: " + role.message();
   }
   return Status::Failed("no Sentinel named a primary for master name '" + t.master_name + "' (" +
                         said.substr(2) + ")");

@@ -67,14 +67,21 @@ class SentinelStand {
     auto role = Ask(i, {"ROLE"});
     return role.ok() && !role->elements.empty() ? role->elements[0].str : "";
   }
-
- private:
+  /// The replica that is a master now (0 while none is).
+  size_t Promoted() {
+    for (size_t i : kReplicas) {
+      if (Role(i) == "master") return i;
+    }
+    return 0;
+  }
+  /// One command on node i over a connection of its own.
   Result<resp::Reply> Ask(size_t i, const std::vector<std::string>& args) {
     auto c = RedisClient::Connect(topology_->nodes()[i].host, topology_->nodes()[i].port, 2000);
     if (!c.ok()) return c.status();
     return (*c)->Command(args);
   }
 
+ private:
   std::unique_ptr<Topology> topology_;
 };
 
@@ -82,40 +89,38 @@ class SentinelE2E : public IoModeTest {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(stand_.Start()); }
   void TearDown() override { stand_.Stop(); }
+
+  // `memstand run --reconnect` on the Sentinel target for `duration`, its JSON in
+  // json_path_, started once its SETs reach the primary.
+  void StartLoad(const std::string& duration) {
+    json_path_ = TempDir() + "/run.json";
+    run_ = Running::Start({"run", "--target", stand_.Url("mymaster"), "--io", Io(), "--reconnect",
+                           "--reconnect-min", "20ms", "--reconnect-max", "200ms", "--duration", duration, "-c",
+                           "4", "--json", json_path_});
+    ASSERT_NE(run_, nullptr);
+    ASSERT_TRUE(Within(20, [&] { return stand_.Calls(0, "set") >= 1000; })) << run_->OutputSoFar();
+  }
+
   SentinelStand stand_;
+  std::unique_ptr<Running> run_;
+  std::string json_path_;
 };
 
-uint64_t SeriesSum(const json& run, const char* key) {
-  uint64_t n = 0;
-  for (const json& p : run["series"]["Total"]) n += p[key].get<uint64_t>();
-  return n;
-}
-
 TEST_P(SentinelE2E, PrimaryKilledMidRunTheRunGoesOnAgainstThePromotedReplica) {
-  const std::string json_path = TempDir() + "/run.json";
-  auto run = Running::Start({"run", "--target", stand_.Url("mymaster"), "--io", Io(), "--reconnect",
-                             "--reconnect-min", "20ms", "--reconnect-max", "200ms", "--duration", "10s", "-c",
-                             "4", "--json", json_path});
-  ASSERT_NE(run, nullptr);
-  ASSERT_TRUE(Within(20, [&] { return stand_.Calls(0, "set") >= 1000; })) << run->OutputSoFar();
+  ASSERT_NO_FATAL_FAILURE(StartLoad("10s"));
   const double killed_at = UnixNowS();
   ASSERT_TRUE(stand_.topology().KillNode(0).ok());
   // One replica becomes the primary. Its old primary is dead, so every SET it counts from
   // then on is memstand's.
   size_t promoted = 0;
-  ASSERT_TRUE(Within(30, [&] {
-    for (size_t i : SentinelStand::kReplicas) {
-      if (stand_.Role(i) == "master") promoted = i;
-    }
-    return promoted != 0;
-  })) << run->OutputSoFar();
+  ASSERT_TRUE(Within(30, [&] { return (promoted = stand_.Promoted()) != 0; })) << run_->OutputSoFar();
   const int64_t sets_at_promotion = stand_.Calls(promoted, "set");
-  Outcome out = run->Wait(60);
+  Outcome out = run_->Wait(60);
   ASSERT_EQ(out.exit_code, 0) << out.output;
   EXPECT_GT(stand_.Calls(promoted, "set"), sets_at_promotion)
       << "the promoted replica served no SET once it was the primary: " << out.output;
 
-  const json rep = ReadJson(json_path);
+  const json rep = ReadJson(json_path_);
   const json& s = rep["sentinel"];
   EXPECT_EQ(s["master_name"], "mymaster");
   EXPECT_EQ(s["sentinels"], json::array({stand_.Address(3), stand_.Address(4), stand_.Address(5)}));
@@ -153,6 +158,37 @@ TEST_P(SentinelE2E, PrimaryKilledMidRunTheRunGoesOnAgainstThePromotedReplica) {
   EXPECT_FALSE(rep["cross_check"]["available"].get<bool>());
   EXPECT_NE(rep["cross_check"]["reason"].get<std::string>().find("the primary moved"), std::string::npos)
       << rep["cross_check"].dump();
+}
+
+// A switchover (SENTINEL FAILOVER) with the primary alive: the run hears of it only when
+// Sentinel turns the old primary into a replica (it sees it still says master within
+// its 10 s INFO period) and closes its clients' connections, which may come back to it,
+// read-only now, before the engine has heard of the new primary. Until then the load
+// goes on to the old primary, as redis-py's would. The run follows the new one after.
+TEST_P(SentinelE2E, SwitchoverWithThePrimaryAliveIsFollowed) {
+  ASSERT_NO_FATAL_FAILURE(StartLoad("25s"));
+  auto asked = stand_.Ask(3, {"SENTINEL", "FAILOVER", "mymaster"});
+  ASSERT_TRUE(asked.ok()) << asked.status().message();
+  ASSERT_EQ(asked->str, "OK") << asked->str;
+  size_t promoted = 0;
+  ASSERT_TRUE(Within(30, [&] { return (promoted = stand_.Promoted()) != 0; })) << run_->OutputSoFar();
+  // Once the old primary replicates from it, every SET the new one counts is a client's.
+  ASSERT_TRUE(Within(30, [&] { return stand_.Role(0) == "slave"; })) << run_->OutputSoFar();
+  const int64_t sets_then = stand_.Calls(promoted, "set");
+  Outcome out = run_->Wait(60);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_GT(stand_.Calls(promoted, "set"), sets_then) << out.output;
+  const json rep = ReadJson(json_path_);
+  const json& s = rep["sentinel"];
+  EXPECT_EQ(s["primary_at_start"], stand_.Address(0));
+  ASSERT_EQ(s["changes"].size(), 1u) << s.dump();
+  EXPECT_EQ(s["changes"][0]["primary"], stand_.Address(promoted)) << s.dump();
+  // The run ended against the new primary: its last whole second has ok SETs.
+  const json& series = rep["series"]["SET"];
+  ASSERT_GE(series.size(), 3u);
+  EXPECT_GT(series[series.size() - 2]["ok"].get<uint64_t>(), 0u) << series.dump();
+  // Sentinel closed every connection to the old primary when it demoted it.
+  EXPECT_GE(rep["availability"]["connections_lost"].get<int>(), 4) << rep["availability"].dump();
 }
 
 INSTANTIATE_TEST_SUITE_P(EpollAndUring, SentinelE2E, ::testing::Values("epoll", "uring"));
