@@ -331,8 +331,8 @@ const RedisTarget* WorkerBase::LatestPrimary() {
 void WorkerBase::AdoptPrimary() {
   const RedisTarget* primary = LatestPrimary();
   for (auto& cl : clients_) cl->target = primary;
-  const Status moved = Status::IoError("the primary moved to " + primary->Address() +
-                                       " (Sentinel); --reconnect follows it");
+  const Status moved = Status::IoError("the primary moved to " + primary->Address() + " (Sentinel)" +
+                                       (opt_.reconnect.enabled ? "" : "; --reconnect follows it"));
   const int64_t now = NowNs();
   for (auto& c : conns_) {
     if (c->dialed == nullptr || c->dialed->Address() == primary->Address()) continue;

@@ -194,7 +194,7 @@ TEST_P(SentinelE2E, SwitchoverWithThePrimaryAliveIsFollowed) {
 INSTANTIATE_TEST_SUITE_P(EpollAndUring, SentinelE2E, ::testing::Values("epoll", "uring"));
 
 // A master name no Sentinel knows: the run fails before any load (exit 1), naming it.
-TEST(SentinelStartE2E, UnknownMasterNameFailsAtTheStartNamingIt) {
+TEST(SentinelTargetE2E, UnknownMasterNameFailsAtTheStartNamingIt) {
   SentinelStand stand;
   ASSERT_NO_FATAL_FAILURE(stand.Start());
   Outcome out = RunMemstand({"run", "--target", stand.Url("nosuchmaster"), "--duration", "1s"});
@@ -202,6 +202,21 @@ TEST(SentinelStartE2E, UnknownMasterNameFailsAtTheStartNamingIt) {
   EXPECT_NE(out.output.find("master name 'nosuchmaster'"), std::string::npos) << out.output;
   EXPECT_NE(out.output.find(stand.Address(3) + ": knows no master named 'nosuchmaster'"), std::string::npos)
       << out.output;
+  stand.Stop();
+}
+
+// Without a failover the cross-check holds, --exclusive too: the rows of what the
+// Sentinels send the primary all along are left out.
+TEST(SentinelTargetE2E, WithoutAFailoverTheCrossCheckHoldsEvenExclusive) {
+  SentinelStand stand;
+  ASSERT_NO_FATAL_FAILURE(stand.Start());
+  const json rep = RunOk({"--target", stand.Url("mymaster"), "-n", "20000", "--exclusive"});
+  ASSERT_TRUE(rep.contains("sentinel")) << rep.dump();
+  EXPECT_EQ(rep["sentinel"]["primary_at_start"], stand.Address(0));
+  EXPECT_TRUE(rep["sentinel"]["changes"].empty());
+  EXPECT_EQ(rep["sentinel"]["queries"], 1);
+  EXPECT_TRUE(rep["cross_check"]["available"].get<bool>()) << rep["cross_check"].dump();
+  EXPECT_FALSE(rep["cross_check"]["mismatch"].get<bool>()) << rep["cross_check"].dump();
   stand.Stop();
 }
 
