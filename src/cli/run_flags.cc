@@ -37,7 +37,9 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--target", f->targets,
                   "redis://[user:pass@]host:port[/db], memcache://host:port, etcd://host:port, "
                   "tarantool://[user:pass@]host:port, unix:///path or "
-                  "redis+unix://[user:pass@]/path[?db=N], memcache+unix:///path; none: start a local server; repeated: a "
+                  "redis+unix://[user:pass@]/path[?db=N], memcache+unix:///path, "
+                  "redis+sentinel://[user:pass@]host:port[,host:port...]/master[?db=N] (the primary Sentinel "
+                  "names, followed with --reconnect); none: start a local server; repeated: a "
                   "pool of servers of one protocol, connections spread by --balance");
   app->add_option("--balance", f->balance,
                   "Several --target: round-robin (client i to target i % N), random (a "
