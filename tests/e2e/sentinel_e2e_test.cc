@@ -1,7 +1,9 @@
 // memstand run against a Sentinel target (redis+sentinel://, issue #30): the stand's
 // redis-sentinel topology (a primary, 2 replicas, 3 Sentinels) started as a library, its
-// primary killed once the run's SETs reach it; the run asks the Sentinels again and goes
-// on against the promoted replica. The run tests go over epoll and io_uring (IoModeTest).
+// primary killed once the run's SETs reach it, or switched over with it alive; the run
+// asks the Sentinels again and goes on against the promoted replica. Those two go over
+// epoll and io_uring (IoModeTest). Then: a run with no failover cross-checks, an unknown
+// master name fails at the start, and misused or malformed URLs are refused.
 #include <string>
 #include <vector>
 
