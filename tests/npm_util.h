@@ -1,7 +1,9 @@
 // Test helpers around npm's hdr-histogram-js, the reference decoder for .hlog files.
 #pragma once
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +19,17 @@ std::string ShellQuote(const std::string& s);
 CommandResult RunShell(const std::string& command);
 bool HaveProgram(const std::string& name);
 std::string ReadFile(const std::string& path);
+
+/// Polls `done` every 100 ms, at most `seconds` (a bound for a loaded machine, not a
+/// figure); its last answer.
+template <typename Done>
+bool Within(int seconds, Done done) {
+  for (int i = 0; i < seconds * 10; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
 
 /// A node_modules holding hdr-histogram-js 3.0.1: the shared one under
 /// /tmp/memstand-npm, installed there (through a fresh directory renamed into place, so

@@ -58,6 +58,11 @@ Result<CheckPlan> PlanChecks(const CheckFlags& f) {
   if (!f.target.empty()) {
     auto t = ParseTargetUrl(f.target);
     if (!t.ok()) return t.status().WithContext("--target");
+    if (t->sentinel()) {
+      return Status::InvalidArgument("--target: " + t->Display() +
+                                     " is a Sentinel target; check reads the keys back from one node: give the "
+                                     "primary's redis://host:port");
+    }
     plan.target = std::make_unique<RedisTarget>(*t);
   } else if (plan.checks.count("lost-writes") > 0) {
     return Status::InvalidArgument(

@@ -37,7 +37,9 @@ void AddTargetFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--target", f->targets,
                   "redis://[user:pass@]host:port[/db], memcache://host:port, etcd://host:port, "
                   "tarantool://[user:pass@]host:port, unix:///path or "
-                  "redis+unix://[user:pass@]/path[?db=N], memcache+unix:///path; none: start a local server; repeated: a "
+                  "redis+unix://[user:pass@]/path[?db=N], memcache+unix:///path, "
+                  "redis+sentinel://[user:pass@]host:port[,host:port...]/master[?db=N] (the primary Sentinel "
+                  "names, followed with --reconnect); none: start a local server; repeated: a "
                   "pool of servers of one protocol, connections spread by --balance");
   app->add_option("--balance", f->balance,
                   "Several --target: round-robin (client i to target i % N), random (a "
@@ -283,6 +285,12 @@ Status BuildPool(const RunFlags& f, LoadOptions* o) {
   if (!balance.ok()) return FlagError("--balance", balance.status());
   o->balance = *balance;
   if (f.targets.size() < 2) return Status::OK();
+  for (const std::string& url : f.targets) {
+    if (url.find("+sentinel://") == std::string::npos) continue;
+    return Status::InvalidArgument("--target: a Sentinel target (" + Abbreviate(RedactUrl(url)) +
+                                   ") is the whole target, not a pool member: give it alone "
+                                   "(its Sentinels are the hosts in the URL)");
+  }
   if (f.cluster) {
     return Status::InvalidArgument(
         "--cluster: takes one --target (a seed node; the masters come from CLUSTER SLOTS), "
@@ -377,6 +385,15 @@ Status BuildTarget(const CLI::App& app, const RunFlags& f, RunConfig* cfg) {
     if (!f.server.empty()) t.host = f.server;
     if (f.port != 0) t.port = f.port;
     cfg->target_given = true;
+  }
+  if (t.sentinel() && f.cluster) {
+    return Status::InvalidArgument("--cluster: not with a Sentinel target (" + t.Display() +
+                                   "): Sentinel watches one primary and its replicas, a cluster "
+                                   "has its own failover");
+  }
+  if (t.sentinel() && !f.protocol.empty() && f.protocol != "resp") {
+    return Status::InvalidArgument("--protocol " + Abbreviate(f.protocol) + ": a Sentinel target (" +
+                                   t.Display() + ") speaks RESP");
   }
   if (f.cluster && !t.unix_path.empty()) {
     return Status::InvalidArgument(

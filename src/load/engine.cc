@@ -13,6 +13,7 @@
 #include "load/history_ops.h"
 #include "load/pool.h"
 #include "load/run_control.h"
+#include "load/sentinel.h"
 #include "load/etcd_session.h"
 #include "load/iproto_session.h"
 #include "load/memcache_session.h"
@@ -153,16 +154,37 @@ void RecordFleetCounts(const LoadOptions& opt, const Counts& before, const std::
   FleetAfter(opt, read, interrupt, f);
 }
 
+// What the control loop runs every 20 ms: a refresh of where the data is (the slot map,
+// a Sentinel target's primary) when a worker asks, at most every 100 ms.
+class Refresher {
+ public:
+  explicit Refresher(WorkerShared* shared) : shared_(shared) {}
+  virtual ~Refresher() = default;
+  virtual void Tick(RunResult* r) = 0;
+
+ protected:
+  /// Whether a refresh is due now: a worker asked (the request is taken) and 100 ms
+  /// passed since the last one.
+  bool Due() {
+    const int64_t now = NowNs();
+    if (now < next_ns_ || !shared_->refresh_wanted.exchange(false)) return false;
+    next_ns_ = now + 100'000'000;
+    return true;
+  }
+  WorkerShared* shared_;
+
+ private:
+  int64_t next_ns_ = 0;
+};
+
 // --cluster (with or without --reconnect): reads the slot map again when a worker asks
 // (it lost a master's connection, got CLUSTERDOWN, or met a MOVED storm), at most every
 // 100 ms, until a read succeeds; the workers adopt it.
-class MapRefresher {
+class MapRefresher final : public Refresher {
  public:
-  MapRefresher(RunControl* control, WorkerShared* shared) : control_(control), shared_(shared) {}
-  void Tick(RunResult* r) {
-    const int64_t now = NowNs();
-    if (now < next_ns_ || !shared_->refresh_wanted.exchange(false)) return;
-    next_ns_ = now + 100'000'000;
+  MapRefresher(RunControl* control, WorkerShared* shared) : Refresher(shared), control_(control) {}
+  void Tick(RunResult* r) override {
+    if (!Due()) return;
     moved_ = shared_->refresh_for_moved.exchange(false) || moved_;
     auto map = control_->ReadSlotMap();
     if (!map.ok()) {
@@ -180,14 +202,60 @@ class MapRefresher {
 
  private:
   RunControl* control_;
-  WorkerShared* shared_;
-  int64_t next_ns_ = 0;
   bool moved_ = false;  // a MOVED storm asked for the read under way (or failed)
 };
 
+// A Sentinel target: asks the Sentinels for the primary when a worker asks (it lost a
+// connection to the primary it knows, or got READONLY), at most every 100 ms, until an
+// answer holds; a primary that moved is published, and the workers adopt it.
+class PrimaryRefresher final : public Refresher {
+ public:
+  PrimaryRefresher(const RedisTarget& target, WorkerShared* shared) : Refresher(shared), target_(target) {}
+  void Tick(RunResult* r) override {
+    if (!Due()) return;
+    ++r->sentinel.queries;
+    // Short limits, as the slot map's read: a dead node must not hold the loop up.
+    auto found = FindPrimary(target_, shared_->tls, std::min(shared_->options->connect_timeout_ms, 1000));
+    if (!found.ok()) {
+      shared_->refresh_wanted = true;  // again, 100 ms on
+      ++r->sentinel.failed_queries;
+      r->sentinel.last_failure = found.status().message();
+      return;
+    }
+    std::lock_guard<std::mutex> lock(shared_->map_mu);
+    if (found->primary.Address() == shared_->primaries.back().Address()) {
+      for (const auto& [name, n] : found->sent) r->sentinel.sent_to_primary[name] += n;
+      return;
+    }
+    r->sentinel.changes.push_back({UnixNowS(), found->primary.Address()});
+    shared_->primaries.push_back(std::move(found->primary));
+    ++shared_->map_version;
+  }
+
+ private:
+  const RedisTarget& target_;
+};
+
+// A Sentinel target, before the control side connects: the primary the Sentinels name
+// (and that says so) becomes the target's address and the workers' first primary.
+Status StartAtPrimary(LoadOptions& opt, const std::shared_ptr<const TlsContext>& tls, WorkerShared* shared,
+                      RunResult* r) {
+  SentinelResult& s = r->sentinel;
+  s.master_name = opt.target.master_name;
+  for (const auto& [host, port] : opt.target.sentinels) s.sentinels.push_back(host + ":" + std::to_string(port));
+  ++s.queries;
+  auto found = FindPrimary(opt.target, tls, opt.connect_timeout_ms);
+  if (!found.ok()) return found.status().WithContext("cannot use " + opt.target.Display());
+  opt.target.host = found->primary.host;
+  opt.target.port = found->primary.port;
+  s.primary_at_start = found->primary.Address();
+  shared->primaries.push_back(std::move(found->primary));
+  return Status::OK();
+}
+
 // Runs the workers to completion; forwards an interrupt to them.
 void RunWorkers(LoadOptions* opt, WorkerShared* shared, std::vector<std::unique_ptr<WorkerBase>>* workers,
-                const std::atomic<bool>* interrupt, MapRefresher* refresher, RunResult* r) {
+                const std::atomic<bool>* interrupt, Refresher* refresher, RunResult* r) {
   std::atomic<int> running{static_cast<int>(workers->size())};
   std::vector<std::thread> threads;
   for (auto& w : *workers) {
@@ -350,8 +418,10 @@ void RunAndCollect(LoadOptions& opt, WorkerShared* shared, const std::vector<typ
   shared->intervals = &intervals;
   std::vector<std::unique_ptr<WorkerBase>> workers;
   for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker<S>>(shared, &requests, i));
-  MapRefresher refresher(control, shared);
-  RunWorkers(&opt, shared, &workers, interrupt, opt.cluster ? &refresher : nullptr, r);
+  MapRefresher map(control, shared);
+  PrimaryRefresher primary(opt.target, shared);
+  Refresher* refresher = opt.cluster ? static_cast<Refresher*>(&map) : opt.target.sentinel() ? &primary : nullptr;
+  RunWorkers(&opt, shared, &workers, interrupt, refresher, r);
   Collect(workers, opt.commands.size(), r);
   const int64_t start_ns = MeasuredStartNs(workers);
   r->measured_start_unix_s = UnixNowS() - (NowNs() - start_ns) / 1e9;
@@ -427,6 +497,10 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
   RunResult r;
   r.started_at = WallClockIso();
   WorkerShared shared;
+  if (opt.target.sentinel()) {
+    Status found = StartAtPrimary(opt, tls, &shared, &r);
+    if (!found.ok()) return found;
+  }
   auto control = connect(opt, tls, &shared.cluster_map, &r);
   if (!control.ok()) return control.status();
   RunControl& ctl = **control;
@@ -465,8 +539,10 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
   // with it: the control side connects again to read the new server. (A cluster whose
   // master died has other masters now: its cross-check is not available.)
   const bool lost = r.totals.faults.connections_lost > 0;
+  const bool moved = !r.sentinel.changes.empty();  // a Sentinel target's primary moved
+  for (const auto& [name, n] : r.sentinel.sent_to_primary) after.control_sent[name] += n;
   std::unique_ptr<RunControl> again;
-  if (lost && !after.counts.ok() && !opt.cluster) {
+  if (lost && !after.counts.ok() && !opt.cluster && !moved) {
     RunResult scratch;
     std::optional<SlotMap> map;
     auto connected = connect(opt, tls, &map, &scratch);
@@ -488,6 +564,12 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
     ServerCpu(before, after, &r);
     CrossCheckCounts(ctl, stats, r.totals, before, after, &r.cross_check);
     if (lost && r.cross_check.available) AllowLostInFlight(stats, r.totals.faults, &r.cross_check);
+  }
+  if (moved) {
+    r.cross_check = CrossCheck();
+    r.cross_check.unavailable_reason = "the primary moved during the run (Sentinel: " +
+                                       r.sentinel.primary_at_start + " to " + r.sentinel.changes.back().primary +
+                                       "): the counters of one server do not cover the run";
   }
   r.cross_check.enforced = opt.exclusive_server && !Sharded(opt);
   RecordFleetCounts(opt, before.fleet, [&ctl] { return ctl.FleetCounts(); }, interrupt, &r.fleet);

@@ -59,6 +59,26 @@ struct FleetCounts {
   std::map<std::string, int64_t> before, after;
 };
 
+/// A Sentinel target (redis+sentinel://): where the primary was, and each change.
+struct SentinelResult {
+  std::string master_name;
+  std::vector<std::string> sentinels;  // host:port, as the URL gives them
+  std::string primary_at_start;        // host:port
+  struct Change {
+    double unix_s = 0;    // when the engine learned it
+    std::string primary;  // the new primary's host:port
+  };
+  std::vector<Change> changes;
+  /// The times the Sentinels were asked (the start's included; each asks them in turn
+  /// until one answer holds), those with no answer that held, and the last one's reason.
+  uint64_t queries = 0;
+  uint64_t failed_queries = 0;
+  std::string last_failure;
+  /// What confirming the primary sent it mid-run (handshake, ROLE) when it stayed the
+  /// same: its INFO counts them, so the cross-check adds them.
+  std::map<std::string, int64_t> sent_to_primary;
+};
+
 struct RunResult {
   std::string started_at;           // wall clock, ISO 8601 UTC
   ThreadStats totals;               // all threads merged
@@ -87,6 +107,7 @@ struct RunResult {
   uint64_t cluster_map_reads = 0;
   uint64_t cluster_map_reads_moved = 0;
   std::string cluster_refresh_failure;
+  SentinelResult sentinel;  // a Sentinel target (LoadOptions::target.sentinel())
   /// Several --target: one entry per member, in LoadOptions::pool order; the
   /// cross-check and the server CPU are summed over them. Empty without a pool.
   std::vector<PoolMemberResult> pool;

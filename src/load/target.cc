@@ -1,5 +1,6 @@
 #include "load/target.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "core/socket.h"
@@ -17,8 +18,9 @@ Status Bad(std::string_view url, const std::string& what) {
                                  "memcache://host:port, etcd://host:port (each over TLS "
                                  "as memcache+tls://, etcd+tls://), "
                                  "tarantool://[user:pass@]host:port, unix:///path, "
-                                 "redis+unix://[user:pass@]/path[?db=N] or "
-                                 "memcache+unix:///path)");
+                                 "redis+unix://[user:pass@]/path[?db=N], "
+                                 "memcache+unix:///path or redis+sentinel://[user:pass@]"
+                                 "host:port[,host:port...]/master-name[?db=N])");
 }
 
 struct Scheme {
@@ -43,6 +45,98 @@ bool ParseInt(std::string_view s, int lo, int hi, int* out) {
   return ec == std::errc() && p == s.data() + s.size() && *out >= lo && *out <= hi;
 }
 
+// The userinfo before '@': "user:pass", ":pass", or one word alone, which is the
+// password (redis://pass@host, as redis-cli -u) or, when `alone_is_user`, the user
+// (tarantool://user@host, as tarantoolctl).
+void ReadCredentials(std::string_view cred, bool alone_is_user, RedisTarget* t) {
+  const size_t colon = cred.find(':');
+  if (colon == std::string_view::npos) {
+    (alone_is_user ? t->user : t->password) = std::string(cred);
+    return;
+  }
+  t->user = std::string(cred.substr(0, colon));
+  t->password = std::string(cred.substr(colon + 1));
+}
+
+// "?db=N" after a path: the database number.
+Status ReadDbQuery(std::string_view url, std::string_view query, int* db) {
+  if (!query.starts_with("db=") || !ParseInt(query.substr(3), 0, 1 << 20, db)) {
+    return Bad(url, "the query must be db=N (a database number)");
+  }
+  return Status::OK();
+}
+
+// "host[:port]" or "[v6][:port]"; `port` is left as it is when none is given.
+Status ReadHostPort(std::string_view url, std::string_view rest, std::string* host, int* port) {
+  std::string_view h, p;
+  if (!rest.empty() && rest.front() == '[') {
+    size_t close = rest.find(']');
+    if (close == std::string_view::npos) return Bad(url, "unbalanced [ in host");
+    h = rest.substr(1, close - 1);
+    rest = rest.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':') return Bad(url, "junk after ]");
+    p = rest.empty() ? "" : rest.substr(1);
+  } else {
+    size_t colon = rest.rfind(':');
+    h = rest.substr(0, colon);
+    p = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
+  }
+  if (h.empty()) return Bad(url, "missing host");
+  *host = std::string(h);
+  if (!p.empty() && !ParseInt(p, 1, 65535, port)) return Bad(url, "port must be 1..65535");
+  return Status::OK();
+}
+
+// "host:port", a v6 host in brackets.
+void AppendHostPort(const std::string& host, int port, std::string* s) {
+  // Built with append: g++ 12 warns (-Wrestrict, a false positive) on "[" + host + "]".
+  const bool v6 = host.find(':') != std::string::npos;
+  if (v6) s->append("[");
+  s->append(host);
+  if (v6) s->append("]");
+  s->append(":").append(std::to_string(port));
+}
+
+constexpr int kSentinelPort = 26379;  // redis-sentinel's default
+
+// The part after "redis+sentinel://": [user:pass@]host[:port][,host[:port]...]/name
+// [?db=N].
+Result<RedisTarget> ParseSentinelUrl(std::string_view url, bool tls, std::string_view rest) {
+  RedisTarget t;
+  t.tls = tls;
+  t.host.clear();  // the primary's, once the Sentinels are asked
+  t.port = 0;
+  if (size_t at = rest.rfind('@'); at != std::string_view::npos) {
+    ReadCredentials(rest.substr(0, at), false, &t);
+    rest = rest.substr(at + 1);
+  }
+  const size_t slash = rest.find('/');
+  std::string_view hosts = rest.substr(0, slash);
+  std::string_view name = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+  if (size_t q = name.find('?'); q != std::string_view::npos) {
+    Status s = ReadDbQuery(url, name.substr(q + 1), &t.db);
+    if (!s.ok()) return s;
+    name = name.substr(0, q);
+  }
+  if (hosts.empty()) return Bad(url, "no Sentinel: give host:port[,host:port...] after the scheme");
+  if (name.empty()) return Bad(url, "missing the master name, as in .../mymaster after the Sentinels");
+  if (name.find('/') != std::string_view::npos) {
+    return Bad(url, "the master name is one path segment (a database goes in ?db=N)");
+  }
+  for (size_t from = 0; from <= hosts.size();) {
+    const size_t comma = std::min(hosts.find(',', from), hosts.size());
+    std::pair<std::string, int> sentinel{"", kSentinelPort};
+    const std::string_view one = hosts.substr(from, comma - from);
+    if (one.empty()) return Bad(url, "an empty Sentinel in the list (two commas, or one at an end)");
+    Status s = ReadHostPort(url, one, &sentinel.first, &sentinel.second);
+    if (!s.ok()) return s;
+    t.sentinels.push_back(std::move(sentinel));
+    from = comma + 1;
+  }
+  t.master_name = std::string(name);
+  return t;
+}
+
 // The part after "<scheme>://" of a Unix socket URL: [user:pass@]/path[?db=N].
 Result<RedisTarget> ParseUnixUrl(std::string_view url, std::string_view scheme,
                                  std::string_view rest) {
@@ -53,9 +147,7 @@ Result<RedisTarget> ParseUnixUrl(std::string_view url, std::string_view scheme,
   if (!before.empty() && before.back() == '@') {
     if (t.scheme != "redis") return Bad(url, t.scheme + "+unix:// takes no user or password");
     before.remove_suffix(1);
-    const size_t colon = before.find(':');
-    (colon == std::string_view::npos ? t.password : t.user) = std::string(before.substr(0, colon));
-    if (colon != std::string_view::npos) t.password = std::string(before.substr(colon + 1));
+    ReadCredentials(before, false, &t);
   } else if (!before.empty()) {
     return Bad(url, "a Unix socket URL has a path and no host ('" + std::string(before) +
                         "'): three slashes, as in unix:///run/redis.sock");
@@ -66,9 +158,8 @@ Result<RedisTarget> ParseUnixUrl(std::string_view url, std::string_view scheme,
     std::string_view query = path.substr(q + 1);
     path = path.substr(0, q);
     if (t.scheme != "redis") return Bad(url, t.scheme + "+unix:// takes no query");
-    if (!query.starts_with("db=") || !ParseInt(query.substr(3), 0, 1 << 20, &t.db)) {
-      return Bad(url, "the query must be db=N (a database number)");
-    }
+    Status s = ReadDbQuery(url, query, &t.db);
+    if (!s.ok()) return s;
   }
   Status s = CheckUnixPath(path);
   if (!s.ok()) return Bad(url, s.message());
@@ -115,14 +206,20 @@ std::string RedisTarget::Display() const {
     if (db != 0) s.append("?db=").append(std::to_string(db));
     return s;
   }
-  // Built with append: g++ 12 warns (-Wrestrict, a false positive) on "[" + host + "]".
+  if (sentinel()) {
+    std::string s = tls ? "rediss+sentinel://" : "redis+sentinel://";
+    if (!user.empty()) s.append(user).append("@");
+    for (size_t i = 0; i < sentinels.size(); ++i) {
+      if (i > 0) s.append(",");
+      AppendHostPort(sentinels[i].first, sentinels[i].second, &s);
+    }
+    s.append("/").append(master_name);
+    if (db != 0) s.append("?db=").append(std::to_string(db));
+    return s;
+  }
   std::string s = scheme + (!tls ? "://" : scheme == "redis" ? "s://" : "+tls://");
   if (!user.empty()) s.append(user).append("@");
-  bool v6 = host.find(':') != std::string::npos;
-  if (v6) s.append("[");
-  s.append(host);
-  if (v6) s.append("]");
-  s.append(":").append(std::to_string(port));
+  AppendHostPort(host, port, &s);
   if (db != 0) s.append("/").append(std::to_string(db));
   return s;
 }
@@ -143,6 +240,10 @@ Result<RedisTarget> ParseTargetUrl(std::string_view url) {
       return Bad(url, "TLS is for TCP targets (rediss://, memcache+tls://host:port), not Unix sockets");
     }
   }
+  for (const bool tls : {false, true}) {
+    const std::string_view sentinel = tls ? "rediss+sentinel://" : "redis+sentinel://";
+    if (url.starts_with(sentinel)) return ParseSentinelUrl(url, tls, url.substr(sentinel.size()));
+  }
   if (url.starts_with("etcd+unix://") || url.starts_with("tarantool+unix://")) {
     return Bad(url, "Unix sockets are for Redis (RESP) and memcached targets");
   }
@@ -161,16 +262,8 @@ Result<RedisTarget> ParseTargetUrl(std::string_view url) {
   t.port = scheme->default_port;
   std::string_view rest = url.substr(scheme->name.size() + 3);
   if (size_t at = rest.rfind('@'); at != std::string_view::npos) {
-    std::string_view cred = rest.substr(0, at);
+    ReadCredentials(rest.substr(0, at), t.scheme == "tarantool", &t);
     rest = rest.substr(at + 1);
-    size_t colon = cred.find(':');
-    if (colon == std::string_view::npos) {
-      // redis://pass@host, as redis-cli -u accepts; tarantool://user@host, as tarantoolctl.
-      (t.scheme == "tarantool" ? t.user : t.password) = std::string(cred);
-    } else {
-      t.user = std::string(cred.substr(0, colon));
-      t.password = std::string(cred.substr(colon + 1));
-    }
   }
   if ((t.scheme == "memcache" || t.scheme == "etcd") && url.find('@') != std::string_view::npos) {
     return Bad(url, t.scheme + ":// takes no user or password");
@@ -181,24 +274,8 @@ Result<RedisTarget> ParseTargetUrl(std::string_view url) {
     rest = rest.substr(0, slash);
     if (!db.empty() && !ParseInt(db, 0, 1 << 20, &t.db)) return Bad(url, "bad database number");
   }
-  std::string_view host, port;
-  if (!rest.empty() && rest.front() == '[') {
-    size_t close = rest.find(']');
-    if (close == std::string_view::npos) return Bad(url, "unbalanced [ in host");
-    host = rest.substr(1, close - 1);
-    rest = rest.substr(close + 1);
-    if (!rest.empty() && rest.front() != ':') return Bad(url, "junk after ]");
-    port = rest.empty() ? "" : rest.substr(1);
-  } else {
-    size_t colon = rest.rfind(':');
-    host = rest.substr(0, colon);
-    port = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
-  }
-  if (host.empty()) return Bad(url, "missing host");
-  t.host = std::string(host);
-  if (!port.empty() && !ParseInt(port, 1, 65535, &t.port)) {
-    return Bad(url, "port must be 1..65535");
-  }
+  Status s = ReadHostPort(url, rest, &t.host, &t.port);
+  if (!s.ok()) return s;
   return t;
 }
 

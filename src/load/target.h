@@ -3,6 +3,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "util/status.h"
 
@@ -21,9 +23,16 @@ struct RedisTarget {
   /// rediss://, memcache+tls://, etcd+tls:// (or --tls): over TLS (LoadOptions::tls says
   /// how it is checked).
   bool tls = false;
+  /// redis+sentinel:// (rediss+sentinel://): the Sentinels (host, port) asked for the
+  /// primary they know as `master_name`; host and port are then the primary's, once the
+  /// engine asked. Empty: not a Sentinel target.
+  std::vector<std::pair<std::string, int>> sentinels;
+  std::string master_name;
 
+  bool sentinel() const { return !sentinels.empty(); }
   /// "<scheme>://user@host:port[/db]" (rediss://, memcache+tls://, etcd+tls:// with TLS; a Unix socket: "<scheme>+unix://[user@]/path
-  /// [?db=N]") without the password.
+  /// [?db=N]"; a Sentinel target: "redis+sentinel://[user@]host:port,.../name[?db=N]")
+  /// without the password.
   std::string Display() const;
   /// Where the connection goes, for messages: "host:port" or the socket's path.
   std::string Address() const;
@@ -38,8 +47,12 @@ Result<RedisTarget> ParseRedisUrl(std::string_view url);
 /// port 11211), etcd://host:port (2379, the JSON gateway), memcache+tls:// and
 /// etcd+tls:// (scheme "memcache"/"etcd" and tls set), tarantool://[user:pass@]
 /// host:port (3301); a Unix socket: unix:///path or redis+unix://[user:pass@]/path
-/// [?db=N] (RESP), memcache+unix:///path. `scheme` is set from the URL ("redis" for
-/// unix://), `unix_path` for a Unix socket.
+/// [?db=N] (RESP), memcache+unix:///path; a Sentinel target: redis+sentinel://
+/// [user:pass@]host[:port][,host[:port]...]/master-name[?db=N] (Sentinel port 26379 by
+/// default; rediss+sentinel:// the same with TLS to the data nodes; the credentials are
+/// the data nodes', as redis-py's). `scheme` is set from the URL ("redis" for unix:// and
+/// the Sentinel forms), `unix_path` for a Unix socket, `sentinels` and `master_name` for
+/// a Sentinel target.
 Result<RedisTarget> ParseTargetUrl(std::string_view url);
 
 /// A Unix socket path as -S/--unix-socket and the URLs take it: absolute, not a

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "core/socket.h"
 #include "util/redact.h"
 
@@ -156,12 +160,23 @@ TEST(UnixUrl, Forms) {
   EXPECT_EQ(ParseTargetUrl("redis://h:1")->unix_path, "");
 }
 
+// A URL that must not parse, and a part of what its message must say.
+struct BadUrl {
+  std::string url;
+  const char* says;
+};
+
+// `url` does not parse: InvalidArgument, its message saying `says`.
+void ExpectRefused(const std::string& url, const char* says) {
+  auto t = ParseTargetUrl(url);
+  ASSERT_FALSE(t.ok()) << url;
+  EXPECT_EQ(t.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(t.status().message().find(says), std::string::npos) << t.status().message();
+}
+
 TEST(UnixUrl, Errors) {
   const std::string too_long = "unix:///" + std::string(kMaxUnixPath, 'a');
-  const struct {
-    std::string url;
-    const char* says;
-  } kBad[] = {
+  const BadUrl kBad[] = {
       {"unix://", "missing the socket's path"},
       {"unix://localhost/tmp/r.sock", "no host ('localhost')"},
       {"redis+unix://h:6379/tmp/r.sock", "no host ('h:6379')"},
@@ -177,15 +192,62 @@ TEST(UnixUrl, Errors) {
       {"etcd+unix:///tmp/e.sock", "Redis (RESP) and memcached"},
       {"unix:/tmp/r.sock", "unknown scheme"},
   };
-  for (const auto& bad : kBad) {
-    auto t = ParseTargetUrl(bad.url);
-    ASSERT_FALSE(t.ok()) << bad.url;
-    EXPECT_EQ(t.status().code(), Status::Code::kInvalidArgument);
-    EXPECT_NE(t.status().message().find(bad.says), std::string::npos) << t.status().message();
-  }
+  for (const auto& bad : kBad) ExpectRefused(bad.url, bad.says);
   auto t = ParseTargetUrl("redis+unix://u:S3cretPW@/tmp/r.sock?db=x");
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().message().find("S3cretPW"), std::string::npos) << t.status().message();
+}
+
+TEST(SentinelUrl, Forms) {
+  auto t = ParseTargetUrl("redis+sentinel://bench:s3cret@10.0.0.1:26380,10.0.0.2,[::1]:26381/mymaster");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_TRUE(t->sentinel());
+  EXPECT_EQ(t->scheme, "redis");
+  EXPECT_FALSE(t->tls);
+  EXPECT_EQ(t->master_name, "mymaster");
+  const std::vector<std::pair<std::string, int>> want = {{"10.0.0.1", 26380}, {"10.0.0.2", 26379}, {"::1", 26381}};
+  EXPECT_EQ(t->sentinels, want);
+  EXPECT_EQ(t->user, "bench");  // the data nodes' credentials, as redis-py's
+  EXPECT_EQ(t->password, "s3cret");
+  EXPECT_EQ(t->db, 0);
+  EXPECT_EQ(t->Display(), "redis+sentinel://bench@10.0.0.1:26380,10.0.0.2:26379,[::1]:26381/mymaster");
+  t = ParseTargetUrl("rediss+sentinel://pw@h:1/cache?db=4");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_TRUE(t->tls);
+  EXPECT_EQ(t->password, "pw");
+  EXPECT_EQ(t->user, "");
+  EXPECT_EQ(t->db, 4);
+  EXPECT_EQ(t->Display(), "rediss+sentinel://h:1/cache?db=4");
+  EXPECT_FALSE(ParseTargetUrl("redis://h:1")->sentinel());
+}
+
+TEST(SentinelUrl, Errors) {
+  const BadUrl kBad[] = {
+      {"redis+sentinel://", "no Sentinel"},
+      {"redis+sentinel:///mymaster", "no Sentinel"},
+      {"redis+sentinel://h:26379", "missing the master name"},
+      {"redis+sentinel://h:26379/", "missing the master name"},
+      {"redis+sentinel://h:26379/?db=1", "missing the master name"},
+      {"redis+sentinel://h:0/m", "port must be 1..65535"},
+      {"redis+sentinel://h:1,h:70000/m", "port must be 1..65535"},
+      {"redis+sentinel://h:1,h:x/m", "port must be 1..65535"},
+      {"redis+sentinel://h:1,,h:2/m", "an empty Sentinel"},
+      {"redis+sentinel://h:1,/m", "an empty Sentinel"},
+      {"redis+sentinel://:1/m", "missing host"},
+      {"redis+sentinel://[::1/m", "unbalanced ["},
+      {"redis+sentinel://h:1/m/2", "one path segment"},
+      {"redis+sentinel://h:1/m?db=x", "db=N"},
+      {"redis+sentinel://h:1/m?select=1", "db=N"},
+  };
+  for (const auto& bad : kBad) {
+    ExpectRefused(bad.url, bad.says);
+    EXPECT_NE(ParseTargetUrl(bad.url).status().message().find(bad.url), std::string::npos) << bad.url;
+  }
+  auto t = ParseTargetUrl("redis+sentinel://u:S3cretPW@h:1,h:0/m");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message().find("S3cretPW"), std::string::npos) << t.status().message();
+  EXPECT_NE(t.status().message().find("redis+sentinel://u:***@h:1,h:0/m"), std::string::npos)
+      << t.status().message();
 }
 
 TEST(UnixPath, Checked) {

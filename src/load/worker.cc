@@ -232,6 +232,7 @@ Status Worker<S>::Dial(Conn& c, int64_t now) {
     if (!started.ok()) return started.status().WithContext(target.Display());
     c.tls = std::move(*started);
   }
+  c.dialed = &target;
   auto fd = ConnectNode(target, host, port, opt_.connect_timeout_ms, false);
   if (!fd.ok()) return fd.status();
   c.fd = *fd;
@@ -364,8 +365,8 @@ void Worker<S>::Loop() {
       ReleaseIdleBuffers();
     }
     if (stopping_ && now >= drain_deadline_ns_) break;
-    if (cluster_ && shared_->map_version.load(std::memory_order_relaxed) != map_version_seen_) [[unlikely]] {
-      AdoptMap();
+    if (follows_ && shared_->map_version.load(std::memory_order_relaxed) != map_version_seen_) [[unlikely]] {
+      cluster_ ? AdoptMap() : AdoptPrimary();
     }
     if (open_conns_ == 0 && reopen_.empty()) break;
     // The next deadline bounds the wait: a request times out on time, whatever the tick.
@@ -503,7 +504,11 @@ template <LoadSession S>
 void Worker<S>::OnReply(Conn& c, const ReplyView& r, int64_t now) {
   const InFlight f = c.ring[r.tag & (c.ring.size() - 1)];
   --in_flight_;
-  if (r.is_error) [[unlikely]] c.last_error = r.error;
+  if (r.is_error) [[unlikely]] {
+    c.last_error = r.error;
+    // A Sentinel target: the node is a replica now (the old primary back as one).
+    if (sentinel_ && r.error.starts_with("READONLY")) shared_->refresh_wanted.store(true, std::memory_order_relaxed);
+  }
   if (f.cmd == kAskingCommand) [[unlikely]] return;  // its request follows on the same connection
   if (r.is_error && cluster_ && FollowRedirect(c, f, r.error)) return;
   Complete(*c.client, f, r, now);
@@ -807,7 +812,9 @@ void Worker<S>::Reopen(Conn& c, int64_t now) {
     cl.pool_index = (cl.pool_index + 1 + static_cast<int>(cl.index % (members - 1))) % members;
     cl.target = &opt_.pool_target(cl.pool_index);
   }
-  if (move) {  // a new member: a session of its own (its credentials, its peer name)
+  // A new member, or a Sentinel target's new primary: a session of its own (its
+  // credentials, its peer name).
+  if (move || (sentinel_ && c.dialed != cl.target)) {
     std::destroy_at(&c.session);
     std::construct_at(&c.session, SessionFor(cl, c.node, c.ring.size()));
   }

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <latch>
 #include <memory>
 #include <mutex>
@@ -64,11 +65,19 @@ struct WorkerShared {
   /// into latest_map (under map_mu) and bumps map_version; each worker adopts it in its
   /// loop. A MOVED storm also sets refresh_for_moved (before refresh_wanted), so that
   /// the read is counted as one a storm asked for.
+  /// A Sentinel target: the same for the primary: a worker that lost a connection to the
+  /// primary it knows, or got READONLY, sets refresh_wanted; the engine asks the
+  /// Sentinels and, when the primary moved, appends it to `primaries` (under map_mu)
+  /// and bumps map_version.
   std::atomic<bool> refresh_wanted{false};
   std::atomic<bool> refresh_for_moved{false};
   std::atomic<uint64_t> map_version{0};
   std::mutex map_mu;
   SlotMap latest_map;
+  /// A Sentinel target: every primary of the run, the current one last (the first one
+  /// before the workers start). Never shrinks, and a deque keeps its elements in place,
+  /// so a worker's pointer to one stays valid for the run.
+  std::deque<RedisTarget> primaries;
   /// --history: where every operation is recorded (null: off), and what each command
   /// is to a register (by command index).
   HistoryLog* history = nullptr;
@@ -128,8 +137,8 @@ class WorkerBase {
   int64_t WaitTimeoutNs(int64_t now);
   /// Open loop: the clients whose send time has come, taken off the schedule.
   const std::vector<Client*>& TakeDue(int64_t now);
-  /// The server a connection talks to, for messages: its cluster node, else its
-  /// client's target (a pool member or the only target).
+  /// The server a connection talks to, for messages: its cluster node, else the target
+  /// it was dialed to (a pool member, the only target, a Sentinel target's primary).
   std::string Peer(const ConnIo& c) const;
   /// The target a client's connection to `node` goes to: with --balance per-request
   /// pool member `node`, else the client's (with --cluster, the seed's credentials).
@@ -165,6 +174,16 @@ class WorkerBase {
   /// worker's map corrected; the 5th slot corrected (kMovedPerMapRead) since the map it
   /// adopted last asks the engine to read the whole map again (a MOVED storm).
   void NoteMoved(int slot, int node);
+  /// A Sentinel target: the engine's newest primary, under map_mu (map_version_seen_ set).
+  const RedisTarget* LatestPrimary();
+  /// A Sentinel target: the engine published a new primary: every client's target
+  /// becomes it; a connection up (or opening) to another address is failed as a lost
+  /// one (what it had in flight ends with no reply; without --reconnect the run ends),
+  /// and every connection waiting for its next attempt makes it now, to the new primary.
+  [[gnu::noinline, gnu::cold]] void AdoptPrimary();
+  /// A Sentinel target, c lost or an attempt failed: when c went to the primary its
+  /// client knows (not one the engine already replaced), the engine asks again.
+  void MaybeAskForPrimary(const ConnIo& c);
   /// c is down (lost) or up again: counted in its client's `down` and `waits`.
   void SetDown(ConnIo& c, bool down);
   /// Fails c: the run stops; what c had in flight is counted unanswered. Off the hot
@@ -272,6 +291,10 @@ class WorkerBase {
   std::vector<std::unique_ptr<ConnIo>> conns_;  // every client's, in opening order
   SlotMap map_;                                 // --cluster: this worker's view
   bool cluster_ = false;
+  /// A Sentinel target: clients' targets are the engine's primaries (WorkerShared).
+  bool sentinel_ = false;
+  /// --cluster or a Sentinel target: the engine publishes where the data is (map_version).
+  bool follows_ = false;
   bool per_request_ = false;  // --balance per-request over a pool
   /// Neither, and the closed loop: Route takes a client's only connection without a
   /// test of its state, as it runs whenever Fill lets its client send (it does not wait

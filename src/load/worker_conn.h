@@ -81,6 +81,8 @@ struct WorkerBase::ConnIo {
   uint32_t slot = 0;  // index in conns_
   int node = 0;       // index in the slot map's nodes (0 without --cluster)
   Client* client = nullptr;
+  /// The target its last Dial went to (its client's then; null before the first).
+  const RedisTarget* dialed = nullptr;
   enum class State { kConnecting, kSetup, kRunning, kClosed } state = State::kConnecting;
   /// --io uring: counts the slot's Closes; with the slot it makes the token of every
   /// ring request of c, so a completion that comes after c closed never reaches what

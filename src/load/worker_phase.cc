@@ -37,6 +37,8 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
       thread_index_(thread_index),
       map_(shared->cluster_map.value_or(SlotMap())),
       cluster_(shared->cluster_map.has_value()),
+      sentinel_(shared->options->target.sentinel()),
+      follows_(cluster_ || sentinel_),
       per_request_(!cluster_ && shared->options->balance == Balance::kPerRequest &&
                    shared->options->pool_size() > 1),
       direct_(!cluster_ && !per_request_ && !(shared->options->rate > 0)),
@@ -84,7 +86,7 @@ void WorkerBase::MakeClients() {
     cl->mix_pos = (global * 7919) % shared_->mix->cycle_length();  // spread the starting points
     cl->seq = global;
     cl->pool_index = PoolIndex(opt_.balance, opt_.seed, global, opt_.pool_size());
-    cl->target = &opt_.pool_target(cl->pool_index);
+    cl->target = sentinel_ ? LatestPrimary() : &opt_.pool_target(cl->pool_index);
     if (per_request_) cl->may_be_down = static_cast<uint32_t>(opt_.pool_size() - 1);
     if (opt_.requests > 0) {
       cl->budget = opt_.requests / total + (global < opt_.requests % total ? 1 : 0);
@@ -176,7 +178,8 @@ void WorkerBase::StartPacers(int64_t start) {
 }
 
 std::string WorkerBase::Peer(const ConnIo& c) const {
-  return cluster_ ? map_.nodes()[c.node].Address() : TargetOf(*c.client, c.node).Display();
+  if (cluster_) return map_.nodes()[c.node].Address();
+  return (c.dialed != nullptr ? *c.dialed : TargetOf(*c.client, c.node)).Display();
 }
 
 void WorkerBase::CountFailure(ConnIo& c, const Status& why, uint64_t data) {
@@ -282,6 +285,7 @@ void WorkerBase::ScheduleReopen(ConnIo& c, const Status& why, int64_t now) {
                                            " attempts in a row failed"), 0);
   }
   if (cluster_) shared_->refresh_wanted.store(true, std::memory_order_relaxed);  // a master lost?
+  if (sentinel_) MaybeAskForPrimary(c);
   // Doubled per failed attempt up to the max; drawn in [half, all] of it.
   const int shift = std::min(c.attempts, 20);
   const int64_t full_ns =
@@ -316,6 +320,34 @@ void WorkerBase::NoteMoved(int slot, int node) {
   if (++moved_since_map_ != kMovedPerMapRead) return;
   shared_->refresh_for_moved.store(true, std::memory_order_relaxed);
   shared_->refresh_wanted.store(true, std::memory_order_release);
+}
+
+const RedisTarget* WorkerBase::LatestPrimary() {
+  std::lock_guard<std::mutex> lock(shared_->map_mu);
+  map_version_seen_ = shared_->map_version.load();
+  return &shared_->primaries.back();
+}
+
+void WorkerBase::AdoptPrimary() {
+  const RedisTarget* primary = LatestPrimary();
+  for (auto& cl : clients_) cl->target = primary;
+  const Status moved = Status::IoError("the primary moved to " + primary->Address() + " (Sentinel)" +
+                                       (opt_.reconnect.enabled ? "" : "; --reconnect follows it"));
+  const int64_t now = NowNs();
+  for (auto& c : conns_) {
+    if (c->dialed == nullptr || c->dialed->Address() == primary->Address()) continue;
+    if (c->state != ConnIo::State::kClosed) Fail(*c, moved);
+    if (!c->waiting) continue;
+    c->reopen_at_ns = std::min(c->reopen_at_ns, now);
+    next_reopen_ns_ = std::min(next_reopen_ns_, now);
+    next_deadline_ns_ = std::min(next_deadline_ns_, now);
+  }
+}
+
+void WorkerBase::MaybeAskForPrimary(const ConnIo& c) {
+  if (c.dialed != nullptr && c.dialed->Address() == c.client->target->Address()) {
+    shared_->refresh_wanted.store(true, std::memory_order_relaxed);
+  }
 }
 
 bool WorkerBase::Busy() const {

@@ -314,6 +314,18 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
                     {"map_reads_moved", r.cluster_map_reads_moved},
                     {"connections_opened", r.totals.cluster_connections_opened}};
   }
+  if (o.target.sentinel()) {
+    const SentinelResult& st = r.sentinel;
+    Json changes = Json::array();
+    for (const SentinelResult::Change& c : st.changes) changes.push_back({{"unix_s", c.unix_s}, {"primary", c.primary}});
+    j["sentinel"] = {{"master_name", st.master_name},
+                     {"sentinels", st.sentinels},
+                     {"primary_at_start", st.primary_at_start},
+                     {"changes", changes},
+                     {"queries", st.queries},
+                     {"failed_queries", st.failed_queries}};
+    if (!st.last_failure.empty()) j["sentinel"]["last_failure"] = st.last_failure;
+  }
   if (!r.pool.empty()) j["pool"] = PoolJson(o, r);
   j["client"] = ClientJson(r);
   j["cross_check"] = CrossCheckJson(r.cross_check);

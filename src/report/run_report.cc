@@ -233,6 +233,20 @@ void PrintAvailability(std::FILE* out, const RunReport& r) {
   if (!a.any()) fmt::print(out, "      no outage\n");
 }
 
+// A Sentinel target: the primary at the start, each change, the Sentinels asked.
+void PrintSentinel(std::FILE* out, const RunReport& r) {
+  const SentinelResult& s = r.result->sentinel;
+  fmt::print(out, "    sentinel: primary of '{}' at the start {} ({} Sentinels); ", s.master_name, s.primary_at_start,
+             s.sentinels.size());
+  if (s.changes.empty()) fmt::print(out, "it did not move");
+  for (size_t i = 0; i < s.changes.size(); ++i) {
+    fmt::print(out, "{}moved to {} at +{:.1f} s", i == 0 ? "" : ", then ", s.changes[i].primary,
+               s.changes[i].unix_s - r.result->measured_start_unix_s);
+  }
+  fmt::print(out, "; asked {} times ({} with no answer that held{})\n", s.queries, s.failed_queries,
+             s.last_failure.empty() ? "" : "; last: " + s.last_failure);
+}
+
 void PrintErrors(std::FILE* out, const RunReport& r) {
   PrintBlock(out, 5, "Error replies by kind (counted, not fatal)");
   bool any = false;
@@ -248,6 +262,7 @@ void PrintErrors(std::FILE* out, const RunReport& r) {
   const ThreadStats& t = r.result->totals;
   fmt::print(out, "    connection failures {}, protocol errors {}, unanswered requests {}\n",
              t.connection_errors, t.protocol_errors, r.result->unanswered);
+  if (r.options->target.sentinel()) PrintSentinel(out, r);
   if (r.options->cluster) {
     fmt::print(out, "    cluster: {} masters from CLUSTER SLOTS; redirections followed: MOVED {}, "
                "ASK {}; TRYAGAIN retried {} (at most 5 per request, then an error); "

@@ -195,15 +195,7 @@ std::string PrimaryPerSentinel(const NodeRecord& sentinel) {
   return r->elements[0].str + ":" + r->elements[1].str;
 }
 
-// Polls `done` every 100 ms, at most `seconds` (a bound for a loaded machine, not a figure).
-template <typename Done>
-bool Within(int seconds, Done done) {
-  for (int i = 0; i < seconds * 10; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return done();
-}
+using testutil::Within;
 
 // The stand's Sentinels do fail over: the primary killed, every Sentinel names the
 // replica; the old primary restarts on its port.

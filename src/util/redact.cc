@@ -63,6 +63,8 @@ Span PasswordSpan(std::string_view s, bool whole) {
     return {cred_start + colon + 1, pw.size()};
   }
   if (!scheme || !whole) return {};
+  // A Sentinel target's hosts ("h:26379,h:26380"): a userinfo needs an '@' there.
+  if (s.substr(0, scheme_end).ends_with("+sentinel")) return {};
   size_t end = s.find_first_of("/?#", cred_start);
   if (end == std::string_view::npos) end = s.size();
   const std::string_view authority = s.substr(cred_start, end - cred_start);

@@ -36,6 +36,8 @@ TEST(RedactUrl, SchemeOrNotTheSameRule) {
       {"bob@example.com", "bob@example.com"},
       {"127.0.0.1:30001@40001", "127.0.0.1:30001@40001"},
       {"127.0.0.1:6379", "127.0.0.1:6379"},
+      {"redis+sentinel://h:26379,h:26380/m", "redis+sentinel://h:26379,h:26380/m"},
+      {"redis+sentinel://u:S3cret@h:26379,h:26380/m", "redis+sentinel://u:***@h:26379,h:26380/m"},
   };
   for (const auto& [in, want] : cases) EXPECT_EQ(RedactUrl(in), want) << in;
 }

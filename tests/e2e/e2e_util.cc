@@ -161,6 +161,12 @@ const nlohmann::json* FindCommand(const nlohmann::json& run, const std::string& 
   return nullptr;
 }
 
+uint64_t SeriesSum(const nlohmann::json& run, const char* key) {
+  uint64_t n = 0;
+  for (const auto& p : run["series"]["Total"]) n += p[key].get<uint64_t>();
+  return n;
+}
+
 void ExpectEveryCase(const std::vector<BadInputCase>& cases, double timeout_s) {
   for (const BadInputCase& c : cases) {
     std::string shown;

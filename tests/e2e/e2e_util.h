@@ -82,6 +82,9 @@ void ExpectEveryCase(const std::vector<BadInputCase>& cases, double timeout_s);
 int64_t CommandOps(const nlohmann::json& run, const std::string& label);
 /// The run JSON's entry of `commands` for that label, or null.
 const nlohmann::json* FindCommand(const nlohmann::json& run, const std::string& label);
+/// The sum of `key` ("ok", "fail", "unknown") over every second of a run's all-commands
+/// series.
+uint64_t SeriesSum(const nlohmann::json& run, const char* key);
 bool ProcessExists(pid_t pid);
 /// Pids whose parent is `parent` and whose name starts with `name` (/proc/PID/stat).
 std::set<pid_t> ChildrenNamed(pid_t parent, const std::string& name);

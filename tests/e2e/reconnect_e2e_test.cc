@@ -27,12 +27,6 @@ void SleepS(double s) { std::this_thread::sleep_for(std::chrono::duration<double
 
 class ReconnectE2E : public IoModeTest {};
 
-uint64_t SeriesSum(const json& run, const char* key) {
-  uint64_t n = 0;
-  for (const json& p : run["series"]["Total"]) n += p[key].get<uint64_t>();
-  return n;
-}
-
 uint64_t OutcomeOf(const json& run, const std::string& label, const char* which) {
   const json* c = FindCommand(run, label);
   return c == nullptr ? 0 : (*c)["outcomes"][which].get<uint64_t>();
