@@ -72,6 +72,22 @@ TEST(FailoverE2E, RedisClusterKillAndPauseAreMeasured) {
   EXPECT_NE(r.out.output.find("Results: the fault, its detection"), std::string::npos);
 }
 
+// Through the engine's Sentinel target: the Sentinels name a replica, the client finds it.
+TEST(FailoverE2E, RedisSentinelKillAndPauseAreMeasured) {
+  Ran r = RunFailover({"--only", "redis-sentinel"});
+  ASSERT_TRUE(r.out.exit_code == 0 || r.out.exit_code == 4) << r.out.output;
+  ASSERT_EQ(r.doc["cells"].size(), 2u) << r.out.output;
+  for (const auto& cell : r.doc["cells"]) {
+    ExpectMeasured(cell, r.out.output);
+    EXPECT_EQ(cell["victim"], "primary") << r.out.output;
+    EXPECT_EQ(cell["new_primary"].get<std::string>().rfind("replica-", 0), 0u) << r.out.output;
+    EXPECT_TRUE(cell["detect_s"].is_number()) << r.out.output;
+  }
+  // Killed: the first write acknowledged elsewhere is the promoted replica's.
+  EXPECT_FALSE(r.doc["cells"][0]["first_ok_elsewhere_node"].get<std::string>().empty()) << r.out.output;
+  EXPECT_EQ(r.out.exit_code == 4, !r.doc["anomalies"].empty()) << r.out.output;
+}
+
 TEST(FailoverE2E, APlantedLossIsAFindingExit4) {
   Ran r = RunFailover({"--only", "redis-cluster", "--faults", "kill", "--plant-loss"});
   EXPECT_EQ(r.out.exit_code, 4) << r.out.output;

@@ -43,6 +43,7 @@ std::vector<MeasuredChoiceRow> FailoverChoiceRows() {
   std::vector<MeasuredChoiceRow> rows;
   for (const auto& [configuration, text] : std::vector<std::pair<std::string, std::string>>{
            {"redis-cluster", "Redis Cluster, a replica per master (asynchronous)"},
+           {"redis-sentinel", "Redis primary + 2 replicas + 3 Sentinels (asynchronous)"},
            {"etcd", "etcd, 3 members (Raft)"}}) {
     const std::string conf = configuration;
     rows.push_back({"failover", task, text, "survives its primary's death under load",

@@ -38,6 +38,7 @@ FailoverCell FabricatedCell(const std::string& configuration, const std::string&
 TEST(FailoverContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   const std::vector<FailoverCell> cells = {FabricatedCell("redis-cluster", "kill", false),
                                            FabricatedCell("redis-cluster", "pause", false),
+                                           FabricatedCell("redis-sentinel", "kill", false),
                                            FabricatedCell("etcd", "kill", false)};
   ScenarioReport report;
   report.scenario = "failover";
@@ -46,7 +47,7 @@ TEST(FailoverContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   ASSERT_EQ(report.verdict, ScenarioVerdict::kOk) << ::testing::PrintToString(report.verdict_lines);
   EXPECT_EQ(report.ExitCode(), 0);
   const ReportInput in = testutil::ContractInput(report, false);
-  testutil::ExpectEveryChartHasData(FailoverCharts, in, 3);  // one per cell
+  testutil::ExpectEveryChartHasData(FailoverCharts, in, 4);  // one per cell
   testutil::ExpectEveryRowMeasured(in, FailoverChoiceRows());
 }
 

@@ -19,6 +19,7 @@
 #include "load/command_spec.h"
 #include "load/engine.h"
 #include "load/history_checks.h"
+#include "load/target.h"
 #include "load/proto_control.h"
 #include "proto/etcd/etcd.h"
 #include "scenario/failover/cell.h"
@@ -28,6 +29,7 @@
 #include "scenario/kit/runs.h"
 #include "scenario/kit/scenario_server.h"
 #include "scenario/kit/topology_nodes.h"
+#include "stand/sentinel_driver.h"
 #include "stand/temp_folder.h"
 #include "stand/topology.h"
 
@@ -53,7 +55,7 @@ struct Config {
 };
 
 std::optional<Config> ConfigOf(const std::string& name) {
-  if (name == "redis-cluster") return Config{name, SystemKind::kRedis, Protocol::kResp};
+  if (name == "redis-cluster" || name == "redis-sentinel") return Config{name, SystemKind::kRedis, Protocol::kResp};
   if (name == "etcd") return Config{name, SystemKind::kEtcd, Protocol::kEtcd};
   return std::nullopt;
 }
@@ -66,6 +68,11 @@ TopologySpec SpecOf(const Config& c, const FailoverOptions& o) {
     spec.replicas = 1;
     spec.settings = {{"cluster-node-timeout", std::to_string(o.node_timeout_ms)}};
     if (o.plant_loss) spec.settings.push_back({"cluster-replica-validity-factor", "0"});
+  } else if (c.name == "redis-sentinel") {
+    spec.kind = TopologyKind::kRedisSentinel;
+    spec.replicas = 2;
+    spec.settings = {{"sentinel.down-after-milliseconds", std::to_string(o.node_timeout_ms)},
+                     {"sentinel.failover-timeout", "5000"}};
   } else {
     spec.kind = TopologyKind::kEtcdCluster;
     spec.members = 3;
@@ -102,6 +109,27 @@ Status FindClusterVictim(const Topology& t, FailoverCell* cell) {
     return Status::Failed(fmt::format("no master with a replica serves slot {} (port {})", slot, port));
   }
   return Status::OK();
+}
+
+// Redis + Sentinel: the primary; which replica takes over is the Sentinels' choice.
+Status FindSentinelVictim(const Topology& t, FailoverCell* cell) {
+  for (const NodeRecord& n : t.nodes()) {
+    if (n.role == "primary") {
+      cell->victim = n.name;
+      cell->victim_address = NodeAddress(n);
+      return Status::OK();
+    }
+  }
+  return Status::Failed("the topology has no primary");
+}
+
+// The Sentinel target of the topology: every Sentinel, the stand's master name.
+Result<RedisTarget> SentinelTarget(const Topology& t) {
+  std::string hosts;
+  for (const NodeRecord& n : t.nodes()) {
+    if (n.role == "sentinel") hosts += (hosts.empty() ? "" : ",") + NodeAddress(n);
+  }
+  return ParseTargetUrl(fmt::format("redis+sentinel://{}/{}", hosts, kSentinelMasterName));
 }
 
 Result<etcd::Summary> EtcdStatus(const NodeRecord& n) {
@@ -143,6 +171,11 @@ Result<LoadOptions> LoadOf(const Config& c, const Topology& t, const FailoverCel
     }
     load.cluster = true;
     commands = {fmt::format("SET {{{}}}__key__ __data__", kHashTag), fmt::format("GET {{{}}}__key__", kHashTag)};
+  } else if (c.name == "redis-sentinel") {
+    auto target = SentinelTarget(t);
+    if (!target.ok()) return target.status();
+    load.target = *target;
+    commands = {"SET __key__ __data__", "GET __key__"};
   } else {
     for (const NodeRecord& n : t.nodes()) load.pool.push_back(TargetOfNode(n, c.protocol));
     load.target = load.pool.front();
@@ -229,6 +262,46 @@ void WatchCluster(const Topology& t, const FailoverCell& cell, const std::atomic
   }
 }
 
+// Redis + Sentinel: a Sentinel's view: the primary objectively down (o_down), then
+// another address for the master name.
+void WatchSentinel(const Topology& t, const FailoverCell& cell, const std::atomic<bool>& stop, Watch* w) {
+  const NodeRecord* sentinel = nullptr;
+  for (const NodeRecord& n : t.nodes()) {
+    if (n.role == "sentinel" && sentinel == nullptr) sentinel = &n;
+  }
+  std::unique_ptr<RedisClient> s;
+  while (sentinel != nullptr && !stop.load() && (w->detect_unix_ns == 0 || w->promote_unix_ns == 0)) {
+    if (s == nullptr) {
+      auto c = RedisClient::Connect(sentinel->host, sentinel->port, kControlTimeoutMs);
+      if (c.ok()) s = std::move(*c);
+    }
+    if (s != nullptr && w->detect_unix_ns == 0) {
+      auto master = s->Command({"SENTINEL", "MASTER", kSentinelMasterName});
+      if (!master.ok()) s.reset();
+      for (size_t i = 0; master.ok() && i + 1 < master->elements.size(); i += 2) {
+        if (master->elements[i].str == "flags" && master->elements[i + 1].str.find("o_down") != std::string::npos) {
+          w->detect_unix_ns = UnixNowNs();
+        }
+      }
+    }
+    if (s != nullptr && w->promote_unix_ns == 0) {
+      auto addr = s->Command({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", kSentinelMasterName});
+      if (!addr.ok()) s.reset();
+      if (addr.ok() && addr->elements.size() == 2) {
+        const std::string now = addr->elements[0].str + ":" + addr->elements[1].str;
+        for (const NodeRecord& n : t.nodes()) {
+          if (n.role != "sentinel" && NodeAddress(n) == now && n.name != cell.victim) {
+            w->promote_unix_ns = UnixNowNs();
+            w->new_primary = n.name;
+            if (w->detect_unix_ns == 0) w->detect_unix_ns = w->promote_unix_ns;  // o_down missed between polls
+          }
+        }
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::nanoseconds(kWatchPollNs));
+  }
+}
+
 void WatchEtcd(const Topology& t, const FailoverCell& cell, const std::map<uint64_t, std::string>& members,
                const std::atomic<bool>& stop, Watch* w) {
   while (!stop.load() && w->promote_unix_ns == 0) {
@@ -283,7 +356,7 @@ std::string DescribeEvent(const FaultEvent& e, int64_t start_unix_ns) {
 // After the run: the target the keys are read back from (the slot's or the cluster's
 // current primary, a node the fault did not kill).
 RedisTarget FinalTarget(const Config& c, const Topology& t, const FailoverCell& cell) {
-  if (c.name == "redis-cluster") {
+  if (c.name == "redis-cluster" || c.name == "redis-sentinel") {
     const std::string& owner = cell.new_primary.empty() ? cell.victim : cell.new_primary;
     return TargetOfNode(t.nodes()[NodeIndex(t, owner)], c.protocol);
   }
@@ -304,7 +377,9 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
   Topology& t = **started;
   cell->version = t.nodes()[0].version;
   std::map<uint64_t, std::string> members;
-  Status found = c.name == "redis-cluster" ? FindClusterVictim(t, cell) : FindEtcdVictim(t, &members, cell);
+  Status found = c.name == "redis-cluster"    ? FindClusterVictim(t, cell)
+                 : c.name == "redis-sentinel" ? FindSentinelVictim(t, cell)
+                                              : FindEtcdVictim(t, &members, cell);
   if (!found.ok()) {
     cell->failure = "finding the primary: " + found.message();
     return;
@@ -332,6 +407,8 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
     while (!fault_begun.load() && !stop_watch.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     if (c.name == "redis-cluster") {
       WatchCluster(t, *cell, stop_watch, &watch);
+    } else if (c.name == "redis-sentinel") {
+      WatchSentinel(t, *cell, stop_watch, &watch);
     } else {
       WatchEtcd(t, *cell, members, stop_watch, &watch);
     }
@@ -396,7 +473,7 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
 std::string FailoverCell::Label() const { return fmt::format("{} {} run {}", configuration, fault, run); }
 
 const std::vector<std::string>& FailoverConfigurations() {
-  static const std::vector<std::string> kNames = {"redis-cluster", "etcd"};
+  static const std::vector<std::string> kNames = {"redis-cluster", "redis-sentinel", "etcd"};
   return kNames;
 }
 
@@ -405,7 +482,8 @@ Status ValidateFailover(const FailoverOptions& o) {
   std::set<std::string> seen;
   for (const std::string& c : o.configurations) {
     if (!ConfigOf(c)) {
-      return Status::InvalidArgument(fmt::format("--only: '{}' is not a configuration (redis-cluster, etcd)", c));
+      return Status::InvalidArgument(
+          fmt::format("--only: '{}' is not a configuration (redis-cluster, redis-sentinel, etcd)", c));
     }
     if (!seen.insert(c).second) return Status::InvalidArgument(fmt::format("--only: '{}' given twice", c));
   }

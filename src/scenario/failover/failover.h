@@ -1,7 +1,8 @@
 // failover (docs/scenarios/failover.md): what happens to a replicated system under load
 // when its primary dies or stops. Each configuration is its own topology: a Redis Cluster
 // of 3 masters with a replica each (a master's replica promoted after
-// cluster-node-timeout), an etcd cluster of 3 members (the leader's loss: a new election).
+// cluster-node-timeout), a Redis primary with 2 replicas and 3 Sentinels (the load through
+// the engine's Sentinel target), an etcd cluster of 3 members (the leader's loss: a new election).
 // Load: open loop, writes of unique values and reads, every operation in a history. The
 // fault: the primary (master, leader) SIGKILLed, or SIGSTOPped for longer than the
 // failure detector and then resumed. Measured per configuration, fault and run: the
@@ -26,8 +27,8 @@ struct ReportInput;
 struct ReportSection;
 
 struct FailoverOptions {
-  /// "redis-cluster", "etcd".
-  std::vector<std::string> configurations = {"redis-cluster", "etcd"};
+  /// "redis-cluster", "redis-sentinel", "etcd".
+  std::vector<std::string> configurations = {"redis-cluster", "redis-sentinel", "etcd"};
   /// "kill" (SIGKILL) and "pause" (SIGSTOP for pause_s, then SIGCONT).
   std::vector<std::string> faults = {"kill", "pause"};
   /// The load's length; the fault comes at fault_at_s.
@@ -40,8 +41,9 @@ struct FailoverOptions {
   double rate = 1000;
   int clients = 4;
   uint64_t keys = 1000;
-  /// Redis Cluster's cluster-node-timeout: how long a master may be unreachable before
-  /// it is failed over. 1 s (Redis's default is 15 s) keeps a run in seconds.
+  /// Redis Cluster's cluster-node-timeout and the Sentinels' down-after-milliseconds:
+  /// how long a primary may be unreachable before it is failed over. 1 s (Redis's
+  /// defaults are 15 s and 30 s) keeps a run in seconds.
   int node_timeout_ms = 1000;
   /// Bound of the linearizability search of one history.
   double check_time_limit_s = 20;

@@ -111,7 +111,7 @@ std::string ResultsBlock(const std::vector<FailoverCell>& cells) {
                        Count(c, "lost-writes", "unexpected"), VerdictOf(c, "linearizable"));
   }
   out +=
-      "    (seconds since the history's start; detect: a surviving node marks the primary failed (etcd: none, "
+      "    (seconds since the history's start; detect: a surviving node marks the primary failed (a Sentinel: o_down; etcd: none, "
       "the election is the detection); promote: the successor says it is primary; outage: from the fault to the "
       "first acknowledged write sent after it; elsewhere: the first acknowledged write from another node than the "
       "one faulted; writes: those that ended during the outage)\n";
@@ -143,6 +143,9 @@ std::string DetailBlock(const std::vector<FailoverCell>& cells) {
 // What each configuration promises about acknowledged writes (docs/exit-codes.md).
 std::string Contract(const std::string& configuration) {
   if (configuration == "etcd") return "etcd promises linearizable reads and writes: none may be lost";
+  if (configuration == "redis-sentinel") {
+    return "Redis replicates asynchronously: Sentinel documents that a failover may lose acknowledged writes";
+  }
   return "Redis Cluster replicates asynchronously: it documents that a failover may lose acknowledged writes";
 }
 
@@ -152,8 +155,9 @@ void FillFailoverReport(const FailoverOptions& o, const std::vector<FailoverCell
                         ScenarioReport* report) {
   report->procedure = {
       fmt::format("each configuration on a fresh topology: redis-cluster (3 masters with a replica each, "
-                  "cluster-node-timeout {} ms; every key in the slot of hash tag {{fo}}, so on one master), etcd "
-                  "(3 members)",
+                  "cluster-node-timeout {0} ms; every key in the slot of hash tag {{fo}}, so on one master), "
+                  "redis-sentinel (a primary, 2 replicas, 3 Sentinels, down-after-milliseconds {0}; the load "
+                  "through the Sentinel target redis+sentinel://), etcd (3 members)",
                   o.node_timeout_ms),
       fmt::format("load: open loop at {:g} operations/s over {} connections, SET and GET (etcd: put and get) "
                   "half each over {} keys, values of 32 B each tagged with its write; every operation in a history; "
