@@ -15,6 +15,7 @@
 
 #include "client/redis_info.h"
 #include "core/tls.h"
+#include "scenario/kit/poll.h"
 #include "stand/process.h"
 #include "stand/run_root.h"
 #include "stand/server_node.h"
@@ -233,8 +234,33 @@ std::string ServerUnderTest::Died() {
   return fmt::format("{} (pid {}) died: {}", config_.name, topology_->nodes()[0].process.pid, ended);
 }
 
+namespace {
+
+// A failure that a server's death would cause: its connections closed or reset, or
+// refused once it was gone.
+bool LostConnection(const std::string& failure) {
+  for (const char* part : {"closed", "reset", "refused", "Broken pipe", "EOF"}) {
+    if (failure.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// How long a lost connection waits for its server's death to show: the kernel closes a
+// killed process's sockets before the process can be reaped, so the client may see the
+// close first (a CI run did).
+constexpr int kDeathShowsWithinMs = 500;
+constexpr int64_t kDeathPollNs = 10'000'000;
+
+}  // namespace
+
 std::string ServerUnderTest::ExplainFailure(const std::string& failure) {
-  const std::string died = Died();
+  std::string died = Died();
+  if (died.empty() && LostConnection(failure)) {
+    PollUntil(DeadlineInMs(kDeathShowsWithinMs), kDeathPollNs, [&]() -> Result<bool> {
+      died = Died();
+      return !died.empty();
+    });
+  }
   if (died.empty()) return failure;
   std::string said = failure;
   const std::string hint = std::string("; ") + kExpectsTlsHint;

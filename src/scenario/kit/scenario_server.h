@@ -104,7 +104,9 @@ class ServerUnderTest {
   std::string Died();
   /// A failure of a request to this server, said for what it was: when the server
   /// died, Died() first, and without the "if that port is a TLS port" hint (a
-  /// reset from a dead server is not a TLS port's); else `failure` as it is.
+  /// reset from a dead server is not a TLS port's); else `failure` as it is. A lost
+  /// connection (closed, reset, refused) waits up to 500 ms for the death to show: a
+  /// killed process's sockets close before it can be reaped.
   std::string ExplainFailure(const std::string& failure);
 
   /// Reads the counters through the control connection (reconnecting once if it broke).
