@@ -37,6 +37,12 @@ struct CheckResult {
   uint64_t violations = 0;        // the findings that are violations
   std::map<std::string, uint64_t> by_kind;  // every finding, kept or not, by its kind
 
+  /// by_kind's count of `kind` (0 when none).
+  uint64_t Count(const std::string& kind) const {
+    const auto it = by_kind.find(kind);
+    return it == by_kind.end() ? 0 : it->second;
+  }
+
   /// Keeps `f` if fewer than kMaxFindings of its sort (violations, or the others) are
   /// kept; counts it either way.
   void Add(Finding f);

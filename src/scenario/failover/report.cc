@@ -6,6 +6,7 @@
 #include "history/check_result.h"
 #include "scenario/failover/cell.h"
 #include "scenario/failover/json.h"
+#include "scenario/kit/check_findings.h"
 
 namespace memstand {
 namespace {
@@ -13,16 +14,8 @@ namespace {
 using nlohmann::json;
 namespace key = failover_json;
 
-// Examples kept per anomaly: the first violations, each with its operations.
-constexpr size_t kExamples = 3;
-
 std::string Seconds(double s) { return s < 0 ? "-" : fmt::format("{:.3f}", s); }
 json SecondsJson(double s) { return s < 0 ? json(nullptr) : json(s); }
-
-uint64_t KindCount(const history::CheckResult& c, const char* kind) {
-  const auto it = c.by_kind.find(kind);
-  return it == c.by_kind.end() ? 0 : it->second;
-}
 
 const history::CheckResult* CheckOf(const FailoverCell& cell, const char* name) {
   for (const history::CheckResult& c : cell.checks) {
@@ -33,7 +26,7 @@ const history::CheckResult* CheckOf(const FailoverCell& cell, const char* name) 
 
 uint64_t Count(const FailoverCell& cell, const char* check, const char* kind) {
   const history::CheckResult* c = CheckOf(cell, check);
-  return c == nullptr ? 0 : KindCount(*c, kind);
+  return c == nullptr ? 0 : c->Count(kind);
 }
 
 std::string VerdictOf(const FailoverCell& cell, const char* check) {
@@ -48,11 +41,6 @@ json CellJson(const FailoverCell& c) {
     const FailoverSecond& s = c.seconds[i];
     seconds.push_back({{key::kSecond, i}, {key::kOk, s.ok}, {key::kFail, s.fail}, {key::kUnknown, s.unknown},
                        {key::kWritesOk, s.writes_ok}});
-  }
-  json checks = json::array();
-  for (const history::CheckResult& r : c.checks) {
-    checks.push_back({{key::kCheck, r.check}, {key::kVerdict, history::VerdictName(r.verdict)},
-                      {key::kSummary, r.summary}});
   }
   auto rel = [&](int64_t ns) { return ns < 0 ? json(nullptr) : json(static_cast<double>(ns) / 1e9); };
   return {{key::kRun, c.run},
@@ -83,7 +71,7 @@ json CellJson(const FailoverCell& c) {
           {key::kRecovered, Count(c, "lost-writes", "recovered")},
           {key::kUnexpected, Count(c, "lost-writes", "unexpected")},
           {key::kNotLinearizable, Count(c, "linearizable", "not linearizable")},
-          {key::kChecks, checks},
+          {key::kChecks, ChecksJson(c.checks)},
           {key::kSchedule, c.schedule},
           {key::kSeconds, seconds},
           {key::kHistoryFile, c.history_file}};
@@ -205,26 +193,7 @@ void FillFailoverReport(const FailoverOptions& o, const std::vector<FailoverCell
                    fmt::format("{}: {}", c.Label(), c.failure));
       continue;
     }
-    for (const history::CheckResult& r : c.checks) {
-      if (r.verdict == history::Verdict::kGaveUp || r.verdict == history::Verdict::kCouldNotRun) {
-        report->Mark(ScenarioVerdict::kFailed, fmt::format("{}: {} {}: {}", c.Label(), r.check,
-                                                           history::VerdictName(r.verdict), r.summary));
-      }
-      if (r.verdict != history::Verdict::kViolated) continue;
-      for (const auto& [kind, count] : r.by_kind) {
-        Anomaly a;
-        a.configuration = c.Label();
-        a.kind = kind;
-        a.count = count;
-        for (const history::Finding& f : r.findings) {
-          if (f.kind == kind && f.violation && a.examples.size() < kExamples) a.examples.push_back(f.text);
-        }
-        if (a.examples.empty()) continue;  // told for information (recovered), not a violation
-        report->Mark(ScenarioVerdict::kFinding,
-                     fmt::format("{}: {}: {} finding(s) ({})", c.Label(), kind, count, Contract(c.configuration)));
-        report->anomalies.push_back(std::move(a));
-      }
-    }
+    MarkChecks(c.Label(), c.checks, Contract(c.configuration), report);
     if (Count(c, "lost-writes", "lost") == 0 && c.configuration != "etcd") {
       report->verdict_lines.push_back(
           c.new_primary.empty()

@@ -311,13 +311,9 @@ void RunCell(const RecoveryOptions& o, const ScenarioContext& ctx, const std::st
   const RedisTarget target = TargetOfNode(t.nodes()[0], Protocol::kResp);
   cell->checks = {CheckLostWritesAt(*h, target)};
   const history::CheckResult& lw = cell->checks[0];
-  auto count = [&](const char* kind) {
-    const auto it = lw.by_kind.find(kind);
-    return it == lw.by_kind.end() ? uint64_t{0} : it->second;
-  };
-  cell->lost = count("lost");
-  cell->recovered = count("recovered");
-  cell->unexpected = count("unexpected");
+  cell->lost = lw.Count("lost");
+  cell->recovered = lw.Count("recovered");
+  cell->unexpected = lw.Count("unexpected");
   std::ifstream in(history_path, std::ios::binary);
   (*files)[fmt::format("histories/{}-{}mib-run{}.hist", cell->configuration, cell->memory >> 20, cell->run)] =
       std::string(std::istreambuf_iterator<char>(in), {});

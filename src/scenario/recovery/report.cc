@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "scenario/kit/check_findings.h"
 #include "scenario/recovery/cell.h"
 #include "scenario/recovery/json.h"
 
@@ -12,8 +13,6 @@ namespace {
 using nlohmann::json;
 namespace key = recovery_json;
 
-constexpr size_t kExamples = 3;
-
 std::string Seconds(double s) { return s < 0 ? "-" : fmt::format("{:.3f}", s); }
 json Number(double v) { return v < 0 ? json(nullptr) : json(v); }
 json Count(int64_t v) { return v < 0 ? json(nullptr) : json(v); }
@@ -21,10 +20,6 @@ json Count(int64_t v) { return v < 0 ? json(nullptr) : json(v); }
 double LoadSeconds(const RecoveryCell& c) { return c.loaded_s < 0 || c.restart_s < 0 ? -1 : c.loaded_s - c.restart_s; }
 
 json CellJson(const RecoveryCell& c) {
-  json checks = json::array();
-  for (const history::CheckResult& r : c.checks) {
-    checks.push_back({{"check", r.check}, {"verdict", history::VerdictName(r.verdict)}, {"summary", r.summary}});
-  }
   return {{key::kRun, c.run},
           {key::kConfiguration, c.configuration},
           {key::kMemory, c.memory},
@@ -48,7 +43,7 @@ json CellJson(const RecoveryCell& c) {
           {key::kLost, c.lost},
           {key::kRecovered, c.recovered},
           {key::kUnexpected, c.unexpected},
-          {key::kChecks, checks},
+          {key::kChecks, ChecksJson(c.checks)},
           {key::kSchedule, c.schedule}};
 }
 
@@ -137,24 +132,9 @@ void FillRecoveryReport(const RecoveryOptions& o, const std::vector<RecoveryCell
                    fmt::format("{}: {}", c.Label(), c.failure));
       continue;
     }
-    for (const history::CheckResult& r : c.checks) {
-      if (r.verdict == history::Verdict::kGaveUp || r.verdict == history::Verdict::kCouldNotRun) {
-        report->Mark(ScenarioVerdict::kFailed, fmt::format("{}: {}: {}", c.Label(), r.check, r.summary));
-      }
-      // Only AOF always promises to lose nothing acknowledged: a loss elsewhere is its
-      // documented window, a figure; there it is a finding.
-      if (c.configuration != "aof-always" || r.verdict != history::Verdict::kViolated) continue;
-      for (const auto& [kind, count] : r.by_kind) {
-        Anomaly a{c.Label(), kind, count, {}};
-        for (const history::Finding& f : r.findings) {
-          if (f.kind == kind && f.violation && a.examples.size() < kExamples) a.examples.push_back(f.text);
-        }
-        if (a.examples.empty()) continue;
-        report->Mark(ScenarioVerdict::kFinding,
-                     fmt::format("{}: {} ({}) where {}", c.Label(), kind, count, Promise(c.configuration)));
-        report->anomalies.push_back(std::move(a));
-      }
-    }
+    // Only AOF always promises to lose nothing acknowledged: a loss elsewhere is its
+    // documented window, a figure; there it is a finding.
+    MarkChecks(c.Label(), c.checks, c.configuration == "aof-always" ? Promise(c.configuration) : "", report);
   }
   if (interrupted) report->Mark(ScenarioVerdict::kInterrupted, "interrupted");
   std::string promises;
