@@ -26,6 +26,7 @@
 #include "scenario/kit/evidence.h"
 #include "scenario/kit/nemesis.h"
 #include "scenario/kit/poll.h"
+#include "scenario/kit/register_load.h"
 #include "scenario/kit/runs.h"
 #include "scenario/kit/scenario_server.h"
 #include "scenario/kit/topology_nodes.h"
@@ -44,7 +45,6 @@ constexpr int64_t kWatchPollNs = 10'000'000;
 // write goes to the one master the fault hits.
 constexpr const char* kHashTag = "fo";
 constexpr const char* kKeyPrefix = "failover-";
-constexpr size_t kValueSize = 32;  // a history's value tag needs 31 bytes
 
 // --- What a configuration is --------------------------------------------------------
 
@@ -181,33 +181,16 @@ Result<LoadOptions> LoadOf(const Config& c, const Topology& t, const FailoverCel
     load.target = load.pool.front();
     commands = {"put __key__ __data__", "get __key__"};
   }
-  load.threads = 1;
-  load.clients = o.clients;
-  load.pipeline = 1;
-  load.rate = o.rate;
-  load.duration_s = o.duration_s;
-  load.key_prefix = kKeyPrefix;
-  load.key_min = 0;
-  load.key_max = o.keys - 1;
-  load.value.min_size = load.value.max_size = kValueSize;
-  load.value.content = ValueSpec::Content::kRandom;
-  load.seed = seed;
-  // A client's socket timeout: a reply a second late is a lost connection (a stopped
-  // node never answers), opened again after 20 ms to 200 ms.
-  load.request_timeout_ms = 1000;
-  load.connect_timeout_ms = 1000;
-  load.reconnect.enabled = true;
-  load.reconnect.backoff_min_ms = 20;
-  load.reconnect.backoff_max_ms = 200;
-  load.history_path = history_path;
-  CommandLimits limits;
-  limits.key_max = load.key_max;
-  limits.value_max = kValueSize;
-  for (const std::string& text : commands) {
-    auto spec = MakeCommandSpec(c.protocol, text, kKeyPrefix, KeyPatternSpec{}, 1, limits);
-    if (!spec.ok()) return spec.status();
-    load.commands.push_back(*spec);
-  }
+  RegisterLoad spec;
+  spec.commands = commands;
+  spec.key_prefix = kKeyPrefix;
+  spec.keys = o.keys;
+  spec.clients = o.clients;
+  spec.rate = o.rate;
+  spec.duration_s = o.duration_s;
+  spec.seed = seed;
+  spec.history_path = history_path;
+  if (Status s = MakeRegisterLoad(spec, &load); !s.ok()) return s;
   return load;
 }
 

@@ -20,6 +20,7 @@
 #include "scenario/kit/evidence.h"
 #include "scenario/kit/nemesis.h"
 #include "scenario/kit/poll.h"
+#include "scenario/kit/register_load.h"
 #include "scenario/kit/runs.h"
 #include "scenario/kit/scenario_server.h"
 #include "scenario/kit/topology_nodes.h"
@@ -38,7 +39,6 @@ constexpr int kControlTimeoutMs = 1000;
 constexpr int64_t kWatchPollNs = 2'000'000;  // the accept's resolution: 2 ms
 constexpr const char* kFillPrefix = "fill-";
 constexpr const char* kLoadPrefix = "rec-";
-constexpr size_t kValueSize = 32;  // the load's values (a history's tag needs 31 bytes)
 // Redis's memory per key beyond the value: the key, its dict entry, object headers and
 // the allocator's rounding (a 1000 B value takes a 1024 B block).
 constexpr uint64_t kPerKeyOverhead = 120;
@@ -135,38 +135,21 @@ Status Snapshot(const NodeRecord& n, const ScenarioContext& ctx) {
   return Status::OK();
 }
 
-LoadOptions HistoryLoad(const NodeRecord& n, const RecoveryOptions& o, const std::string& path, uint64_t seed,
-                        Status* error) {
-  LoadOptions load;
-  load.target = TargetOfNode(n, Protocol::kResp);
-  load.threads = 1;
-  load.clients = o.clients;
-  load.rate = o.rate;
-  load.duration_s = o.kill_at_s + o.after_s;
-  load.key_prefix = kLoadPrefix;
-  load.key_min = 0;
-  load.key_max = o.keys - 1;
-  load.value.min_size = load.value.max_size = kValueSize;
-  load.value.content = ValueSpec::Content::kRandom;
-  load.seed = seed;
-  load.request_timeout_ms = 1000;
-  load.connect_timeout_ms = 1000;
-  load.reconnect.enabled = true;
-  load.reconnect.backoff_min_ms = 10;
-  load.reconnect.backoff_max_ms = 100;
-  load.history_path = path;
-  CommandLimits limits;
-  limits.key_max = load.key_max;
-  limits.value_max = kValueSize;
-  for (const char* text : {"SET __key__ __data__", "GET __key__"}) {
-    auto spec = MakeCommandSpec(Protocol::kResp, text, kLoadPrefix, KeyPatternSpec{}, 1, limits);
-    if (!spec.ok()) {
-      *error = spec.status();
-      break;
-    }
-    load.commands.push_back(*spec);
-  }
-  return load;
+Status HistoryLoad(const NodeRecord& n, const RecoveryOptions& o, const std::string& path, uint64_t seed,
+                   LoadOptions* load) {
+  load->target = TargetOfNode(n, Protocol::kResp);
+  RegisterLoad spec;
+  spec.commands = {"SET __key__ __data__", "GET __key__"};
+  spec.key_prefix = kLoadPrefix;
+  spec.keys = o.keys;
+  spec.clients = o.clients;
+  spec.rate = o.rate;
+  spec.duration_s = o.kill_at_s + o.after_s;
+  spec.seed = seed;
+  spec.history_path = path;
+  spec.backoff_min_ms = 10;
+  spec.backoff_max_ms = 100;
+  return MakeRegisterLoad(spec, load);
 }
 
 // From the restart on: when a TCP connection is first accepted (Unix ns).
@@ -236,9 +219,8 @@ void RunCell(const RecoveryOptions& o, const ScenarioContext& ctx, const std::st
   }
   const std::string history_path =
       fmt::format("{}/{}-{}mib-run{}.hist", folder, cell->configuration, cell->memory >> 20, cell->run);
-  Status made;
-  LoadOptions load = HistoryLoad(node, o, history_path, seed + 1, &made);
-  if (!made.ok()) {
+  LoadOptions load;
+  if (Status made = HistoryLoad(node, o, history_path, seed + 1, &load); !made.ok()) {
     cell->failure = made.message();
     return;
   }
