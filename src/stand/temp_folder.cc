@@ -106,4 +106,9 @@ Result<std::string> MakeTempFolder(const std::string& kind) {
   return dir;
 }
 
+RemovedOnExit::~RemovedOnExit() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
 }  // namespace memstand

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/status.h"
@@ -20,6 +21,20 @@ inline constexpr char kTempOwnerFile[] = "memstand.owner";
 /// to stderr for each), then makes $TMPDIR/memstand-<kind>-XXXXXX (mkdtemp: 0700) and
 /// marks it with this process. Returns its absolute path.
 Result<std::string> MakeTempFolder(const std::string& kind);
+
+/// Removes a folder made by MakeTempFolder, with what it holds, when it goes out of scope
+/// (a scenario's working files, on every way out of it but SIGKILL, whose leftovers the
+/// next start removes).
+class RemovedOnExit {
+ public:
+  explicit RemovedOnExit(std::string path) : path_(std::move(path)) {}
+  ~RemovedOnExit();
+  RemovedOnExit(const RemovedOnExit&) = delete;
+  RemovedOnExit& operator=(const RemovedOnExit&) = delete;
+
+ private:
+  std::string path_;
+};
 
 /// Removes every folder directly under root named memstand-<kind>-XXXXXX (kind: redis,
 /// memcached, tarantool, etcd, pg, failover or recovery; XXXXXX: mkdtemp's 6 characters) that is ours (our

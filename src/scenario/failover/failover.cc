@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -499,13 +498,7 @@ Result<ScenarioReport> RunFailover(const FailoverOptions& o, const ScenarioConte
   report.scenario = kScenario;
   auto folder = MakeTempFolder("failover");  // the histories, until the evidence keeps them
   if (!folder.ok()) return folder.status();
-  struct RemoveOnExit {
-    std::string path;
-    ~RemoveOnExit() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } remove{*folder};
+  RemovedOnExit remove(*folder);
   std::vector<FailoverCell> cells;
   uint64_t seed = ctx.seed;
   ForEachRun(ctx, &report, [&](int run) {

@@ -350,13 +350,7 @@ Result<ScenarioReport> RunRecovery(const RecoveryOptions& o, const ScenarioConte
   report.scenario = kScenario;
   auto folder = MakeTempFolder("recovery");  // the histories, until the evidence keeps them
   if (!folder.ok()) return folder.status();
-  struct RemoveOnExit {
-    std::string path;
-    ~RemoveOnExit() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  } remove{*folder};
+  RemovedOnExit remove(*folder);
   std::vector<RecoveryCell> cells;
   const std::string not_installed = NotInstalledLine(SystemKind::kRedis);
   uint64_t seed = ctx.seed;
