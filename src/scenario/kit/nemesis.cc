@@ -16,16 +16,24 @@ constexpr double kMaxAtS = 86400;
 // How often a wait for a step's time looks at the interrupt.
 constexpr int64_t kWaitSliceNs = 20'000'000;
 
-enum class NodeState : uint8_t { kRunning, kPaused, kKilled };
+// Where a node or a link is, as the schedule goes.
+enum class State : uint8_t { kRunning, kPaused, kKilled, kForwarding, kCut, kBlackholed };
 
-const char* StateName(NodeState s) {
+const char* StateName(State s) {
   switch (s) {
-    case NodeState::kRunning: return "running";
-    case NodeState::kPaused: return "paused";
-    case NodeState::kKilled: return "killed";
+    case State::kRunning: return "running";
+    case State::kPaused: return "paused";
+    case State::kKilled: return "killed";
+    case State::kForwarding: return "forwarding";
+    case State::kCut: return "cut";
+    case State::kBlackholed: return "blackholed";
   }
   return "?";
 }
+
+constexpr FaultAction kActions[] = {FaultAction::kKill, FaultAction::kPause,     FaultAction::kResume,
+                                    FaultAction::kRestart, FaultAction::kCut, FaultAction::kBlackhole,
+                                    FaultAction::kHeal};
 
 // The words of a step, split at blanks.
 std::vector<std::string_view> Words(std::string_view text) {
@@ -41,23 +49,29 @@ std::vector<std::string_view> Words(std::string_view text) {
 }
 
 std::optional<FaultAction> ActionOf(std::string_view word) {
-  for (FaultAction a : {FaultAction::kKill, FaultAction::kPause, FaultAction::kResume, FaultAction::kRestart}) {
+  for (FaultAction a : kActions) {
     if (word == FaultActionName(a)) return a;
   }
   return std::nullopt;
 }
 
-// Where the action leaves a node in state `s`; nullopt when it cannot act there.
-std::optional<NodeState> After(FaultAction a, NodeState s) {
+// Where the action leaves a node or link in state `s`; nullopt when it cannot act there.
+std::optional<State> After(FaultAction a, State s) {
   switch (a) {
     case FaultAction::kKill:
-      return s == NodeState::kKilled ? std::nullopt : std::optional(NodeState::kKilled);
+      return s == State::kRunning || s == State::kPaused ? std::optional(State::kKilled) : std::nullopt;
     case FaultAction::kPause:
-      return s == NodeState::kRunning ? std::optional(NodeState::kPaused) : std::nullopt;
+      return s == State::kRunning ? std::optional(State::kPaused) : std::nullopt;
     case FaultAction::kResume:
-      return s == NodeState::kPaused ? std::optional(NodeState::kRunning) : std::nullopt;
+      return s == State::kPaused ? std::optional(State::kRunning) : std::nullopt;
     case FaultAction::kRestart:
-      return s == NodeState::kKilled ? std::optional(NodeState::kRunning) : std::nullopt;
+      return s == State::kKilled ? std::optional(State::kRunning) : std::nullopt;
+    case FaultAction::kCut:
+      return s == State::kForwarding ? std::optional(State::kCut) : std::nullopt;
+    case FaultAction::kBlackhole:
+      return s == State::kForwarding ? std::optional(State::kBlackholed) : std::nullopt;
+    case FaultAction::kHeal:
+      return s == State::kCut || s == State::kBlackholed ? std::optional(State::kForwarding) : std::nullopt;
   }
   return std::nullopt;
 }
@@ -72,8 +86,11 @@ Status Act(Topology& t, size_t node, FaultAction a) {
     case FaultAction::kPause: return t.PauseNode(node);
     case FaultAction::kResume: return t.ResumeNode(node);
     case FaultAction::kRestart: return t.RestartNode(node);
+    case FaultAction::kCut:
+    case FaultAction::kBlackhole:
+    case FaultAction::kHeal: break;
   }
-  return Status::InvalidArgument("unknown fault action");
+  return Status::InvalidArgument(fmt::format("'{}' does not act on a node", FaultActionName(a)));
 }
 
 }  // namespace
@@ -84,14 +101,26 @@ const char* FaultActionName(FaultAction a) {
     case FaultAction::kPause: return "pause";
     case FaultAction::kResume: return "resume";
     case FaultAction::kRestart: return "restart";
+    case FaultAction::kCut: return "cut";
+    case FaultAction::kBlackhole: return "blackhole";
+    case FaultAction::kHeal: return "heal";
   }
   return "?";
 }
 
-Result<std::vector<FaultStep>> ParseFaultSchedule(std::string_view text, const std::vector<std::string>& nodes) {
+bool IsLinkAction(FaultAction a) {
+  return a == FaultAction::kCut || a == FaultAction::kBlackhole || a == FaultAction::kHeal;
+}
+
+Result<std::vector<FaultStep>> ParseFaultSchedule(std::string_view text, const std::vector<std::string>& nodes,
+                                                  const std::vector<std::string>& links) {
   std::vector<FaultStep> steps;
-  std::map<std::string, NodeState> states;
-  for (const std::string& n : nodes) states[n] = NodeState::kRunning;
+  std::map<std::string, State> states;
+  for (const std::string& n : nodes) states[n] = State::kRunning;
+  for (const std::string& l : links) states[l] = State::kForwarding;
+  const auto is_link = [&](const std::string& name) {
+    return std::find(links.begin(), links.end(), name) != links.end();
+  };
   size_t from = 0;
   for (size_t index = 0; from <= text.size(); ++index) {
     const size_t end = std::min(text.find(';', from), text.size());
@@ -100,13 +129,15 @@ Result<std::vector<FaultStep>> ParseFaultSchedule(std::string_view text, const s
     const std::vector<std::string_view> w = Words(step_text);
     if (w.empty()) {
       if (end == text.size() && index > 0) break;  // a trailing ';'
-      return StepError(index, step_text, "empty; a step is ACTION [NODE] at TIME, e.g. 'kill primary at 5s'");
+      return StepError(index, step_text, "empty; a step is ACTION [NAME] at TIME, e.g. 'kill primary at 5s'");
     }
     FaultStep s;
     const auto action = ActionOf(w[0]);
     if (!action) {
       return StepError(index, step_text,
-                       fmt::format("'{}' is not an action (kill, pause, resume, restart)", w[0]));
+                       fmt::format("'{}' is not an action (kill, pause, resume, restart; cut, blackhole, heal "
+                                   "on a link)",
+                                   w[0]));
     }
     s.action = *action;
     size_t at = 1;
@@ -114,10 +145,10 @@ Result<std::vector<FaultStep>> ParseFaultSchedule(std::string_view text, const s
       s.node = std::string(w[1]);
       at = 2;
     } else if (w.size() == 3 && w[1] == "at") {
-      if (steps.empty()) return StepError(index, step_text, "the first step names its node: ACTION NODE at TIME");
+      if (steps.empty()) return StepError(index, step_text, "the first step names its node or link: ACTION NAME at TIME");
       s.node = steps.back().node;
     } else {
-      return StepError(index, step_text, "a step is ACTION [NODE] at TIME, e.g. 'kill primary at 5s'");
+      return StepError(index, step_text, "a step is ACTION [NAME] at TIME, e.g. 'kill primary at 5s'");
     }
     if (w[at] != "at") return StepError(index, step_text, fmt::format("'at' expected, not '{}'", w[at]));
     auto seconds = ParseDurationSeconds(w[at + 1]);
@@ -128,7 +159,17 @@ Result<std::vector<FaultStep>> ParseFaultSchedule(std::string_view text, const s
     if (state == states.end()) {
       std::string known;
       for (const std::string& n : nodes) known += (known.empty() ? "" : ", ") + n;
-      return StepError(index, step_text, fmt::format("no node '{}' (the topology has {})", s.node, known));
+      std::string known_links;
+      for (const std::string& l : links) known_links += (known_links.empty() ? "" : ", ") + l;
+      return StepError(index, step_text,
+                       fmt::format("no node or link '{}' (the topology has {}{})", s.node, known,
+                                   links.empty() ? "; no link has a relay" : "; links " + known_links));
+    }
+    if (IsLinkAction(s.action) != is_link(s.node)) {
+      return StepError(index, step_text,
+                       IsLinkAction(s.action)
+                           ? fmt::format("'{}' is a node: cut, blackhole and heal act on a link", s.node)
+                           : fmt::format("'{}' is a link: kill, pause, resume and restart act on a node", s.node));
     }
     if (!steps.empty() && s.at_s < steps.back().at_s) {
       return StepError(index, step_text, "before the step ahead of it: steps come in time order");
@@ -148,11 +189,12 @@ Result<std::vector<FaultStep>> ParseFaultSchedule(std::string_view text, const s
 
 std::vector<FaultEvent> RunFaults(Topology& topology, const std::vector<FaultStep>& steps, int64_t start_ns,
                                   const std::atomic<bool>* interrupt,
-                                  const std::function<void(const FaultEvent&)>& on_step) {
+                                  const std::function<void(const FaultEvent&)>& on_step, const FaultLinks* links) {
   // The wall clock at the load's start, for the events (NowNs is monotonic).
   const int64_t start_unix_ns = UnixNowNs() - (NowNs() - start_ns);
   std::vector<FaultEvent> events;
   std::map<size_t, bool> paused;  // node index: paused by a step and not resumed
+  std::map<size_t, bool> broken;  // link index: cut or blackholed by a step and not healed
   std::string stopped;            // why the schedule ended early
   for (const FaultStep& s : steps) {
     FaultEvent& e = events.emplace_back();
@@ -166,6 +208,31 @@ std::vector<FaultEvent> RunFaults(Topology& topology, const std::vector<FaultSte
     const PollResult wait = PollUntil(due_ns, kWaitSliceNs, []() -> Result<bool> { return false; }, interrupt);
     if (wait.cancelled) {
       e.error = stopped = "interrupted";
+      continue;
+    }
+    if (IsLinkAction(s.action)) {
+      size_t link = links == nullptr ? 0 : links->names.size();
+      for (size_t i = 0; links != nullptr && i < links->names.size(); ++i) {
+        if (links->names[i] == s.node) link = i;
+      }
+      if (links == nullptr || link == links->names.size()) {
+        e.error = stopped = "no link '" + s.node + "' has a relay";
+        continue;
+      }
+      e.start_unix_ns = UnixNowNs();
+      Status done = links->apply(link, s.action);
+      e.end_unix_ns = UnixNowNs();
+      if (!done.ok()) {
+        e.error = done.message();
+        stopped = "not carried out: step '" + std::string(FaultActionName(s.action)) + " " + s.node + "' failed";
+        continue;
+      }
+      if (s.action == FaultAction::kHeal) {
+        broken.erase(link);
+      } else {
+        broken[link] = true;
+      }
+      if (on_step) on_step(e);
       continue;
     }
     size_t node = topology.nodes().size();
@@ -198,6 +265,14 @@ std::vector<FaultEvent> RunFaults(Topology& topology, const std::vector<FaultSte
     Status done = topology.ResumeNode(node);
     e.end_unix_ns = UnixNowNs();
     e.pid_after = e.pid_before;
+    if (!done.ok()) e.error = done.message();
+  }
+  for (const auto& [link, unused] : broken) {  // no link is left cut
+    FaultEvent& e = events.emplace_back();
+    e.step = {FaultAction::kHeal, links->names[link], -1};
+    e.start_unix_ns = UnixNowNs();
+    Status done = links->apply(link, FaultAction::kHeal);
+    e.end_unix_ns = UnixNowNs();
     if (!done.ok()) e.error = done.message();
   }
   return events;

@@ -42,11 +42,13 @@ TEST(FaultScheduleTest, EveryBadScheduleNamesItsStepAndWhy) {
       {"kill primary at 1s;; restart at 2s", "step 2 '': empty"},
       {"stop primary at 1s", "'stop' is not an action"},
       {"kill at 1s", "the first step names its node"},
-      {"kill primary 1s", "a step is ACTION [NODE] at TIME"},
+      {"kill primary 1s", "a step is ACTION [NAME] at TIME"},
       {"kill primary in 1s", "'at' expected, not 'in'"},
       {"kill primary at soon", "soon"},
       {"kill primary at 25h", "later than 24 h"},
-      {"kill sentinel-1 at 1s", "no node 'sentinel-1' (the topology has primary, replica-1, replica-2)"},
+      {"kill sentinel-1 at 1s",
+       "no node or link 'sentinel-1' (the topology has primary, replica-1, replica-2; no link has a relay)"},
+      {"cut primary at 1s", "'cut' does not act"},
       {"kill primary at 5s; restart at 4s", "step 2 ' restart at 4s': before the step ahead of it"},
       {"kill primary at 1s; kill at 2s", "primary cannot kill it: it is killed by then"},
       {"restart primary at 1s", "primary cannot restart it: it is running by then"},
@@ -60,6 +62,36 @@ TEST(FaultScheduleTest, EveryBadScheduleNamesItsStepAndWhy) {
     EXPECT_NE(s.status().message().find(says), std::string::npos) << text << " -> " << s.status().message();
     EXPECT_EQ(s.status().message().rfind("--fault: ", 0), 0u) << s.status().message();
   }
+}
+
+const std::vector<std::string> kLinks = {"peers", "clients"};
+
+TEST(FaultScheduleTest, EveryBadLinkStepNamesWhy) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"blackhole peers at 1s; heal at 2s; heal at 3s", "peers cannot heal it: it is forwarding by then"},
+      {"cut peers at 1s; blackhole at 2s", "peers cannot blackhole it: it is cut by then"},
+      {"heal clients at 1s", "clients cannot heal it: it is forwarding by then"},
+      {"kill peers at 1s", "'peers' is a link: kill, pause, resume and restart act on a node"},
+      {"cut primary at 1s", "'primary' is a node: cut, blackhole and heal act on a link"},
+      {"cut sentinels at 1s", "no node or link 'sentinels' (the topology has primary, replica-1, replica-2; links "
+                              "peers, clients)"},
+  };
+  for (const auto& [text, says] : bad) {
+    auto r = ParseFaultSchedule(text, kNodes, kLinks);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.status().message().find(says), std::string::npos) << text << " -> " << r.status().message();
+  }
+}
+
+TEST(FaultScheduleTest, LinkStepsInTheirOrder) {
+  auto s = ParseFaultSchedule("blackhole peers at 3s; blackhole clients at 3s; heal peers at 10s; heal clients at "
+                              "10s; kill primary at 11s; cut peers at 12s",
+                              kNodes, kLinks);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const std::vector<FaultStep> want = {{FaultAction::kBlackhole, "peers", 3},  {FaultAction::kBlackhole, "clients", 3},
+                                       {FaultAction::kHeal, "peers", 10},      {FaultAction::kHeal, "clients", 10},
+                                       {FaultAction::kKill, "primary", 11},    {FaultAction::kCut, "peers", 12}};
+  EXPECT_EQ(*s, want);
 }
 
 // The state letter of /proc/<pid>/stat ('T' while stopped); '?' if unreadable.
@@ -141,6 +173,54 @@ TEST_F(NemesisTest, AnInterruptLeavesNoNodePaused) {
   EXPECT_EQ(events[2].step.at_s, -1);
   EXPECT_EQ(events[2].error, "");
   EXPECT_NE(StateOf(pid), 'T');
+  EXPECT_TRUE((*t)->Stop().ok());
+}
+
+// Link steps carried out through FaultLinks in order, and a link the schedule left
+// blackholed when it was interrupted healed at the end (an extra event), as a paused node
+// is resumed.
+TEST_F(NemesisTest, AnInterruptLeavesNoLinkCut) {
+  auto t = Topology::Start(TopologySpec{}, options_);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  auto steps = ParseFaultSchedule("cut peers at 0s; heal at 0s; blackhole clients at 0s; heal at 1h",
+                                  {(*t)->nodes()[0].name}, kLinks);
+  ASSERT_TRUE(steps.ok()) << steps.status().message();
+  std::atomic<bool> interrupt{false};
+  std::vector<std::pair<size_t, FaultAction>> applied;
+  FaultLinks links{kLinks, [&](size_t i, FaultAction a) {
+                     applied.emplace_back(i, a);
+                     if (a == FaultAction::kBlackhole) interrupt = true;  // before the heal is due
+                     return Status::OK();
+                   }};
+  int on_step = 0;
+  const std::vector<FaultEvent> events =
+      RunFaults(**t, *steps, NowNs(), &interrupt, [&](const FaultEvent&) { ++on_step; }, &links);
+  const std::vector<std::pair<size_t, FaultAction>> want = {{0, FaultAction::kCut},
+                                                            {0, FaultAction::kHeal},
+                                                            {1, FaultAction::kBlackhole},
+                                                            {1, FaultAction::kHeal}};
+  EXPECT_EQ(applied, want);
+  EXPECT_EQ(on_step, 3);
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[3].error, "interrupted");
+  EXPECT_EQ(events[4].step.action, FaultAction::kHeal);
+  EXPECT_EQ(events[4].step.node, "clients");
+  EXPECT_EQ(events[4].step.at_s, -1);
+  EXPECT_EQ(events[4].pid_before, 0);
+  EXPECT_TRUE((*t)->Stop().ok());
+}
+
+// A link step whose link fails ends the schedule, as a node's does.
+TEST_F(NemesisTest, ALinkStepThatFailsEndsTheSchedule) {
+  auto t = Topology::Start(TopologySpec{}, options_);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  auto steps = ParseFaultSchedule("cut peers at 0s; heal at 0s", {(*t)->nodes()[0].name}, kLinks);
+  ASSERT_TRUE(steps.ok());
+  FaultLinks links{kLinks, [](size_t, FaultAction) { return Status::Failed("the relay is gone"); }};
+  const std::vector<FaultEvent> events = RunFaults(**t, *steps, NowNs(), nullptr, {}, &links);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].error, "the relay is gone");
+  EXPECT_NE(events[1].error.find("not carried out: step 'cut peers' failed"), std::string::npos) << events[1].error;
   EXPECT_TRUE((*t)->Stop().ok());
 }
 
