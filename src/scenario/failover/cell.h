@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "history/check_result.h"
-#include "scenario/failover/analysis.h"
+#include "scenario/kit/outage.h"
 #include "scenario/failover/failover.h"
 
 namespace memstand {
@@ -29,8 +29,8 @@ struct FailoverCell {
   /// it is a master; etcd: a member names a new leader); -1: not seen while polled.
   double fault_s = -1, detect_s = -1, promote_s = -1;
   std::string new_primary;    // the node the promotion made primary
-  FailoverOutage outage;
-  std::vector<FailoverSecond> seconds;
+  WriteOutage outage;
+  std::vector<OpsSecond> seconds;
   uint64_t records = 0;
   uint64_t reconnects = 0;    // connections lost, from the engine's result
   std::string history_file;   // in the evidence folder: histories/<...>.hist

@@ -35,10 +35,10 @@ std::string VerdictOf(const FailoverCell& cell, const char* check) {
 }
 
 json CellJson(const FailoverCell& c) {
-  const FailoverOutage& o = c.outage;
+  const WriteOutage& o = c.outage;
   json seconds = json::array();
   for (size_t i = 0; i < c.seconds.size(); ++i) {
-    const FailoverSecond& s = c.seconds[i];
+    const OpsSecond& s = c.seconds[i];
     seconds.push_back({{key::kSecond, i}, {key::kOk, s.ok}, {key::kFail, s.fail}, {key::kUnknown, s.unknown},
                        {key::kWritesOk, s.writes_ok}});
   }
@@ -89,7 +89,7 @@ std::string ResultsBlock(const std::vector<FailoverCell>& cells) {
                          c.not_run.empty() ? "FAILED: " + c.failure : c.not_run);
       continue;
     }
-    const FailoverOutage& o = c.outage;
+    const WriteOutage& o = c.outage;
     const double elsewhere = o.first_ok_elsewhere_ns < 0 ? -1 : static_cast<double>(o.first_ok_elsewhere_ns) / 1e9;
     out += fmt::format("    {:<14} {:<6} {:>3} {:>8} {:>8} {:>8} {:>8} {:>10}  {:>20}  {:>5} {:>9} {:>10}  {}\n",
                        c.configuration, c.fault, c.run, Seconds(c.fault_s), Seconds(c.detect_s),

@@ -1,5 +1,5 @@
-// failover's measures of a history, on fabricated histories.
-#include "scenario/failover/analysis.h"
+// The outage measures of a history, on fabricated histories.
+#include "scenario/kit/outage.h"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@ constexpr int64_t kS = 1'000'000'000;
 // Writes ok until the fault at 2 s; during the outage one fails and one is unknown;
 // the first write sent after the fault that is acknowledged comes from the old node at
 // 2.5 s, the first from the new one at 3 s.
-TEST(FailoverAnalysisTest, TheOutageEndsAtTheFirstAcknowledgedWriteSentAfterTheFault) {
+TEST(OutageTest, TheOutageEndsAtTheFirstAcknowledgedWriteSentAfterTheFault) {
   HistoryBuilder b;
   b.h.strings.push_back("127.0.0.1:7001");  // id 4: the new primary
   b.Write(1, 1, kS / 2, kS / 2 + 100);
@@ -30,7 +30,7 @@ TEST(FailoverAnalysisTest, TheOutageEndsAtTheFirstAcknowledgedWriteSentAfterTheF
   b.h.records.back().node = 4;
   b.Write(7, 7, 4 * kS, 4 * kS + 10, Outcome::kFail);  // after the outage: not counted in it
 
-  const FailoverOutage o = MeasureOutage(b.h, 2 * kS, "127.0.0.1:6379");
+  const WriteOutage o = MeasureOutage(b.h, 2 * kS, "127.0.0.1:6379");
   EXPECT_EQ(o.last_ok_before_ns, 2 * kS + 5);
   EXPECT_EQ(o.first_ok_ns, 2 * kS + kS / 2 + 10);
   EXPECT_EQ(o.first_ok_node, "127.0.0.1:6379");
@@ -49,12 +49,12 @@ TEST(FailoverAnalysisTest, TheOutageEndsAtTheFirstAcknowledgedWriteSentAfterTheF
   EXPECT_EQ(o.all_writes_unknown, 1u);
 }
 
-TEST(FailoverAnalysisTest, AnOutageThatNeverEndsCountsToTheRunsEnd) {
+TEST(OutageTest, AnOutageThatNeverEndsCountsToTheRunsEnd) {
   HistoryBuilder b;
   b.Write(1, 1, kS, kS + 10);
   b.Write(2, 2, 3 * kS, 3 * kS + 10, Outcome::kFail);
   b.Write(3, 3, 5 * kS, 5 * kS + 10, Outcome::kUnknown);
-  const FailoverOutage o = MeasureOutage(b.h, 2 * kS, "127.0.0.1:6379");
+  const WriteOutage o = MeasureOutage(b.h, 2 * kS, "127.0.0.1:6379");
   EXPECT_EQ(o.first_ok_ns, -1);
   EXPECT_EQ(o.first_ok_elsewhere_ns, -1);
   EXPECT_EQ(o.outage_s, -1);
@@ -62,19 +62,41 @@ TEST(FailoverAnalysisTest, AnOutageThatNeverEndsCountsToTheRunsEnd) {
   EXPECT_EQ(o.writes_unknown, 1u);
 }
 
-TEST(FailoverAnalysisTest, PerSecondCountsEachOperationInTheSecondItEnded) {
+TEST(OutageTest, PerSecondCountsEachOperationInTheSecondItEnded) {
   HistoryBuilder b;
   b.Write(1, 1, 10, 20);
   b.Read(2, 1, 30, kS - 1, Seen::kAbsent);
   b.Write(3, 2, kS - 5, kS, Outcome::kUnknown);  // ends exactly at 1 s: second 1
   b.Write(4, 3, 2 * kS + 1, 2 * kS + 2, Outcome::kFail);
-  const std::vector<FailoverSecond> s = PerSecond(b.h);
+  const std::vector<OpsSecond> s = PerSecond(b.h);
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0].ok, 2u);
   EXPECT_EQ(s[0].writes_ok, 1u);
   EXPECT_EQ(s[1].unknown, 1u);
   EXPECT_EQ(s[1].ok + s[1].fail, 0u);
   EXPECT_EQ(s[2].fail, 1u);
+  // The latencies of the ok ones: second 0 has 10 ns (the write) and kS - 31 ns (the read).
+  EXPECT_EQ(s[0].p50_ns, 10);
+  EXPECT_EQ(s[0].p99_ns, kS - 31);
+  EXPECT_EQ(s[0].max_ns, kS - 31);
+  EXPECT_EQ(s[1].p50_ns, -1);  // nothing ended ok
+  EXPECT_EQ(s[2].max_ns, -1);
+}
+
+// Open loop: an operation's latency counts from when it was due, so the wait of a
+// stalled sender is in it; the percentiles by nearest rank over 100 operations.
+TEST(OutageTest, PerSecondLatencyCountsFromTheIntendedTime) {
+  HistoryBuilder b;
+  for (int i = 1; i <= 100; ++i) {
+    b.Write(static_cast<uint32_t>(i), static_cast<uint64_t>(i), 1000, 1000 + i);
+    b.h.records.back().intended_ns = 1000 - (i == 100 ? 500 : 0);  // the last one was due 500 ns before it was sent
+  }
+  const std::vector<OpsSecond> s = PerSecond(b.h);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].ok, 100u);
+  EXPECT_EQ(s[0].p50_ns, 50);
+  EXPECT_EQ(s[0].p99_ns, 99);
+  EXPECT_EQ(s[0].max_ns, 600);
 }
 
 }  // namespace
