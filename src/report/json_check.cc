@@ -81,7 +81,7 @@ template <class Json>
 Status WalkRule(const Json& v, std::string_view rest, const std::string& where, const JsonRule& rule,
                 bool null_is_absent) {
   if (rest.empty()) {
-    if (null_is_absent && v.is_null()) return Status::OK();
+    if ((null_is_absent || rule.nullable) && v.is_null()) return Status::OK();
     if (rule.type == JsonType::kNumeric && v.is_object()) {
       for (const auto& [key, value] : v.items()) {
         if (!IsNumberText(key)) return Status::InvalidArgument(fmt::format("field {}: key \"{}\" is not a number", where, KeyText(key)));

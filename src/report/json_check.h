@@ -27,12 +27,14 @@ enum class JsonType {
 /// One field. `path` is dotted from the top ("options.commands"); "[]" stands for every
 /// element of an array ("commands[].latency"), "{}" for every member of an object
 /// ("series{}[].ops"). A field whose parent is absent is not looked for. `max` bounds a
-/// number's magnitude (0: none, but a kNumber's default of 1e12).
+/// number's magnitude (0: none, but a kNumber's default of 1e12). `nullable`: a null is
+/// taken for the field absent (a figure not measured, which its readers show as such).
 struct JsonRule {
   const char* path;
   JsonType type;
   bool required = false;
   double max = 0;
+  bool nullable = false;
 };
 
 /// OK when every field of `doc` that `rules` name is present where required and of its

@@ -22,7 +22,7 @@ using testutil::WorkingSetChoiceResult;
 
 TEST(RegistryTest, EveryRowIsWholeAndNamedOnce) {
   std::set<std::string> names;
-  ASSERT_EQ(Scenarios().size(), 8u);
+  ASSERT_EQ(Scenarios().size(), 9u);
   for (const ScenarioDef& d : Scenarios()) {
     SCOPED_TRACE(d.name);
     EXPECT_TRUE(names.insert(d.name).second);
@@ -70,7 +70,7 @@ TEST(ChoiceMapTest, TheJudgmentRowsAreTheDocumentedText) {
     EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/choice-map.md lacks the row:\n" << line;
   }
   const auto rows = ChoiceMap({}, ScenarioChoiceRows(), JudgmentRows());
-  EXPECT_EQ(rows.size() - JudgmentRows().size(), 25u);  // the measured rows, all not measured here
+  EXPECT_EQ(rows.size() - JudgmentRows().size(), 27u);  // the measured rows, all not measured here
   const std::string text = ChoiceMapText(rows);
   EXPECT_NE(text.find("support: judgment"), std::string::npos);
   EXPECT_EQ(ChoiceMapJson(rows).size(), rows.size());
@@ -92,6 +92,13 @@ TEST(RegistryTest, AResultWithAFieldOfTheWrongTypeIsRefusedNamingTheField) {
   EXPECT_TRUE(CheckScenarioResult(in).ok());
   in.doc["cells"][1]["ok"] = "yes";
   EXPECT_EQ(CheckScenarioResult(in).message(), "'rc.json': field cells[1].ok: a string, expected true or false");
+  // A null where a nullable figure is (not measured) is read as absent; elsewhere it is
+  // refused as any other type.
+  in.doc = json::parse(R"({"format": 1, "scenario": "failover",
+      "cells": [{"run": 1, "configuration": "etcd", "fault": "kill", "fault_s": 3.0, "outage_s": null}]})");
+  EXPECT_TRUE(CheckScenarioResult(in).ok()) << CheckScenarioResult(in).message();
+  in.doc["cells"][0]["run"] = nullptr;
+  EXPECT_EQ(CheckScenarioResult(in).message(), "'rc.json': field cells[0].run: null, expected a whole number");
   // Another kind, or a scenario this memstand does not know, is not its business.
   in.doc["scenario"] = "no-such-scenario";
   EXPECT_TRUE(CheckScenarioResult(in).ok());

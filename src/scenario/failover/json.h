@@ -50,14 +50,14 @@ inline constexpr JsonRule kReadRules[] = {
     {"cells[].run", JsonType::kInt},
     {"cells[].configuration", JsonType::kString},
     {"cells[].fault", JsonType::kString},
-    {"cells[].outage_s", JsonType::kNumber},
+    {.path = "cells[].outage_s", .type = JsonType::kNumber, .nullable = true},  // null: the outage did not end
     {"cells[].lost", JsonType::kUint},
     {"cells[].seconds", JsonType::kArray},
     {"cells[].seconds[].second", JsonType::kUint},
     {"cells[].seconds[].ok", JsonType::kUint},
     {"cells[].seconds[].fail", JsonType::kUint},
     {"cells[].seconds[].unknown", JsonType::kUint},
-    {"cells[].fault_s", JsonType::kNumber},
+    {.path = "cells[].fault_s", .type = JsonType::kNumber, .nullable = true},  // null: a failed cell
 };
 
 }  // namespace memstand::failover_json

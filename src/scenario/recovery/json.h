@@ -39,8 +39,8 @@ inline constexpr JsonRule kReadRules[] = {
     {"cells[].run", JsonType::kInt},
     {"cells[].configuration", JsonType::kString},
     {"cells[].used_memory", JsonType::kInt},
-    {"cells[].load_seconds", JsonType::kNumber},
-    {"cells[].seconds_per_gb", JsonType::kNumber},
+    {.path = "cells[].load_seconds", .type = JsonType::kNumber, .nullable = true},  // null: not measured
+    {.path = "cells[].seconds_per_gb", .type = JsonType::kNumber, .nullable = true},  // null: not measured
     {"cells[].lost", JsonType::kUint},
 };
 
