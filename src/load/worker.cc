@@ -252,7 +252,7 @@ Result<typename Worker<S>::Conn*> Worker<S>::OpenConn(Client& cl, int node) {
   c->node = node;
   c->client = &cl;
   c->ring.resize(slots);
-  if (history_ != nullptr) c->history_node = history_->Intern(Peer(*c));
+  if (history_ != nullptr) c->history_node = history_->Intern(PeerAddress(*c));
   Status dialed = Dial(*c, NowNs());
   if (!dialed.ok()) return dialed;
   Conn* raw = c.get();

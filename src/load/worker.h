@@ -140,6 +140,9 @@ class WorkerBase {
   /// The server a connection talks to, for messages: its cluster node, else the target
   /// it was dialed to (a pool member, the only target, a Sentinel target's primary).
   std::string Peer(const ConnIo& c) const;
+  /// The peer's address alone ("host:port", or a Unix socket's path): the node a history
+  /// names, the same form for every target kind and for a cluster's nodes.
+  std::string PeerAddress(const ConnIo& c) const;
   /// The target a client's connection to `node` goes to: with --balance per-request
   /// pool member `node`, else the client's (with --cluster, the seed's credentials).
   inline const RedisTarget& TargetOf(const Client& cl, int node) const;  // worker_conn.h

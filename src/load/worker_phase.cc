@@ -182,6 +182,11 @@ std::string WorkerBase::Peer(const ConnIo& c) const {
   return (c.dialed != nullptr ? *c.dialed : TargetOf(*c.client, c.node)).Display();
 }
 
+std::string WorkerBase::PeerAddress(const ConnIo& c) const {
+  if (cluster_) return map_.nodes()[c.node].Address();
+  return (c.dialed != nullptr ? *c.dialed : TargetOf(*c.client, c.node)).Address();
+}
+
 void WorkerBase::CountFailure(ConnIo& c, const Status& why, uint64_t data) {
   ++stats_.connection_errors;
   if (failure_.ok()) failure_ = why;
