@@ -70,9 +70,17 @@ Result<PrimaryFound> FindPrimary(const RedisTarget& t, const std::shared_ptr<con
     found.primary.master_name.clear();
     found.primary.host = addr->first;
     found.primary.port = addr->second;
+    const std::string named = found.primary.Address();
+    for (const RedisTarget::MappedAddress& m : t.address_map) {
+      if (m.from != named) continue;
+      found.primary.host = m.host;
+      found.primary.port = m.port;
+    }
     Status role = CheckRole(found.primary, tls, timeout_ms, &found.sent);
     if (role.ok()) return found;
-    said += " named " + found.primary.Address() + ", not used: " + role.message();
+    said += " named " + named +
+            (named == found.primary.Address() ? "" : " (dialled as " + found.primary.Address() + ")") +
+            ", not used: " + role.message();
   }
   return Status::Failed("no Sentinel named a primary for master name '" + t.master_name + "' (" +
                         said.substr(2) + ")");

@@ -26,7 +26,8 @@ struct PrimaryFound {
 /// Asks t's Sentinels in turn (each over a connection of its own, in plaintext and with
 /// no credentials: the URL's are the data nodes', as redis-py's) for the address of the
 /// primary named t.master_name (SENTINEL GET-MASTER-ADDR-BY-NAME), and that node for
-/// ROLE (with t's credentials, over TLS when `tls` is set): the first answer whose node
+/// ROLE (with t's credentials, over TLS when `tls` is set; at the address t.address_map
+/// maps the Sentinel's answer to, if it does): the first answer whose node
 /// says "master" is the primary; a node that says otherwise is not used, and the next
 /// Sentinel is asked. Each connection and command is bounded by timeout_ms.
 /// REQUIRES: t.sentinel(). Failed when no answer holds; the message names the master

@@ -28,6 +28,16 @@ struct RedisTarget {
   /// engine asked. Empty: not a Sentinel target.
   std::vector<std::pair<std::string, int>> sentinels;
   std::string master_name;
+  /// A Sentinel target: addresses the Sentinels name ("host:port") and where a client
+  /// dials them instead, as clients behind a NAT or a relay map them (ioredis's natMap,
+  /// Lettuce's MappingSocketAddressResolver): the partition scenario's clients reach the
+  /// primary through a relay link of their own. Empty: dial what the Sentinels say.
+  struct MappedAddress {
+    std::string from;  // "host:port" as a Sentinel names it
+    std::string host;
+    int port = 0;
+  };
+  std::vector<MappedAddress> address_map;
 
   bool sentinel() const { return !sentinels.empty(); }
   /// "<scheme>://user@host:port[/db]" (rediss://, memcache+tls://, etcd+tls:// with TLS; a Unix socket: "<scheme>+unix://[user@]/path
