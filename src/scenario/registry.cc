@@ -12,6 +12,8 @@
 #include "scenario/failover/failover.h"
 #include "scenario/failover/json.h"
 #include "scenario/mvcc_quota/mvcc_quota.h"
+#include "scenario/partition/json.h"
+#include "scenario/partition/partition.h"
 #include "scenario/recovery/json.h"
 #include "scenario/recovery/recovery.h"
 #include "scenario/replication_cost/json.h"
@@ -78,6 +80,12 @@ const ScenarioDef kScenarios[] = {
      {SystemKind::kRedis},
      /*postgresql=*/false, /*default_runs=*/1,
      SetupRecovery, RecoveryCharts, RecoveryChoiceRows, recovery_json::kReadRules},
+    {"partition",
+     "What happens to the writes a Redis primary acknowledges while a network partition cuts it off from its "
+     "replicas and Sentinels, and does min-replicas-to-write close the window?",
+     {SystemKind::kRedis},
+     /*postgresql=*/false, /*default_runs=*/1,
+     SetupPartition, PartitionCharts, PartitionChoiceRows, partition_json::kReadRules},
 };
 
 }  // namespace

@@ -20,8 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // "pg": compute-locality's PostgreSQL cluster (scenario/compute_locality/pg.h).
-// "failover", "recovery": the histories of those scenarios' runs (scenario/failover/, scenario/recovery/).
-constexpr const char* kKinds[] = {"redis", "memcached", "tarantool", "etcd", "pg", "failover", "recovery"};
+// "failover", "recovery", "partition": the histories of those scenarios' runs (scenario/<kind>/).
+constexpr const char* kKinds[] = {"redis", "memcached", "tarantool", "etcd", "pg", "failover", "recovery", "partition"};
 
 std::string TempRoot() {
   const char* tmp = std::getenv("TMPDIR");

@@ -48,7 +48,7 @@ TEST(FaultScheduleTest, EveryBadScheduleNamesItsStepAndWhy) {
       {"kill primary at 25h", "later than 24 h"},
       {"kill sentinel-1 at 1s",
        "no node or link 'sentinel-1' (the topology has primary, replica-1, replica-2; no link has a relay)"},
-      {"cut primary at 1s", "'cut' does not act"},
+      {"cut primary at 1s", "'primary' is a node: cut, blackhole and heal act on a link"},
       {"kill primary at 5s; restart at 4s", "step 2 ' restart at 4s': before the step ahead of it"},
       {"kill primary at 1s; kill at 2s", "primary cannot kill it: it is killed by then"},
       {"restart primary at 1s", "primary cannot restart it: it is running by then"},

@@ -1,0 +1,148 @@
+// `memstand scenario run partition` against real redis-servers and Sentinels, at small
+// sizes: the clients with the old primary lose what it acknowledged during the
+// partition (a finding, exit 4, with its evidence); with them on the majority's side it
+// takes (next to) nothing; min-replicas-to-write makes the old primary refuse writes; an
+// interrupt in the middle of the partition leaves nothing behind.
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "e2e/e2e_util.h"
+
+namespace memstand::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Ran {
+  Outcome out;
+  nlohmann::json doc;
+  std::string dir;
+};
+
+// A partition from 2 s to 7 s; the old primary is demoted ~10 s after the heal (a
+// Sentinel waits 8 s after a node that comes back says it is a primary, and asks a
+// replica's role every 10 s), so 19 s of load.
+Ran RunPartition(std::vector<std::string> extra) {
+  const std::string dir = TempDir();
+  std::vector<std::string> args = {"scenario", "run",     "partition", "--duration", "19s", "--cut-at",
+                                   "2s",       "--partition", "5s",    "--rate",     "300", "--keys",
+                                   "20000",    "--json",  dir + "/p.json", "--evidence", dir + "/ev"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  Ran r;
+  r.dir = dir;
+  r.out = RunMemstand(args, 300);
+  if (fs::exists(dir + "/p.json")) r.doc = ReadJson(dir + "/p.json");
+  return r;
+}
+
+// A measured cell: the partition at its times, a replica promoted during it, the old
+// primary demoted after the heal and caught up, every operation counted once per second.
+void ExpectMeasured(const nlohmann::json& c, const std::string& dump) {
+  ASSERT_TRUE(c["failure"].is_null()) << dump;
+  EXPECT_TRUE(c["settled"].is_null()) << dump;
+  const double cut = c["cut_s"].get<double>(), heal = c["heal_s"].get<double>();
+  EXPECT_GT(cut, 1.5) << dump;
+  EXPECT_GT(heal, cut + 4.5) << dump;
+  ASSERT_TRUE(c["promote_s"].is_number()) << dump;
+  EXPECT_GT(c["promote_s"].get<double>(), cut) << dump;
+  EXPECT_LT(c["promote_s"].get<double>(), heal) << dump;
+  ASSERT_TRUE(c["demote_s"].is_number()) << dump;
+  EXPECT_GT(c["demote_s"].get<double>(), heal) << dump;
+  EXPECT_EQ(c["new_primary"].get<std::string>().rfind("replica-", 0), 0u) << dump;
+  uint64_t total = 0;
+  for (const auto& s : c["seconds"]) total += s["ok"].get<uint64_t>() + s["fail"].get<uint64_t>() + s["unknown"].get<uint64_t>();
+  EXPECT_EQ(total, c["records"].get<uint64_t>()) << dump;
+  EXPECT_GT(c["records"].get<uint64_t>(), 3000u) << dump;
+  EXPECT_EQ(c["checks"].size(), 2u) << dump;
+  EXPECT_EQ(c["schedule"].size(), c["side"] == "with-primary" ? 2u : 4u) << dump;
+}
+
+// The clients still reach the old primary: it acknowledges writes through the partition
+// and until it is demoted, and those are gone. On the majority's side the clients' requests
+// to it time out, they ask the Sentinels again and write to the new primary once it is
+// promoted, so the old one acknowledges far fewer (none when the clients found the new
+// primary before the heal; some when the Sentinels' failover took most of the partition
+// and the clients were still asking when it healed).
+TEST(PartitionE2E, TheOldPrimaryLosesWhatItTookWithTheClientsOnItsSide) {
+  Ran r = RunPartition({"--sides", "with-primary,with-majority", "--min-replicas-to-write", "0"});
+  EXPECT_EQ(r.out.exit_code, 4) << r.out.output;
+  ASSERT_EQ(r.doc["cells"].size(), 2u) << r.out.output;
+  for (const auto& c : r.doc["cells"]) ExpectMeasured(c, r.out.output);
+  const auto& minority = r.doc["cells"][0];
+  EXPECT_EQ(minority["side"], "with-primary");
+  // ~150 writes/s for the 5 s of the partition and the ~10 s after it.
+  EXPECT_GT(minority["old_primary_writes_ok"].get<uint64_t>(), 500u) << r.out.output;
+  EXPECT_GT(minority["lost"].get<uint64_t>(), 300u) << r.out.output;
+  EXPECT_LE(minority["lost"].get<uint64_t>(), minority["old_primary_writes_ok"].get<uint64_t>()) << r.out.output;
+  const auto& majority = r.doc["cells"][1];
+  EXPECT_EQ(majority["side"], "with-majority");
+  EXPECT_LT(majority["old_primary_writes_ok"].get<uint64_t>(), minority["old_primary_writes_ok"].get<uint64_t>() / 2)
+      << r.out.output;
+  EXPECT_LT(majority["lost"].get<uint64_t>(), minority["lost"].get<uint64_t>() / 2) << r.out.output;
+  EXPECT_GT(majority["outage_s"].get<double>(), 0.5) << r.out.output;  // its requests timed out
+  bool lost = false;
+  for (const auto& a : r.doc["anomalies"]) lost |= a["kind"] == "lost" && a["count"].get<uint64_t>() > 0;
+  EXPECT_TRUE(lost) << r.out.output;
+  EXPECT_NE(r.out.output.find("Results: the partition"), std::string::npos) << r.out.output;
+  EXPECT_NE(r.out.output.find("nemesis: blackhole peers at"), std::string::npos) << r.out.output;
+  for (const auto& c : r.doc["cells"]) {
+    EXPECT_TRUE(fs::exists(r.dir + "/ev/" + c["history_file"].get<std::string>())) << c["history_file"];
+  }
+}
+
+// min-replicas-to-write 1 (max lag 1 s): the old primary refuses writes once its replicas
+// fall silent, so it acknowledges far fewer than without (the cell above: hundreds).
+TEST(PartitionE2E, MinReplicasToWriteMakesTheOldPrimaryRefuseWrites) {
+  Ran r = RunPartition({"--sides", "with-primary", "--min-replicas-to-write", "1"});
+  ASSERT_TRUE(r.out.exit_code == 0 || r.out.exit_code == 4) << r.out.output;
+  ASSERT_EQ(r.doc["cells"].size(), 1u) << r.out.output;
+  const auto& c = r.doc["cells"][0];
+  ExpectMeasured(c, r.out.output);
+  EXPECT_EQ(c["min_replicas_to_write"], 1);
+  // Refused with NOREPLICAS from ~2 s after the cut until the demotion (~10 s of writes).
+  EXPECT_GT(c["writes_after_cut"]["fail"].get<uint64_t>(), 500u) << r.out.output;
+  EXPECT_LT(c["old_primary_writes_ok"].get<uint64_t>(), 500u) << r.out.output;
+}
+
+// The state letter of `pid` (/proc/PID/stat), 0 when it is gone.
+char StateOf(pid_t pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() ? 0 : stat[close + 2];
+}
+
+// SIGINT while the links are blackholed: the schedule heals them before it returns (the
+// step is in the report), every node stops, no run folder is left.
+TEST(PartitionE2E, SigintDuringThePartitionHealsAndStopsEverything) {
+  const std::string root = TempDir();
+  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
+  auto r = Running::Start({"scenario", "run", "partition", "--sides", "with-majority", "--min-replicas-to-write", "0",
+                           "--duration", "60s", "--cut-at", "1s", "--partition", "50s", "--rate", "200"});
+  unsetenv("MEMSTAND_RUN_DIR");
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->WaitForOutput("load for", 60)) << r->OutputSoFar();
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // the partition began at 1 s
+  std::set<pid_t> nodes = ChildrenNamed(r->pid(), "redis-server");
+  std::set<pid_t> sentinels = ChildrenNamed(r->pid(), "redis-sentinel");
+  kill(r->pid(), SIGINT);
+  Outcome out = r->Wait(60);
+  EXPECT_EQ(out.exit_code, 130) << out.output;
+  EXPECT_EQ(nodes.size() + sentinels.size(), 6u) << out.output;
+  for (pid_t p : nodes) EXPECT_NE(StateOf(p), 'T');
+  EXPECT_NE(out.output.find("heal peers at"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("left by the schedule: undone at its end"), std::string::npos) << out.output;
+  nodes.insert(sentinels.begin(), sentinels.end());
+  EXPECT_TRUE(AllGone(nodes, 30)) << out.output;
+  EXPECT_TRUE(fs::is_empty(root)) << "a topology folder was left";
+}
+
+}  // namespace
+}  // namespace memstand::e2e
