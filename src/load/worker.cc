@@ -233,6 +233,9 @@ Status Worker<S>::Dial(Conn& c, int64_t now) {
     c.tls = std::move(*started);
   }
   c.dialed = &target;
+  // The node a history names: again at each dial, since a Sentinel target's connection is
+  // opened again to another primary.
+  if (history_ != nullptr) c.history_node = history_->Intern(PeerAddress(c));
   auto fd = ConnectNode(target, host, port, opt_.connect_timeout_ms, false);
   if (!fd.ok()) return fd.status();
   c.fd = *fd;
@@ -252,7 +255,6 @@ Result<typename Worker<S>::Conn*> Worker<S>::OpenConn(Client& cl, int node) {
   c->node = node;
   c->client = &cl;
   c->ring.resize(slots);
-  if (history_ != nullptr) c->history_node = history_->Intern(PeerAddress(*c));
   Status dialed = Dial(*c, NowNs());
   if (!dialed.ok()) return dialed;
   Conn* raw = c.get();

@@ -113,7 +113,7 @@ struct WorkerBase::ConnIo {
   // until then (counted in its client's `down`); attempts: failed ones in a row.
   bool waiting = false;
   bool reopening = false;
-  uint16_t history_node = 0;  // --history: the string id of PeerAddress(*this)
+  uint16_t history_node = 0;  // --history: the string id of PeerAddress(*this), set at each dial
   bool down = false;
   int attempts = 0;
   int64_t reopen_at_ns = 0;
