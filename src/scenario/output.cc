@@ -165,7 +165,10 @@ Status WriteEvidenceFiles(const std::string& dir, const ScenarioReport& r, const
   for (const auto& [name, content] : r.files) {
     if (!s.ok()) break;
     fs::create_directories(fs::path(dir + "/" + name).parent_path(), ec);
-    s = WriteFileWhole("--evidence", dir + "/" + name, RedactSecrets(content));
+    // A history (*.hist) is binary and holds no secret (its target is written without a
+    // password, docs/history.md): byte for byte, or its checksums would not hold.
+    const bool binary = name.ends_with(".hist");
+    s = WriteFileWhole("--evidence", dir + "/" + name, binary ? content : RedactSecrets(content));
   }
   std::string readme = fmt::format(
       "memstand scenario evidence: {}\n\nProduced by memstand {} on {}.\nCommand line: {}\n"

@@ -97,6 +97,25 @@ TEST(EvidenceTest, ASettingsPasswordIsRedactedEverywhere) {
   fs::remove_all(dir);
 }
 
+// A history in the evidence is binary: written byte for byte (its checksums must hold),
+// where a text file with the same bytes is redacted.
+TEST(EvidenceTest, AHistoryIsWrittenByteForByte) {
+  const char* argv[] = {"memstand", "scenario", "run", "working-set", "--config", "redis requirepass=Hb7HistPw"};
+  RegisterArgvSecrets(6, argv);
+  const std::string dir = NewDir();
+  ScenarioReport r;
+  r.scenario = "failover";
+  r.runs_made = r.runs_requested = 1;
+  const char raw[] = "memstand.history\x01\0\0\0requirepass Hb7HistPw\n\xff";
+  const std::string bytes(raw, sizeof raw - 1);
+  r.files["histories/a.hist"] = bytes;
+  r.files["logs/a.log"] = "requirepass Hb7HistPw\n";
+  ASSERT_TRUE(WriteEvidence(dir + "/ev", r, ScenarioRunInfo{}).ok());
+  EXPECT_EQ(Read(dir + "/ev/histories/a.hist"), bytes);
+  EXPECT_EQ(Read(dir + "/ev/logs/a.log").find("Hb7HistPw"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 // A folder that cannot be made is refused up front, before the scenario runs, and the
 // check leaves nothing behind (it makes the folder and removes it).
 TEST(EvidenceDirTest, AFolderThatCannotBeMadeIsRefusedUpFront) {
