@@ -1,6 +1,7 @@
 // failover (docs/scenarios/failover.md): per cell, its operations per second by outcome
-// (ok, fail, unknown) with the fault drawn as a band (pause: from the stop to the resume;
-// kill: from the kill to the first acknowledged write after it, the outage).
+// (ok, fail, unknown) and the latency of the acknowledged ones per second, with the fault
+// drawn as a band (from the fault to the first acknowledged write sent after it, the
+// outage) and the fault and the promotion as lines.
 #include <fmt/format.h>
 
 #include "report/json_fields.h"
@@ -48,7 +49,27 @@ void FailoverCharts(const ReportInput& in, ReportSection* s) {
         "not done: refused, or never sent while the connection was down), unknown (sent, no answer: may have "
         "happened). The band is the outage, from the fault to the first acknowledged write sent after it (JSON "
         "cells[].seconds, fault_s, outage_s).";
+    Chart latency;
+    latency.title = fmt::format("failover: {} {} run {}, latency per second", Text(c, key::kConfiguration),
+                                Text(c, key::kFault), static_cast<int>(Number(c, key::kRun).value_or(0)));
+    latency.x = Axis("time since the load's start", "s");
+    latency.y = Axis("latency of the acknowledged operations", "ms", /*log=*/true);
+    latency.series = {"median", "99th percentile", "max"};
+    latency.data.assign(4, {});
+    for (const json& p : seconds) {
+      latency.data[0].push_back(Number(p, key::kSecond));
+      latency.data[1].push_back(Number(p, key::kP50Ms));
+      latency.data[2].push_back(Number(p, key::kP99Ms));
+      latency.data[3].push_back(Number(p, key::kMaxMs));
+    }
+    latency.bands = chart.bands;
+    latency.x_lines = chart.x_lines;
+    latency.caption =
+        "The latency of the operations acknowledged in each second, from when each was due (open loop: a stalled "
+        "client's wait counts), by nearest rank; a second with none acknowledged is a gap. Band and lines as "
+        "above (JSON cells[].seconds[].p50_ms, p99_ms, max_ms).";
     s->charts.push_back(std::move(chart));
+    s->charts.push_back(std::move(latency));
   }
   if (!any) s->blocks.push_back({"Charts", {"no chart: no cell has a per-second series"}});
 }

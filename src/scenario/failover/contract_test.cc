@@ -22,7 +22,8 @@ FailoverCell FabricatedCell(const std::string& configuration, const std::string&
   c.new_primary = "replica-1-1";
   c.outage.first_ok_ns = 4'000'000'000;
   c.outage.outage_s = 2;
-  c.seconds = {{100, 0, 0, 50}, {100, 0, 0, 50}, {3, 90, 2, 1}, {0, 100, 0, 0}, {100, 0, 0, 50}};
+  c.seconds = {{100, 0, 0, 50, 1'000'000, 2'000'000, 3'000'000}, {100, 0, 0, 50, 1'000'000, 2'000'000, 3'000'000},
+               {3, 90, 2, 1, 900'000'000, 990'000'000, 995'000'000}, {0, 100, 0, 0}, {100, 0, 0, 50, 1'000'000, 2'000'000, 3'000'000}};
   history::CheckResult lw;
   lw.check = "lost-writes";
   if (lost) {
@@ -47,7 +48,7 @@ TEST(FailoverContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   ASSERT_EQ(report.verdict, ScenarioVerdict::kOk) << ::testing::PrintToString(report.verdict_lines);
   EXPECT_EQ(report.ExitCode(), 0);
   const ReportInput in = testutil::ContractInput(report, false);
-  testutil::ExpectEveryChartHasData(FailoverCharts, in, 4);  // one per cell
+  testutil::ExpectEveryChartHasData(FailoverCharts, in, 8);  // two per cell
   testutil::ExpectEveryRowMeasured(in, FailoverChoiceRows());
 }
 

@@ -39,9 +39,12 @@ inline constexpr char kUnexpected[] = "unexpected";
 inline constexpr char kNotLinearizable[] = "not_linearizable";
 inline constexpr char kChecks[] = "checks";  // [{check, verdict, summary}]: kit/check_findings.h
 inline constexpr char kSchedule[] = "schedule";
-inline constexpr char kSeconds[] = "seconds";  // [{second, ok, fail, unknown, writes_ok}]
+inline constexpr char kSeconds[] = "seconds";  // [{second, ok, fail, unknown, writes_ok, p50_ms, p99_ms, max_ms}]
 inline constexpr char kSecond[] = "second";
 inline constexpr char kWritesOk[] = "writes_ok";
+inline constexpr char kP50Ms[] = "p50_ms";  // the ok operations' latency in the second; null: none
+inline constexpr char kP99Ms[] = "p99_ms";
+inline constexpr char kMaxMs[] = "max_ms";
 inline constexpr char kHistoryFile[] = "history_file";
 
 // Fields read by their type: ScenarioDef::read_rules (scenario/registry.h).
@@ -57,6 +60,9 @@ inline constexpr JsonRule kReadRules[] = {
     {"cells[].seconds[].ok", JsonType::kUint},
     {"cells[].seconds[].fail", JsonType::kUint},
     {"cells[].seconds[].unknown", JsonType::kUint},
+    {.path = "cells[].seconds[].p50_ms", .type = JsonType::kNumber, .nullable = true},
+    {.path = "cells[].seconds[].p99_ms", .type = JsonType::kNumber, .nullable = true},
+    {.path = "cells[].seconds[].max_ms", .type = JsonType::kNumber, .nullable = true},
     {.path = "cells[].fault_s", .type = JsonType::kNumber, .nullable = true},  // null: a failed cell
 };
 

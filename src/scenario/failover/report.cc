@@ -16,6 +16,7 @@ namespace key = failover_json;
 
 std::string Seconds(double s) { return s < 0 ? "-" : fmt::format("{:.3f}", s); }
 json SecondsJson(double s) { return s < 0 ? json(nullptr) : json(s); }
+json MsJson(int64_t ns) { return ns < 0 ? json(nullptr) : json(static_cast<double>(ns) / 1e6); }
 
 const history::CheckResult* CheckOf(const FailoverCell& cell, const char* name) {
   for (const history::CheckResult& c : cell.checks) {
@@ -40,7 +41,8 @@ json CellJson(const FailoverCell& c) {
   for (size_t i = 0; i < c.seconds.size(); ++i) {
     const OpsSecond& s = c.seconds[i];
     seconds.push_back({{key::kSecond, i}, {key::kOk, s.ok}, {key::kFail, s.fail}, {key::kUnknown, s.unknown},
-                       {key::kWritesOk, s.writes_ok}});
+                       {key::kWritesOk, s.writes_ok}, {key::kP50Ms, MsJson(s.p50_ns)},
+                       {key::kP99Ms, MsJson(s.p99_ns)}, {key::kMaxMs, MsJson(s.max_ns)}});
   }
   auto rel = [&](int64_t ns) { return ns < 0 ? json(nullptr) : json(static_cast<double>(ns) / 1e9); };
   return {{key::kRun, c.run},
