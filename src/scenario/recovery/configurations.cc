@@ -33,8 +33,9 @@ std::string RecoveryPromise(const std::string& configuration) {
     return "Tarantool wal_mode fsync: every acknowledged write is in the WAL, fsynced";
   }
   if (configuration == "tarantool-wal-write") {
-    return "Tarantool wal_mode write: every acknowledged write was written to the WAL (not fsynced): a killed "
-           "process loses none, a machine that fails may lose what the kernel had not yet flushed";
+    return "Tarantool wal_mode write: every acknowledged write was written to the WAL, not fsynced: a killed "
+           "process loses none (the kernel's page cache holds it), a machine that fails may lose what was not yet "
+           "flushed";
   }
   return "no persistence: everything is lost";
 }
