@@ -24,8 +24,8 @@ bool PromisesNoLoss(const std::string& configuration);
 std::string WalModeOf(const std::string& configuration);
 
 /// memtx_memory for a Tarantool measured at `memory`: memory + 32 MiB. memtx takes its
-/// quota in 16 MB slabs and an empty server already holds two (quota_used 32 MiB: one
-/// for tuples, one for indexes), so memtx_memory = memory would leave about memory - 16 MB
+/// quota in 16 MB slabs and an empty server already holds two (quota_used 32 MiB before
+/// any tuple), so memtx_memory = memory would leave about memory - 16 MB
 /// for tuples (32 MiB held 17.5 MB of 1 KB tuples here); with 32 MiB added, --fill of
 /// --memory is data, as it is with Redis's maxmemory.
 uint64_t MemtxMemory(uint64_t memory);
