@@ -75,9 +75,9 @@ const ScenarioDef kScenarios[] = {
      /*postgresql=*/false, /*default_runs=*/1,
      SetupFailover, FailoverCharts, FailoverChoiceRows, failover_json::kReadRules},
     {"recovery",
-     "How long does a Redis take to come back after a crash, against how much data it holds, and which "
-     "acknowledged writes did it keep, with each kind of persistence?",
-     {SystemKind::kRedis},
+     "How long does a Redis or a Tarantool take to come back after a crash, against how much data it holds, "
+     "and which acknowledged writes did it keep, with each kind of persistence?",
+     {SystemKind::kRedis, SystemKind::kTarantool},
      /*postgresql=*/false, /*default_runs=*/1,
      SetupRecovery, RecoveryCharts, RecoveryChoiceRows, recovery_json::kReadRules},
     {"partition",

@@ -40,13 +40,13 @@ void RecoveryCharts(const ReportInput& in, ReportSection* s) {
   Chart chart;
   chart.title = "recovery: time from the restart until loading is done, against the data's size";
   chart.style = "points";
-  chart.x = Axis("data (INFO used_memory before the kill)", "MiB");
+  chart.x = Axis("data before the kill (Redis used_memory, Tarantool arena_used)", "MiB");
   chart.y = Axis("restart to loaded", "s");
   chart.series = names;
   chart.data = JoinOnX(series);
-  chart.caption = "Each cell: seconds from the restart's start until the server answered, not LOADING (JSON "
-                  "cells[].load_seconds), against its data size (cells[].used_memory). The slope of a configuration's "
-                  "points is its seconds per GB.";
+  chart.caption = "Each cell: seconds from the restart's start until loading was done (Redis answered, not "
+                  "LOADING; Tarantool's box.info.status was 'running'; JSON cells[].load_seconds), against its data "
+                  "size (cells[].used_memory). The slope of a configuration's points is its seconds per GB.";
   s->charts.push_back(std::move(chart));
 }
 

@@ -43,7 +43,9 @@ std::vector<MeasuredChoiceRow> RecoveryChoiceRows() {
   for (const auto& [configuration, text] : std::vector<std::pair<std::string, std::string>>{
            {"rdb", "Redis with RDB snapshots"},
            {"aof-everysec", "Redis AOF appendfsync everysec"},
-           {"aof-always", "Redis AOF appendfsync always"}}) {
+           {"aof-always", "Redis AOF appendfsync always"},
+           {"tarantool-wal-write", "Tarantool memtx, snapshot + WAL, wal_mode write"},
+           {"tarantool-wal-fsync", "Tarantool memtx, snapshot + WAL, wal_mode fsync"}}) {
     const std::string conf = configuration;
     rows.push_back({"recovery", task, text, "comes back after a crash with its data",
                     [conf](const json& d, ChoiceRow* r, std::string* f) { return FillRecovery(conf, d, r, f); }});

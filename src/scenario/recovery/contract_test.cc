@@ -1,6 +1,6 @@
 // recovery's JSON contract (json.h), without servers: a report filled from fabricated
 // cells, read back by its chart and its choice-map rows; a loss is a finding only where
-// the configuration promised none (AOF always).
+// the configuration promised none (AOF always, Tarantool wal_mode fsync).
 #include <gtest/gtest.h>
 
 #include "scenario/recovery/cell.h"
@@ -36,7 +36,7 @@ RecoveryCell FabricatedCell(const std::string& configuration, uint64_t mib, uint
 
 TEST(RecoveryContractTest, ItsJsonFeedsItsChartAndEveryChoiceRow) {
   std::vector<RecoveryCell> cells;
-  for (const char* conf : {"none", "rdb", "aof-everysec", "aof-always"}) {
+  for (const char* conf : {"none", "rdb", "aof-everysec", "aof-always", "tarantool-wal-write", "tarantool-wal-fsync"}) {
     for (uint64_t mib : {16, 64}) cells.push_back(FabricatedCell(conf, mib, std::string(conf) == "none" ? 50 : 0));
   }
   ScenarioReport report;
@@ -50,6 +50,23 @@ TEST(RecoveryContractTest, ItsJsonFeedsItsChartAndEveryChoiceRow) {
   const ReportInput in = testutil::ContractInput(report, false);
   testutil::ExpectEveryChartHasData(RecoveryCharts, in, 1);
   testutil::ExpectEveryRowMeasured(in, RecoveryChoiceRows());
+  EXPECT_EQ(RecoveryChoiceRows().size(), 5u);  // rdb, the two AOFs, Tarantool's two
+  const nlohmann::json& tarantool = report.json["cells"][8];
+  EXPECT_EQ(tarantool["configuration"], "tarantool-wal-write");
+  EXPECT_EQ(tarantool["system"], "tarantool");
+  EXPECT_EQ(report.json["cells"][0]["system"], "redis");
+}
+
+TEST(RecoveryContractTest, ALossUnderWalFsyncIsAFindingUnderWalWriteAFigure) {
+  ScenarioReport report;
+  report.scenario = "recovery";
+  FillRecoveryReport(RecoveryOptions{},
+                     {FabricatedCell("tarantool-wal-write", 16, 4), FabricatedCell("tarantool-wal-fsync", 16, 1)}, false,
+                     &report);
+  EXPECT_EQ(report.ExitCode(), 4);
+  ASSERT_EQ(report.anomalies.size(), 1u);
+  EXPECT_EQ(report.anomalies[0].configuration, "tarantool-wal-fsync at 16 MiB run 1");
+  EXPECT_EQ(report.anomalies[0].count, 1u);
 }
 
 TEST(RecoveryContractTest, ALossUnderAofAlwaysIsAFinding) {
@@ -75,6 +92,8 @@ TEST(RecoveryOptionsTest, BadOptionsAreRefusedNamingTheFlag) {
   };
   EXPECT_TRUE(ValidateRecovery(RecoveryOptions{}).ok());
   refused([](RecoveryOptions& o) { o.configurations = {"aof-never"}; }, "--only: 'aof-never'");
+  refused([](RecoveryOptions& o) { o.configurations = {"tarantool-wal-none"}; }, "tarantool-wal-fsync");
+  refused([](RecoveryOptions& o) { o.configurations = {"tarantool-wal-write", "tarantool-wal-write"}; }, "twice");
   refused([](RecoveryOptions& o) { o.memories = {1024}; }, "--memory");
   refused([](RecoveryOptions& o) { o.fill = 1.5; }, "--fill");
   refused([](RecoveryOptions& o) { o.kill_at_s = 0.5; }, "--kill-at");

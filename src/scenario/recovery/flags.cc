@@ -57,10 +57,10 @@ Result<RecoveryOptions> BuildRecovery(const RecoveryFlags& f) {
 
 ScenarioPrepare SetupRecovery(CLI::App* app) {
   auto f = std::make_shared<RecoveryFlags>();
-  app->add_option("--only", f->options.configurations, "Run only these (none, rdb, aof-everysec, aof-always)")
+  app->add_option("--only", f->options.configurations, "Run only these (none, rdb, aof-everysec, aof-always, tarantool-wal-write, tarantool-wal-fsync)")
       ->delimiter(',');
-  app->add_option("--memory", f->memory, "maxmemory of each size measured, comma-separated")->capture_default_str();
-  app->add_option("--fill", f->fill, "The share of maxmemory filled before the kill")->capture_default_str();
+  app->add_option("--memory", f->memory, "Each size measured, comma-separated: Redis's maxmemory; Tarantool's memtx_memory is it + 32 MiB")->capture_default_str();
+  app->add_option("--fill", f->fill, "The share of each size filled with data before the load")->capture_default_str();
   app->add_option("--value-size", f->options.value_size, "Bytes of each fill value")->capture_default_str();
   app->add_option("--kill-at", f->kill_at, "When the kill comes, from the load's start")->capture_default_str();
   app->add_option("--after", f->after, "How long the load goes on after the kill")->capture_default_str();

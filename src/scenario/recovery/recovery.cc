@@ -2,16 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include "client/redis_client.h"
-#include "client/redis_info.h"
 #include "core/clock.h"
 #include "history/history_reader.h"
 #include "load/command_spec.h"
@@ -25,6 +23,8 @@
 #include "scenario/kit/scenario_server.h"
 #include "scenario/kit/topology_nodes.h"
 #include "scenario/recovery/cell.h"
+#include "scenario/recovery/configurations.h"
+#include "scenario/recovery/system.h"
 #include "stand/proc_stats.h"
 #include "stand/temp_folder.h"
 #include "stand/topology.h"
@@ -32,65 +32,19 @@
 namespace memstand {
 namespace {
 
-namespace fs = std::filesystem;
-
 constexpr const char* kScenario = "recovery";
-constexpr int kControlTimeoutMs = 1000;
-constexpr int64_t kWatchPollNs = 2'000'000;  // the accept's resolution: 2 ms
 constexpr const char* kFillPrefix = "fill-";
 constexpr const char* kLoadPrefix = "rec-";
-// Redis's memory per key beyond the value: the key, its dict entry, object headers and
-// the allocator's rounding (a 1000 B value takes a 1024 B block).
-constexpr uint64_t kPerKeyOverhead = 120;
 // The restart comes this long after the kill.
 constexpr double kRestartAfterS = 0.1;
-constexpr int kBgsaveTimeoutMs = 120'000;
-
-std::vector<std::pair<std::string, std::string>> SettingsOf(const std::string& configuration, uint64_t memory) {
-  std::vector<std::pair<std::string, std::string>> s = {
-      {"maxmemory", std::to_string(memory)}, {"maxmemory-policy", "noeviction"}, {"save", ""}};
-  if (configuration == "aof-everysec" || configuration == "aof-always") {
-    s.push_back({"appendonly", "yes"});
-    s.push_back({"appendfsync", configuration == "aof-always" ? "always" : "everysec"});
-  } else {
-    s.push_back({"appendonly", "no"});
-  }
-  return s;
-}
-
-Result<std::unique_ptr<RedisClient>> Control(const NodeRecord& n) {
-  return RedisClient::Connect(n.host, n.port, kControlTimeoutMs);
-}
-
-Result<std::string> Info(RedisClient& c, const std::string& section) {
-  auto r = c.Command({"INFO", section});
-  if (!r.ok()) return r.status();
-  if (r->is_error()) return Status::Server("INFO " + section + ": " + r->str);
-  return r->str;
-}
-
-int64_t InfoNumber(const std::string& info, const std::string& field) {
-  auto fields = ParseInfo(info);
-  const auto it = fields.find(field);
-  return it == fields.end() ? -1 : std::atoll(it->second.c_str());
-}
-
-int64_t FolderBytes(const fs::path& p) {
-  std::error_code ec;
-  if (!fs::exists(p, ec)) return -1;
-  if (fs::is_regular_file(p, ec)) return static_cast<int64_t>(fs::file_size(p, ec));
-  int64_t n = 0;
-  for (const auto& e : fs::recursive_directory_iterator(p, ec)) {
-    if (e.is_regular_file(ec)) n += static_cast<int64_t>(e.file_size(ec));
-  }
-  return n;
-}
 
 // Fills the server to the share of its memory: `count` keys fill-0 .. fill-(count-1),
 // each written once, closed loop.
-Status Fill(const NodeRecord& n, uint64_t count, const RecoveryOptions& o, const ScenarioContext& ctx, uint64_t seed) {
+Status Fill(const RecoverySystem& sys, const NodeRecord& n, uint64_t count, const RecoveryOptions& o,
+            const ScenarioContext& ctx, uint64_t seed) {
   LoadOptions load;
-  load.target = TargetOfNode(n, Protocol::kResp);
+  load.protocol = sys.protocol();
+  load.target = TargetOfNode(n, sys.protocol());
   load.threads = 1;
   load.clients = 8;
   load.pipeline = 32;
@@ -106,7 +60,7 @@ Status Fill(const NodeRecord& n, uint64_t count, const RecoveryOptions& o, const
   CommandLimits limits;
   limits.key_max = load.key_max;
   limits.value_max = o.value_size;
-  auto spec = MakeCommandSpec(Protocol::kResp, "SET __key__ __data__", kFillPrefix, partitioned, 1, limits);
+  auto spec = MakeCommandSpec(sys.protocol(), sys.FillCommand(), kFillPrefix, partitioned, 1, limits);
   if (!spec.ok()) return spec.status();
   load.commands.push_back(*spec);
   auto run = RunLoad(load, ctx.interrupt);
@@ -114,32 +68,16 @@ Status Fill(const NodeRecord& n, uint64_t count, const RecoveryOptions& o, const
   if (run->interrupted) return Status::Failed("interrupted");
   if (!run->failure.ok()) return run->failure;
   const CommandStats& s = run->totals.commands.at(0);
-  if (s.errors > 0) return Status::Failed(fmt::format("{} of the fill's {} SETs were refused", s.errors, s.ops));
+  if (s.errors > 0) return Status::Failed(fmt::format("{} of the fill's {} writes were refused", s.errors, s.ops));
   return Status::OK();
 }
 
-// rdb: a snapshot of the fill (BGSAVE), waited for.
-Status Snapshot(const NodeRecord& n, const ScenarioContext& ctx) {
-  auto c = Control(n);
-  if (!c.ok()) return c.status();
-  auto r = (*c)->Command({"BGSAVE"});
-  if (!r.ok()) return r.status();
-  if (r->is_error()) return Status::Server("BGSAVE: " + r->str);
-  const PollResult poll = PollUntil(DeadlineInMs(kBgsaveTimeoutMs), 20'000'000, [&]() -> Result<bool> {
-    auto info = Info(**c, "persistence");
-    if (!info.ok()) return info.status();
-    return InfoNumber(*info, "rdb_bgsave_in_progress") == 0;
-  }, ctx.interrupt);
-  if (!poll.failure.ok()) return poll.failure;
-  if (!poll.met) return Status::Failed("BGSAVE did not finish within 120 s");
-  return Status::OK();
-}
-
-Status HistoryLoad(const NodeRecord& n, const RecoveryOptions& o, const std::string& path, uint64_t seed,
-                   LoadOptions* load) {
-  load->target = TargetOfNode(n, Protocol::kResp);
+Status HistoryLoad(const RecoverySystem& sys, const NodeRecord& n, const RecoveryOptions& o, const std::string& path,
+                   uint64_t seed, LoadOptions* load) {
+  load->protocol = sys.protocol();
+  load->target = TargetOfNode(n, sys.protocol());
   RegisterLoad spec;
-  spec.commands = {"SET __key__ __data__", "GET __key__"};
+  spec.commands = sys.LoadCommands();
   spec.key_prefix = kLoadPrefix;
   spec.keys = o.keys;
   spec.clients = o.clients;
@@ -152,26 +90,12 @@ Status HistoryLoad(const NodeRecord& n, const RecoveryOptions& o, const std::str
   return MakeRegisterLoad(spec, load);
 }
 
-// From the restart on: when a TCP connection is first accepted (Unix ns).
-void WatchAccept(const std::string& host, int port, const std::atomic<bool>& restarting,
-                 const std::atomic<bool>& stop, int64_t* accept_unix_ns) {
-  while (!stop.load() && !restarting.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  while (!stop.load() && *accept_unix_ns == 0) {
-    auto c = RedisClient::Connect(host, port, 50);
-    // A connection refused fails at once; one accepted during loading is still accepted
-    // (its first command answers LOADING, or the readiness probe's PING waits).
-    if (c.ok() || c.status().message().find("LOADING") != std::string::npos) {
-      *accept_unix_ns = UnixNowNs();
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::nanoseconds(kWatchPollNs));
-  }
-}
-
 void FirstOk(const history::History& h, int64_t after_ns, RecoveryCell* cell) {
   int64_t w = -1, r = -1;
   for (const history::Record& x : h.records) {
-    if (x.outcome != history::Outcome::kOk || x.invoke_ns < after_ns) continue;
+    if (x.outcome != history::Outcome::kOk) continue;
+    if (x.writes()) ++cell->writes_ok;
+    if (x.invoke_ns < after_ns) continue;
     int64_t& first = x.writes() ? w : r;
     if (first < 0 || x.complete_ns < first) first = x.complete_ns;
   }
@@ -179,79 +103,81 @@ void FirstOk(const history::History& h, int64_t after_ns, RecoveryCell* cell) {
   cell->first_read_s = r < 0 ? -1 : static_cast<double>(r) / 1e9;
 }
 
+std::string CellFileName(const RecoveryCell& c) {
+  return fmt::format("{}-{}mib-run{}", c.configuration, c.memory >> 20, c.run);
+}
+
+// The fill, and what comes after it (a snapshot); false with cell->failure set when it
+// failed.
+bool FillServer(const RecoverySystem& sys, const NodeRecord& node, const RecoveryOptions& o,
+                const ScenarioContext& ctx, uint64_t seed, RecoveryCell* cell) {
+  // The share of the memory, less what the empty server uses already.
+  auto baseline = sys.DataSize(node);
+  cell->fill_keys = FillKeyCount(o.fill, cell->memory, baseline.ok() ? *baseline : -1, o.value_size + sys.PerKeyOverhead());
+  if (cell->fill_keys == 0) {
+    cell->failure = fmt::format("no room to fill: the empty server uses {} B, the share is {:.0f} B",
+                                baseline.ok() ? *baseline : -1, o.fill * static_cast<double>(cell->memory));
+    return false;
+  }
+  ctx.Progress(kScenario, fmt::format("run {}: {} at {} MiB: filling {} keys of {} B", cell->run, cell->configuration,
+                                      cell->memory >> 20, cell->fill_keys, o.value_size));
+  if (Status s = Fill(sys, node, cell->fill_keys, o, ctx, seed); !s.ok()) {
+    cell->failure = s.message() == "interrupted" ? "interrupted" : "the fill: " + s.message();
+    return false;
+  }
+  if (Status s = sys.AfterFill(node, cell->configuration, ctx); !s.ok()) {
+    cell->failure = "the snapshot: " + s.message();
+    return false;
+  }
+  return true;
+}
+
 void RunCell(const RecoveryOptions& o, const ScenarioContext& ctx, const std::string& folder, uint64_t seed,
              RecoveryCell* cell, std::map<std::string, std::string>* files) {
+  const RecoverySystem& sys = RecoverySystemFor(cell->configuration);
   const std::string mib = fmt::format("{} MiB", cell->memory >> 20);
   ctx.Progress(kScenario, fmt::format("run {}: {} at {}: starting", cell->run, cell->configuration, mib));
-  TopologySpec spec;
-  spec.kind = TopologyKind::kRedis;
-  spec.settings = SettingsOf(cell->configuration, cell->memory);
-  auto started = StartScenarioTopology(spec, ctx.interrupt);
+  auto spec = sys.Spec(cell->configuration, cell->memory, folder);
+  if (!spec.ok()) {
+    cell->failure = spec.status().message();
+    return;
+  }
+  auto started = StartScenarioTopology(*spec, ctx.interrupt);
   if (!started.ok()) {
     cell->failure = StartFailure(ctx, kScenario, cell->Label(), "did not start: ", started.status());
     return;
   }
   Topology& t = **started;
-  const NodeRecord& node = t.nodes()[0];
+  const NodeRecord node = t.nodes()[0];
   cell->version = node.version;
-  // The fill: the share of maxmemory, less what the empty server uses already.
-  int64_t baseline = -1;
-  if (auto c = Control(node); c.ok()) {
-    if (auto info = Info(**c, "memory"); info.ok()) baseline = InfoNumber(*info, "used_memory");
-  }
-  const double room = o.fill * static_cast<double>(cell->memory) - static_cast<double>(baseline);
-  if (baseline < 0 || room < static_cast<double>(o.value_size + kPerKeyOverhead)) {
-    cell->failure = fmt::format("no room to fill: the empty server uses {} B of maxmemory {} B", baseline, cell->memory);
-    return;
-  }
-  cell->fill_keys = static_cast<uint64_t>(room) / (o.value_size + kPerKeyOverhead);
-  ctx.Progress(kScenario, fmt::format("run {}: {} at {}: filling {} keys of {} B", cell->run, cell->configuration, mib,
-                                      cell->fill_keys, o.value_size));
-  if (Status s = Fill(node, cell->fill_keys, o, ctx, seed); !s.ok()) {
-    cell->failure = s.message() == "interrupted" ? "interrupted" : "the fill: " + s.message();
-    return;
-  }
-  if (cell->configuration == "rdb") {
-    if (Status s = Snapshot(node, ctx); !s.ok()) {
-      cell->failure = "the snapshot: " + s.message();
-      return;
-    }
-  }
-  const std::string history_path =
-      fmt::format("{}/{}-{}mib-run{}.hist", folder, cell->configuration, cell->memory >> 20, cell->run);
+  if (!FillServer(sys, node, o, ctx, seed, cell)) return;
+  const std::string history_path = fmt::format("{}/{}.hist", folder, CellFileName(*cell));
   LoadOptions load;
-  if (Status made = HistoryLoad(node, o, history_path, seed + 1, &load); !made.ok()) {
+  if (Status made = HistoryLoad(sys, node, o, history_path, seed + 1, &load); !made.ok()) {
     cell->failure = made.message();
     return;
   }
   ctx.Progress(kScenario, fmt::format("run {}: {} at {}: load, kill at {} s, restart", cell->run, cell->configuration,
                                       mib, ApproxSeconds(o.kill_at_s)));
-  // Just before the kill: the data size, and the files on disk.
   std::atomic<bool> restarting{false}, stop{false};
-  int64_t accept_unix_ns = 0;
-  const std::string host = node.host;
-  const int port = node.port;
-  const std::string dir = node.dir;
-  std::thread watcher([&] { WatchAccept(host, port, restarting, stop, &accept_unix_ns); });
+  RecoveryWatch seen;
+  std::thread watcher([&] { sys.Watch(node, restarting, stop, &seen); });
   Result<RunResult> result = Status::Failed("not run");
   const int64_t start_ns = NowNs();
   const int64_t load_start_unix_ns = UnixNowNs();
   std::thread runner([&] { result = RunLoad(load, ctx.interrupt); });
   const std::vector<FaultStep> steps = {{FaultAction::kKill, node.name, o.kill_at_s},
                                         {FaultAction::kRestart, node.name, o.kill_at_s + kRestartAfterS}};
-  // The size of the data just before the kill, read half a second before it.
+  // The size of the data and the files on disk, half a second before the kill.
   const int64_t measure_at = start_ns + static_cast<int64_t>((o.kill_at_s - 0.5) * 1e9);
   PollUntil(measure_at, 10'000'000, []() -> Result<bool> { return false; }, ctx.interrupt);
-  if (auto c = Control(node); c.ok()) {
-    if (auto info = Info(**c, "memory"); info.ok()) cell->used_memory = InfoNumber(*info, "used_memory");
-  }
-  cell->aof_bytes = FolderBytes(fs::path(dir) / "appendonlydir");
-  cell->rdb_bytes = FolderBytes(fs::path(dir) / "dump.rdb");
+  if (auto size = sys.DataSize(node); size.ok()) cell->used_memory = *size;
+  sys.FilesOnDisk(node.dir, cell);
   const std::vector<FaultEvent> events = RunFaults(t, steps, start_ns, ctx.interrupt, [&](const FaultEvent& e) {
     if (e.step.action == FaultAction::kKill) restarting = true;
   });
-  stop = true;  // the restart returned: ready, or failed
   runner.join();
+  stop = true;  // the load is over: the watcher has seen what it could
   watcher.join();
   auto h = history::ReadHistoryFile(history_path);
   const int64_t start_unix_ns = h.ok() ? h->header.start_unix_ns : load_start_unix_ns;
@@ -279,27 +205,24 @@ void RunCell(const RecoveryOptions& o, const ScenarioContext& ctx, const std::st
   const FaultEvent& restart = events[1];
   cell->kill_s = rel(kill.start_unix_ns);
   cell->restart_s = rel(restart.start_unix_ns);
-  cell->loaded_s = rel(restart.end_unix_ns);
-  cell->accept_s = rel(accept_unix_ns);
+  cell->loaded_s = rel(sys.WatchesLoaded() ? seen.loaded_unix_ns : restart.end_unix_ns);
+  cell->accept_s = rel(seen.accept_unix_ns);
   FirstOk(*h, kill.start_unix_ns - start_unix_ns, cell);
   if (auto sample = ReadProcSample(restart.pid_after); sample.ok()) cell->read_bytes = sample->read_bytes;
-  if (auto c = Control(t.nodes()[0]); c.ok()) {
-    auto size = (*c)->Command({"DBSIZE"});
-    if (size.ok() && !size->is_error()) cell->keys_after = size->integer;
-    // The fill keys still there: every key but the load's (rec-*) ones.
-    auto load_keys = (*c)->Command({"EVAL", "return #redis.call('KEYS', ARGV[1])", "0", std::string(kLoadPrefix) + "*"});
-    if (size.ok() && load_keys.ok() && !load_keys->is_error()) cell->fill_present = size->integer - load_keys->integer;
-  }
-  const RedisTarget target = TargetOfNode(t.nodes()[0], Protocol::kResp);
-  cell->checks = {CheckLostWritesAt(*h, target)};
+  sys.CountAfter(t.nodes()[0], cell);
+  cell->checks = {CheckLostWritesAt(*h, TargetOfNode(t.nodes()[0], sys.protocol()))};
   const history::CheckResult& lw = cell->checks[0];
   cell->lost = lw.Count("lost");
   cell->recovered = lw.Count("recovered");
   cell->unexpected = lw.Count("unexpected");
   std::ifstream in(history_path, std::ios::binary);
-  (*files)[fmt::format("histories/{}-{}mib-run{}.hist", cell->configuration, cell->memory >> 20, cell->run)] =
-      std::string(std::istreambuf_iterator<char>(in), {});
-  KeepLogTail(fmt::format("redis-{}-{}mib", cell->configuration, cell->memory >> 20), cell->run, node.log, files);
+  (*files)["histories/" + CellFileName(*cell) + ".hist"] = std::string(std::istreambuf_iterator<char>(in), {});
+  KeepLogTail(fmt::format("{}-{}-{}mib", sys.name(), cell->configuration, cell->memory >> 20), cell->run, node.log,
+              files);
+  if (cell->loaded_s < 0) {
+    cell->failure = "loading done was not seen: box.info.status never answered 'running' over IPROTO";
+    return;
+  }
   if (Status s = t.Stop(); !s.ok()) cell->failure = "stopping the server: " + s.message();
 }
 
@@ -314,9 +237,8 @@ double RecoveryCell::SecondsPerGb() const {
   return (loaded_s - restart_s) / (static_cast<double>(used_memory) / 1e9);
 }
 
-const std::vector<std::string>& RecoveryConfigurations() {
-  static const std::vector<std::string> kNames = {"none", "rdb", "aof-everysec", "aof-always"};
-  return kNames;
+const RecoverySystem& RecoverySystemFor(const std::string& configuration) {
+  return RecoverySystemOf(configuration) == SystemKind::kTarantool ? TarantoolRecoverySystem() : RedisRecoverySystem();
 }
 
 Status ValidateRecovery(const RecoveryOptions& o) {
@@ -326,7 +248,7 @@ Status ValidateRecovery(const RecoveryOptions& o) {
   for (const std::string& c : o.configurations) {
     if (std::find(known.begin(), known.end(), c) == known.end()) {
       return Status::InvalidArgument(
-          fmt::format("--only: '{}' is not a configuration (none, rdb, aof-everysec, aof-always)", c));
+          fmt::format("--only: '{}' is not a configuration ({})", c, fmt::join(known, ", ")));
     }
     if (!seen.insert(c).second) return Status::InvalidArgument(fmt::format("--only: '{}' given twice", c));
   }
@@ -352,12 +274,17 @@ Result<ScenarioReport> RunRecovery(const RecoveryOptions& o, const ScenarioConte
   if (!folder.ok()) return folder.status();
   RemovedOnExit remove(*folder);
   std::vector<RecoveryCell> cells;
-  const std::string not_installed = NotInstalledLine(SystemKind::kRedis);
+  std::set<std::string> not_installed;  // a line per system whose program is missing
   uint64_t seed = ctx.seed;
   ForEachRun(ctx, &report, [&](int run) {
     for (const std::string& configuration : o.configurations) {
+      const std::string missing = NotInstalledLine(RecoverySystemOf(configuration));
+      if (!missing.empty()) {
+        not_installed.insert(missing);
+        continue;
+      }
       for (uint64_t memory : o.memories) {
-        if (ctx.interrupted() || !not_installed.empty()) return;
+        if (ctx.interrupted()) return;
         RecoveryCell& cell = cells.emplace_back();
         cell.run = run;
         cell.configuration = configuration;
@@ -367,7 +294,7 @@ Result<ScenarioReport> RunRecovery(const RecoveryOptions& o, const ScenarioConte
       }
     }
   });
-  if (!not_installed.empty()) report.Mark(ScenarioVerdict::kPartial, not_installed);
+  for (const std::string& line : not_installed) report.Mark(ScenarioVerdict::kPartial, line);
   FillRecoveryReport(o, cells, ctx.interrupted(), &report);
   return report;
 }

@@ -1,12 +1,13 @@
-// recovery (docs/scenarios/recovery.md): how long a Redis takes to come back after a
-// SIGKILL, against how much data it holds, and what it kept. Configurations: no
-// persistence, an RDB snapshot, AOF appendfsync everysec, AOF appendfsync always. Each
-// is filled to a share of its memory limit (two sizes or more, so that the cost per GB
-// is a slope), written under load with a history, killed, restarted in its folder on its
-// port, and measured: time to accept a connection, to finish loading, to the first
+// recovery (docs/scenarios/recovery.md): how long a Redis or a Tarantool takes to come
+// back after a SIGKILL, against how much data it holds, and what it kept. Configurations:
+// Redis with no persistence, an RDB snapshot, AOF appendfsync everysec, AOF appendfsync
+// always; Tarantool memtx with a snapshot and the WAL, wal_mode write and fsync. Each is
+// filled to a share of its memory limit (two sizes or more, so that the cost per GB is a
+// slope), written under load with a history, killed, restarted in its folder on its port,
+// and measured: time to accept a connection, to finish loading, to the first
 // acknowledged read and write; the records present against those acknowledged; the
-// bytes read from storage; seconds per GB. AOF always promises to lose nothing
-// acknowledged: a loss there is a finding (exit 4).
+// bytes read from storage; seconds per GB. AOF always and wal_mode fsync promise to lose
+// nothing acknowledged: a loss there is a finding (exit 4).
 #pragma once
 
 #include <cstdint>
@@ -23,9 +24,11 @@ struct ReportInput;
 struct ReportSection;
 
 struct RecoveryOptions {
-  /// "none", "rdb", "aof-everysec", "aof-always".
-  std::vector<std::string> configurations = {"none", "rdb", "aof-everysec", "aof-always"};
-  /// maxmemory of each size measured (bytes).
+  /// Of RecoveryConfigurations() (configurations.h): all of them.
+  std::vector<std::string> configurations = {"none",          "rdb", "aof-everysec", "aof-always",
+                                             "tarantool-wal-write", "tarantool-wal-fsync"};
+  /// Each size measured (bytes): Redis's maxmemory; Tarantool's memtx_memory is
+  /// MemtxMemory(size) (configurations.h), so that the same share of it is data.
   std::vector<uint64_t> memories = {32ull << 20, 128ull << 20};
   /// The share of maxmemory filled before the load (90%).
   double fill = 0.9;
@@ -40,7 +43,6 @@ struct RecoveryOptions {
   uint64_t keys = 1000;
 };
 
-const std::vector<std::string>& RecoveryConfigurations();
 Status ValidateRecovery(const RecoveryOptions& options);
 Result<ScenarioReport> RunRecovery(const RecoveryOptions& options, const ScenarioContext& ctx);
 
