@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/e2e_util.h"
+#include "history/history_reader.h"
 
 namespace memstand::e2e {
 namespace {
@@ -22,6 +23,7 @@ namespace fs = std::filesystem;
 struct Ran {
   Outcome out;
   nlohmann::json doc;
+  std::string evidence;  // the evidence folder
 };
 
 Ran RunFailover(std::vector<std::string> extra) {
@@ -32,6 +34,7 @@ Ran RunFailover(std::vector<std::string> extra) {
   args.insert(args.end(), extra.begin(), extra.end());
   Ran r;
   r.out = RunMemstand(args, 240);
+  r.evidence = dir + "/ev";
   if (fs::exists(dir + "/f.json")) r.doc = ReadJson(dir + "/f.json");
   return r;
 }
@@ -85,6 +88,32 @@ TEST(FailoverE2E, RedisSentinelKillAndPauseAreMeasured) {
   }
   // Killed: the first write acknowledged elsewhere is the promoted replica's.
   EXPECT_FALSE(r.doc["cells"][0]["first_ok_elsewhere_node"].get<std::string>().empty()) << r.out.output;
+  EXPECT_EQ(r.out.exit_code == 4, !r.doc["anomalies"].empty()) << r.out.output;
+}
+
+// WAIT 1 after every write (the primary killed under Sentinel): a write and its WAIT are
+// one operation, so the history holds one record per write, as many as its reads (the mix
+// alternates them on each connection), and the writes the replicas acknowledged are ok.
+TEST(FailoverE2E, RedisSentinelWaitRecordsEachWriteOnceAndItsWritesOk) {
+  Ran r = RunFailover({"--only", "redis-sentinel-wait", "--faults", "kill"});
+  ASSERT_TRUE(r.out.exit_code == 0 || r.out.exit_code == 4) << r.out.output;
+  ASSERT_EQ(r.doc["cells"].size(), 1u) << r.out.output;
+  const auto& cell = r.doc["cells"][0];
+  EXPECT_EQ(cell["configuration"], "redis-sentinel-wait");
+  EXPECT_TRUE(cell["failure"].is_null()) << r.out.output;
+  EXPECT_GT(cell["writes"]["ok"].get<uint64_t>(), 0u) << r.out.output;
+  ASSERT_GT(cell["seconds"].size(), 1u) << r.out.output;
+  EXPECT_GT(cell["seconds"][0]["writes_ok"].get<uint64_t>(), 0u) << r.out.output;  // before the kill
+  auto h = history::ReadHistoryFile(r.evidence + "/" + cell["history_file"].get<std::string>());
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->records.size(), cell["records"].get<uint64_t>());
+  uint64_t writes = 0, reads = 0;
+  for (const history::Record& rec : h->records) (rec.f == history::Op::kWrite ? writes : reads) += 1;
+  const auto& w = cell["writes"];
+  EXPECT_EQ(writes, w["ok"].get<uint64_t>() + w["fail"].get<uint64_t>() + w["unknown"].get<uint64_t>());
+  EXPECT_LE(writes, reads + 4) << r.out.output;  // 4 connections: each at most one write ahead
+  EXPECT_LE(reads, writes + 4) << r.out.output;
+  EXPECT_NE(r.out.output.find("redis-sentinel-wait"), std::string::npos);
   EXPECT_EQ(r.out.exit_code == 4, !r.doc["anomalies"].empty()) << r.out.output;
 }
 
