@@ -79,19 +79,19 @@ json CellJson(const FailoverCell& c) {
 
 // The seconds are relative to the history's start; the outage from the fault.
 std::string ResultsBlock(const std::vector<FailoverCell>& cells) {
-  std::string out = fmt::format("    {:<14} {:<6} {:>3} {:>8} {:>8} {:>8} {:>8} {:>10}  {:>20}  {:>5} {:>9} {:>10}  {}\n",
+  std::string out = fmt::format("    {:<19} {:<6} {:>3} {:>8} {:>8} {:>8} {:>8} {:>10}  {:>20}  {:>5} {:>9} {:>10}  {}\n",
                                 "configuration", "fault", "run", "fault s", "detect", "promote", "outage",
                                 "elsewhere", "writes ok/fail/unkn.", "lost", "recovered", "unexpected",
                                 "linearizable");
   for (const FailoverCell& c : cells) {
     if (!c.ok()) {
-      out += fmt::format("    {:<14} {:<6} {:>3} {}\n", c.configuration, c.fault, c.run,
+      out += fmt::format("    {:<19} {:<6} {:>3} {}\n", c.configuration, c.fault, c.run,
                          c.not_run.empty() ? "FAILED: " + c.failure : c.not_run);
       continue;
     }
     const FailoverOutage& o = c.outage;
     const double elsewhere = o.first_ok_elsewhere_ns < 0 ? -1 : static_cast<double>(o.first_ok_elsewhere_ns) / 1e9;
-    out += fmt::format("    {:<14} {:<6} {:>3} {:>8} {:>8} {:>8} {:>8} {:>10}  {:>20}  {:>5} {:>9} {:>10}  {}\n",
+    out += fmt::format("    {:<19} {:<6} {:>3} {:>8} {:>8} {:>8} {:>8} {:>10}  {:>20}  {:>5} {:>9} {:>10}  {}\n",
                        c.configuration, c.fault, c.run, Seconds(c.fault_s), Seconds(c.detect_s),
                        Seconds(c.promote_s), Seconds(o.outage_s), Seconds(elsewhere),
                        fmt::format("{}/{}/{}", o.writes_ok, o.writes_fail, o.writes_unknown),
