@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -128,6 +129,10 @@ void AddShapeFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--reconnect-attempts", f->reconnect_attempts,
                   "With --reconnect: failed attempts in a row before the run fails (default 0: no limit)")
       ->check(CLI::Range(0, 1'000'000));
+  app->add_option("--wait-replicas", f->wait_replicas,
+                  "RESP: every write followed by WAIT N TIMEOUT on its connection, one operation: ok when "
+                  "N replicas acknowledged it, unknown when fewer did, e.g. 1 or 1,200ms (TIMEOUT default "
+                  "500ms, below --request-timeout; docs/faults.md)");
 }
 
 void AddWorkloadFlags(CLI::App* app, RunFlags* f) {
@@ -474,6 +479,44 @@ Status CheckShapesUsed(const CLI::App& app, const LoadOptions& o) {
   return Status::OK();
 }
 
+// --wait-replicas N[,TIMEOUT]: RESP, a command WAIT follows (a write), N in 1..100,
+// TIMEOUT whole milliseconds from 1 ms, below --request-timeout (WAIT blocks that long).
+Status BuildWait(const RunFlags& f, LoadOptions* o) {
+  if (f.wait_replicas.empty()) return Status::OK();
+  const std::string& text = f.wait_replicas;
+  const size_t comma = text.find(',');
+  const std::string_view count = std::string_view(text).substr(0, comma);
+  int n = 0;
+  const auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), n);
+  if (ec != std::errc() || end != count.data() + count.size() || n < 1 || n > 100) {
+    return Status::InvalidArgument("--wait-replicas: takes N[,TIMEOUT], N replicas from 1 to 100, got '" +
+                                   Abbreviate(text) + "'");
+  }
+  double timeout_s = 0.5;
+  if (comma != std::string::npos) {
+    auto d = ParseDurationSeconds(text.substr(comma + 1));
+    if (!d.ok()) return FlagError("--wait-replicas", d.status());
+    timeout_s = *d;
+  }
+  const double ms = timeout_s * 1000;
+  if (ms < 1 || ms != std::floor(ms) || ms >= o->request_timeout_ms) {
+    return Status::InvalidArgument(fmt::format(
+        "--wait-replicas: TIMEOUT must be whole milliseconds, at least 1ms and below --request-timeout ({} ms), "
+        "got '{}'", o->request_timeout_ms, Abbreviate(text)));
+  }
+  if (o->protocol != Protocol::kResp) {
+    return Status::InvalidArgument(std::string("--wait-replicas: Redis's WAIT, not for --protocol ") +
+                                   ProtocolName(o->protocol));
+  }
+  bool writes = false;
+  for (const CommandSpec& c : o->commands) writes = writes || !c.counts_hits;
+  if (!writes) {
+    return Status::InvalidArgument("--wait-replicas: WAIT follows writes, and every command is a read");
+  }
+  o->wait = {n, static_cast<int>(ms)};
+  return Status::OK();
+}
+
 // --call-errors: given, it must apply (IPROTO, and a call or eval among the commands).
 Status BuildCallErrors(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
   auto mode = iproto::ParseCallErrors(f.call_errors);
@@ -802,6 +845,7 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   if (s.ok()) s = BuildCommands(app, f, &o);
   if (s.ok()) s = CheckShapesUsed(app, o);
   if (s.ok()) s = BuildCallErrors(app, f, &o);
+  if (s.ok()) s = BuildWait(f, &o);
   if (!s.ok()) return s;
   if (f.key_min > f.key_max) {
     return Status::InvalidArgument("--key-minimum: must not be above --key-maximum");

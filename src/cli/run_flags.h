@@ -50,6 +50,7 @@ struct RunFlags {
   std::string json_format = "memstand";  // or "memtier"
   std::string samples_path;
   std::string history_path;  // --history
+  std::string wait_replicas;  // --wait-replicas N[,TIMEOUT]; empty: off
   uint64_t samples_cap = 1'000'000;
   bool exclusive = false;
   bool cluster = false;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -489,6 +490,24 @@ ThreadStats SinceLastLoss(const ThreadStats& t) {
   return since;
 }
 
+// --wait-replicas: every write sent (a redirected one again) was followed by a WAIT on
+// its connection, which the server counts as "wait": the cross-check's commands gain a
+// row per waited command, counted as it is (sent, lost in flight, sent at the last loss),
+// named "wait" (rows of one name are summed).
+void AddWaits(const LoadOptions& opt, std::vector<std::string>* stats, ThreadStats* t) {
+  const size_t commands = std::min(stats->size(), opt.commands.size());
+  auto copy = [](std::vector<uint64_t>* v, size_t i) {
+    if (i < v->size()) v->push_back((*v)[i]);
+  };
+  for (size_t i = 0; i < commands; ++i) {
+    if (!RespSession::WaitFollows(opt, opt.commands[i])) continue;
+    stats->push_back("wait");
+    copy(&t->sent_by_command, i);
+    copy(&t->faults.lost_in_flight, i);
+    copy(&t->faults.sent_at_last_loss, i);
+  }
+}
+
 // One run of protocol S: the control side connected and the requests made, the
 // servers' counters read, the load run, the counters read again and cross-checked.
 template <LoadSession S>
@@ -555,15 +574,22 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
   ProcessCpu(&u1, &s1);
   r.process_cpu_user_s = u1 - u0;
   r.process_cpu_sys_s = s1 - s0;
+  const ThreadStats* totals = &r.totals;
+  std::optional<ThreadStats> with_waits;
+  if (opt.wait.replicas > 0) {
+    with_waits = r.totals;
+    AddWaits(opt, &stats, &*with_waits);
+    totals = &*with_waits;
+  }
   if (lost && Restarted(before, after)) {
     r.cross_check.server_restarted = true;
     ControlSnapshot fresh;  // the new server's counters started from zero
     fresh.counts = std::map<std::string, int64_t>{};
-    CrossCheckCounts(again ? *again : ctl, stats, SinceLastLoss(r.totals), fresh, after, &r.cross_check);
+    CrossCheckCounts(again ? *again : ctl, stats, SinceLastLoss(*totals), fresh, after, &r.cross_check);
   } else {
     ServerCpu(before, after, &r);
-    CrossCheckCounts(ctl, stats, r.totals, before, after, &r.cross_check);
-    if (lost && r.cross_check.available) AllowLostInFlight(stats, r.totals.faults, &r.cross_check);
+    CrossCheckCounts(ctl, stats, *totals, before, after, &r.cross_check);
+    if (lost && r.cross_check.available) AllowLostInFlight(stats, totals->faults, &r.cross_check);
   }
   if (moved) {
     r.cross_check = CrossCheck();

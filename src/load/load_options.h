@@ -65,6 +65,13 @@ struct ReconnectOptions {
   int max_attempts = 0;
 };
 
+/// --wait-replicas N[,TIMEOUT]: every write followed by `WAIT N TIMEOUT` on its
+/// connection (RESP), one operation that ends with WAIT's reply (docs/faults.md).
+struct WaitReplicas {
+  int replicas = 0;     // N >= 1; 0: off (the default: a write ends with its own reply)
+  int timeout_ms = 0;   // WAIT's timeout, >= 1 (0 would block: WAIT's "forever")
+};
+
 struct LoadOptions {
   /// The target; with a pool (several --target), its first member.
   RedisTarget target;
@@ -142,6 +149,9 @@ struct LoadOptions {
   /// --history FILE: a record of every operation (docs/history.md), warm-up included.
   /// Empty: none.
   std::string history_path;
+  /// --wait-replicas: a WAIT after every write (RESP only). Off by default: Redis's
+  /// replication is asynchronous and a write's reply does not wait for it.
+  WaitReplicas wait;
 
   int connections() const { return threads * clients; }
   /// The pool's size: 1 without one.

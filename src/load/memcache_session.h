@@ -37,7 +37,7 @@ class MemcacheSession {
   static constexpr bool kValueVerbatim = true;
   /// The value, `size` bytes, of the write Append just wrote to out: a register's write
   /// (`set key __data__`, load/history_ops.h) ends with its value, then CRLF.
-  static char* WrittenValue(Buffer* out, size_t size) { return out->WritePtr() - 2 - size; }
+  static char* WrittenValue(const Request&, Buffer* out, size_t size) { return out->WritePtr() - 2 - size; }
 
   SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
   const Status& failure() const { return failure_; }

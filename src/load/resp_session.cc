@@ -1,6 +1,7 @@
 #include "load/resp_session.h"
 
 #include <cctype>
+#include <string>
 #include <utility>
 
 namespace memstand {
@@ -19,9 +20,69 @@ std::vector<RespRequest> RespSession::MakeRequests(const LoadOptions& opt) {
   std::vector<RespRequest> requests;
   for (const CommandSpec& c : opt.commands) {
     requests.push_back({RequestBuilder(c.tmpl, opt.key_prefix), c.tmpl.uses_key, c.tmpl.uses_data,
-                        LowerWord(c.tmpl.name)});
+                        LowerWord(c.tmpl.name), "", 0});
+    if (WaitFollows(opt, c)) {
+      Buffer wait;
+      resp::AppendCommand(&wait, std::vector<std::string_view>{"WAIT", std::to_string(opt.wait.replicas),
+                                                               std::to_string(opt.wait.timeout_ms)});
+      requests.back().wait = std::string(wait.View());
+      requests.back().wait_replicas = opt.wait.replicas;
+    }
   }
   return requests;
+}
+
+// --wait-replicas: the write's WAIT after it, one request with it (its tag, its bytes).
+Sent RespSession::AppendWait(const Request& request, Sent sent, Buffer* out) {
+  out->Append(request.wait);
+  waited_.emplace_back(sent.tag, request.wait_replicas);
+  ++waits_;
+  return {sent.tag, sent.bytes + request.wait.size()};
+}
+
+// The write's reply is held; WAIT's ends the request: the write's error if it failed
+// (fail, or what its error says), else WAIT's error (unknown: the write took effect, its
+// replication is not known), else WAIT's count: ok when enough replicas acknowledged the
+// write, unknown (kind "not replicated") when fewer did: the primary applied it, and a
+// failover may or may not keep it. Every field of *reply is set (a reply after it in the
+// same Feed loop sets only its own).
+bool RespSession::WaitStep(const resp::Summary& s, ReplyView* reply) {
+  if (!write_replied_) {
+    write_replied_ = true;
+    write_bytes_ = s.wire_bytes;
+    write_failed_ = s.is_error;
+    if (s.is_error) {
+      write_error_ = s.error;
+      error_kind_len_ = std::min<size_t>(write_error_.find_first_of(" \r\n"), 32);
+    }
+    return false;
+  }
+  const int wanted = waited_.front().second;
+  waited_.pop_front();
+  --waits_;
+  write_replied_ = false;
+  reply->tag = answered_++;
+  reply->wire_bytes = write_bytes_ + s.wire_bytes;
+  reply->is_error = write_failed_ || s.is_error || s.type != resp::Type::kInteger || s.integer < wanted;
+  reply->positive = !reply->is_error;
+  reply->indefinite = !write_failed_;
+  reply->error = reply->error_kind = {};
+  if (write_failed_) {
+    reply->error = write_error_;
+    reply->error_kind = std::string_view(write_error_).substr(0, error_kind_len_);
+  } else if (s.is_error) {
+    wait_error_ = "WAIT: " + s.error;
+    reply->error = wait_error_;
+    reply->error_kind = "WAIT";
+  } else if (reply->is_error) {
+    wait_error_ = s.type == resp::Type::kInteger
+                      ? "WAIT answered " + std::to_string(s.integer) + ": fewer replicas than " +
+                            std::to_string(wanted) + " acknowledged the write within its timeout"
+                      : "WAIT answered with no count";
+    reply->error = wait_error_;
+    reply->error_kind = kNotReplicatedKind;
+  }
+  return true;
 }
 
 RespSession::RespSession(SessionConfig config) : config_(std::move(config)) {
@@ -92,6 +153,9 @@ void RespSession::Reset() {
   setup_.clear();
   setup_done_ = 0;
   failure_ = Status::OK();
+  waited_.clear();
+  waits_ = 0;
+  write_replied_ = false;
 }
 
 }  // namespace memstand

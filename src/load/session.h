@@ -118,7 +118,7 @@ concept LoadSession = requires(S s, const S cs, const typename S::Request& reque
   { request.partial_on_error() } -> std::same_as<bool>;
   { s.AppendRedirected(request, draw, asking, out, tag, sent) } -> std::same_as<bool>;
   /// --history: whether a request holds its value as it is (RESP, memcached), so that a write's tag
-  /// is stamped in the request once written, where `S::WrittenValue(out, size)` says;
+  /// is stamped in the request once written, where `S::WrittenValue(request, out, size)` says;
   /// false: the value is encoded (etcd's base64), and a copy is stamped before.
   { S::kValueVerbatim } -> std::convertible_to<bool>;
   /// SessionConfig::value_head > 0, right after a kReply: the first value_head bytes of

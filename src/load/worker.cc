@@ -629,7 +629,7 @@ void Worker<S>::SendRecorded(Client& cl, Conn& c, uint32_t cmd, const Draw& d, b
     const HistoryProcess& p = history_procs_[process];  // Emit adds no process
     const bool stamp = history_op_[cmd] != history::Op::kRead;
     Emit(cl, c, cmd, d, d.data, process, measured, now, intended);
-    if (stamp) HistoryStampAt(p, S::WrittenValue(&c.out, d.data.size()));
+    if (stamp) HistoryStampAt(p, S::WrittenValue(requests_[cmd], &c.out, d.data.size()));
   }
 }
 

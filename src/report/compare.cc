@@ -59,7 +59,7 @@ const char* const kWorkloadKeys[] = {"threads", "clients_per_thread", "connectio
                                      "read_from_replicas", "requests", "duration_s", "warmup_s", "io", "loop",
                                      "rate_per_s", "arrival", "key_prefix", "key_min", "key_max",
                                      "value_min_size", "value_max_size", "value_content", "compress_ratio",
-                                     "commands"};
+                                     "commands", "wait_replicas"};
 const char* const kPlatformKeys[] = {"kernel", "arch", "cpu_model", "cpus", "hypervisor", "memory_bytes"};
 
 std::string Short(const json& v) {

@@ -94,6 +94,9 @@ Json OptionsJson(const LoadOptions& o) {
                               {"max_attempts", o.reconnect.max_attempts}}
                        : Json(nullptr);
   if (!o.io_fallback.empty()) j["io_fallback"] = o.io_fallback;
+  j["wait_replicas"] = o.wait.replicas > 0
+                           ? Json{{"replicas", o.wait.replicas}, {"timeout_ms", o.wait.timeout_ms}}
+                           : Json(nullptr);
   j["resp"] = o.resp;
   j["cluster"] = o.cluster;
   j["read_from_replicas"] = o.read_from_replicas;

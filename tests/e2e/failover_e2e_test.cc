@@ -88,6 +88,32 @@ TEST(FailoverE2E, RedisSentinelKillAndPauseAreMeasured) {
   EXPECT_EQ(r.out.exit_code == 4, !r.doc["anomalies"].empty()) << r.out.output;
 }
 
+// WAIT 1 after every write (the primary killed under Sentinel): a write and its WAIT are
+// one operation, so the history holds one record per write, as many as its reads (the mix
+// alternates them on each connection: a WAIT recorded as well would double the writes),
+// and the writes the replicas acknowledged are ok. From the JSON, whose counts are the
+// history's.
+TEST(FailoverE2E, RedisSentinelWaitRecordsEachWriteOnceAndItsWritesOk) {
+  Ran r = RunFailover({"--only", "redis-sentinel-wait", "--faults", "kill"});
+  ASSERT_TRUE(r.out.exit_code == 0 || r.out.exit_code == 4) << r.out.output;
+  ASSERT_EQ(r.doc["cells"].size(), 1u) << r.out.output;
+  const auto& cell = r.doc["cells"][0];
+  EXPECT_EQ(cell["configuration"], "redis-sentinel-wait");
+  EXPECT_TRUE(cell["failure"].is_null()) << r.out.output;
+  EXPECT_GT(cell["writes"]["ok"].get<uint64_t>(), 0u) << r.out.output;
+  ASSERT_GT(cell["seconds"].size(), 1u) << r.out.output;
+  EXPECT_GT(cell["seconds"][0]["writes_ok"].get<uint64_t>(), 0u) << r.out.output;  // before the kill
+  const auto& w = cell["writes"];
+  const uint64_t writes = w["ok"].get<uint64_t>() + w["fail"].get<uint64_t>() + w["unknown"].get<uint64_t>();
+  const uint64_t records = cell["records"].get<uint64_t>();
+  ASSERT_LE(writes, records) << r.out.output;
+  const uint64_t reads = records - writes;
+  EXPECT_LE(writes, reads + 4) << r.out.output;  // 4 connections: each at most one write ahead
+  EXPECT_LE(reads, writes + 4) << r.out.output;
+  EXPECT_NE(r.out.output.find("redis-sentinel-wait"), std::string::npos);
+  EXPECT_EQ(r.out.exit_code == 4, !r.doc["anomalies"].empty()) << r.out.output;
+}
+
 TEST(FailoverE2E, APlantedLossIsAFindingExit4) {
   Ran r = RunFailover({"--only", "redis-cluster", "--faults", "kill", "--plant-loss"});
   EXPECT_EQ(r.out.exit_code, 4) << r.out.output;

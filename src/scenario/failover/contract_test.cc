@@ -40,7 +40,9 @@ TEST(FailoverContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   const std::vector<FailoverCell> cells = {FabricatedCell("redis-cluster", "kill", false),
                                            FabricatedCell("redis-cluster", "pause", false),
                                            FabricatedCell("redis-sentinel", "kill", false),
-                                           FabricatedCell("etcd", "kill", false)};
+                                           FabricatedCell("etcd", "kill", false),
+                                           FabricatedCell("redis-cluster-wait", "kill", false),
+                                           FabricatedCell("redis-sentinel-wait", "kill", false)};
   ScenarioReport report;
   report.scenario = "failover";
   report.runs_made = 1;
@@ -48,7 +50,7 @@ TEST(FailoverContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   ASSERT_EQ(report.verdict, ScenarioVerdict::kOk) << ::testing::PrintToString(report.verdict_lines);
   EXPECT_EQ(report.ExitCode(), 0);
   const ReportInput in = testutil::ContractInput(report, false);
-  testutil::ExpectEveryChartHasData(FailoverCharts, in, 8);  // two per cell
+  testutil::ExpectEveryChartHasData(FailoverCharts, in, 12);  // two per cell
   testutil::ExpectEveryRowMeasured(in, FailoverChoiceRows());
 }
 
@@ -75,6 +77,23 @@ TEST(FailoverContractTest, ALostWriteIsAFindingWithItsEvidence) {
   EXPECT_EQ(report.ExitCode(), 1);
 }
 
+// A WAIT configuration's lost write is a finding too, against WAIT's documented contract
+// (it narrows the window, it does not close it).
+TEST(FailoverContractTest, AWaitConfigurationsLostWriteIsAFindingAgainstWaitsContract) {
+  ScenarioReport report;
+  report.scenario = "failover";
+  FillFailoverReport(FailoverOptions{}, {FabricatedCell("redis-sentinel-wait", "kill", true)}, false, &report);
+  EXPECT_EQ(report.ExitCode(), 4);
+  ASSERT_EQ(report.anomalies.size(), 1u);
+  EXPECT_EQ(report.anomalies[0].configuration, "redis-sentinel-wait kill run 1");
+  EXPECT_EQ(report.json["cells"][0]["configuration"], "redis-sentinel-wait");
+  bool contract = false;
+  for (const std::string& line : report.verdict_lines) {
+    contract |= line.find("WAIT does not make it strongly consistent") != std::string::npos;
+  }
+  EXPECT_TRUE(contract) << ::testing::PrintToString(report.verdict_lines);
+}
+
 TEST(FailoverOptionsTest, BadOptionsAreRefusedNamingTheFlag) {
   auto refused = [](auto change, const std::string& part) {
     FailoverOptions o;
@@ -84,6 +103,9 @@ TEST(FailoverOptionsTest, BadOptionsAreRefusedNamingTheFlag) {
     EXPECT_NE(s.message().find(part), std::string::npos) << s.message();
   };
   EXPECT_TRUE(ValidateFailover(FailoverOptions{}).ok());
+  FailoverOptions waits;
+  waits.configurations = {"redis-cluster-wait", "redis-sentinel-wait"};
+  EXPECT_TRUE(ValidateFailover(waits).ok());
   refused([](FailoverOptions& o) { o.configurations = {"mongodb"}; }, "--only: 'mongodb' is not a configuration");
   refused([](FailoverOptions& o) { o.configurations = {"etcd", "etcd"}; }, "given twice");
   refused([](FailoverOptions& o) { o.faults = {"partition"}; }, "--faults: 'partition' is not a fault");

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "client/redis_client.h"
 #include "core/clock.h"
@@ -44,18 +45,36 @@ constexpr int64_t kWatchPollNs = 10'000'000;
 // write goes to the one master the fault hits.
 constexpr const char* kHashTag = "fo";
 constexpr const char* kKeyPrefix = "failover-";
+// The WAIT configurations: WAIT 1 after every write (FailoverOptions::wait_timeout_ms).
+constexpr int kWaitReplicas = 1;
 
 // --- What a configuration is --------------------------------------------------------
 
 struct Config {
-  std::string name;
+  std::string name;  // the topology's: a WAIT configuration has its Redis configuration's
   SystemKind system;
   Protocol protocol;
+  bool wait = false;  // every write followed by WAIT (the "-wait" configurations)
 };
 
+std::optional<Config> WaitConfigOf(const std::string& name);
+
 std::optional<Config> ConfigOf(const std::string& name) {
+  if (auto waits = WaitConfigOf(name)) return waits;
   if (name == "redis-cluster" || name == "redis-sentinel") return Config{name, SystemKind::kRedis, Protocol::kResp};
   if (name == "etcd") return Config{name, SystemKind::kEtcd, Protocol::kEtcd};
+  return std::nullopt;
+}
+
+// "redis-cluster-wait", "redis-sentinel-wait": the Redis configuration's topology, faults
+// and load, every write followed by WAIT 1 on its connection (one operation with it).
+std::optional<Config> WaitConfigOf(const std::string& name) {
+  for (const char* redis : {"redis-cluster", "redis-sentinel"}) {
+    if (name != std::string(redis) + "-wait") continue;
+    Config c = *ConfigOf(redis);
+    c.wait = true;
+    return c;
+  }
   return std::nullopt;
 }
 
@@ -190,6 +209,7 @@ Result<LoadOptions> LoadOf(const Config& c, const Topology& t, const FailoverCel
   spec.seed = seed;
   spec.history_path = history_path;
   if (Status s = MakeRegisterLoad(spec, &load); !s.ok()) return s;
+  if (c.wait) load.wait = {kWaitReplicas, o.wait_timeout_ms};
   return load;
 }
 
@@ -350,7 +370,7 @@ RedisTarget FinalTarget(const Config& c, const Topology& t, const FailoverCell& 
 
 void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& ctx, const std::string& folder,
              uint64_t seed, FailoverCell* cell, std::map<std::string, std::string>* files) {
-  ctx.Progress(kScenario, fmt::format("run {}: {} {}: starting", cell->run, c.name, cell->fault));
+  ctx.Progress(kScenario, fmt::format("run {}: {} {}: starting", cell->run, cell->configuration, cell->fault));
   auto started = StartScenarioTopology(SpecOf(c, o), ctx.interrupt);
   if (!started.ok()) {
     cell->failure = StartFailure(ctx, kScenario, cell->Label(), "did not start: ", started.status());
@@ -366,13 +386,14 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
     cell->failure = "finding the primary: " + found.message();
     return;
   }
-  const std::string history_path = fmt::format("{}/{}-{}-run{}.hist", folder, c.name, cell->fault, cell->run);
+  const std::string history_path =
+      fmt::format("{}/{}-{}-run{}.hist", folder, cell->configuration, cell->fault, cell->run);
   auto load = LoadOf(c, t, *cell, o, history_path, seed);
   if (!load.ok()) {
     cell->failure = load.status().message();
     return;
   }
-  ctx.Progress(kScenario, fmt::format("run {}: {} {}: load for {} s, {} {} at {} s", cell->run, c.name, cell->fault,
+  ctx.Progress(kScenario, fmt::format("run {}: {} {}: load for {} s, {} {} at {} s", cell->run, cell->configuration, cell->fault,
                                       ApproxSeconds(o.duration_s), cell->fault, cell->victim,
                                       ApproxSeconds(o.fault_at_s)));
   Result<RunResult> result = Status::Failed("not run");
@@ -443,9 +464,9 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
   cell->checks = RunHistoryChecks(*h, {"lost-writes", "linearizable"}, &final_target,
                                   static_cast<int64_t>(o.check_time_limit_s * 1e9));
   std::ifstream in(history_path, std::ios::binary);
-  cell->history_file = fmt::format("histories/{}-{}-run{}.hist", c.name, cell->fault, cell->run);
+  cell->history_file = fmt::format("histories/{}-{}-run{}.hist", cell->configuration, cell->fault, cell->run);
   (*files)[cell->history_file] = std::string(std::istreambuf_iterator<char>(in), {});
-  for (const NodeRecord& n : t.nodes()) KeepLogTail(c.name + "-" + n.name, cell->run, n.log, files);
+  for (const NodeRecord& n : t.nodes()) KeepLogTail(cell->configuration + "-" + n.name, cell->run, n.log, files);
   Status stopped = t.Stop();
   if (!stopped.ok()) cell->failure = "stopping the topology: " + stopped.message();
 }
@@ -455,7 +476,8 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
 std::string FailoverCell::Label() const { return fmt::format("{} {} run {}", configuration, fault, run); }
 
 const std::vector<std::string>& FailoverConfigurations() {
-  static const std::vector<std::string> kNames = {"redis-cluster", "redis-sentinel", "etcd"};
+  static const std::vector<std::string> kNames = {"redis-cluster", "redis-cluster-wait", "redis-sentinel",
+                                                   "redis-sentinel-wait", "etcd"};
   return kNames;
 }
 
@@ -464,8 +486,8 @@ Status ValidateFailover(const FailoverOptions& o) {
   std::set<std::string> seen;
   for (const std::string& c : o.configurations) {
     if (!ConfigOf(c)) {
-      return Status::InvalidArgument(
-          fmt::format("--only: '{}' is not a configuration (redis-cluster, redis-sentinel, etcd)", c));
+      return Status::InvalidArgument(fmt::format("--only: '{}' is not a configuration ({})", c,
+                                                 fmt::join(FailoverConfigurations(), ", ")));
     }
     if (!seen.insert(c).second) return Status::InvalidArgument(fmt::format("--only: '{}' given twice", c));
   }

@@ -2,7 +2,8 @@
 // when its primary dies or stops. Each configuration is its own topology: a Redis Cluster
 // of 3 masters with a replica each (a master's replica promoted after
 // cluster-node-timeout), a Redis primary with 2 replicas and 3 Sentinels (the load through
-// the engine's Sentinel target), an etcd cluster of 3 members (the leader's loss: a new election).
+// the engine's Sentinel target), each of these two again with WAIT 1 after every write, an
+// etcd cluster of 3 members (the leader's loss: a new election).
 // Load: open loop, writes of unique values and reads, every operation in a history. The
 // fault: the primary (master, leader) SIGKILLed, or SIGSTOPped for longer than the
 // failure detector and then resumed. Measured per configuration, fault and run: the
@@ -27,8 +28,10 @@ struct ReportInput;
 struct ReportSection;
 
 struct FailoverOptions {
-  /// "redis-cluster", "redis-sentinel", "etcd".
-  std::vector<std::string> configurations = {"redis-cluster", "redis-sentinel", "etcd"};
+  /// "redis-cluster", "redis-sentinel", "etcd"; "redis-cluster-wait" and
+  /// "redis-sentinel-wait": the same, every write followed by WAIT 1 (200 ms).
+  std::vector<std::string> configurations = {"redis-cluster", "redis-cluster-wait", "redis-sentinel",
+                                             "redis-sentinel-wait", "etcd"};
   /// "kill" (SIGKILL) and "pause" (SIGSTOP for pause_s, then SIGCONT).
   std::vector<std::string> faults = {"kill", "pause"};
   /// The load's length; the fault comes at fault_at_s.
@@ -45,6 +48,10 @@ struct FailoverOptions {
   /// how long a primary may be unreachable before it is failed over. 1 s (Redis's
   /// defaults are 15 s and 30 s) keeps a run in seconds.
   int node_timeout_ms = 1000;
+  /// The WAIT configurations: WAIT 1's timeout. Below the load's 1 s reply timeout
+  /// (kit/register_load.h), so that a write no replica acknowledged ends unknown by
+  /// WAIT's answer rather than as a lost connection; far above a loopback replica's ack.
+  int wait_timeout_ms = 200;
   /// Bound of the linearizability search of one history.
   double check_time_limit_s = 20;
   /// A control of the checks (redis-cluster only): a second before the fault the

@@ -81,19 +81,19 @@ json CellJson(const FailoverCell& c) {
 
 // The seconds are relative to the history's start; the outage from the fault.
 std::string ResultsBlock(const std::vector<FailoverCell>& cells) {
-  std::string out = fmt::format("    {:<14} {:<6} {:>3} {:>8} {:>8} {:>8} {:>8} {:>10}  {:>20}  {:>5} {:>9} {:>10}  {}\n",
+  std::string out = fmt::format("    {:<19} {:<6} {:>3} {:>8} {:>8} {:>8} {:>8} {:>10}  {:>20}  {:>5} {:>9} {:>10}  {}\n",
                                 "configuration", "fault", "run", "fault s", "detect", "promote", "outage",
                                 "elsewhere", "writes ok/fail/unkn.", "lost", "recovered", "unexpected",
                                 "linearizable");
   for (const FailoverCell& c : cells) {
     if (!c.ok()) {
-      out += fmt::format("    {:<14} {:<6} {:>3} {}\n", c.configuration, c.fault, c.run,
+      out += fmt::format("    {:<19} {:<6} {:>3} {}\n", c.configuration, c.fault, c.run,
                          c.not_run.empty() ? "FAILED: " + c.failure : c.not_run);
       continue;
     }
     const WriteOutage& o = c.outage;
     const double elsewhere = o.first_ok_elsewhere_ns < 0 ? -1 : static_cast<double>(o.first_ok_elsewhere_ns) / 1e9;
-    out += fmt::format("    {:<14} {:<6} {:>3} {:>8} {:>8} {:>8} {:>8} {:>10}  {:>20}  {:>5} {:>9} {:>10}  {}\n",
+    out += fmt::format("    {:<19} {:<6} {:>3} {:>8} {:>8} {:>8} {:>8} {:>10}  {:>20}  {:>5} {:>9} {:>10}  {}\n",
                        c.configuration, c.fault, c.run, Seconds(c.fault_s), Seconds(c.detect_s),
                        Seconds(c.promote_s), Seconds(o.outage_s), Seconds(elsewhere),
                        fmt::format("{}/{}/{}", o.writes_ok, o.writes_fail, o.writes_unknown),
@@ -130,13 +130,30 @@ std::string DetailBlock(const std::vector<FailoverCell>& cells) {
   return out.empty() ? "    none measured\n" : out;
 }
 
+// A WAIT configuration's promise: WAIT blocks until replicas acknowledged the write, and
+// Redis documents that this does not make it strongly consistent.
+std::string WaitContract(const std::string& configuration) {
+  return fmt::format("{} with WAIT 1 after every write: Redis documents that WAIT does not make it strongly "
+                     "consistent; a failover may still lose an acknowledged write",
+                     configuration.starts_with("redis-cluster") ? "Redis Cluster" : "Redis + Sentinel");
+}
+
 // What each configuration promises about acknowledged writes (docs/exit-codes.md).
 std::string Contract(const std::string& configuration) {
+  if (configuration.ends_with("-wait")) return WaitContract(configuration);
   if (configuration == "etcd") return "etcd promises linearizable reads and writes: none may be lost";
   if (configuration == "redis-sentinel") {
     return "Redis replicates asynchronously: Sentinel documents that a failover may lose acknowledged writes";
   }
   return "Redis Cluster replicates asynchronously: it documents that a failover may lose acknowledged writes";
+}
+
+std::string WaitProcedure(const FailoverOptions& o) {
+  return fmt::format("redis-cluster-wait and redis-sentinel-wait: the same topologies, faults and load, every write "
+                     "followed by WAIT 1 {0} on its connection, one operation with it: ok when WAIT says a replica "
+                     "acknowledged the write, unknown when none did within {0} ms (the primary applied it: a "
+                     "failover may or may not keep it)",
+                     o.wait_timeout_ms);
 }
 
 }  // namespace
@@ -149,6 +166,7 @@ void FillFailoverReport(const FailoverOptions& o, const std::vector<FailoverCell
                   "redis-sentinel (a primary, 2 replicas, 3 Sentinels, down-after-milliseconds {0}; the load "
                   "through the Sentinel target redis+sentinel://), etcd (3 members)",
                   o.node_timeout_ms),
+      WaitProcedure(o),
       fmt::format("load: open loop at {:g} operations/s over {} connections, SET and GET (etcd: put and get) "
                   "half each over {} keys, values of 32 B each tagged with its write; every operation in a history; "
                   "a lost connection is opened again (20-200 ms), a reply later than 1 s is a lost connection",
