@@ -1,5 +1,6 @@
 #include "scenario/failover/tarantool.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -62,9 +63,13 @@ std::string TtSince(int64_t unix_ns, int64_t from_unix_ns) {
 bool TtDetectDeath(const NodeRecord& master, int detection_ms, const std::atomic<bool>& stop) {
   std::unique_ptr<ProtoControl> c;
   int64_t last_ok_ns = NowNs();  // the watch starts at the fault: the master answered until then
+  const int64_t detection_ns = int64_t{detection_ms} * 1'000'000;
   while (!stop.load()) {
     if (c == nullptr) {
-      auto connected = ConnectTt(master, kTtPingTimeoutMs);
+      // An attempt ends by the detection's deadline: a stopped master's connect (accepted
+      // by the kernel, never greeted) must not push the detection past it.
+      const int64_t left_ms = (last_ok_ns + detection_ns - NowNs()) / 1'000'000;
+      auto connected = ConnectTt(master, static_cast<int>(std::clamp<int64_t>(left_ms, 10, kTtPingTimeoutMs)));
       if (connected.ok()) c = std::move(*connected);
     }
     if (c != nullptr) {
@@ -74,7 +79,7 @@ bool TtDetectDeath(const NodeRecord& master, int detection_ms, const std::atomic
         c.reset();
       }
     }
-    if (NowNs() - last_ok_ns >= int64_t{detection_ms} * 1'000'000) return true;
+    if (NowNs() - last_ok_ns >= detection_ns) return true;
     std::this_thread::sleep_for(std::chrono::nanoseconds(kTtPollNs));
   }
   return false;
