@@ -822,6 +822,9 @@ void Worker<S>::Reopen(Conn& c, int64_t now) {
     std::construct_at(&c.session, SessionFor(cl, c.node, c.ring.size()));
   }
   Status s = Dial(c, now);
+  // --history: the node a record names is the one this attempt dialed (a new member or
+  // primary), not the one the connection was first opened to.
+  if (history_ != nullptr) [[unlikely]] c.history_node = history_->Intern(Peer(c));
   if (!s.ok()) {
     ++stats_.faults.reconnect_failures;
     return ScheduleReopen(c, s, now);
