@@ -7,6 +7,16 @@ namespace memstand {
 using history::Outcome;
 using history::Record;
 
+namespace {
+
+// Whether a history's node name ("127.0.0.1:7001", or a target's Display as the engine
+// names a Sentinel or RW pool's primary, "tarantool://127.0.0.1:7001") is `address`.
+bool IsNode(std::string_view name, const std::string& address) {
+  return name == address || (name.ends_with(address) && name.substr(0, name.size() - address.size()).ends_with("://"));
+}
+
+}  // namespace
+
 FailoverOutage MeasureOutage(const history::History& h, int64_t fault_ns, const std::string& old_node) {
   FailoverOutage o;
   for (const Record& r : h.records) {
@@ -23,7 +33,7 @@ FailoverOutage MeasureOutage(const history::History& h, int64_t fault_ns, const 
       o.first_ok_ns = r.complete_ns;
       o.first_ok_node = h.String(r.node);
     }
-    if (h.String(r.node) != old_node && (o.first_ok_elsewhere_ns < 0 || r.complete_ns < o.first_ok_elsewhere_ns)) {
+    if (!IsNode(h.String(r.node), old_node) && (o.first_ok_elsewhere_ns < 0 || r.complete_ns < o.first_ok_elsewhere_ns)) {
       o.first_ok_elsewhere_ns = r.complete_ns;
       o.first_ok_elsewhere_node = h.String(r.node);
     }

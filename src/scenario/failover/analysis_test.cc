@@ -49,6 +49,22 @@ TEST(FailoverAnalysisTest, TheOutageEndsAtTheFirstAcknowledgedWriteSentAfterTheF
   EXPECT_EQ(o.all_writes_unknown, 1u);
 }
 
+// A Sentinel or RW pool's primary is named by its target's Display in the history
+// ("tarantool://host:port"): it is still the old node, not another one.
+TEST(FailoverAnalysisTest, ANodeNamedWithItsSchemeIsTheSameNode) {
+  HistoryBuilder b;
+  b.h.strings.push_back("tarantool://127.0.0.1:6379");    // id 4: the old master
+  b.h.strings.push_back("tarantool://127.0.0.1:16379");   // id 5: another node
+  b.Write(1, 1, 2 * kS + 10, 2 * kS + 20);
+  b.h.records.back().node = 4;
+  b.Write(2, 2, 3 * kS, 3 * kS + 10);
+  b.h.records.back().node = 5;
+  const FailoverOutage o = MeasureOutage(b.h, 2 * kS, "127.0.0.1:6379");
+  EXPECT_EQ(o.first_ok_node, "tarantool://127.0.0.1:6379");
+  EXPECT_EQ(o.first_ok_elsewhere_ns, 3 * kS + 10);
+  EXPECT_EQ(o.first_ok_elsewhere_node, "tarantool://127.0.0.1:16379");
+}
+
 TEST(FailoverAnalysisTest, AnOutageThatNeverEndsCountsToTheRunsEnd) {
   HistoryBuilder b;
   b.Write(1, 1, kS, kS + 10);
