@@ -14,6 +14,7 @@
 #include "load/history_ops.h"
 #include "load/pool.h"
 #include "load/run_control.h"
+#include "load/rw_pool.h"
 #include "load/sentinel.h"
 #include "load/etcd_session.h"
 #include "load/iproto_session.h"
@@ -206,8 +207,9 @@ class MapRefresher final : public Refresher {
   bool moved_ = false;  // a MOVED storm asked for the read under way (or failed)
 };
 
-// A Sentinel target: asks the Sentinels for the primary when a worker asks (it lost a
-// connection to the primary it knows, or got READONLY), at most every 100 ms, until an
+// A Sentinel target or an RW pool (tarantool+rw://): asks the Sentinels for the primary,
+// or the members which one is writable, when a worker asks (it lost a connection to the
+// primary it knows, or got READONLY / ER_READONLY), at most every 100 ms, until an
 // answer holds; a primary that moved is published, and the workers adopt it.
 class PrimaryRefresher final : public Refresher {
  public:
@@ -216,7 +218,9 @@ class PrimaryRefresher final : public Refresher {
     if (!Due()) return;
     ++r->sentinel.queries;
     // Short limits, as the slot map's read: a dead node must not hold the loop up.
-    auto found = FindPrimary(target_, shared_->tls, std::min(shared_->options->connect_timeout_ms, 1000));
+    const int timeout_ms = std::min(shared_->options->connect_timeout_ms, 1000);
+    auto found = target_.rw_pool() ? FindWritable(target_, CurrentPrimary(), timeout_ms)
+                                   : FindPrimary(target_, shared_->tls, timeout_ms);
     if (!found.ok()) {
       shared_->refresh_wanted = true;  // again, 100 ms on
       ++r->sentinel.failed_queries;
@@ -234,18 +238,30 @@ class PrimaryRefresher final : public Refresher {
   }
 
  private:
+  std::string CurrentPrimary() {
+    std::lock_guard<std::mutex> lock(shared_->map_mu);
+    return shared_->primaries.back().Address();
+  }
   const RedisTarget& target_;
 };
 
-// A Sentinel target, before the control side connects: the primary the Sentinels name
-// (and that says so) becomes the target's address and the workers' first primary.
+// A Sentinel target or an RW pool, before the control side connects: the primary the
+// Sentinels name (and that says so), or the writable member, becomes the target's address
+// and the workers' first primary.
 Status StartAtPrimary(LoadOptions& opt, const std::shared_ptr<const TlsContext>& tls, WorkerShared* shared,
                       RunResult* r) {
+  if (opt.target.rw_pool() && (opt.protocol != Protocol::kIproto || opt.cluster || opt.pool_size() > 1)) {
+    return Status::InvalidArgument("a tarantool+rw:// target is the load's only target, over IPROTO, with no "
+                                   "--cluster and no pool");
+  }
   SentinelResult& s = r->sentinel;
   s.master_name = opt.target.master_name;
-  for (const auto& [host, port] : opt.target.sentinels) s.sentinels.push_back(host + ":" + std::to_string(port));
+  for (const auto& [host, port] : opt.target.sentinel() ? opt.target.sentinels : opt.target.rw_members) {
+    s.sentinels.push_back(host + ":" + std::to_string(port));
+  }
   ++s.queries;
-  auto found = FindPrimary(opt.target, tls, opt.connect_timeout_ms);
+  auto found = opt.target.rw_pool() ? FindWritable(opt.target, "", opt.connect_timeout_ms)
+                                    : FindPrimary(opt.target, tls, opt.connect_timeout_ms);
   if (!found.ok()) return found.status().WithContext("cannot use " + opt.target.Display());
   opt.target.host = found->primary.host;
   opt.target.port = found->primary.port;
@@ -421,7 +437,8 @@ void RunAndCollect(LoadOptions& opt, WorkerShared* shared, const std::vector<typ
   for (int i = 0; i < opt.threads; ++i) workers.push_back(std::make_unique<Worker<S>>(shared, &requests, i));
   MapRefresher map(control, shared);
   PrimaryRefresher primary(opt.target, shared);
-  Refresher* refresher = opt.cluster ? static_cast<Refresher*>(&map) : opt.target.sentinel() ? &primary : nullptr;
+  Refresher* refresher =
+      opt.cluster ? static_cast<Refresher*>(&map) : opt.target.follows_primary() ? &primary : nullptr;
   RunWorkers(&opt, shared, &workers, interrupt, refresher, r);
   Collect(workers, opt.commands.size(), r);
   const int64_t start_ns = MeasuredStartNs(workers);
@@ -516,7 +533,7 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
   RunResult r;
   r.started_at = WallClockIso();
   WorkerShared shared;
-  if (opt.target.sentinel()) {
+  if (opt.target.follows_primary()) {
     Status found = StartAtPrimary(opt, tls, &shared, &r);
     if (!found.ok()) return found;
   }
@@ -558,7 +575,7 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
   // with it: the control side connects again to read the new server. (A cluster whose
   // master died has other masters now: its cross-check is not available.)
   const bool lost = r.totals.faults.connections_lost > 0;
-  const bool moved = !r.sentinel.changes.empty();  // a Sentinel target's primary moved
+  const bool moved = !r.sentinel.changes.empty();  // a Sentinel target's (RW pool's) primary moved
   for (const auto& [name, n] : r.sentinel.sent_to_primary) after.control_sent[name] += n;
   std::unique_ptr<RunControl> again;
   if (lost && !after.counts.ok() && !opt.cluster && !moved) {
@@ -593,7 +610,8 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
   }
   if (moved) {
     r.cross_check = CrossCheck();
-    r.cross_check.unavailable_reason = "the primary moved during the run (Sentinel: " +
+    r.cross_check.unavailable_reason = std::string("the primary moved during the run (") +
+                                       (opt.target.rw_pool() ? "RW pool: " : "Sentinel: ") +
                                        r.sentinel.primary_at_start + " to " + r.sentinel.changes.back().primary +
                                        "): the counters of one server do not cover the run";
   }

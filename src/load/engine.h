@@ -59,7 +59,9 @@ struct FleetCounts {
   std::map<std::string, int64_t> before, after;
 };
 
-/// A Sentinel target (redis+sentinel://): where the primary was, and each change.
+/// A Sentinel target (redis+sentinel://): where the primary was, and each change. An RW
+/// pool (tarantool+rw://) fills the same: master_name empty, `sentinels` its members,
+/// `queries` the times the members were asked which one is writable.
 struct SentinelResult {
   std::string master_name;
   std::vector<std::string> sentinels;  // host:port, as the URL gives them
@@ -107,7 +109,7 @@ struct RunResult {
   uint64_t cluster_map_reads = 0;
   uint64_t cluster_map_reads_moved = 0;
   std::string cluster_refresh_failure;
-  SentinelResult sentinel;  // a Sentinel target (LoadOptions::target.sentinel())
+  SentinelResult sentinel;  // a Sentinel target or an RW pool (target.follows_primary())
   /// Several --target: one entry per member, in LoadOptions::pool order; the
   /// cross-check and the server CPU are summed over them. Empty without a pool.
   std::vector<PoolMemberResult> pool;

@@ -20,7 +20,8 @@ Status Bad(std::string_view url, const std::string& what) {
                                  "tarantool://[user:pass@]host:port, unix:///path, "
                                  "redis+unix://[user:pass@]/path[?db=N], "
                                  "memcache+unix:///path or redis+sentinel://[user:pass@]"
-                                 "host:port[,host:port...]/master-name[?db=N])");
+                                 "host:port[,host:port...]/master-name[?db=N] or "
+                                 "tarantool+rw://[user:pass@]host:port[,host:port...])");
 }
 
 struct Scheme {
@@ -98,6 +99,43 @@ void AppendHostPort(const std::string& host, int port, std::string* s) {
 }
 
 constexpr int kSentinelPort = 26379;  // redis-sentinel's default
+constexpr int kTarantoolPort = 3301;
+
+// "host[:port][,host[:port]...]" into *out, each port `default_port` unless given;
+// `what` names a member in the errors.
+Status ReadHostList(std::string_view url, std::string_view hosts, int default_port, const std::string& what,
+                    std::vector<std::pair<std::string, int>>* out) {
+  for (size_t from = 0; from <= hosts.size();) {
+    const size_t comma = std::min(hosts.find(',', from), hosts.size());
+    std::pair<std::string, int> one{"", default_port};
+    const std::string_view text = hosts.substr(from, comma - from);
+    if (text.empty()) return Bad(url, "an empty " + what + " in the list (two commas, or one at an end)");
+    Status s = ReadHostPort(url, text, &one.first, &one.second);
+    if (!s.ok()) return s;
+    out->push_back(std::move(one));
+    from = comma + 1;
+  }
+  return Status::OK();
+}
+
+// The part after "tarantool+rw://": [user:pass@]host[:port][,host[:port]...].
+Result<RedisTarget> ParseRwPoolUrl(std::string_view url, std::string_view rest) {
+  RedisTarget t;
+  t.scheme = "tarantool";
+  t.host.clear();  // the writable member's, once the members are asked
+  t.port = 0;
+  if (size_t at = rest.rfind('@'); at != std::string_view::npos) {
+    ReadCredentials(rest.substr(0, at), true, &t);
+    rest = rest.substr(at + 1);
+  }
+  if (rest.find('/') != std::string_view::npos || rest.find('?') != std::string_view::npos) {
+    return Bad(url, "tarantool+rw:// takes host:port members and no path or query");
+  }
+  if (rest.empty()) return Bad(url, "no member: give host:port[,host:port...] after the scheme");
+  Status s = ReadHostList(url, rest, kTarantoolPort, "member", &t.rw_members);
+  if (!s.ok()) return s;
+  return t;
+}
 
 // The part after "redis+sentinel://": [user:pass@]host[:port][,host[:port]...]/name
 // [?db=N].
@@ -123,16 +161,8 @@ Result<RedisTarget> ParseSentinelUrl(std::string_view url, bool tls, std::string
   if (name.find('/') != std::string_view::npos) {
     return Bad(url, "the master name is one path segment (a database goes in ?db=N)");
   }
-  for (size_t from = 0; from <= hosts.size();) {
-    const size_t comma = std::min(hosts.find(',', from), hosts.size());
-    std::pair<std::string, int> sentinel{"", kSentinelPort};
-    const std::string_view one = hosts.substr(from, comma - from);
-    if (one.empty()) return Bad(url, "an empty Sentinel in the list (two commas, or one at an end)");
-    Status s = ReadHostPort(url, one, &sentinel.first, &sentinel.second);
-    if (!s.ok()) return s;
-    t.sentinels.push_back(std::move(sentinel));
-    from = comma + 1;
-  }
+  Status s = ReadHostList(url, hosts, kSentinelPort, "Sentinel", &t.sentinels);
+  if (!s.ok()) return s;
   t.master_name = std::string(name);
   return t;
 }
@@ -217,6 +247,15 @@ std::string RedisTarget::Display() const {
     if (db != 0) s.append("?db=").append(std::to_string(db));
     return s;
   }
+  if (rw_pool()) {
+    std::string s = "tarantool+rw://";
+    if (!user.empty()) s.append(user).append("@");
+    for (size_t i = 0; i < rw_members.size(); ++i) {
+      if (i > 0) s.append(",");
+      AppendHostPort(rw_members[i].first, rw_members[i].second, &s);
+    }
+    return s;
+  }
   std::string s = scheme + (!tls ? "://" : scheme == "redis" ? "s://" : "+tls://");
   if (!user.empty()) s.append(user).append("@");
   AppendHostPort(host, port, &s);
@@ -244,6 +283,7 @@ Result<RedisTarget> ParseTargetUrl(std::string_view url) {
     const std::string_view sentinel = tls ? "rediss+sentinel://" : "redis+sentinel://";
     if (url.starts_with(sentinel)) return ParseSentinelUrl(url, tls, url.substr(sentinel.size()));
   }
+  if (url.starts_with("tarantool+rw://")) return ParseRwPoolUrl(url, url.substr(std::string_view("tarantool+rw://").size()));
   if (url.starts_with("etcd+unix://") || url.starts_with("tarantool+unix://")) {
     return Bad(url, "Unix sockets are for Redis (RESP) and memcached targets");
   }

@@ -38,8 +38,17 @@ struct RedisTarget {
     int port = 0;
   };
   std::vector<MappedAddress> address_map;
+  /// tarantool+rw://: the members (host, port) of a Tarantool replica set, of which the
+  /// load writes to the one whose box.info.ro is false (go-tarantool's pool in RW mode);
+  /// host and port are then that member's, once the engine asked (load/rw_pool.h).
+  /// Empty: not such a target.
+  std::vector<std::pair<std::string, int>> rw_members;
 
   bool sentinel() const { return !sentinels.empty(); }
+  bool rw_pool() const { return !rw_members.empty(); }
+  /// A target whose node is found, and found again after a loss (a Sentinel target or
+  /// an RW pool): the engine follows its primary.
+  bool follows_primary() const { return sentinel() || rw_pool(); }
   /// "<scheme>://user@host:port[/db]" (rediss://, memcache+tls://, etcd+tls:// with TLS; a Unix socket: "<scheme>+unix://[user@]/path
   /// [?db=N]"; a Sentinel target: "redis+sentinel://[user@]host:port,.../name[?db=N]")
   /// without the password.
@@ -62,7 +71,9 @@ Result<RedisTarget> ParseRedisUrl(std::string_view url);
 /// default; rediss+sentinel:// the same with TLS to the data nodes; the credentials are
 /// the data nodes', as redis-py's). `scheme` is set from the URL ("redis" for unix:// and
 /// the Sentinel forms), `unix_path` for a Unix socket, `sentinels` and `master_name` for
-/// a Sentinel target.
+/// a Sentinel target; an RW pool of Tarantool members: tarantool+rw://[user:pass@]
+/// host[:port][,host[:port]...] (port 3301 by default; scheme "tarantool", `rw_members`
+/// set; the credentials are every member's).
 Result<RedisTarget> ParseTargetUrl(std::string_view url);
 
 /// A Unix socket path as -S/--unix-socket and the URLs take it: absolute, not a

@@ -508,8 +508,11 @@ void Worker<S>::OnReply(Conn& c, const ReplyView& r, int64_t now) {
   --in_flight_;
   if (r.is_error) [[unlikely]] {
     c.last_error = r.error;
-    // A Sentinel target: the node is a replica now (the old primary back as one).
-    if (sentinel_ && r.error.starts_with("READONLY")) shared_->refresh_wanted.store(true, std::memory_order_relaxed);
+    // A Sentinel target (an RW pool): the node is a replica now (the old primary back as
+    // one; a Tarantool master made read-only).
+    if (primary_target_ && (r.error.starts_with("READONLY") || r.error_kind.starts_with("ER_READONLY ("))) {
+      shared_->refresh_wanted.store(true, std::memory_order_relaxed);
+    }
   }
   if (f.cmd == kAskingCommand) [[unlikely]] return;  // its request follows on the same connection
   if (r.is_error && cluster_ && FollowRedirect(c, f, r.error)) return;
@@ -814,13 +817,13 @@ void Worker<S>::Reopen(Conn& c, int64_t now) {
     cl.pool_index = (cl.pool_index + 1 + static_cast<int>(cl.index % (members - 1))) % members;
     cl.target = &opt_.pool_target(cl.pool_index);
   }
-  // A new member, or a Sentinel target's new primary: a session of its own (its
+  // A new member, or a Sentinel target's (an RW pool's) new primary: a session of its own (its
   // credentials, its peer name).
-  if (move || (sentinel_ && c.dialed != cl.target)) {
+  if (move || (primary_target_ && c.dialed != cl.target)) {
     std::destroy_at(&c.session);
     std::construct_at(&c.session, SessionFor(cl, c.node, c.ring.size()));
   }
-  Status s = Dial(c, now);
+  Status s = Dial(c, now);  // names the node a record names again (a new member or primary)
   if (!s.ok()) {
     ++stats_.faults.reconnect_failures;
     return ScheduleReopen(c, s, now);

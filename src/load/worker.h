@@ -65,16 +65,16 @@ struct WorkerShared {
   /// into latest_map (under map_mu) and bumps map_version; each worker adopts it in its
   /// loop. A MOVED storm also sets refresh_for_moved (before refresh_wanted), so that
   /// the read is counted as one a storm asked for.
-  /// A Sentinel target: the same for the primary: a worker that lost a connection to the
-  /// primary it knows, or got READONLY, sets refresh_wanted; the engine asks the
-  /// Sentinels and, when the primary moved, appends it to `primaries` (under map_mu)
+  /// A Sentinel target or an RW pool: the same for the primary: a worker that lost a
+  /// connection to the primary it knows, or got READONLY (ER_READONLY), sets
+  /// refresh_wanted; the engine asks the Sentinels (the members) and, when the primary moved, appends it to `primaries` (under map_mu)
   /// and bumps map_version.
   std::atomic<bool> refresh_wanted{false};
   std::atomic<bool> refresh_for_moved{false};
   std::atomic<uint64_t> map_version{0};
   std::mutex map_mu;
   SlotMap latest_map;
-  /// A Sentinel target: every primary of the run, the current one last (the first one
+  /// A Sentinel target or an RW pool: every primary of the run, the current one last (the first one
   /// before the workers start). Never shrinks, and a deque keeps its elements in place,
   /// so a worker's pointer to one stays valid for the run.
   std::deque<RedisTarget> primaries;
@@ -294,9 +294,10 @@ class WorkerBase {
   std::vector<std::unique_ptr<ConnIo>> conns_;  // every client's, in opening order
   SlotMap map_;                                 // --cluster: this worker's view
   bool cluster_ = false;
-  /// A Sentinel target: clients' targets are the engine's primaries (WorkerShared).
-  bool sentinel_ = false;
-  /// --cluster or a Sentinel target: the engine publishes where the data is (map_version).
+  /// A Sentinel target or an RW pool (target.follows_primary()): clients' targets are
+  /// the engine's primaries (WorkerShared).
+  bool primary_target_ = false;
+  /// --cluster, a Sentinel target or an RW pool: the engine publishes where the data is (map_version).
   bool follows_ = false;
   bool per_request_ = false;  // --balance per-request over a pool
   /// Neither, and the closed loop: Route takes a client's only connection without a

@@ -37,8 +37,8 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
       thread_index_(thread_index),
       map_(shared->cluster_map.value_or(SlotMap())),
       cluster_(shared->cluster_map.has_value()),
-      sentinel_(shared->options->target.sentinel()),
-      follows_(cluster_ || sentinel_),
+      primary_target_(shared->options->target.follows_primary()),
+      follows_(cluster_ || primary_target_),
       per_request_(!cluster_ && shared->options->balance == Balance::kPerRequest &&
                    shared->options->pool_size() > 1),
       direct_(!cluster_ && !per_request_ && !(shared->options->rate > 0)),
@@ -86,7 +86,7 @@ void WorkerBase::MakeClients() {
     cl->mix_pos = (global * 7919) % shared_->mix->cycle_length();  // spread the starting points
     cl->seq = global;
     cl->pool_index = PoolIndex(opt_.balance, opt_.seed, global, opt_.pool_size());
-    cl->target = sentinel_ ? LatestPrimary() : &opt_.pool_target(cl->pool_index);
+    cl->target = primary_target_ ? LatestPrimary() : &opt_.pool_target(cl->pool_index);
     if (per_request_) cl->may_be_down = static_cast<uint32_t>(opt_.pool_size() - 1);
     if (opt_.requests > 0) {
       cl->budget = opt_.requests / total + (global < opt_.requests % total ? 1 : 0);
@@ -290,7 +290,7 @@ void WorkerBase::ScheduleReopen(ConnIo& c, const Status& why, int64_t now) {
                                            " attempts in a row failed"), 0);
   }
   if (cluster_) shared_->refresh_wanted.store(true, std::memory_order_relaxed);  // a master lost?
-  if (sentinel_) MaybeAskForPrimary(c);
+  if (primary_target_) MaybeAskForPrimary(c);
   // Doubled per failed attempt up to the max; drawn in [half, all] of it.
   const int shift = std::min(c.attempts, 20);
   const int64_t full_ns =
@@ -336,7 +336,8 @@ const RedisTarget* WorkerBase::LatestPrimary() {
 void WorkerBase::AdoptPrimary() {
   const RedisTarget* primary = LatestPrimary();
   for (auto& cl : clients_) cl->target = primary;
-  const Status moved = Status::IoError("the primary moved to " + primary->Address() + " (Sentinel)" +
+  const Status moved = Status::IoError("the primary moved to " + primary->Address() +
+                                       (opt_.target.rw_pool() ? " (RW pool)" : " (Sentinel)") +
                                        (opt_.reconnect.enabled ? "" : "; --reconnect follows it"));
   const int64_t now = NowNs();
   for (auto& c : conns_) {

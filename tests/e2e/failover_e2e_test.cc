@@ -150,6 +150,38 @@ TEST(FailoverE2E, EtcdLosesNothingWhenItsLeaderDiesOrStops) {
   EXPECT_TRUE(r.doc["anomalies"].empty());
 }
 
+// Tarantool 2.6 elects no one: memstand's orchestrator detects the master's death,
+// promotes a replica, and the load's RW pool (tarantool+rw://) finds it.
+TEST(FailoverE2E, TarantoolKillIsFailedOverByTheScenarioAndTheLoadFindsTheNewMaster) {
+  Ran r = RunFailover({"--only", "tarantool", "--faults", "kill"});
+  // 0, or 4 when this run showed asynchronous replication's loss (or a stale read).
+  ASSERT_TRUE(r.out.exit_code == 0 || r.out.exit_code == 4) << r.out.output;
+  ASSERT_EQ(r.doc["cells"].size(), 1u) << r.out.output;
+  const auto& cell = r.doc["cells"][0];
+  ExpectMeasured(cell, r.out.output);
+  EXPECT_EQ(cell["configuration"], "tarantool");
+  EXPECT_EQ(cell["victim"], "master") << r.out.output;
+  EXPECT_EQ(cell["new_primary"].get<std::string>().rfind("replica-", 0), 0u) << r.out.output;
+  EXPECT_EQ(cell["successor"], cell["new_primary"]) << r.out.output;
+  // Detection and promotion measured, in their order.
+  ASSERT_TRUE(cell["detect_s"].is_number()) << r.out.output;
+  ASSERT_TRUE(cell["promote_s"].is_number()) << r.out.output;
+  EXPECT_GE(cell["detect_s"].get<double>(), cell["fault_s"].get<double>()) << r.out.output;
+  EXPECT_LE(cell["detect_s"].get<double>(), cell["promote_s"].get<double>()) << r.out.output;
+  // The load reached the new master: ok writes answered by another node after the fault.
+  const std::string elsewhere = cell["first_ok_elsewhere_node"].get<std::string>();
+  EXPECT_FALSE(elsewhere.empty()) << r.out.output;
+  // The history names it "tarantool://host:port": not the killed master's host:port.
+  EXPECT_EQ(elsewhere.find(cell["victim_address"].get<std::string>()), std::string::npos) << r.out.output;
+  ASSERT_TRUE(cell["first_ok_elsewhere_s"].is_number()) << r.out.output;
+  EXPECT_GT(cell["first_ok_elsewhere_s"].get<double>(), cell["fault_s"].get<double>()) << r.out.output;
+  bool promoted = false;
+  for (const auto& step : cell["schedule"]) promoted |= step.get<std::string>().find("orchestrator: ") == 0 &&
+                                                        step.get<std::string>().find("promoting") != std::string::npos;
+  EXPECT_TRUE(promoted) << r.out.output;
+  EXPECT_EQ(r.out.exit_code == 4, !r.doc["anomalies"].empty()) << r.out.output;
+}
+
 }  // namespace
 }  // namespace memstand::e2e
 

@@ -55,7 +55,8 @@ std::vector<MeasuredChoiceRow> FailoverChoiceRows() {
   for (const auto& [configuration, text] : std::vector<std::pair<std::string, std::string>>{
            {"redis-cluster", "Redis Cluster, a replica per master (asynchronous)"},
            {"redis-sentinel", "Redis primary + 2 replicas + 3 Sentinels (asynchronous)"},
-           {"etcd", "etcd, 3 members (Raft)"}}) {
+           {"etcd", "etcd, 3 members (Raft)"},
+           {"tarantool", "Tarantool 2.6 master + 2 replicas (asynchronous; failed over by memstand, no election)"}}) {
     const std::string conf = configuration;
     rows.push_back({"failover", task, text, "survives its primary's death under load",
                     [conf](const json& d, ChoiceRow* r, std::string* f) { return FillFailover(conf, d, r, f); }});

@@ -42,7 +42,8 @@ TEST(FailoverContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
                                            FabricatedCell("redis-sentinel", "kill", false),
                                            FabricatedCell("etcd", "kill", false),
                                            FabricatedCell("redis-cluster-wait", "kill", false),
-                                           FabricatedCell("redis-sentinel-wait", "kill", false)};
+                                           FabricatedCell("redis-sentinel-wait", "kill", false),
+                                           FabricatedCell("tarantool", "kill", false)};
   ScenarioReport report;
   report.scenario = "failover";
   report.runs_made = 1;
@@ -50,7 +51,7 @@ TEST(FailoverContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   ASSERT_EQ(report.verdict, ScenarioVerdict::kOk) << ::testing::PrintToString(report.verdict_lines);
   EXPECT_EQ(report.ExitCode(), 0);
   const ReportInput in = testutil::ContractInput(report, false);
-  testutil::ExpectEveryChartHasData(FailoverCharts, in, 12);  // two per cell
+  testutil::ExpectEveryChartHasData(FailoverCharts, in, 14);  // two per cell
   testutil::ExpectEveryRowMeasured(in, FailoverChoiceRows());
 }
 
@@ -94,6 +95,22 @@ TEST(FailoverContractTest, AWaitConfigurationsLostWriteIsAFindingAgainstWaitsCon
   EXPECT_TRUE(contract) << ::testing::PrintToString(report.verdict_lines);
 }
 
+// Tarantool's asynchronous replication allows the loss: a finding under its own contract.
+TEST(FailoverContractTest, ATarantoolLostWriteIsAFindingUnderItsAsynchronousContract) {
+  ScenarioReport report;
+  report.scenario = "failover";
+  FillFailoverReport(FailoverOptions{}, {FabricatedCell("tarantool", "kill", true)}, false, &report);
+  EXPECT_EQ(report.ExitCode(), 4);
+  ASSERT_EQ(report.anomalies.size(), 1u);
+  EXPECT_EQ(report.anomalies[0].configuration, "tarantool kill run 1");
+  EXPECT_EQ(report.json["cells"][0]["configuration"], "tarantool");
+  const std::string all = ::testing::PrintToString(report.procedure) + ::testing::PrintToString(report.json.dump());
+  EXPECT_NE(all.find("memstand is the orchestrator"), std::string::npos);
+  EXPECT_NE(::testing::PrintToString(report.verdict_lines).find("Tarantool 2.6 replicates asynchronously"),
+            std::string::npos)
+      << ::testing::PrintToString(report.verdict_lines);
+}
+
 TEST(FailoverOptionsTest, BadOptionsAreRefusedNamingTheFlag) {
   auto refused = [](auto change, const std::string& part) {
     FailoverOptions o;
@@ -106,6 +123,10 @@ TEST(FailoverOptionsTest, BadOptionsAreRefusedNamingTheFlag) {
   FailoverOptions waits;
   waits.configurations = {"redis-cluster-wait", "redis-sentinel-wait"};
   EXPECT_TRUE(ValidateFailover(waits).ok());
+  FailoverOptions tarantool;
+  tarantool.configurations = {"tarantool"};
+  EXPECT_TRUE(ValidateFailover(tarantool).ok());
+  EXPECT_EQ(FailoverConfigurations().back(), "tarantool");
   refused([](FailoverOptions& o) { o.configurations = {"mongodb"}; }, "--only: 'mongodb' is not a configuration");
   refused([](FailoverOptions& o) { o.configurations = {"etcd", "etcd"}; }, "given twice");
   refused([](FailoverOptions& o) { o.faults = {"partition"}; }, "--faults: 'partition' is not a fault");

@@ -23,6 +23,7 @@
 #include "load/proto_control.h"
 #include "proto/etcd/etcd.h"
 #include "scenario/failover/cell.h"
+#include "scenario/failover/tarantool.h"
 #include "scenario/kit/evidence.h"
 #include "scenario/kit/nemesis.h"
 #include "scenario/kit/poll.h"
@@ -63,6 +64,7 @@ std::optional<Config> ConfigOf(const std::string& name) {
   if (auto waits = WaitConfigOf(name)) return waits;
   if (name == "redis-cluster" || name == "redis-sentinel") return Config{name, SystemKind::kRedis, Protocol::kResp};
   if (name == "etcd") return Config{name, SystemKind::kEtcd, Protocol::kEtcd};
+  if (name == "tarantool") return Config{name, SystemKind::kTarantool, Protocol::kIproto};
   return std::nullopt;
 }
 
@@ -91,6 +93,9 @@ TopologySpec SpecOf(const Config& c, const FailoverOptions& o) {
     spec.replicas = 2;
     spec.settings = {{"sentinel.down-after-milliseconds", std::to_string(o.node_timeout_ms)},
                      {"sentinel.failover-timeout", "5000"}};
+  } else if (c.name == "tarantool") {
+    spec.kind = TopologyKind::kTarantoolReplicaSet;  // a master, 2 replicas: the scenario orchestrates
+    spec.replicas = 2;
   } else {
     spec.kind = TopologyKind::kEtcdCluster;
     spec.members = 3;
@@ -194,6 +199,11 @@ Result<LoadOptions> LoadOf(const Config& c, const Topology& t, const FailoverCel
     if (!target.ok()) return target.status();
     load.target = *target;
     commands = {"SET __key__ __data__", "GET __key__"};
+  } else if (c.name == "tarantool") {
+    auto target = TarantoolPoolTarget(t);
+    if (!target.ok()) return target.status();
+    load.target = *target;
+    commands = TarantoolCommands();
   } else {
     for (const NodeRecord& n : t.nodes()) load.pool.push_back(TargetOfNode(n, c.protocol));
     load.target = load.pool.front();
@@ -322,6 +332,24 @@ void WatchEtcd(const Topology& t, const FailoverCell& cell, const std::map<uint6
   }
 }
 
+// Tarantool: the master, its id, the load's space ready on every member.
+Status FindTarantoolVictim(const Topology& t, TarantoolSet* set, FailoverCell* cell) {
+  if (Status s = PrepareTarantoolSet(t, set); !s.ok()) return s;
+  cell->victim = set->master;
+  cell->victim_address = NodeAddress(t.nodes()[NodeIndex(t, set->master)]);
+  return Status::OK();
+}
+
+// Tarantool: the scenario is the failure detector and the promoter (tarantool.h); the
+// detection timeout is the Redis configurations' node timeout.
+void WatchTarantool(const Topology& t, const TarantoolSet& set, const FailoverOptions& o,
+                    const std::atomic<bool>& stop, Orchestration* orchestration, Watch* w) {
+  OrchestrateTarantool(t, set, o.node_timeout_ms, stop, orchestration);
+  w->detect_unix_ns = orchestration->detect_unix_ns;
+  w->promote_unix_ns = orchestration->promote_unix_ns;
+  w->new_primary = orchestration->new_master;
+}
+
 // --plant-loss: the victim's replica cut off from it (a password it does not know, the
 // link closed), so that what the victim acknowledges from now on never reaches it.
 Status CutReplicaOff(const Topology& t, const FailoverCell& cell, uint64_t seed) {
@@ -358,7 +386,7 @@ std::string DescribeEvent(const FaultEvent& e, int64_t start_unix_ns) {
 // After the run: the target the keys are read back from (the slot's or the cluster's
 // current primary, a node the fault did not kill).
 RedisTarget FinalTarget(const Config& c, const Topology& t, const FailoverCell& cell) {
-  if (c.name == "redis-cluster" || c.name == "redis-sentinel") {
+  if (c.name == "redis-cluster" || c.name == "redis-sentinel" || c.name == "tarantool") {
     const std::string& owner = cell.new_primary.empty() ? cell.victim : cell.new_primary;
     return TargetOfNode(t.nodes()[NodeIndex(t, owner)], c.protocol);
   }
@@ -379,8 +407,10 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
   Topology& t = **started;
   cell->version = t.nodes()[0].version;
   std::map<uint64_t, std::string> members;
+  TarantoolSet tarantool;
   Status found = c.name == "redis-cluster"    ? FindClusterVictim(t, cell)
                  : c.name == "redis-sentinel" ? FindSentinelVictim(t, cell)
+                 : c.name == "tarantool"      ? FindTarantoolVictim(t, &tarantool, cell)
                                               : FindEtcdVictim(t, &members, cell);
   if (!found.ok()) {
     cell->failure = "finding the primary: " + found.message();
@@ -402,6 +432,7 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
   std::thread runner([&] { result = RunLoad(*load, ctx.interrupt); });
   std::atomic<bool> stop_watch{false};
   Watch watch;
+  Orchestration orchestration;  // tarantool: the scenario's own failover
   std::thread watcher;
   const std::vector<FaultStep> steps = ScheduleOf(*cell, o);
   // The watcher starts with the fault: before it, the victim is healthy.
@@ -412,6 +443,8 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
       WatchCluster(t, *cell, stop_watch, &watch);
     } else if (c.name == "redis-sentinel") {
       WatchSentinel(t, *cell, stop_watch, &watch);
+    } else if (c.name == "tarantool") {
+      WatchTarantool(t, tarantool, o, stop_watch, &orchestration, &watch);
     } else {
       WatchEtcd(t, *cell, members, stop_watch, &watch);
     }
@@ -434,6 +467,7 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
   // from the history's start, or from the load's when there is no history to read.
   const int64_t start_unix_ns = h.ok() ? h->header.start_unix_ns : load_start_unix_ns;
   for (const FaultEvent& e : events) cell->schedule.push_back(DescribeEvent(e, start_unix_ns));
+  for (const std::string& step : orchestration.steps) cell->schedule.push_back(step);
   if (!result.ok()) {
     cell->failure = result.status().message();
     return;
@@ -457,6 +491,7 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
   cell->detect_s = rel(watch.detect_unix_ns);
   cell->promote_s = rel(watch.promote_unix_ns);
   cell->new_primary = watch.new_primary;
+  if (c.name == "tarantool") cell->successor = watch.new_primary;  // the orchestrator's choice
   cell->records = h->records.size();
   cell->outage = MeasureOutage(*h, fault.start_unix_ns - start_unix_ns, cell->victim_address);
   cell->seconds = PerSecond(*h);
@@ -477,7 +512,7 @@ std::string FailoverCell::Label() const { return fmt::format("{} {} run {}", con
 
 const std::vector<std::string>& FailoverConfigurations() {
   static const std::vector<std::string> kNames = {"redis-cluster", "redis-cluster-wait", "redis-sentinel",
-                                                   "redis-sentinel-wait", "etcd"};
+                                                   "redis-sentinel-wait", "etcd", "tarantool"};
   return kNames;
 }
 

@@ -3,7 +3,9 @@
 // of 3 masters with a replica each (a master's replica promoted after
 // cluster-node-timeout), a Redis primary with 2 replicas and 3 Sentinels (the load through
 // the engine's Sentinel target), each of these two again with WAIT 1 after every write, an
-// etcd cluster of 3 members (the leader's loss: a new election).
+// etcd cluster of 3 members (the leader's loss: a new election), a Tarantool master with 2
+// replicas (no election in 2.6: the scenario detects the master's death and promotes a
+// replica; the load through the engine's RW pool, tarantool+rw://).
 // Load: open loop, writes of unique values and reads, every operation in a history. The
 // fault: the primary (master, leader) SIGKILLed, or SIGSTOPped for longer than the
 // failure detector and then resumed. Measured per configuration, fault and run: the
@@ -28,10 +30,10 @@ struct ReportInput;
 struct ReportSection;
 
 struct FailoverOptions {
-  /// "redis-cluster", "redis-sentinel", "etcd"; "redis-cluster-wait" and
+  /// "redis-cluster", "redis-sentinel", "etcd", "tarantool"; "redis-cluster-wait" and
   /// "redis-sentinel-wait": the same, every write followed by WAIT 1 (200 ms).
   std::vector<std::string> configurations = {"redis-cluster", "redis-cluster-wait", "redis-sentinel",
-                                             "redis-sentinel-wait", "etcd"};
+                                             "redis-sentinel-wait", "etcd", "tarantool"};
   /// "kill" (SIGKILL) and "pause" (SIGSTOP for pause_s, then SIGCONT).
   std::vector<std::string> faults = {"kill", "pause"};
   /// The load's length; the fault comes at fault_at_s.
@@ -45,7 +47,8 @@ struct FailoverOptions {
   int clients = 4;
   uint64_t keys = 1000;
   /// Redis Cluster's cluster-node-timeout and the Sentinels' down-after-milliseconds:
-  /// how long a primary may be unreachable before it is failed over. 1 s (Redis's
+  /// how long a primary may be unreachable before it is failed over; for Tarantool the
+  /// scenario's own detection timeout (its pings unanswered that long: the master dead). 1 s (Redis's
   /// defaults are 15 s and 30 s) keeps a run in seconds.
   int node_timeout_ms = 1000;
   /// The WAIT configurations: WAIT 1's timeout. Below the load's 1 s reply timeout

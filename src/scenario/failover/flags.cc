@@ -37,7 +37,7 @@ Result<FailoverOptions> BuildFailover(const FailoverFlags& f) {
 ScenarioPrepare SetupFailover(CLI::App* app) {
   auto f = std::make_shared<FailoverFlags>();
   app->add_option("--only", f->options.configurations, "Run only these configurations (redis-cluster, redis-cluster-wait, redis-sentinel, "
-                  "redis-sentinel-wait, etcd)")
+                  "redis-sentinel-wait, etcd, tarantool)")
       ->delimiter(',');
   app->add_option("--faults", f->options.faults, "The faults, each a cell of its own: kill, pause")->delimiter(',');
   app->add_option("--duration", f->duration, "The load's length in each cell")->capture_default_str();

@@ -102,7 +102,8 @@ std::string ResultsBlock(const std::vector<FailoverCell>& cells) {
   }
   out +=
       "    (seconds since the history's start; detect: a surviving node marks the primary failed (a Sentinel: o_down; etcd: none, "
-      "the election is the detection); promote: the successor says it is primary; outage: from the fault to the "
+      "the election is the detection; tarantool: memstand's orchestrator declares the master dead, its pings unanswered "
+      "for the node timeout); promote: the successor says it is primary; outage: from the fault to the "
       "first acknowledged write sent after it; elsewhere: the first acknowledged write from another node than the "
       "one faulted; writes: those that ended during the outage)\n";
   return out;
@@ -142,6 +143,10 @@ std::string WaitContract(const std::string& configuration) {
 std::string Contract(const std::string& configuration) {
   if (configuration.ends_with("-wait")) return WaitContract(configuration);
   if (configuration == "etcd") return "etcd promises linearizable reads and writes: none may be lost";
+  if (configuration == "tarantool") {
+    return "Tarantool 2.6 replicates asynchronously (synchronous replication is per space and not used here): a "
+           "master's death may lose the acknowledged writes no replica had yet";
+  }
   if (configuration == "redis-sentinel") {
     return "Redis replicates asynchronously: Sentinel documents that a failover may lose acknowledged writes";
   }
@@ -164,10 +169,16 @@ void FillFailoverReport(const FailoverOptions& o, const std::vector<FailoverCell
       fmt::format("each configuration on a fresh topology: redis-cluster (3 masters with a replica each, "
                   "cluster-node-timeout {0} ms; every key in the slot of hash tag {{fo}}, so on one master), "
                   "redis-sentinel (a primary, 2 replicas, 3 Sentinels, down-after-milliseconds {0}; the load "
-                  "through the Sentinel target redis+sentinel://), etcd (3 members)",
+                  "through the Sentinel target redis+sentinel://), etcd (3 members), tarantool (a master and 2 replicas, "
+                  "asynchronous; Tarantool 2.6 elects no one, so memstand is the orchestrator: it pings the master "
+                  "every 10 ms, declares it dead after {0} ms unanswered, promotes the replica with the highest "
+                  "vclock component of the master's id (box.cfg{{read_only = false}}), points the other at it, and "
+                  "fences the old master when it answers again; the load through the RW pool tarantool+rw://, which "
+                  "writes to the member whose box.info.ro is false)",
                   o.node_timeout_ms),
       WaitProcedure(o),
-      fmt::format("load: open loop at {:g} operations/s over {} connections, SET and GET (etcd: put and get) "
+      fmt::format("load: open loop at {:g} operations/s over {} connections, SET and GET (etcd: put and get; tarantool: replace "
+                  "and select) "
                   "half each over {} keys, values of 32 B each tagged with its write; every operation in a history; "
                   "a lost connection is opened again (20-200 ms), a reply later than 1 s is a lost connection",
                   o.rate, o.clients, o.keys),
