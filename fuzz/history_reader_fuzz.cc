@@ -6,7 +6,7 @@
 // rather than stopping at a checksum. Beyond crashes, sanitizer reports and hangs: an error
 // names the file; a history read back encodes to bytes that read back equal; every
 // check and the export run on it (the search bounded small), the export with an invoke
-// and a completion per operation.
+// and a completion per operation and per nemesis event.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -71,6 +71,9 @@ void CheckRoundTrip(const History& h) {
     if (!got.ok() || *got != id) __builtin_trap();
   }
   if (!enc->Add(h.records).ok()) __builtin_trap();
+  for (const Event& e : h.events) {
+    if (!enc->AddEvent(e).ok()) __builtin_trap();
+  }
   enc->End();
   auto again = ParseHistory("again", enc->Take(), kFuzzMaxRecords);
   if (!again.ok() || !(*again == h)) __builtin_trap();
@@ -94,7 +97,7 @@ void RunChecks(const History& h) {
     for (char c : piece) lines += c == '\n' ? 1 : 0;
     return memstand::Status::OK();
   });
-  if (!s.ok() || lines != 2 * h.records.size()) __builtin_trap();
+  if (!s.ok() || lines != 2 * (h.records.size() + h.events.size())) __builtin_trap();
 }
 
 }  // namespace

@@ -87,8 +87,10 @@ std::string Heading(const History& h, const std::string& file) {
     clients.insert(r.client);
     keys.insert(r.key);
   }
-  return fmt::format("{}: {} operation(s) of {} client(s) on {} key(s); target {} ({}), written by {}\n\n", file,
-                     h.records.size(), clients.size(), keys.size(), h.header.target,
+  // The nemesis's events are counted, not checked: the checks judge the operations.
+  return fmt::format("{}: {} operation(s) of {} client(s) on {} key(s), {} nemesis event(s); target {} ({}), "
+                     "written by {}\n\n",
+                     file, h.records.size(), clients.size(), keys.size(), h.events.size(), h.header.target,
                      history::TargetKindName(h.header.target_kind), h.header.writer);
 }
 

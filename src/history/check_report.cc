@@ -98,6 +98,7 @@ nlohmann::ordered_json CheckReportJson(const History& h, const std::vector<Check
   hist["operations"] = h.records.size();
   hist["clients"] = clients.size();
   hist["keys"] = keys.size();
+  hist["nemesis_events"] = h.events.size();
   j["checks"] = nlohmann::ordered_json::array();
   for (const CheckResult& r : results) {
     nlohmann::ordered_json c;

@@ -14,6 +14,7 @@ size_t MaxPayload(uint8_t type) {
     case EntryType::kString: return 2 + kMaxStringBytes;
     case EntryType::kRecords: return kMaxRecordsPerEntry * kRecordSize;
     case EntryType::kEnd: return kEndPayload;
+    case EntryType::kEvent: return kMaxEventPayload;
   }
   return 0;
 }
@@ -70,6 +71,17 @@ std::string RunHeaderPayload(const RunHeader& h) {
   PutU64(static_cast<uint64_t>(h.start_unix_ns), &out);
   PutU32(h.space, &out);
   for (const std::string* text : {&h.key_prefix, &h.target, &h.writer}) {
+    PutU16(static_cast<uint16_t>(text->size()), &out);
+    out += *text;
+  }
+  return out;
+}
+
+std::string EventPayload(const Event& e) {
+  std::string out;
+  PutU64(static_cast<uint64_t>(e.start_ns), &out);
+  PutU64(static_cast<uint64_t>(e.end_ns), &out);
+  for (const std::string* text : {&e.action, &e.target, &e.detail}) {
     PutU16(static_cast<uint16_t>(text->size()), &out);
     out += *text;
   }

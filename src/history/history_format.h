@@ -21,7 +21,7 @@ inline constexpr size_t kFileHeaderSize = 24;
 /// type (u8), payload length (u32), CRC-32C (u32) of the type, the length and the payload.
 inline constexpr size_t kEntryHeaderSize = 9;
 
-enum class EntryType : uint8_t { kRunHeader = 1, kString = 2, kRecords = 3, kEnd = 4 };
+enum class EntryType : uint8_t { kRunHeader = 1, kString = 2, kRecords = 3, kEnd = 4, kEvent = 5 };
 
 inline constexpr size_t kRecordSize = 72;
 /// A records entry holds 1..kMaxRecordsPerEntry records (at most 288 KiB of payload).
@@ -37,6 +37,15 @@ inline constexpr size_t kMaxHeaderText = 1024;
 inline constexpr size_t kRunHeaderFixed = 20;
 inline constexpr size_t kMaxRunHeaderPayload = kRunHeaderFixed + 3 * (2 + kMaxHeaderText);
 inline constexpr size_t kEndPayload = 8;  // the number of records (u64)
+/// An event (a nemesis action): start (i64), end (i64), then three texts (u16 length
+/// each): the action, the target, the detail, each at most so many bytes.
+inline constexpr size_t kEventFixed = 22;
+inline constexpr size_t kMaxEventAction = 32;
+inline constexpr size_t kMaxEventTarget = 256;
+inline constexpr size_t kMaxEventDetail = 1024;
+inline constexpr size_t kMaxEventPayload = kEventFixed + kMaxEventAction + kMaxEventTarget + kMaxEventDetail;
+/// Events a file may hold (a nemesis acts a few times a run): more are refused.
+inline constexpr size_t kMaxEvents = 65536;
 
 /// Run header flags (a bit each; the others must be 0).
 inline constexpr uint8_t kFlagOpenLoop = 1;
@@ -62,6 +71,8 @@ uint32_t EntryCrc(uint8_t type, uint32_t length, std::string_view payload);
 
 /// The run header's payload. REQUIRES: each text at most kMaxHeaderText bytes.
 std::string RunHeaderPayload(const RunHeader& h);
+/// An event's payload. REQUIRES: CheckEvent(e) holds (its texts within their limits).
+std::string EventPayload(const Event& e);
 /// One record's kRecordSize bytes, appended to out field by field (on any processor).
 void PutRecord(const Record& r, std::string* out);
 

@@ -53,6 +53,44 @@ std::string GoldenBytes() {
   return enc->Take();
 }
 
+// The history of testdata/golden_events_v1.hex: an event before the records' entry, one
+// after it.
+std::string GoldenEventsBytes() {
+  RunHeader header;
+  header.target_kind = TargetKind::kResp;
+  header.keys_fresh = true;
+  header.run_tag = 0x0a0b0c0d;
+  header.start_unix_ns = 1700000000123456789;
+  header.key_prefix = "key:";
+  header.target = "redis://127.0.0.1:6379";
+  header.writer = "memstand golden";
+  auto enc = HistoryEncoder::Start(header);
+  EXPECT_TRUE(enc.ok()) << enc.status().message();
+  EXPECT_EQ(*enc->Intern("127.0.0.1:6379"), 1);
+  EXPECT_TRUE(enc->AddEvent({.start_ns = 1500, .end_ns = 2000, .action = "kill", .target = "primary",
+                             .detail = "pid 1234"})
+                  .ok());
+  const Record w{.op_id = 1, .client = 1, .seq = 1, .invoke_ns = 1000, .complete_ns = 2500, .key = 7, .node = 1,
+                 .f = Op::kWrite};
+  EXPECT_TRUE(enc->Add({&w, 1}).ok());
+  EXPECT_TRUE(enc->AddEvent({.start_ns = 3000, .end_ns = 3000, .action = "heal", .target = "peers"}).ok());
+  EXPECT_EQ(enc->events(), 2u);
+  enc->End();
+  return enc->Take();
+}
+
+std::string EventPayload(int64_t start, int64_t end, std::string_view action, std::string_view target = "n",
+                         std::string_view detail = "") {
+  std::string p;
+  fmt_::PutU64(static_cast<uint64_t>(start), &p);
+  fmt_::PutU64(static_cast<uint64_t>(end), &p);
+  for (std::string_view text : {action, target, detail}) {
+    fmt_::PutU16(static_cast<uint16_t>(text.size()), &p);
+    p += text;
+  }
+  return p;
+}
+
 // testdata/golden_v1.hex: hex bytes, '#' comments.
 std::string ReadHexFile(const std::string& path) {
   std::ifstream in(path);
@@ -184,6 +222,74 @@ TEST(HistoryFormat, GoldenBytesAreTheEncodersAndReadBack) {
   EXPECT_EQ(h->records[3].seen, Seen::kAbsent);
 }
 
+// Events (format version 1 still: an entry type added, docs/history.md says why) among
+// the records, in the bytes of an independent writer, read back in file order.
+TEST(HistoryFormat, GoldenEventsBytesAreTheEncodersAndReadBack) {
+  const std::string golden = ReadHexFile(testutil::SourceDir() + "/src/history/testdata/golden_events_v1.hex");
+  const std::string encoded = GoldenEventsBytes();
+  ASSERT_EQ(encoded.size(), golden.size());
+  EXPECT_EQ(encoded, golden);
+  auto h = ParseHistory("golden", golden);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  ASSERT_EQ(h->records.size(), 1u);
+  const std::vector<Event> want = {
+      {.start_ns = 1500, .end_ns = 2000, .action = "kill", .target = "primary", .detail = "pid 1234"},
+      {.start_ns = 3000, .end_ns = 3000, .action = "heal", .target = "peers", .detail = ""}};
+  EXPECT_EQ(h->events, want);
+}
+
+// A history of version 1 before events existed reads as one without events.
+TEST(HistoryFormat, AFileWithoutEventsHasNone) {
+  auto h = ParseHistory("golden", ReadHexFile(testutil::SourceDir() + "/src/history/testdata/golden_v1.hex"));
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_TRUE(h->events.empty());
+}
+
+TEST(HistoryFormat, EventsAtTheirLimitsRoundTripThroughTheFileWriter) {
+  HistoryBuilder b;
+  b.Write(1, 1, 10, 20);
+  const Event longest{.start_ns = 0, .end_ns = INT64_MAX, .action = "a-0" + std::string(29, 'z'),
+                      .target = std::string(256, 't'), .detail = std::string("\0\xff", 2) + std::string(1022, 'd')};
+  const Event least{.start_ns = 5, .end_ns = 5, .action = "x"};
+  b.h.events = {longest, least, least};  // the same event twice is two events
+  const std::string path = ::testing::TempDir() + "/events.hist";
+  auto w = HistoryFileWriter::Open("--history", path, b.h.header);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  for (const char* s : {"127.0.0.1:6379", "timeout", "READONLY"}) ASSERT_TRUE((*w)->Intern(s).ok());
+  ASSERT_TRUE((*w)->AddEvent(longest).ok());
+  ASSERT_TRUE((*w)->Add(b.h.records).ok());
+  ASSERT_TRUE((*w)->AddEvent(least).ok());
+  ASSERT_TRUE((*w)->AddEvent(least).ok());
+  ASSERT_TRUE((*w)->Finish().ok());
+  auto h = ReadHistoryFile(path);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(*h, b.h);
+}
+
+TEST(HistoryFormat, EncoderRefusesAnEventTheReaderWould) {
+  auto enc = HistoryEncoder::Start(PlainHeader());
+  ASSERT_TRUE(enc.ok());
+  auto refused = [&](const Event& e) {
+    Status s = enc->AddEvent(e);
+    return s.ok() ? std::string() : s.message();
+  };
+  EXPECT_NE(refused({.start_ns = 10, .end_ns = 5, .action = "kill"}).find("it ends at 5 ns, before it began"),
+            std::string::npos);
+  EXPECT_NE(refused({.start_ns = -1, .end_ns = 5, .action = "kill"}).find("its start is negative"),
+            std::string::npos);
+  EXPECT_NE(refused({.action = "Kill"}).find("the action is not a word"), std::string::npos);
+  EXPECT_NE(refused({.action = ""}).find("the action is not a word"), std::string::npos);
+  EXPECT_NE(refused({.action = "1kill"}).find("the action is not a word"), std::string::npos);
+  EXPECT_NE(refused({.action = std::string(33, 'k')}).find("the action is 33 bytes, above 32"), std::string::npos);
+  EXPECT_NE(refused({.action = "kill", .target = std::string(257, 't')}).find("the target is 257 bytes"),
+            std::string::npos);
+  EXPECT_NE(refused({.action = "kill", .detail = std::string(1025, 'd')}).find("the detail is 1025 bytes"),
+            std::string::npos);
+  EXPECT_EQ(enc->events(), 0u);
+  enc->End();
+  EXPECT_NE(refused({.action = "kill"}).find("after the end entry"), std::string::npos);
+}
+
 TEST(HistoryFormat, EveryFieldRoundTrips) {
   RunHeader header = PlainHeader();
   header.target_kind = TargetKind::kEtcd;
@@ -299,6 +405,44 @@ struct Malformed {
   std::string says;
 };
 
+// Malformed event entries, each in a file otherwise whole.
+void AddMalformedEvents(const std::function<void(const char*, std::string, std::string)>& add) {
+  auto with_event = [](std::string payload) {
+    return FileOf({{fmt_::EntryType::kRunHeader, fmt_::RunHeaderPayload(PlainHeader())},
+                   {fmt_::EntryType::kEvent, std::move(payload)},
+                   {fmt_::EntryType::kEnd, EndPayload(0)}});
+  };
+  add("event ends before it began", with_event(EventPayload(100, 99, "kill")),
+      "offset 80: event 'kill' at 100 ns: it ends at 99 ns, before it began");
+  add("event before time 0", with_event(EventPayload(-5, 10, "kill")), "its start is negative");
+  add("event action empty", with_event(EventPayload(0, 1, "")), "the action is not a word");
+  add("event action not a word", with_event(EventPayload(0, 1, "kill -9")), "the action is not a word");
+  add("event action too long", with_event(EventPayload(0, 1, std::string(33, 'k'))),
+      "event: a text runs past the entry or above its limit");
+  add("event target too long", with_event(EventPayload(0, 1, "cut", std::string(257, 't'))),
+      "event: a text runs past the entry or above its limit");
+  add("event detail too long", with_event(EventPayload(0, 1, "cut", "l", std::string(1025, 'd'))),
+      "event: a text runs past the entry or above its limit");
+  std::string past = EventPayload(0, 1, "cut");
+  past[16] = 40;  // the action's length runs past the entry
+  add("event text past the entry", with_event(past), "event: a text runs past the entry");
+  add("event trailing bytes", with_event(EventPayload(0, 1, "cut") + "zz"), "event: 2 bytes after its last text");
+  add("event too short", with_event(std::string(21, '\0')),
+      "an event entry of 21 bytes: the length is shorter than its fixed fields (22 bytes)");
+  add("event too long", with_event(std::string(fmt_::kMaxEventPayload + 1, '\0')),
+      "an event entry of 1335 bytes: the length is above its limit of 1334 bytes");
+  add("event before the run header", FileOf({{fmt_::EntryType::kEvent, EventPayload(0, 1, "kill")}}),
+      "the first entry is an event entry, not the run header");
+  add("event after the end", with_event(EventPayload(0, 1, "kill")) + [] {
+    std::string e;
+    fmt_::PutEntry(fmt_::EntryType::kEvent, EventPayload(0, 1, "kill"), &e);
+    return e;
+  }(), "bytes after the end entry");
+  std::string cut = with_event(EventPayload(0, 1, "kill", "primary", "pid 1"));
+  add("cut in an event", cut.substr(0, 24 + 9 + fmt_::RunHeaderPayload(PlainHeader()).size() + 9 + 10),
+      "the file ends inside an event entry (10 of its 38 bytes present)");
+}
+
 std::vector<Malformed> MalformedFiles() {
   const std::string good = FileWith({OkWrite(1, 1, 1, 0, 10)});
   std::vector<Malformed> cases;
@@ -413,6 +557,7 @@ std::vector<Malformed> MalformedFiles() {
   unknown.error = 1;
   add("client goes on after unknown", FileWith({unknown, OkWrite(2, 1, 2, 20, 30)}),
       "follows op 1 (seq 1), whose outcome is unknown");
+  AddMalformedEvents(add);
   return cases;
 }
 
@@ -446,7 +591,7 @@ std::string OutcomeOfPieces(const std::string& bytes, const std::vector<size_t>&
 }
 
 TEST(HistoryFormat, EverySplitGivesTheSameOutcome) {
-  std::vector<std::string> inputs = {GoldenBytes()};
+  std::vector<std::string> inputs = {GoldenBytes(), GoldenEventsBytes()};
   for (const Malformed& m : MalformedFiles()) inputs.push_back(m.bytes);
   Rng rng(29);
   for (const std::string& bytes : inputs) {

@@ -26,6 +26,7 @@ const char* AnEntry(uint8_t type) {
     case EntryType::kString: return "a string entry";
     case EntryType::kRecords: return "a records entry";
     case EntryType::kEnd: return "an end entry";
+    case EntryType::kEvent: return "an event entry";
   }
   return "an entry of unknown type";
 }
@@ -45,16 +46,19 @@ std::string LengthFault(uint8_t type, uint32_t length) {
     case EntryType::kEnd:
       if (length != format::kEndPayload) return "is not 8 bytes (the record count)";
       break;
+    case EntryType::kEvent:
+      if (length < format::kEventFixed) return "is shorter than its fixed fields (22 bytes)";
+      break;
   }
   if (length > format::MaxPayload(type)) return fmt::format("is above its limit of {} bytes", format::MaxPayload(type));
   return "";
 }
 
-// Reads the run header's length-prefixed texts from `p` (`left` bytes).
-bool TakeText(const char** p, size_t* left, std::string* out) {
+// Reads a length-prefixed text of at most `max` bytes from `p` (`left` bytes).
+bool TakeText(const char** p, size_t* left, std::string* out, size_t max = format::kMaxHeaderText) {
   if (*left < 2) return false;
   const uint16_t n = format::GetU16(*p);
-  if (n > format::kMaxHeaderText || *left < 2u + n) return false;
+  if (n > max || *left < 2u + n) return false;
   out->assign(*p + 2, n);
   *p += 2 + n;
   *left -= 2 + n;
@@ -150,7 +154,7 @@ Status HistoryReader::TakeEntryHeader() {
   crc_ = format::GetU32(pending_.data() + 5);
   if (format::MaxPayload(type_) == 0) {
     return Fail(entry_offset_, fmt::format("entry type {} is not one of 1 (run header), 2 (string), "
-                                           "3 (records), 4 (end)", type_));
+                                           "3 (records), 4 (end), 5 (event)", type_));
   }
   if (const std::string fault = LengthFault(type_, length); !fault.empty()) {
     return Fail(entry_offset_, fmt::format("{} of {} bytes: the length {}", AnEntry(type_), length, fault));
@@ -177,6 +181,7 @@ Status HistoryReader::TakeEntry() {
     case EntryType::kString: TakeString(); break;
     case EntryType::kRecords: TakeRecords(); break;
     case EntryType::kEnd: TakeEnd(); break;
+    case EntryType::kEvent: TakeEvent(); break;
   }
   if (!status_.ok()) return status_;
   pending_.clear();
@@ -252,6 +257,29 @@ Status HistoryReader::TakeRecords() {
     }
     history_.records.push_back(r);
   }
+  return status_;
+}
+
+Status HistoryReader::TakeEvent() {
+  if (history_.events.size() >= format::kMaxEvents) {
+    return Fail(entry_offset_, fmt::format("more than {} events", format::kMaxEvents));
+  }
+  Event e;
+  e.start_ns = static_cast<int64_t>(format::GetU64(pending_.data()));
+  e.end_ns = static_cast<int64_t>(format::GetU64(pending_.data() + 8));
+  const char* at = pending_.data() + 16;
+  size_t left = pending_.size() - 16;
+  const std::pair<std::string*, size_t> texts[] = {
+      {&e.action, format::kMaxEventAction}, {&e.target, format::kMaxEventTarget}, {&e.detail, format::kMaxEventDetail}};
+  for (const auto& [text, max] : texts) {
+    if (!TakeText(&at, &left, text, max)) {
+      return Fail(entry_offset_, "event: a text runs past the entry or above its limit (action 32 bytes, target "
+                                 "256, detail 1024)");
+    }
+  }
+  if (left != 0) return Fail(entry_offset_, fmt::format("event: {} bytes after its last text", left));
+  if (Status s = CheckEvent(e); !s.ok()) return Fail(entry_offset_, s.message());
+  history_.events.push_back(std::move(e));
   return status_;
 }
 

@@ -42,6 +42,7 @@ class HistoryReader {
   Status TakeString();
   Status TakeRecords();
   Status TakeEnd();
+  Status TakeEvent();
   std::string WhereCut() const;
 
   std::string name_;

@@ -75,6 +75,17 @@ Result<std::string_view> HistoryEncoder::AddTrustedEntry(std::span<const Record>
   }
 }
 
+Status HistoryEncoder::AddEvent(const Event& event) {
+  if (ended_) return Status::InvalidArgument("history: an event after the end entry");
+  if (Status s = CheckEvent(event); !s.ok()) return s.WithContext("history");
+  if (events_ >= format::kMaxEvents) {
+    return Status::InvalidArgument(fmt::format("history: more than {} events", format::kMaxEvents));
+  }
+  format::PutEntry(format::EntryType::kEvent, format::EventPayload(event), &out_);
+  ++events_;
+  return Status::OK();
+}
+
 void HistoryEncoder::End() {
   std::string payload;
   format::PutU64(records_, &payload);
@@ -128,6 +139,13 @@ Status HistoryFileWriter::AddTrusted(std::span<const Record> records) {
       status_ = file_->Write(*in_place);
     }
   }
+  if (status_.ok() && encoder_.pending_bytes() >= kFlushBytes) Flush();
+  return status_;
+}
+
+Status HistoryFileWriter::AddEvent(const Event& event) {
+  if (!status_.ok()) return status_;
+  status_ = encoder_.AddEvent(event);
   if (status_.ok() && encoder_.pending_bytes() >= kFlushBytes) Flush();
   return status_;
 }

@@ -39,6 +39,10 @@ class HistoryEncoder {
   /// view is empty. REQUIRES: 1 to format::kMaxRecordsPerEntry records, kept unchanged
   /// until written. After End(): InvalidArgument.
   Result<std::string_view> AddTrustedEntry(std::span<const Record> records);
+  /// Appends an event entry (a nemesis action), after checking it with CheckEvent:
+  /// InvalidArgument, and nothing appended, when it fails, when the file holds
+  /// format::kMaxEvents already, or after End().
+  Status AddEvent(const Event& event);
   /// Appends the end entry (the count of records). Nothing may be added after it.
   void End();
 
@@ -49,6 +53,7 @@ class HistoryEncoder {
   void Reuse(std::string buffer);
   size_t pending_bytes() const { return out_.size(); }
   uint64_t records() const { return records_; }
+  uint64_t events() const { return events_; }
   const RunHeader& header() const { return header_; }
 
  private:
@@ -59,6 +64,7 @@ class HistoryEncoder {
   std::unordered_map<std::string, uint16_t> ids_;
   size_t strings_ = 1;  // the table's size, id 0 included
   uint64_t records_ = 0;
+  uint64_t events_ = 0;
   bool ended_ = false;
 };
 
@@ -78,6 +84,8 @@ class HistoryFileWriter {
   /// layout allows (HistoryEncoder::AddTrustedEntry), so a record costs its CRC alone
   /// (bench/README.md, "The history's cost"). The same bytes as Add.
   Status AddTrusted(std::span<const Record> records);
+  /// Encodes an event (HistoryEncoder::AddEvent); the first error sticks as for Add.
+  Status AddEvent(const Event& event);
   /// The end entry, the rest of the buffer, and the file put in place. Call once.
   Status Finish();
 

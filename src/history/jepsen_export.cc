@@ -15,7 +15,8 @@ constexpr size_t kSinkBytes = size_t{1} << 20;
 struct JepsenEvent {
   int64_t time;
   bool completion;
-  uint32_t index;  // into h.records
+  bool nemesis;    // an event's (index into h.events), else an operation's (into h.records)
+  uint32_t index;
 };
 
 // A value as both syntaxes write it ("nil" is turned into "null" for JSON).
@@ -54,6 +55,7 @@ class JepsenLines {
       : h_(h), json_(syntax == JepsenSyntax::kJson), rw_(model == JepsenModel::kRwRegister) {}
 
   std::string Line(uint64_t index, const JepsenEvent& e) const {
+    if (e.nemesis) return NemesisLine(index, e);
     const Record& r = h_.records[e.index];
     std::vector<std::pair<std::string, std::string>> fields = {
         {"index", std::to_string(index)},
@@ -65,6 +67,27 @@ class JepsenLines {
     };
     if (e.completion && r.node != 0) fields.emplace_back("node", Str(h_.String(r.node)));
     if (e.completion && r.error != 0) fields.emplace_back("error", Str(h_.String(r.error)));
+    return Map(fields);
+  }
+
+ private:
+  // A nemesis action, as Jepsen's nemesis writes one: :info both ways, :process :nemesis,
+  // :f the action, :value the target (nil: none); what it did (:detail) on its completion.
+  std::string NemesisLine(uint64_t index, const JepsenEvent& e) const {
+    const Event& ev = h_.events[e.index];
+    std::vector<std::pair<std::string, std::string>> fields = {
+        {"index", std::to_string(index)},
+        {"time", std::to_string(e.time)},
+        {"type", Keyword("info")},
+        {"process", Keyword("nemesis")},
+        {"f", Keyword(ev.action)},
+        {"value", ev.target.empty() ? std::string(json_ ? "null" : "nil") : Str(ev.target)},
+    };
+    if (e.completion && !ev.detail.empty()) fields.emplace_back("detail", Str(ev.detail));
+    return Map(fields);
+  }
+
+  std::string Map(const std::vector<std::pair<std::string, std::string>>& fields) const {
     std::string line = "{";
     for (size_t i = 0; i < fields.size(); ++i) {
       if (i > 0) line += ", ";
@@ -74,7 +97,6 @@ class JepsenLines {
     return line + "}\n";
   }
 
- private:
   static const char* Type(Outcome o) {
     switch (o) {
       case Outcome::kOk: return "ok";
@@ -125,15 +147,22 @@ Status ExportJepsen(const History& h, JepsenSyntax syntax, JepsenModel model,
     }
   }
   std::vector<JepsenEvent> events;
-  events.reserve(h.records.size() * 2);
+  events.reserve((h.records.size() + h.events.size()) * 2);
   for (uint32_t i = 0; i < h.records.size(); ++i) {
-    events.push_back({h.records[i].invoke_ns, false, i});
-    events.push_back({h.records[i].complete_ns, true, i});
+    events.push_back({h.records[i].invoke_ns, false, false, i});
+    events.push_back({h.records[i].complete_ns, true, false, i});
   }
-  // Time order; at equal times invokes first (the operations overlap), then op order.
+  for (uint32_t i = 0; i < h.events.size(); ++i) {
+    events.push_back({h.events[i].start_ns, false, true, i});
+    events.push_back({h.events[i].end_ns, true, true, i});
+  }
+  // Time order; at equal times invokes first (they overlap), the operations' before the
+  // nemesis's, then op order (an event's: file order).
   std::sort(events.begin(), events.end(), [&](const JepsenEvent& a, const JepsenEvent& b) {
     if (a.time != b.time) return a.time < b.time;
     if (a.completion != b.completion) return !a.completion;
+    if (a.nemesis != b.nemesis) return !a.nemesis;
+    if (a.nemesis) return a.index < b.index;
     return h.records[a.index].op_id < h.records[b.index].op_id;
   });
   const JepsenLines lines(h, syntax, model);

@@ -3,6 +3,7 @@
 // :info) per operation, in time order, :index counting from 0, :process the client,
 // :time in nanoseconds. Keys are their indices (integers); a value is its ValueId as an
 // integer (client * 2^32 + seq), nil for an absent key, "foreign" for bytes of another run.
+// Each nemesis event is two lines of :process :nemesis, :type :info (its start and end).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,7 @@ enum class JepsenModel {
   kRwRegister,
 };
 
-/// Writes the lines to `sink` in pieces (about 1 MiB each); the first error the sink
+/// Writes the lines (two per record and two per event) to `sink` in pieces (about 1 MiB each); the first error the sink
 /// returns ends the export and is returned. InvalidArgument (before anything is written)
 /// for a history with a cas exported as kRwRegister.
 Status ExportJepsen(const History& h, JepsenSyntax syntax, JepsenModel model,

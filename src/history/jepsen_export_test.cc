@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -100,6 +101,31 @@ TEST(JepsenExport, ASinkErrorEndsTheExport) {
   Status s = ExportJepsen(b.h, JepsenSyntax::kEdn, JepsenModel::kCasRegister,
                           [](std::string_view) { return Status::IoError("disk full"); });
   EXPECT_EQ(s.message(), "disk full");
+}
+
+// A nemesis event is two :info lines of :process :nemesis among the operations' (at equal
+// times an operation's first), its detail on the second; no target is nil.
+TEST(JepsenExport, NemesisEventsAreTwoInfoLinesOfTheNemesis) {
+  HistoryBuilder b = Sample();
+  b.h.events = {{.start_ns = 150, .end_ns = 260, .action = "kill", .target = "primary", .detail = "pid 7"},
+                {.start_ns = 1000, .end_ns = 1000, .action = "heal"}};
+  for (JepsenModel model : {JepsenModel::kCasRegister, JepsenModel::kRwRegister}) {
+    if (model == JepsenModel::kRwRegister) b.h.records.pop_back();  // the cas
+    const auto lines = Lines(b.h, JepsenSyntax::kEdn, model);
+    ASSERT_EQ(lines.size(), 2 * (b.h.records.size() + b.h.events.size()));
+    EXPECT_EQ(lines[2], "{:index 2, :time 150, :type :info, :process :nemesis, :f :kill, :value \"primary\"}");
+    EXPECT_EQ(lines[5],
+              "{:index 5, :time 260, :type :info, :process :nemesis, :f :kill, :value \"primary\", :detail \"pid 7\"}");
+    const size_t n = lines.size();
+    EXPECT_EQ(lines[n - 2], fmt::format("{{:index {}, :time 1000, :type :info, :process :nemesis, :f :heal, :value nil}}", n - 2));
+    EXPECT_EQ(lines[n - 1], fmt::format("{{:index {}, :time 1000, :type :info, :process :nemesis, :f :heal, :value nil}}", n - 1));
+    EXPECT_EQ(CountHolding(lines, ":process :nemesis"), 4u);
+  }
+  const auto json = Lines(b.h, JepsenSyntax::kJson, JepsenModel::kCasRegister);
+  const auto kill = nlohmann::json::parse(json[5]);
+  EXPECT_EQ(kill, nlohmann::json::parse(R"({"index": 5, "time": 260, "type": "info", "process": "nemesis", "f": "kill",
+                                            "value": "primary", "detail": "pid 7"})"));
+  EXPECT_TRUE(nlohmann::json::parse(json.back())["value"].is_null());
 }
 
 TEST(JepsenExport, StringsAreEscaped) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "history/history_format.h"
+
 namespace memstand::history {
 namespace {
 
@@ -122,6 +124,41 @@ Status CheckRecord(const Record& r, const RunHeader& header, size_t strings) {
   if (r.revision < 0) return RecordError(r, fmt::format("revision {} is negative", r.revision));
   if (r.revision != 0 && header.target_kind != TargetKind::kEtcd) {
     return RecordError(r, "a revision in a history that is not etcd's");
+  }
+  return Status::OK();
+}
+
+namespace {
+
+Status EventError(const Event& e, std::string_view what) {
+  return Status::InvalidArgument(fmt::format("event '{}' at {} ns: {}", e.action.substr(0, format::kMaxEventAction),
+                                             e.start_ns, what));
+}
+
+bool IsActionWord(std::string_view a) {
+  if (a.empty() || a[0] < 'a' || a[0] > 'z') return false;
+  for (char c : a) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Status CheckEvent(const Event& e) {
+  if (e.action.size() > format::kMaxEventAction) {
+    return EventError(e, fmt::format("the action is {} bytes, above {}", e.action.size(), format::kMaxEventAction));
+  }
+  if (!IsActionWord(e.action)) {
+    return EventError(e, "the action is not a word of a-z, 0-9 and '-' that begins with a letter");
+  }
+  if (e.start_ns < 0) return EventError(e, "its start is negative (before the run's time 0)");
+  if (e.end_ns < e.start_ns) return EventError(e, fmt::format("it ends at {} ns, before it began", e.end_ns));
+  if (e.target.size() > format::kMaxEventTarget) {
+    return EventError(e, fmt::format("the target is {} bytes, above {}", e.target.size(), format::kMaxEventTarget));
+  }
+  if (e.detail.size() > format::kMaxEventDetail) {
+    return EventError(e, fmt::format("the detail is {} bytes, above {}", e.detail.size(), format::kMaxEventDetail));
   }
   return Status::OK();
 }

@@ -86,12 +86,26 @@ struct RunHeader {
   bool operator==(const RunHeader&) const = default;
 };
 
+/// One action of a scenario's nemesis during the run (docs/history.md, "The event"): a
+/// fault carried out on a node or a link (kill, pause, resume, restart; cut, blackhole,
+/// heal), or tried and refused. Times are nanoseconds since the run's start, on the
+/// records' clock. Jepsen's histories carry the same as the :nemesis process's operations.
+struct Event {
+  int64_t start_ns = 0;  // the action began
+  int64_t end_ns = 0;    // it returned (a restart: once the node was ready again)
+  std::string action{};  // "kill", "blackhole": 1..32 of a-z, 0-9 and '-', from a letter
+  std::string target{};  // the node's or link's name ("primary", "peers"); may be empty
+  std::string detail{};  // "pid 1234", or why it was not carried out; may be empty
+  bool operator==(const Event&) const = default;
+};
+
 /// A history read back whole.
 struct History {
   RunHeader header;
   /// The string table: strings[0] is "" (id 0, "none"); id i is strings[i].
   std::vector<std::string> strings = {""};
   std::vector<Record> records;  // in file order
+  std::vector<Event> events;    // the nemesis's actions, in file order
   const std::string& String(uint16_t id) const {
     return id < strings.size() ? strings[id] : strings[0];
   }
@@ -116,5 +130,11 @@ Status CheckRunHeader(const RunHeader& header);
 /// exactly when not ok, what a read saw or a cas expected, string ids below
 /// `strings` (the table's size so far). InvalidArgument saying which field and why.
 Status CheckRecord(const Record& r, const RunHeader& header, size_t strings);
+
+/// The checks of an event that the reader applies (and the encoder's AddEvent): times
+/// not negative and in order, the action a word of a-z, 0-9 and '-' (1 to 32 bytes,
+/// from a letter), the target at most 256 bytes, the detail at most 1024.
+/// InvalidArgument saying which.
+Status CheckEvent(const Event& e);
 
 }  // namespace memstand::history

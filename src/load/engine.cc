@@ -419,7 +419,7 @@ Result<std::unique_ptr<HistoryLog>> OpenHistory(const LoadOptions& opt, const st
   }
   header.target = opt.target.Display();
   header.writer = std::string("memstand ") + MEMSTAND_VERSION;
-  auto log = HistoryLog::Open(opt.history_path, std::move(header));
+  auto log = HistoryLog::Open(opt.history_path, std::move(header), opt.history_events);
   if (!log.ok()) return log.status();
   shared->history = log->get();
   shared->history_ops = std::move(plan->ops);

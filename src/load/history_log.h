@@ -1,7 +1,8 @@
 // --history FILE: the run's operations as a history (docs/history.md), one record per
 // operation. The load threads fill batches of records and hand them over; a thread of
 // the log's own encodes them and writes the file, so a load thread never waits for the
-// disk. The file appears whole when the run ends (Finish), or not at all.
+// disk. The file appears whole when the run ends (Finish), or not at all. The nemesis's
+// actions (load/history_events.h) go into the same file, by the same thread.
 #pragma once
 
 #include <atomic>
@@ -21,6 +22,7 @@
 
 #include "history/history_writer.h"
 #include "history/record.h"
+#include "load/history_events.h"
 #include "util/status.h"
 
 namespace memstand {
@@ -68,8 +70,10 @@ class HistoryLog {
 
   /// Prepares `path` (the output of --history) and starts the writer thread. Time 0 of
   /// the records is now: `start_ns()` on the monotonic clock, header.start_unix_ns on the
-  /// wall clock (set here).
-  static Result<std::unique_ptr<HistoryLog>> Open(const std::string& path, history::RunHeader header);
+  /// wall clock (set here). `events` (may be null): a scenario's queue of nemesis
+  /// events, which the writer thread drains whenever it wakes and once more at Finish.
+  static Result<std::unique_ptr<HistoryLog>> Open(const std::string& path, history::RunHeader header,
+                                                  std::shared_ptr<HistoryEvents> events = nullptr);
   /// Stops the writer thread; without Finish the file is not put in place.
   ~HistoryLog();
   HistoryLog(const HistoryLog&) = delete;
@@ -83,6 +87,13 @@ class HistoryLog {
   uint16_t Intern(std::string_view text);
   /// A client id no other client of the run has (a new one after an unknown outcome).
   uint32_t NewClient() { return next_client_.fetch_add(1, std::memory_order_relaxed); }
+  /// A nemesis event, from any thread (times on the monotonic clock, NowNs): written by
+  /// the writer thread, as an event entry with its times made relative to start_ns().
+  /// Its target and detail are cut to the format's limits; an event the format cannot
+  /// hold (an action not a-z, 0-9 and '-', a start before time 0, an end before its
+  /// start) is left out and counted in events_dropped(), as is one added after Finish
+  /// began. Never fails the history.
+  void AddEvent(NemesisEvent event);
   /// Hands a batch to the writer thread; returns an empty one, with room, to fill next.
   Batch Hand(Batch batch);
   /// After every thread handed its last batch: the end entry written and the file put
@@ -90,22 +101,30 @@ class HistoryLog {
   /// out of step) if any, then nothing is put in place. Call once.
   Status Finish();
   uint64_t records() const { return records_; }
+  /// Events written, and left out (above), after Finish.
+  uint64_t events() const { return events_written_; }
+  uint64_t events_dropped() const { return events_dropped_; }
 
  private:
-  HistoryLog(std::unique_ptr<history::HistoryFileWriter> writer, int64_t start_ns, uint32_t run_tag);
+  HistoryLog(std::unique_ptr<history::HistoryFileWriter> writer, int64_t start_ns, uint32_t run_tag,
+             std::shared_ptr<HistoryEvents> sink);
   void WriterLoop();
   /// Writer thread: the strings interned since the last batch, into the file first.
-  Status SyncStrings();
+  Status WriteStrings(const std::vector<std::string>& fresh);
+  /// Writer thread: `events` and the sink's, into the file.
+  Status WriteEvents(std::vector<NemesisEvent> events);
 
   std::unique_ptr<history::HistoryFileWriter> writer_;  // the writer thread's alone
   const int64_t start_ns_;
   const uint32_t run_tag_;
+  const std::shared_ptr<HistoryEvents> sink_;  // may be null
   std::atomic<uint32_t> next_client_{1};
 
   std::mutex mu_;
   std::condition_variable wake_;
   std::deque<Batch> queue_;  // handed, not yet written
   std::vector<Batch> spare_;  // written, for Hand to give back
+  std::vector<NemesisEvent> events_;  // added, not yet written
   std::vector<std::string> strings_ = {""};          // the table: id i is strings_[i]
   std::unordered_map<std::string, uint16_t> ids_;
   uint16_t overflow_id_ = 0;
@@ -113,6 +132,8 @@ class HistoryLog {
   Status status_;  // the writer thread's first error
   size_t strings_written_ = 1;  // writer thread: table entries already in the file
   uint64_t records_ = 0;        // written (after Finish)
+  uint64_t events_written_ = 0;  // writer thread, then read after Finish
+  uint64_t events_dropped_ = 0;  // under mu_, then read after Finish
   std::thread thread_;
 };
 

@@ -3,11 +3,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/tls.h"
+#include "load/history_events.h"
 #include "load/pool.h"
 #include "load/protocol.h"
 #include "load/target.h"
@@ -152,6 +154,10 @@ struct LoadOptions {
   /// --wait-replicas: a WAIT after every write (RESP only). Off by default: Redis's
   /// replication is asynchronous and a write's reply does not wait for it.
   WaitReplicas wait;
+  /// With history_path: the nemesis events a scenario adds while the load runs
+  /// (load/history_events.h), written into the history beside the operations; added
+  /// after the run's end they are not. Null: none.
+  std::shared_ptr<HistoryEvents> history_events;
 
   int connections() const { return threads * clients; }
   /// The pool's size: 1 without one.

@@ -2,7 +2,8 @@
 // library (history/) of writes that really went to the server, checked after one of its
 // keys was deleted (lost), one overwritten by hand (unexpected), and untouched (pass);
 // a malformed file is exit 2. `memstand history export` writes an invoke and a
-// completion per operation.
+// completion per operation; a nemesis event is counted by the check, exported as the
+// nemesis's two lines, and refused (exit 2) when malformed.
 #include <fstream>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/e2e_util.h"
+#include "history/history_format.h"
 #include "history/history_writer.h"
 #include "history/record.h"
 #include "history/value_tag.h"
@@ -178,6 +180,72 @@ TEST(CheckE2E, ExportHasAnInvokeAndACompletionPerOperation) {
   ASSERT_EQ(json.exit_code, 0) << json.output;
   EXPECT_NE(json.output.find("\"f\": \"txn\", \"value\": [[\"w\", 1, 4294967297]]"), std::string::npos)
       << json.output;
+}
+
+// A history of a write and a read on one key with a kill and a restart between; then
+// files whose event the format refuses, each exit 2 naming what is wrong.
+TEST(CheckE2E, NemesisEventsAreCountedExportedAndAMalformedOneRefused) {
+  const std::string dir = TempDir();
+  history::RunHeader header;
+  header.keys_fresh = true;
+  header.key_prefix = "hist:";
+  header.target = "redis://127.0.0.1:1";
+  header.writer = "check_e2e_test";
+  auto writer = history::HistoryFileWriter::Open("--history", dir + "/events.hist", header);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  const std::vector<history::Record> records = {
+      {.op_id = 1, .client = 1, .seq = 1, .invoke_ns = 100, .complete_ns = 200, .key = 1, .f = history::Op::kWrite},
+      {.op_id = 2, .client = 2, .seq = 1, .invoke_ns = 900, .complete_ns = 1000, .key = 1,
+       .value = history::ValueId(1, 1), .f = history::Op::kRead, .seen = history::Seen::kOurs}};
+  ASSERT_TRUE((*writer)->Add(records).ok());
+  ASSERT_TRUE((*writer)->AddEvent({.start_ns = 300, .end_ns = 310, .action = "kill", .target = "primary",
+                                   .detail = "pid 4242"}).ok());
+  ASSERT_TRUE((*writer)->AddEvent({.start_ns = 500, .end_ns = 800, .action = "restart", .target = "primary",
+                                   .detail = "pid 4242 -> 4250"}).ok());
+  ASSERT_TRUE((*writer)->Finish().ok());
+
+  const std::vector<std::string> checks = {"--checks", "linearizable,monotonic-reads,read-your-writes"};
+  std::vector<std::string> check = {"check", dir + "/events.hist"};
+  check.insert(check.end(), checks.begin(), checks.end());
+  Outcome ok = RunMemstand(check);
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("2 operation(s) of 2 client(s) on 1 key(s), 2 nemesis event(s); target"),
+            std::string::npos)
+      << ok.output;
+  Outcome edn = RunMemstand({"history", "export", dir + "/events.hist", "--out", dir + "/events.edn"});
+  ASSERT_EQ(edn.exit_code, 0) << edn.output;
+  EXPECT_EQ(CountLines(dir + "/events.edn"), 8);
+  const std::string text = ReadFile(dir + "/events.edn");
+  EXPECT_NE(text.find("{:index 2, :time 300, :type :info, :process :nemesis, :f :kill, :value \"primary\"}\n"
+                      "{:index 3, :time 310, :type :info, :process :nemesis, :f :kill, :value \"primary\", "
+                      ":detail \"pid 4242\"}\n"),
+            std::string::npos)
+      << text;
+
+  auto file_with_event = [&](const std::string& name, const history::Event& e) {
+    std::string bytes = history::format::FileHeader();
+    history::format::PutEntry(history::format::EntryType::kRunHeader, history::format::RunHeaderPayload(header),
+                              &bytes);
+    history::format::PutEntry(history::format::EntryType::kEvent, history::format::EventPayload(e), &bytes);
+    std::string end;
+    history::format::PutU64(0, &end);
+    history::format::PutEntry(history::format::EntryType::kEnd, end, &bytes);
+    std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
+    return dir + "/" + name;
+  };
+  const std::string backwards = file_with_event("backwards.hist", {.start_ns = 100, .end_ns = 99, .action = "kill"});
+  const std::string long_action =
+      file_with_event("long.hist", {.start_ns = 1, .end_ns = 2, .action = std::string(40, 'k')});
+  std::vector<std::string> check_backwards = {"check", backwards};
+  check_backwards.insert(check_backwards.end(), checks.begin(), checks.end());
+  ExpectEveryCase(
+      {
+          {check_backwards, 2, "backwards.hist: offset 97: event 'kill' at 100 ns: it ends at 99 ns, before it began"},
+          {{"history", "export", backwards}, 2, "it ends at 99 ns, before it began"},
+          {{"check", long_action, "--checks", "linearizable"}, 2,
+           "long.hist: offset 97: event: a text runs past the entry or above its limit (action 32 bytes"},
+      },
+      60);
 }
 
 }  // namespace

@@ -93,6 +93,45 @@ Status Act(Topology& t, size_t node, FaultAction a) {
   return Status::InvalidArgument(fmt::format("'{}' does not act on a node", FaultActionName(a)));
 }
 
+// The clocks around one action: the wall clock of FaultEvent, and the monotonic one a
+// history's records are taken on (load/history_events.h).
+struct MonoTimes {
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
+template <class Act>
+Status Timed(FaultEvent& e, MonoTimes* mono, Act act) {
+  mono->start = NowNs();
+  e.start_unix_ns = UnixNowNs();
+  Status done = act();
+  e.end_unix_ns = UnixNowNs();
+  mono->end = NowNs();
+  return done;
+}
+
+// The process a node step hit: "pid 1234", a restart's "pid 1234 -> 1240"; "" for a link.
+std::string PidText(const FaultEvent& e) {
+  if (e.pid_before != 0 && e.pid_after != 0 && e.pid_after != e.pid_before) {
+    return fmt::format("pid {} -> {}", e.pid_before, e.pid_after);
+  }
+  if (e.pid_before != 0) return fmt::format("pid {}", e.pid_before);
+  if (e.pid_after != 0) return fmt::format("pid {}", e.pid_after);
+  return "";
+}
+
+// A step that was carried out (or tried: then why it failed), into the history.
+void Tell(HistoryEvents* history, const FaultEvent& e, const MonoTimes& mono) {
+  if (history == nullptr) return;
+  std::string detail = PidText(e);
+  if (!e.error.empty()) detail += (detail.empty() ? "" : "; ") + ("not carried out: " + e.error);
+  history->Add({.start_mono_ns = mono.start,
+                .end_mono_ns = mono.end,
+                .action = FaultActionName(e.step.action),
+                .target = e.step.node,
+                .detail = std::move(detail)});
+}
+
 }  // namespace
 
 const char* FaultActionName(FaultAction a) {
@@ -189,7 +228,8 @@ Result<std::vector<FaultStep>> ParseFaultSchedule(std::string_view text, const s
 
 std::vector<FaultEvent> RunFaults(Topology& topology, const std::vector<FaultStep>& steps, int64_t start_ns,
                                   const std::atomic<bool>* interrupt,
-                                  const std::function<void(const FaultEvent&)>& on_step, const FaultLinks* links) {
+                                  const std::function<void(const FaultEvent&)>& on_step, const FaultLinks* links,
+                                  HistoryEvents* history) {
   // The wall clock at the load's start, for the events (NowNs is monotonic).
   const int64_t start_unix_ns = UnixNowNs() - (NowNs() - start_ns);
   std::vector<FaultEvent> events;
@@ -219,11 +259,11 @@ std::vector<FaultEvent> RunFaults(Topology& topology, const std::vector<FaultSte
         e.error = stopped = "no link '" + s.node + "' has a relay";
         continue;
       }
-      e.start_unix_ns = UnixNowNs();
-      Status done = links->apply(link, s.action);
-      e.end_unix_ns = UnixNowNs();
+      MonoTimes mono;
+      Status done = Timed(e, &mono, [&] { return links->apply(link, s.action); });
+      if (!done.ok()) e.error = done.message();
+      Tell(history, e, mono);
       if (!done.ok()) {
-        e.error = done.message();
         stopped = "not carried out: step '" + std::string(FaultActionName(s.action)) + " " + s.node + "' failed";
         continue;
       }
@@ -244,12 +284,12 @@ std::vector<FaultEvent> RunFaults(Topology& topology, const std::vector<FaultSte
       continue;
     }
     e.pid_before = topology.nodes()[node].process.pid;
-    e.start_unix_ns = UnixNowNs();
-    Status done = Act(topology, node, s.action);
-    e.end_unix_ns = UnixNowNs();
+    MonoTimes mono;
+    Status done = Timed(e, &mono, [&] { return Act(topology, node, s.action); });
     e.pid_after = topology.nodes()[node].process.pid;
+    if (!done.ok()) e.error = done.message();
+    Tell(history, e, mono);
     if (!done.ok()) {
-      e.error = done.message();
       stopped = "not carried out: step '" + std::string(FaultActionName(s.action)) + " " + s.node + "' failed";
       continue;
     }
@@ -261,19 +301,19 @@ std::vector<FaultEvent> RunFaults(Topology& topology, const std::vector<FaultSte
     FaultEvent& e = events.emplace_back();
     e.step = {FaultAction::kResume, topology.nodes()[node].name, -1};
     e.pid_before = topology.nodes()[node].process.pid;
-    e.start_unix_ns = UnixNowNs();
-    Status done = topology.ResumeNode(node);
-    e.end_unix_ns = UnixNowNs();
+    MonoTimes mono;
+    Status done = Timed(e, &mono, [&] { return topology.ResumeNode(node); });
     e.pid_after = e.pid_before;
     if (!done.ok()) e.error = done.message();
+    Tell(history, e, mono);
   }
   for (const auto& [link, unused] : broken) {  // no link is left cut
     FaultEvent& e = events.emplace_back();
     e.step = {FaultAction::kHeal, links->names[link], -1};
-    e.start_unix_ns = UnixNowNs();
-    Status done = links->apply(link, FaultAction::kHeal);
-    e.end_unix_ns = UnixNowNs();
+    MonoTimes mono;
+    Status done = Timed(e, &mono, [&] { return links->apply(link, FaultAction::kHeal); });
     if (!done.ok()) e.error = done.message();
+    Tell(history, e, mono);
   }
   return events;
 }

@@ -4,8 +4,8 @@
 // into steps, checked against the node and link names and the order a node (running,
 // paused, killed) or a link (forwarding, cut, blackholed) can go through; RunFaults
 // carries them out at their times and says, step by step, when each was due, began and
-// ended and which process it hit. Whatever happens, no node is left paused and no link
-// left cut.
+// ended and which process it hit, and can put each into the run's history. Whatever
+// happens, no node is left paused and no link left cut.
 #pragma once
 
 #include <atomic>
@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "load/history_events.h"
 #include "stand/topology.h"
 #include "util/status.h"
 
@@ -76,10 +77,15 @@ struct FaultEvent {
 /// happened (an event `resume` or `heal`, at_s -1, records each). `on_step` (may be
 /// empty) is called with each step's event once it was carried out (a scenario's watcher
 /// of the failure detector starts with the fault). `links` (may be null: no link step)
-/// carries out the link steps.
+/// carries out the link steps. `history` (may be null: none) gets each step carried out
+/// or tried, the final resumes and heals included, as it ends (its times on the
+/// monotonic clock; the detail the process it hit, "pid 1234" or a restart's
+/// "pid 1234 -> 1240", and for one that failed "not carried out: " and why): hand it to
+/// the load (LoadOptions::history_events) and the run's history holds the faults. Steps
+/// never begun (after an interrupt or a failed step) are not in it.
 std::vector<FaultEvent> RunFaults(Topology& topology, const std::vector<FaultStep>& steps, int64_t start_ns,
                                   const std::atomic<bool>* interrupt,
                                   const std::function<void(const FaultEvent&)>& on_step = {},
-                                  const FaultLinks* links = nullptr);
+                                  const FaultLinks* links = nullptr, HistoryEvents* history = nullptr);
 
 }  // namespace memstand

@@ -128,7 +128,8 @@ TEST_F(NemesisTest, AScheduleRunsInOrderOnARealServer) {
   auto steps = ParseFaultSchedule(
       "pause " + node + " at 0.05s; resume at 0.1s; kill at 0.15s; restart at 0.2s", {node});
   ASSERT_TRUE(steps.ok()) << steps.status().message();
-  const std::vector<FaultEvent> events = RunFaults(**t, *steps, NowNs(), nullptr);
+  HistoryEvents history;
+  const std::vector<FaultEvent> events = RunFaults(**t, *steps, NowNs(), nullptr, {}, nullptr, &history);
   ASSERT_EQ(events.size(), 4u);
   int64_t last = 0;
   for (const FaultEvent& e : events) {
@@ -145,6 +146,21 @@ TEST_F(NemesisTest, AScheduleRunsInOrderOnARealServer) {
   EXPECT_NE(second, first);
   EXPECT_EQ(events[3].pid_after, second);
   EXPECT_TRUE(ReadProcessIdentity(second).ok());
+  // The history's side: each step, in order, on the monotonic clock, with its process.
+  const std::vector<NemesisEvent> told = history.Take();
+  ASSERT_EQ(told.size(), 4u);
+  const char* actions[] = {"pause", "resume", "kill", "restart"};
+  int64_t told_last = 0;
+  for (size_t i = 0; i < told.size(); ++i) {
+    EXPECT_EQ(told[i].action, actions[i]);
+    EXPECT_EQ(told[i].target, node);
+    EXPECT_GE(told[i].start_mono_ns, told_last);
+    EXPECT_GE(told[i].end_mono_ns, told[i].start_mono_ns);
+    told_last = told[i].end_mono_ns;
+  }
+  EXPECT_EQ(told[0].detail, "pid " + std::to_string(first));
+  EXPECT_EQ(told[2].detail, "pid " + std::to_string(first));
+  EXPECT_NE(told[3].detail.find(std::to_string(second)), std::string::npos) << told[3].detail;
   EXPECT_TRUE((*t)->Stop().ok());
 }
 
@@ -193,8 +209,9 @@ TEST_F(NemesisTest, AnInterruptLeavesNoLinkCut) {
                      return Status::OK();
                    }};
   int on_step = 0;
+  HistoryEvents history;
   const std::vector<FaultEvent> events =
-      RunFaults(**t, *steps, NowNs(), &interrupt, [&](const FaultEvent&) { ++on_step; }, &links);
+      RunFaults(**t, *steps, NowNs(), &interrupt, [&](const FaultEvent&) { ++on_step; }, &links, &history);
   const std::vector<std::pair<size_t, FaultAction>> want = {{0, FaultAction::kCut},
                                                             {0, FaultAction::kHeal},
                                                             {1, FaultAction::kBlackhole},
@@ -207,6 +224,15 @@ TEST_F(NemesisTest, AnInterruptLeavesNoLinkCut) {
   EXPECT_EQ(events[4].step.node, "clients");
   EXPECT_EQ(events[4].step.at_s, -1);
   EXPECT_EQ(events[4].pid_before, 0);
+  // The history holds what was carried out, the final heal too; not the interrupted step.
+  std::vector<std::pair<std::string, std::string>> told;
+  for (const NemesisEvent& e : history.Take()) {
+    told.emplace_back(e.action, e.target);
+    EXPECT_EQ(e.detail, "");
+  }
+  const std::vector<std::pair<std::string, std::string>> want_told = {
+      {"cut", "peers"}, {"heal", "peers"}, {"blackhole", "clients"}, {"heal", "clients"}};
+  EXPECT_EQ(told, want_told);
   EXPECT_TRUE((*t)->Stop().ok());
 }
 
@@ -217,10 +243,17 @@ TEST_F(NemesisTest, ALinkStepThatFailsEndsTheSchedule) {
   auto steps = ParseFaultSchedule("cut peers at 0s; heal at 0s", {(*t)->nodes()[0].name}, kLinks);
   ASSERT_TRUE(steps.ok());
   FaultLinks links{kLinks, [](size_t, FaultAction) { return Status::Failed("the relay is gone"); }};
-  const std::vector<FaultEvent> events = RunFaults(**t, *steps, NowNs(), nullptr, {}, &links);
+  HistoryEvents history;
+  const std::vector<FaultEvent> events = RunFaults(**t, *steps, NowNs(), nullptr, {}, &links, &history);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].error, "the relay is gone");
   EXPECT_NE(events[1].error.find("not carried out: step 'cut peers' failed"), std::string::npos) << events[1].error;
+  // The step tried is in the history with why it failed; the one never begun is not.
+  const std::vector<NemesisEvent> told = history.Take();
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_EQ(told[0].action, "cut");
+  EXPECT_EQ(told[0].target, "peers");
+  EXPECT_EQ(told[0].detail, "not carried out: the relay is gone");
   EXPECT_TRUE((*t)->Stop().ok());
 }
 
