@@ -93,8 +93,18 @@ TEST(PartitionE2E, TheOldPrimaryLosesWhatItTookWithTheClientsOnItsSide) {
   EXPECT_TRUE(lost) << r.out.output;
   EXPECT_NE(r.out.output.find("Results: the partition"), std::string::npos) << r.out.output;
   EXPECT_NE(r.out.output.find("nemesis: blackhole peers at"), std::string::npos) << r.out.output;
+  // The evidence's histories read whole, the link steps among them as the nemesis's
+  // operations (an invoke and a completion each) of the Jepsen export.
   for (const auto& c : r.doc["cells"]) {
-    EXPECT_TRUE(fs::exists(r.dir + "/ev/" + c["history_file"].get<std::string>())) << c["history_file"];
+    const std::string hist = r.dir + "/ev/" + c["history_file"].get<std::string>();
+    Outcome exported = RunMemstand({"history", "export", hist, "--out", hist + ".edn"});
+    ASSERT_EQ(exported.exit_code, 0) << exported.output;
+    const std::string edn = ReadFile(hist + ".edn");
+    size_t nemesis = 0;
+    for (size_t at = edn.find(":process :nemesis"); at != std::string::npos; at = edn.find(":process :nemesis", at + 1)) {
+      ++nemesis;
+    }
+    EXPECT_EQ(nemesis, 2 * c["schedule"].size()) << hist;
   }
 }
 

@@ -19,6 +19,7 @@
 #include "load/command_spec.h"
 #include "load/engine.h"
 #include "load/history_checks.h"
+#include "load/history_events.h"
 #include "load/target.h"
 #include "load/proto_control.h"
 #include "proto/etcd/etcd.h"
@@ -429,6 +430,8 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
   Result<RunResult> result = Status::Failed("not run");
   const int64_t start_ns = NowNs();
   const int64_t load_start_unix_ns = UnixNowNs();
+  auto nemesis = std::make_shared<HistoryEvents>();  // the steps, in the history too
+  load->history_events = nemesis;
   std::thread runner([&] { result = RunLoad(*load, ctx.interrupt); });
   std::atomic<bool> stop_watch{false};
   Watch watch;
@@ -457,7 +460,7 @@ void RunCell(const Config& c, const FailoverOptions& o, const ScenarioContext& c
                                       : "planting the loss failed: " + cut.message());
   }
   const std::vector<FaultEvent> events =
-      RunFaults(t, steps, start_ns, ctx.interrupt, [&](const FaultEvent&) { fault_begun = true; });
+      RunFaults(t, steps, start_ns, ctx.interrupt, [&](const FaultEvent&) { fault_begun = true; }, nullptr, nemesis.get());
   fault_begun = true;  // also when the first step was never carried out: the watcher ends
   runner.join();
   stop_watch = true;

@@ -18,22 +18,8 @@ std::string Seconds(double s) { return s < 0 ? "-" : fmt::format("{:.3f}", s); }
 json SecondsJson(double s) { return s < 0 ? json(nullptr) : json(s); }
 json MsJson(int64_t ns) { return ns < 0 ? json(nullptr) : json(static_cast<double>(ns) / 1e6); }
 
-const history::CheckResult* CheckOf(const FailoverCell& cell, const char* name) {
-  for (const history::CheckResult& c : cell.checks) {
-    if (c.check == name) return &c;
-  }
-  return nullptr;
-}
-
-uint64_t Count(const FailoverCell& cell, const char* check, const char* kind) {
-  const history::CheckResult* c = CheckOf(cell, check);
-  return c == nullptr ? 0 : c->Count(kind);
-}
-
-std::string VerdictOf(const FailoverCell& cell, const char* check) {
-  const history::CheckResult* c = CheckOf(cell, check);
-  return c == nullptr ? "-" : history::VerdictName(c->verdict);
-}
+uint64_t Count(const FailoverCell& cell, const char* check, const char* kind) { return CheckCount(cell.checks, check, kind); }
+std::string VerdictOf(const FailoverCell& cell, const char* check) { return CheckVerdict(cell.checks, check); }
 
 json CellJson(const FailoverCell& c) {
   const WriteOutage& o = c.outage;

@@ -10,6 +10,24 @@ constexpr size_t kExamples = 3;
 
 }  // namespace
 
+const history::CheckResult* FindCheck(const std::vector<history::CheckResult>& checks, const std::string& check) {
+  for (const history::CheckResult& c : checks) {
+    if (c.check == check) return &c;
+  }
+  return nullptr;
+}
+
+uint64_t CheckCount(const std::vector<history::CheckResult>& checks, const std::string& check,
+                    const std::string& kind) {
+  const history::CheckResult* c = FindCheck(checks, check);
+  return c == nullptr ? 0 : c->Count(kind);
+}
+
+std::string CheckVerdict(const std::vector<history::CheckResult>& checks, const std::string& check) {
+  const history::CheckResult* c = FindCheck(checks, check);
+  return c == nullptr ? "-" : history::VerdictName(c->verdict);
+}
+
 nlohmann::json ChecksJson(const std::vector<history::CheckResult>& checks) {
   nlohmann::json out = nlohmann::json::array();
   for (const history::CheckResult& r : checks) {

@@ -14,6 +14,15 @@
 
 namespace memstand {
 
+/// The result of the check named `check` ("lost-writes") among `checks`; null when it
+/// did not run.
+const history::CheckResult* FindCheck(const std::vector<history::CheckResult>& checks, const std::string& check);
+/// Its findings of `kind` ("lost"), 0 when it did not run.
+uint64_t CheckCount(const std::vector<history::CheckResult>& checks, const std::string& check,
+                    const std::string& kind);
+/// Its verdict's name ("pass"), "-" when it did not run.
+std::string CheckVerdict(const std::vector<history::CheckResult>& checks, const std::string& check);
+
 /// [{check, verdict, summary}], one per result.
 nlohmann::json ChecksJson(const std::vector<history::CheckResult>& checks);
 

@@ -15,6 +15,7 @@
 #include "history/history_reader.h"
 #include "load/engine.h"
 #include "load/history_checks.h"
+#include "load/history_events.h"
 #include "load/target.h"
 #include "relay/relay.h"
 #include "scenario/kit/evidence.h"
@@ -352,6 +353,8 @@ void RunCell(const PartitionOptions& o, const ScenarioContext& ctx, const std::s
   Result<RunResult> result = Status::Failed("not run");
   const int64_t start_ns = NowNs();
   const int64_t load_start_unix_ns = UnixNowNs();
+  auto nemesis = std::make_shared<HistoryEvents>();  // the link steps, in the history too
+  load->history_events = nemesis;
   std::thread runner([&] { result = RunLoad(*load, ctx.interrupt); });
   std::atomic<bool> stop_watch{false};
   Watch watch;
@@ -362,7 +365,7 @@ void RunCell(const PartitionOptions& o, const ScenarioContext& ctx, const std::s
                                                    : a == FaultAction::kBlackhole ? Relay::LinkMode::kBlackhole
                                                                                   : Relay::LinkMode::kForward);
                          }};
-  const std::vector<FaultEvent> events = RunFaults(t, steps, start_ns, ctx.interrupt, {}, &links);
+  const std::vector<FaultEvent> events = RunFaults(t, steps, start_ns, ctx.interrupt, {}, &links, nemesis.get());
   runner.join();
   cell->new_primary = watch.new_primary;  // as seen so far: Settle waits for the old one to follow
   if (watch.promote_unix_ns != 0 && result.ok() && !result->interrupted) {

@@ -15,6 +15,7 @@
 #include "load/command_spec.h"
 #include "load/engine.h"
 #include "load/history_checks.h"
+#include "load/history_events.h"
 #include "scenario/kit/evidence.h"
 #include "scenario/kit/nemesis.h"
 #include "scenario/kit/poll.h"
@@ -165,6 +166,8 @@ void RunCell(const RecoveryOptions& o, const ScenarioContext& ctx, const std::st
   Result<RunResult> result = Status::Failed("not run");
   const int64_t start_ns = NowNs();
   const int64_t load_start_unix_ns = UnixNowNs();
+  auto nemesis = std::make_shared<HistoryEvents>();  // the kill and the restart, in the history too
+  load.history_events = nemesis;
   std::thread runner([&] { result = RunLoad(load, ctx.interrupt); });
   const std::vector<FaultStep> steps = {{FaultAction::kKill, node.name, o.kill_at_s},
                                         {FaultAction::kRestart, node.name, o.kill_at_s + kRestartAfterS}};
@@ -173,9 +176,12 @@ void RunCell(const RecoveryOptions& o, const ScenarioContext& ctx, const std::st
   PollUntil(measure_at, 10'000'000, []() -> Result<bool> { return false; }, ctx.interrupt);
   if (auto size = sys.DataSize(node); size.ok()) cell->used_memory = *size;
   sys.FilesOnDisk(node.dir, cell);
-  const std::vector<FaultEvent> events = RunFaults(t, steps, start_ns, ctx.interrupt, [&](const FaultEvent& e) {
-    if (e.step.action == FaultAction::kKill) restarting = true;
-  });
+  const std::vector<FaultEvent> events = RunFaults(
+      t, steps, start_ns, ctx.interrupt,
+      [&](const FaultEvent& e) {
+        if (e.step.action == FaultAction::kKill) restarting = true;
+      },
+      nullptr, nemesis.get());
   runner.join();
   stop = true;  // the load is over: the watcher has seen what it could
   watcher.join();
