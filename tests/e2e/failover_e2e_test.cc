@@ -182,6 +182,21 @@ TEST(FailoverE2E, TarantoolKillIsFailedOverByTheScenarioAndTheLoadFindsTheNewMas
   EXPECT_EQ(r.out.exit_code == 4, !r.doc["anomalies"].empty()) << r.out.output;
 }
 
+// The master stopped longer than the detection timeout: a replica is promoted while it is
+// stopped, and once it answers again the orchestrator fences it (read-only).
+TEST(FailoverE2E, TarantoolPauseIsFailedOverAndTheResumedMasterFenced) {
+  Ran r = RunFailover({"--only", "tarantool", "--faults", "pause"});
+  ASSERT_TRUE(r.out.exit_code == 0 || r.out.exit_code == 4) << r.out.output;
+  ASSERT_EQ(r.doc["cells"].size(), 1u) << r.out.output;
+  const auto& cell = r.doc["cells"][0];
+  ExpectMeasured(cell, r.out.output);
+  EXPECT_EQ(cell["fault"], "pause");
+  EXPECT_EQ(cell["new_primary"].get<std::string>().rfind("replica-", 0), 0u) << r.out.output;
+  bool fenced = false;
+  for (const auto& step : cell["schedule"]) fenced |= step.get<std::string>().find(": fenced (read_only") != std::string::npos;
+  EXPECT_TRUE(fenced) << r.out.output;
+}
+
 }  // namespace
 }  // namespace memstand::e2e
 
