@@ -9,6 +9,7 @@
 #include "report/report_section.h"
 #include "scenario/failover/failover.h"
 #include "scenario/failover/json.h"
+#include "scenario/kit/ops_seconds.h"
 
 namespace memstand {
 
@@ -22,54 +23,23 @@ void FailoverCharts(const ReportInput& in, ReportSection* s) {
     const json& seconds = Array(c, key::kSeconds);
     if (seconds.empty()) continue;
     any = true;
-    Chart chart;
-    chart.title = fmt::format("failover: {} {} run {}, operations per second by outcome", Text(c, key::kConfiguration),
-                              Text(c, key::kFault), static_cast<int>(Number(c, key::kRun).value_or(0)));
-    chart.x = Axis("time since the load's start", "s");
-    chart.y = Axis("operations that ended in that second", "ops/s");
-    chart.series = {"ok", "fail", "unknown"};
-    chart.data.assign(4, {});
-    for (const json& p : seconds) {
-      chart.data[0].push_back(Number(p, key::kSecond));
-      chart.data[1].push_back(Number(p, key::kOk));
-      chart.data[2].push_back(Number(p, key::kFail));
-      chart.data[3].push_back(Number(p, key::kUnknown));
-    }
+    std::vector<ChartBand> bands;
+    std::vector<ChartLine> lines;
     const auto fault = Number(c, key::kFaultS);
     const auto outage = Number(c, key::kOutageS);
     if (fault) {
-      chart.bands.push_back({*fault, *fault + outage.value_or(0),
-                             fmt::format("{}: outage {}", Text(c, key::kFault),
-                                         outage ? fmt::format("{:.3f} s", *outage) : std::string("not ended"))});
-      chart.x_lines.push_back({*fault, Text(c, key::kFault) + " " + Text(c, key::kVictim)});
+      bands.push_back({*fault, *fault + outage.value_or(0),
+                       fmt::format("{}: outage {}", Text(c, key::kFault),
+                                   outage ? fmt::format("{:.3f} s", *outage) : std::string("not ended"))});
+      lines.push_back({*fault, Text(c, key::kFault) + " " + Text(c, key::kVictim)});
     }
-    if (const auto promote = Number(c, key::kPromoteS)) chart.x_lines.push_back({*promote, "promoted"});
-    chart.caption =
-        "Operations (writes and reads) by the second they ended in, by outcome: ok (acknowledged), fail (certainly "
-        "not done: refused, or never sent while the connection was down), unknown (sent, no answer: may have "
-        "happened). The band is the outage, from the fault to the first acknowledged write sent after it (JSON "
-        "cells[].seconds, fault_s, outage_s).";
-    Chart latency;
-    latency.title = fmt::format("failover: {} {} run {}, latency per second", Text(c, key::kConfiguration),
-                                Text(c, key::kFault), static_cast<int>(Number(c, key::kRun).value_or(0)));
-    latency.x = Axis("time since the load's start", "s");
-    latency.y = Axis("latency of the acknowledged operations", "ms", /*log=*/true);
-    latency.series = {"median", "99th percentile", "max"};
-    latency.data.assign(4, {});
-    for (const json& p : seconds) {
-      latency.data[0].push_back(Number(p, key::kSecond));
-      latency.data[1].push_back(Number(p, key::kP50Ms));
-      latency.data[2].push_back(Number(p, key::kP99Ms));
-      latency.data[3].push_back(Number(p, key::kMaxMs));
-    }
-    latency.bands = chart.bands;
-    latency.x_lines = chart.x_lines;
-    latency.caption =
-        "The latency of the operations acknowledged in each second, from when each was due (open loop: a stalled "
-        "client's wait counts), by nearest rank; a second with none acknowledged is a gap. Band and lines as "
-        "above (JSON cells[].seconds[].p50_ms, p99_ms, max_ms).";
-    s->charts.push_back(std::move(chart));
-    s->charts.push_back(std::move(latency));
+    if (const auto promote = Number(c, key::kPromoteS)) lines.push_back({*promote, "promoted"});
+    AddOpsSecondsCharts(fmt::format("failover: {} {} run {}", Text(c, key::kConfiguration), Text(c, key::kFault),
+                                    static_cast<int>(Number(c, key::kRun).value_or(0))),
+                        seconds, bands, lines,
+                        "The band is the outage, from the fault to the first acknowledged write sent after it (JSON "
+                        "cells[].seconds, fault_s, outage_s).",
+                        s);
   }
   if (!any) s->blocks.push_back({"Charts", {"no chart: no cell has a per-second series"}});
 }

@@ -39,12 +39,7 @@ inline constexpr char kUnexpected[] = "unexpected";
 inline constexpr char kNotLinearizable[] = "not_linearizable";
 inline constexpr char kChecks[] = "checks";  // [{check, verdict, summary}]: kit/check_findings.h
 inline constexpr char kSchedule[] = "schedule";
-inline constexpr char kSeconds[] = "seconds";  // [{second, ok, fail, unknown, writes_ok, p50_ms, p99_ms, max_ms}]
-inline constexpr char kSecond[] = "second";
-inline constexpr char kWritesOk[] = "writes_ok";
-inline constexpr char kP50Ms[] = "p50_ms";  // the ok operations' latency in the second; null: none
-inline constexpr char kP99Ms[] = "p99_ms";
-inline constexpr char kMaxMs[] = "max_ms";
+inline constexpr char kSeconds[] = "seconds";  // kit/ops_seconds.h
 inline constexpr char kHistoryFile[] = "history_file";
 
 // Fields read by their type: ScenarioDef::read_rules (scenario/registry.h).

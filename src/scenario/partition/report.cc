@@ -5,6 +5,7 @@
 
 #include "history/check_result.h"
 #include "scenario/kit/check_findings.h"
+#include "scenario/kit/ops_seconds.h"
 #include "scenario/partition/cell.h"
 #include "scenario/partition/json.h"
 
@@ -16,19 +17,11 @@ namespace key = partition_json;
 
 std::string Seconds(double s) { return s < 0 ? "-" : fmt::format("{:.3f}", s); }
 json SecondsJson(double s) { return s < 0 ? json(nullptr) : json(s); }
-json MsJson(int64_t ns) { return ns < 0 ? json(nullptr) : json(static_cast<double>(ns) / 1e6); }
 
 uint64_t Count(const PartitionCell& cell, const char* check, const char* kind) { return CheckCount(cell.checks, check, kind); }
 std::string VerdictOf(const PartitionCell& cell, const char* check) { return CheckVerdict(cell.checks, check); }
 
 json CellJson(const PartitionCell& c) {
-  json seconds = json::array();
-  for (size_t i = 0; i < c.seconds.size(); ++i) {
-    const OpsSecond& s = c.seconds[i];
-    seconds.push_back({{key::kSecond, i}, {key::kOk, s.ok}, {key::kFail, s.fail}, {key::kUnknown, s.unknown},
-                       {key::kWritesOk, s.writes_ok}, {key::kP50Ms, MsJson(s.p50_ns)},
-                       {key::kP99Ms, MsJson(s.p99_ns)}, {key::kMaxMs, MsJson(s.max_ns)}});
-  }
   const WriteOutage& o = c.outage;
   return {{key::kRun, c.run},
           {key::kSide, c.side},
@@ -58,7 +51,7 @@ json CellJson(const PartitionCell& c) {
           {key::kNotLinearizable, Count(c, "linearizable", "not linearizable")},
           {key::kChecks, ChecksJson(c.checks)},
           {key::kSchedule, c.schedule},
-          {key::kSeconds, seconds},
+          {key::kSeconds, OpsSecondsJson(c.seconds)},
           {key::kHistoryFile, c.history_file}};
 }
 
