@@ -28,6 +28,16 @@ TEST_F(ReactorTest, WaitNsReportsAReadableFdWithItsToken) {
   EXPECT_TRUE(ev[0].events & EPOLLIN);
 }
 
+// --spin polls with a zero timeout: what is ready is reported by the poll itself.
+TEST_F(ReactorTest, AZeroTimeoutPollReportsWhatIsReady) {
+  ASSERT_TRUE(reactor_.Add(fds_[0], Reactor::kReadable, 5).ok());
+  epoll_event ev[4];
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(reactor_.WaitNs(ev, 4, 0), 0);
+  ASSERT_EQ(write(fds_[1], "x", 1), 1);
+  ASSERT_EQ(reactor_.WaitNs(ev, 4, 0), 1);
+  EXPECT_EQ(ev[0].data.u64, 5u);
+}
+
 TEST_F(ReactorTest, ModifyAndRemoveChangeWhatIsReported) {
   ASSERT_TRUE(reactor_.Add(fds_[1], Reactor::kWritable, 7).ok());
   epoll_event ev[4];

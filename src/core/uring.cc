@@ -189,12 +189,20 @@ Status Uring::Wait(int64_t timeout_ns, std::vector<Completion>* out) {
   if (!failure_.ok()) return failure_;
   for (unsigned id : to_recycle_) RecycleBuffer(id);
   to_recycle_.clear();
-  __kernel_timespec ts{};
-  ts.tv_sec = timeout_ns / 1'000'000'000;
-  ts.tv_nsec = timeout_ns % 1'000'000'000;
-  io_uring_cqe* first = nullptr;
   ++enter_calls_;
-  int r = io_uring_submit_and_wait_timeout(ring_.get(), &first, 1, &ts, nullptr);
+  int r;
+  if (timeout_ns <= 0) {
+    // A poll (an open loop's spin): submits and runs the completions' deferred work
+    // without waiting. A zero timeout to the call below would arm a timer and sleep
+    // until its interrupt.
+    r = io_uring_submit_and_get_events(ring_.get());
+  } else {
+    __kernel_timespec ts{};
+    ts.tv_sec = timeout_ns / 1'000'000'000;
+    ts.tv_nsec = timeout_ns % 1'000'000'000;
+    io_uring_cqe* first = nullptr;
+    r = io_uring_submit_and_wait_timeout(ring_.get(), &first, 1, &ts, nullptr);
+  }
   if (r < 0 && r != -ETIME && r != -EINTR && r != -EBUSY) return KernelError("io_uring_enter", r);
   unsigned head, seen = 0;
   bool short_of_buffers = false;

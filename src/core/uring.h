@@ -67,7 +67,8 @@ class Uring {
   /// they had done).
   void CancelAll(int fd);
   /// Submits what is queued and waits up to timeout_ns (>= 0) for at least one
-  /// completion; fills `out` with every completion there is. Returns an error only when
+  /// completion; fills `out` with every completion there is. timeout_ns 0: a poll, no
+  /// wait (one io_uring_enter, no timer). Returns an error only when
   /// the ring itself fails (then no request can be queued any more).
   Status Wait(int64_t timeout_ns, std::vector<Completion>* out);
   /// io_uring_enter calls made so far (Wait, CancelAll, a full submission queue).
