@@ -1,11 +1,15 @@
 #include "cli/run_flags.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -117,6 +121,18 @@ void AddShapeFlags(CLI::App* app, RunFlags* f) {
                   "request's intended send time");
   app->add_option("--arrival", f->arrival, "Open loop: constant or poisson inter-arrival times")
       ->check(CLI::IsMember({"constant", "poisson"}));
+  app->add_option("--spin", f->spin,
+                  "Open loop: stop sleeping this long before each send time and poll the sockets "
+                  "until it is due, e.g. 50us: the wake-up's latency out of the send lag, for up "
+                  "to this much CPU per send (0: sleep to the send time; at most 10ms; "
+                  "docs/method.md)")
+      ->default_str("0");
+  app->add_option("--realtime", f->realtime,
+                  "Run the load threads on SCHED_FIFO at this priority (1..99; root, CAP_SYS_NICE "
+                  "or ulimit -r): a send time or a reply wakes them at once on a busy core; "
+                  "0: the default scheduler")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 99));
   app->add_option("--connect-timeout", f->connect_timeout, "Connect + handshake limit, e.g. 5s");
   app->add_option("--request-timeout", f->request_timeout,
                   "A reply later than this fails the run (with --reconnect: the connection), e.g. 10s");
@@ -653,6 +669,39 @@ Status BuildRate(const RunFlags& f, LoadOptions* o) {
   return Status::OK();
 }
 
+// Whether this process may put a thread on SCHED_FIFO at `priority`: a thread made for
+// the question tries it on itself and ends, so that no thread is left changed.
+Status ProbeRealtime(int priority) {
+  int rc = 0;
+  std::thread probe([&rc, priority] {
+    sched_param param{};
+    param.sched_priority = priority;
+    rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+  });
+  probe.join();
+  if (rc == 0) return Status::OK();
+  return Status::InvalidArgument(fmt::format(
+      "--realtime {}: the kernel refuses SCHED_FIFO to this process ({}); it needs root, "
+      "CAP_SYS_NICE or an RLIMIT_RTPRIO of at least {} (ulimit -r); leave --realtime out to "
+      "run on the default scheduler",
+      priority, std::strerror(rc), priority));
+}
+
+// --spin and --realtime (after the rate: --spin applies to the open loop).
+Status BuildPacing(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
+  if (app.count("--spin") > 0) {
+    if (o->rate <= 0) return Status::InvalidArgument("--spin: applies to the open loop; give --rate too");
+    auto d = ParseDurationSeconds(f.spin);
+    if (!d.ok()) return FlagError("--spin", d.status());
+    if (*d * 1e9 > kMaxSpinNs) {
+      return Status::InvalidArgument("--spin: at most 10ms, got '" + Abbreviate(f.spin) + "'");
+    }
+    o->spin_ns = std::llround(*d * 1e9);
+  }
+  o->realtime_priority = f.realtime;
+  return f.realtime > 0 ? ProbeRealtime(f.realtime) : Status::OK();
+}
+
 // --io. io_uring is tried here, so that a kernel without it is an error before any
 // connection (uring) or a stated fall-back to epoll (auto).
 Status BuildIo(const RunFlags& f, LoadOptions* o) {
@@ -871,6 +920,7 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
     return Status::InvalidArgument("--cluster: a cluster has database 0 only; drop --db or /db");
   }
   s = BuildRate(f, &o);
+  if (s.ok()) s = BuildPacing(app, f, &o);
   if (s.ok()) s = BuildFleet(app, f, &cfg);
   if (s.ok()) s = BuildIo(f, &o);
   if (s.ok()) s = CheckFileLimit(o.connections());

@@ -31,6 +31,8 @@ struct RunFlags {
   std::string duration, warmup = "0";
   std::string rate;                  // empty: closed loop
   std::string arrival = "constant";
+  std::string spin;                  // --spin DURATION; empty: the open loop's default
+  int realtime = 0;                  // --realtime P: SCHED_FIFO priority; 0: none
   std::string ratio = "1:10";
   std::vector<std::string> commands, command_ratios, command_key_patterns;
   std::string key_prefix = "memtier-", key_pattern = "R";

@@ -126,7 +126,8 @@ void Judge(const RunResult& r, bool server_started, RunReport* rep) {
     rep->warnings.push_back("more than 1% of latencies measured 0 ns: the clock is too coarse");
   }
   for (const auto& t : r.threads) {
-    if (r.measured_s > 0 && (t.cpu_user_s + t.cpu_sys_s) / r.measured_s >= 0.9) {
+    // --spin's polls are CPU spent on purpose, not work the thread could not keep up with.
+    if (r.measured_s > 0 && (t.cpu_user_s + t.cpu_sys_s - t.spin_s) / r.measured_s >= 0.9) {
       rep->warnings.push_back("a load thread used >= 90% of a core: the client may be the bottleneck");
       break;
     }

@@ -62,6 +62,18 @@ class Pacer {
   int64_t next_ns_ = 0;
 };
 
+/// The longest spin --spin accepts: 10 ms, as the relay's (a spin is for the last stretch
+/// of a wait; beyond that, what it buys is not a wake-up's latency).
+inline constexpr int64_t kMaxSpinNs = 10'000'000;
+
+/// How long a load thread may block (in its wait for events) when its next send is due
+/// `until_due_ns` from now and it spins the last `spin_ns` before a due time: until
+/// spin_ns before it, then 0, a poll that does not sleep, until it is due. With spin_ns
+/// 0 it blocks until the due time itself. Never negative.
+inline int64_t BlockBeforeDue(int64_t until_due_ns, int64_t spin_ns) {
+  return until_due_ns > spin_ns ? until_due_ns - spin_ns : 0;
+}
+
 /// Splits a total rate over `n` connections: n shares equal up to the last one, which
 /// absorbs the floating-point remainder, so that adding them in order gives exactly
 /// `total`. Empty when n <= 0.

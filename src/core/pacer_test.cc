@@ -112,6 +112,46 @@ TEST(PacerTest, TimesSaturateInsteadOfOverflowing) {
   EXPECT_EQ(pacer.Next(), INT64_MAX);
 }
 
+// --spin: the wait before a send blocks until the spin before it and then polls (0), so
+// that a thread that keeps asking reaches the due time without ever blocking past it.
+TEST(BlockBeforeDueTest, BlocksUntilTheSpinThenPolls) {
+  EXPECT_EQ(BlockBeforeDue(1'000'000, 0), 1'000'000);  // no spin: until the due time
+  EXPECT_EQ(BlockBeforeDue(1'000'000, 100'000), 900'000);
+  EXPECT_EQ(BlockBeforeDue(100'000, 100'000), 0);  // inside the spin: poll
+  EXPECT_EQ(BlockBeforeDue(40'000, 100'000), 0);
+  EXPECT_EQ(BlockBeforeDue(0, 100'000), 0);  // due: poll (the loop sends)
+  EXPECT_EQ(BlockBeforeDue(-5'000, 100'000), 0);  // overdue
+  EXPECT_EQ(BlockBeforeDue(-5'000, 0), 0);
+}
+
+// A loop that blocks as BlockBeforeDue says, on a clock that only its blocks and a fixed
+// cost per poll move, reaches every due time of a schedule without passing it by more
+// than one poll, and polls only within the spin before each.
+TEST(BlockBeforeDueTest, ASimulatedLoopNeverBlocksPastADueTime) {
+  Pacer pacer(Options(100'000, PacerOptions::Arrival::kPoisson), kStart);
+  constexpr int64_t kSpin = 20'000, kPoll = 700;
+  int64_t now = kStart - 1'000'000;
+  uint64_t polls = 0, blocks = 0;
+  for (int i = 0; i < 10'000; ++i) {
+    const int64_t due = pacer.Next();
+    while (now < due) {
+      const int64_t block = BlockBeforeDue(due - now, kSpin);
+      if (block > 0) {
+        ++blocks;
+        now += block;
+        EXPECT_EQ(now, due - kSpin);  // woken exactly the spin before it
+      } else {
+        ++polls;
+        EXPECT_LE(due - now, kSpin);
+        now += kPoll;
+      }
+    }
+    EXPECT_LT(now - due, kPoll);
+  }
+  EXPECT_GT(polls, 0u);
+  EXPECT_GT(blocks, 0u);
+}
+
 TEST(SplitRateTest, SharesAreEqualAndSumExactly) {
   for (double total : {1.0, 100'000.0, 1e8, 0.3, 123'456.789}) {
     for (int n : {1, 2, 3, 7, 10, 49, 1000, 4097}) {

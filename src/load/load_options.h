@@ -100,6 +100,20 @@ struct LoadOptions {
   double rate = 0;
   /// Open loop: inter-arrival times per connection. Constant by default: reproducible.
   bool poisson = false;
+  /// Open loop: a load thread stops sleeping this long before its next send time and
+  /// polls its sockets (a wait with no timeout) until the send is due, so that the
+  /// wake-up's latency (timer slack, an idle vCPU's wake, the scheduler) is not in the
+  /// send lag; the price is up to this much CPU per send, at high rates a whole core
+  /// (bench/README.md, "Open loop precision"). 0: sleep until the due time. The CLI's
+  /// --spin sets it; the library's default stays 0 (a scenario's background load
+  /// spins only when asked). At most kMaxSpinNs (core/pacer.h).
+  int64_t spin_ns = 0;
+  /// SCHED_FIFO priority (1..99) of the load threads, set by each on itself when it
+  /// starts and gone with it at the end of the run (no other thread of the process
+  /// changes): woken by its timer or a socket, it preempts whatever else runs on its
+  /// core. 0: the default scheduler. Needs root, CAP_SYS_NICE or RLIMIT_RTPRIO; the
+  /// kernel's refusal fails the run (the CLI probes it first: --realtime).
+  int realtime_priority = 0;
   std::vector<CommandSpec> commands;
   std::string key_prefix = "memtier-";  // memtier's default, so its users' keys match
   uint64_t key_min = 0;                 // memtier's default range

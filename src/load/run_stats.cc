@@ -1,5 +1,7 @@
 #include "load/run_stats.h"
 
+#include <algorithm>
+
 namespace memstand {
 
 void CommandStats::Add(const CommandStats& o) {
@@ -58,6 +60,9 @@ void ThreadStats::Add(const ThreadStats& o) {
   receive_buffer_waits += o.receive_buffer_waits;
   cpu_user_s += o.cpu_user_s;
   cpu_sys_s += o.cpu_sys_s;
+  spin_s += o.spin_s;
+  spin_polls += o.spin_polls;
+  realtime_priority = std::max(realtime_priority, o.realtime_priority);
   protocol_errors += o.protocol_errors;
   connection_errors += o.connection_errors;
   unsent_intended += o.unsent_intended;

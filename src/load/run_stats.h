@@ -105,6 +105,14 @@ struct ThreadStats {
   uint64_t receive_buffer_waits = 0;
   double cpu_user_s = 0;               // this thread's CPU in the measured phase
   double cpu_sys_s = 0;
+  /// Open loop with --spin: the part of the measured phase the thread spent polling
+  /// before a send time with nothing else to do (CPU it burnt on purpose, in the CPU
+  /// above), and the polls that made it.
+  double spin_s = 0;
+  uint64_t spin_polls = 0;
+  /// --realtime: the SCHED_FIFO priority the thread ran at, read back from the kernel
+  /// once set (0: the default scheduler).
+  int realtime_priority = 0;
   uint64_t protocol_errors = 0;
   uint64_t connection_errors = 0;
   /// Open loop, duration mode: requests intended before the end but not sent by then

@@ -82,11 +82,16 @@ void WorkerBase::Reschedule(Client& c) {
   due_.push({at, c.index});
 }
 
-// Until the earliest live send time, at most kMaxWaitNs.
+// Until the earliest live send time, at most kMaxWaitNs; with --spin, until the spin
+// before it, then 0 (a poll) until it is due.
 int64_t WorkerBase::WaitTimeoutNs(int64_t now) {
   while (!due_.empty() && clients_[due_.top().second]->due_queued != due_.top().first) due_.pop();
+  spinning_ = false;
   if (due_.empty()) return kMaxWaitNs;
-  return std::clamp<int64_t>(due_.top().first - now, 0, kMaxWaitNs);
+  const int64_t until_due = due_.top().first - now;
+  const int64_t block = BlockBeforeDue(until_due, opt_.spin_ns);
+  spinning_ = block == 0 && until_due > 0;
+  return std::min(block, kMaxWaitNs);
 }
 
 // The due entries are taken out first, so an entry pushed back for a time already past
@@ -280,7 +285,8 @@ Status Worker<S>::EnsureNode(int node) {
 
 template <LoadSession S>
 void Worker<S>::Run() {
-  Status s = OpenAll();
+  Status s = EnterRealtime();
+  if (s.ok()) s = OpenAll();
   if (!s.ok()) {
     failure_ = s;
     shared_->stop = true;
@@ -375,12 +381,16 @@ void Worker<S>::Loop() {
     const int64_t wait_ns =
         std::min(open_loop_ ? WaitTimeoutNs(now) : kMaxWaitNs, next_deadline_ns_ - now);
     if (uring_) {
+      const int64_t before = now;
       if (!WaitCompletions(wait_ns, &now)) break;
+      if (spinning_ && completions_.empty()) NoteSpin(before, now);
     } else {
       int n = reactor_->WaitNs(events, kMaxEvents, wait_ns);
       ++stats_.wait_calls;
       if (n == 0 && !open_loop_) continue;
+      const int64_t before = now;
       now = NowNs();
+      if (spinning_ && n == 0) NoteSpin(before, now);
       if (now >= next_deadline_ns_) CheckTimeouts(now);  // replies after the deadline are late
       for (int i = 0; i < n; ++i) OnEvent(conn(events[i].data.u64), events[i].events, now);
     }

@@ -134,7 +134,14 @@ class WorkerBase {
   bool Finished() const;
   void StartPacers(int64_t start);
   void Reschedule(Client& cl);
+  /// Open loop: how long the loop may wait for events, to the next send time (--spin:
+  /// to the spin before it, then 0); sets spinning_.
   int64_t WaitTimeoutNs(int64_t now);
+  /// --spin: a poll made while spinning (`from` the loop's time before it, `to` after)
+  /// brought nothing: counted, with its time, in the measured phase.
+  void NoteSpin(int64_t from, int64_t to);
+  /// --realtime: puts this thread (the calling one, no other) on SCHED_FIFO.
+  Status EnterRealtime();
   /// Open loop: the clients whose send time has come, taken off the schedule.
   const std::vector<Client*>& TakeDue(int64_t now);
   /// The server a connection talks to, for messages: its cluster node, else the target
@@ -342,6 +349,10 @@ class WorkerBase {
   int64_t last_measured_send_ns_ = 0;
   int64_t measure_finish_ns_ = 0;
   double cpu_user_start_ = 0, cpu_sys_start_ = 0;
+  /// --spin: the next wait is a poll because a send is due within the spin (WaitTimeoutNs),
+  /// and the time such polls that brought nothing took in the measured phase.
+  bool spinning_ = false;
+  int64_t spin_ns_ = 0;
   int open_conns_ = 0;
   /// By command index: a GET-like read (its lost or indefinite errors are fail, not
   /// unknown) and whether an error may follow part of its effect (unknown).

@@ -1,6 +1,8 @@
 // The parts of a load thread that do not depend on the protocol and are off the hot
 // path: its clients, the measured phase's start and end, the per-second statistics,
 // the pacers, and what a failed connection costs.
+#include <pthread.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -143,6 +145,7 @@ void WorkerBase::FinishMeasuredPhase() {
   ThreadCpu(&user, &sys);
   stats_.cpu_user_s = user - cpu_user_start_;
   stats_.cpu_sys_s = sys - cpu_sys_start_;
+  stats_.spin_s = spin_ns_ / 1e9;
 }
 
 // Closes the current second (and any seconds that passed without a check, as empty
@@ -175,6 +178,30 @@ void WorkerBase::StartPacers(int64_t start) {
     c->pacer.emplace(po, start + static_cast<int64_t>(global * 1e9 / opt_.rate));
   }
   prctl(PR_SET_TIMERSLACK, 1000UL);  // wake within ~1 µs of a send time, not 50 µs
+}
+
+void WorkerBase::NoteSpin(int64_t from, int64_t to) {
+  if (!measuring_ || measure_done_) return;
+  ++stats_.spin_polls;
+  spin_ns_ += to - from;
+}
+
+Status WorkerBase::EnterRealtime() {
+  if (opt_.realtime_priority == 0) return Status::OK();
+  sched_param param{};
+  param.sched_priority = opt_.realtime_priority;
+  const int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+  if (rc != 0) {
+    return Status::IoError(ErrnoMessage("--realtime " + std::to_string(opt_.realtime_priority) +
+                                            ": SCHED_FIFO for load thread " + std::to_string(thread_index_) +
+                                            " (needs root, CAP_SYS_NICE or RLIMIT_RTPRIO)",
+                                        rc));
+  }
+  int policy = 0;
+  if (pthread_getschedparam(pthread_self(), &policy, &param) == 0 && policy == SCHED_FIFO) {
+    stats_.realtime_priority = param.sched_priority;
+  }
+  return Status::OK();
 }
 
 std::string WorkerBase::Peer(const ConnIo& c) const {

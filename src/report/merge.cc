@@ -137,7 +137,8 @@ ShardFigures Figures(const MergeInput& in) {
   const Json& client = d["client"];
   f.client_cpu_s = Num(client, "cpu_user_s") + Num(client, "cpu_sys_s");
   for (const Json& t : client.value("threads", Json::array())) {
-    f.max_core_share = std::max(f.max_core_share, Num(t, "core_share"));
+    // Less --spin's polls (absent before it: 0): CPU spent on purpose, not work.
+    f.max_core_share = std::max(f.max_core_share, Num(t, "core_share") - Num(t, "spin_share"));
   }
   if (d.contains("start_at")) f.late_s = Num(d["start_at"], "late_s");
   f.verdict = d.value("verdict", "");

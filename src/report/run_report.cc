@@ -82,8 +82,10 @@ std::string LoopText(const LoadOptions& o) {
   return fmt::format(
       "open loop: {:.10g} requests/s in total ({:.6g} per connection), {} arrivals, at most {} in "
       "flight per connection; latency from each request's intended send time (corrected "
-      "for coordinated omission)",
-      o.rate, o.rate / o.connections(), o.poisson ? "Poisson" : "constant", o.pipeline);
+      "for coordinated omission){}",
+      o.rate, o.rate / o.connections(), o.poisson ? "Poisson" : "constant", o.pipeline,
+      o.spin_ns > 0 ? fmt::format("; polling the last {:g} µs before each send time (--spin)", o.spin_ns / 1e3)
+                    : "");
 }
 
 void PrintWorkload(std::FILE* out, const RunReport& r) {
@@ -311,8 +313,15 @@ void PrintInstrument(std::FILE* out, const RunReport& r) {
   for (size_t i = 0; i < res.threads.size(); ++i) {
     const ThreadStats& th = res.threads[i];
     double busy = res.measured_s > 0 ? (th.cpu_user_s + th.cpu_sys_s) / res.measured_s : 0;
-    fmt::print(out, "    thread {}: {:.0f}% of a core{}\n", i, busy * 100,
-               busy >= 0.9 ? " — the client may be the bottleneck" : "");
+    // --spin: the polls before a send time are CPU spent on purpose, not work; the
+    // share left is what says whether the client keeps up.
+    double spin = res.measured_s > 0 ? th.spin_s / res.measured_s : 0;
+    std::string spun = r.options->spin_ns > 0
+                           ? fmt::format(" ({:.0f}% of a core spent spinning before send times, --spin)", spin * 100)
+                           : "";
+    fmt::print(out, "    thread {}: {:.0f}% of a core{}{}{}\n", i, busy * 100, spun,
+               th.realtime_priority > 0 ? fmt::format(", SCHED_FIFO {}", th.realtime_priority) : "",
+               busy - spin >= 0.9 ? " — the client may be the bottleneck" : "");
   }
   fmt::print(out, "    memstand process CPU, whole run with set-up: {:.3f} s\n",
              res.process_cpu_user_s + res.process_cpu_sys_s);

@@ -1,7 +1,11 @@
 // The open loop (--rate) of the real memstand binary against a real redis-server:
 // coordinated omission is corrected, the schedule is kept and reported.
+#include <unistd.h>
+
 #include <chrono>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -103,6 +107,41 @@ TEST(OpenLoopE2E, RequestsAndPoissonArrivals) {
   j = ReadJson(json);
   EXPECT_EQ(j["options"]["arrival"], "poisson");
   EXPECT_NEAR(j["totals"]["ops"].get<double>(), 3000, 6 * 55) << out.output;
+}
+
+// --spin and --realtime: the run says it polled before its send times and on which
+// scheduler its thread ran, in the text and in the JSON (the precision they buy is
+// measured in bench/README.md, "Open loop precision").
+TEST(OpenLoopE2E, SpinAndRealtimeAreReportedAndRecorded) {
+  auto redis = StartRedis();
+  ASSERT_NE(redis, nullptr);
+  std::string json = TempDir() + "/run.json";
+  std::vector<std::string> args = {"run", "--target", Url(*redis), "--rate", "2000", "--duration", "1s",
+                                   "--clients", "4", "--spin", "200us", "--json", json};
+  const bool root = geteuid() == 0;
+  if (root) args.insert(args.end(), {"--realtime", "1"});
+  Outcome out = RunMemstand(args);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("polling the last 200 µs before each send time (--spin)"), std::string::npos)
+      << out.output;
+  EXPECT_NE(out.output.find("spent spinning before send times"), std::string::npos) << out.output;
+  nlohmann::json j = ReadJson(json);
+  EXPECT_EQ(j["options"]["spin_us"], 200.0);
+  EXPECT_EQ(j["options"]["realtime_priority"], root ? 1 : 0);
+  const nlohmann::json& thread = j["client"]["threads"][0];
+  EXPECT_GT(thread["spin_polls"].get<uint64_t>(), 0u);
+  EXPECT_GT(thread["spin_s"].get<double>(), 0.0);
+  EXPECT_EQ(thread["realtime_priority"], root ? 1 : 0);
+  if (root) EXPECT_NE(out.output.find("SCHED_FIFO 1"), std::string::npos) << out.output;
+  EXPECT_GE(j["totals"]["send_lag"]["min_us"].get<double>(), 0.0);
+
+  // Without --spin: no spin in the options (0), none counted.
+  out = RunMemstand({"run", "--target", Url(*redis), "--rate", "2000", "--duration", "1s", "--clients", "4",
+                     "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  j = ReadJson(json);
+  EXPECT_EQ(j["options"]["spin_us"], 0.0);
+  EXPECT_EQ(j["client"]["threads"][0]["spin_polls"], 0);
 }
 
 }  // namespace

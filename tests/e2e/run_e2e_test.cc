@@ -186,6 +186,10 @@ TEST(RunE2E, BadInputIsAUsageError) {
       {{"run", "--target", target, "--rate", "inf"}, "finite"},
       {{"run", "--target", target, "--arrival", "poisson"}, "--arrival: applies to the open loop"},
       {{"run", "--target", target, "--rate", "100", "--arrival", "bursty"}, "--arrival"},
+      {{"run", "--target", target, "--spin", "50us"}, "--spin: applies to the open loop"},
+      {{"run", "--target", target, "--rate", "100", "--spin", "20ms"}, "--spin: at most 10ms"},
+      {{"run", "--target", target, "--rate", "100", "--spin", "soon"}, "--spin: bad duration"},
+      {{"run", "--target", target, "--realtime", "100"}, "--realtime"},
       {{"frobnicate"}, "unknown subcommand 'frobnicate'"},
   };
   for (const Case& c : cases) {

@@ -1,0 +1,121 @@
+// The open loop's --spin and --realtime in the load engine, against a real redis-server:
+// what they record (spin polls and time, the priority each thread ran at), not how
+// precise the sends were (bench/README.md measures that; unit tests assert no timing).
+#include <sched.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "core/uring.h"
+#include "load/command_spec.h"
+#include "load/engine.h"
+#include "load/load_options.h"
+#include "stand/local_redis.h"
+
+namespace memstand {
+namespace {
+
+class OpenLoopPacingTest : public ::testing::TestWithParam<IoMode> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == IoMode::kUring && !Uring::Create(1).ok()) GTEST_SKIP() << "no io_uring here";
+    auto r = LocalRedis::Start(LocalRedisOptions{});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    redis_ = std::move(*r);
+  }
+
+  LoadOptions Options() {
+    LoadOptions opt;
+    opt.target.host = "127.0.0.1";
+    opt.target.port = redis_->port();
+    opt.threads = 1;
+    opt.clients = 4;
+    opt.key_max = 999;
+    opt.io = GetParam();
+    auto spec = MakeCommandSpec(Protocol::kResp, "get __key__", "memstand:", KeyPatternSpec{}, 1,
+                                CommandLimits{});
+    EXPECT_TRUE(spec.ok()) << spec.status().message();
+    if (spec.ok()) opt.commands.push_back(*spec);
+    return opt;
+  }
+
+  std::unique_ptr<LocalRedis> redis_;
+};
+
+// 2,000 requests/s on one thread: a send every 500 µs, 300 µs of each gap polled. The
+// polls are counted with their time; every request is still sent at or after its due
+// time (the send lag is never negative) and all of them are measured.
+TEST_P(OpenLoopPacingTest, SpinningPollsBeforeSendTimesAndNeverSendsEarly) {
+  LoadOptions opt = Options();
+  opt.rate = 2000;
+  opt.requests = 600;
+  opt.spin_ns = 300'000;
+  auto r = RunLoad(opt, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->failure.ok()) << r->failure.message();
+  EXPECT_EQ(r->measured_ops(), 600u);
+  const CommandStats all = r->AllCommands();
+  EXPECT_EQ(all.send_lag_ns.total_count(), 600);
+  EXPECT_GE(all.send_lag_ns.min(), 0);
+  ASSERT_EQ(r->threads.size(), 1u);
+  EXPECT_GT(r->threads[0].spin_polls, 0u);
+  EXPECT_GT(r->threads[0].spin_s, 0.0);
+  EXPECT_EQ(r->threads[0].realtime_priority, 0);
+
+  // Without a spin nothing is counted as one.
+  opt.spin_ns = 0;
+  r = RunLoad(opt, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->failure.ok()) << r->failure.message();
+  EXPECT_EQ(r->measured_ops(), 600u);
+  EXPECT_EQ(r->threads[0].spin_polls, 0u);
+  EXPECT_EQ(r->threads[0].spin_s, 0.0);
+}
+
+// How many threads of this process are on SCHED_FIFO now.
+int FifoThreads() {
+  int fifo = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) {
+    const pid_t tid = std::stoi(e.path().filename().string());
+    if (sched_getscheduler(tid) == SCHED_FIFO) ++fifo;
+  }
+  return fifo;
+}
+
+// --realtime: each load thread runs on SCHED_FIFO at the priority asked (read back from
+// the kernel); once the run is over no thread of the process is left on it. Where the
+// kernel refuses (not root), the run fails and says why.
+TEST_P(OpenLoopPacingTest, RealtimeLoadThreadsRunOnSchedFifoAndLeaveNothingBehind) {
+  ASSERT_EQ(FifoThreads(), 0);
+  LoadOptions opt = Options();
+  opt.threads = 2;
+  opt.rate = 2000;
+  opt.requests = 200;
+  opt.spin_ns = 100'000;
+  opt.realtime_priority = 3;
+  auto r = RunLoad(opt, nullptr);
+  if (geteuid() != 0) {
+    const Status& why = r.ok() ? r->failure : r.status();
+    EXPECT_NE(why.message().find("--realtime 3"), std::string::npos) << why.message();
+    return;
+  }
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->failure.ok()) << r->failure.message();
+  EXPECT_EQ(r->measured_ops(), 200u);
+  ASSERT_EQ(r->threads.size(), 2u);
+  for (const ThreadStats& t : r->threads) EXPECT_EQ(t.realtime_priority, 3);
+  EXPECT_EQ(FifoThreads(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(EpollAndUring, OpenLoopPacingTest,
+                         ::testing::Values(IoMode::kEpoll, IoMode::kUring),
+                         [](const auto& info) {
+                           return std::string(info.param == IoMode::kUring ? "uring" : "epoll");
+                         });
+
+}  // namespace
+}  // namespace memstand
