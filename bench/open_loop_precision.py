@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Open loop precision (issue #31): how far behind its schedule memstand's open loop
+sends, and what --spin and --realtime buy and cost.
+
+null_resp_server (answers every command at once) pinned to --server-core; memstand
+`run -t 1 -c 50 --pipeline 64 --rate R` pinned to --client-core, at each rate of --rates
+and in each configuration of --configs:
+  today      the build given with --baseline (memstand before --spin), if any
+  sleep      --spin 0: the loop sleeps until each send time
+  spin       --spin SPIN: it polls the last SPIN before each send time
+  rt         --realtime 1: SCHED_FIFO, sleeping until each send time
+  spin+rt    --spin SPIN --realtime 1
+Per run: the achieved rate, the send lag (actual minus intended send time) p50 / p99 /
+max from memstand's --json, the load thread's CPU as a share of a core and per request,
+and the part of it --spin spent polling. Configurations rotate per round (docs/method.md
+rule 10); every run is printed, then the medians over the rounds.
+
+Timed figures are printed, never asserted: the machine may be shared (the load average
+is printed at the start and the end). Exit status: 0 every run finished; 1 a run failed
+or a tool is missing; 2 bad options; 130 interrupted. The server is always stopped.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (REPO, BenchError, Server, base_platform_facts, find_programs,  # noqa: E402
+                      install_signal_handlers, loadavg, print_table, read_file, start_checked,
+                      tail, write_raw_json)
+
+CONFIGS = ("today", "sleep", "spin", "rt", "spin+rt")
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--build-dir", default=os.path.join(REPO, "build"),
+                   help="directory holding memstand and null_resp_server (default build/)")
+    p.add_argument("--baseline", help="a memstand binary from before --spin: the 'today' rows")
+    p.add_argument("--rates", default="100k,500k,1M")
+    p.add_argument("--configs", default=",".join(CONFIGS))
+    p.add_argument("--spin", default="100us", help="the spin of the spin rows (default 100us)")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--duration", default="5s")
+    p.add_argument("--warmup", default="1s")
+    p.add_argument("--server-core", type=int, default=0)
+    p.add_argument("--client-core", type=int, default=1)
+    p.add_argument("--io", default="auto", help="memstand's --io (default auto: io_uring here)")
+    p.add_argument("--server-realtime", action="store_true",
+                   help="run the null server on SCHED_FIFO 1 (chrt), so that other work on its core "
+                        "does not hold replies back: what is left is the client's own lag")
+    p.add_argument("--raw-json", help="write every run's figures here")
+    args = p.parse_args()
+    args.rates = args.rates.split(",")
+    args.configs = args.configs.split(",")
+    for c in args.configs:
+        if c not in CONFIGS:
+            p.error(f"--configs: unknown {c!r}; known: {', '.join(CONFIGS)}")
+    if "today" in args.configs and not args.baseline:
+        args.configs.remove("today")
+    if args.rounds < 1:
+        p.error("--rounds: at least 1")
+    return args
+
+
+def config_flags(config, spin):
+    return {"today": [], "sleep": ["--spin", "0"], "spin": ["--spin", spin],
+            "rt": ["--realtime", "1"], "spin+rt": ["--spin", spin, "--realtime", "1"]}[config]
+
+
+def start_null(tools, core, tmpdir, realtime):
+    """null_resp_server on `core` (on SCHED_FIFO 1 with `realtime`), its port from its log."""
+    argv = [tools["taskset"], "-c", str(core)]
+    if realtime:
+        argv += [tools["chrt"], "-f", "1"]
+    argv += [tools["null_resp_server"], "--port", "0"]
+    server = Server("null", argv, os.path.join(tmpdir, "null_resp_server.log"))
+
+    def listening():
+        m = re.search(r"listening on 127\.0\.0\.1:(\d+)", read_file(server.log_path))
+        if m:
+            server.port = int(m.group(1))
+        return server.port is not None
+
+    return start_checked(server, listening, "null_resp_server")
+
+
+def one_run(tools, args, port, config, rate, tmpdir):
+    binary = args.baseline if config == "today" else tools["memstand"]
+    json_path = os.path.join(tmpdir, "run.json")
+    argv = [tools["taskset"], "-c", str(args.client_core), binary, "run",
+            "--target", f"redis://127.0.0.1:{port}", "--io", args.io, "-t", "1", "-c", "50",
+            "--pipeline", "64", "--rate", rate, "--duration", args.duration,
+            "--warmup", args.warmup, "-q", "--json", json_path] + config_flags(config, args.spin)
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        raise BenchError(f"{' '.join(argv)} exited {out.returncode}:\n{tail(out.stdout + out.stderr)}")
+    with open(json_path, encoding="utf-8") as f:
+        j = json.load(f)
+    lag = j["totals"]["send_lag"]
+    thread = j["client"]["threads"][0]
+    ops = j["totals"]["ops"]
+    cpu = j["client"]["cpu_user_s"] + j["client"]["cpu_sys_s"]
+    return {
+        "config": config, "rate": rate,
+        "achieved_per_s": j["schedule"]["achieved_per_s"],
+        "lag_p50_us": lag["percentiles_us"]["50"], "lag_p99_us": lag["percentiles_us"]["99"],
+        "lag_max_us": lag["max_us"],
+        "core_share": thread["core_share"], "spin_share": thread.get("spin_share", 0.0),
+        "cpu_us_per_request": cpu * 1e6 / ops if ops else float("nan"),
+        "realtime_priority": thread.get("realtime_priority", 0),
+        "io": j["options"]["io"],
+    }
+
+
+def main():
+    install_signal_handlers()
+    args = parse_args()
+    tools = find_programs([("taskset", "apt-get install util-linux"), ("chrt", "apt-get install util-linux")],
+                          {}, [])
+    for name in ("memstand", "null_resp_server"):
+        path = os.path.join(args.build_dir, name)
+        if not os.access(path, os.X_OK):
+            raise BenchError(f"{path} not built: bash scripts/build.sh release memstand null_resp_server")
+        tools[name] = path
+    facts = base_platform_facts()
+    print(f"# {facts['uname']}; {facts['cpu_model']}; load average at the start "
+          f"{' '.join(facts['loadavg_start'])}; server{' on SCHED_FIFO 1' if args.server_realtime else ''} "
+          f"on core {args.server_core}, memstand on core {args.client_core}")
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="open_loop_precision.") as tmpdir:
+        server = start_null(tools, args.server_core, tmpdir, args.server_realtime)
+        try:
+            for r in range(args.rounds):
+                configs = args.configs[r % len(args.configs):] + args.configs[:r % len(args.configs)]
+                for rate in args.rates:
+                    for config in configs:
+                        s = one_run(tools, args, server.port, config, rate, tmpdir)
+                        s["round"] = r + 1
+                        runs.append(s)
+                        print(f"round {r + 1} {rate:>5} {config:<8} achieved {s['achieved_per_s']:>11,.0f}/s "
+                              f"lag p50 {s['lag_p50_us']:>8.1f} p99 {s['lag_p99_us']:>9.1f} "
+                              f"max {s['lag_max_us']:>9.1f} µs  core {s['core_share'] * 100:5.1f}% "
+                              f"(spin {s['spin_share'] * 100:4.1f}%) {s['cpu_us_per_request']:.2f} µs/req "
+                              f"io {s['io']}", flush=True)
+        finally:
+            server.stop()
+    end_load = loadavg()
+    print(f"# load average at the end {' '.join(end_load)}")
+    rows = []
+    for rate in args.rates:
+        for config in args.configs:
+            got = [s for s in runs if s["rate"] == rate and s["config"] == config]
+
+            def med(key, got=got):
+                return statistics.median(s[key] for s in got)
+
+            p99s = ", ".join(f"{s['lag_p99_us']:,.1f}" for s in got)
+            rows.append([rate, config, f"{med('achieved_per_s'):,.0f}", f"{med('lag_p50_us'):,.1f}",
+                         f"{med('lag_p99_us'):,.1f} ({p99s})", f"{med('lag_max_us'):,.0f}",
+                         f"{med('core_share') * 100:.0f}%", f"{med('spin_share') * 100:.0f}%",
+                         f"{med('cpu_us_per_request'):.2f}"])
+    print_table(["rate", "config", "achieved/s", "lag p50 µs", "lag p99 µs (per run)", "lag max µs",
+                 "thread CPU", "of it spin", "CPU µs/req"], rows)
+    if args.raw_json:
+        write_raw_json(args.raw_json, {"platform": facts, "loadavg_end": end_load, "runs": runs})
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except BenchError as e:
+        print(f"open_loop_precision: {e}", file=sys.stderr)
+        sys.exit(1)
