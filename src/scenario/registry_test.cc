@@ -48,7 +48,7 @@ TEST(ChoiceMapTest, AScenarioNotGivenIsNotMeasuredHereWithoutANumber) {
   EXPECT_EQ(memtx.support, "not measured here");
   EXPECT_EQ(memtx.pay, "");
   EXPECT_EQ(memtx.source, "ws.json holds no result for this row (not run, failed or another version)");
-  const ChoiceRow& etcd = ChoiceRowOf(rows, "etcd at its default 64 MiB quota");
+  const ChoiceRow& etcd = ChoiceRowOf(rows, "etcd at the quota of the scenario's --quota (etcd's own default: 2 GiB)");
   EXPECT_EQ(etcd.support, "not measured here");
   EXPECT_EQ(etcd.source, "memstand scenario run mvcc-quota --json FILE, then give FILE");
   for (const ChoiceRow& r : rows) {
