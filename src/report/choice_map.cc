@@ -71,6 +71,12 @@ std::vector<ChoiceRow> ChoiceMap(const std::vector<ScenarioResult>& results,
     } else if (m.fill(input->doc, &row, &figure)) {
       row.support = kChoiceMeasured;
       row.source = fmt::format("{}: {} ({})", m.scenario, figure, input->file);
+      // An interrupted result's last run may hold part of its figures: the ranges say N,
+      // and the row says the result is partial.
+      if (input->doc.value(scenario_json::kPartial, false)) {
+        row.source += fmt::format(", a partial result (verdict {}): its last run may be incomplete",
+                                  input->doc.value(scenario_json::kVerdict, "?"));
+      }
     } else {
       row.system = m.system;  // a fill may have reworded it before it found the result lacking
       row.faster = m.faster_unmeasured;

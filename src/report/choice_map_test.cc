@@ -57,6 +57,13 @@ TEST(ChoiceMapTest, AScenarioNotGivenOrWithoutTheFigureIsNotMeasuredHereWithoutA
   EXPECT_EQ(two.source, "memstand scenario run b --json FILE, then give FILE");
 }
 
+TEST(ChoiceMapTest, APartialResultIsSaidInTheSource) {
+  const auto rows = ChoiceMap({{"a.json", {{"scenario", "a"}, {"figure", 1}, {"partial", true}, {"verdict", "interrupted"}}}},
+                              {RowOfA("one")}, {});
+  EXPECT_EQ(rows.at(0).source,
+            "a: figure 1 (a.json), a partial result (verdict interrupted): its last run may be incomplete");
+}
+
 TEST(ChoiceMapTest, TheFirstInputOfAScenarioIsTheOneRead) {
   const auto rows = ChoiceMap({{"first.json", {{"scenario", "a"}, {"figure", 1}}},
                                {"second.json", {{"scenario", "a"}, {"figure", 2}}}},
