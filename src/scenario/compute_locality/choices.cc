@@ -18,13 +18,15 @@ namespace {
 using nlohmann::json;
 namespace key = compute_locality_json;
 
-// The ratio `field` of the pair `label` in each of `runs` that has it.
+// The ratio `field` of the pair `label` in each of `runs` that timed it: a time ratio of
+// 0 is a pair with no timed call (a run interrupted before it), which is no figure.
 std::vector<double> PairRatios(const std::vector<const json*>& runs, const std::string& label, const char* field) {
   std::vector<double> out;
   for (const json* s : runs) {
     for (const json& p : (*s)[key::kPairs]) {
-      const json v = ChoiceAt(p, {field});
-      if (p.value(key::kLabel, "") == label && v.is_number()) out.push_back(v.get<double>());
+      const json v = ChoiceAt(p, {field}), time = ChoiceAt(p, {key::kTime});
+      if (p.value(key::kLabel, "") == label && v.is_number() && time.is_number() && time.get<double>() > 0)
+        out.push_back(v.get<double>());
     }
   }
   return out;
