@@ -271,7 +271,7 @@ TEST(ScenarioE2E, MvccQuotaFailsAtTheQuotaRecoversAndComparesWithRedis) {
   // The choice map's etcd row says the quota this run had, not etcd's default or a constant.
   Outcome map = RunMemstand({"report", "--choice-map", dir + "/m.json"});
   ASSERT_EQ(map.exit_code, 0) << map.output;
-  EXPECT_NE(map.output.find("  etcd at a 8 MiB quota (the scenario's --quota; etcd's own default is 2 GiB)\n"),
+  EXPECT_NE(map.output.find("  etcd with a quota of 8 MiB (the scenario's --quota; etcd's own default is 2 GiB)\n"),
             std::string::npos)
       << map.output;
   EXPECT_NE(map.output.find("writes fail from write " + std::to_string(first) + " (N=1)"), std::string::npos)

@@ -63,7 +63,7 @@ bool FillMvccEtcd(const json& doc, ChoiceRow* row, std::string* figure) {
   const json quota = ChoiceAt(doc, {key::kProfile, key::kQuotaBytes});
   if (runs.empty() || !quota.is_number_integer()) return false;
   const std::string q = QuotaText(quota);
-  row->system = fmt::format("etcd at a {} quota (the scenario's --quota; etcd's own default is 2 GiB)", q);
+  row->system = fmt::format("etcd with a quota of {} (the scenario's --quota; etcd's own default is 2 GiB)", q);
   row->faster = "every write a new MVCC revision: history, watches and linearizable reads";
   const std::vector<double> failed = RunValues(runs, {key::kEtcd, key::kFirstFailedWrite});
   const std::string keys = ChoiceValue(ChoiceAt(doc, {key::kProfile, key::kKeys}));

@@ -12,7 +12,7 @@ namespace {
 using nlohmann::json;
 using testutil::ChoiceRowOf;
 
-constexpr char kEtcd128[] = "etcd at a 128 MiB quota (the scenario's --quota; etcd's own default is 2 GiB)";
+constexpr char kEtcd128[] = "etcd with a quota of 128 MiB (the scenario's --quota; etcd's own default is 2 GiB)";
 
 json Run(bool ok, int first_failed, int64_t at_failure, int64_t delta, double ratio) {
   return {{"ok", ok},
@@ -54,7 +54,7 @@ TEST(ChoiceMapTest, MvccEtcdRowNamesTheQuotaOnlyFromAResult) {
   json doc = Result();
   doc["profile"]["quota_bytes"] = int64_t{2} << 30;
   EXPECT_EQ(ChoiceMap({{"mq.json", doc}}, MvccQuotaChoiceRows(), {}).at(0).system,
-            "etcd at a 2 GiB quota (the scenario's --quota; etcd's own default is 2 GiB)");
+            "etcd with a quota of 2 GiB (the scenario's --quota; etcd's own default is 2 GiB)");
   // No complete run: not measured, and the system is the one without a quota.
   for (json& r : doc["runs_detail"]) r["ok"] = false;
   const auto failed = ChoiceMap({{"mq.json", doc}}, MvccQuotaChoiceRows(), {});
@@ -72,7 +72,7 @@ TEST(ChoiceMapTest, MvccRowsOfATopLevelOnlyResultAreOneRun) {
                    {"ratio", 9.82}};
   const auto rows = ChoiceMap({{"mq.json", mq}}, MvccQuotaChoiceRows(), {});
   const ChoiceRow& etcd = rows.at(0);
-  EXPECT_EQ(etcd.system, "etcd at a 64 MiB quota (the scenario's --quota; etcd's own default is 2 GiB)");
+  EXPECT_EQ(etcd.system, "etcd with a quota of 64 MiB (the scenario's --quota; etcd's own default is 2 GiB)");
   EXPECT_NE(etcd.pay.find("writes fail from write 48556 (N=1)"), std::string::npos)
       << etcd.pay;
   EXPECT_NE(ChoiceRowOf(rows, "Redis").pay.find("grew 9.8x (N=1) as much"),
