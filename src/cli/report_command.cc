@@ -36,8 +36,8 @@ std::vector<std::string> InputFiles(const std::vector<std::string>& inputs) {
   return files;
 }
 
-// --choice-map: the map of the scenario results among `inputs`, printed, and its section
-// for the page. A bad input (unreadable, or a field of another type than its scenario's
+// --choice-map: the map of the scenario results among `inputs` and its decision tree,
+// printed, and their section for the page. A bad input (unreadable, or a field of another type than its scenario's
 // readers take) is InvalidArgument naming it, and nothing is printed.
 Result<ReportSection> ChoiceMapOf(const std::vector<std::string>& inputs) {
   std::vector<ScenarioResult> results;
@@ -49,12 +49,12 @@ Result<ReportSection> ChoiceMapOf(const std::vector<std::string>& inputs) {
   }
   std::vector<ChoiceRow> rows;
   try {
-    rows = ChoiceMap(results, ScenarioChoiceRows(), JudgmentRows());
+    rows = ChoiceMap(results, ScenarioChoiceRows(), FixedChoiceRows());
   } catch (const nlohmann::json::exception& e) {  // a field the read rules miss: bad input all the same
     return Status::InvalidArgument(fmt::format("a scenario result has a field of an unexpected type: {}", e.what()));
   }
-  fmt::print("{}", TerminalSafe(ChoiceMapText(rows)));  // the scenarios' strings
-  return ChoiceMapSection(rows);
+  fmt::print("{}", TerminalSafe(ChoiceMapText(rows, ChoiceTree())));  // the scenarios' strings
+  return ChoiceMapSection(rows, ChoiceTree());
 }
 
 int ReportBody(const ReportFlags& f) {
@@ -98,7 +98,8 @@ SubcommandBody SetupReport(CLI::App* app) {
   app->add_option("-o,--output", f->out, "The HTML page to write (whole or not at all)");
   app->add_flag("--choice-map", f->choice_map,
                 "Also the choice map: task -> system -> how it goes faster -> what you pay, each row's support "
-                "from the scenario inputs (printed; a page section with -o)");
+                "from the scenario inputs (figures as ranges over their runs, with N), then the decision tree "
+                "(printed; a page section with -o)");
   return [f] { return ReportBody(*f); };
 }
 

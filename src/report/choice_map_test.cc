@@ -2,7 +2,8 @@
 // their folders, src/scenario/<name>/choices_test.cc): a row of a scenario given is
 // measured and names its scenario, figure and file; one the input cannot fill says why,
 // with no figure; a scenario not given leaves its rows "not measured here" without a
-// number; judgment rows follow as they are.
+// number; judgment rows follow as they are; the decision tree names, for each answer,
+// the rows that support it and how many of each support.
 #include "report/choice_map.h"
 
 #include <gtest/gtest.h>
@@ -56,6 +57,13 @@ TEST(ChoiceMapTest, AScenarioNotGivenOrWithoutTheFigureIsNotMeasuredHereWithoutA
   EXPECT_EQ(two.source, "memstand scenario run b --json FILE, then give FILE");
 }
 
+TEST(ChoiceMapTest, APartialResultIsSaidInTheSource) {
+  const auto rows = ChoiceMap({{"a.json", {{"scenario", "a"}, {"figure", 1}, {"partial", true}, {"verdict", "interrupted"}}}},
+                              {RowOfA("one")}, {});
+  EXPECT_EQ(rows.at(0).source,
+            "a: figure 1 (a.json), a partial result (verdict interrupted): its last run may be incomplete");
+}
+
 TEST(ChoiceMapTest, TheFirstInputOfAScenarioIsTheOneRead) {
   const auto rows = ChoiceMap({{"first.json", {{"scenario", "a"}, {"figure", 1}}},
                                {"second.json", {{"scenario", "a"}, {"figure", 2}}}},
@@ -85,6 +93,51 @@ TEST(ChoiceMapTest, TextJsonAndSectionHoldEveryRow) {
   const ReportSection section = ChoiceMapSection(rows);
   ASSERT_EQ(section.tables.size(), 1u);
   EXPECT_EQ(section.tables[0].rows.size(), rows.size());
+}
+
+// A fill that rewords the system (mvcc-quota's quota) but then finds the result lacking
+// leaves the row's own system: a not measured row never carries a figure of the result.
+TEST(ChoiceMapTest, AFillThatFailsLeavesTheSystemAsItWas) {
+  MeasuredChoiceRow row{"a", "a task", "etcd at the quota of --quota", "about",
+                        [](const json&, ChoiceRow* r, std::string*) {
+                          r->system = "etcd at a 64 MiB quota";
+                          return false;
+                        }};
+  const auto rows = ChoiceMap({{"a.json", {{"scenario", "a"}}}}, {row}, {});
+  EXPECT_EQ(rows.at(0).system, "etcd at the quota of --quota");
+  EXPECT_EQ(rows.at(0).support, "not measured here");
+}
+
+const std::vector<ChoiceStep> kTree = {
+    {"Is it a task?", "one", {{"a task", ""}, {"another task", "a sys"}}},
+    {"Otherwise:", "a store", {{"no such task", ""}}},
+};
+
+TEST(ChoiceMapTest, TheTreeSaysWhatSupportsEachAnswer) {
+  const auto rows = ChoiceMap({{"a.json", {{"scenario", "a"}, {"figure", 2}}}}, {RowOfA("one"), RowOfA("two")},
+                              {{"another task", "a system", "how", "", kChoiceNotPackaged, "no package"},
+                               {"another task", "b system", "how", "what", kChoiceJudgment, "none"}});
+  ASSERT_EQ(ChoiceSupport(kTree[0], rows).size(), 3u);  // "b system" does not start with "a sys"
+  EXPECT_TRUE(ChoiceSupport(kTree[1], rows).empty());
+  const std::string text = ChoiceTreeText(kTree, rows);
+  EXPECT_NE(text.find("  1. Is it a task?\n     yes: one — supported by measured here: 2, not measured here: not "
+                      "packaged for this platform: 1\n"
+                      "       measured here: one (a task)\n"
+                      "       measured here: two (a task)\n"
+                      "       not measured here: not packaged for this platform: a system (another task)\n"
+                      "     no: step 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  2. Otherwise:\n     a store — supported by no row of the map\n"), std::string::npos) << text;
+  EXPECT_NE(ChoiceMapText(rows, kTree).find(text), std::string::npos);
+  EXPECT_EQ(ChoiceMapText(rows).find("decision tree"), std::string::npos);
+  const ReportSection section = ChoiceMapSection(rows, kTree);
+  ASSERT_EQ(section.tables.size(), 2u);
+  ASSERT_EQ(section.tables[1].rows.size(), 2u);
+  EXPECT_EQ(section.tables[1].csv_name, "choice-tree");
+  EXPECT_EQ(section.tables[1].rows[0][2], "yes: one");
+  EXPECT_EQ(section.tables[1].rows[0][4], "measured here: 2, not measured here: not packaged for this platform: 1");
+  EXPECT_EQ(section.tables[1].rows[1][3], "-");
 }
 
 }  // namespace

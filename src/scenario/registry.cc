@@ -125,18 +125,65 @@ const std::vector<ChoiceRow>& JudgmentRows() {
   static const std::vector<ChoiceRow> kRows = {
       {"sessions and other data that may be lost, with a TTL", "memcached, or Redis without persistence",
        "no persistence work at all; memcached spreads over threads", "a restart or an eviction loses the data",
-       "judgment", "no scenario yet"},
+       kChoiceJudgment, "no scenario yet"},
       {"a queue or a stream between services", "Redis streams (XADD / XREADGROUP)",
        "appends in memory, consumer groups in the server", "memory holds the backlog; durability as configured",
-       "judgment", "no scenario yet"},
+       kChoiceJudgment, "no scenario yet"},
       {"configuration, leader election, service discovery", "etcd",
        "linearizable reads and writes with watches, through Raft", "every write goes through a quorum and is kept "
-       "as a revision until compaction (see mvcc-quota)", "judgment", "no scenario yet"},
+       "as a revision until compaction (see mvcc-quota)", kChoiceJudgment, "no scenario yet"},
       {"data far larger than memory with a hot subset", "Tarantool vinyl (an LSM tree)",
        "writes sequential on disk, the hot part in memory", "reads of cold keys go to disk; compaction uses I/O",
-       "judgment", "working-set measures capacity, not cold-read latency"},
+       kChoiceJudgment, "working-set measures capacity, not cold-read latency"},
   };
   return kRows;
+}
+
+const std::vector<ChoiceRow>& NotPackagedRows() {
+  // Kept word for word in docs/choice-map.md (ChoiceMapTest checks it). The support says
+  // why there is no figure; "faster" says what the published map credits the system with.
+  static const std::vector<ChoiceRow> kRows = {
+      {"data far larger than memory with a hot subset", "Aerospike (records on a raw device, the index in memory)",
+       "a read or write by key goes to the device once; the index never does", "", kChoiceNotPackaged,
+       "no Debian 12 package (apt-cache: no candidate); memstand speaks no Aerospike protocol either"},
+      {"logic next to the data, on a cluster of nodes", "Apache Ignite (compute and SQL sent to the partitions)",
+       "the computation runs on the nodes that hold the data (affinity)", "", kChoiceNotPackaged,
+       "no Debian 12 package (apt-cache: no candidate); memstand speaks no Ignite protocol either"},
+      {"logic next to the data, on a cluster of nodes", "Picodata (a sharded DBMS built on Tarantool)",
+       "stored procedures and SQL run on the shards that hold the data", "", kChoiceNotPackaged,
+       "no Debian 12 package (apt-cache: no candidate)"},
+  };
+  return kRows;
+}
+
+std::vector<ChoiceRow> FixedChoiceRows() {
+  std::vector<ChoiceRow> rows = JudgmentRows();
+  rows.insert(rows.end(), NotPackagedRows().begin(), NotPackagedRows().end());
+  return rows;
+}
+
+const std::vector<ChoiceStep>& ChoiceTree() {
+  // Kept in docs/choice-map.md (ChoiceMapTest checks the questions and answers). The
+  // evidence names classes of task, and a system where only some rows of the class speak
+  // to the step.
+  static const std::vector<ChoiceStep> kTree = {
+      {"Is it coordination: configuration, leader election, service discovery?", "etcd",
+       {{"configuration, leader election, service discovery", ""},
+        {"a hot set of keys overwritten all the time", ""},
+        {"keeps taking writes when its primary dies", "etcd"}}},
+      {"Must logic run next to the data (a computation over many records that returns a few)?",
+       "Tarantool (stored Lua next to the data)",
+       {{"the top N of a large category by a field", ""}, {"logic next to the data, on a cluster of nodes", ""}}},
+      {"Does the data fit in memory?", "Redis",
+       {{"a cache whose working set outgrows its memory", "Redis"},
+        {"sessions and other data that may be lost, with a TTL", ""},
+        {"writes that must survive a restart, on a cluster", ""},
+        {"comes back after a crash with what it acknowledged", "Redis"}}},
+      {"Otherwise (the data does not fit in memory):", "a store that keeps its data on a device",
+       {{"a cache whose working set outgrows its memory", "Tarantool vinyl"},
+        {"data far larger than memory with a hot subset", ""}}},
+  };
+  return kTree;
 }
 
 

@@ -67,4 +67,17 @@ std::vector<MeasuredChoiceRow> ScenarioChoiceRows();
 /// docs/choice-map.md, support "judgment", each saying which scenario would measure it.
 const std::vector<ChoiceRow>& JudgmentRows();
 
+/// The rows of the systems of the published map that cannot be measured here (no
+/// package for this platform), support kChoiceNotPackaged, as docs/choice-map.md has them.
+const std::vector<ChoiceRow>& NotPackagedRows();
+
+/// The rows `memstand report --choice-map` prints after the measured ones: the judgment
+/// rows, then the not packaged ones.
+std::vector<ChoiceRow> FixedChoiceRows();
+
+/// The decision tree of the published map (docs/choice-map.md): coordination -> etcd;
+/// logic near the data -> Tarantool; fits in memory -> Redis; else a store that keeps
+/// its data on a device; each step with the rows of the map that speak to it.
+const std::vector<ChoiceStep>& ChoiceTree();
+
 }  // namespace memstand

@@ -3,6 +3,7 @@
 // rows as docs/choice-map.md has them.
 #include "scenario/registry.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -48,7 +49,7 @@ TEST(ChoiceMapTest, AScenarioNotGivenIsNotMeasuredHereWithoutANumber) {
   EXPECT_EQ(memtx.support, "not measured here");
   EXPECT_EQ(memtx.pay, "");
   EXPECT_EQ(memtx.source, "ws.json holds no result for this row (not run, failed or another version)");
-  const ChoiceRow& etcd = ChoiceRowOf(rows, "etcd at its default 64 MiB quota");
+  const ChoiceRow& etcd = ChoiceRowOf(rows, "etcd at the quota of the scenario's --quota (etcd's own default: 2 GiB)");
   EXPECT_EQ(etcd.support, "not measured here");
   EXPECT_EQ(etcd.source, "memstand scenario run mvcc-quota --json FILE, then give FILE");
   for (const ChoiceRow& r : rows) {
@@ -69,11 +70,69 @@ TEST(ChoiceMapTest, TheJudgmentRowsAreTheDocumentedText) {
     const std::string line = "| " + r.task + " | " + r.system + " | " + r.faster + " | " + r.pay + " | judgment |";
     EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/choice-map.md lacks the row:\n" << line;
   }
-  const auto rows = ChoiceMap({}, ScenarioChoiceRows(), JudgmentRows());
-  EXPECT_EQ(rows.size() - JudgmentRows().size(), 32u);  // the measured rows, all not measured here
+  const auto rows = ChoiceMap({}, ScenarioChoiceRows(), FixedChoiceRows());
+  EXPECT_EQ(rows.size() - FixedChoiceRows().size(), 32u);  // the measured rows, all not measured here
   const std::string text = ChoiceMapText(rows);
   EXPECT_NE(text.find("support: judgment"), std::string::npos);
   EXPECT_EQ(ChoiceMapJson(rows).size(), rows.size());
+}
+
+// The systems of the published map that cannot run here are rows of the map, with no
+// figure and the reason, as docs/choice-map.md has them: never silently absent.
+TEST(ChoiceMapTest, TheSystemsNotPackagedHereArePresentAsNotMeasured) {
+  std::ifstream in(testutil::SourceDir() + "/docs/choice-map.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  std::set<std::string> names;
+  for (const ChoiceRow& r : NotPackagedRows()) {
+    EXPECT_EQ(r.support, "not measured here: not packaged for this platform");
+    EXPECT_EQ(r.pay, "");
+    names.insert(r.system.substr(0, r.system.find(' ')));
+    const std::string line = "| " + r.task + " | " + r.system + " | " + r.faster + " | " + r.support + " | " +
+                             r.source + " |";
+    EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/choice-map.md lacks the row:\n" << line;
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"Aerospike", "Apache", "Picodata"}));
+  const auto rows = ChoiceMap({{"ws.json", WorkingSetChoiceResult()}}, ScenarioChoiceRows(), FixedChoiceRows());
+  const std::string text = ChoiceMapText(rows, ChoiceTree());
+  for (const ChoiceRow& r : NotPackagedRows()) {
+    EXPECT_EQ(ChoiceRowOf(rows, r.system).support, r.support);
+    EXPECT_NE(text.find("  " + r.system + "\n"), std::string::npos) << r.system;
+  }
+  EXPECT_NE(text.find("support: not measured here: not packaged for this platform — no Debian 12 package"),
+            std::string::npos);
+}
+
+// The decision tree of the published map, as docs/choice-map.md gives it, each answer
+// backed by rows of the map (a class of task misspelt in the tree would back nothing).
+TEST(ChoiceMapTest, TheDecisionTreeIsTheDocumentedOneAndEachAnswerHasItsRows) {
+  std::ifstream in(testutil::SourceDir() + "/docs/choice-map.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::vector<ChoiceStep>& tree = ChoiceTree();
+  ASSERT_EQ(tree.size(), 4u);
+  EXPECT_EQ(tree[0].choice, "etcd");
+  EXPECT_TRUE(tree[1].choice.starts_with("Tarantool"));
+  EXPECT_EQ(tree[2].choice, "Redis");
+  EXPECT_EQ(tree[3].choice, "a store that keeps its data on a device");
+  const auto rows = ChoiceMap({{"ws.json", WorkingSetChoiceResult()}}, ScenarioChoiceRows(), FixedChoiceRows());
+  for (size_t i = 0; i < tree.size(); ++i) {
+    SCOPED_TRACE(tree[i].question);
+    const std::string line = fmt::format("| {} | {} | {} |", i + 1, tree[i].question, tree[i].choice);
+    EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/choice-map.md lacks the step:\n" << line;
+    for (const ChoiceEvidence& e : tree[i].evidence) {
+      const ChoiceStep one{"", "", {e}};
+      EXPECT_FALSE(ChoiceSupport(one, rows).empty()) << "no row of the class '" << e.task << "', system '"
+                                                     << e.system_prefix << "'";
+    }
+  }
+  // The working-set result measured Redis's rows: the Redis answer says so; the device
+  // answer has Aerospike's row, not packaged.
+  const std::string text = ChoiceTreeText(tree, rows);
+  EXPECT_NE(text.find("yes: Redis — supported by measured here: 2, not measured here: "), std::string::npos) << text;
+  EXPECT_NE(text.find("not measured here: not packaged for this platform: Aerospike"), std::string::npos) << text;
+  EXPECT_NE(text.find("judgment: etcd (configuration, leader election, service discovery)"), std::string::npos)
+      << text;
 }
 
 // A field of another type than the scenario's readers take is an error naming the file

@@ -1,5 +1,6 @@
 // `memstand report --choice-map` on a real scenario result: the printed map's rows with
-// their support, and the page's section.
+// their support and their figures' N, the rows of the systems not packaged here, the
+// decision tree, and the page's section.
 #include <fstream>
 #include <string>
 
@@ -20,6 +21,21 @@ TEST(ChoiceMapE2E, RowsFromARealScenarioResultPrintedAndOnThePage) {
   ASSERT_EQ(out.exit_code, 0) << out.output;
   EXPECT_NE(out.output.find("support: measured here — compute-locality: redis 'as published"), std::string::npos)
       << out.output;
+  // One run: each figure says N=1.
+  EXPECT_NE(out.output.find("less time than fetching the category to the client"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("x (N=1) less time"), std::string::npos) << out.output;
+  // The systems that cannot run here are there, with no figure; then the tree.
+  for (const char* system : {"Aerospike", "Apache Ignite", "Picodata"}) {
+    const size_t at = out.output.find(std::string("\n  ") + system);
+    ASSERT_NE(at, std::string::npos) << system << "\n" << out.output;
+    EXPECT_NE(out.output.find("support: not measured here: not packaged for this platform", at), std::string::npos);
+  }
+  const size_t tree = out.output.find("The decision tree of the published map");
+  ASSERT_NE(tree, std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("yes: Tarantool (stored Lua next to the data) — supported by measured here: 1,", tree),
+            std::string::npos)
+      << out.output.substr(tree);
+  EXPECT_NE(out.output.find("measured here: Redis, a sorted set per category", tree), std::string::npos);
   // Tarantool was not run in that result: its row has no figure.
   const size_t t = out.output.find("Tarantool, a stored Lua function over a TREE index");
   ASSERT_NE(t, std::string::npos) << out.output;
@@ -28,6 +44,9 @@ TEST(ChoiceMapE2E, RowsFromARealScenarioResultPrintedAndOnThePage) {
   const std::string page = testutil::ReadFile(dir + "/page.html");
   EXPECT_NE(page.find("choice-map"), std::string::npos);
   EXPECT_NE(page.find("not measured here"), std::string::npos);
+  EXPECT_NE(page.find("not packaged for this platform"), std::string::npos);
+  EXPECT_NE(page.find("choice-tree"), std::string::npos);
+  EXPECT_NE(page.find("The decision tree of the published map"), std::string::npos);
   // Without -o: the map alone; without --choice-map, -o is needed.
   EXPECT_EQ(RunMemstand({"report", "--choice-map", dir + "/cl.json"}).exit_code, 0);
   Outcome no_out = RunMemstand({"report", dir + "/cl.json"});

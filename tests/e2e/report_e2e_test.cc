@@ -129,7 +129,8 @@ TEST(ReportE2E, ChromiumDrawsTheStretchedCacheAndDurabilityCharts) {
           "--cell-duration", "1s", "--runs", "1", "--no-gets", "--no-legacy", "--probe-size", "0", "--json",
           dir + "/do.json", "-q"});
   const std::string page = dir + "/r.html";
-  Outcome rep = RunMemstand({"report", dir + "/sc.json", dir + "/do.json", "-o", page}, 30);
+  // With the choice map: its rows and its decision tree are tables of the same page.
+  Outcome rep = RunMemstand({"report", dir + "/sc.json", dir + "/do.json", "--choice-map", "-o", page}, 30);
   ASSERT_EQ(rep.exit_code, 0) << rep.output;
   EXPECT_NE(ReadFile(page).find("data-charts=\"3\""), std::string::npos);
   const testutil::CommandResult dom = Chromium(page, "--dump-dom", dir + "/profile");
@@ -137,6 +138,9 @@ TEST(ReportE2E, ChromiumDrawsTheStretchedCacheAndDurabilityCharts) {
   EXPECT_EQ(Attribute(dom.output, "data-done"), "1");
   EXPECT_EQ(Attribute(dom.output, "data-drawn"), "3");
   EXPECT_EQ(Errors(dom.output), "");
+  EXPECT_NE(dom.output.find("The decision tree of the published map"), std::string::npos);
+  EXPECT_NE(dom.output.find("Picodata (a sharded DBMS built on Tarantool)"), std::string::npos);
+  EXPECT_NE(dom.output.find("ms (N=1) (each run"), std::string::npos);
 }
 
 // The DOM check can fail: a page whose script throws shows the error where the test

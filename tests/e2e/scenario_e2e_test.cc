@@ -268,6 +268,14 @@ TEST(ScenarioE2E, MvccQuotaFailsAtTheQuotaRecoversAndComparesWithRedis) {
   EXPECT_GT(doc["redis"]["used_memory_delta"].get<int64_t>(), 0);
   EXPECT_GT(doc["ratio"].get<double>(), 1.0);
   for (const json& i : doc["runs_detail"][0]["invariants"]) EXPECT_TRUE(i["ok"].get<bool>()) << i.dump();
+  // The choice map's etcd row says the quota this run had, not etcd's default or a constant.
+  Outcome map = RunMemstand({"report", "--choice-map", dir + "/m.json"});
+  ASSERT_EQ(map.exit_code, 0) << map.output;
+  EXPECT_NE(map.output.find("  etcd with a quota of 8 MiB (the scenario's --quota; etcd's own default is 2 GiB)\n"),
+            std::string::npos)
+      << map.output;
+  EXPECT_NE(map.output.find("writes fail from write " + std::to_string(first) + " (N=1)"), std::string::npos)
+      << map.output;
 }
 
 // The full size of docs/scenarios.md: 50,000 writes of 1 KiB over 5,000 keys, 64 MiB of quota

@@ -24,6 +24,7 @@ inline constexpr char kOp[] = "op";  // "SET", "GET"
 
 // cells[].
 inline constexpr char kRun[] = "run";
+inline constexpr char kRan[] = "ran";  // cells[]: the cell ran (not skipped)
 inline constexpr char kSeconds[] = "seconds";
 inline constexpr char kClusterSamples[] = "cluster_samples";
 inline constexpr char kClusterIntervals[] = "cluster_intervals";

@@ -284,7 +284,7 @@ json CellJson(const CellResult& c) {
     cl.push_back({{key::kWhat, i.what}, {key::kFromS, i.from_s}, {key::kToS, i.to_s}, {"open", i.open}});
   }
   return {{key::kRun, c.plan.run}, {key::kMode, c.plan.mode}, {key::kOp, c.plan.op}, {key::kSize, c.plan.size},
-          {key::kPayload, c.plan.payload}, {"keys", c.plan.keys}, {"ran", c.ran},
+          {key::kPayload, c.plan.payload}, {"keys", c.plan.keys}, {key::kRan, c.ran},
           {"not_run", c.not_run.empty() ? json(nullptr) : json(c.not_run)}, {"interrupted", c.interrupted},
           {"has_errors", c.has_errors()}, {"skipped", c.skipped()}, {key::kSeconds, c.seconds}, {"ops", c.ops}, {"ok_replies", c.ok_replies},
           {"error_replies", c.error_replies}, {"unanswered", c.unanswered}, {"hits", c.hits}, {"misses", c.misses},

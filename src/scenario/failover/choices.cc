@@ -1,12 +1,13 @@
 // failover's rows of the choice map (docs/choice-map.md, report/choice_map.h), filled
 // from its JSON: per configuration, how long the primary's death (kill) kept writes out
-// in the first run, and what the checks found.
+// and what the checks found, each a range over the runs' kill cells.
 #include <fmt/format.h>
 
 #include <string>
 #include <vector>
 
 #include "report/choice_map.h"
+#include "scenario/kit/ranges.h"
 #include "scenario/failover/failover.h"
 #include "scenario/failover/json.h"
 
@@ -18,22 +19,24 @@ namespace key = failover_json;
 
 bool FillFailover(const std::string& configuration, const json& doc, ChoiceRow* row, std::string* figure) {
   if (!doc.contains(key::kCells) || !doc[key::kCells].is_array()) return false;
+  std::vector<double> outage, lost, nonlin;
   for (const json& c : doc[key::kCells]) {
-    if (!c.is_object() || c.value(key::kRun, 0) != 1 || c.value(key::kConfiguration, "") != configuration ||
-        c.value(key::kFault, "") != "kill" || !c.contains(key::kOutageS) || !c[key::kOutageS].is_number()) {
+    if (!c.is_object() || c.value(key::kConfiguration, "") != configuration || c.value(key::kFault, "") != "kill" ||
+        !c.contains(key::kOutageS) || !c[key::kOutageS].is_number()) {
       continue;
     }
-    const double outage = c[key::kOutageS].get<double>();
-    const uint64_t lost = c.value(key::kLost, uint64_t{0});
-    const uint64_t nonlin = c.value(key::kNotLinearizable, uint64_t{0});
-    row->faster = "survives its primary's death under load";
-    row->pay = fmt::format("writes out for {:.2f} s after the kill; {} acknowledged write(s) lost, {} read(s) not "
-                           "linearizable in this run",
-                           outage, lost, nonlin);
-    *figure = fmt::format("outage {:.2f} s, lost {}", outage, lost);
-    return true;
+    outage.push_back(c[key::kOutageS].get<double>());
+    lost.push_back(static_cast<double>(c.value(key::kLost, uint64_t{0})));
+    nonlin.push_back(static_cast<double>(c.value(key::kNotLinearizable, uint64_t{0})));
   }
-  return false;
+  if (outage.empty()) return false;
+  row->faster = "survives its primary's death under load";
+  row->pay = fmt::format("writes out for {} after the kill; {} acknowledged write(s) lost, {} read(s) not "
+                         "linearizable, per run",
+                         RangeTextOf(outage, "{:.2f}", "s"), RangeTextOf(lost, "{:.0f}"),
+                         RangeTextOf(nonlin, "{:.0f}"));
+  *figure = fmt::format("outage {}, lost {}", RangeTextOf(outage, "{:.2f}", "s"), RangeTextOf(lost, "{:.0f}"));
+  return true;
 }
 
 // The WAIT configurations' rows, read like the others from their cells.

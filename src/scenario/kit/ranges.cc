@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "report/json_fields.h"
 
 namespace memstand {
@@ -14,6 +16,15 @@ std::string RangeText(const Range& r, const std::function<std::string(double)>& 
 
 std::string RangeText(const Range& r, const char* value_format, std::string_view unit) {
   return RangeText(r, [value_format](double v) { return fmt::format(fmt::runtime(value_format), v); }, unit);
+}
+
+std::string RangeTextOf(std::vector<double> values, const char* value_format, std::string_view unit) {
+  if (values.empty()) return "-";
+  if (values.size() == 1) {
+    return fmt::format("{}{}{} (N=1)", fmt::format(fmt::runtime(value_format), values[0]), unit.empty() ? "" : " ",
+                       unit);
+  }
+  return RangeText(RangeOf(std::move(values)), value_format, unit);
 }
 
 nlohmann::json RangeJson(const Range& r) {

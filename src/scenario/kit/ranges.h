@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,10 @@ inline constexpr char kN[] = "n";  // the values the range is over (runs)
 std::string RangeText(const Range& r, const std::function<std::string(double)>& value, std::string_view unit = "");
 /// The same, each value formatted by `value_format` (fmt), e.g. "{:.3g}".
 std::string RangeText(const Range& r, const char* value_format, std::string_view unit = "");
+
+/// The range of `values` (over the runs) as RangeText writes it, but one value as
+/// "VALUE[ UNIT] (N=1)" (its min, median and max are that value); "-" for none.
+std::string RangeTextOf(std::vector<double> values, const char* value_format, std::string_view unit = "");
 
 /// {"min": .., "median": .., "max": .., "n": ..}.
 nlohmann::json RangeJson(const Range& r);

@@ -13,6 +13,9 @@ TEST(RangesTest, TextIsMinMedianMaxWithItsN) {
   EXPECT_EQ(RangeText(RangeOf({1, 2}), [](double v) { return fmt::format("{:.2f}x", v); }),
             "1.00x 1.50x 2.00x (min median max, N=2)");
   EXPECT_EQ(RangeText(Range{}, "{:g}"), "-");
+  EXPECT_EQ(RangeTextOf({5, 9, 7}, "{:.0f}", "s"), "5 7 9 s (min median max, N=3)");
+  EXPECT_EQ(RangeTextOf({4}, "{:.1f}", "ms"), "4.0 ms (N=1)");
+  EXPECT_EQ(RangeTextOf({}, "{:.0f}"), "-");
 }
 
 TEST(RangesTest, JsonIsMinMedianMaxNAndItsMedianReadsBack) {

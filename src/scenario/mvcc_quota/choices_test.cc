@@ -1,4 +1,5 @@
-// mvcc-quota's rows of the choice map from a crafted result.
+// mvcc-quota's rows of the choice map from a crafted result: each figure the range over
+// the complete runs with its N, and the quota the runs had, not a constant.
 #include <gtest/gtest.h>
 
 #include "report/choice_map.h"
@@ -11,7 +12,58 @@ namespace {
 using nlohmann::json;
 using testutil::ChoiceRowOf;
 
-TEST(ChoiceMapTest, MvccRows) {
+constexpr char kEtcd128[] = "etcd with a quota of 128 MiB (the scenario's --quota; etcd's own default is 2 GiB)";
+
+json Run(bool ok, int first_failed, int64_t at_failure, int64_t delta, double ratio) {
+  return {{"ok", ok},
+          {"etcd", {{"first_failed_write", first_failed}, {"error", "mvcc: database space exceeded"},
+                    {"db_size_at_failure", at_failure}, {"db_size_after_recovery", 6914048}}},
+          {"redis", {{"attempted", 50000}, {"successful", 50000}, {"errors", 0}, {"used_memory_delta", delta}}},
+          {"ratio", ratio}};
+}
+
+json Result() {
+  return {{"scenario", "mvcc-quota"},
+          {"profile", {{"keys", 5000}, {"quota_bytes", 128 << 20}}},
+          {"runs_detail", {Run(true, 48556, 134000000, 6835136, 9.82), Run(true, 48100, 134100000, 6800000, 9.9),
+                           Run(true, 49000, 134200000, 6900000, 9.7),
+                           Run(false, 1, 1, 1, 1.0)}}};  // a failed run: not in the ranges
+}
+
+TEST(ChoiceMapTest, MvccRowsAreRangesOverTheCompleteRunsAtTheQuotaTheyRan) {
+  const auto rows = ChoiceMap({{"mq.json", Result()}}, MvccQuotaChoiceRows(), {});
+  const ChoiceRow& etcd = ChoiceRowOf(rows, kEtcd128);
+  EXPECT_EQ(etcd.support, "measured here");
+  EXPECT_NE(etcd.pay.find("writes fail from write 48100 48556 49000 (min median max, N=3) ('mvcc: database space "
+                          "exceeded') in 3 of 3 runs"),
+            std::string::npos)
+      << etcd.pay;
+  EXPECT_NE(etcd.pay.find("against the 128 MiB quota"), std::string::npos) << etcd.pay;
+  EXPECT_EQ(etcd.source, "mvcc-quota: etcd at 128 MiB: first failed write 48100 48556 49000 (min median max, N=3) "
+                         "(mq.json)");
+  const ChoiceRow& redis = ChoiceRowOf(rows, "Redis");
+  EXPECT_NE(redis.pay.find("used memory + 6800000 6835136 6900000 B (min median max, N=3)"), std::string::npos)
+      << redis.pay;
+  EXPECT_NE(redis.pay.find("grew 9.7x 9.8x 9.9x (min median max, N=3) as much"), std::string::npos) << redis.pay;
+}
+
+TEST(ChoiceMapTest, MvccEtcdRowNamesTheQuotaOnlyFromAResult) {
+  const auto none = ChoiceMap({}, MvccQuotaChoiceRows(), {});
+  EXPECT_EQ(none.at(0).system, "etcd at the quota of the scenario's --quota (etcd's own default: 2 GiB)");
+  EXPECT_EQ(none.at(0).support, "not measured here");
+  json doc = Result();
+  doc["profile"]["quota_bytes"] = int64_t{2} << 30;
+  EXPECT_EQ(ChoiceMap({{"mq.json", doc}}, MvccQuotaChoiceRows(), {}).at(0).system,
+            "etcd with a quota of 2 GiB (the scenario's --quota; etcd's own default is 2 GiB)");
+  // No complete run: not measured, and the system is the one without a quota.
+  for (json& r : doc["runs_detail"]) r["ok"] = false;
+  const auto failed = ChoiceMap({{"mq.json", doc}}, MvccQuotaChoiceRows(), {});
+  EXPECT_EQ(failed.at(0).support, "not measured here");
+  EXPECT_EQ(failed.at(0).system, none.at(0).system);
+}
+
+// A result of before runs_detail: its top level is one run's figures, N=1.
+TEST(ChoiceMapTest, MvccRowsOfATopLevelOnlyResultAreOneRun) {
   const json mq = {{"scenario", "mvcc-quota"},
                    {"profile", {{"keys", 5000}, {"quota_bytes", 67108864}}},
                    {"etcd", {{"first_failed_write", 48556}, {"error", "mvcc: database space exceeded"},
@@ -19,10 +71,12 @@ TEST(ChoiceMapTest, MvccRows) {
                    {"redis", {{"attempted", 50000}, {"successful", 50000}, {"errors", 0}, {"used_memory_delta", 6835136}}},
                    {"ratio", 9.82}};
   const auto rows = ChoiceMap({{"mq.json", mq}}, MvccQuotaChoiceRows(), {});
-  const ChoiceRow& etcd = ChoiceRowOf(rows, "etcd at its default 64 MiB quota");
-  EXPECT_EQ(etcd.support, "measured here");
-  EXPECT_NE(etcd.pay.find("writes fail from write 48556"), std::string::npos) << etcd.pay;
-  EXPECT_NE(ChoiceRowOf(rows, "Redis").pay.find("grew 9.8x as much"), std::string::npos)
+  const ChoiceRow& etcd = rows.at(0);
+  EXPECT_EQ(etcd.system, "etcd with a quota of 64 MiB (the scenario's --quota; etcd's own default is 2 GiB)");
+  EXPECT_NE(etcd.pay.find("writes fail from write 48556 (N=1)"), std::string::npos)
+      << etcd.pay;
+  EXPECT_NE(ChoiceRowOf(rows, "Redis").pay.find("grew 9.8x (N=1) as much"),
+            std::string::npos)
       << ChoiceRowOf(rows, "Redis").pay;
 }
 

@@ -10,6 +10,10 @@ inline constexpr char kEtcd[] = "etcd";
 inline constexpr char kRedis[] = "redis";
 inline constexpr char kRatio[] = "ratio";  // etcd's db size at failure / Redis's used_memory delta
 inline constexpr char kProfile[] = "profile";
+inline constexpr char kRunsDetail[] = "runs_detail";  // every run: kRunOk, kEtcd, kRedis, kRatio
+
+// runs_detail[].
+inline constexpr char kRunOk[] = "ok";
 
 // etcd.
 inline constexpr char kFirstFailedWrite[] = "first_failed_write";

@@ -132,8 +132,8 @@ void FillMvccQuotaReport(const MvccQuotaOptions& o, const std::vector<MvccQuotaR
     if (run.etcd.failure.empty() && run.etcd.first_failed_write > 0 && !run.etcd.canary_ok) {
       report->Mark(ScenarioVerdict::kFailed, fmt::format("run {}: the canary put failed after the recovery", n));
     }
-    runs_json.push_back({{"run", k + 1}, {"ok", run.ok()}, {"etcd", EtcdJson(run.etcd)}, {"redis", RedisJson(run.redis)},
-                         {"ratio", run.ratio > 0 ? json(run.ratio) : json(nullptr)}, {"invariants", [&] {
+    runs_json.push_back({{"run", k + 1}, {key::kRunOk, run.ok()}, {key::kEtcd, EtcdJson(run.etcd)},
+                         {key::kRedis, RedisJson(run.redis)}, {key::kRatio, run.ratio > 0 ? json(run.ratio) : json(nullptr)}, {"invariants", [&] {
                            json a = json::array();
                            for (const Invariant& i : run.invariants) a.push_back(i.ToJson());
                            return a;
@@ -164,7 +164,7 @@ void FillMvccQuotaReport(const MvccQuotaOptions& o, const std::vector<MvccQuotaR
     report->json[key::kRatio] = run.ratio > 0 ? json(run.ratio) : json(nullptr);
     break;
   }
-  report->json["runs_detail"] = runs_json;
+  report->json[key::kRunsDetail] = runs_json;
   report->json["summary"] = summary;
   report->json[key::kProfile] = {{key::kQuotaBytes, o.quota_bytes}, {key::kKeys, o.keys}, {"writes", o.writes},
                                  {key::kValueSize, o.value_size}, {"payload", "random"}, {key::kPortion, o.portion}};

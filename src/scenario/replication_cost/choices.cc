@@ -2,11 +2,14 @@
 // its JSON.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "report/choice_map.h"
+#include "scenario/kit/ranges.h"
 #include "scenario/replication_cost/json.h"
 #include "scenario/replication_cost/replication_cost.h"
 
@@ -16,41 +19,44 @@ namespace {
 using nlohmann::json;
 namespace key = replication_cost_json;
 
-// replication-cost: path a against path b of `system` at equal concurrency in the first
-// run (the throughput ratio per level); a path whose cells all stalled or failed says
-// that, which is the measured outcome.
+// replication-cost: path a against path b of `system` at equal concurrency (the
+// throughput ratio per level) as a range over the runs at each level; a path whose cells
+// all stalled or failed says that, over every run, which is the measured outcome.
 bool FillReplication(const std::string& system, const std::string& a, const std::string& b,
                      const json& doc, ChoiceRow* row, std::string* figure) {
-  std::string levels;
+  std::vector<std::pair<std::string, std::vector<double>>> by_level;  // in first-appearance order
   if (doc.contains(key::kRatios) && doc[key::kRatios].is_array()) {
     for (const json& r : doc[key::kRatios]) {
-      if (!r.is_object() || r.value(key::kRun, 0) != 1 || r.value(key::kSystem, "") != system ||
-          r.value(key::kA, "") != a || r.value(key::kB, "") != b || !r.contains(key::kThroughputRatio) ||
-          !r[key::kThroughputRatio].is_number()) {
+      if (!r.is_object() || r.value(key::kSystem, "") != system || r.value(key::kA, "") != a ||
+          r.value(key::kB, "") != b || !r.contains(key::kThroughputRatio) || !r[key::kThroughputRatio].is_number()) {
         continue;
       }
-      levels += fmt::format("{}{}: {:.2f}x", levels.empty() ? "" : ", ",
-                            ChoiceValue(ChoiceAt(r, {key::kConcurrency})),
-                            r[key::kThroughputRatio].get<double>());
+      const std::string level = ChoiceValue(ChoiceAt(r, {key::kConcurrency}));
+      auto at = std::find_if(by_level.begin(), by_level.end(), [&](const auto& l) { return l.first == level; });
+      if (at == by_level.end()) at = by_level.insert(by_level.end(), {level, {}});
+      at->second.push_back(r[key::kThroughputRatio].get<double>());
     }
   }
+  std::string levels;
+  for (const auto& [level, ratios] : by_level) {
+    levels += fmt::format("{}{}: {}", levels.empty() ? "" : ", ", level, RangeTextOf(ratios, "{:.2f}x"));
+  }
   int cells = 0, held = 0;
+  std::set<int64_t> runs;
   if (doc.contains(key::kCells) && doc[key::kCells].is_array()) {
     for (const json& c : doc[key::kCells]) {
-      if (!c.is_object() || c.value(key::kRun, 0) != 1 || c.value(key::kSystem, "") != system ||
-          c.value(key::kPath, "") != a) {
-        continue;
-      }
+      if (!c.is_object() || c.value(key::kSystem, "") != system || c.value(key::kPath, "") != a) continue;
       ++cells;
       held += c.value(key::kOk, false) && !c.value(key::kStalled, false) ? 1 : 0;
+      runs.insert(c.value(key::kRun, int64_t{0}));
     }
   }
   if (levels.empty() && cells == 0) return false;
   if (levels.empty()) {
     row->pay = fmt::format(
-        "{} held in {} of its {} cells (stalled or failed: see the scenario's report), so no "
+        "{} held in {} of its {} cells over {} run(s) (stalled or failed: see the scenario's report), so no "
         "ratio to {}",
-        a, held, cells, b);
+        a, held, cells, runs.size(), b);
     *figure = fmt::format("{} held in {} of {} cells", a, held, cells);
     return true;
   }

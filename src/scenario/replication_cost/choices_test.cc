@@ -11,7 +11,8 @@ namespace {
 using nlohmann::json;
 using testutil::ChoiceRowOf;
 
-TEST(ChoiceMapTest, ReplicationRowsGiveTheRatiosOfRunOneOrHowOftenThePathHeld) {
+// Each level's ratio is its range over the runs with their N.
+TEST(ChoiceMapTest, ReplicationRowsGiveTheRatiosOverTheRunsOrHowOftenThePathHeld) {
   const json d = {
       {"scenario", "replication-cost"},
       {"cells",
@@ -30,14 +31,15 @@ TEST(ChoiceMapTest, ReplicationRowsGiveTheRatiosOfRunOneOrHowOftenThePathHeld) {
   const auto rows = ChoiceMap({{"rc.json", d}}, ReplicationCostChoiceRows(), {});
   const ChoiceRow& all = ChoiceRowOf(rows, "Tarantool, an is_sync space, a quorum of every member");
   EXPECT_EQ(all.support, "measured here");
-  EXPECT_EQ(all.pay, "throughput sync-write-all / async-write by connections 1: 0.20x, 4: 0.45x");
-  EXPECT_EQ(all.source, "replication-cost: sync-write-all / async-write throughput at equal concurrency 1: 0.20x, "
-                        "4: 0.45x (rc.json)");
+  EXPECT_EQ(all.pay, "throughput sync-write-all / async-write by connections 1: 0.20x 0.55x 0.90x (min median max, "
+                     "N=2), 4: 0.45x (N=1)");
+  EXPECT_EQ(all.source, "replication-cost: sync-write-all / async-write throughput at equal concurrency 1: 0.20x "
+                        "0.55x 0.90x (min median max, N=2), 4: 0.45x (N=1) (rc.json)");
   const ChoiceRow& majority = ChoiceRowOf(rows, "Tarantool, an is_sync space, a majority quorum");
   EXPECT_EQ(majority.support, "measured here");
-  EXPECT_EQ(majority.pay, "sync-write held in 0 of its 2 cells (stalled or failed: see the scenario's report), so "
-                          "no ratio to async-write");
-  EXPECT_EQ(ChoiceRowOf(rows, "Redis SET + WAIT 1").pay, "throughput set+wait1 / set by connections 1: 0.23x");
+  EXPECT_EQ(majority.pay, "sync-write held in 0 of its 2 cells over 1 run(s) (stalled or failed: see the scenario's "
+                          "report), so no ratio to async-write");
+  EXPECT_EQ(ChoiceRowOf(rows, "Redis SET + WAIT 1").pay, "throughput set+wait1 / set by connections 1: 0.23x (N=1)");
   EXPECT_EQ(ChoiceRowOf(rows, "Redis SET + WAIT 2").support, "not measured here");
   EXPECT_EQ(ChoiceRowOf(rows, "Tarantool, reads round robin over 3 replicas").support, "not measured here");
 }
