@@ -68,8 +68,6 @@ struct WorkerBase::Client {
   /// again (SetDown keeps it; Fill tests it once, not per request).
   bool waits = false;
   std::vector<ConnIo*> conns;     // by node index; one without --cluster
-  /// --history: its first idle process (WorkerBase::history_procs_), or kNoProcess.
-  uint32_t history_idle = kNoProcess;
 };
 
 /// A connection's socket side and its requests in flight; Worker<Session>::Conn adds
@@ -114,6 +112,9 @@ struct WorkerBase::ConnIo {
   bool waiting = false;
   bool reopening = false;
   uint16_t history_node = 0;  // --history: the string id of PeerAddress(*this), set at each dial
+  /// --history: the first of its processes (WorkerBase::history_procs_), one per slot of
+  /// `ring`: the request sent into slot i runs in process history_procs + i.
+  uint32_t history_procs = 0;
   bool down = false;
   int attempts = 0;
   int64_t reopen_at_ns = 0;
@@ -161,13 +162,6 @@ inline size_t WorkerBase::ReadSome(ConnIo& c) {
 // (bench/README.md, "The history's cost"). What is rare (a new process, an error reply,
 // a read's tag) stays out of line (worker_history.cc).
 
-inline uint32_t WorkerBase::HistoryInvoke(Client& cl) {
-  const uint32_t p = cl.history_idle;
-  if (p == kNoProcess) [[unlikely]] return HistoryNewProcess();
-  cl.history_idle = history_procs_[p].next_idle;
-  return p;
-}
-
 inline void WorkerBase::HistoryStampAt(const HistoryProcess& p, char* value) {
   history::StampValueTag(p.ids, p.client_check, value);
 }
@@ -178,10 +172,10 @@ inline void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const R
   if (r.is_error || history_op_[f.cmd] == history::Op::kRead) [[unlikely]] {
     return HistoryReplyNotWrite(c, f, r, last_value(), now);
   }
-  HistoryRecord(*c.client, c.history_node, f, history::Outcome::kOk, {}, history::Seen::kNone, 0, now, r.revision);
+  HistoryRecord(c.history_node, f, history::Outcome::kOk, {}, history::Seen::kNone, 0, now, r.revision);
 }
 
-inline void WorkerBase::HistoryRecord(Client& cl, uint16_t node, const InFlight& f, history::Outcome outcome,
+inline void WorkerBase::HistoryRecord(uint16_t node, const InFlight& f, history::Outcome outcome,
                                       std::string_view error, history::Seen seen, uint64_t value, int64_t now,
                                       int64_t revision) {
   HistoryProcess& p = history_procs_[f.process];
@@ -202,8 +196,6 @@ inline void WorkerBase::HistoryRecord(Client& cl, uint16_t node, const InFlight&
     p.ids = ids + history::TagIds(0, 1);  // the next seq
     p.last_complete_ns = complete;
   }
-  p.next_idle = cl.history_idle;
-  cl.history_idle = f.process;
   // Constructed where it is kept, each field stored once (HistoryLog::Batch), by
   // CheckRecord's rules: the writer thread writes it unchecked.
   new (history_batch_.Add()) history::Record{
