@@ -235,10 +235,16 @@ class WorkerBase {
                                                   LastValue last_value, int64_t now);
   /// The operation f ended with no reply: `unknown`, or failed; `why` the error kind.
   void HistoryNoReply(uint16_t node, const InFlight& f, bool unknown, std::string_view why, int64_t now);
-  [[gnu::always_inline]] inline void HistoryRecord(uint16_t node, const InFlight& f,
-                                                   history::Outcome outcome, std::string_view error,
-                                                   history::Seen seen, uint64_t value, int64_t now,
-                                                   int64_t revision = 0);
+  /// f's record; `tail`: its last 8 bytes (HistoryTail), `unknown` when its outcome is.
+  [[gnu::always_inline]] inline void HistoryRecord(const InFlight& f, uint64_t tail, bool unknown, uint64_t value,
+                                                   int64_t now, int64_t revision = 0);
+  /// A record's last 8 bytes as one number, stored at once (one store, not six):
+  /// node, error, f, outcome, seen and the reserved byte (0), little-endian.
+  static constexpr uint64_t HistoryTail(uint16_t node, uint16_t error, history::Op f, history::Outcome outcome,
+                                        history::Seen seen) {
+    return uint64_t{node} | uint64_t{error} << 16 | uint64_t{static_cast<uint8_t>(f)} << 32 |
+           uint64_t{static_cast<uint8_t>(outcome)} << 40 | uint64_t{static_cast<uint8_t>(seen)} << 48;
+  }
   [[gnu::cold]] uint16_t HistoryError(std::string_view error);
   [[gnu::cold]] void HistoryErrorReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now);
   /// HistoryReply's error reply or read (`value_read`: what it read). Out of line, so
@@ -376,6 +382,9 @@ class WorkerBase {
   /// ends unknown takes a new id.
   HistoryLog* history_ = nullptr;
   const history::Op* history_op_ = nullptr;  // what each command is: shared_->history_ops
+  /// By command: the HistoryTail of its ok reply without the node, for a write or a cas;
+  /// 0 for a read. A reply tests it for whether its record is a write's, and takes it.
+  std::vector<uint64_t> history_write_ok_;
   static constexpr uint32_t kNoProcess = UINT32_MAX;
   struct HistoryProcess {
     /// Its client id and the seq of its next operation, as a record and a value tag

@@ -49,9 +49,12 @@ WorkerBase::HistoryProcess WorkerBase::HistoryFreshProcess() {
 
 // An error reply: fail, or unknown where the error does not say (EndsUnknown).
 void WorkerBase::HistoryErrorReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now) {
-  const Outcome o = EndsUnknown(f.cmd, r) ? Outcome::kUnknown : Outcome::kFail;
-  HistoryRecord(c.history_node, f, o, r.error_kind.empty() ? "error" : r.error_kind, Seen::kNone, 0,
-                now);
+  const bool unknown = EndsUnknown(f.cmd, r);
+  const uint16_t error = HistoryError(r.error_kind.empty() ? "error" : r.error_kind);
+  HistoryRecord(f,
+                HistoryTail(c.history_node, error, history_op_[f.cmd], unknown ? Outcome::kUnknown : Outcome::kFail,
+                            Seen::kNone),
+                unknown, 0, now);
 }
 
 // What a read that ended ok saw: the key absent, a value of this run (*value), or other
@@ -69,12 +72,16 @@ void WorkerBase::HistoryReplyNotWrite(const ConnIo& c, const InFlight& f, const 
   if (r.is_error) return HistoryErrorReply(c, f, r, now);
   uint64_t value = 0;
   const Seen seen = HistorySaw(r, value_read, &value);
-  HistoryRecord(c.history_node, f, Outcome::kOk, {}, seen, value, now, r.revision);
+  HistoryRecord(f, HistoryTail(c.history_node, 0, history_op_[f.cmd], Outcome::kOk, seen), false, value, now,
+                r.revision);
 }
 
 void WorkerBase::HistoryNoReply(uint16_t node, const InFlight& f, bool unknown, std::string_view why,
                                 int64_t now) {
-  HistoryRecord(node, f, unknown ? Outcome::kUnknown : Outcome::kFail, why, Seen::kNone, 0, now);
+  HistoryRecord(f,
+                HistoryTail(node, HistoryError(why), history_op_[f.cmd], unknown ? Outcome::kUnknown : Outcome::kFail,
+                            Seen::kNone),
+                unknown, 0, now);
 }
 
 // Not ok: the error kind's string id, interned once per kind by this thread.
