@@ -36,12 +36,14 @@ class EtcdSession {
   }
   static int Slot(const Request&, const Draw&) { return -1; }
   static constexpr bool kValueVerbatim = false;  // base64 in JSON
+  static constexpr bool kRecordedApart = false;  // session.h
 
   /// A 200 whose body is not the JSON expected is a kProtocolError ("reply from PEER: ...").
   SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
   const Status& failure() const { return failure_; }
   std::string_view last_value() const { return value_; }
   uint64_t in_flight() const { return sent_ - answered_; }
+  uint64_t next_tag() const { return sent_; }
   uint64_t setup_in_flight() const { return 0; }
   template <class F>
   void ForEachInFlight(F f) const {

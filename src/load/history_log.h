@@ -35,6 +35,8 @@ class HistoryLog {
   /// A load thread's records, up to kBatch: their room is taken once, and each record is
   /// constructed in it where its operation ends (Add), every field stored once; nothing
   /// is initialized beforehand (a history's load thread makes a record per operation).
+  /// The next place and the end are kept as pointers: a record's Add and full() are a
+  /// load, an add, a store and a compare (with a count, 3 instructions more).
   class Batch {
    public:
     /// No room (a moved-from batch too): WithRoom() has it.
@@ -42,30 +44,38 @@ class HistoryLog {
     static Batch WithRoom() {
       Batch b;
       b.records_.reset(static_cast<history::Record*>(::operator new(kBatch * sizeof(history::Record))));
+      b.next_ = b.records_.get();
+      b.end_ = b.next_ + kBatch;
       return b;
     }
-    Batch(Batch&& o) noexcept : records_(std::move(o.records_)), size_(std::exchange(o.size_, 0)) {}
+    Batch(Batch&& o) noexcept
+        : records_(std::move(o.records_)), next_(std::exchange(o.next_, nullptr)), end_(std::exchange(o.end_, nullptr)) {}
     Batch& operator=(Batch&& o) noexcept {
       records_ = std::move(o.records_);
-      size_ = std::exchange(o.size_, 0);
+      next_ = std::exchange(o.next_, nullptr);
+      end_ = std::exchange(o.end_, nullptr);
       return *this;
     }
 
     /// The next record's place, to construct it in (placement new). REQUIRES: room,
     /// and not full().
-    history::Record* Add() { return records_.get() + size_++; }
-    bool full() const { return size_ == kBatch; }
-    bool empty() const { return size_ == 0; }
+    history::Record* Add() { return next_++; }
+    /// REQUIRES: room.
+    bool full() const { return next_ == end_; }
+    bool empty() const { return next_ == records_.get(); }
     bool has_room() const { return records_ != nullptr; }
-    std::span<const history::Record> records() const { return {records_.get(), size_}; }
-    void clear() { size_ = 0; }
+    std::span<const history::Record> records() const {
+      return {records_.get(), static_cast<size_t>(next_ - records_.get())};
+    }
+    void clear() { next_ = records_.get(); }
 
    private:
     struct Free {
       void operator()(history::Record* p) const { ::operator delete(p); }
     };
     std::unique_ptr<history::Record, Free> records_;
-    size_t size_ = 0;
+    history::Record* next_ = nullptr;  // the next record's place
+    history::Record* end_ = nullptr;   // records_ + kBatch
   };
 
   /// Prepares `path` (the output of --history) and starts the writer thread. Time 0 of

@@ -48,6 +48,8 @@ class IprotoRequest {
   /// The register it reads or writes (--history); nullopt for any other request. Its
   /// space is 0 for a space given by name until ResolveSpace.
   const std::optional<iproto::RegisterForm>& register_form() const { return template_->register_form(); }
+  /// The bytes a request has after its __data__ value (iproto::RequestTemplate::data_tail).
+  size_t data_tail() const { return template_->data_tail(); }
   /// The space as the command named it; "" when it gave an id (or has no space).
   const std::string& space_name() const { return space_name_; }
   /// select and delete: a reply with a tuple is a hit, none a miss.

@@ -45,7 +45,16 @@ class IprotoSession {
     return false;  // Tarantool has no cluster redirects
   }
   static int Slot(const Request&, const Draw&) { return -1; }
-  static constexpr bool kValueVerbatim = false;  // a value's place in a tuple is the template's
+  /// A request holds its value as it is (a MessagePack string): --history stamps a
+  /// write's tag there.
+  static constexpr bool kValueVerbatim = true;
+  static constexpr bool kRecordedApart = true;  // session.h
+  /// The value, `size` bytes, of the write Append just wrote to out: a register's write
+  /// (`replace SPACE [KEY, ...]`, load/history_ops.h) has its value as its last
+  /// placeholder, followed by the template's constant bytes (IprotoRequest::data_tail).
+  static char* WrittenValue(const Request& request, Buffer* out, size_t size) {
+    return out->WritePtr() - request.data_tail() - size;
+  }
 
   /// Writes AUTH to out once the greeting is whole (when the target has a user).
   SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
@@ -55,6 +64,8 @@ class IprotoSession {
   /// when the history is off, or for a reply without one. Valid until the next Feed().
   std::string_view last_value() const;
   uint64_t in_flight() const { return in_flight_; }
+  /// REQUIRES: in_flight() < slots.
+  uint64_t next_tag() const { return ((sequence_ + 1) << bits_) | free_.back(); }
   uint64_t setup_in_flight() const { return auth_sent_ ? 1 : 0; }
   template <class F>
   void ForEachInFlight(F f) const {

@@ -35,6 +35,7 @@ class MemcacheSession {
   }
   static int Slot(const Request&, const Draw&) { return -1; }
   static constexpr bool kValueVerbatim = true;
+  static constexpr bool kRecordedApart = false;  // session.h
   /// The value, `size` bytes, of the write Append just wrote to out: a register's write
   /// (`set key __data__`, load/history_ops.h) ends with its value, then CRLF.
   static char* WrittenValue(const Request&, Buffer* out, size_t size) { return out->WritePtr() - 2 - size; }
@@ -45,6 +46,7 @@ class MemcacheSession {
   /// holds; empty for any other reply. Valid until the next Feed().
   std::string_view last_value() const;
   uint64_t in_flight() const { return sent_ - answered_; }
+  uint64_t next_tag() const { return sent_; }
   uint64_t setup_in_flight() const { return 0; }
   template <class F>
   void ForEachInFlight(F f) const {

@@ -76,6 +76,7 @@ class RespSession {
   }
   /// A request holds its value as it is: --history stamps a write's tag there.
   static constexpr bool kValueVerbatim = true;
+  static constexpr bool kRecordedApart = false;  // session.h
   /// The value, `size` bytes, of the write Append just wrote to out: a register's write
   /// (`SET key __data__`, load/history_ops.h) ends with its value, then CRLF (then its
   /// WAIT, if any).
@@ -91,6 +92,7 @@ class RespSession {
     return s.type == resp::Type::kBulkString ? std::string_view(s.head) : std::string_view();
   }
   uint64_t in_flight() const { return sent_ - answered_; }
+  uint64_t next_tag() const { return sent_; }
   uint64_t setup_in_flight() const { return setup_.size() - setup_done_; }
   template <class F>
   void ForEachInFlight(F f) const {

@@ -107,6 +107,9 @@ concept LoadSession = requires(S s, const S cs, const typename S::Request& reque
   /// Requests appended whose replies have not come; set-up requests awaiting theirs.
   { cs.in_flight() } -> std::same_as<uint64_t>;
   { cs.setup_in_flight() } -> std::same_as<uint64_t>;
+  /// The tag the next Append gives (--history: a copy of a write's value is stamped
+  /// before it is appended, with the process of the slot that tag takes).
+  { cs.next_tag() } -> std::same_as<uint64_t>;
   /// Calls f(tag) for every request in flight.
   cs.ForEachInFlight([](uint64_t) {});
   /// Redis Cluster (--cluster): the key slot of a request (-1: none); and a request
@@ -117,10 +120,14 @@ concept LoadSession = requires(S s, const S cs, const typename S::Request& reque
   /// a stored function): such an error ends the operation unknown, not fail.
   { request.partial_on_error() } -> std::same_as<bool>;
   { s.AppendRedirected(request, draw, asking, out, tag, sent) } -> std::same_as<bool>;
-  /// --history: whether a request holds its value as it is (RESP, memcached), so that a write's tag
+  /// --history: whether a request holds its value as it is (RESP, memcached, Tarantool), so that a write's tag
   /// is stamped in the request once written, where `S::WrittenValue(request, out, size)` says;
   /// false: the value is encoded (etcd's base64), and a copy is stamped before.
   { S::kValueVerbatim } -> std::convertible_to<bool>;
+  /// --history: whether a recorded send (its process, its tag stamped) stays out of
+  /// SendOne, so that SendOne without the history stays as it was: Tarantool's, with it
+  /// in line, was no longer put in line in Fill (+23 instructions a request, history off).
+  { S::kRecordedApart } -> std::convertible_to<bool>;
   /// SessionConfig::value_head > 0, right after a kReply: the first value_head bytes of
   /// the value the reply returned (a read's), empty when it returned none. Asked only
   /// by a history, so that the reply path pays nothing for it otherwise.

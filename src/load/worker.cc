@@ -254,12 +254,15 @@ Status Worker<S>::Dial(Conn& c, int64_t now) {
 // A non-blocking connection of `cl` to `node`; OnConnected sets it up.
 template <LoadSession S>
 Result<typename Worker<S>::Conn*> Worker<S>::OpenConn(Client& cl, int node) {
-  const size_t slots = std::bit_ceil(std::max<size_t>(depth_, 4));
+  // --history: a process per slot, so no more than the window needs (pipeline 1: one
+  // process, the connection's requests one client's operations).
+  const size_t slots = std::bit_ceil(std::max<size_t>(depth_, history_ != nullptr ? 1 : 4));
   auto c = std::make_unique<Conn>(SessionFor(cl, node, slots));
   c->slot = static_cast<uint32_t>(conns_.size());
   c->node = node;
   c->client = &cl;
   c->ring.resize(slots);
+  if (history_ != nullptr) c->history_procs = HistoryNewProcesses(slots);
   Status dialed = Dial(*c, NowNs());
   if (!dialed.ok()) return dialed;
   Conn* raw = c.get();
@@ -581,6 +584,7 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
   }
   InFlight again = f;
   ++again.redirects;
+  if (history_ != nullptr) again.process = HistoryMoveProcess(f.process);
   Put(to, sent.tag, again);
   ++in_flight_;
   ++stats_.sent_total;
@@ -626,7 +630,7 @@ void Worker<S>::SendOne(Client& cl, int64_t now, int64_t intended) {
 }
 
 // --history: the operation's process, and a write's value stamped with its tag: in the
-// request once written where it holds the value as it is (RESP, memcached), so the value is not
+// request once written where it holds the value as it is (RESP, memcached, Tarantool), so the value is not
 // copied, in line in SendOne (bench/README.md, "The history's cost"); else in a copy
 // before (SendRecordedCopy). One that cannot be sent is recorded as failed.
 template <LoadSession S>
@@ -634,16 +638,32 @@ void Worker<S>::SendRecorded(Client& cl, Conn& c, uint32_t cmd, const Draw& d, b
                              int64_t intended) {
   if constexpr (!S::kValueVerbatim) {
     return SendRecordedCopy(cl, c, cmd, d, measured, now, intended);
+  } else if constexpr (S::kRecordedApart) {
+    return SendStampedApart(cl, c, cmd, d, measured, now, intended);
   } else {
-    if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] {
-      return HistoryUnsent(cl, c.history_node, cmd, d.key, measured, now, intended, kNotSentKind);
-    }
-    const uint32_t process = HistoryInvoke(cl);
-    const HistoryProcess& p = history_procs_[process];  // Emit adds no process
-    const bool stamp = history_op_[cmd] != history::Op::kRead;
-    Emit(cl, c, cmd, d, d.data, process, measured, now, intended);
-    if (stamp) HistoryStampAt(p, S::WrittenValue(requests_[cmd], &c.out, d.data.size()));
+    return SendStamped(cl, c, cmd, d, measured, now, intended);
   }
+}
+
+template <LoadSession S>
+void Worker<S>::SendStamped(Client& cl, Conn& c, uint32_t cmd, const Draw& d, bool measured, int64_t now,
+                            int64_t intended) {
+  if (!direct_ && c.state == ConnIo::State::kClosed) [[unlikely]] {
+    return HistoryUnsent(cl, c.history_node, cmd, d.key, measured, now, intended, kNotSentKind);
+  }
+  const bool stamp = history_op_[cmd] != history::Op::kRead;
+  const uint64_t slot = Emit(cl, c, cmd, d, d.data, 0, measured, now, intended, /*slot_process=*/true);
+  if constexpr (S::kValueVerbatim) {  // (the others never get here: SendRecordedCopy)
+    if (stamp) {
+      HistoryStampAt(history_procs_[c.history_procs + slot], S::WrittenValue(requests_[cmd], &c.out, d.data.size()));
+    }
+  }
+}
+
+template <LoadSession S>
+void Worker<S>::SendStampedApart(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured, int64_t now,
+                                 int64_t intended) {
+  SendStamped(cl, c, cmd, d, measured, now, intended);
 }
 
 template <LoadSession S>
@@ -653,18 +673,23 @@ void Worker<S>::SendRecordedCopy(Client& cl, Conn& c, uint32_t cmd, Draw d, bool
     return HistoryUnsent(cl, c.history_node, cmd, d.key, measured, now, intended, kNotSentKind);
   }
   const std::string_view pooled = d.data;  // a redirect sends it again (stamped again)
-  const uint32_t process = HistoryInvoke(cl);
+  // Its slot's process, known before it is appended (its copy is stamped first): these
+  // protocols have no redirects, so their rings never grow.
+  const uint32_t process = c.history_procs + static_cast<uint32_t>(c.session.next_tag() & (c.ring.size() - 1));
   if (history_op_[cmd] != history::Op::kRead) d.data = HistoryStamp(process, d.data);
   Emit(cl, c, cmd, d, pooled, process, measured, now, intended);
 }
 
 template <LoadSession S>
-void Worker<S>::Emit(Client& cl, Conn& c, uint32_t cmd, const Draw& d, std::string_view pooled, uint32_t process,
-                     bool measured, int64_t now, int64_t intended) {
+uint64_t Worker<S>::Emit(Client& cl, Conn& c, uint32_t cmd, const Draw& d, std::string_view pooled,
+                         uint32_t process, bool measured, int64_t now, int64_t intended, bool slot_process) {
   const Sent sent = c.session.Append(requests_[cmd], d, &c.out);
-  Put(c, sent.tag, {intended, now, d.key, pooled.data(), static_cast<uint32_t>(pooled.size()),
-                    static_cast<uint16_t>(cmd), measured, 0, process});
+  const uint64_t slot = Put(c, sent.tag,
+                            {intended, now, d.key, pooled.data(), static_cast<uint32_t>(pooled.size()),
+                             static_cast<uint16_t>(cmd), measured, 0, process},
+                            slot_process);
   CountSent(cl, c, cmd, sent.bytes, measured, now, intended);
+  return slot;
 }
 
 // --balance per-request: the client's next member whose connection runs (round
@@ -710,9 +735,12 @@ typename Worker<S>::Conn& Worker<S>::SlotOwner(Client& cl, uint32_t cmd, const D
 }
 
 template <LoadSession S>
-void Worker<S>::Put(Conn& c, uint64_t tag, const InFlight& f) {
+uint64_t Worker<S>::Put(Conn& c, uint64_t tag, InFlight f, bool slot_process) {
   if (c.session.in_flight() > c.ring.size()) [[unlikely]] Grow(c);
-  c.ring[tag & (c.ring.size() - 1)] = f;
+  const uint64_t slot = tag & (c.ring.size() - 1);
+  if (slot_process) f.process = c.history_procs + static_cast<uint32_t>(slot);
+  c.ring[slot] = f;
+  return slot;
 }
 
 // Only redirects and ASKING put more in flight than a client's window: the slots double.
@@ -722,6 +750,7 @@ void Worker<S>::Grow(Conn& c) {
   const uint64_t mask = c.ring.size() - 1;
   c.session.ForEachInFlight([&](uint64_t t) { bigger[t & (bigger.size() - 1)] = c.ring[t & mask]; });
   c.ring.swap(bigger);
+  if (history_ != nullptr) c.history_procs = HistoryNewProcesses(c.ring.size());
 }
 
 template <LoadSession S>
@@ -762,7 +791,7 @@ void Worker<S>::Drop(Conn& c, int64_t now) {
     if (f.cmd == kAskingCommand) return;
     CompleteLost(*c.client, f, reached, now);
     if (history_ != nullptr) {
-      HistoryNoReply(*c.client, c.history_node, f, LostEndsUnknown(f.cmd, reached), kLostKind, now);
+      HistoryNoReply(c.history_node, f, LostEndsUnknown(f.cmd, reached), kLostKind, now);
     }
   });
   if (c.in_setup) {
@@ -789,7 +818,7 @@ void Worker<S>::HistoryEndInFlight() {
     const uint64_t mask = c.ring.size() - 1;
     c.session.ForEachInFlight([&](uint64_t t) {
       const InFlight& f = c.ring[t & mask];
-      if (f.cmd != kAskingCommand) HistoryNoReply(*c.client, c.history_node, f, true, kNoReplyKind, now);
+      if (f.cmd != kAskingCommand) HistoryNoReply(c.history_node, f, true, kNoReplyKind, now);
     });
   }
   HistoryHandLast();

@@ -216,17 +216,23 @@ class WorkerBase {
 
   // --history (worker_history.cc; the steps of every operation in line, worker_conn.h):
   // each operation's record. Off the hot path: the callers test history_ first.
-  /// The process of cl that sends its next operation (an idle one, else a new one).
-  [[gnu::always_inline]] inline uint32_t HistoryInvoke(Client& cl);
+  /// `n` processes more, each with a new client id, at their first operation: the first
+  /// one's index (a connection's ring's, one per slot).
+  [[gnu::cold]] uint32_t HistoryNewProcesses(size_t n);
+  /// --cluster: the process of an operation a redirect sends on again: its state moves
+  /// to a new index, which the operation takes, and the slot it leaves gets a process
+  /// with a new client id (the slot runs its next operation while this one is in flight).
+  [[gnu::cold]] uint32_t HistoryMoveProcess(uint32_t process);
   /// A write's value with its process's tag over its start, in stamp_ (valid until the
   /// next call): for a request that holds its value encoded (etcd), or a redirect's.
   std::string_view HistoryStamp(uint32_t process, std::string_view value);
   /// The process's tag over the start of a write's value where it lies (in its request,
-  /// once written: RESP, memcached).
+  /// once written: RESP, memcached, Tarantool).
   struct HistoryProcess;
   [[gnu::always_inline]] inline void HistoryStampAt(const HistoryProcess& p, char* value);
-  /// A request of cmd that could not be sent (its connection closed): a process takes it
-  /// and it ends failed, `why`; then Unsent.
+  /// A request of cmd that could not be sent (its connection closed): it ends failed,
+  /// `why`, in the thread's process for such requests (each ends as it begins, so one
+  /// runs them all); then Unsent.
   [[gnu::cold]] void HistoryUnsent(Client& cl, uint16_t node, uint32_t cmd, uint64_t key, bool measured,
                                    int64_t now, int64_t intended, std::string_view why);
   /// The operation f ended: its record, from its reply (an error or what a read saw).
@@ -235,12 +241,17 @@ class WorkerBase {
   [[gnu::always_inline]] inline void HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r,
                                                   LastValue last_value, int64_t now);
   /// The operation f ended with no reply: `unknown`, or failed; `why` the error kind.
-  void HistoryNoReply(Client& cl, uint16_t node, const InFlight& f, bool unknown, std::string_view why,
-                      int64_t now);
-  [[gnu::always_inline]] inline void HistoryRecord(Client& cl, uint16_t node, const InFlight& f,
-                                                   history::Outcome outcome, std::string_view error,
-                                                   history::Seen seen, uint64_t value, int64_t now,
-                                                   int64_t revision = 0);
+  void HistoryNoReply(uint16_t node, const InFlight& f, bool unknown, std::string_view why, int64_t now);
+  /// f's record; `tail`: its last 8 bytes (HistoryTail), `unknown` when its outcome is.
+  [[gnu::always_inline]] inline void HistoryRecord(const InFlight& f, uint64_t tail, bool unknown, uint64_t value,
+                                                   int64_t now, int64_t revision = 0);
+  /// A record's last 8 bytes as one number, stored at once (one store, not six):
+  /// node, error, f, outcome, seen and the reserved byte (0), little-endian.
+  static constexpr uint64_t HistoryTail(uint16_t node, uint16_t error, history::Op f, history::Outcome outcome,
+                                        history::Seen seen) {
+    return uint64_t{node} | uint64_t{error} << 16 | uint64_t{static_cast<uint8_t>(f)} << 32 |
+           uint64_t{static_cast<uint8_t>(outcome)} << 40 | uint64_t{static_cast<uint8_t>(seen)} << 48;
+  }
   [[gnu::cold]] uint16_t HistoryError(std::string_view error);
   [[gnu::cold]] void HistoryErrorReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now);
   /// HistoryReply's error reply or read (`value_read`: what it read). Out of line, so
@@ -376,26 +387,27 @@ class WorkerBase {
   uint64_t map_version_seen_ = 0;
   int moved_since_map_ = 0;  // slots NoteMoved corrected since the map adopted last
   Rng backoff_rng_;
-  /// --history (null: off). A client runs its operations in processes, each with one
-  /// operation in flight (Jepsen's processes): (id, seq) names a write's value; a process
-  /// whose operation ends unknown takes a new id.
+  /// --history (null: off). A connection runs its operations in processes, one per slot
+  /// of its ring (ConnIo::history_procs), so each has one operation in flight at most
+  /// (Jepsen's processes): (id, seq) names a write's value; a process whose operation
+  /// ends unknown takes a new id.
   HistoryLog* history_ = nullptr;
   const history::Op* history_op_ = nullptr;  // what each command is: shared_->history_ops
+  /// By command: the HistoryTail of its ok reply without the node, for a write or a cas;
+  /// 0 for a read. A reply tests it for whether its record is a write's, and takes it.
+  std::vector<uint64_t> history_write_ok_;
   static constexpr uint32_t kNoProcess = UINT32_MAX;
   struct HistoryProcess {
     /// Its client id and the seq of its next operation, as a record and a value tag
     /// hold them (history::TagIds): each stores them at once.
     uint64_t ids = 0;
     int64_t last_complete_ns = 0;  // its previous operation's end (monotonic)
-    /// Idle (no operation in flight): the next idle process of its client, whose idle
-    /// ones are a list (Client::history_idle), or kNoProcess.
-    uint32_t next_idle = kNoProcess;
     uint32_t client_check = 0;  // its client's part of its tags' checks (history::TagClientCheck)
   };
-  /// Every client's processes, by InFlight::process: one vector, not one per client, so
-  /// that an operation finds its process with one load less (bench/README.md).
+  /// Every connection's processes, by InFlight::process: one vector, so that an
+  /// operation finds its process with one load (bench/README.md).
   std::vector<HistoryProcess> history_procs_;
-  [[gnu::cold]] uint32_t HistoryNewProcess();
+  uint32_t history_unsent_ = kNoProcess;  // the process of requests never sent (HistoryUnsent)
   /// A process with a new client id, at its first operation.
   [[gnu::cold]] HistoryProcess HistoryFreshProcess();
   int64_t history_t0_ = 0;  // the records' time 0 (HistoryLog::start_ns)
@@ -466,13 +478,22 @@ class Worker final : public WorkerBase {
   /// the compiler would no longer put them in line by itself.
   [[gnu::flatten]] void SendOne(Client& cl, int64_t now, int64_t intended);
   /// The drawn request appended to c and put in flight (`pooled`: its value as drawn,
-  /// `process`: its history's process, 0 without one).
-  [[gnu::always_inline]] inline void Emit(Client& cl, Conn& c, uint32_t cmd, const Draw& d,
-                                          std::string_view pooled, uint32_t process, bool measured, int64_t now,
-                                          int64_t intended);
+  /// `process`: its history's process, 0 without one; `slot_process`: it runs in its
+  /// slot's process instead, Put). Returns its slot in c.ring.
+  [[gnu::always_inline]] inline uint64_t Emit(Client& cl, Conn& c, uint32_t cmd, const Draw& d,
+                                              std::string_view pooled, uint32_t process, bool measured,
+                                              int64_t now, int64_t intended, bool slot_process = false);
   /// --history: SendOne's end for a recorded request.
   [[gnu::always_inline]] inline void SendRecorded(Client& cl, Conn& c, uint32_t cmd, const Draw& d,
                                                   bool measured, int64_t now, int64_t intended);
+  /// SendRecorded where a request holds its value as it is: stamped in the request.
+  [[gnu::always_inline]] inline void SendStamped(Client& cl, Conn& c, uint32_t cmd, const Draw& d,
+                                                 bool measured, int64_t now, int64_t intended);
+  /// SendStamped out of line, where S::kRecordedApart says SendOne would grow too much
+  /// with it in line. The draw by value, as SendRecordedCopy's: by reference, SendOne
+  /// kept it in memory for the call (+8 instructions a request for Tarantool, history off).
+  [[gnu::noinline, gnu::flatten]] void SendStampedApart(Client& cl, Conn& c, uint32_t cmd, Draw d, bool measured,
+                                                        int64_t now, int64_t intended);
   /// SendRecorded where a request holds its value encoded (S::kValueVerbatim false): a
   /// stamped copy sent. Out of line, so that these protocols' SendOne stays as small as
   /// without the history (put in line, it kept SendOne out of Fill: +18 instructions a
@@ -482,8 +503,12 @@ class Worker final : public WorkerBase {
   Conn& Route(Client& cl, uint32_t cmd, const Draw& d);
   Conn& SlotOwner(Client& cl, uint32_t cmd, const Draw& d);
   Conn& NextMember(Client& cl);
-  /// Puts f in flight on c under its tag, the slots doubled when they are all taken.
-  [[gnu::always_inline]] inline void Put(Conn& c, uint64_t tag, const InFlight& f);
+  /// Puts f in flight on c under its tag, the slots doubled when they are all taken;
+  /// `slot_process` (--history): in the process of the slot it takes (its process set
+  /// here, after a Grow gave the ring new slots). Returns the slot.
+  [[gnu::always_inline]] inline uint64_t Put(Conn& c, uint64_t tag, InFlight f, bool slot_process = false);
+  /// Only redirects and ASKING put more in flight than a client's window: the slots double
+  /// (--history: with a process each, new ones; those in flight keep theirs).
   [[gnu::noinline, gnu::cold]] void Grow(Conn& c);
   void Fail(ConnIo& c, const Status& why) final;
   /// --reconnect: c is lost (or an attempt to reopen it failed): what it had in flight

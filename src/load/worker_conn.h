@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
@@ -20,6 +22,7 @@
 #include "core/pacer.h"
 #include "core/reactor.h"
 #include "core/tls.h"
+#include "history/history_format.h"
 #include "history/value_tag.h"
 #include "load/worker.h"
 #include "util/rng.h"
@@ -68,8 +71,6 @@ struct WorkerBase::Client {
   /// again (SetDown keeps it; Fill tests it once, not per request).
   bool waits = false;
   std::vector<ConnIo*> conns;     // by node index; one without --cluster
-  /// --history: its first idle process (WorkerBase::history_procs_), or kNoProcess.
-  uint32_t history_idle = kNoProcess;
 };
 
 /// A connection's socket side and its requests in flight; Worker<Session>::Conn adds
@@ -114,6 +115,9 @@ struct WorkerBase::ConnIo {
   bool waiting = false;
   bool reopening = false;
   uint16_t history_node = 0;  // --history: the string id of PeerAddress(*this), set at each dial
+  /// --history: the first of its processes (WorkerBase::history_procs_), one per slot of
+  /// `ring`: the request sent into slot i runs in process history_procs + i.
+  uint32_t history_procs = 0;
   bool down = false;
   int attempts = 0;
   int64_t reopen_at_ns = 0;
@@ -161,13 +165,6 @@ inline size_t WorkerBase::ReadSome(ConnIo& c) {
 // (bench/README.md, "The history's cost"). What is rare (a new process, an error reply,
 // a read's tag) stays out of line (worker_history.cc).
 
-inline uint32_t WorkerBase::HistoryInvoke(Client& cl) {
-  const uint32_t p = cl.history_idle;
-  if (p == kNoProcess) [[unlikely]] return HistoryNewProcess();
-  cl.history_idle = history_procs_[p].next_idle;
-  return p;
-}
-
 inline void WorkerBase::HistoryStampAt(const HistoryProcess& p, char* value) {
   history::StampValueTag(p.ids, p.client_check, value);
 }
@@ -175,14 +172,12 @@ inline void WorkerBase::HistoryStampAt(const HistoryProcess& p, char* value) {
 template <class LastValue>
 inline void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, LastValue last_value,
                                      int64_t now) {
-  if (r.is_error || history_op_[f.cmd] == history::Op::kRead) [[unlikely]] {
-    return HistoryReplyNotWrite(c, f, r, last_value(), now);
-  }
-  HistoryRecord(*c.client, c.history_node, f, history::Outcome::kOk, {}, history::Seen::kNone, 0, now, r.revision);
+  const uint64_t write_ok = history_write_ok_[f.cmd];
+  if (r.is_error || write_ok == 0) [[unlikely]] return HistoryReplyNotWrite(c, f, r, last_value(), now);
+  HistoryRecord(f, write_ok | c.history_node, false, 0, now, r.revision);
 }
 
-inline void WorkerBase::HistoryRecord(Client& cl, uint16_t node, const InFlight& f, history::Outcome outcome,
-                                      std::string_view error, history::Seen seen, uint64_t value, int64_t now,
+inline void WorkerBase::HistoryRecord(const InFlight& f, uint64_t tail, bool unknown, uint64_t value, int64_t now,
                                       int64_t revision) {
   HistoryProcess& p = history_procs_[f.process];
   const int64_t t0 = history_t0_;
@@ -191,22 +186,22 @@ inline void WorkerBase::HistoryRecord(Client& cl, uint16_t node, const InFlight&
   // had ended by then, so it was sent after that end.
   const int64_t invoke = std::max(f.sent_ns, p.last_complete_ns);
   const int64_t complete = std::max(now, invoke);
-  const uint16_t error_id = outcome == history::Outcome::kOk ? 0 : HistoryError(error);
   const uint64_t ids = p.ids;
   // The process first, its record after: the record's stores might alias what the
   // process's update reads, so the other order kept every value in a register across
   // them (6 registers saved and restored a record).
-  if (outcome == history::Outcome::kUnknown) [[unlikely]] {  // the process may still be doing it: a new one follows
+  if (unknown) [[unlikely]] {  // the process may still be doing it: a new one follows
     p = HistoryFreshProcess();
   } else {
     p.ids = ids + history::TagIds(0, 1);  // the next seq
     p.last_complete_ns = complete;
   }
-  p.next_idle = cl.history_idle;
-  cl.history_idle = f.process;
   // Constructed where it is kept, each field stored once (HistoryLog::Batch), by
-  // CheckRecord's rules: the writer thread writes it unchecked.
-  new (history_batch_.Add()) history::Record{
+  // CheckRecord's rules: the writer thread writes it unchecked. Its last 8 bytes are
+  // the tail, stored at once over the zeros the constructor leaves there (the compiler
+  // drops those stores).
+  static_assert(history::format::kRecordAsInMemory);
+  history::Record* const record = new (history_batch_.Add()) history::Record{
       .op_id = history_next_op_,
       .client = static_cast<uint32_t>(ids),
       .seq = static_cast<uint32_t>(ids >> 32),
@@ -216,12 +211,13 @@ inline void WorkerBase::HistoryRecord(Client& cl, uint16_t node, const InFlight&
       .key = f.key,
       .value = value,
       .revision = revision,
-      .node = node,
-      .error = error_id,
-      .f = history_op_[f.cmd],
-      .outcome = outcome,
-      .seen = seen,
+      .node = 0,
+      .error = 0,
+      .f = {},
+      .outcome = {},
+      .seen = {},
       .reserved = 0};
+  std::memcpy(reinterpret_cast<char*>(record) + offsetof(history::Record, node), &tail, sizeof tail);
   history_next_op_ += history_threads_;  // op ids: the thread's index, then every threads-th
   if (history_batch_.full()) [[unlikely]] HistoryHand();
 }

@@ -22,27 +22,39 @@ std::string_view WorkerBase::HistoryStamp(uint32_t process, std::string_view val
 
 void WorkerBase::HistoryUnsent(Client& cl, uint16_t node, uint32_t cmd, uint64_t key, bool measured, int64_t now,
                                int64_t intended, std::string_view why) {
-  const InFlight unsent{intended, now, key, nullptr, 0, static_cast<uint16_t>(cmd), measured, 0, HistoryInvoke(cl)};
-  HistoryNoReply(cl, node, unsent, false, why, now);
+  if (history_unsent_ == kNoProcess) history_unsent_ = HistoryNewProcesses(1);
+  const InFlight unsent{intended, now, key, nullptr, 0, static_cast<uint16_t>(cmd), measured, 0, history_unsent_};
+  HistoryNoReply(node, unsent, false, why, now);
   Unsent(cl, cmd, measured, now);
 }
 
-// A process more for a client: every one it has runs an operation.
-uint32_t WorkerBase::HistoryNewProcess() {
-  history_procs_.push_back(HistoryFreshProcess());
-  return static_cast<uint32_t>(history_procs_.size() - 1);
+uint32_t WorkerBase::HistoryNewProcesses(size_t n) {
+  const auto first = static_cast<uint32_t>(history_procs_.size());
+  for (size_t i = 0; i < n; ++i) history_procs_.push_back(HistoryFreshProcess());
+  return first;
+}
+
+uint32_t WorkerBase::HistoryMoveProcess(uint32_t process) {
+  const auto moved = static_cast<uint32_t>(history_procs_.size());
+  const HistoryProcess state = history_procs_[process];
+  history_procs_.push_back(state);
+  history_procs_[process] = HistoryFreshProcess();
+  return moved;
 }
 
 WorkerBase::HistoryProcess WorkerBase::HistoryFreshProcess() {
   const uint32_t client = history_->NewClient();
-  return {history::TagIds(client, 1), 0, kNoProcess, history::TagClientCheck(history::TagSalt(history_run_tag_), client)};
+  return {history::TagIds(client, 1), 0, history::TagClientCheck(history::TagSalt(history_run_tag_), client)};
 }
 
 // An error reply: fail, or unknown where the error does not say (EndsUnknown).
 void WorkerBase::HistoryErrorReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now) {
-  const Outcome o = EndsUnknown(f.cmd, r) ? Outcome::kUnknown : Outcome::kFail;
-  HistoryRecord(*c.client, c.history_node, f, o, r.error_kind.empty() ? "error" : r.error_kind, Seen::kNone, 0,
-                now);
+  const bool unknown = EndsUnknown(f.cmd, r);
+  const uint16_t error = HistoryError(r.error_kind.empty() ? "error" : r.error_kind);
+  HistoryRecord(f,
+                HistoryTail(c.history_node, error, history_op_[f.cmd], unknown ? Outcome::kUnknown : Outcome::kFail,
+                            Seen::kNone),
+                unknown, 0, now);
 }
 
 // What a read that ended ok saw: the key absent, a value of this run (*value), or other
@@ -60,12 +72,16 @@ void WorkerBase::HistoryReplyNotWrite(const ConnIo& c, const InFlight& f, const 
   if (r.is_error) return HistoryErrorReply(c, f, r, now);
   uint64_t value = 0;
   const Seen seen = HistorySaw(r, value_read, &value);
-  HistoryRecord(*c.client, c.history_node, f, Outcome::kOk, {}, seen, value, now, r.revision);
+  HistoryRecord(f, HistoryTail(c.history_node, 0, history_op_[f.cmd], Outcome::kOk, seen), false, value, now,
+                r.revision);
 }
 
-void WorkerBase::HistoryNoReply(Client& cl, uint16_t node, const InFlight& f, bool unknown,
-                                std::string_view why, int64_t now) {
-  HistoryRecord(cl, node, f, unknown ? Outcome::kUnknown : Outcome::kFail, why, Seen::kNone, 0, now);
+void WorkerBase::HistoryNoReply(uint16_t node, const InFlight& f, bool unknown, std::string_view why,
+                                int64_t now) {
+  HistoryRecord(f,
+                HistoryTail(node, HistoryError(why), history_op_[f.cmd], unknown ? Outcome::kUnknown : Outcome::kFail,
+                            Seen::kNone),
+                unknown, 0, now);
 }
 
 // Not ok: the error kind's string id, interned once per kind by this thread.

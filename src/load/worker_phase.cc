@@ -60,6 +60,10 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
       reactor_(std::make_unique<ReactorHolder>()) {
   if (history_ != nullptr) {
     history_op_ = shared->history_ops.data();
+    for (const history::Op op : shared->history_ops) {
+      history_write_ok_.push_back(
+          op == history::Op::kRead ? 0 : HistoryTail(0, 0, op, history::Outcome::kOk, history::Seen::kNone));
+    }
     history_t0_ = history_->start_ns();
     history_run_tag_ = history_->run_tag();
     history_threads_ = static_cast<uint64_t>(shared->options->threads);

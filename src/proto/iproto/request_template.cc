@@ -627,6 +627,11 @@ Result<RequestTemplate> RequestTemplate::Parse(std::string_view text) {
   }
   if (!ok || !p.ExpectEnd()) return p.error();
   e.Finish();
+  if (!t.ops_.empty() && t.ops_.back().kind == Op::Kind::kData) {
+    size_t literals = 0;
+    for (const Op& op : t.ops_) literals += op.literal;
+    t.data_tail_ = t.bytes_.size() - literals;
+  }
   if (t.fixed_bound_ > kMaxRequest) {
     return Status::InvalidArgument("the request would be larger than " + std::to_string(kMaxRequest >> 20) +
                                    " MiB before __key__ and __data__ (too many or too long __rand:N__)");

@@ -66,6 +66,10 @@ class RequestTemplate {
   std::string label() const { return label_; }
   /// The register it reads or writes; nullopt for any other request.
   const std::optional<RegisterForm>& register_form() const { return register_form_; }
+  /// When __data__ is its last placeholder (a register's write is so): the bytes Append
+  /// writes after the value, the same for every request, so that the value's place in
+  /// the request just appended is known (--history stamps its tag there); else npos.
+  size_t data_tail() const { return data_tail_; }
 
  private:
   class Encoder;  // builds bytes_ and ops_ (request_template.cc)
@@ -93,6 +97,7 @@ class RequestTemplate {
   bool uses_seq_ = false;
   bool uses_rng_ = false;
   std::optional<RegisterForm> register_form_;
+  size_t data_tail_ = std::string::npos;
 };
 
 }  // namespace memstand::iproto

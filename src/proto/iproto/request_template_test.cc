@@ -373,5 +373,25 @@ TEST(IprotoTemplateTest, RegisterFormsOfSelectsAndReplaces) {
   }
 }
 
+// --history stamps a write's tag where its value lies in the request just appended:
+// data_tail() bytes before its end.
+TEST(IprotoTemplateTest, DataTailLocatesTheValueInTheRequest) {
+  for (const char* text : {"replace 512 [__key__, __data__]", "replace 512 [__key__, nil, __data__, 7, 'x']",
+                           "replace 512 [__keynum__, __data__, [1, 2]]"}) {
+    auto t = RequestTemplate::Parse(text);
+    ASSERT_TRUE(t.ok()) << text;
+    ASSERT_NE(t->data_tail(), std::string::npos) << text;
+    Buffer out;
+    const std::string data = "0123456789abcdefXYZ";
+    t->Append(&out, 9, {.key_index = 42, .key_prefix = "k:", .data = data});
+    EXPECT_EQ(std::string(out.WritePtr() - t->data_tail() - data.size(), data.size()), data) << text;
+  }
+  for (const char* text : {"replace 512 [__key__, __data__, __seq__]", "select 512 0 [__key__]", "ping"}) {
+    auto t = RequestTemplate::Parse(text);
+    ASSERT_TRUE(t.ok()) << text;
+    EXPECT_EQ(t->data_tail(), std::string::npos) << text;
+  }
+}
+
 }  // namespace
 }  // namespace memstand::iproto
