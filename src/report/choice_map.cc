@@ -72,10 +72,11 @@ std::vector<ChoiceRow> ChoiceMap(const std::vector<ScenarioResult>& results,
       row.support = kChoiceMeasured;
       row.source = fmt::format("{}: {} ({})", m.scenario, figure, input->file);
       // An interrupted result's last run may hold part of its figures: the ranges say N,
-      // and the row says the result is partial.
-      if (input->doc.value(scenario_json::kPartial, false)) {
-        row.source += fmt::format(", a partial result (verdict {}): its last run may be incomplete",
-                                  input->doc.value(scenario_json::kVerdict, "?"));
+      // and the row says the result was interrupted. (A "partial" verdict is a server not
+      // installed: its rows are not measured, and the others' runs are whole.)
+      const json verdict = ChoiceAt(input->doc, {scenario_json::kVerdict});
+      if (verdict.is_string() && verdict.get<std::string>() == "interrupted") {
+        row.source += ", an interrupted result: its last run may be incomplete";
       }
     } else {
       row.system = m.system;  // a fill may have reworded it before it found the result lacking

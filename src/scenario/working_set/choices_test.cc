@@ -21,7 +21,8 @@ TEST(ChoiceMapTest, MeasuredRowsNameTheirScenarioFigureAndFile) {
   EXPECT_EQ(lru.pay, "168900 (N=1) of 200000 (N=1) records evicted, 31100 (N=1) kept (evicts in 1 of 1 runs)");
   EXPECT_EQ(lru.source, "working-set: redis-allkeys-lru evicts, first eviction with write 31742 (N=1) (ws.json)");
   const ChoiceRow& noev = ChoiceRowOf(rows, "Redis, maxmemory-policy noeviction");
-  EXPECT_NE(noev.pay.find("writes refused from write 31408 on ('OOM command not allowed')"), std::string::npos)
+  EXPECT_NE(noev.pay.find("writes refused from write 31408 (N=1) on ('OOM command not allowed')"),
+            std::string::npos)
       << noev.pay;
   EXPECT_EQ(ChoiceRowOf(rows, "memcached -m 8").faster,
             "keeps every record: the data lives on disk, memory holds a part");
