@@ -132,7 +132,9 @@ TEST(OpenLoopE2E, SpinAndRealtimeAreReportedAndRecorded) {
   EXPECT_GT(thread["spin_polls"].get<uint64_t>(), 0u);
   EXPECT_GT(thread["spin_s"].get<double>(), 0.0);
   EXPECT_EQ(thread["realtime_priority"], root ? 1 : 0);
-  if (root) EXPECT_NE(out.output.find("SCHED_FIFO 1"), std::string::npos) << out.output;
+  if (root) {
+    EXPECT_NE(out.output.find("SCHED_FIFO 1"), std::string::npos) << out.output;
+  }
   EXPECT_GE(j["totals"]["send_lag"]["min_us"].get<double>(), 0.0);
 
   // Without --spin: no spin in the options (0), none counted.
