@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "stats/block_sample.h"
 #include "stats/hdr_histogram.h"
 #include "stats/reservoir.h"
 
@@ -143,6 +144,12 @@ struct ThreadStats {
   /// copies share it (no copy of a million samples).
   std::shared_ptr<SampleReservoir> samples;
   FaultStats faults;
+  /// The validity checks' raw material (report/validity.h): runs of consecutive
+  /// measured latencies in reply order, and (open loop) of the gaps between a client's
+  /// measured sends. Not merged by Add(): a pair must not straddle two threads, so the
+  /// checks read each thread's (RunResult::threads).
+  BlockSample latency_runs;
+  BlockSample send_gaps;
 
   explicit ThreadStats(size_t command_count = 0)
       : commands(command_count), sent_by_command(command_count), error_replies_all(command_count) {}

@@ -120,7 +120,11 @@ void WorkerBase::CountSent(Client& cl, ConnIo& c, uint32_t cmd, size_t bytes, bo
   last_measured_send_ns_ = now;
   ++stats_.measured_sent;
   interval_[cmd].bytes_out += bytes;
-  if (open_loop_) interval_[cmd].send_lag_ns.Record(now - intended);
+  if (open_loop_) {
+    interval_[cmd].send_lag_ns.Record(now - intended);
+    if (cl.last_send_ns != 0) stats_.send_gaps.Offer(now - cl.last_send_ns);
+    cl.last_send_ns = now;
+  }
   if (opt_.requests > 0) {
     --cl.budget;
     --budget_left_;
@@ -141,6 +145,7 @@ void WorkerBase::Complete(Client& cl, const InFlight& f, const ReplyView& r, int
   const int64_t service = now - f.sent_ns;
   const int64_t latency = now - f.intended_ns;  // = service in the closed loop
   s.latency_ns.Record(latency);
+  stats_.latency_runs.Offer(latency);
   if (open_loop_) s.service_ns.Record(service);
   if (service == 0) ++s.zero_latency;
   ++s.ops;

@@ -58,6 +58,7 @@ struct WorkerBase::Client {
   const RedisTarget* target = nullptr;  // its pool member (--cluster: the seed); in opt_
   std::optional<Pacer> pacer;     // open loop only
   int64_t due_queued = -1;        // open loop: the time of this client's live due_ entry
+  int64_t last_send_ns = 0;       // open loop: its last measured send (0: none yet)
   size_t in_flight = 0;           // data requests sent and not yet answered
   bool failed = false;            // one of its connections failed (the run stops)
   /// --reconnect: its connections lost and not yet set up again. A closed-loop client

@@ -131,6 +131,18 @@ std::optional<double> SpearmanAtLag(const std::vector<double>& x, size_t lag) {
   return Pearson(AverageRanks(a), AverageRanks(b));
 }
 
+std::optional<double> SpearmanAtLagInBlocks(const std::vector<std::vector<double>>& blocks, size_t lag) {
+  std::vector<double> a, b;
+  for (const auto& x : blocks) {
+    for (size_t t = 0; t + lag < x.size(); ++t) {
+      a.push_back(x[t]);
+      b.push_back(x[t + lag]);
+    }
+  }
+  if (lag == 0 || a.size() < 8) return std::nullopt;
+  return Pearson(AverageRanks(a), AverageRanks(b));
+}
+
 double EffectiveSampleSize(size_t n, double rho) {
   const double dn = static_cast<double>(n);
   if (n == 0) return 0;

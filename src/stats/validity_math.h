@@ -41,6 +41,10 @@ std::optional<TrendTest> MannKendall(const std::vector<double>& series);
 /// nullopt when fewer than 8 pairs remain or either side is constant.
 std::optional<double> SpearmanAtLag(const std::vector<double>& x, size_t lag);
 
+/// The same over several runs of consecutive values (a BlockSample's blocks): the pairs
+/// (x[t], x[t + lag]) are taken inside each block only, then ranked together.
+std::optional<double> SpearmanAtLagInBlocks(const std::vector<std::vector<double>>& blocks, size_t lag);
+
 /// The number of independent samples `n` correlated ones are worth, for a lag-1
 /// correlation `rho` (first-order autoregressive approximation: n (1 - rho) / (1 + rho)),
 /// at most n and at least 1.

@@ -154,5 +154,28 @@ TEST(ValidityMathTest, MeanBoundsFromPercentilesAndLittlesLaw) {
   EXPECT_FALSE(LittlesLawGap(0, 1000, 0.001).has_value());
 }
 
+// Blocks: pairs never straddle two blocks. Each block alone is perfectly ordered (a
+// lag-1 correlation of 1), but block i+1 starts far below block i's end: pairs across
+// blocks would pull the correlation down, pairs inside keep it at 1.
+TEST(ValidityMathTest, SpearmanInBlocksPairsInsideEachBlockOnly) {
+  std::vector<std::vector<double>> blocks;
+  for (int b = 0; b < 4; ++b) {
+    std::vector<double> x;
+    for (int i = 0; i < 50; ++i) x.push_back(1000.0 * (3 - b) + i);
+    blocks.push_back(x);
+  }
+  auto rho = SpearmanAtLagInBlocks(blocks, 1);
+  ASSERT_TRUE(rho.has_value());
+  EXPECT_GT(*rho, 0.99);
+  std::vector<double> flat;
+  for (const auto& x : blocks) flat.insert(flat.end(), x.begin(), x.end());
+  EXPECT_LT(*SpearmanAtLag(flat, 1), *rho);  // the straddling pairs count there
+  // Independent draws, cut into blocks: no correlation to speak of.
+  std::vector<std::vector<double>> noise = {Exponential(4000, 1, 7), Exponential(4000, 1, 8)};
+  EXPECT_LT(std::fabs(*SpearmanAtLagInBlocks(noise, 1)), 0.05);
+  EXPECT_FALSE(SpearmanAtLagInBlocks({{1, 2, 3}, {4, 5}}, 1).has_value());  // 3 pairs
+  EXPECT_FALSE(SpearmanAtLagInBlocks(blocks, 0).has_value());
+}
+
 }  // namespace
 }  // namespace memstand
