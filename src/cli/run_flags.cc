@@ -853,6 +853,8 @@ void AddRunFlags(CLI::App* app, RunFlags* flags) {
                   "Keep --metrics-addr serving the final totals this long after the run, e.g. "
                   "15s (at least the scrape interval; Ctrl-C ends it; default 0s)");
   app->add_flag("-q,--quiet", flags->quiet, "Print only the summary table; no progress line");
+  app->add_flag("--strict", flags->strict,
+                "Exit 1 when the statistics' validity verdict is suspect (block 8, docs/method.md)");
 }
 
 namespace {
@@ -945,6 +947,7 @@ Result<RunConfig> BuildRunConfig(const CLI::App& app, const RunFlags& f) {
   s = BuildLinger(app, f, &cfg);
   if (!s.ok()) return s;
   cfg.quiet = f.quiet;
+  cfg.strict = f.strict;
   cfg.redis_server = f.redis_server;
   return cfg;
 }

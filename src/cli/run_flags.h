@@ -58,6 +58,7 @@ struct RunFlags {
   bool cluster = false;
   bool read_from_replicas = false;
   bool quiet = false;
+  bool strict = false;  // --strict: a run whose statistics are suspect exits 1
   std::string io = "auto";  // --io: epoll, uring or auto (uring where the kernel allows it)
   std::string call_errors = "auto";  // --call-errors: auto, none or second-value (IPROTO)
   std::string redis_server = "redis-server";
@@ -80,6 +81,7 @@ struct RunConfig {
   int metrics_port = 0;
   double metrics_linger_s = 0;  // --metrics-linger: /metrics kept up after the run
   bool quiet = false;
+  bool strict = false;  // --strict: a suspect validity verdict (report/validity.h) exits 1
   std::string redis_server = "redis-server";
 };
 

@@ -117,7 +117,8 @@ int SeriesSeconds(const RunResult& r) {
   return seconds;
 }
 
-void Judge(const RunResult& r, bool server_started, RunReport* rep) {
+void Judge(const RunResult& r, bool server_started, bool strict, RunReport* rep) {
+  rep->validity = AssessRun(*rep->options, r);
   const CrossCheck& cc = r.cross_check;
   bool counts_complete = r.failure.ok() && r.unanswered == 0;
   uint64_t zero = 0;
@@ -157,6 +158,12 @@ void Judge(const RunResult& r, bool server_started, RunReport* rep) {
   } else {
     rep->exit_code = kExitOk;
     rep->verdict = "OK";
+  }
+  if (strict && rep->exit_code == kExitOk && rep->validity.suspect()) {
+    rep->exit_code = kExitFailed;
+    std::string reasons;
+    for (const auto& reason : rep->validity.Reasons()) reasons += (reasons.empty() ? "" : "; ") + reason;
+    rep->verdict = "FAILED (--strict): the statistics are suspect: " + reasons;
   }
   if (cc.available && cc.mismatch && rep->exit_code == kExitOk) {
     rep->warnings.push_back(ShardNote(*rep->options).empty()
@@ -210,6 +217,7 @@ Status RunSession::OpenOutputs(const RunConfig& cfg) {
 
 Result<std::unique_ptr<RunSession>> RunSession::Open(RunConfig* cfg) {
   auto session = std::unique_ptr<RunSession>(new RunSession());
+  session->strict_ = cfg->strict;
   Status s = session->OpenOutputs(*cfg);
   if (!s.ok()) return s;
   Outputs& out = *session->out_;
@@ -305,7 +313,7 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
     rep.server_proc_known = true;
     rep.server_proc_cpu_s = after->user_sec + after->sys_sec - before->user_sec - before->sys_sec;
   }
-  Judge(run->result, rep.server_started, &rep);
+  Judge(run->result, rep.server_started, strict_, &rep);
   return run;
 }
 

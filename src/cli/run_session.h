@@ -84,6 +84,7 @@ class RunSession {
 
   std::unique_ptr<Outputs> out_;
   Platform platform_;
+  bool strict_ = false;  // --strict
   std::string server_note_;
   int second_offset_ = 0;  // measured seconds of the runs before this one
 };

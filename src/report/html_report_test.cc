@@ -144,6 +144,29 @@ TEST(HtmlReportTest, OpenLoopAddsServiceTimeAndSendLag) {
   EXPECT_EQ(d["data"][3], Golden("[null, null, 0.5, null]"));
 }
 
+// The run's validity becomes two tables: the checks, and the percentiles' intervals.
+TEST(HtmlReportTest, ValidityBecomesTheChecksAndIntervalsTables) {
+  json doc = json::parse(kRun);
+  EXPECT_EQ(RunSection(ReportInputOf(doc.dump())).tables.size(), 1u);  // none recorded: no table
+  doc["validity"] = {
+      {"verdict", "suspect"},
+      {"confidence", 0.95},
+      {"checks", {{{"name", "stationarity"}, {"status", "suspect"}, {"figure", "f"}, {"threshold", "t"},
+                   {"reason", "not a steady state"}},
+                  {{"name", "rate"}, {"status", "not judged"}, {"figure", "-"}, {"threshold", "t"}, {"reason", nullptr}}}},
+      {"intervals", {{{"command", "Total"}, {"samples", 100}, {"effective_samples", 50},
+                      {"percentiles", {{{"percentile", 99}, {"value_us", 10}, {"low_us", 9}, {"high_us", 12},
+                                        {"clamped", false}}}}}}}};
+  ReportSection s = RunSection(ReportInputOf(doc.dump()));
+  ASSERT_EQ(s.tables.size(), 3u);
+  EXPECT_EQ(s.tables[1].title, "Validity of the statistics: suspect");
+  ASSERT_EQ(s.tables[1].rows.size(), 2u);
+  EXPECT_EQ(s.tables[1].rows[0], (std::vector<std::string>{"stationarity", "suspect", "f", "t", "not a steady state"}));
+  EXPECT_EQ(s.tables[1].rows[1][4], "");
+  EXPECT_EQ(s.tables[2].title, "Percentiles with their 95% intervals (µs)");
+  EXPECT_EQ(s.tables[2].rows[0], (std::vector<std::string>{"Total", "99", "9", "10", "12", "false", "100", "50"}));
+}
+
 constexpr char kSweep[] = R"j({
   "schema": "memstand.sweep", "version": 1, "knob": "clients", "values": [1, 4, 16, 64],
   "verdict": "FAILED: 1 of 4 steps failed", "exit_code": 1,

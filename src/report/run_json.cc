@@ -309,6 +309,7 @@ nlohmann::ordered_json RunReportJson(const RunReport& rep) {
   // Second i of every series covers [series_start_unix_s + i, + 1): with --start-at a
   // whole wall-clock second (the threads started within start_at.measured_start_unix_s).
   j["series_start_unix_s"] = o.start_at_unix_s > 0 ? r.series_start_unix_s : r.measured_start_unix_s;
+  j["validity"] = ValidityJson(rep.validity);
   j["unanswered"] = r.unanswered;
   j["connection_errors"] = r.totals.connection_errors;
   j["protocol_errors"] = r.totals.protocol_errors;

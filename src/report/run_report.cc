@@ -419,10 +419,12 @@ void PrintTextReport(std::FILE* out, const RunReport& r, bool quiet) {
     PrintErrors(out, r);
     PrintInstrument(out, r);
     PrintCrossCheck(out, r);
+    PrintBlock(out, 8, "Validity of the statistics (docs/method.md, Validity)");
+    PrintValidity(out, r.validity);
   }
-  PrintBlock(out, 8, "Verdict");
+  PrintBlock(out, 9, "Verdict");
   for (const auto& w : r.warnings) fmt::print(out, "    warning: {}\n", w);
-  fmt::print(out, "    {} (exit {})\n", r.verdict, r.exit_code);
+  fmt::print(out, "    {} (exit {}); statistics {}\n", r.verdict, r.exit_code, r.validity.Verdict());
   std::fflush(out);
 }
 

@@ -10,6 +10,7 @@
 #include "load/engine.h"
 #include "load/load_options.h"
 #include "report/platform.h"
+#include "report/validity.h"
 #include "stand/resource_sampler.h"
 
 namespace memstand {
@@ -26,6 +27,8 @@ struct RunReport {
   /// Per-second CPU, RSS and storage I/O of the processes memstand watched over the
   /// run: the server it started, and itself (issue #4, docs/method.md rule 18).
   std::vector<ResourceSeries> resources;
+  /// The statistics' own verdict (report/validity.h), computed once the run ended.
+  Validity validity;
   int exit_code = 0;
   std::string verdict;          // "OK", "FAILED: ...", "INTERRUPTED"
   std::vector<std::string> warnings;

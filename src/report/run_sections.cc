@@ -278,12 +278,39 @@ std::string DescribePlatform(const json& p) {
   return pl.Describe();
 }
 
+// The run's validity (JSON "validity", docs/method.md): each check, then each
+// percentile with its interval. Absent from an older memstand's JSON: no table.
+void ValidityTables(const json& doc, const std::string& stem, ReportSection* s) {
+  const json& v = Field(doc, "validity");
+  if (!v.is_object()) return;
+  ReportTable checks{"Validity of the statistics: " + Text(v, "verdict"), stem + "-validity",
+                     {"check", "status", "figure", "threshold", "reason"}, {}};
+  for (const json& c : Array(v, "checks")) {
+    checks.rows.push_back({Text(c, "name"), Text(c, "status"), Text(c, "figure"), Text(c, "threshold"),
+                           Field(c, "reason").is_string() ? Text(c, "reason") : ""});
+  }
+  s->tables.push_back(std::move(checks));
+  ReportTable intervals{fmt::format("Percentiles with their {:g}% intervals (µs)",
+                                    Number(v, "confidence").value_or(0) * 100),
+                        stem + "-intervals", {"command", "percentile", "low", "value", "high", "clamped", "samples",
+                                              "effective samples"}, {}};
+  for (const json& ci : Array(v, "intervals")) {
+    for (const json& p : Array(ci, "percentiles")) {
+      intervals.rows.push_back({Text(ci, "command"), Cell(Number(p, "percentile")), Cell(Number(p, "low_us")),
+                                Cell(Number(p, "value_us")), Cell(Number(p, "high_us")), Text(p, "clamped"),
+                                Cell(Number(ci, "samples")), Cell(Number(ci, "effective_samples"))});
+    }
+  }
+  s->tables.push_back(std::move(intervals));
+}
+
 ReportSection RunSection(const ReportInput& in) {
   const json& doc = in.doc;
   ReportSection s{
       "run: " + in.path, in.json_path, DescribePlatform(Field(doc, "platform")), {}, {}, {}};
   s.blocks.push_back(RunBlock(doc));
   s.tables.push_back(CommandsTable(doc, Stem(in.json_path)));
+  ValidityTables(doc, Stem(in.json_path), &s);
   s.charts.push_back(OpsPerSecond(doc));
   for (const std::string& label : SeriesLabels(doc))
     s.charts.push_back(LatencyPerSecond(doc, label));

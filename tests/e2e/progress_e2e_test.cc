@@ -89,7 +89,7 @@ TEST(ProgressE2E, DrawnOnATerminalOnly) {
   ASSERT_EQ(redirected.exit_code, 0) << redirected.output;
   EXPECT_TRUE(HasProgressLine(redirected.output)) << redirected.output;
   const std::string text = testutil::ReadFile(report);
-  EXPECT_NE(text.find("[8] Verdict"), std::string::npos) << text;
+  EXPECT_NE(text.find("[9] Verdict"), std::string::npos) << text;
   EXPECT_EQ(text.find('\r'), std::string::npos) << text;
 
   Outcome file = RunMemstand(args, 30);

@@ -52,7 +52,7 @@ TEST_P(ReconnectE2E, RedisKilledAndRestartedOnItsPort) {
   const double restart_at = UnixNowS();
   ASSERT_TRUE(redis->node().Restart().ok()) << redis->LogTail(20);
   const double restarted_at = UnixNowS();
-  ASSERT_TRUE(run->WaitForOutput("[8] Verdict", 60)) << run->OutputSoFar();
+  ASSERT_TRUE(run->WaitForOutput("[9] Verdict", 60)) << run->OutputSoFar();
   // The linger keeps /metrics up with the final totals.
   const std::string metrics = Scrape(*metrics_port);
   Outcome out = run->Wait(60);
