@@ -1,6 +1,7 @@
 #include "report/repeat.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -14,6 +15,20 @@ Range RangeOf(std::vector<double> values) {
   r.min = values.front();
   r.max = values.back();
   r.median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  // P(B <= j) for B ~ Binomial(n, 1/2), summed as k grows.
+  auto coverage = [n](size_t k) {
+    double below = 0, term = std::pow(0.5, static_cast<double>(n));  // P(B = 0)
+    for (size_t j = 0; j < k; ++j) {
+      below += term;
+      term = term * static_cast<double>(n - j) / static_cast<double>(j + 1);
+    }
+    return 1 - 2 * below;
+  };
+  size_t k = 1;
+  while (k + 1 <= n / 2 && coverage(k + 1) >= 0.95) ++k;
+  r.median_low = values[k - 1];
+  r.median_high = values[n - k];
+  r.median_coverage = n >= 2 ? coverage(k) : 0;
   return r;
 }
 

@@ -32,6 +32,13 @@ struct Range {
   double median = 0;
   double max = 0;
   int n = 0;
+  /// The median's interval between runs: the order statistics [X_(k), X_(n+1-k)] with
+  /// the largest k whose exact binomial coverage is at least 95%, and that coverage
+  /// (1 - 2 P(Binomial(n, 1/2) <= k - 1)). Below 6 runs even [min, max] covers less than
+  /// 95%: then it is [min, max] with its smaller coverage (1 run: 0).
+  double median_low = 0;
+  double median_high = 0;
+  double median_coverage = 0;
 };
 
 /// REQUIRES: !values.empty().

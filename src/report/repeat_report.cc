@@ -36,7 +36,8 @@ void AddCpuFigures(const RunReport& rep, std::vector<Figure>* out) {
 }
 
 std::string RangeColumns(const Range& r) {
-  return fmt::format("{:>12.1f} {:>12.1f} {:>12.1f}  (N={})", r.min, r.median, r.max, r.n);
+  return fmt::format("{:>12.1f} {:>12.1f} {:>12.1f}  (N={})  median in [{:.1f} .. {:.1f}] at {:.1f}%", r.min,
+                     r.median, r.max, r.n, r.median_low, r.median_high, r.median_coverage * 100);
 }
 
 }  // namespace
@@ -63,7 +64,8 @@ RunFigures FailedRunFigures(const std::string& reason) {
 }
 
 void PrintRepeatSummary(std::FILE* out, const RepeatSummary& s) {
-  fmt::print(out, "\n[S] Summary of {} run(s): min, median and max over the {} that ended OK\n",
+  fmt::print(out, "\n[S] Summary of {} run(s): min, median and max over the {} that ended OK, and the "
+             "median's interval between runs (order statistics; 95% needs 6 runs)\n",
              s.runs, s.ok);
   if (!s.ranges.empty()) {
     fmt::print(out, "    {:<8} {:<24} {:>12} {:>12} {:>12}\n", "", "", "min", "median", "max");
@@ -95,7 +97,9 @@ nlohmann::ordered_json RepeatSummaryJson(const RepeatSummary& s) {
   nlohmann::ordered_json figures = nlohmann::ordered_json::object();
   for (const FigureRange& f : s.ranges) {
     figures[f.row][f.key] = {{"min", f.range.min}, {"median", f.range.median},
-                             {"max", f.range.max}, {"n", f.range.n}};
+                             {"max", f.range.max}, {"n", f.range.n},
+                             {"median_low", f.range.median_low}, {"median_high", f.range.median_high},
+                             {"median_coverage", f.range.median_coverage}};
   }
   j["figures"] = figures;
   return j;

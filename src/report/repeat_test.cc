@@ -9,6 +9,23 @@ RunFigures Ok(double ops, double p99) {
   return {RunOutcome::kOk, "", {{"Total", "ops_per_sec", "ops/s", ops}, {"Total", "p99_us", "p99 µs", p99}}};
 }
 
+// The median's interval between runs: exact binomial coverage of [X_(k), X_(n+1-k)].
+TEST(RangeOf, MedianIntervalBetweenRuns) {
+  Range five = RangeOf({5, 1, 3, 2, 4});
+  EXPECT_EQ(five.median_low, 1);  // [min, max]: 1 - 2/32 = 93.75%, below 95%
+  EXPECT_EQ(five.median_high, 5);
+  EXPECT_NEAR(five.median_coverage, 0.9375, 1e-12);
+  Range six = RangeOf({6, 5, 4, 3, 2, 1});
+  EXPECT_NEAR(six.median_coverage, 1 - 2.0 / 64, 1e-12);  // the first 95%
+  Range nine = RangeOf({9, 8, 7, 6, 5, 4, 3, 2, 1});
+  EXPECT_EQ(nine.median_low, 2);  // k = 2: 1 - 2 (1 + 9) / 512 = 96.1%; k = 3: 82%
+  EXPECT_EQ(nine.median_high, 8);
+  EXPECT_NEAR(nine.median_coverage, 1 - 20.0 / 512, 1e-12);
+  Range one = RangeOf({7});
+  EXPECT_EQ(one.median_low, 7);
+  EXPECT_EQ(one.median_coverage, 0);
+}
+
 TEST(RangeOf, OddAndEvenMedians) {
   Range odd = RangeOf({5, 1, 3});
   EXPECT_EQ(odd.n, 3);
