@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/json_fields.h"
+#include "report/validity.h"
 
 namespace memstand {
 namespace {
@@ -191,6 +192,28 @@ Result<CompareSide> ReadCompareSide(const std::string& file, const json& doc) {
     }
     ++s.ok;
     s.figures.push_back(std::move(f));
+    std::string v = "not recorded";
+    bool suspect = false;
+    if (r.contains("validity") && r["validity"].is_object() && r["validity"].contains("verdict") &&
+        r["validity"]["verdict"].is_string()) {
+      v = r["validity"]["verdict"].get<std::string>();
+      suspect = v != "valid";
+      if (suspect && r["validity"].contains("reasons") && r["validity"]["reasons"].is_array()) {
+        std::string names;
+        for (const json& reason : r["validity"]["reasons"]) {
+          const std::string t = reason.is_string() ? reason.get<std::string>() : "";
+          names += (names.empty() ? "" : ", ") + t.substr(0, t.find(':'));
+        }
+        v += " (" + names + ")";
+      }
+    }
+    for (const ValidityCheck& c : CheckReportJson(r)) {
+      if (c.status != CheckStatus::kSuspect) continue;
+      v += "; redone from its figures: " + c.name + " suspect, " + c.figure;
+      suspect = true;
+    }
+    s.validity.push_back(runs.size() > 1 ? fmt::format("run {}: {}", i + 1, v) : v);
+    s.suspect += suspect ? 1 : 0;
   }
   s.memstand_version = doc.contains("memstand_version") ? Short(doc["memstand_version"]) : "";
   if (s.ok == 0) {
@@ -249,6 +272,11 @@ std::string CompareText(const Comparison& c) {
   for (const auto& [name, s] : {std::pair<const char*, const CompareSide*>{"A", &c.a}, {"B", &c.b}}) {
     out += fmt::format("  {}: {} — {} of {} run(s) OK (N={}); {} {}, memstand {}\n", name, s->file, s->ok, s->runs,
                        s->ok, s->protocol, s->server_version, s->memstand_version);
+    for (const std::string& v : s->validity) out += "     statistics: " + v + "\n";
+    if (s->suspect > 0) {
+      out += fmt::format("     ({} of {} OK run(s) suspect: their figures are in the ranges; read them with that)\n",
+                         s->suspect, s->ok);
+    }
   }
   if (!c.warnings.empty()) {
     out += "warnings (a ratio across them measures the difference too):\n";
@@ -274,7 +302,8 @@ ordered_json CompareJson(const Comparison& c) {
   for (const auto& [name, s] : {std::pair<const char*, const CompareSide*>{"a", &c.a}, {"b", &c.b}}) {
     j[name] = {{"file", s->file},           {"runs", s->runs}, {"n", s->ok}, {"not_ok", s->not_ok},
                {"protocol", s->protocol}, {"server_version", s->server_version},
-               {"memstand_version", s->memstand_version}};
+               {"memstand_version", s->memstand_version}, {"validity", s->validity},
+               {"suspect", s->suspect}};
   }
   j["warnings"] = c.warnings;
   j["min_runs_for_verdict"] = kMinRunsForVerdict;

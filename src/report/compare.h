@@ -24,6 +24,11 @@ struct CompareSide {
   int ok = 0;       // runs that ended OK: the ranges are over these
   std::vector<std::string> not_ok;  // "run 2: FAILED: ..." (left out)
   std::vector<RunFigures> figures;  // of the OK runs
+  /// Of each OK run: its validity verdict (report/validity.h), "valid" or "suspect (...)",
+  /// or "not recorded" (an older memstand); then any consistency check redone from its
+  /// own numbers that is suspect ("mean in bounds (Total): ..."). One entry per run.
+  std::vector<std::string> validity;
+  int suspect = 0;  // OK runs whose verdict or redone checks are suspect
   nlohmann::json options;           // the first OK run's
   nlohmann::json platform;
   std::string protocol, server_version, memstand_version;
