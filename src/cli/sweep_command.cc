@@ -1,5 +1,6 @@
 // `memstand sweep`: the run's flags plus one knob swept over a list of values; a run
 // per value against one server, a row per step, and the knee (docs/method.md rule 14).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -9,7 +10,10 @@
 #include "cli/run_flags.h"
 #include "cli/run_session.h"
 #include "cli/subcommands.h"
+#include "core/pacer.h"
+#include "report/slo_search.h"
 #include "report/sweep_report.h"
+#include "report/validity.h"
 #include "util/parse.h"
 
 namespace memstand::cli {
@@ -18,6 +22,13 @@ namespace {
 
 struct SweepFlags {
   std::string clients, pipeline, rate;
+  // --slo: search the open-loop rate instead of stepping a knob.
+  std::string slo;
+  double confidence = 95;
+  double slo_max_rate = 1e7;
+  double slo_precision = 5;  // percent
+  int slo_repeat = 3;
+  int slo_max_runs = 30;
   std::string runs;  // `run`'s --runs, declared only to be refused with a reason
 };
 
@@ -116,11 +127,117 @@ SweepOutcome Sweep(RunSession& session, const RunConfig& cfg, const Axis& axis) 
   return out;
 }
 
+// --slo: the flags that shape the search, checked before any run.
+Result<SloSearchOptions> SloOptions(const CLI::App& app, const RunConfig& cfg, const SweepFlags& f) {
+  SloSearchOptions o;
+  if (!(f.confidence > 50 && f.confidence < 100)) {
+    return Status::InvalidArgument("--confidence: a percentage above 50 and below 100, e.g. 95");
+  }
+  if (!(f.slo_max_rate >= 1 && f.slo_max_rate <= kMaxRatePerSecond)) {
+    return Status::InvalidArgument(fmt::format("--slo-max-rate: from 1 to {:g} requests/s", kMaxRatePerSecond));
+  }
+  if (!(f.slo_precision >= 0.1 && f.slo_precision <= 50)) {
+    return Status::InvalidArgument("--slo-precision: a percentage from 0.1 to 50");
+  }
+  if (f.slo_repeat < 1 || f.slo_repeat > 100) return Status::InvalidArgument("--slo-repeat: from 1 to 100");
+  if (f.slo_max_runs < 1 || f.slo_max_runs > 1000) return Status::InvalidArgument("--slo-max-runs: from 1 to 1000");
+  o.start_rate = app.count("--rate") > 0 ? cfg.load.rate : 1000;
+  o.max_rate = f.slo_max_rate;
+  if (o.start_rate > o.max_rate) {
+    return Status::InvalidArgument("--rate: the search's first rate is above --slo-max-rate");
+  }
+  o.precision = f.slo_precision / 100;
+  o.repeat = f.slo_repeat;
+  o.max_runs = f.slo_max_runs;
+  return o;
+}
+
+int SloBody(const CLI::App& app, RunConfig& cfg, const SweepFlags& f) {
+  auto slo = ParseSlo(f.slo);
+  if (!slo.ok()) return Fail("sweep", slo.status());
+  auto opts = SloOptions(app, cfg, f);
+  if (!opts.ok()) return Fail("sweep", opts.status());
+  if (cfg.load.requests > 0) {
+    return Fail("sweep", Status::InvalidArgument("--requests: the SLO search runs each rate for --duration"));
+  }
+  auto& pct = cfg.load.percentiles;
+  if (std::find(pct.begin(), pct.end(), slo->percentile) == pct.end()) {
+    pct.push_back(slo->percentile);
+    std::sort(pct.begin(), pct.end());
+  }
+  auto session = RunSession::Open(&cfg);
+  if (!session.ok()) return Fail("sweep", session.status());
+  const double confidence = f.confidence / 100;
+  fmt::print("memstand {} SLO search: {} (the open-loop rate from {:.10g}/s, at most {:.10g}/s; {} decided "
+             "run(s) a rate, precision {:g}%, at most {} runs)\n",
+             MEMSTAND_VERSION, slo->text, opts->start_rate, opts->max_rate, opts->repeat, f.slo_precision,
+             opts->max_runs);
+  if (!cfg.quiet) {
+    fmt::print("    target {} — {}\n", cfg.load.target.Display(), (*session)->server_note());
+    fmt::print("    {}\n", (*session)->platform().Describe());
+    fmt::print("    each run: {} thread(s) x {} clients, in-flight cap {} a connection, {:g} s after {:g} s warm-up, "
+               "arrivals {}\n",
+               cfg.load.threads, cfg.load.clients, cfg.load.pipeline, cfg.load.duration_s, cfg.load.warmup_s,
+               cfg.load.poisson ? "poisson" : "constant");
+    fmt::print("    a run decides when its instrument checks pass; suspect ones are run again "
+               "(docs/method.md, SLO search)\n");
+  }
+  SloSearch search(*slo, *opts);
+  int runs = 0;
+  while (auto rate = search.Next()) {
+    if ((*session)->interrupted()) break;
+    LoadOptions o = cfg.load;
+    o.rate = *rate;
+    auto run = (*session)->Measure(o, fmt::format("rate={:.10g} (run {})", *rate, ++runs));
+    SloRun decided;
+    if (!run.ok() || !(*run)->result.failure.ok()) {
+      decided.rate = *rate;
+      decided.measured = false;
+      decided.why = run.ok() ? (*run)->result.failure.message() : run.status().message();
+      fmt::print("{}\n", SloRunLine(*slo, decided));
+      return Fail("sweep", Status::Failed("the run at " + fmt::format("{:.10g}/s", *rate) +
+                                            " failed: " + decided.why));
+    }
+    const Validity v = AssessRun((*run)->options, (*run)->result, confidence);
+    decided = DecideSloRun(*slo, *rate, v, AchievedRate((*run)->options, (*run)->result),
+                           (*run)->result.AllCommands().send_lag_ns.ValueAtPercentile(99));
+    fmt::print("{}\n", SloRunLine(*slo, decided));
+    std::fflush(stdout);
+    search.Add(std::move(decided));
+  }
+  const SloSearch::Answer answer = search.Conclude();
+  fmt::print("\n    {}\n", SloAnswerLine(*slo, answer, confidence));
+  Status s = (*session)->FinishHdrLog();
+  if (s.ok() && !cfg.json_path.empty()) s = (*session)->WriteJson(SloSearchJson(search, confidence));
+  if (!s.ok()) return Fail("sweep", s);
+  (*session)->LingerMetrics(cfg);
+  if ((*session)->interrupted()) return kExitInterrupted;
+  return answer.found ? kExitOk : kExitFailed;
+}
+
 int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& sweep) {
   if (app.count("--runs") > 0) {
     return Fail("sweep", Status::InvalidArgument(
                              "--runs: sweep takes no --runs (it makes one run per step); "
                              "repeat a configuration with memstand run --runs N"));
+  }
+  if (!sweep.slo.empty()) {
+    if (!sweep.clients.empty() || !sweep.pipeline.empty() || !sweep.rate.empty()) {
+      return Fail("sweep", Status::InvalidArgument("--slo searches the rate: no --sweep-clients, "
+                                                   "--sweep-pipeline or --sweep-rate with it"));
+    }
+    auto cfg = BuildRunConfig(app, flags);
+    if (!cfg.ok()) return Fail("sweep", cfg.status());
+    if (cfg->load.start_at_unix_s > 0) {
+      return Fail("sweep", Status::InvalidArgument("--start-at: starts one run; not for sweep"));
+    }
+    Status s = CheckOneRunOutputs(*cfg);
+    if (!s.ok()) return Fail("sweep", s);
+    return SloBody(app, *cfg, sweep);
+  }
+  if (app.count("--confidence") + app.count("--slo-max-rate") + app.count("--slo-precision") +
+          app.count("--slo-repeat") + app.count("--slo-max-runs") > 0) {
+    return Fail("sweep", Status::InvalidArgument("--confidence and --slo-*: only with --slo"));
   }
   auto axis = ParseAxis(sweep);
   Status s = axis.ok() ? CheckAxis(*axis) : axis.status();
@@ -156,6 +273,17 @@ SubcommandBody SetupSweep(CLI::App* app) {
                   "Requests in flight per connection at each step, e.g. 1,4,16,64");
   app->add_option("--sweep-rate", sweep->rate,
                   "Open-loop requests/s in total at each step, e.g. 1000,5000");
+  app->add_option("--slo", sweep->slo,
+                  "Search the open-loop rate for the highest one whose percentile stays under a "
+                  "limit, e.g. \"p99<=2ms\" (starts at --rate, else 1000/s; doubles, then bisects)");
+  app->add_option("--confidence", sweep->confidence,
+                  "--slo: the confidence of the percentiles' intervals, in percent (default 95)");
+  app->add_option("--slo-max-rate", sweep->slo_max_rate, "--slo: the highest rate tried (default 1e7/s)");
+  app->add_option("--slo-precision", sweep->slo_precision,
+                  "--slo: stop when the failing and passing rates are within this percentage (default 5)");
+  app->add_option("--slo-repeat", sweep->slo_repeat,
+                  "--slo: decided runs at each rate; the majority decides (default 3)");
+  app->add_option("--slo-max-runs", sweep->slo_max_runs, "--slo: runs in all, at most (default 30)");
   app->add_option("--runs", sweep->runs, "Not for sweep (one run per step): see run --runs")
       ->group("");  // hidden
   return [app, flags, sweep] { return SweepBody(*app, *flags, *sweep); };
