@@ -274,15 +274,6 @@ LatencyFigures FiguresOf(const std::string& label, const HdrHistogram& h, const 
 
 }  // namespace
 
-const char* CheckStatusName(CheckStatus s) {
-  switch (s) {
-    case CheckStatus::kPass: return "pass";
-    case CheckStatus::kSuspect: return "suspect";
-    case CheckStatus::kNotJudged: return "not judged";
-  }
-  return "?";
-}
-
 bool Validity::suspect() const {
   return std::any_of(checks.begin(), checks.end(), [](const auto& c) { return c.status == CheckStatus::kSuspect; });
 }
@@ -302,32 +293,6 @@ std::string Validity::Verdict() const {
     if (c.status == CheckStatus::kSuspect) names += (names.empty() ? "" : ", ") + c.name;
   }
   return "suspect (" + names + ")";
-}
-
-ValidityCheck CheckMeanInBounds(const LatencyFigures& f) {
-  const std::string name = "mean in bounds (" + f.label + ")";
-  const char* kThreshold = "the mean between the least and the most the percentiles, min and max allow";
-  if (f.ops <= 0) return NotJudged(name, kThreshold, "no sample");
-  auto b = MeanBoundsFromPercentiles(f.percentiles, f.min_ns, f.max_ns);
-  if (!b) return Judged(name, "percentiles not ascending, or outside min..max", kThreshold, false,
-                        "the figures contradict each other");
-  const bool pass = f.mean_ns >= b->low * (1 - kValidMeanSlack) && f.mean_ns <= b->high * (1 + kValidMeanSlack);
-  return Judged(name, fmt::format("mean {} within [{} .. {}]", Us(f.mean_ns), Us(b->low), Us(b->high)), kThreshold,
-                pass, "no distribution has these percentiles and this mean: a figure is wrong, or they come "
-                      "from different samples");
-}
-
-ValidityCheck CheckLittlesLaw(const LatencyFigures& f) {
-  const std::string threshold = fmt::format("requests in flight within {:g}% of throughput x mean latency", kValidLittleGap * 100);
-  if (f.in_flight <= 0) return NotJudged("Little's law", threshold, "not a closed loop with a known window");
-  auto gap = LittlesLawGap(f.in_flight, f.throughput_per_s, f.mean_ns / 1e9);
-  if (!gap) return NotJudged("Little's law", threshold, "no throughput or no latency");
-  return Judged("Little's law",
-                fmt::format("in flight {:g}; throughput {:.1f}/s x mean {} = {:.2f} ({:.1f}% apart)", f.in_flight,
-                            f.throughput_per_s, Us(f.mean_ns), f.throughput_per_s * f.mean_ns / 1e9, *gap * 100),
-                threshold, *gap <= kValidLittleGap,
-                "the window the client keeps and the figures disagree: time outside the measured latency "
-                "(the client busy between a reply and the next send), or a miscounted figure");
 }
 
 ValidityCheck CheckInterArrival(bool poisson, const std::vector<std::vector<std::vector<double>>>& gaps) {
@@ -463,39 +428,6 @@ void PrintValidity(std::FILE* out, const Validity& v) {
     fmt::print(out, "    (*: too few effective samples beyond it: the bound is the recorded extreme)\n");
   }
   fmt::print(out, "    statistics: {}\n", v.Verdict());
-}
-
-std::vector<ValidityCheck> CheckReportJson(const nlohmann::json& run) {
-  std::vector<ValidityCheck> out;
-  auto figures = [&](const nlohmann::json& row) -> std::optional<LatencyFigures> {
-    if (!row.is_object() || !row.contains("latency") || !row["latency"].is_object()) return std::nullopt;
-    const auto& l = row["latency"];
-    LatencyFigures f;
-    f.label = row.value("command", "?");
-    f.mean_ns = l.value("mean_us", 0.0) * 1000;
-    f.min_ns = l.value("min_us", 0.0) * 1000;
-    f.max_ns = l.value("max_us", 0.0) * 1000;
-    f.ops = l.value("count", 0.0);
-    f.throughput_per_s = row.value("ops_per_sec", 0.0);
-    if (l.contains("percentiles_us") && l["percentiles_us"].is_object()) {
-      for (const auto& [key, value] : l["percentiles_us"].items()) {
-        if (!value.is_number()) continue;
-        f.percentiles.emplace_back(std::atof(key.c_str()), value.get<double>() * 1000);
-      }
-    }
-    std::sort(f.percentiles.begin(), f.percentiles.end());
-    return f;
-  };
-  if (!run.is_object()) return out;
-  auto total = run.contains("totals") ? figures(run["totals"]) : std::nullopt;
-  if (!total) return out;
-  const auto& opt = run.contains("options") && run["options"].is_object() ? run["options"] : nlohmann::json::object();
-  if (opt.value("loop", "") == "closed" && !opt.value("cluster", false)) {
-    total->in_flight = opt.value("connections", 0.0) * opt.value("pipeline", 0.0);
-  }
-  out.push_back(CheckMeanInBounds(*total));
-  out.push_back(CheckLittlesLaw(*total));
-  return out;
 }
 
 }  // namespace memstand
