@@ -111,10 +111,12 @@ RunResult OpenLoopRun(const LocalRedis& redis, bool poisson) {
   LoadOptions opt;
   opt.target.host = "127.0.0.1";
   opt.target.port = redis.port();
+  // 50 sends a second a client: gaps of 20 ms, far above the pacer's lag on a machine
+  // shared with other tests (milliseconds), which would otherwise be what is measured.
   opt.clients = 2;
-  opt.rate = 400;
+  opt.rate = 100;
   opt.poisson = poisson;
-  opt.duration_s = 4;
+  opt.duration_s = 5;
   opt.key_max = 999;
   auto spec = MakeCommandSpec(Protocol::kResp, "get __key__", "memstand:", KeyPatternSpec{}, 1, CommandLimits{});
   EXPECT_TRUE(spec.ok());
@@ -143,7 +145,7 @@ TEST(ValidityE2E, PoissonSendsPassTheFitAndConstantOnesFedToItFail) {
   ASSERT_FALSE(gaps.empty());
   size_t n = 0;
   for (const auto& b : gaps[0]) n += b.size();
-  EXPECT_GT(n, 1000u);  // 400/s for 4 s, one client's gaps after another's
+  EXPECT_GT(n, 200u);  // one client: 50/s for 5 s
   const ValidityCheck fit = CheckInterArrival(true, gaps);
   EXPECT_EQ(fit.status, CheckStatus::kPass) << fit.figure;
   const RunResult constant = OpenLoopRun(*redis, false);
