@@ -6,28 +6,28 @@
 
 #include <fmt/format.h>
 
-#include "report/validity.h"
+#include "report/consistency.h"
 #include "stats/validity_math.h"
 
 namespace memstand {
 
 namespace {
 
-ValidityCheck ConsistencyJudged(std::string name, std::string figure, std::string threshold, bool pass,
-                     std::string reason) {
+std::string ConsistencyUs(double ns) { return fmt::format("{:.1f} µs", ns / 1000); }
+
+}  // namespace
+
+ValidityCheck JudgedCheck(std::string name, std::string figure, std::string threshold, bool pass,
+                          std::string reason) {
   ValidityCheck c{std::move(name), std::move(figure), std::move(threshold),
                   pass ? CheckStatus::kPass : CheckStatus::kSuspect, ""};
   if (!pass) c.reason = std::move(reason);
   return c;
 }
 
-ValidityCheck ConsistencyNotJudged(std::string name, std::string threshold, std::string why) {
+ValidityCheck NotJudgedCheck(std::string name, std::string threshold, std::string why) {
   return {std::move(name), "-", std::move(threshold), CheckStatus::kNotJudged, std::move(why)};
 }
-
-std::string ConsistencyUs(double ns) { return fmt::format("{:.1f} µs", ns / 1000); }
-
-}  // namespace
 
 const char* CheckStatusName(CheckStatus s) {
   switch (s) {
@@ -41,22 +41,22 @@ const char* CheckStatusName(CheckStatus s) {
 ValidityCheck CheckMeanInBounds(const LatencyFigures& f) {
   const std::string name = "mean in bounds (" + f.label + ")";
   const char* kThreshold = "the mean between the least and the most the percentiles, min and max allow";
-  if (f.ops <= 0) return ConsistencyNotJudged(name, kThreshold, "no sample");
+  if (f.ops <= 0) return NotJudgedCheck(name, kThreshold, "no sample");
   auto b = MeanBoundsFromPercentiles(f.percentiles, f.min_ns, f.max_ns);
-  if (!b) return ConsistencyJudged(name, "percentiles not ascending, or outside min..max", kThreshold, false,
+  if (!b) return JudgedCheck(name, "percentiles not ascending, or outside min..max", kThreshold, false,
                         "the figures contradict each other");
   const bool pass = f.mean_ns >= b->low * (1 - kValidMeanSlack) && f.mean_ns <= b->high * (1 + kValidMeanSlack);
-  return ConsistencyJudged(name, fmt::format("mean {} within [{} .. {}]", ConsistencyUs(f.mean_ns), ConsistencyUs(b->low), ConsistencyUs(b->high)), kThreshold,
+  return JudgedCheck(name, fmt::format("mean {} within [{} .. {}]", ConsistencyUs(f.mean_ns), ConsistencyUs(b->low), ConsistencyUs(b->high)), kThreshold,
                 pass, "no distribution has these percentiles and this mean: a figure is wrong, or they come "
                       "from different samples");
 }
 
 ValidityCheck CheckLittlesLaw(const LatencyFigures& f) {
   const std::string threshold = fmt::format("requests in flight within {:g}% of throughput x mean latency", kValidLittleGap * 100);
-  if (f.in_flight <= 0) return ConsistencyNotJudged("Little's law", threshold, "not a closed loop with a known window");
+  if (f.in_flight <= 0) return NotJudgedCheck("Little's law", threshold, "not a closed loop with a known window");
   auto gap = LittlesLawGap(f.in_flight, f.throughput_per_s, f.mean_ns / 1e9);
-  if (!gap) return ConsistencyNotJudged("Little's law", threshold, "no throughput or no latency");
-  return ConsistencyJudged("Little's law",
+  if (!gap) return NotJudgedCheck("Little's law", threshold, "no throughput or no latency");
+  return JudgedCheck("Little's law",
                 fmt::format("in flight {:g}; throughput {:.1f}/s x mean {} = {:.2f} ({:.1f}% apart)", f.in_flight,
                             f.throughput_per_s, ConsistencyUs(f.mean_ns), f.throughput_per_s * f.mean_ns / 1e9, *gap * 100),
                 threshold, *gap <= kValidLittleGap,

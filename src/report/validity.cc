@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "report/consistency.h"
+#include "report/run_report.h"
 #include "stats/encoded_histogram.h"
 #include "stats/validity_math.h"
 
@@ -14,18 +16,6 @@ namespace memstand {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-ValidityCheck Judged(std::string name, std::string figure, std::string threshold, bool pass,
-                     std::string reason) {
-  ValidityCheck c{std::move(name), std::move(figure), std::move(threshold),
-                  pass ? CheckStatus::kPass : CheckStatus::kSuspect, ""};
-  if (!pass) c.reason = std::move(reason);
-  return c;
-}
-
-ValidityCheck NotJudged(std::string name, std::string threshold, std::string why) {
-  return {std::move(name), "-", std::move(threshold), CheckStatus::kNotJudged, std::move(why)};
-}
 
 std::string Us(double ns) { return fmt::format("{:.1f} µs", ns / 1000); }
 
@@ -44,22 +34,22 @@ std::vector<std::vector<double>> Blocks(const RunResult& r, BlockSample ThreadSt
 
 ValidityCheck CheckRate(const LoadOptions& o, const RunResult& r) {
   const char* kThreshold = "achieved at least 99% of --rate";
-  if (o.rate <= 0) return NotJudged("rate", kThreshold, "closed loop: no rate was asked");
-  const double achieved = r.totals.measured_sent / (r.send_span_s + 1 / o.rate);
+  if (o.rate <= 0) return NotJudgedCheck("rate", kThreshold, "closed loop: no rate was asked");
+  const double achieved = AchievedRate(o, r);
   const double share = achieved / o.rate;
-  return Judged("rate", fmt::format("achieved {:.1f}/s of {:.10g}/s ({:.2f}%)", achieved, o.rate, share * 100),
+  return JudgedCheck("rate", fmt::format("achieved {:.1f}/s of {:.10g}/s ({:.2f}%)", achieved, o.rate, share * 100),
                 kThreshold, share >= kValidRateShare,
                 "the schedule was not kept: the client or the server could not send at the rate asked");
 }
 
 ValidityCheck CheckSendLag(const LoadOptions& o, const RunResult& r) {
   const char* kThreshold = "send lag p99 at most the latency's p50";
-  if (o.rate <= 0) return NotJudged("send lag", kThreshold, "closed loop: requests leave on replies");
+  if (o.rate <= 0) return NotJudgedCheck("send lag", kThreshold, "closed loop: requests leave on replies");
   const CommandStats all = r.AllCommands();
-  if (all.latency_ns.total_count() == 0) return NotJudged("send lag", kThreshold, "no measured reply");
+  if (all.latency_ns.total_count() == 0) return NotJudgedCheck("send lag", kThreshold, "no measured reply");
   const double lag = static_cast<double>(all.send_lag_ns.ValueAtPercentile(99));
   const double p50 = static_cast<double>(all.latency_ns.ValueAtPercentile(50));
-  return Judged("send lag", fmt::format("send lag p99 {} against latency p50 {}", Us(lag), Us(p50)),
+  return JudgedCheck("send lag", fmt::format("send lag p99 {} against latency p50 {}", Us(lag), Us(p50)),
                 kThreshold, lag <= kValidLagToP50 * p50,
                 "the client's own delay in sending is as large as a typical operation: the upper "
                 "percentiles may be the client's, not the server's");
@@ -128,7 +118,7 @@ ValidityCheck CheckStationarity(const LoadOptions& o, const RunResult& r, double
       kValidThroughputShift * 100, kValidPercentileShift * 100, kValidTrendP, kValidThroughputShift * 100);
   const int full = static_cast<int>(std::floor(r.measured_s + 1e-9));
   if (r.series.empty() || full < 3) {
-    return NotJudged("stationarity", threshold,
+    return NotJudgedCheck("stationarity", threshold,
                      fmt::format("{} full second(s) measured: a third needs one at least", full));
   }
   const int third = full / 3;
@@ -175,7 +165,7 @@ ValidityCheck CheckStationarity(const LoadOptions& o, const RunResult& r, double
   }
   std::string which;
   for (const auto& f : found) which += (which.empty() ? "" : ", ") + f;
-  return Judged("stationarity", figure, threshold, found.empty(),
+  return JudgedCheck("stationarity", figure, threshold, found.empty(),
                 "not a steady state (" + which + " changed between the first and the last third): the "
                 "figures average over different regimes");
 }
@@ -207,14 +197,14 @@ ValidityCheck CheckIndependence(const Correlation& c, uint64_t measured, double 
   const std::string threshold =
       fmt::format("the correlation of consecutive latencies vanishes (|rho| < {:g}) by lag {}", kValidRhoVanished,
                   kValidMaxLag);
-  if (!c.rho1) return NotJudged("independence", threshold, fmt::format("{} latency samples in runs: too few", c.n));
+  if (!c.rho1) return NotJudgedCheck("independence", threshold, fmt::format("{} latency samples in runs: too few", c.n));
   const std::string figure = fmt::format(
       "Spearman lag 1 {:.3f} over {} consecutive samples; {}; effective samples {:.0f} of {} (the intervals use them)",
       *c.rho1, c.n,
       c.vanished_at > 0 ? fmt::format("vanished by lag {}", c.vanished_at)
                         : fmt::format("still there at lag {}", kValidMaxLag),
       static_cast<double>(measured) * ratio, measured);
-  return Judged("independence", figure, threshold, c.vanished_at > 0,
+  return JudgedCheck("independence", figure, threshold, c.vanished_at > 0,
                 "latencies stay correlated over long spans (a drift, a slow oscillation, a neighbour's bursts): "
                 "the samples are not a random sample of one distribution");
 }
@@ -223,29 +213,29 @@ ValidityCheck CheckIndependence(const Correlation& c, uint64_t measured, double 
 
 ValidityCheck CheckSaturation(const RunResult& r) {
   const char* kThreshold = "every load thread below 90% of a core";
-  if (r.measured_s <= 0 || r.threads.empty()) return NotJudged("client saturation", kThreshold, "no measured time");
+  if (r.measured_s <= 0 || r.threads.empty()) return NotJudgedCheck("client saturation", kThreshold, "no measured time");
   double busiest = 0;
   for (const ThreadStats& t : r.threads) busiest = std::max(busiest, (t.cpu_user_s + t.cpu_sys_s) / r.measured_s);
-  return Judged("client saturation", fmt::format("busiest load thread {:.0f}% of a core", busiest * 100), kThreshold,
+  return JudgedCheck("client saturation", fmt::format("busiest load thread {:.0f}% of a core", busiest * 100), kThreshold,
                 busiest < kValidBusyThread, "the client may be the bottleneck: the figures may be memstand's");
 }
 
 ValidityCheck CheckClock(const RunResult& r) {
   const char* kThreshold = "at most 1% of durations measured 0 ns";
   const uint64_t ops = r.measured_ops();
-  if (ops == 0) return NotJudged("clock", kThreshold, "no measured reply");
+  if (ops == 0) return NotJudgedCheck("clock", kThreshold, "no measured reply");
   uint64_t zero = 0;
   for (const auto& c : r.totals.commands) zero += c.zero_latency;
   const double share = static_cast<double>(zero) / static_cast<double>(ops);
-  return Judged("clock", fmt::format("{} of {} durations 0 ns ({:.3f}%)", zero, ops, share * 100), kThreshold,
+  return JudgedCheck("clock", fmt::format("{} of {} durations 0 ns ({:.3f}%)", zero, ops, share * 100), kThreshold,
                 share <= kValidZeroShare, "the clock is too coarse for these latencies");
 }
 
 ValidityCheck CheckCrossCheck(const RunResult& r) {
   const char* kThreshold = "the server's counts equal memstand's (within the requests lost in flight)";
   const CrossCheck& cc = r.cross_check;
-  if (!cc.available) return NotJudged("cross-check", kThreshold, cc.unavailable_reason);
-  return Judged("cross-check", fmt::format("{} command(s) compared{}", cc.rows.size(), cc.mismatch ? ", counts differ" : ", equal"),
+  if (!cc.available) return NotJudgedCheck("cross-check", kThreshold, cc.unavailable_reason);
+  return JudgedCheck("cross-check", fmt::format("{} command(s) compared{}", cc.rows.size(), cc.mismatch ? ", counts differ" : ", equal"),
                 kThreshold, !cc.mismatch,
                 "the server executed another count than memstand sent: another client, or a miscount");
 }
@@ -255,7 +245,7 @@ ValidityCheck CheckUnanswered(const LoadOptions& o, const RunResult& r) {
   uint64_t accounted = 0;
   for (const auto& c : r.totals.commands) accounted += c.lost;
   const bool pass = r.unanswered == 0 || (o.reconnect.enabled && accounted >= r.unanswered);
-  return Judged("unanswered", fmt::format("{} request(s) without a reply", r.unanswered), kThreshold, pass,
+  return JudgedCheck("unanswered", fmt::format("{} request(s) without a reply", r.unanswered), kThreshold, pass,
                 "requests went unanswered and are in no histogram: the percentiles leave them out");
 }
 
@@ -316,7 +306,7 @@ ValidityCheck CheckInterArrival(bool poisson, const std::vector<std::vector<std:
     }
   }
   if (all.size() < 8) {
-    return NotJudged("inter-arrival", threshold, fmt::format("{} gaps between sends: too few", all.size()));
+    return NotJudgedCheck("inter-arrival", threshold, fmt::format("{} gaps between sends: too few", all.size()));
   }
   // Evenly spaced picks: the blocks are spread over the run already.
   std::vector<double> picked;
@@ -324,14 +314,14 @@ ValidityCheck CheckInterArrival(bool poisson, const std::vector<std::vector<std:
   for (size_t i = 0; i < all.size(); i += step) picked.push_back(all[i]);
   if (poisson) {
     auto a2 = AndersonDarlingExponential(picked);
-    if (!a2) return NotJudged("inter-arrival", threshold, "the gaps' mean is 0");
-    return Judged("inter-arrival", fmt::format("Anderson-Darling A² {:.3f} over {} gaps (of {})", *a2, picked.size(), all.size()),
+    if (!a2) return NotJudgedCheck("inter-arrival", threshold, "the gaps' mean is 0");
+    return JudgedCheck("inter-arrival", fmt::format("Anderson-Darling A² {:.3f} over {} gaps (of {})", *a2, picked.size(), all.size()),
                   threshold, *a2 < kValidAdFactor * kAdExponential1Pct,
                   "the sends were not a Poisson process: the load is not the one asked for");
   }
   auto cv = CoefficientOfVariation(picked);
-  if (!cv) return NotJudged("inter-arrival", threshold, "the gaps' mean is 0");
-  return Judged("inter-arrival", fmt::format("coefficient of variation {:.3f} over {} gaps (of {})", *cv, picked.size(), all.size()),
+  if (!cv) return NotJudgedCheck("inter-arrival", threshold, "the gaps' mean is 0");
+  return JudgedCheck("inter-arrival", fmt::format("coefficient of variation {:.3f} over {} gaps (of {})", *cv, picked.size(), all.size()),
                 threshold, *cv <= kValidConstantCv,
                 "the sends wandered off their constant schedule: the load is not the one asked for");
 }
@@ -353,7 +343,7 @@ Validity AssessRun(const LoadOptions& o, const RunResult& r, double confidence) 
     }
     v.checks.push_back(CheckInterArrival(o.poisson, gaps));
   } else {
-    v.checks.push_back(NotJudged("inter-arrival", "open loop only", "closed loop: requests leave on replies"));
+    v.checks.push_back(NotJudgedCheck("inter-arrival", "open loop only", "closed loop: requests leave on replies"));
   }
   v.checks.push_back(CheckStationarity(o, r, ratio, confidence));
   v.checks.push_back(CheckIndependence(corr, measured, ratio));
