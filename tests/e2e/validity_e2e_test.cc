@@ -118,6 +118,8 @@ RunResult OpenLoopRun(const LocalRedis& redis, bool poisson) {
   opt.poisson = poisson;
   opt.duration_s = 5;
   opt.key_max = 999;
+  // As root (CI), a real-time priority keeps other processes from delaying the pacer.
+  if (geteuid() == 0) opt.realtime_priority = 1;
   auto spec = MakeCommandSpec(Protocol::kResp, "get __key__", "memstand:", KeyPatternSpec{}, 1, CommandLimits{});
   EXPECT_TRUE(spec.ok());
   opt.commands.push_back(*spec);
@@ -151,8 +153,16 @@ TEST(ValidityE2E, PoissonSendsPassTheFitAndConstantOnesFedToItFail) {
   const RunResult constant = OpenLoopRun(*redis, false);
   const ValidityCheck as_poisson = CheckInterArrival(true, SentGaps(constant));
   EXPECT_EQ(as_poisson.status, CheckStatus::kSuspect) << as_poisson.figure;
+  // A constant schedule's sent gap is 20 ms plus the difference of two sends' lags, so
+  // its deviation is at most the largest lag and the coefficient of variation at most
+  // that lag over 20 ms: with every lag under 4 ms (0.2 x 20 ms) the check must pass.
+  // A busier machine's larger lags make the sends themselves irregular, and the check
+  // may then say so; the bound is on the run's recorded lags, not on the machine.
   const ValidityCheck as_constant = CheckInterArrival(false, SentGaps(constant));
-  EXPECT_EQ(as_constant.status, CheckStatus::kPass) << as_constant.figure;
+  EXPECT_NE(as_constant.status, CheckStatus::kNotJudged) << as_constant.figure;
+  const int64_t max_lag_ns = constant.AllCommands().send_lag_ns.max();
+  EXPECT_TRUE(as_constant.status == CheckStatus::kPass || max_lag_ns > 4'000'000)
+      << as_constant.figure << "; largest send lag " << max_lag_ns << " ns";
 }
 
 TEST(ValidityE2E, SloSearchFindsARateWithItsInterval) {
