@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <span>
 #include <nlohmann/json.hpp>
 
 #include "proto/etcd/http.h"
@@ -75,8 +76,7 @@ struct Field {
 
 // Appends the POST with its JSON body {"name":value,...}, sized first and then written
 // in place: no temporary string.
-void AppendJsonPost(Buffer* out, const Target& t, std::string_view method,
-                    std::initializer_list<Field> fields) {
+void AppendJsonPost(Buffer* out, const Target& t, std::string_view method, std::span<const Field> fields) {
   size_t body = 2 + (fields.size() > 0 ? fields.size() - 1 : 0);  // braces and commas
   for (const Field& f : fields) body += f.name.size() + 3 + f.ValueSize();
   const size_t path = t.prefix.size() + method.size();
@@ -109,6 +109,11 @@ void AppendJsonPost(Buffer* out, const Target& t, std::string_view method,
   }
   *p++ = '}';
   out->Commit(static_cast<size_t>(p - start));
+}
+
+void AppendJsonPost(Buffer* out, const Target& t, std::string_view method,
+                    std::initializer_list<Field> fields) {
+  AppendJsonPost(out, t, method, std::span<const Field>(fields.begin(), fields.size()));
 }
 
 // An int64 of the gateway's JSON: a string of digits (proto3 mapping) or a number.
@@ -227,30 +232,16 @@ void AppendPut(Buffer* out, const Target& t, std::string_view key, std::string_v
 }
 
 void AppendRange(Buffer* out, const Target& t, std::string_view key, const RangeOptions& o) {
-  // Optional members are sent only when set; the largest combination is listed in full.
-  Field fields[6] = {Field::B64("key", key)};
+  // Optional members are sent only when set.
+  Field fields[7] = {Field::B64("key", key)};
   size_t n = 1;
   if (!o.range_end.empty()) fields[n++] = Field::B64("range_end", o.range_end);
   if (o.limit != 0) fields[n++] = Field::Int("limit", o.limit);
+  if (o.revision != 0) fields[n++] = Field::Int("revision", o.revision);
   if (o.count_only) fields[n++] = Field::True("count_only");
   if (o.keys_only) fields[n++] = Field::True("keys_only");
   if (o.serializable) fields[n++] = Field::True("serializable");
-  switch (n) {
-    case 1:
-      return AppendJsonPost(out, t, "/kv/range", {fields[0]});
-    case 2:
-      return AppendJsonPost(out, t, "/kv/range", {fields[0], fields[1]});
-    case 3:
-      return AppendJsonPost(out, t, "/kv/range", {fields[0], fields[1], fields[2]});
-    case 4:
-      return AppendJsonPost(out, t, "/kv/range", {fields[0], fields[1], fields[2], fields[3]});
-    case 5:
-      return AppendJsonPost(out, t, "/kv/range",
-                            {fields[0], fields[1], fields[2], fields[3], fields[4]});
-    default:
-      return AppendJsonPost(out, t, "/kv/range",
-                            {fields[0], fields[1], fields[2], fields[3], fields[4], fields[5]});
-  }
+  AppendJsonPost(out, t, "/kv/range", std::span<const Field>(fields, n));
 }
 
 void AppendDeleteRange(Buffer* out, const Target& t, std::string_view key,

@@ -32,6 +32,8 @@ void AppendPut(Buffer* out, const Target& t, std::string_view key, std::string_v
 struct RangeOptions {
   std::string_view range_end;  // empty: the single key; "\0": every key >= key
   int64_t limit = 0;           // 0: no limit
+  int64_t revision = 0;        // read as of this revision (0: the latest); one compacted
+                               // away is an error ("required revision has been compacted")
   bool count_only = false;
   bool keys_only = false;
   bool serializable = false;   // read from the local member without a quorum round

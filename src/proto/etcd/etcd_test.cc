@@ -37,10 +37,16 @@ TEST(EtcdEncoderTest, KvRequests) {
   EXPECT_EQ(BodyOf(b, &path), R"({"key":"Zm9v"})");
   EXPECT_EQ(path, "/v3/kv/range");
   b.Clear();
-  AppendRange(&b, t, "a", {.range_end = std::string_view("\0", 1), .limit = 10, .count_only = true,
-                           .keys_only = true, .serializable = true});
+  AppendRange(&b, t, "a", {.range_end = std::string_view("\0", 1), .limit = 10, .revision = 7,
+                           .count_only = true, .keys_only = true, .serializable = true});
   EXPECT_EQ(BodyOf(b),
-            R"({"key":"YQ==","range_end":"AA==","limit":10,"count_only":true,"keys_only":true,"serializable":true})");
+            R"({"key":"YQ==","range_end":"AA==","limit":10,"revision":7,"count_only":true,"keys_only":true,)"
+            R"("serializable":true})");
+  b.Clear();
+  RangeOptions at_three;
+  at_three.revision = 3;
+  AppendRange(&b, t, "a", at_three);
+  EXPECT_EQ(BodyOf(b), R"({"key":"YQ==","revision":3})");
   b.Clear();
   AppendDeleteRange(&b, t, "foo");
   EXPECT_EQ(BodyOf(b, &path), R"({"key":"Zm9v"})");
