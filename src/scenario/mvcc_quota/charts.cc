@@ -17,7 +17,7 @@ namespace key = mvcc_quota_json;
 ReportTable FiguresTable(const json& doc) {
   ReportTable t{
       "etcd and Redis (the first complete run)", "mvcc-quota", {"system", "figure", "value"}, {}};
-  for (const char* system : {key::kEtcd, key::kRedis}) {
+  for (const char* system : {key::kEtcd, key::kRedis, key::kIntended}) {
     const json& o = Field(doc, system);
     if (!o.is_object()) continue;
     for (const auto& [k, v] : o.items()) {
@@ -29,15 +29,47 @@ ReportTable FiguresTable(const json& doc) {
   return t;
 }
 
+// The intended profile's backend size per write against the quota, when it ran.
+void IntendedChart(const json& doc, ReportSection* s) {
+  const json& intended = Field(doc, key::kIntended);
+  const json& by_write = Array(intended, key::kDbSizeByWrite);
+  if (by_write.empty()) return;
+  Chart c;
+  c.title = "mvcc-quota: etcd backend size per write, intended profile";
+  c.x = Axis("writes", "writes");
+  c.y = Axis("etcd backend size (dbSize)", "MiB");
+  c.series = {"db size"};
+  c.data.resize(2);
+  for (const json& p : by_write) {
+    if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) continue;
+    c.data[0].push_back(p[0].get<double>());
+    c.data[1].push_back(p[1].get<double>() / (1 << 20));
+  }
+  const json& profile = Field(doc, key::kProfile);
+  if (auto q = Number(profile, key::kQuotaBytes))
+    c.y_lines.push_back({*q / (1 << 20), "quota " + Cell(*q / (1 << 20)) + " MiB"});
+  const json& settings = Field(profile, key::kIntended);
+  c.caption = fmt::format(
+      "etcd's backend size after each portion of the intended profile ({} keys, {} B values, auto-compaction "
+      "retention {}; JSON intended.db_size_by_write, the first complete run), against the same quota; "
+      "compaction {}.",
+      Text(settings, key::kKeys), Text(settings, key::kValueSize), Text(settings, key::kCompactionRetention),
+      Field(intended, key::kCompacted) == true ? "ran (the first write's revision was compacted away)" : "not seen");
+  s->charts.push_back(std::move(c));
+}
+
 }  // namespace
 
 void MvccQuotaCharts(const ReportInput& in, ReportSection* s) {
   const json& doc = in.doc;
   const json& etcd = Field(doc, key::kEtcd);
   if (in.csv.empty()) s->tables.push_back(FiguresTable(doc));
+  IntendedChart(doc, s);
   const json& by_write = Array(etcd, key::kDbSizeByWrite);
   if (by_write.empty()) {
-    s->blocks.push_back({"Charts", {"no chart: the JSON has no etcd.db_size_by_write series"}});
+    if (!Field(doc, key::kIntended).is_object()) {
+      s->blocks.push_back({"Charts", {"no chart: the JSON has no etcd.db_size_by_write series"}});
+    }
     return;
   }
   Chart c;

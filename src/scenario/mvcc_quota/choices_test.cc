@@ -80,5 +80,38 @@ TEST(ChoiceMapTest, MvccRowsOfATopLevelOnlyResultAreOneRun) {
       << ChoiceRowOf(rows, "Redis").pay;
 }
 
+// The intended profile's row: etcd as designed, its figures over the complete runs that
+// ran it, the retention from the result; not measured when no run has it.
+TEST(ChoiceMapTest, MvccIntendedRowIsTheRangeOverTheRunsThatRanIt) {
+  constexpr char kIntended[] = "etcd as designed: small metadata written rarely, auto-compaction every 2s";
+  auto run = [](bool ok, int64_t peak, bool compacted) {
+    return json{{"ok", ok},
+                {"intended", {{"failed", 0}, {"db_size_peak", peak}, {"peak_share_of_quota", double(peak) / (64 << 20)},
+                              {"compacted", compacted}}}};
+  };
+  json doc = {{"scenario", "mvcc-quota"},
+              {"profiles", {"intended"}},
+              {"profile", {{"quota_bytes", 64 << 20},
+                           {"intended", {{"keys", 100}, {"writes", 1000}, {"value_size", 256}, {"rate_per_s", 100},
+                                         {"auto_compaction_retention", "2s"}}}}},
+              {"runs_detail", {run(true, 1048576, true), run(true, 2097152, false), run(false, 9, true)}}};
+  const auto rows = ChoiceMap({{"mq.json", doc}}, MvccQuotaChoiceRows(), {});
+  const ChoiceRow& row = ChoiceRowOf(rows, kIntended);
+  EXPECT_EQ(row.support, "measured here");
+  EXPECT_EQ(row.task, "configuration, leader election, service discovery");
+  EXPECT_NE(row.pay.find("1000 writes of 256 B over 100 keys at 100/s: 0 0 0 (min median max, N=2) failed"), std::string::npos)
+      << row.pay;
+  EXPECT_NE(row.pay.find("a database of at most 1048576 1572864 2097152 B (min median max, N=2)"), std::string::npos) << row.pay;
+  EXPECT_NE(row.pay.find("(1.56 2.34 3.12 % (min median max, N=2) of the 64 MiB quota), compaction seen in 1 of 2 runs"),
+            std::string::npos)
+      << row.pay;
+  // The misuse's rows are not measured by this result (it ran the intended profile only).
+  EXPECT_EQ(rows.at(0).support, "not measured here");
+  for (json& r : doc["runs_detail"]) r.erase("intended");
+  const auto none = ChoiceMap({{"mq.json", doc}}, MvccQuotaChoiceRows(), {});
+  EXPECT_EQ(none.back().support, "not measured here");
+  EXPECT_EQ(none.back().system, "etcd as designed: small metadata written rarely, auto-compaction on");
+}
+
 }  // namespace
 }  // namespace memstand

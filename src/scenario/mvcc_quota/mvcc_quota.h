@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "scenario/scenario.h"
@@ -17,7 +18,26 @@ struct MeasuredChoiceRow;
 struct ReportInput;
 struct ReportSection;
 
+/// The intended profile (the positive control, docs/scenarios/mvcc-quota.md): what etcd
+/// is built for, a small set of critical metadata written rarely, with auto-compaction
+/// on as a deployment runs it.
+struct MvccIntendedOptions {
+  uint32_t keys = 100;
+  uint32_t writes = 1000;
+  uint32_t value_size = 256;
+  double rate = 100;  // writes per second, open loop
+  /// etcd --auto-compaction-retention in periodic mode ("2s", "5m", "1h"): it keeps the
+  /// revisions of that window and compacts the rest as often.
+  std::string compaction_retention = "2s";
+  uint32_t portion = 100;  // writes between two status reads; must divide writes
+};
+
 struct MvccQuotaOptions {
+  /// Which profiles run: the misuse (the hot overwritten set, until the quota) and the
+  /// intended one; both: side by side.
+  bool misuse = true;
+  bool intended = false;
+  MvccIntendedOptions intended_profile;
   /// etcd --quota-backend-bytes: 64 MiB (docs/scenarios/mvcc-quota.md), small enough to be reached by
   /// 50,000 writes of 1 KiB in seconds.
   int64_t quota_bytes = int64_t{64} << 20;

@@ -38,14 +38,31 @@ struct MvccRedisRun {
   int64_t delta() const { return used_memory_after - used_memory_before; }
 };
 
-/// One run: both servers, the invariants and the ratio.
+/// etcd under the intended profile in one run (its own fresh etcd).
+struct MvccIntendedRun {
+  std::string failure;
+  int64_t attempted = 0, successful = 0, failed = 0;
+  std::string first_error;  // verbatim, of the first failed write
+  int64_t db_size_before = 0, db_size_peak = 0, db_size_end = 0, db_size_in_use_end = 0;
+  int64_t revision_before = 0, revision_end = 0;
+  double load_s = 0;  // from the first write to the last status read
+  /// A read of the first write's revision at the end: compacted away (auto-compaction
+  /// ran) or not; `compaction_probe` is what etcd answered.
+  bool compacted = false;
+  std::string compaction_probe;
+  std::vector<std::pair<int64_t, int64_t>> db_size_by_write;  // (writes attempted, db size)
+};
+
+/// One run: the profiles that ran, the invariants and the ratio.
 struct MvccQuotaRun {
+  bool misuse_ran = false, intended_ran = false;
   MvccEtcdRun etcd;
   MvccRedisRun redis;
+  MvccIntendedRun intended;
   std::vector<Invariant> invariants;
   double ratio = 0;  // etcd db size at failure / Redis Δused_memory
   bool ok() const {
-    return etcd.failure.empty() && redis.failure.empty() &&
+    return etcd.failure.empty() && redis.failure.empty() && intended.failure.empty() &&
            std::all_of(invariants.begin(), invariants.end(), [](const Invariant& i) { return i.ok(); });
   }
 };
