@@ -278,6 +278,106 @@ TEST(ScenarioE2E, MvccQuotaFailsAtTheQuotaRecoversAndComparesWithRedis) {
       << map.output;
 }
 
+// --writers 1,4 and --rate: each setting a configuration of its own on a fresh server,
+// its failure point and the throughput of every portion; the first rejected write exact
+// with one writer only.
+TEST(ScenarioE2E, WorkingSetWritersSettingsEachHaveTheirFailurePointAndPortionThroughput) {
+  const std::string dir = TempDir();
+  Outcome out = RunMemstand({"scenario", "run", "working-set", "--only", "redis-noeviction", "--writers", "1,4",
+                             "--rate", "20000", "--records", "40000", "--portion", "5000", "--json",
+                             dir + "/ws.json", "--evidence", dir + "/ev"},
+                            240);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("Failure point per setting"), std::string::npos) << out.output;
+  json doc = ReadJson(dir + "/ws.json");
+  EXPECT_EQ(doc["writers"], json({1, 4}));
+  EXPECT_EQ(doc["rate"], 20000.0);
+  for (const auto& [name, writers] : {std::pair{"redis-noeviction-w1", 1}, std::pair{"redis-noeviction-w4", 4}}) {
+    SCOPED_TRACE(name);
+    const json& c = Config(doc, name);
+    EXPECT_EQ(c["writers"], writers);
+    EXPECT_EQ(c["outcome"], "rejects");
+    ASSERT_EQ(c["runs"].size(), 1u);
+    const json& run = c["runs"][0];
+    ExpectInvariantsOk(run);
+    EXPECT_EQ(run["attempted"], 40000);
+    ASSERT_EQ(run["portions"].size(), 8u);
+    for (const json& p : run["portions"]) {
+      EXPECT_GT(p["seconds"].get<double>(), 0) << p.dump();
+      EXPECT_GT(p["writes_per_s"].get<double>(), 0) << p.dump();
+    }
+    if (writers == 1) {
+      EXPECT_EQ(run["exact_point"], run["first_rejected_write"]);
+    } else {
+      EXPECT_TRUE(run["exact_point"].is_null()) << run.dump();
+      EXPECT_TRUE(run["first_rejected_write"].is_number());
+    }
+  }
+  EXPECT_NE(out.output.find("(the order of the replies of 4 writers, not exact)"), std::string::npos) << out.output;
+  std::ifstream csv(dir + "/ev/portions.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_NE(header.find("seconds,writes_per_s"), std::string::npos) << header;
+}
+
+// The positive control beside the misuse: etcd as designed (few keys, writes at 100 a
+// second, auto-compaction every second) fails no write, stays far below the quota, and
+// has compacted the first write's revision away by the end (6 s of writes, a retention
+// of 1 s).
+TEST(ScenarioE2E, MvccQuotaIntendedProfileStaysBelowTheQuotaBesideTheMisuse) {
+  const std::string dir = TempDir();
+  Outcome out = RunMemstand({"scenario", "run", "mvcc-quota", "--profile", "both", "--quota", "8MiB", "--keys",
+                             "1000", "--writes", "20000", "--portion", "500", "--intended-writes", "600",
+                             "--auto-compaction-retention", "1s", "--json", dir + "/m.json", "--evidence",
+                             dir + "/ev"},
+                            240);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("Both profiles side by side"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("etcd, intended profile: 600 of 600 writes succeeded, 0 failed"), std::string::npos)
+      << out.output;
+  json doc = ReadJson(dir + "/m.json");
+  EXPECT_EQ(doc["profiles"], json({"misuse", "intended"}));
+  const json& in = doc["intended"];
+  ASSERT_TRUE(in.is_object()) << doc.dump(2);
+  EXPECT_EQ(in["attempted"], 600);
+  EXPECT_EQ(in["successful"], 600);
+  EXPECT_EQ(in["failed"], 0);
+  EXPECT_EQ(in["revision_end"].get<int64_t>() - in["revision_before"].get<int64_t>(), 600);
+  EXPECT_LT(in["peak_share_of_quota"].get<double>(), 0.5) << in.dump(2);
+  EXPECT_EQ(in["compacted"], true) << in["compaction_probe"];
+  EXPECT_NE(in["compaction_probe"].get<std::string>().find("required revision has been compacted"),
+            std::string::npos);
+  EXPECT_EQ(in["db_size_by_write"].size(), 6u);
+  EXPECT_EQ(doc["profile"]["intended"]["auto_compaction_retention"], "1s");
+  // The misuse beside it still reaches the quota.
+  EXPECT_TRUE(doc["etcd"]["first_failed_write"].is_number()) << doc.dump(2);
+  for (const json& i : doc["runs_detail"][0]["invariants"]) EXPECT_TRUE(i["ok"].get<bool>()) << i.dump();
+  EXPECT_TRUE(fs::exists(dir + "/ev/etcd_intended_db_size.csv"));
+  // The choice map's coordination row is measured by it.
+  Outcome map = RunMemstand({"report", "--choice-map", dir + "/m.json"});
+  ASSERT_EQ(map.exit_code, 0) << map.output;
+  EXPECT_NE(map.output.find("etcd as designed: small metadata written rarely, auto-compaction every 1s"),
+            std::string::npos)
+      << map.output;
+}
+
+// A profile the scenario does not have, and settings etcd would not take, are refused.
+TEST(ScenarioE2E, MvccQuotaRefusesAnUnknownProfileAndABadRetention) {
+  Outcome bad = RunMemstand({"scenario", "run", "mvcc-quota", "--profile", "intent"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--profile must be misuse, intended or both, got 'intent'"), std::string::npos)
+      << bad.output;
+  for (const char* r : {"0s", "2", "1.5s", "2d", "s", "1000000h"}) {
+    Outcome o = RunMemstand({"scenario", "run", "mvcc-quota", "--profile", "intended", "--auto-compaction-retention", r});
+    EXPECT_EQ(o.exit_code, 2) << r << ": " << o.output;
+    EXPECT_NE(o.output.find("--auto-compaction-retention must be a whole number of s, m or h"), std::string::npos)
+        << o.output;
+  }
+  Outcome keys = RunMemstand({"scenario", "run", "mvcc-quota", "--profile", "intended", "--intended-keys", "30"});
+  EXPECT_EQ(keys.exit_code, 2) << keys.output;
+  EXPECT_NE(keys.output.find("--intended-keys (30) must divide 100"), std::string::npos) << keys.output;
+}
+
 // The full size of docs/scenarios.md: 50,000 writes of 1 KiB over 5,000 keys, 64 MiB of quota
 // (about 50 s: etcd's gateway takes about a millisecond a put on the one ordered stream).
 TEST(ScenarioE2E, MvccQuotaAtFullSize) {

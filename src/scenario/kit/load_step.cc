@@ -10,7 +10,7 @@ Result<LoadStepResult> RunLoadStep(const ServerUnderTest& server, const LoadStep
   load.target = server.target();
   load.protocol = server.protocol();
   load.threads = 1;
-  load.clients = 1;
+  load.clients = o.connections;
   load.pipeline = o.pipeline;
   load.rate = o.rate;
   load.requests = o.requests;
@@ -47,6 +47,7 @@ Result<LoadStepResult> RunLoadStep(const ServerUnderTest& server, const LoadStep
   r.client_cpu_s = run->client_cpu_s();
   r.bytes_out = s.bytes_out;
   r.bytes_in = s.bytes_in;
+  r.elapsed_s = run->measured_s;
   return r;
 }
 

@@ -2,6 +2,13 @@
 // portion, per configuration, with the first event's detection interval shaded.
 #include <fmt/format.h>
 
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "report/json_fields.h"
 #include "report/report_input.h"
 #include "report/report_section.h"
@@ -79,6 +86,48 @@ ReportTable ConfigurationsTable(const json& doc) {
   return t;
 }
 
+// The writes a second of each portion, a series per configuration (its first run with
+// portions); none when no portion has the figure (a result of before it was kept).
+std::optional<Chart> ThroughputChart(const json& doc) {
+  std::vector<std::pair<std::string, std::map<double, double>>> series;
+  std::set<double> xs;
+  for (const json& config : Array(doc, key::kConfigurations)) {
+    const json* run = FirstRunWithPortions(config);
+    if (run == nullptr) continue;
+    std::map<double, double> points;
+    for (const json& p : Array(*run, key::kPortions)) {
+      auto x = Number(p, key::kWritten);
+      auto y = Number(p, key::kWritesPerS);
+      if (x && y) {
+        points[*x] = *y;
+        xs.insert(*x);
+      }
+    }
+    if (!points.empty()) series.emplace_back(Text(config, key::kName), std::move(points));
+  }
+  if (series.empty()) return std::nullopt;
+  Chart c;
+  c.title = "working-set: writes a second per portion";
+  c.x = Axis("records written", "writes");
+  c.y = Axis("throughput of the portion", "writes/s");
+  c.data.resize(series.size() + 1);
+  for (double x : xs) c.data[0].push_back(x);
+  for (size_t i = 0; i < series.size(); ++i) {
+    c.series.push_back(series[i].first);
+    for (double x : xs) {
+      auto it = series[i].second.find(x);
+      c.data[i + 1].push_back(it == series[i].second.end() ? std::nullopt : std::optional<double>(it->second));
+    }
+  }
+  c.caption = fmt::format(
+      "Each portion's writes over its time from its first send to its last reply (JSON "
+      "configurations[].runs[].portions[].writes_per_s, the first run with portions), per configuration "
+      "and writers setting ({} writers; rate {}): the throughput just before the first eviction or "
+      "rejection is the block 'Failure point per setting'.",
+      Text(doc, "writers"), Field(doc, "rate").is_number() ? Text(doc, "rate") + "/s" : "as answered");
+  return c;
+}
+
 }  // namespace
 
 void WorkingSetCharts(const ReportInput& in, ReportSection* s) {
@@ -87,6 +136,7 @@ void WorkingSetCharts(const ReportInput& in, ReportSection* s) {
     if (const json* run = FirstRunWithPortions(config))
       s->charts.push_back(ConfigurationChart(in.doc, config, *run));
   }
+  if (auto c = ThroughputChart(in.doc)) s->charts.push_back(std::move(*c));
 }
 
 }  // namespace memstand

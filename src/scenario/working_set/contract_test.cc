@@ -42,6 +42,7 @@ WorkingSetConfigRun FabricatedRun(const std::string& outcome) {
     p.successful = written - p.rejected;
     p.counters.evicted = evicts ? std::max<int64_t>(0, written - 13) : 0;
     p.counters.present = p.successful - p.counters.evicted;
+    p.seconds = 0.001 * double(written);  // 10 writes in 10, 20, 30 ms: 1000, 500, 333 a second
     r.portions.push_back(p);
   }
   r.outcome = WorkingSetOutcome(r.final.evicted, r.rejected);
@@ -69,9 +70,54 @@ TEST(WorkingSetContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   FillWorkingSetReport(o, 1, states, false, &report);
   ASSERT_EQ(report.verdict, ScenarioVerdict::kOk) << ::testing::PrintToString(report.verdict_lines);
   const ReportInput in = testutil::ContractInput(report, false);
-  // One chart per configuration: present, evicted and rejected after each portion.
-  testutil::ExpectEveryChartHasData(WorkingSetCharts, in, 5);
+  // One chart per configuration: present, evicted and rejected after each portion; one of
+  // every configuration's writes a second per portion.
+  testutil::ExpectEveryChartHasData(WorkingSetCharts, in, 6);
   testutil::ExpectEveryRowMeasured(in, WorkingSetChoiceRows());
+}
+
+// --writers 1,16: each setting a configuration of its own; each portion's writes a second
+// in the JSON and the failure point's block with the portion before the first event.
+TEST(WorkingSetContractTest, EachPortionHasItsThroughputAndEachSettingItsFailurePoint) {
+  WorkingSetOptions o;
+  o.records = kRecords;
+  o.portion = kPortion;
+  o.writers = {1, 16};
+  o.configs = {DefaultWorkingSetConfigs()[1]};  // redis-noeviction
+  std::vector<WorkingSetConfiguration> states;
+  for (int w : o.writers) {
+    WorkingSetConfiguration st;
+    st.config = o.configs[0];
+    st.config.name += "-w" + std::to_string(w);
+    st.writers = w;
+    st.description = "fabricated";
+    st.runs.push_back(FabricatedRun("rejects"));
+    states.push_back(st);
+  }
+  ScenarioReport report;
+  report.scenario = "working-set";
+  report.runs_requested = report.runs_made = 1;
+  FillWorkingSetReport(o, 1, states, false, &report);
+  const nlohmann::json& configs = report.json["configurations"];
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[1]["writers"], 16);
+  const nlohmann::json& portions = configs[0]["runs"][0]["portions"];
+  ASSERT_EQ(portions.size(), 3u);
+  EXPECT_DOUBLE_EQ(portions[0]["writes_per_s"].get<double>(), 10 / 0.010);
+  EXPECT_DOUBLE_EQ(portions[1]["writes_per_s"].get<double>(), 10 / 0.020);
+  EXPECT_DOUBLE_EQ(portions[1]["seconds"].get<double>(), 0.020);
+  // One writer: the first rejected write is exact; sixteen: the replies' order, no exact point.
+  EXPECT_EQ(configs[0]["runs"][0]["exact_point"], 14);
+  EXPECT_TRUE(configs[1]["runs"][0]["exact_point"].is_null());
+  std::string block;
+  for (const auto& [title, body] : report.blocks) {
+    if (title.starts_with("Failure point per setting")) block = body;
+  }
+  // The first event is in (10; 20]: the portion before it ran at 1000/s, its own at 500/s;
+  // the whole load 30 writes in 60 ms.
+  EXPECT_NE(block.find("redis-noeviction-w1"), std::string::npos) << block;
+  EXPECT_NE(block.find("redis-noeviction-w16"), std::string::npos) << block;
+  EXPECT_NE(block.find("(10; 20]           1000            500            500"), std::string::npos) << block;
 }
 
 }  // namespace

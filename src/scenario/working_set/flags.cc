@@ -4,7 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <fmt/format.h>
+
 #include "scenario/working_set/working_set.h"
+#include "util/parse.h"
 #include "util/redact.h"
 
 namespace memstand {
@@ -17,6 +20,8 @@ struct WorkingSetFlags {
   std::vector<std::string> configs;
   std::vector<std::string> only;
   bool no_exact = false;
+  std::string writers = "1";
+  double rate = 0;
 };
 
 Result<WorkingSetOptions> BuildWorkingSet(const WorkingSetFlags& f) {
@@ -25,6 +30,14 @@ Result<WorkingSetOptions> BuildWorkingSet(const WorkingSetFlags& f) {
   o.portion = f.portion;
   o.pipeline = f.pipeline;
   o.exact = !f.no_exact;
+  auto writers = ParseIncreasingList(f.writers);
+  if (!writers.ok()) return Status::InvalidArgument("--writers: " + writers.status().message());
+  o.writers.clear();
+  for (uint64_t w : *writers) {
+    if (w > 1024) return Status::InvalidArgument(fmt::format("--writers: at most 1024 a setting, got {}", w));
+    o.writers.push_back(static_cast<int>(w));
+  }
+  o.rate = f.rate;
   o.configs = DefaultWorkingSetConfigs();
   for (size_t i = 0; i < f.configs.size(); ++i) {
     auto c = ParseServerConfig(f.configs[i], static_cast<int>(i + 1));
@@ -61,6 +74,11 @@ ScenarioPrepare SetupWorkingSet(CLI::App* app) {
                                           "\"redis maxmemory=16mb maxmemory-policy=allkeys-lfu name=lfu\"");
   app->add_option("--only", f->only, "Run only these configurations (by name)")->delimiter(',');
   app->add_flag("--no-exact", f->no_exact, "Do not search the exact write of the first eviction");
+  app->add_option("--writers", f->writers,
+                  "Writers (connections) at the same time, one setting each: \"1,16\" loads every "
+                  "configuration once with 1 and once with 16")
+      ->capture_default_str();
+  app->add_option("--rate", f->rate, "Writes per second in all (open loop; default: as fast as the server answers)");
   return [f]() -> Result<ScenarioRun> {
     auto o = BuildWorkingSet(*f);
     if (!o.ok()) return Status::InvalidArgument(RedactSecrets(o.status().message()));

@@ -40,6 +40,10 @@ inline constexpr char kEvicted[] = "evicted";
 inline constexpr char kPresent[] = "present";
 // configurations[].runs[].portions[].
 inline constexpr char kWritten[] = "written";
+inline constexpr char kSeconds[] = "seconds";        // the portion's load: first send to last reply
+inline constexpr char kWritesPerS[] = "writes_per_s";  // its writes over its seconds
+// configurations[]: the writers setting it ran with (connections at the same time).
+inline constexpr char kWriters[] = "writers";
 
 // Fields read by their type: ScenarioDef::read_rules (scenario/registry.h).
 inline constexpr JsonRule kReadRules[] = {

@@ -1,6 +1,7 @@
 #include "scenario/working_set/report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/repeat.h"
 #include "scenario/kit/ranges.h"
@@ -14,7 +15,34 @@ namespace key = working_set_json;
 
 std::string Num(int64_t v) { return std::to_string(v); }
 
-json RunJson(const WorkingSetConfigRun& r, int run) {
+// Writes a second of each portion: its writes over the time from its first send to its
+// last reply (0 when the portion took no measurable time).
+std::vector<double> PortionRates(const WorkingSetConfigRun& r) {
+  std::vector<double> out;
+  int64_t before = 0;
+  for (const WorkingSetPortion& p : r.portions) {
+    out.push_back(p.seconds > 0 ? double(p.written - before) / p.seconds : 0.0);
+    before = p.written;
+  }
+  return out;
+}
+
+// The first event of either kind (eviction or rejection): its portion, or none.
+std::optional<Interval> FirstEvent(const WorkingSetConfigRun& r) {
+  std::optional<Interval> first = r.eviction_in;
+  if (r.rejection_in && (!first || r.rejection_in->low < first->low)) first = r.rejection_in;
+  return first;
+}
+
+// The index in r.portions of the portion that ends at `high` writes, or -1.
+int PortionEndingAt(const WorkingSetConfigRun& r, int64_t high) {
+  for (size_t i = 0; i < r.portions.size(); ++i) {
+    if (r.portions[i].written == high) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+json RunJson(const WorkingSetConfigRun& r, int run, int writers) {
   json j{{key::kRun, run}, {"ok", r.failure.empty() && r.invariants_ok()}};
   if (!r.failure.empty()) j["failure"] = r.failure;
   j[key::kAttempted] = r.attempted;
@@ -32,11 +60,10 @@ json RunJson(const WorkingSetConfigRun& r, int run) {
   j["eviction_detected_in"] = interval(r.eviction_in);
   j["rejection_detected_in"] = interval(r.rejection_in);
   // The first event of either kind, and its exact write.
-  std::optional<Interval> first = r.eviction_in;
+  const std::optional<Interval> first = FirstEvent(r);
   int64_t exact = r.exact_eviction;
-  if (r.rejection_in && (!first || r.rejection_in->low < first->low)) {
-    first = r.rejection_in;
-    exact = r.first_rejected_write;
+  if (r.rejection_in && (!r.eviction_in || r.rejection_in->low < r.eviction_in->low)) {
+    exact = writers == 1 ? r.first_rejected_write : 0;  // several writers: the replies' order, not exact
   }
   j[key::kDetectedIn] = interval(first);
   j[key::kExactPoint] = exact == 0 ? json(nullptr) : json(exact);
@@ -50,10 +77,13 @@ json RunJson(const WorkingSetConfigRun& r, int run) {
   for (const Invariant& i : r.invariants) inv.push_back(i.ToJson());
   j["invariants"] = inv;
   json portions = json::array();
-  for (const WorkingSetPortion& p : r.portions) {
+  const std::vector<double> rates = PortionRates(r);
+  for (size_t i = 0; i < r.portions.size(); ++i) {
+    const WorkingSetPortion& p = r.portions[i];
     portions.push_back({{key::kWritten, p.written}, {key::kSuccessful, p.successful}, {key::kRejected, p.rejected},
                         {key::kEvicted, p.counters.evicted}, {key::kPresent, p.counters.present},
-                        {key::kMemoryUsed, p.counters.memory}});
+                        {key::kMemoryUsed, p.counters.memory}, {key::kSeconds, p.seconds},
+                        {key::kWritesPerS, rates[i]}});
   }
   j[key::kPortions] = portions;
   return j;
@@ -122,9 +152,13 @@ std::string ResultsBlock(const std::vector<WorkingSetConfiguration>& states, int
                            r.exact_note.empty() ? "not looked for (--no-exact)" : r.exact_note);
       }
       if (r.rejection_in) {
-        out += fmt::format("        first rejection detected in {}; exact: write {} (one connection, "
-                           "replies in order); error: {}\n",
-                           r.rejection_in->Describe(), r.first_rejected_write, r.first_error);
+        out += fmt::format("        first rejection detected in {}; {}; error: {}\n", r.rejection_in->Describe(),
+                           st.writers == 1
+                               ? fmt::format("exact: write {} (one connection, replies in order)",
+                                             r.first_rejected_write)
+                               : fmt::format("around write {} (the order of the replies of {} writers, not "
+                                             "exact)", r.first_rejected_write, st.writers),
+                           r.first_error);
       }
       if (st.config.system == SystemKind::kTarantool && st.config.engine == "vinyl") {
         out += fmt::format("        on disk: {} bytes of data, {} of index (vinyl)\n",
@@ -142,6 +176,36 @@ std::string ResultsBlock(const std::vector<WorkingSetConfiguration>& states, int
                                       SameEveryTime(st, "first rejected write", &WorkingSetConfigRun::first_rejected_write)}) {
         if (!line.empty()) out += "      " + line + "\n";
       }
+    }
+  }
+  return out;
+}
+
+// Each setting's failure point and the throughput around it: the portion of the first
+// eviction or rejection, the writes a second of the portion before it and of its own,
+// and of the whole load (the published study saw 10.4k to 29.3k/s and did not relate them).
+std::string FailurePointBlock(const std::vector<WorkingSetConfiguration>& states, double rate) {
+  std::string out = fmt::format("    {:<28} {:>7} {:>9} {:>22} {:>14} {:>14} {:>14}\n", "configuration", "writers",
+                                "rate", "first event in", "before it /s", "its own /s", "whole load /s");
+  for (const WorkingSetConfiguration& st : states) {
+    for (size_t k = 0; k < st.runs.size(); ++k) {
+      const WorkingSetConfigRun& r = st.runs[k];
+      if (!r.failure.empty() || r.portions.empty()) continue;
+      const std::vector<double> rates = PortionRates(r);
+      double seconds = 0;
+      for (const WorkingSetPortion& p : r.portions) seconds += p.seconds;
+      const std::string whole = seconds > 0 ? fmt::format("{:.0f}", double(r.attempted) / seconds) : "-";
+      const std::optional<Interval> first = FirstEvent(r);
+      std::string at = "none", before = "-", own = "-";
+      if (first) {
+        at = first->Describe();
+        const int i = PortionEndingAt(r, first->high);
+        if (i >= 0) own = fmt::format("{:.0f}", rates[static_cast<size_t>(i)]);
+        if (i >= 1) before = fmt::format("{:.0f}", rates[static_cast<size_t>(i - 1)]);
+      }
+      const std::string name = st.runs.size() > 1 ? fmt::format("{} run {}", st.config.name, k + 1) : st.config.name;
+      out += fmt::format("    {:<28} {:>7} {:>9} {:>22} {:>14} {:>14} {:>14}\n", name, st.writers,
+                         rate > 0 ? fmt::format("{:g}/s", rate) : "as answered", at, before, own, whole);
     }
   }
   return out;
@@ -171,7 +235,7 @@ void FillTables(const std::vector<WorkingSetConfiguration>& states, ScenarioRepo
                 {}};
   Table portions{"portions",
                  {"configuration", "run", "written", "successful", "rejected", "evicted", "present",
-                  "memory_used"},
+                  "memory_used", "seconds", "writes_per_s"},
                  {}};
   Table invariants{"invariants", {"configuration", "run", "invariant", "lhs_value", "rhs_value", "ok"}, {}};
   for (const WorkingSetConfiguration& st : states) {
@@ -190,9 +254,12 @@ void FillTables(const std::vector<WorkingSetConfiguration>& states, ScenarioRepo
            r.first_rejected_write ? Num(r.first_rejected_write) : "",
            r.eviction_in ? Num(r.eviction_in->low) : "", r.eviction_in ? Num(r.eviction_in->high) : "",
            r.exact_eviction ? Num(r.exact_eviction) : "", Num(r.settle_ms)});
-      for (const WorkingSetPortion& p : r.portions) {
+      const std::vector<double> rates = PortionRates(r);
+      for (size_t i = 0; i < r.portions.size(); ++i) {
+        const WorkingSetPortion& p = r.portions[i];
         portions.rows.push_back({st.config.name, run, Num(p.written), Num(p.successful), Num(p.rejected),
-                                 Num(p.counters.evicted), Num(p.counters.present), Num(p.counters.memory)});
+                                 Num(p.counters.evicted), Num(p.counters.present), Num(p.counters.memory),
+                                 fmt::format("{:.6f}", p.seconds), fmt::format("{:.1f}", rates[i])});
       }
       for (const Invariant& i : r.invariants) {
         invariants.rows.push_back({st.config.name, run, i.name, Num(i.lhs_value), Num(i.rhs_value),
@@ -234,12 +301,20 @@ void FillWorkingSetReport(const WorkingSetOptions& o, uint64_t seed, const std::
   }
   report->procedure = {
       fmt::format("load products records 1..{} (seed {}) in order, key product:<id>, value its JSON "
-                  "line (Tarantool: tuple [id, JSON line]), in portions of {} writes, one connection, "
-                  "pipeline {}", o.records, seed, o.portion, o.pipeline),
+                  "line (Tarantool: tuple [id, JSON line]), in portions of {} writes, {}, pipeline {} each, {}",
+                  o.records, seed, o.portion,
+                  o.writers.size() == 1 && o.writers[0] == 1
+                      ? std::string("one connection")
+                      : fmt::format("{} writer(s) (connections taking the next record in turn), one fresh server "
+                                    "per setting", fmt::join(o.writers, " and ")),
+                  o.pipeline, o.rate > 0 ? fmt::format("{:g} writes a second in all (open loop)", o.rate)
+                                         : std::string("as fast as the server answers")),
       "after every portion, poll the server's exact counters until two reads 20 ms apart agree "
       "(Redis INFO evicted_keys/used_memory + DBSIZE; memcached stats evictions/curr_items/bytes; "
       "Tarantool space:len() or vinyl count(), box.slab.info, box.stat.vinyl); no key is read back",
-      "first rejection: its portion, and the exact write from the order of the replies on the one connection",
+      "first rejection: its portion, and the exact write from the order of the replies on one connection "
+      "(with several writers the order of the replies, not exact)",
+      "each portion's time from its first send to its last reply, and its writes a second",
       std::string("first eviction: its portion, then ") +
           (o.exact ? "a fresh server loaded to the portion's start and one write + one counter read at a "
                      "time through the portion"
@@ -248,12 +323,17 @@ void FillWorkingSetReport(const WorkingSetOptions& o, uint64_t seed, const std::
       "after they stop moving (the wait is printed per run in the JSON as settle_ms)"};
   report->blocks.push_back({"Results per configuration (counts; no percentages of the dataset)",
                            ResultsBlock(states, report->runs_requested)});
+  report->blocks.push_back({"Failure point per setting, and the throughput before it (writes a second)",
+                            FailurePointBlock(states, o.rate)});
   report->blocks.push_back({"Invariants (a broken one fails the run)", InvariantsBlock(states)});
   report->limits = {
       "outcomes belong to these exact configurations and this record size and order "
       "(docs/method.md rule 15)",
       "memory figures are each server's own accounting, not comparable across systems byte for byte",
-      "one load connection: no concurrency effects; no reads, so nothing about hit ratios under LRU",
+      o.writers.size() == 1 && o.writers[0] == 1
+          ? "one load connection: no concurrency effects (--writers 1,16 compares); no reads, so nothing "
+            "about hit ratios under LRU"
+          : "no reads, so nothing about hit ratios under LRU",
       "the exact eviction point comes from a repeat on a fresh server, which may differ from the first "
       "pass where a server's eviction sampling is random (Redis samples keys)"};
   json configs = json::array();
@@ -262,7 +342,7 @@ void FillWorkingSetReport(const WorkingSetOptions& o, uint64_t seed, const std::
     for (const auto& [k, v] : st.config.settings) settings[k] = v;
     if (st.config.system == SystemKind::kTarantool) settings["engine"] = st.config.engine;
     json c{{key::kName, st.config.name}, {"system", SystemName(st.config.system)}, {"settings", settings},
-           {key::kServer, st.description}};
+           {key::kServer, st.description}, {key::kWriters, st.writers}};
     if (!st.not_run.empty()) c[key::kNotRun] = st.not_run;
     std::string outcome;
     for (const WorkingSetConfigRun& r : st.runs) {
@@ -271,7 +351,7 @@ void FillWorkingSetReport(const WorkingSetOptions& o, uint64_t seed, const std::
     }
     c[key::kOutcome] = outcome.empty() ? json(nullptr) : json(outcome);
     json runs = json::array();
-    for (size_t k = 0; k < st.runs.size(); ++k) runs.push_back(RunJson(st.runs[k], static_cast<int>(k + 1)));
+    for (size_t k = 0; k < st.runs.size(); ++k) runs.push_back(RunJson(st.runs[k], static_cast<int>(k + 1), st.writers));
     c[key::kRuns] = runs;
     json summary = json::object();
     RepeatSummary sum = SummaryOf(st);
@@ -285,6 +365,8 @@ void FillWorkingSetReport(const WorkingSetOptions& o, uint64_t seed, const std::
   report->json["records"] = o.records;
   report->json[key::kPortion] = o.portion;
   report->json["pipeline"] = o.pipeline;
+  report->json["writers"] = o.writers;
+  report->json["rate"] = o.rate > 0 ? json(o.rate) : json(nullptr);
   report->json[key::kConfigurations] = configs;
   FillTables(states, report);
   FillVerdict(states, interrupted, report);

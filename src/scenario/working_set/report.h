@@ -21,6 +21,7 @@ inline constexpr int kWorkingSetPortionSettleTimeoutMs = 1000;
 struct WorkingSetPortion {
   int64_t written = 0;  // writes attempted so far
   int64_t successful = 0, rejected = 0;
+  double seconds = 0;   // the portion's load: from its first send to its last reply
   ServerCounters counters;
 };
 
@@ -48,7 +49,8 @@ struct WorkingSetConfigRun {
 
 /// One configuration over the runs.
 struct WorkingSetConfiguration {
-  ServerConfig config;
+  ServerConfig config;  // its name with -w<N> for a writers setting (WorkingSetOptions::writers)
+  int writers = 1;
   std::string not_run;  // "not run: tarantool is not installed (apt-get install tarantool)"
   std::string description, config_text;
   std::vector<WorkingSetConfigRun> runs;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/pacer.h"
 #include "scenario/kit/evidence.h"
 #include "scenario/kit/load_step.h"
 #include "scenario/kit/poll.h"
@@ -43,8 +44,8 @@ Result<ServerCounters> Settle(ServerUnderTest& server, int timeout_ms, int64_t* 
 class WorkingSetRun {
  public:
   WorkingSetRun(const WorkingSetOptions& o, const ScenarioContext& ctx,
-                std::shared_ptr<const KeyedValues> records)
-      : o_(o), ctx_(ctx), records_(std::move(records)) {}
+                std::shared_ptr<const KeyedValues> records, int writers)
+      : o_(o), ctx_(ctx), records_(std::move(records)), writers_(writers) {}
 
   // Loads every record into `server`, portion by portion, reading counters after each.
   void Load(ServerUnderTest& server, WorkingSetConfigRun* r) {
@@ -80,7 +81,7 @@ class WorkingSetRun {
         return;
       }
       if (counters->evicted > 0 && !r->eviction_in) r->eviction_in = Interval{low, high};
-      r->portions.push_back({r->attempted, r->successful, r->rejected, *counters});
+      r->portions.push_back({r->attempted, r->successful, r->rejected, step->elapsed_s, *counters});
     }
   }
 
@@ -133,6 +134,8 @@ class WorkingSetRun {
     s.requests = static_cast<uint64_t>(last - first + 1);
     s.value.keyed = records_;
     s.pipeline = o_.pipeline;
+    s.connections = writers_;
+    s.rate = o_.rate;
     s.seed = ctx_.seed;
     s.interrupt = ctx_.interrupt;
     return RunLoadStep(server, s);
@@ -141,6 +144,7 @@ class WorkingSetRun {
   const WorkingSetOptions& o_;
   const ScenarioContext& ctx_;
   std::shared_ptr<const KeyedValues> records_;
+  const int writers_;
 };
 
 std::shared_ptr<const KeyedValues> BuildRecords(uint64_t seed, uint32_t count) {
@@ -171,10 +175,10 @@ void RunOnce(const WorkingSetOptions& o, const ScenarioContext& ctx, int run,
       st.config_text = servers[i]->ConfigText();
     }
   }
-  WorkingSetRun procedure(o, ctx, records);
   for (size_t i = 0; i < states->size(); ++i) {
     WorkingSetConfiguration& st = (*states)[i];
     if (servers[i] == nullptr) continue;
+    WorkingSetRun procedure(o, ctx, records, st.writers);
     ctx.Progress("working-set", fmt::format("run {}: {} ({})", run, st.config.name, st.config.Describe()));
     WorkingSetConfigRun r;
     r.ran = true;
@@ -240,6 +244,15 @@ Status ValidateWorkingSet(const WorkingSetOptions& o) {
   if (o.pipeline < 1 || o.pipeline > 1024) {
     return Status::InvalidArgument(fmt::format("--pipeline must be 1..1024, got {}", o.pipeline));
   }
+  if (o.writers.empty()) return Status::InvalidArgument("--writers: at least one setting");
+  for (int w : o.writers) {
+    if (w < 1 || w > 1024) return Status::InvalidArgument(fmt::format("--writers must be 1..1024, got {}", w));
+  }
+  if (o.rate != 0) {
+    for (int w : o.writers) {
+      if (Status s = ValidateRate(o.rate, w); !s.ok()) return s;
+    }
+  }
   for (size_t i = 0; i < o.configs.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (o.configs[i].name == o.configs[j].name) {
@@ -257,11 +270,16 @@ Result<ScenarioReport> RunWorkingSet(const WorkingSetOptions& options, const Sce
   Status valid = ValidateWorkingSet(o);
   if (!valid.ok()) return valid;
   std::vector<WorkingSetConfiguration> states;
+  const bool named_by_writers = o.writers.size() > 1 || o.writers[0] != 1;
   for (const ServerConfig& c : o.configs) {
-    WorkingSetConfiguration st;
-    st.config = c;
-    st.not_run = NotInstalledLine(c.system);
-    states.push_back(st);
+    for (int w : o.writers) {
+      WorkingSetConfiguration st;
+      st.config = c;
+      if (named_by_writers) st.config.name += fmt::format("-w{}", w);
+      st.writers = w;
+      st.not_run = NotInstalledLine(c.system);
+      states.push_back(st);
+    }
   }
   ctx.Progress("working-set", fmt::format("{} records of products (seed {}), portions of {}", o.records, ctx.seed, o.portion));
   auto records = BuildRecords(ctx.seed, o.records);

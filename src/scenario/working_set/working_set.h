@@ -34,6 +34,13 @@ struct WorkingSetOptions {
   /// Find the exact write of the first eviction: repeat the load to that portion on a
   /// fresh server and read the counters after every write inside it.
   bool exact = true;
+  /// Writers (connections of one load thread) at the same time: each setting loads
+  /// every configuration on a fresh server of its own (`<name>-w<N>` when there are
+  /// several settings or one other than 1). On one connection the first rejected write
+  /// is exact; on several, the order of the replies.
+  std::vector<int> writers = {1};
+  /// Writes per second in all, open loop; 0: as fast as the server answers.
+  double rate = 0;
 };
 
 /// Redis maxmemory 8mb allkeys-lru and noeviction, memcached -m 8, Tarantool memtx with
