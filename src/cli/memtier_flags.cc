@@ -352,14 +352,9 @@ class PlanBuilder {
       return Refuse("--requests", "--test-time and --requests are mutually exclusive (as in memtier)");
     }
     if (Has("requests") && Value("requests") == "allkeys") {
-      // memtier's loading idiom: as many requests as keys in the range, over all the
-      // connections (with --key-pattern P:P or S:S each key exactly once).
-      auto lo = Whole("key-minimum", ValueOr("key-minimum", "0"));
-      auto hi = Whole("key-maximum", ValueOr("key-maximum", "10000000"));
-      if (!lo.ok()) return lo.status();
-      if (!hi.ok()) return hi.status();
-      if (*hi < *lo) return Refuse("--requests allkeys", "--key-maximum is below --key-minimum");
-      Add({"--requests", std::to_string(*hi - *lo + 1)});
+      auto per_client = AllkeysPerClient(connections);
+      if (!per_client.ok()) return per_client.status();
+      Add({"--requests", std::to_string(*per_client * connections)});
     } else if (Has("requests")) {
       auto n = Positive("requests", "");
       if (!n.ok()) return n.status();
@@ -385,6 +380,25 @@ class PlanBuilder {
       Add({"--connect-timeout", std::to_string(*s) + "s"});
     }
     return Reconnect();
+  }
+
+  // memtier's loading idiom -n allkeys, as memtier_benchmark.cpp's config_init_defaults
+  // counts it: key_maximum - key_minimum requests per client; with --key-pattern P:P
+  // (each client walks its own slice of the range) that over the clients, plus one, so
+  // the slices together cover every key. A count of 0 becomes memtier's default 10000.
+  Result<uint64_t> AllkeysPerClient(uint64_t connections) {
+    auto lo = Whole("key-minimum", ValueOr("key-minimum", "0"));
+    auto hi = Whole("key-maximum", ValueOr("key-maximum", "10000000"));
+    if (!lo.ok()) return lo.status();
+    if (!hi.ok()) return hi.status();
+    if (*hi < *lo) return Refuse("--requests allkeys", "--key-maximum is below --key-minimum");
+    uint64_t n = *hi - *lo;
+    if (ValueOr("key-pattern", "R:R") == "P:P") n = n / connections + 1;
+    if (n == 0) n = 10000;
+    if (n > UINT64_MAX / connections) {
+      return Refuse("--requests allkeys", "the key range times the connections is too many requests");
+    }
+    return n;
   }
 
   // --reconnect-on-error is --reconnect; its attempts limit passes; memstand's wait

@@ -236,17 +236,34 @@ TEST_F(MemtierE2E, HostDbPrefixSizeAndExpiryReachTheKeys) {
   EXPECT_GT(ttl->integer, 200);
 }
 
-// memtier's loading idiom: -n allkeys with P:P writes each key of the range exactly once,
-// split over every connection (5 x 2 connections over 1..997: slices of unequal size).
-TEST_F(MemtierE2E, AllkeysWithPartitionedKeysWritesEveryKeyOnce) {
+// memtier's loading idiom: -n allkeys with P:P writes every key of the range, each
+// connection its own slice (5 x 2 connections over 1..997: slices of unequal size), in
+// memtier's count: 996 / 10 + 1 = 100 requests per client.
+TEST_F(MemtierE2E, AllkeysWithPartitionedKeysWritesEveryKeyInMemtiersCount) {
+  const std::string json = TempDir() + "/allkeys.json";
+  const int64_t sets = Calls("set");
   Outcome out = RunMemstand({"memtier", "-h", "127.0.0.1", "-p", Port(), "--key-prefix=ak:", "--key-minimum=1",
                              "--key-maximum=997", "--key-pattern=P:P", "--ratio=1:0", "-n", "allkeys", "-c", "5",
-                             "-t", "2", "--hide-histogram"});
+                             "-t", "2", "--hide-histogram", "--json-out-file", json});
   ASSERT_EQ(out.exit_code, 0) << out.output;
   EXPECT_EQ(Call({"DBSIZE"}).integer, 997);
   EXPECT_EQ(Call({"EXISTS", "ak:1"}).integer, 1);
   EXPECT_EQ(Call({"EXISTS", "ak:997"}).integer, 1);
+  EXPECT_EQ(Calls("set") - sets, 1000) << out.output;
   EXPECT_NE(LineStarting(out.output, "Sets "), "") << out.output;
+  EXPECT_NE(out.output.find("100       Requests per client\n"), std::string::npos) << out.output;
+  Json j = ReadJson(json);
+  EXPECT_EQ(j["configuration"]["requests"], 100);
+  EXPECT_EQ(j["ALL STATS"]["Totals"]["Count"], 1000);
+}
+
+// Without P:P, -n allkeys is the whole span per client, as memtier: keys 0..99, 2
+// clients, SET:GET 1:10 at random: 99 requests each.
+TEST_F(MemtierE2E, AllkeysWithRandomKeysIsTheSpanPerClient) {
+  const int64_t before = Calls("set") + Calls("get");
+  Outcome out = Memtier({"--key-maximum=99", "-n", "allkeys", "-c", "2", "-t", "1", "--hide-histogram"});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_EQ(Calls("set") + Calls("get") - before, 2 * 99) << out.output;
 }
 
 // --command: a row per command type and no Hits/Misses columns, as memtier.
