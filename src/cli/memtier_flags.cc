@@ -261,6 +261,8 @@ class PlanBuilder {
 
   Result<MemtierPlan> Build(uint64_t randomize_seed) {
     seed_ = randomize_seed;
+    plan_.json_line.out_file = plan_.out_file;
+    plan_.json_line.print_all_runs = plan_.print_all_runs;
     for (Status (PlanBuilder::*step)() : {&PlanBuilder::Target, &PlanBuilder::Security, &PlanBuilder::Shape,
                                           &PlanBuilder::Reporting, &PlanBuilder::Keys, &PlanBuilder::Data,
                                           &PlanBuilder::Mix}) {
@@ -302,6 +304,7 @@ class PlanBuilder {
         return Refuse("--uri", "give either -u or -s/-h/-p/-S, not both");
       }
       Add({"--target", Value("uri")});
+      plan_.json_line.uri_given = true;
     } else if (Has("unix-socket")) {
       Pass("unix-socket", "-S");
     } else {
@@ -311,6 +314,7 @@ class PlanBuilder {
     const std::string& p = Value("protocol");
     if (p == "resp2" || p == "resp3") {
       Add({"--resp", p.substr(4)});
+      plan_.json_line.resp2 = p == "resp2";
     } else if (p == "memcache_text") {
       Add({"--protocol", "memcache"});
     } else if (p == "memcache_binary") {
@@ -378,6 +382,7 @@ class PlanBuilder {
       if (!s.ok()) return s.status();
       if (*s == 0) return Refuse("--connection-timeout 0", "memstand always bounds a connect; give 1 or more");
       Add({"--connect-timeout", std::to_string(*s) + "s"});
+      plan_.json_line.connection_timeout_s = *s;
     }
     return Reconnect();
   }
@@ -463,6 +468,7 @@ class PlanBuilder {
         return Refuse("--data-size-list", "one size:weight only (memstand has no weighted size list)");
       }
       Add({"-d", l.substr(0, l.find(':'))});
+      plan_.json_line.data_size_list = l;
     }
     if (Has("data-size-pattern") && Value("data-size-pattern") != "R") {
       return Refuse("--data-size-pattern", "only R (sizes drawn at random from the range)");
@@ -477,6 +483,7 @@ class PlanBuilder {
       return Refuse("--expiry-range", "applies to memtier's RESP SET, not with --command or memcache");
     }
     set_text_ += " EX " + e.substr(0, dash);
+    plan_.json_line.expiry_range = e.substr(0, dash) + ":" + e.substr(dash + 1);
     return Status::OK();
   }
 

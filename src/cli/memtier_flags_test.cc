@@ -98,6 +98,26 @@ TEST(MemtierFlags, AllkeysCountsAsMemtier) {
   EXPECT_EQ(upside_down.status().message(), "memtier flag --requests allkeys: --key-maximum is below --key-minimum");
 }
 
+// What --json-out-file's "configuration" takes from the line itself.
+TEST(MemtierFlags, JsonLineHoldsWhatTheOptionsDoNot) {
+  auto plain = MapMemtierArgs(Args({"-s", "127.0.0.1", "-p", "7000"}), 1);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_FALSE(plain->json_line.uri_given);
+  EXPECT_EQ(plain->json_line.connection_timeout_s, 0u);
+  EXPECT_EQ(plain->json_line.expiry_range, "0:0");
+  auto p = MapMemtierArgs(Args({"-u", "redis://127.0.0.1:7000", "-P", "resp2", "--connection-timeout=4", "-o",
+                                "r.txt", "--data-size-list=64:1", "--expiry-range=30-30", "--print-all-runs"}),
+                          1);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_TRUE(p->json_line.uri_given);
+  EXPECT_TRUE(p->json_line.resp2);
+  EXPECT_EQ(p->json_line.connection_timeout_s, 4u);
+  EXPECT_EQ(p->json_line.out_file, "r.txt");
+  EXPECT_EQ(p->json_line.data_size_list, "64:1");
+  EXPECT_EQ(p->json_line.expiry_range, "30:30");
+  EXPECT_TRUE(p->json_line.print_all_runs);
+}
+
 TEST(MemtierFlags, RateLimitingIsPerConnection) {
   auto p = MapMemtierArgs(Args({"--rate-limiting=100", "-c", "5", "-t", "2", "--test-time", "2"}), 1);
   ASSERT_TRUE(p.ok()) << p.status().message();
