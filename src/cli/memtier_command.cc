@@ -266,7 +266,7 @@ int MemtierBody(const std::vector<std::string>& args) {
   if (s.ok() && !plan->json_out_file.empty()) {
     fmt::print(stderr, "Saving JSON output file: {}\n", plan->json_out_file);
     s = WriteFile("--json-out-file", plan->json_out_file,
-                  MemtierJson(sections, plan->run_count).dump(2) + "\n");
+                  MemtierJson(sections, plan->run_count, &plan->json_line).dump(2) + "\n");
   }
   if (!s.ok()) return Fail(kName, s);
   return ExitCode(runs, plan->run_count);

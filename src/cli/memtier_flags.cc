@@ -261,6 +261,8 @@ class PlanBuilder {
 
   Result<MemtierPlan> Build(uint64_t randomize_seed) {
     seed_ = randomize_seed;
+    plan_.json_line.out_file = plan_.out_file;
+    plan_.json_line.print_all_runs = plan_.print_all_runs;
     for (Status (PlanBuilder::*step)() : {&PlanBuilder::Target, &PlanBuilder::Security, &PlanBuilder::Shape,
                                           &PlanBuilder::Reporting, &PlanBuilder::Keys, &PlanBuilder::Data,
                                           &PlanBuilder::Mix}) {
@@ -302,6 +304,7 @@ class PlanBuilder {
         return Refuse("--uri", "give either -u or -s/-h/-p/-S, not both");
       }
       Add({"--target", Value("uri")});
+      plan_.json_line.uri_given = true;
     } else if (Has("unix-socket")) {
       Pass("unix-socket", "-S");
     } else {
@@ -311,6 +314,7 @@ class PlanBuilder {
     const std::string& p = Value("protocol");
     if (p == "resp2" || p == "resp3") {
       Add({"--resp", p.substr(4)});
+      plan_.json_line.resp2 = p == "resp2";
     } else if (p == "memcache_text") {
       Add({"--protocol", "memcache"});
     } else if (p == "memcache_binary") {
@@ -352,14 +356,9 @@ class PlanBuilder {
       return Refuse("--requests", "--test-time and --requests are mutually exclusive (as in memtier)");
     }
     if (Has("requests") && Value("requests") == "allkeys") {
-      // memtier's loading idiom: as many requests as keys in the range, over all the
-      // connections (with --key-pattern P:P or S:S each key exactly once).
-      auto lo = Whole("key-minimum", ValueOr("key-minimum", "0"));
-      auto hi = Whole("key-maximum", ValueOr("key-maximum", "10000000"));
-      if (!lo.ok()) return lo.status();
-      if (!hi.ok()) return hi.status();
-      if (*hi < *lo) return Refuse("--requests allkeys", "--key-maximum is below --key-minimum");
-      Add({"--requests", std::to_string(*hi - *lo + 1)});
+      auto per_client = AllkeysPerClient(connections);
+      if (!per_client.ok()) return per_client.status();
+      Add({"--requests", std::to_string(*per_client * connections)});
     } else if (Has("requests")) {
       auto n = Positive("requests", "");
       if (!n.ok()) return n.status();
@@ -383,8 +382,28 @@ class PlanBuilder {
       if (!s.ok()) return s.status();
       if (*s == 0) return Refuse("--connection-timeout 0", "memstand always bounds a connect; give 1 or more");
       Add({"--connect-timeout", std::to_string(*s) + "s"});
+      plan_.json_line.connection_timeout_s = *s;
     }
     return Reconnect();
+  }
+
+  // memtier's loading idiom -n allkeys, as memtier_benchmark.cpp's config_init_defaults
+  // counts it: key_maximum - key_minimum requests per client; with --key-pattern P:P
+  // (each client walks its own slice of the range) that over the clients, plus one, so
+  // the slices together cover every key. A count of 0 becomes memtier's default 10000.
+  Result<uint64_t> AllkeysPerClient(uint64_t connections) {
+    auto lo = Whole("key-minimum", ValueOr("key-minimum", "0"));
+    auto hi = Whole("key-maximum", ValueOr("key-maximum", "10000000"));
+    if (!lo.ok()) return lo.status();
+    if (!hi.ok()) return hi.status();
+    if (*hi < *lo) return Refuse("--requests allkeys", "--key-maximum is below --key-minimum");
+    uint64_t n = *hi - *lo;
+    if (ValueOr("key-pattern", "R:R") == "P:P") n = n / connections + 1;
+    if (n == 0) n = 10000;
+    if (n > UINT64_MAX / connections) {
+      return Refuse("--requests allkeys", "the key range times the connections is too many requests");
+    }
+    return n;
   }
 
   // --reconnect-on-error is --reconnect; its attempts limit passes; memstand's wait
@@ -449,6 +468,7 @@ class PlanBuilder {
         return Refuse("--data-size-list", "one size:weight only (memstand has no weighted size list)");
       }
       Add({"-d", l.substr(0, l.find(':'))});
+      plan_.json_line.data_size_list = l;
     }
     if (Has("data-size-pattern") && Value("data-size-pattern") != "R") {
       return Refuse("--data-size-pattern", "only R (sizes drawn at random from the range)");
@@ -463,6 +483,7 @@ class PlanBuilder {
       return Refuse("--expiry-range", "applies to memtier's RESP SET, not with --command or memcache");
     }
     set_text_ += " EX " + e.substr(0, dash);
+    plan_.json_line.expiry_range = e.substr(0, dash) + ":" + e.substr(dash + 1);
     return Status::OK();
   }
 

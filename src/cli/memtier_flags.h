@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/memtier_line.h"
 #include "util/status.h"
 
 namespace memstand::cli {
@@ -39,6 +40,7 @@ struct MemtierPlan {
   std::string json_out_file;
   std::string out_file;  // -o/--out-file: the report there instead of stdout
   std::string hdr_file_prefix;
+  MemtierLine json_line;  // what --json-out-file's "configuration" takes from the line
   /// (memstand run flag, memtier flag without "--") for each memtier value passed on, so
   /// that run's checks name the flag the user gave (MemtierTerms).
   std::vector<std::pair<std::string, std::string>> run_flag_of;

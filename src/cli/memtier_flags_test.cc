@@ -66,16 +66,56 @@ TEST(MemtierFlags, RequestsArePerClientAndHIsHost) {
   EXPECT_EQ(After(*d, "-s"), "localhost");
   EXPECT_EQ(After(*d, "-p"), "6379");
   EXPECT_EQ(After(*d, "--key-maximum"), "10000000");
-  // -n allkeys: one request per key of the range, over all the connections.
-  auto all = MapMemtierArgs(Args({"-n", "allkeys", "--key-minimum=5", "--key-maximum=104", "-c", "3"}), 1);
-  ASSERT_TRUE(all.ok()) << all.status().message();
-  EXPECT_EQ(After(*all, "--requests"), "100");
-  auto memtier_range = MapMemtierArgs(Args({"-n", "allkeys"}), 1);
-  ASSERT_TRUE(memtier_range.ok());
-  EXPECT_EQ(After(*memtier_range, "--requests"), "10000001");  // memtier's 0..10000000
+}
+
+// -n allkeys counts as memtier's config_init_defaults does: key_maximum - key_minimum
+// requests per client, and with --key-pattern P:P that over the clients plus one.
+TEST(MemtierFlags, AllkeysCountsAsMemtier) {
+  const auto requests = [](std::vector<std::string> args) {
+    auto p = MapMemtierArgs(Args(args), 1);
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    return p.ok() ? After(*p, "--requests") : std::string();
+  };
+  // P:P over 3 x 4 clients, keys 5..104: 99 / 12 + 1 = 9 per client, 108 in all (>= the 100 keys).
+  EXPECT_EQ(requests({"-n", "allkeys", "--key-pattern=P:P", "--key-minimum=5", "--key-maximum=104", "-c", "3",
+                      "-t", "4"}),
+            "108");
+  // 997 keys over 10 clients: 996 / 10 + 1 = 100 per client.
+  EXPECT_EQ(requests({"-n", "allkeys", "--key-pattern=P:P", "--key-minimum=1", "--key-maximum=997", "-c", "5",
+                      "-t", "2"}),
+            "1000");
+  // Any other pattern: the whole span per client.
+  EXPECT_EQ(requests({"-n", "allkeys", "--key-minimum=5", "--key-maximum=104", "-c", "3", "-t", "1"}), "297");
+  EXPECT_EQ(requests({"-n", "allkeys", "--key-pattern=S:S", "--key-maximum=10", "-c", "2", "-t", "1"}), "20");
+  EXPECT_EQ(requests({"-n", "allkeys", "-c", "1", "-t", "1"}), "10000000");  // memtier's 0..10000000
+  // One key: P:P sends 1 per client; otherwise the span is 0 and memtier falls back to 10000.
+  EXPECT_EQ(requests({"-n", "allkeys", "--key-pattern=P:P", "--key-minimum=7", "--key-maximum=7", "-c", "2",
+                      "-t", "1"}),
+            "2");
+  EXPECT_EQ(requests({"-n", "allkeys", "--key-minimum=7", "--key-maximum=7", "-c", "2", "-t", "1"}), "20000");
   auto upside_down = MapMemtierArgs(Args({"-n", "allkeys", "--key-minimum=9", "--key-maximum=3"}), 1);
   ASSERT_FALSE(upside_down.ok());
   EXPECT_EQ(upside_down.status().message(), "memtier flag --requests allkeys: --key-maximum is below --key-minimum");
+}
+
+// What --json-out-file's "configuration" takes from the line itself.
+TEST(MemtierFlags, JsonLineHoldsWhatTheOptionsDoNot) {
+  auto plain = MapMemtierArgs(Args({"-s", "127.0.0.1", "-p", "7000"}), 1);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_FALSE(plain->json_line.uri_given);
+  EXPECT_EQ(plain->json_line.connection_timeout_s, 0u);
+  EXPECT_EQ(plain->json_line.expiry_range, "0:0");
+  auto p = MapMemtierArgs(Args({"-u", "redis://127.0.0.1:7000", "-P", "resp2", "--connection-timeout=4", "-o",
+                                "r.txt", "--data-size-list=64:1", "--expiry-range=30-30", "--print-all-runs"}),
+                          1);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_TRUE(p->json_line.uri_given);
+  EXPECT_TRUE(p->json_line.resp2);
+  EXPECT_EQ(p->json_line.connection_timeout_s, 4u);
+  EXPECT_EQ(p->json_line.out_file, "r.txt");
+  EXPECT_EQ(p->json_line.data_size_list, "64:1");
+  EXPECT_EQ(p->json_line.expiry_range, "30:30");
+  EXPECT_TRUE(p->json_line.print_all_runs);
 }
 
 TEST(MemtierFlags, RateLimitingIsPerConnection) {

@@ -195,10 +195,21 @@ KeySpread KeySpreadOf(const LoadOptions& o) {
   return k;
 }
 
-// Every key memtier_benchmark writes under "configuration", in its order and with its
-// types; what memstand has no counterpart for holds memtier's unset value (null, "",
-// 0, "false"). A password is never written: "authenticate" says only whether one is set.
-Json ConfigurationJson(const LoadOptions& o) {
+// memtier's name of the protocol (its get_protocol_name); memstand's own name for a
+// protocol memtier does not speak.
+std::string ProtocolJson(const LoadOptions& o, bool resp2) {
+  if (o.protocol == Protocol::kMemcache) return "memcache_text";
+  if (o.protocol != Protocol::kResp) return ProtocolName(o.protocol);
+  return o.resp == 3 ? "resp3" : resp2 ? "resp2" : "redis";
+}
+
+// Every key memtier_benchmark writes under "configuration" (its config_print_to_json),
+// in its order and with its types. A value comes from the options, else from the memtier
+// line, else it is memtier's unset value (null, "", 0, "false") for a flag memstand
+// refuses. A password is never written: "authenticate" says only whether one is set.
+Json ConfigurationJson(const LoadOptions& o, const MemtierLine* line) {
+  const MemtierLine none;
+  const MemtierLine& l = line != nullptr ? *line : none;
   const auto [ratio, key_pattern] = RatioAndPattern(o);
   const uint64_t conns = static_cast<uint64_t>(std::max(o.connections(), 1));
   const bool fixed_size = o.value.min_size == o.value.max_size;
@@ -208,11 +219,11 @@ Json ConfigurationJson(const LoadOptions& o) {
   const bool unix_socket = !o.target.unix_path.empty();  // no host and port then
   j["server"] = unix_socket ? "" : o.target.host;
   j["port"] = unix_socket ? 0 : o.target.port;
-  j["uri"] = o.target.Display();  // never the password
+  j["uri"] = line == nullptr || l.uri_given ? o.target.Display() : "";  // never the password
   j["unix socket"] = path_or_null(o.target.unix_path);
   j["address family"] = "Unspecified";
-  j["protocol"] = o.resp == 3 ? "resp3" : "redis";
-  j["out_file"] = nullptr;
+  j["protocol"] = ProtocolJson(o, l.resp2);
+  j["out_file"] = path_or_null(l.out_file);
   j["tls"] = o.tls.enabled ? "true" : "false";
   j["cert"] = path_or_null(o.tls.cert_file);
   j["key"] = path_or_null(o.tls.key_file);
@@ -229,14 +240,14 @@ Json ConfigurationJson(const LoadOptions& o) {
   j["test_time"] = o.requests > 0 ? 0 : static_cast<uint64_t>(std::llround(o.duration_s));
   j["ratio"] = ratio;
   j["pipeline"] = o.pipeline;
-  j["data_size"] = fixed_size ? o.value.min_size : 0;
+  j["data_size"] = fixed_size && l.data_size_list.empty() ? o.value.min_size : 0;
   j["data_offset"] = 0;
   j["random_data"] = o.value.content == ValueSpec::Content::kRandom ? "true" : "false";
   j["data_size_range"] =
       fixed_size ? std::string("0:0") : fmt::format("{}:{}", o.value.min_size, o.value.max_size);
-  j["data_size_list"] = "";
+  j["data_size_list"] = l.data_size_list;
   j["data_size_pattern"] = "R";
-  j["expiry_range"] = "0:0";
+  j["expiry_range"] = l.expiry_range;
   j["data_import"] = nullptr;
   j["data_verify"] = "false";
   j["verify_only"] = "false";
@@ -249,7 +260,7 @@ Json ConfigurationJson(const LoadOptions& o) {
   j["key_median"] = spread.median;
   j["key_zipf_exp"] = spread.zipf_exp;
   j["reconnect_interval"] = 0;
-  j["connection_timeout"] = o.connect_timeout_ms / 1000;
+  j["connection_timeout"] = line != nullptr ? l.connection_timeout_s : o.connect_timeout_ms / 1000;
   j["thread_conn_start_min_jitter_micros"] = 0;
   j["thread_conn_start_max_jitter_micros"] = 0;
   j["multi_key_get"] = 0;
@@ -259,7 +270,7 @@ Json ConfigurationJson(const LoadOptions& o) {
   j["wait-ratio"] = "0:0";
   j["num-slaves"] = "0:0";
   j["wait-timeout"] = "0-0";
-  j["print-all-runs"] = "false";
+  j["print-all-runs"] = l.print_all_runs ? "true" : "false";
   return j;
 }
 
@@ -338,13 +349,14 @@ std::string MemtierPercentileKey(double percentile) {
 }
 
 nlohmann::ordered_json MemtierJson(const RunReport& rep) {
-  return MemtierJson({{"ALL STATS", &rep}}, 1);
+  return MemtierJson({{"ALL STATS", &rep}}, 1, nullptr);
 }
 
-nlohmann::ordered_json MemtierJson(const std::vector<MemtierSection>& sections, int run_count) {
+nlohmann::ordered_json MemtierJson(const std::vector<MemtierSection>& sections, int run_count,
+                                   const MemtierLine* line) {
   const RunReport& first = *sections.front().report;
   Json j;
-  j["configuration"] = ConfigurationJson(*first.options);
+  j["configuration"] = ConfigurationJson(*first.options, line);
   j["configuration"]["run_count"] = run_count;
   j["run information"] = RunInformationJson(*first.options);
   for (const MemtierSection& s : sections) j[s.title] = AllStatsJson(*s.report, s.histogram);

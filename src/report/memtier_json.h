@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/memtier_line.h"
 #include "report/run_report.h"
 
 namespace memstand {
@@ -29,8 +30,12 @@ struct MemtierSection {
 
 /// The document with a results object per section, in order, as memtier writes them
 /// for -x N (configuration "run_count" = run_count). The configuration and run
-/// information come from the first section. REQUIRES: sections not empty.
-nlohmann::ordered_json MemtierJson(const std::vector<MemtierSection>& sections, int run_count);
+/// information come from the first section, and from `line` where memstand's options
+/// do not say what memtier would write (null: no memtier line, the configuration
+/// describes memstand's own run: "uri" the target's URL, "connection_timeout" memstand's
+/// connect bound). REQUIRES: sections not empty.
+nlohmann::ordered_json MemtierJson(const std::vector<MemtierSection>& sections, int run_count,
+                                   const MemtierLine* line);
 
 /// memtier's latency distribution of `ns`: (milliseconds, cumulative percent) at each
 /// step of the HdrHistogram percentile iterator, 10 ticks per half distance (memtier's

@@ -306,7 +306,7 @@ TEST(MemtierJson, TimeSerieHasEverySecondOfEachCommand) {
 TEST(MemtierJson, DistributionArraysWhenTheHistogramIsShown) {
   Json fixture = MemtierFixture();
   FakeMemtierRun fake;
-  Json j = MemtierJson({{"ALL STATS", &fake.report, true}}, 1);
+  Json j = MemtierJson({{"ALL STATS", &fake.report, true}}, 1, nullptr);
   for (const char* type : {"SET", "GET"}) {
     const Json& steps = j["ALL STATS"][type];
     ASSERT_TRUE(steps.is_array() && !steps.empty()) << type;
@@ -355,6 +355,53 @@ TEST(MemtierJson, RequestsModeAndMergedCommandNames) {
   std::vector<std::string> order;
   for (const auto& [key, value] : j["ALL STATS"].items()) order.push_back(key);
   EXPECT_EQ(order, (std::vector<std::string>{"Runtime", "Sets", "Gets", "Hgets", "Totals"}));
+}
+
+// A memtier line's settings that the options do not keep go into "configuration" as
+// memtier writes them; without a line (memstand run --json-format memtier) the
+// configuration describes memstand's own run.
+TEST(MemtierJson, ConfigurationTakesWhatTheLineSays) {
+  FakeMemtierRun fake;
+  fake.options.target.host = "127.0.0.1";
+  fake.options.target.port = 7851;
+  const Json run = MemtierJson(fake.report)["configuration"];
+  EXPECT_NE(run["uri"], "");
+  EXPECT_EQ(run["connection_timeout"], fake.options.connect_timeout_ms / 1000);
+  EXPECT_EQ(run["protocol"], "redis");
+  EXPECT_EQ(run["out_file"], nullptr);
+  EXPECT_EQ(run["data_size_list"], "");
+  EXPECT_EQ(run["expiry_range"], "0:0");
+  EXPECT_EQ(run["print-all-runs"], "false");
+
+  MemtierLine plain;  // -s/-p, nothing else: memtier's unset values
+  Json j = MemtierJson({{"ALL STATS", &fake.report}}, 1, &plain)["configuration"];
+  EXPECT_EQ(j["uri"], "");
+  EXPECT_EQ(j["connection_timeout"], 0);
+
+  MemtierLine line;
+  line.uri_given = true;
+  line.resp2 = true;
+  line.connection_timeout_s = 7;
+  line.out_file = "report.txt";
+  line.data_size_list = "100:1";
+  line.expiry_range = "30:30";
+  line.print_all_runs = true;
+  fake.options.target.password = "S3cret";
+  j = MemtierJson({{"ALL STATS", &fake.report}}, 1, &line)["configuration"];
+  EXPECT_EQ(j["uri"], fake.options.target.Display());
+  EXPECT_EQ(j["uri"].get<std::string>().find("S3cret"), std::string::npos);
+  EXPECT_EQ(j["protocol"], "resp2");
+  EXPECT_EQ(j["connection_timeout"], 7);
+  EXPECT_EQ(j["out_file"], "report.txt");
+  EXPECT_EQ(j["data_size_list"], "100:1");
+  EXPECT_EQ(j["data_size"], 0) << "memtier: a size list leaves data_size unset";
+  EXPECT_EQ(j["expiry_range"], "30:30");
+  EXPECT_EQ(j["print-all-runs"], "true");
+  fake.options.protocol = Protocol::kMemcache;
+  EXPECT_EQ(MemtierJson(fake.report)["configuration"]["protocol"], "memcache_text");
+  fake.options.protocol = Protocol::kResp;
+  fake.options.resp = 3;
+  EXPECT_EQ(MemtierJson(fake.report)["configuration"]["protocol"], "resp3");
 }
 
 TEST(MemtierJson, NamesAndPercentileKeys) {

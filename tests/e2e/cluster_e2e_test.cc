@@ -4,6 +4,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -278,6 +280,57 @@ TEST_P(ClusterE2E, MemtierClusterModeRunsThePublishedLine) {
             std::string::npos)
       << out.output;
   EXPECT_NE(out.output.find("\nTotals "), std::string::npos) << out.output;
+}
+
+// The number on the row of `command` in block 7 (the cross-check with the masters'
+// INFO commandstats) of memstand's report: column 1 memstand's count, 2 the servers'.
+int64_t CrossCheckCount(const std::string& output, const std::string& command, int column) {
+  const size_t block = output.find("Cross-check with the server's INFO commandstats");
+  if (block == std::string::npos) return -1;
+  const size_t row = output.find("\n    " + command + " ", block);
+  if (row == std::string::npos) return -1;
+  std::istringstream line(output.substr(row + 1, output.find('\n', row + 1) - row - 1));
+  std::string name;
+  int64_t counts[2] = {-1, -1};
+  line >> name >> counts[0] >> counts[1];
+  return counts[column - 1];
+}
+
+// The published study's memtier line as docs/memtier.md prints it, verbatim but for the
+// port and --test-time (60 s there, 1 s here): 4 threads x 50 clients, each connected to
+// the three masters, SET:GET 1:10 over 100,000 keys of 100 bytes. Exit 0, memtier's
+// table with its cluster columns, and memstand's counts equal to the masters' own.
+TEST_P(ClusterE2E, MemtierPublishedLineVerbatim) {
+  if (Io() == "epoll") GTEST_SKIP() << "memtier's line has no --io: the uring instance runs it (auto)";
+  int64_t sets = 0, gets = 0;
+  for (int i = 0; i < 3; ++i) {
+    sets -= Calls(i, "set");
+    gets -= Calls(i, "get");
+  }
+  Outcome out = RunMemstand({"memtier", "--cluster-mode", "-s", "127.0.0.1", "-p", std::to_string(nodes_[0]->port()),
+                             "--ratio=1:10", "--key-pattern=R:R", "--key-maximum=100000", "-d", "100", "-c", "50",
+                             "-t", "4", "--test-time=1", "--print-percentiles", "50,99,99.9", "--hide-histogram"},
+                            120);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  for (int i = 0; i < 3; ++i) {
+    sets += Calls(i, "set");
+    gets += Calls(i, "get");
+  }
+  EXPECT_GT(sets, 0) << out.output;
+  EXPECT_GT(gets, sets) << "SET:GET 1:10\n" << out.output;
+  EXPECT_EQ(CrossCheckCount(out.output, "set", 1), sets) << out.output;
+  EXPECT_EQ(CrossCheckCount(out.output, "get", 1), gets) << out.output;
+  EXPECT_NE(out.output.find("4         Threads\n50        Connections per thread\n1         Seconds\n"),
+            std::string::npos)
+      << out.output;
+  EXPECT_NE(out.output.find("Type         Ops/sec     Hits/sec   Misses/sec    MOVED/sec      ASK/sec    Avg. Latency"
+                            "     p50 Latency     p99 Latency   p99.9 Latency       KB/sec \n"),
+            std::string::npos)
+      << out.output;
+  for (const char* row : {"\nSets ", "\nGets ", "\nWaits ", "\nTotals "}) {
+    EXPECT_NE(out.output.find(row), std::string::npos) << row << "\n" << out.output;
+  }
+  EXPECT_EQ(out.output.find("Request Latency Distribution"), std::string::npos) << "--hide-histogram";
 }
 
 TEST_P(ClusterE2E, LegacyModeCountsMovedReplies) {

@@ -4,6 +4,7 @@
 // The --cluster-mode line runs against a real cluster in cluster_e2e_test.cc.
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -103,6 +104,18 @@ int ExpectMemtierKeyPaths(const Json& ours, const Json& theirs, const std::strin
   return compared;
 }
 
+// Every key path of `j` with its JSON type, "/"-joined; the seconds of a Time-Serie
+// fold into one "<second>" (a second without replies has only its counts: the union
+// over the seconds is compared).
+void KeyPathKinds(const Json& j, const std::string& path, std::map<std::string, std::string>* out) {
+  if (!j.is_object()) return;
+  for (const auto& [key, value] : j.items()) {
+    const std::string here = path + "/" + (path.ends_with("/Time-Serie") ? std::string("<second>") : key);
+    (*out)[here] = Kind(value);
+    KeyPathKinds(value, here, out);
+  }
+}
+
 std::vector<std::string> SplitLines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -160,6 +173,39 @@ TEST_F(MemtierE2E, PublishedLineRunsWithMemtiersOutputShape) {
 
 // memtier's flags, each run against the server and checked for what memtier means by it
 // (-n is per client: the server's calls are clients x threads x n).
+// The command line of the real memtier_benchmark's file (tests/fixtures/README.md), run
+// here: our --json-out-file has exactly its key paths, each with its JSON type, and
+// every "configuration" value it wrote but the port (the values memtier writes for this
+// line, from the options and the line).
+TEST_F(MemtierE2E, JsonOutFileHasTheRealMemtiersKeyPathsTypesAndConfiguration) {
+  std::ifstream f(testutil::SourceDir() + "/tests/fixtures/memtier_2f74d61_real.json");
+  ASSERT_TRUE(f.good()) << "missing fixture";
+  const Json real = Json::parse(f);
+  const std::string json = TempDir() + "/mt.json";
+  Outcome out = Memtier({"-t", "1", "-c", "4", "--test-time=2", "--ratio=1:10", "--hide-histogram",
+                         "--json-out-file=" + json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  const Json ours = ReadJson(json);
+  std::map<std::string, std::string> theirs_paths, our_paths;
+  KeyPathKinds(real, "", &theirs_paths);
+  KeyPathKinds(ours, "", &our_paths);
+  EXPECT_EQ(theirs_paths.size(), 195u);
+  for (const auto& [path, kind] : theirs_paths) {
+    auto it = our_paths.find(path);
+    if (it == our_paths.end()) {
+      ADD_FAILURE() << path << " is missing from ours";
+    } else {
+      EXPECT_EQ(it->second, kind) << path;
+    }
+  }
+  for (const auto& [path, kind] : our_paths) EXPECT_TRUE(theirs_paths.contains(path)) << path << " is not memtier's";
+  for (const auto& [key, value] : real["configuration"].items()) {
+    if (key == "port") continue;
+    EXPECT_EQ(ours["configuration"][key], value) << "configuration " << key;
+  }
+  EXPECT_EQ(ours["configuration"]["port"], redis_->port());
+}
+
 TEST_F(MemtierE2E, ImplementedFlagsDoWhatMemtierMeans) {
   struct Case {
     std::vector<std::string> args;
@@ -236,17 +282,34 @@ TEST_F(MemtierE2E, HostDbPrefixSizeAndExpiryReachTheKeys) {
   EXPECT_GT(ttl->integer, 200);
 }
 
-// memtier's loading idiom: -n allkeys with P:P writes each key of the range exactly once,
-// split over every connection (5 x 2 connections over 1..997: slices of unequal size).
-TEST_F(MemtierE2E, AllkeysWithPartitionedKeysWritesEveryKeyOnce) {
+// memtier's loading idiom: -n allkeys with P:P writes every key of the range, each
+// connection its own slice (5 x 2 connections over 1..997: slices of unequal size), in
+// memtier's count: 996 / 10 + 1 = 100 requests per client.
+TEST_F(MemtierE2E, AllkeysWithPartitionedKeysWritesEveryKeyInMemtiersCount) {
+  const std::string json = TempDir() + "/allkeys.json";
+  const int64_t sets = Calls("set");
   Outcome out = RunMemstand({"memtier", "-h", "127.0.0.1", "-p", Port(), "--key-prefix=ak:", "--key-minimum=1",
                              "--key-maximum=997", "--key-pattern=P:P", "--ratio=1:0", "-n", "allkeys", "-c", "5",
-                             "-t", "2", "--hide-histogram"});
+                             "-t", "2", "--hide-histogram", "--json-out-file", json});
   ASSERT_EQ(out.exit_code, 0) << out.output;
   EXPECT_EQ(Call({"DBSIZE"}).integer, 997);
   EXPECT_EQ(Call({"EXISTS", "ak:1"}).integer, 1);
   EXPECT_EQ(Call({"EXISTS", "ak:997"}).integer, 1);
+  EXPECT_EQ(Calls("set") - sets, 1000) << out.output;
   EXPECT_NE(LineStarting(out.output, "Sets "), "") << out.output;
+  EXPECT_NE(out.output.find("100       Requests per client\n"), std::string::npos) << out.output;
+  Json j = ReadJson(json);
+  EXPECT_EQ(j["configuration"]["requests"], 100);
+  EXPECT_EQ(j["ALL STATS"]["Totals"]["Count"], 1000);
+}
+
+// Without P:P, -n allkeys is the whole span per client, as memtier: keys 0..99, 2
+// clients, SET:GET 1:10 at random: 99 requests each.
+TEST_F(MemtierE2E, AllkeysWithRandomKeysIsTheSpanPerClient) {
+  const int64_t before = Calls("set") + Calls("get");
+  Outcome out = Memtier({"--key-maximum=99", "-n", "allkeys", "-c", "2", "-t", "1", "--hide-histogram"});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_EQ(Calls("set") + Calls("get") - before, 2 * 99) << out.output;
 }
 
 // --command: a row per command type and no Hits/Misses columns, as memtier.
