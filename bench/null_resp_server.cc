@@ -2,7 +2,11 @@
 // once. Its throughput under a client is that client's own ceiling (the reference
 // "how fast can the load generator go" in bench/).
 //
-// Usage: null_resp_server --port P [--host 127.0.0.1]   (--port 0: the kernel picks)
+// Usage: null_resp_server (--port P [--host 127.0.0.1] | --unix PATH) [--busy-poll]
+// (--port 0: the kernel picks; --unix: a Unix stream socket, the file removed at the end). --busy-poll: never sleep, poll epoll in a loop (a core at 100%), so
+// that a request arriving wakes nothing: on a VM a cross-core wake-up is an
+// interrupt through the hypervisor, and at 100k requests a second that, not the
+// client, is what a core spends (bench/README.md, "Open loop precision").
 // Replies: GET -> a fixed 100-byte bulk; PING -> +PONG; CONFIG GET x -> [x, ""];
 // INFO -> a bulk with redis_version:0.0.0-null; HELLO -> -ERR (RESP2 only);
 // anything else -> +OK. Single-threaded epoll; runs until SIGINT or SIGTERM.
@@ -10,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -171,11 +176,14 @@ class NullServer {
  public:
   ~NullServer();
   Status Listen(const std::string& host, int port);
+  /// A Unix stream socket at `path` instead of TCP (removed again when the server ends).
+  Status ListenUnix(const std::string& path);
   int port() const { return port_; }
   /// Serves until SIGINT or SIGTERM.
-  Status Run();
+  Status Run(bool busy_poll);
 
  private:
+  Status ListenSignals();  // the signal fd and the epoll set, once listen_fd_ is open
   void Watch(int fd, uint32_t events, bool add);
   void Accept();
   void OnReadable(Conn* c);
@@ -188,6 +196,7 @@ class NullServer {
   int listen_fd_ = -1;
   int signal_fd_ = -1;
   int port_ = 0;
+  std::string unix_path_;  // the socket file this server made (removed at the end)
   std::vector<std::unique_ptr<Conn>> conns_;  // by fd
   std::vector<char> read_buf_ = std::vector<char>(kReadChunk);
   Buffer reply_{kReadChunk};
@@ -200,6 +209,7 @@ NullServer::~NullServer() {
   for (int fd : {listen_fd_, signal_fd_, epfd_}) {
     if (fd >= 0) close(fd);
   }
+  if (!unix_path_.empty()) unlink(unix_path_.c_str());
 }
 
 Status NullServer::Listen(const std::string& host, int port) {
@@ -210,6 +220,25 @@ Status NullServer::Listen(const std::string& host, int port) {
   if (!bound.ok()) return bound.status();
   port_ = *bound;
   if (Status s = SetNonBlocking(listen_fd_, true); !s.ok()) return s;
+  return ListenSignals();
+}
+
+Status NullServer::ListenUnix(const std::string& path) {
+  sockaddr_un addr{};
+  if (path.empty() || path.size() >= sizeof(addr.sun_path)) return Status::InvalidArgument("--unix: bad path");
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) return Status::IoError(ErrnoMessage("socket", errno));
+  if (bind(listen_fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
+    return Status::IoError(ErrnoMessage("bind " + path, errno));
+  }
+  unix_path_ = path;
+  if (listen(listen_fd_, 4096) != 0) return Status::IoError(ErrnoMessage("listen", errno));
+  return ListenSignals();
+}
+
+Status NullServer::ListenSignals() {
   sigset_t stop;
   sigemptyset(&stop);
   sigaddset(&stop, SIGINT);
@@ -231,10 +260,10 @@ void NullServer::Watch(int fd, uint32_t events, bool add) {
   epoll_ctl(epfd_, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev);
 }
 
-Status NullServer::Run() {
+Status NullServer::Run(bool busy_poll) {
   epoll_event events[kMaxEvents];
   for (;;) {
-    int n = epoll_wait(epfd_, events, kMaxEvents, -1);
+    int n = epoll_wait(epfd_, events, kMaxEvents, busy_poll ? 0 : -1);
     if (n < 0 && errno != EINTR) return Status::IoError(ErrnoMessage("epoll_wait", errno));
     for (int i = 0; i < n; ++i) {
       int fd = events[i].data.fd;
@@ -258,7 +287,7 @@ void NullServer::Accept() {
   for (;;) {
     int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN, or an aborted connection: nothing to do
-    SetNoDelay(fd);
+    if (unix_path_.empty()) SetNoDelay(fd);
     if (conns_.size() <= static_cast<size_t>(fd)) conns_.resize(fd + 1);
     conns_[fd] = std::make_unique<Conn>();
     conns_[fd]->fd = fd;
@@ -319,7 +348,8 @@ void NullServer::Close(Conn* c) {
 }
 
 int Usage(const char* prog) {
-  std::fprintf(stderr, "usage: %s --port P [--host 127.0.0.1]   (--port 0: any free port)\n", prog);
+  std::fprintf(stderr, "usage: %s (--port P [--host 127.0.0.1] | --unix PATH) [--busy-poll]   (--port 0: any free port)\n",
+               prog);
   return 2;
 }
 
@@ -329,24 +359,36 @@ int Usage(const char* prog) {
 int main(int argc, char** argv) {
   std::string host = "127.0.0.1";
   int port = -1;
+  bool busy_poll = false;
+  std::string unix_path;
   for (int i = 1; i < argc; ++i) {
     std::string_view flag = argv[i];
+    if (flag == "--busy-poll") {
+      busy_poll = true;
+      continue;
+    }
     if (i + 1 >= argc) return memstand::Usage(argv[0]);
     if (flag == "--port") {
       port = std::atoi(argv[++i]);
     } else if (flag == "--host") {
       host = argv[++i];
+    } else if (flag == "--unix") {
+      unix_path = argv[++i];
     } else {
       return memstand::Usage(argv[0]);
     }
   }
-  if (port < 0 || port > 65535) return memstand::Usage(argv[0]);
+  if (unix_path.empty() && (port < 0 || port > 65535)) return memstand::Usage(argv[0]);
   memstand::NullServer server;
-  memstand::Status s = server.Listen(host, port);
+  memstand::Status s = unix_path.empty() ? server.Listen(host, port) : server.ListenUnix(unix_path);
   if (s.ok()) {
-    std::printf("null_resp_server listening on %s:%d\n", host.c_str(), server.port());
+    if (unix_path.empty()) {
+      std::printf("null_resp_server listening on %s:%d\n", host.c_str(), server.port());
+    } else {
+      std::printf("null_resp_server listening on unix:%s\n", unix_path.c_str());
+    }
     std::fflush(stdout);
-    s = server.Run();
+    s = server.Run(busy_poll);
   }
   if (!s.ok()) {
     std::fprintf(stderr, "null_resp_server: %s\n", s.message().c_str());

@@ -48,12 +48,19 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--duration", default="5s")
     p.add_argument("--warmup", default="1s")
+    p.add_argument("--connections", type=int, default=50,
+                   help="memstand's -c (default 50, the issue's setup)")
     p.add_argument("--server-core", type=int, default=0)
     p.add_argument("--client-core", type=int, default=1)
     p.add_argument("--io", default="auto", help="memstand's --io (default auto: io_uring here)")
     p.add_argument("--server-realtime", action="store_true",
                    help="run the null server on SCHED_FIFO 1 (chrt), so that other work on its core "
                         "does not hold replies back: what is left is the client's own lag")
+    p.add_argument("--server-busy-poll", action="store_true",
+                   help="the null server polls without sleeping (its core at 100%%): a request "
+                        "then wakes nothing on the server's core")
+    p.add_argument("--unix", action="store_true",
+                   help="the null server on a Unix socket instead of TCP on loopback")
     p.add_argument("--raw-json", help="write every run's figures here")
     args = p.parse_args()
     args.rates = args.rates.split(",")
@@ -73,18 +80,25 @@ def config_flags(config, spin):
             "rt": ["--realtime", "1"], "spin+rt": ["--spin", spin, "--realtime", "1"]}[config]
 
 
-def start_null(tools, core, tmpdir, realtime):
-    """null_resp_server on `core` (on SCHED_FIFO 1 with `realtime`), its port from its log."""
+def start_null(tools, core, tmpdir, realtime, busy_poll, unix):
+    """null_resp_server on `core` (on SCHED_FIFO 1 with `realtime`, polling without sleep
+    with `busy_poll`, on a Unix socket in tmpdir with `unix`); its port (or the socket's
+    path) is in server.port once it listens."""
     argv = [tools["taskset"], "-c", str(core)]
     if realtime:
         argv += [tools["chrt"], "-f", "1"]
-    argv += [tools["null_resp_server"], "--port", "0"]
+    listen = ["--unix", os.path.join(tmpdir, "null.sock")] if unix else ["--port", "0"]
+    argv += [tools["null_resp_server"]] + listen + (["--busy-poll"] if busy_poll else [])
     server = Server("null", argv, os.path.join(tmpdir, "null_resp_server.log"))
 
     def listening():
-        m = re.search(r"listening on 127\.0\.0\.1:(\d+)", read_file(server.log_path))
+        log = read_file(server.log_path)
+        m = re.search(r"listening on 127\.0\.0\.1:(\d+)", log)
         if m:
             server.port = int(m.group(1))
+        m = re.search(r"listening on unix:(\S+)", log)
+        if m:
+            server.port = m.group(1)
         return server.port is not None
 
     return start_checked(server, listening, "null_resp_server")
@@ -94,7 +108,7 @@ def one_run(tools, args, port, config, rate, tmpdir):
     binary = args.baseline if config == "today" else tools["memstand"]
     json_path = os.path.join(tmpdir, "run.json")
     argv = [tools["taskset"], "-c", str(args.client_core), binary, "run",
-            "--target", f"redis://127.0.0.1:{port}", "--io", args.io, "-t", "1", "-c", "50",
+            "--target", f"unix://{port}" if args.unix else f"redis://127.0.0.1:{port}", "--io", args.io, "-t", "1", "-c", str(args.connections),
             "--pipeline", "64", "--rate", rate, "--duration", args.duration,
             "--warmup", args.warmup, "-q", "--json", json_path] + config_flags(config, args.spin)
     out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
@@ -134,7 +148,8 @@ def main():
           f"on core {args.server_core}, memstand on core {args.client_core}")
     runs = []
     with tempfile.TemporaryDirectory(prefix="open_loop_precision.") as tmpdir:
-        server = start_null(tools, args.server_core, tmpdir, args.server_realtime)
+        server = start_null(tools, args.server_core, tmpdir, args.server_realtime, args.server_busy_poll,
+                            args.unix)
         try:
             for r in range(args.rounds):
                 configs = args.configs[r % len(args.configs):] + args.configs[:r % len(args.configs)]
