@@ -29,13 +29,11 @@ ReportTable FiguresTable(const json& doc) {
   return t;
 }
 
-// The intended profile's backend size per write against the quota, when it ran.
-void IntendedChart(const json& doc, ReportSection* s) {
-  const json& intended = Field(doc, key::kIntended);
-  const json& by_write = Array(intended, key::kDbSizeByWrite);
-  if (by_write.empty()) return;
+// A profile's etcd backend size after each portion ([[writes, bytes], ...]) in MiB,
+// with the quota's line.
+Chart SizeChart(const json& doc, const std::string& title, const json& by_write) {
   Chart c;
-  c.title = "mvcc-quota: etcd backend size per write, intended profile";
+  c.title = title;
   c.x = Axis("writes", "writes");
   c.y = Axis("etcd backend size (dbSize)", "MiB");
   c.series = {"db size"};
@@ -45,10 +43,18 @@ void IntendedChart(const json& doc, ReportSection* s) {
     c.data[0].push_back(p[0].get<double>());
     c.data[1].push_back(p[1].get<double>() / (1 << 20));
   }
-  const json& profile = Field(doc, key::kProfile);
-  if (auto q = Number(profile, key::kQuotaBytes))
+  if (auto q = Number(Field(doc, key::kProfile), key::kQuotaBytes))
     c.y_lines.push_back({*q / (1 << 20), "quota " + Cell(*q / (1 << 20)) + " MiB"});
-  const json& settings = Field(profile, key::kIntended);
+  return c;
+}
+
+// The intended profile's backend size per write against the quota, when it ran.
+void IntendedChart(const json& doc, ReportSection* s) {
+  const json& intended = Field(doc, key::kIntended);
+  const json& by_write = Array(intended, key::kDbSizeByWrite);
+  if (by_write.empty()) return;
+  Chart c = SizeChart(doc, "mvcc-quota: etcd backend size per write, intended profile", by_write);
+  const json& settings = Field(Field(doc, key::kProfile), key::kIntended);
   c.caption = fmt::format(
       "etcd's backend size after each portion of the intended profile ({} keys, {} B values, auto-compaction "
       "retention {}; JSON intended.db_size_by_write, the first complete run), against the same quota; "
@@ -72,20 +78,8 @@ void MvccQuotaCharts(const ReportInput& in, ReportSection* s) {
     }
     return;
   }
-  Chart c;
-  c.title = "mvcc-quota: etcd backend size per write";
-  c.x = Axis("writes", "writes");
-  c.y = Axis("etcd backend size (dbSize)", "MiB");
-  c.series = {"db size"};
-  c.data.resize(2);
-  for (const json& p : by_write) {
-    if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) continue;
-    c.data[0].push_back(p[0].get<double>());
-    c.data[1].push_back(p[1].get<double>() / (1 << 20));
-  }
+  Chart c = SizeChart(doc, "mvcc-quota: etcd backend size per write", by_write);
   const json& profile = Field(doc, key::kProfile);
-  if (auto q = Number(profile, key::kQuotaBytes))
-    c.y_lines.push_back({*q / (1 << 20), "quota " + Cell(*q / (1 << 20)) + " MiB"});
   if (auto after = Number(etcd, key::kDbSizeAfterRecovery)) {
     c.y_lines.push_back({*after / (1 << 20),
                          "after the recovery, at the end: " + Cell(*after / (1 << 20)) + " MiB"});

@@ -1,6 +1,7 @@
 #include "scenario/mvcc_quota/mvcc_quota.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 
 #include <fmt/format.h>
@@ -21,15 +22,26 @@ constexpr char kHotKeyPrefix[] = "hot:";
 constexpr char kMetaKeyPrefix[] = "meta:";
 constexpr char kCanaryKey[] = "memstand-canary";
 
-LoadStepOptions StepOptions(const MvccQuotaOptions& o, const ScenarioContext& ctx, int64_t low) {
+// What a profile writes: write i to key <prefix><i mod keys>, random values of
+// value_size bytes, in portions (a portion divides keys or keys divides it).
+struct WriteProfile {
+  const char* prefix;
+  uint32_t keys, portion, value_size;
+  double rate;  // 0: as fast as etcd answers
+};
+
+WriteProfile MisuseProfile(const MvccQuotaOptions& o) { return {kHotKeyPrefix, o.keys, o.portion, o.value_size, 0}; }
+
+LoadStepOptions StepOptions(const WriteProfile& p, int pipeline, const ScenarioContext& ctx, int64_t low) {
   LoadStepOptions s;
-  s.key_prefix = kHotKeyPrefix;
-  s.first_key = static_cast<uint64_t>(low % o.keys);
-  s.last_key = s.first_key + o.portion - 1;
-  s.requests = o.portion;
-  s.value.min_size = s.value.max_size = o.value_size;
+  s.key_prefix = p.prefix;
+  s.first_key = static_cast<uint64_t>(low % p.keys);
+  s.last_key = s.first_key + std::min(p.portion, p.keys) - 1;  // keys dividing the portion: the set again
+  s.requests = p.portion;
+  s.value.min_size = s.value.max_size = p.value_size;
   s.value.content = ValueSpec::Content::kRandom;
-  s.pipeline = o.pipeline;
+  s.pipeline = pipeline;
+  s.rate = p.rate;
   // Each portion its own values, the same on every run with this seed.
   s.seed = ctx.seed + static_cast<uint64_t>(low);
   s.interrupt = ctx.interrupt;
@@ -43,6 +55,35 @@ Result<etcd::Summary> EtcdStatus(ServerUnderTest& etcd) {
   return s;
 }
 
+// One portion of a profile and etcd's status after it; the failure's text when the
+// load lost the server or the status could not be read.
+struct PortionResult {
+  LoadStepResult step;
+  etcd::Summary status;
+};
+Result<PortionResult> WritePortion(const WriteProfile& p, int pipeline, const ScenarioContext& ctx,
+                                   ServerUnderTest& etcd, int64_t low) {
+  auto step = RunLoadStep(etcd, StepOptions(p, pipeline, ctx, low));
+  if (!step.ok()) return step.status();
+  if (!step->failure.ok()) return step->failure;
+  auto status = EtcdStatus(etcd);
+  if (!status.ok()) return status.status();
+  return PortionResult{*step, *status};
+}
+
+// Writes `writes` of the profile portion by portion, calling `each` after every one;
+// the failure's text ("interrupted", a lost server, a status not read), "" when all ran.
+std::string WritePortions(const WriteProfile& p, int64_t writes, int pipeline, const ScenarioContext& ctx,
+                          ServerUnderTest& etcd, const std::function<void(int64_t, const PortionResult&)>& each) {
+  for (int64_t low = 0; low < writes; low += p.portion) {
+    if (ctx.interrupted()) return "interrupted";
+    auto portion = WritePortion(p, pipeline, ctx, etcd, low);
+    if (!portion.ok()) return portion.status().message();
+    each(low, *portion);
+  }
+  return "";
+}
+
 // Writes the profile to etcd portion by portion; stops at nothing but a lost server.
 void LoadEtcd(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerUnderTest& etcd, MvccEtcdRun* r) {
   auto before = EtcdStatus(etcd);
@@ -52,24 +93,12 @@ void LoadEtcd(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerUnder
   }
   r->db_size_before = before->db_size;
   r->revision_before = before->revision;
-  for (int64_t low = 0; low < o.writes; low += o.portion) {
-    if (ctx.interrupted()) {
-      r->failure = "interrupted";
-      return;
-    }
-    auto step = RunLoadStep(etcd, StepOptions(o, ctx, low));
-    if (!step.ok() || !step->failure.ok()) {
-      r->failure = step.ok() ? step->failure.message() : step.status().message();
-      return;
-    }
+  auto each = [&](int64_t low, const PortionResult& p) {
+    const LoadStepResult* step = &p.step;
+    const etcd::Summary* status = &p.status;
     r->attempted += step->attempted;
     r->successful += step->successful;
     r->failed += step->rejected;
-    auto status = EtcdStatus(etcd);
-    if (!status.ok()) {
-      r->failure = status.status().message();
-      return;
-    }
     r->db_size_by_write.emplace_back(r->attempted, status->db_size);
     r->revision_end = status->revision;
     if (step->rejected > 0 && r->first_failed_write == 0) {
@@ -79,7 +108,8 @@ void LoadEtcd(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerUnder
       r->db_size_at_failure = status->db_size;
       ctx.Progress("mvcc-quota", fmt::format("first failed write {}: {}", r->first_failed_write, r->error));
     }
-  }
+  };
+  r->failure = WritePortions(MisuseProfile(o), o.writes, o.pipeline, ctx, etcd, each);
 }
 
 // The documented recovery: compact to the current revision (physical), defragment,
@@ -131,7 +161,7 @@ void LoadRedis(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerUnde
       r->failure = "interrupted";
       return;
     }
-    auto step = RunLoadStep(redis, StepOptions(o, ctx, low));
+    auto step = RunLoadStep(redis, StepOptions(MisuseProfile(o), o.pipeline, ctx, low));
     if (!step.ok() || !step->failure.ok()) {
       r->failure = step.ok() ? step->failure.message() : step.status().message();
       return;
@@ -163,44 +193,22 @@ void LoadIntended(const MvccQuotaOptions& o, const ScenarioContext& ctx, ServerU
   r->db_size_before = r->db_size_peak = before->db_size;
   r->revision_before = r->revision_end = before->revision;
   const int64_t start = NowNs();
-  for (int64_t low = 0; low < in.writes; low += in.portion) {
-    if (ctx.interrupted()) {
-      r->failure = "interrupted";
-      return;
-    }
-    LoadStepOptions step_options;
-    step_options.key_prefix = kMetaKeyPrefix;
-    // Write j of the profile to key j mod keys: a portion within the set, or (keys
-    // dividing the portion) the whole set over again.
-    step_options.first_key = static_cast<uint64_t>(low % in.keys);
-    step_options.last_key = step_options.first_key + std::min(in.portion, in.keys) - 1;
-    step_options.requests = in.portion;
-    step_options.value.min_size = step_options.value.max_size = in.value_size;
-    step_options.value.content = ValueSpec::Content::kRandom;
-    step_options.pipeline = o.pipeline;
-    step_options.rate = in.rate;
-    step_options.seed = ctx.seed + static_cast<uint64_t>(low);
-    step_options.interrupt = ctx.interrupt;
-    auto step = RunLoadStep(etcd, step_options);
-    if (!step.ok() || !step->failure.ok()) {
-      r->failure = step.ok() ? step->failure.message() : step.status().message();
-      return;
-    }
+  auto each = [&](int64_t, const PortionResult& p) {
+    const LoadStepResult* step = &p.step;
+    const etcd::Summary* status = &p.status;
     r->attempted += step->attempted;
     r->successful += step->successful;
     r->failed += step->rejected;
     if (r->first_error.empty()) r->first_error = step->first_error;
-    auto status = EtcdStatus(etcd);
-    if (!status.ok()) {
-      r->failure = status.status().message();
-      return;
-    }
     r->db_size_by_write.emplace_back(r->attempted, status->db_size);
     r->db_size_peak = std::max(r->db_size_peak, status->db_size);
     r->db_size_end = status->db_size;
     r->db_size_in_use_end = status->db_size_in_use;
     r->revision_end = status->revision;
-  }
+  };
+  r->failure =
+      WritePortions({kMetaKeyPrefix, in.keys, in.portion, in.value_size, in.rate}, in.writes, o.pipeline, ctx, etcd, each);
+  if (!r->failure.empty()) return;
   r->load_s = double(NowNs() - start) / 1e9;
   const int64_t first = r->revision_before + 1;
   etcd::RangeOptions at_first;
