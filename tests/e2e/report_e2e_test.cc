@@ -96,17 +96,17 @@ TEST(ReportE2E, ChromiumDrawsEveryChartOfRealOutputOfEveryKindWithoutScriptError
   ASSERT_EQ(rep.exit_code, 0) << rep.output;
   // A run: throughput, latency per second of SET, GET and Total, percentiles, CPU, RSS
   // (7); the open-loop run the same and its send lag (8); --runs: throughput, p50, p99
-  // (3); the sweep: throughput and p99 (2); working-set: one per configuration (2);
-  // compute-locality: ratios and timed calls (2).
+  // (3); the sweep: throughput and p99 (2); working-set: one per configuration (2) and
+  // the writes a second per portion (1); compute-locality: ratios and timed calls (2).
   const std::string html = ReadFile(page);
-  EXPECT_NE(html.find("data-charts=\"24\""), std::string::npos);
+  EXPECT_NE(html.find("data-charts=\"25\""), std::string::npos);
   EXPECT_NE(html.find("Open loop: latency, service time and send lag"), std::string::npos);
 
   const testutil::CommandResult dom = Chromium(page, "--dump-dom", dir + "/profile");
   ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
   EXPECT_EQ(Attribute(dom.output, "data-done"), "1") << dom.output.substr(0, 4000);
-  EXPECT_EQ(Attribute(dom.output, "data-rendered"), "24");
-  EXPECT_EQ(Attribute(dom.output, "data-drawn"), "24");
+  EXPECT_EQ(Attribute(dom.output, "data-rendered"), "25");
+  EXPECT_EQ(Attribute(dom.output, "data-drawn"), "25");
   EXPECT_EQ(Errors(dom.output), "");
   EXPECT_EQ(dom.output.find("data-blank"), std::string::npos);
 

@@ -43,5 +43,26 @@ TEST(HtmlReportTest, WorkingSetShadesTheDetectionIntervalPerConfiguration) {
   EXPECT_EQ(s.tables[0].rows[1][1], "not run: memcached is not installed");
 }
 
+// Each portion's writes a second, a series per configuration (writers settings are
+// configurations of their own); a portion one configuration lacks is a gap.
+TEST(HtmlReportTest, WorkingSetDrawsEachPortionsThroughputPerConfiguration) {
+  const json doc = json::parse(R"j({
+    "format": 1, "scenario": "working-set", "runs": 1, "portion": 10, "writers": [1, 16], "rate": null,
+    "configurations": [
+      {"name": "noev-w1", "runs": [{"run": 1, "portions": [
+        {"written": 10, "writes_per_s": 1000}, {"written": 20, "writes_per_s": 500}]}]},
+      {"name": "noev-w16", "runs": [{"run": 1, "portions": [
+        {"written": 10, "writes_per_s": 4000}, {"written": 20, "writes_per_s": 3000},
+        {"written": 30, "writes_per_s": 2000}]}]}]
+  })j");
+  ReportSection s = ScenarioSection(ReportInputOf(doc.dump()), WorkingSetCharts);
+  EXPECT_EQ(ChartData(s, "working-set: writes a second per portion"), Golden(R"j({
+    "x": {"label": "records written", "unit": "writes", "log": false},
+    "y": {"label": "throughput of the portion", "unit": "writes/s", "log": false},
+    "series": ["noev-w1", "noev-w16"],
+    "data": [[10, 20, 30], [1000, 500, null], [4000, 3000, 2000]],
+    "bands": [], "x_lines": [], "y_lines": []})j"));
+}
+
 }  // namespace
 }  // namespace memstand
