@@ -204,7 +204,8 @@ TEST(DurabilityOverloadE2E, AStalledMasterIsFlaggedFailAndItsCellGetsClusterdown
   EXPECT_EQ(seen.count("no answer"), 1u) << cell->dump();
   EXPECT_NE(out.output.find(" fail from "), std::string::npos) << out.output;
   // The report page charts those intervals on the cluster's timeline, and Chromium draws
-  // all three charts (throughput, runs with errors, the timeline).
+  // all eight charts (throughput, runs with errors, storage writes, p99, server and client
+  // CPU, largest RSS, the timeline).
   const std::string page = dir + "/r.html";
   Outcome rep = RunMemstand({"report", dir + "/d.json", "-o", page}, 30);
   ASSERT_EQ(rep.exit_code, 0) << rep.output;
@@ -213,7 +214,7 @@ TEST(DurabilityOverloadE2E, AStalledMasterIsFlaggedFailAndItsCellGetsClusterdown
     const testutil::CommandResult dom = Chromium(page, "--dump-dom", dir + "/profile");
     ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
     EXPECT_EQ(Attribute(dom.output, "data-done"), "1");
-    EXPECT_EQ(Attribute(dom.output, "data-drawn"), "3");
+    EXPECT_EQ(Attribute(dom.output, "data-drawn"), "8");
     EXPECT_EQ(Errors(dom.output), "");
   } else {
     ADD_FAILURE() << "the report's browser check needs Debian's chromium: scripts/deps.sh --test";
@@ -246,10 +247,44 @@ TEST(DurabilityOverloadE2E, SigintStopsEveryClusterAndWritesTheCellsSoFar) {
   EXPECT_TRUE(fs::is_empty(root)) << "a cluster's run folder was left behind";
 }
 
+// The published study's controls by flag, at a small size: two load threads, a key count
+// given outright, memtier's near-constant pattern beside a compressible payload of 100x.
+TEST(DurabilityOverloadE2E, ThreadsKeysAndPayloadsOfThePublishedStudyReachTheCells) {
+  const std::string dir = TempDir();
+  const std::string root = TempDir();
+  setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
+  auto r = Running::Start({"scenario", "run", "durability-overload", "--masters", "3", "--sizes", "100", "--payload",
+                           "pattern,compressible", "--compress-ratio", "100", "--threads", "2", "--clients", "4",
+                           "--keys", "500", "--cell-duration", "1s", "--runs", "1", "--no-gets", "--no-legacy",
+                           "--probe-size", "0", "--json", dir + "/d.json"});
+  ASSERT_NE(r, nullptr);
+  Outcome out = r->Wait(120);
+  unsetenv("MEMSTAND_RUN_DIR");
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("2 thread(s), 4 clients"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("keys do:<size>:1..500 (--keys)"), std::string::npos) << out.output;
+  json doc = ReadJson(dir + "/d.json");
+  EXPECT_EQ(doc["options"]["threads"], 2);
+  EXPECT_EQ(doc["options"]["keys"], 500);
+  EXPECT_EQ(doc["options"]["compress_ratio"], 100.0);
+  for (const char* payload : {"pattern", "compressible"}) {
+    for (const char* mode : {"none", "aof-everysec"}) {
+      const json* c = FindCell(doc, mode, "SET", 100, payload);
+      ASSERT_NE(c, nullptr) << mode << " " << payload;
+      EXPECT_TRUE((*c)["ran"].get<bool>()) << c->dump();
+      EXPECT_EQ((*c)["keys"], 500);
+      EXPECT_GT((*c)["ops"].get<int64_t>(), 0);
+      EXPECT_EQ((*c)["ok_replies"], (*c)["ops"]);
+    }
+  }
+  EXPECT_TRUE(fs::is_empty(root)) << "a cluster's run folder was left behind";
+}
+
 TEST(DurabilityOverloadE2E, BadListsAreUsageErrors) {
   for (const std::vector<std::string>& flags :
-       {std::vector<std::string>{"--sizes", "100,100"}, {"--payload", "pattern"}, {"--fsync", "sometimes"},
-        {"--masters", "2"}, {"--cell-duration", "0s"}, {"--node-timeout", "abc"}, {"--probe-size", "1k"}}) {
+       {std::vector<std::string>{"--sizes", "100,100"}, {"--payload", "constant"}, {"--fsync", "sometimes"},
+        {"--masters", "2"}, {"--cell-duration", "0s"}, {"--node-timeout", "abc"}, {"--probe-size", "1k"},
+        {"--threads", "5"}, {"--compress-ratio", "0.5"}, {"--keys", "200000000"}, {"--data-bytes", "0"}}) {
     std::vector<std::string> args = {"scenario", "run", "durability-overload"};
     args.insert(args.end(), flags.begin(), flags.end());
     Outcome out = RunMemstand(args, 30);

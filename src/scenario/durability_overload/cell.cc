@@ -162,7 +162,7 @@ Result<LoadOptions> LoadFor(const CellPlan& p, const RedisTarget& seed) {
   LoadOptions load;
   load.target = seed;
   load.cluster = p.cluster;
-  load.threads = 1;
+  load.threads = p.threads;
   load.clients = p.clients;
   load.pipeline = p.pipeline;
   load.duration_s = p.duration_s;
@@ -170,7 +170,9 @@ Result<LoadOptions> LoadFor(const CellPlan& p, const RedisTarget& seed) {
   load.key_min = 1;
   load.key_max = p.keys;
   load.value.min_size = load.value.max_size = p.size;
-  load.value.content = p.payload == "compressible" ? ValueSpec::Content::kCompressible : ValueSpec::Content::kRandom;
+  load.value.content = p.payload == "compressible" ? ValueSpec::Content::kCompressible
+                       : p.payload == "pattern"    ? ValueSpec::Content::kPattern
+                                                   : ValueSpec::Content::kRandom;
   load.value.compress_ratio = p.payload == "compressible" ? p.compress_ratio : 1.0;
   load.seed = p.seed;
   CommandLimits limits;

@@ -67,12 +67,12 @@ struct CellPlan {
   std::string mode;     // "none", "aof-everysec"
   std::string op;       // "SET" or "GET"
   uint64_t size = 0;    // value bytes
-  std::string payload;  // "random" or "compressible" (GET: that of the data read)
+  std::string payload;  // "random", "compressible" or "pattern" (GET: that of the data read)
   int run = 1;
   double duration_s = 2;
   uint64_t keys = 1;    // key range 1..keys, uniform
   bool cluster = true;  // false: the legacy client (everything to the seed)
-  int clients = 4, pipeline = 1;
+  int clients = 4, pipeline = 1, threads = 1;
   double compress_ratio = 8;
   uint64_t seed = 1;
   bool aof = false;     // the invariant applies

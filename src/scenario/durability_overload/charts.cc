@@ -1,8 +1,13 @@
 // durability-overload (docs/scenarios/durability-overload.md): each cell's throughput per durability mode,
-// how many of its runs had errors (the matrix coloured by errors, as two series), and
+// how many of its runs had errors (the matrix coloured by errors, as two series), the
+// storage writes, p99, server and client CPU and largest RSS by cell and mode, and
 // the cluster's state over time (CLUSTER INFO on every node each second: the intervals a
 // node was flagged, silent or saw cluster_state:fail, on one timeline of the cells).
 #include <algorithm>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 #include <map>
 #include <set>
 #include <utility>
@@ -141,10 +146,94 @@ void MatrixCharts(const ReportInput& in, ReportSection* s) {
   s->charts.push_back(std::move(errors));
 }
 
+// One figure of the cells that ran, by cell (x) and durability mode (a series each): the
+// median over the runs of value(cell), skipping cells where it is not known.
+std::optional<Chart> CellFigureChart(const json& doc, std::string title, ChartAxis y, std::string caption,
+                                     const std::function<std::optional<double>(const json&)>& value) {
+  std::vector<std::string> cells, modes;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> values;
+  for (const json& c : Array(doc, key::kCells)) {
+    if (Field(c, key::kRan) != true) continue;
+    const std::string cell = fmt::format("{} {} B {}", Text(c, key::kOp), Text(c, key::kSize), Text(c, key::kPayload));
+    const std::string mode = Text(c, key::kMode);
+    if (std::find(cells.begin(), cells.end(), cell) == cells.end()) cells.push_back(cell);
+    if (std::find(modes.begin(), modes.end(), mode) == modes.end()) modes.push_back(mode);
+    if (auto v = value(c)) values[{cell, mode}].push_back(*v);
+  }
+  if (values.empty()) return std::nullopt;  // no cell ran, or none has the figure
+  Chart chart;
+  chart.title = std::move(title);
+  chart.style = "points";
+  chart.x = Axis("cell", "");
+  chart.x.ticks = cells;
+  chart.y = std::move(y);
+  chart.data.resize(modes.size() + 1);
+  for (size_t i = 0; i < cells.size(); ++i) chart.data[0].push_back(static_cast<double>(i));
+  for (size_t k = 0; k < modes.size(); ++k) {
+    chart.series.push_back(modes[k]);
+    for (const std::string& cell : cells) {
+      auto it = values.find({cell, modes[k]});
+      chart.data[k + 1].push_back(it == values.end() || it->second.empty()
+                                      ? std::nullopt
+                                      : std::optional<double>(RangeOf(it->second).median));
+    }
+  }
+  chart.caption = std::move(caption);
+  return chart;
+}
+
+// Storage writes, p99, client and server CPU and the largest RSS by cell and mode: the
+// published study's charts by size, from each cell's own figures (JSON cells[]).
+void ResourceCharts(const ReportInput& in, ReportSection* s) {
+  const json& doc = in.doc;
+  auto add = [s](std::optional<Chart> c) {
+    if (c) s->charts.push_back(std::move(*c));
+  };
+  auto per_second = [](const json& c, const char* field) -> std::optional<double> {
+    auto v = Number(c, field);
+    auto seconds = Number(c, key::kSeconds);
+    if (!v || !seconds || *seconds <= 0) return std::nullopt;
+    return *v / *seconds;
+  };
+  add(CellFigureChart(
+      doc, "durability-overload: bytes written to storage per cell", Axis("storage writes, all nodes", "MB/s"),
+      "Bytes the kernel accounted to the nodes' writes (/proc/PID/io write_bytes summed over the nodes) per second "
+      "of the cell, median over its runs (JSON cells[].write_bytes_per_sec).",
+      [](const json& c) -> std::optional<double> {
+        auto v = Number(c, key::kWriteBytesPerSec);
+        return v ? std::optional<double>(*v / 1e6) : std::nullopt;
+      }));
+  add(CellFigureChart(
+      doc, "durability-overload: p99 latency per cell", Axis("p99", "ms"),
+      "The 99th percentile of each cell's latency, median over its runs (JSON cells[].p99_ns).",
+      [](const json& c) -> std::optional<double> {
+        auto v = Number(c, key::kP99Ns);
+        return v ? std::optional<double>(*v / 1e6) : std::nullopt;
+      }));
+  add(CellFigureChart(
+      doc, "durability-overload: CPU per cell", Axis("CPU, share of one core", "cores"),
+      "The servers' CPU (all nodes, from /proc/PID/stat) per second of the cell, median over its runs (JSON "
+      "cells[].server_cpu_s / seconds); the load client's is in the cells' table (client_cpu_s).",
+      [&](const json& c) { return per_second(c, key::kServerCpuS); }));
+  add(CellFigureChart(
+      doc, "durability-overload: client CPU per cell", Axis("CPU, share of one core", "cores"),
+      "The load client's CPU (its threads) per second of the cell, median over its runs (JSON "
+      "cells[].client_cpu_s / seconds): near 1 core per load thread, the client was the bottleneck.",
+      [&](const json& c) { return per_second(c, key::kClientCpuS); }));
+  add(CellFigureChart(
+      doc, "durability-overload: largest node RSS per cell", Axis("RSS, largest node sample", "MiB"),
+      "The largest resident set of any node in the cell's samples, median over its runs (JSON cells[].rss_max).",
+      [](const json& c) -> std::optional<double> {
+        auto v = Number(c, key::kRssMax);
+        return v ? std::optional<double>(*v / (1 << 20)) : std::nullopt;
+      }));
+}
+
 }  // namespace
 
 void DurabilityOverloadCharts(const ReportInput& in, ReportSection* s) {
   MatrixCharts(in, s);
+  ResourceCharts(in, s);
   if (auto timeline = ClusterTimeline(Array(in.doc, key::kCells))) {
     s->charts.push_back(std::move(*timeline));
   } else {

@@ -33,6 +33,31 @@ TEST(HtmlReportTest, DurabilityOverloadThroughputAndErrorsPerCellAndMode) {
   EXPECT_EQ(ChartData(s, "durability-overload: runs with errors per cell")["data"], Golden("[[0, 1], [0, 0], [2, null]]"));
 }
 
+// The charts by cell from each cell's own figures: the median over the runs of the cells
+// that ran, per mode; a figure not known (storage writes not readable) is a gap.
+TEST(HtmlReportTest, DurabilityOverloadResourceChartsAreMediansOverTheRuns) {
+  ReportSection s = ScenarioSection(ReportInputOf(R"j({
+    "format": 1, "scenario": "durability-overload", "platform": "P", "matrix": [],
+    "cells": [
+      {"run": 1, "mode": "none", "op": "SET", "size": 100, "payload": "random", "ran": true, "seconds": 2,
+       "p99_ns": 1000000, "write_bytes_per_sec": 2000000, "client_cpu_s": 1, "server_cpu_s": 0.5, "rss_max": 1048576},
+      {"run": 2, "mode": "none", "op": "SET", "size": 100, "payload": "random", "ran": true, "seconds": 2,
+       "p99_ns": 3000000, "write_bytes_per_sec": 4000000, "client_cpu_s": 2, "server_cpu_s": 1.5, "rss_max": 3145728},
+      {"run": 1, "mode": "aof-everysec", "op": "SET", "size": 100, "payload": "random", "ran": true, "seconds": 2,
+       "p99_ns": 5000000, "write_bytes_per_sec": null, "client_cpu_s": 1, "server_cpu_s": 1, "rss_max": 2097152},
+      {"run": 1, "mode": "aof-everysec", "op": "GET", "size": 100, "payload": "random", "ran": false}]})j"),
+                                    DurabilityOverloadCharts);
+  EXPECT_EQ(ChartData(s, "durability-overload: p99 latency per cell"), Golden(R"j({
+    "x": {"label": "cell", "unit": "", "log": false, "ticks": ["SET 100 B random"]},
+    "y": {"label": "p99", "unit": "ms", "log": false},
+    "series": ["none", "aof-everysec"], "data": [[0], [2], [5]],
+    "bands": [], "x_lines": [], "y_lines": []})j"));
+  EXPECT_EQ(ChartData(s, "durability-overload: bytes written to storage per cell")["data"], Golden("[[0], [3], [null]]"));
+  EXPECT_EQ(ChartData(s, "durability-overload: CPU per cell")["data"], Golden("[[0], [0.5], [0.5]]"));
+  EXPECT_EQ(ChartData(s, "durability-overload: client CPU per cell")["data"], Golden("[[0], [0.75], [0.5]]"));
+  EXPECT_EQ(ChartData(s, "durability-overload: largest node RSS per cell")["data"], Golden("[[0], [2], [2]]"));
+}
+
 // The cluster's state over time: the cells end to end (1 s apart), one row per kind of
 // interval, a gap (null) between two intervals of a row, a dashed line where a cell starts.
 TEST(HtmlReportTest, DurabilityOverloadClusterStateTimeline) {

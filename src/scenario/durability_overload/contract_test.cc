@@ -24,6 +24,9 @@ CellResult FabricatedCell(const std::string& mode, double ops_per_s) {
   c.p50_ns = 100'000;
   c.p99_ns = c.max_ns = 900'000;
   c.write_bytes = static_cast<int64_t>(c.ops * 100);
+  c.client_cpu_s = 1.5;
+  c.server_cpu_s = 1.2;
+  c.rss_max = 8 << 20;
   c.cluster.samples = 2;
   return c;
 }
@@ -43,8 +46,9 @@ TEST(DurabilityOverloadContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   report.runs_made = 1;
   FillDurabilityReport(o, m, &report);
   const ReportInput in = testutil::ContractInput(report, false);
-  // Throughput and runs with errors per cell and mode; the cluster's state over time.
-  testutil::ExpectEveryChartHasData(DurabilityOverloadCharts, in, 3);
+  // Throughput and runs with errors per cell and mode; storage writes, p99, server and
+  // client CPU, largest RSS; the cluster's state over time.
+  testutil::ExpectEveryChartHasData(DurabilityOverloadCharts, in, 8);
   testutil::ExpectEveryRowMeasured(in, DurabilityOverloadChoiceRows());
 }
 

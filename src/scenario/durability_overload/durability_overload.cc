@@ -150,7 +150,8 @@ class Procedure {
     p.payload = payload;
     p.run = run;
     p.duration_s = o_.cell_duration_s;
-    p.keys = DurabilityKeys(size, o_.data_bytes);
+    p.keys = o_.keys > 0 ? o_.keys : DurabilityKeys(size, o_.data_bytes);
+    p.threads = o_.threads;
     p.clients = o_.clients;
     p.pipeline = o_.pipeline;
     p.compress_ratio = o_.compress_ratio;
@@ -212,7 +213,7 @@ Result<std::vector<uint64_t>> ParseSizeList(std::string_view text) {
 }
 
 Result<std::vector<std::string>> ParsePayloadList(std::string_view text) {
-  return ParseWordList(text, "--payload", {"random", "compressible"});
+  return ParseWordList(text, "--payload", {"random", "compressible", "pattern"});
 }
 
 Result<std::vector<std::string>> ParseFsyncList(std::string_view text) {
@@ -242,6 +243,17 @@ Status ValidateDurabilityOverload(const DurabilityOverloadOptions& o) {
   }
   if (o.clients < 1 || o.clients > 256) return Status::InvalidArgument(fmt::format("--clients must be 1..256, got {}", o.clients));
   if (o.pipeline < 1 || o.pipeline > 256) return Status::InvalidArgument(fmt::format("--pipeline must be 1..256, got {}", o.pipeline));
+  if (o.threads < 1 || o.threads > 64 || o.threads > o.clients) {
+    return Status::InvalidArgument(fmt::format("--threads must be 1..64 and at most --clients ({}), got {}", o.clients,
+                                               o.threads));
+  }
+  if (!(o.compress_ratio >= 1 && o.compress_ratio <= 1000)) {
+    return Status::InvalidArgument(fmt::format("--compress-ratio must be 1 .. 1000, got {}", o.compress_ratio));
+  }
+  if (o.keys > 100'000'000) return Status::InvalidArgument(fmt::format("--keys must be at most 100000000, got {}", o.keys));
+  if (o.data_bytes < 1 || o.data_bytes > (uint64_t{64} << 30)) {
+    return Status::InvalidArgument("--data-bytes must be 1 B .. 64 GiB");
+  }
   if (o.probe_bytes != 0 && (o.probe_bytes < (uint64_t{2} << 20) || o.probe_bytes > (uint64_t{4} << 30))) {
     return Status::InvalidArgument("--probe-size must be 0 (no probe) or 2 MiB .. 4 GiB");
   }

@@ -38,20 +38,26 @@ struct DurabilityOverloadOptions {
   /// clients each with a connection to every master, `pipeline` requests in flight on each.
   int clients = 4;
   int pipeline = 1;
-  /// "compressible" payloads: values zstd compresses about this many times (ValuePool).
+  /// Load threads, the clients spread over them (the published study: 4 threads x 12
+  /// clients). More than one shares the machine's cores with the servers.
+  int threads = 1;
+  /// "compressible" payloads: values zstd compresses about this many times (ValuePool);
+  /// "pattern" is memtier's near-constant default, the compressible extreme.
   double compress_ratio = 8;
   /// Bytes of the storage probe per content (0: no probe).
   uint64_t probe_bytes = uint64_t{64} << 20;
   /// Values kept per size: the key range is min(kMaxKeys, data_bytes / size), so memory
   /// and AOF rewrites stay bounded while the cells overwrite keys.
   uint64_t data_bytes = uint64_t{64} << 20;
+  /// Keys per size instead (the published study: 1M / 200k / 20k); 0: from data_bytes.
+  uint64_t keys = 0;
   bool gets = true;    // GET cells after each size's SET cells
   bool legacy = true;  // the legacy-client block
 };
 
 /// "100,10k,256k": byte sizes (util/parse.h), 1 B .. 64 MiB each, no repeats.
 Result<std::vector<uint64_t>> ParseSizeList(std::string_view text);
-/// "random,compressible": each one of those, no repeats.
+/// "random,compressible,pattern": each one of those, no repeats.
 Result<std::vector<std::string>> ParsePayloadList(std::string_view text);
 /// "everysec,always": each one of always, everysec, no; no repeats.
 Result<std::vector<std::string>> ParseFsyncList(std::string_view text);

@@ -16,6 +16,7 @@ struct DurabilityOverloadFlags {
   std::string fsync = "everysec", sizes = "100,10k,256k", payloads = "random,compressible";
   std::string cell_duration = "2s", node_timeout = "15s", probe_size = "64MiB";
   bool no_gets = false, no_legacy = false;
+  std::string data_bytes = "64MiB";
 };
 
 Result<DurabilityOverloadOptions> BuildDurabilityOverload(const DurabilityOverloadFlags& f) {
@@ -42,6 +43,9 @@ Result<DurabilityOverloadOptions> BuildDurabilityOverload(const DurabilityOverlo
   o.cell_duration_s = *duration;
   o.node_timeout_ms = static_cast<int>(std::min(*timeout * 1000, 1e9));
   o.probe_bytes = probe;
+  auto data = ParseByteSize(f.data_bytes);
+  if (!data.ok()) return Status::InvalidArgument("--data-bytes: " + data.status().message());
+  o.data_bytes = *data;
   o.gets = !f.no_gets;
   o.legacy = !f.no_legacy;
   Status s = ValidateDurabilityOverload(o);
@@ -62,6 +66,14 @@ ScenarioPrepare SetupDurabilityOverload(CLI::App* app) {
   app->add_option("--node-timeout", f->node_timeout, "cluster-node-timeout (15s, 2000ms, ...)")->capture_default_str();
   app->add_option("--clients", f->options.clients, "Load clients, each connected to every master")->capture_default_str();
   app->add_option("--pipeline", f->options.pipeline, "Requests in flight per master connection")->capture_default_str();
+  app->add_option("--threads", f->options.threads, "Load threads, the clients spread over them")->capture_default_str();
+  app->add_option("--keys", f->options.keys, "Keys per size (0: --data-bytes / size, at most 20000)")
+      ->capture_default_str();
+  app->add_option("--data-bytes", f->data_bytes, "Bytes of values kept per size, when --keys is 0")
+      ->capture_default_str();
+  app->add_option("--compress-ratio", f->options.compress_ratio,
+                  "How many times zstd compresses the compressible payload (1..1000)")
+      ->capture_default_str();
   app->add_option("--probe-size", f->probe_size, "Bytes of each content in the storage probe (0: no probe)")
       ->capture_default_str();
   app->add_flag("--no-gets", f->no_gets, "No GET cells");

@@ -24,7 +24,13 @@ inline constexpr char kOp[] = "op";  // "SET", "GET"
 
 // cells[].
 inline constexpr char kRun[] = "run";
-inline constexpr char kRan[] = "ran";  // cells[]: the cell ran (not skipped)
+inline constexpr char kRan[] = "ran";
+// cells[]: what the charts by size read (report.cc writes them per cell).
+inline constexpr char kWriteBytesPerSec[] = "write_bytes_per_sec";  // null: not readable
+inline constexpr char kP99Ns[] = "p99_ns";
+inline constexpr char kClientCpuS[] = "client_cpu_s";
+inline constexpr char kServerCpuS[] = "server_cpu_s";
+inline constexpr char kRssMax[] = "rss_max";  // cells[]: the cell ran (not skipped)
 inline constexpr char kSeconds[] = "seconds";
 inline constexpr char kClusterSamples[] = "cluster_samples";
 inline constexpr char kClusterIntervals[] = "cluster_intervals";

@@ -288,12 +288,12 @@ json CellJson(const CellResult& c) {
           {"not_run", c.not_run.empty() ? json(nullptr) : json(c.not_run)}, {"interrupted", c.interrupted},
           {"has_errors", c.has_errors()}, {"skipped", c.skipped()}, {key::kSeconds, c.seconds}, {"ops", c.ops}, {"ok_replies", c.ok_replies},
           {"error_replies", c.error_replies}, {"unanswered", c.unanswered}, {"hits", c.hits}, {"misses", c.misses},
-          {key::kOpsPerSec, c.ops_per_s}, {"p50_ns", c.p50_ns}, {"p95_ns", c.p95_ns}, {"p99_ns", c.p99_ns},
+          {key::kOpsPerSec, c.ops_per_s}, {"p50_ns", c.p50_ns}, {"p95_ns", c.p95_ns}, {key::kP99Ns, c.p99_ns},
           {"max_ns", c.max_ns}, {"errors", c.errors}, {"first_error", c.first_error},
           {"moved_followed", c.moved_followed}, {"tryagain_retried", c.tryagain_retried},
-          {"client_cpu_s", c.client_cpu_s}, {"server_cpu_s", c.server_cpu_s}, {"rss_mean", c.rss_mean},
-          {"rss_max", c.rss_max}, {"write_bytes", c.write_bytes < 0 ? json(nullptr) : json(c.write_bytes)},
-          {"write_bytes_per_sec", c.write_bytes < 0 ? json(nullptr) : json(c.bytes_per_s())}, {"aof", c.aof}, {"aof_settle_ms", c.aof_settle_ms},
+          {key::kClientCpuS, c.client_cpu_s}, {key::kServerCpuS, c.server_cpu_s}, {"rss_mean", c.rss_mean},
+          {key::kRssMax, c.rss_max}, {"write_bytes", c.write_bytes < 0 ? json(nullptr) : json(c.write_bytes)},
+          {key::kWriteBytesPerSec, c.write_bytes < 0 ? json(nullptr) : json(c.bytes_per_s())}, {"aof", c.aof}, {"aof_settle_ms", c.aof_settle_ms},
           {key::kClusterSamples, c.cluster.samples}, {key::kClusterIntervals, cl},
           {"invariant", c.invariant ? c.invariant->ToJson() : json(nullptr)}};
 }
@@ -401,7 +401,8 @@ json OptionsJson(const DurabilityOverloadOptions& o, const DurabilityMeasured& m
   return {{"masters", o.masters}, {"modes", m.modes}, {"sizes", o.sizes}, {"payloads", o.payloads},
           {"cell_duration_s", o.cell_duration_s}, {"node_timeout_ms", o.node_timeout_ms},
           {"clients", o.clients}, {"pipeline", o.pipeline}, {"compress_ratio", o.compress_ratio},
-          {"probe_bytes", o.probe_bytes}, {"data_bytes", o.data_bytes}};
+          {"probe_bytes", o.probe_bytes}, {"data_bytes", o.data_bytes}, {"threads", o.threads},
+          {"keys", o.keys > 0 ? json(o.keys) : json(nullptr)}};
 }
 
 std::vector<std::string> DurabilityProcedure(const DurabilityOverloadOptions& o, const DurabilityMeasured& m) {
@@ -409,11 +410,13 @@ std::vector<std::string> DurabilityProcedure(const DurabilityOverloadOptions& o,
       fmt::format("per run and durability mode ({}), a fresh Redis Cluster of {} masters (no replicas) through the "
                   "stand, stopped after its cells; the modes' order alternates between runs", fmt::join(m.modes, ", "),
                   o.masters),
-      fmt::format("cells of {:g} s each: SET of each size ({}) and payload ({}; compressible: zstd about {:g}x), then "
-                  "GET over that size's keys; keys do:<size>:1..min(20000, {} MiB / size), uniform", o.cell_duration_s,
-                  fmt::join(o.sizes, ", "), fmt::join(o.payloads, ", "), o.compress_ratio, o.data_bytes >> 20),
-      fmt::format("the load engine in cluster mode: 1 thread, {} clients each connected to every master, pipeline {}; "
-                  "the engine ends a cell at its first failed connection", o.clients, o.pipeline),
+      fmt::format("cells of {:g} s each: SET of each size ({}) and payload ({}; compressible: zstd about {:g}x; "
+                  "pattern: memtier's near-constant default), then GET over that size's keys; keys {}, uniform",
+                  o.cell_duration_s, fmt::join(o.sizes, ", "), fmt::join(o.payloads, ", "), o.compress_ratio,
+                  o.keys > 0 ? fmt::format("do:<size>:1..{} (--keys)", o.keys)
+                             : fmt::format("do:<size>:1..min(20000, {} B / size)", o.data_bytes)),
+      fmt::format("the load engine in cluster mode: {} thread(s), {} clients each connected to every master, pipeline "
+                  "{}; the engine ends a cell at its first failed connection", o.threads, o.clients, o.pipeline),
       "during each cell: every node's /proc/PID/stat and /proc/PID/io every 0.5 s, and CLUSTER INFO + CLUSTER NODES "
       "on every node every 1 s from a thread of its own; INFO persistence before and after",
       "before the first cells: the storage probe in the servers' folder; after the first run's none cells: the "
