@@ -189,6 +189,13 @@ void ResourceCharts(const ReportInput& in, ReportSection* s) {
   auto add = [s](std::optional<Chart> c) {
     if (c) s->charts.push_back(std::move(*c));
   };
+  // A cell's field divided by `scale` (units), or by its seconds (a rate).
+  auto scaled = [](const char* field, double scale) {
+    return [field, scale](const json& c) -> std::optional<double> {
+      auto v = Number(c, field);
+      return v ? std::optional<double>(*v / scale) : std::nullopt;
+    };
+  };
   auto per_second = [](const json& c, const char* field) -> std::optional<double> {
     auto v = Number(c, field);
     auto seconds = Number(c, key::kSeconds);
@@ -199,17 +206,11 @@ void ResourceCharts(const ReportInput& in, ReportSection* s) {
       doc, "durability-overload: bytes written to storage per cell", Axis("storage writes, all nodes", "MB/s"),
       "Bytes the kernel accounted to the nodes' writes (/proc/PID/io write_bytes summed over the nodes) per second "
       "of the cell, median over its runs (JSON cells[].write_bytes_per_sec).",
-      [](const json& c) -> std::optional<double> {
-        auto v = Number(c, key::kWriteBytesPerSec);
-        return v ? std::optional<double>(*v / 1e6) : std::nullopt;
-      }));
+      scaled(key::kWriteBytesPerSec, 1e6)));
   add(CellFigureChart(
       doc, "durability-overload: p99 latency per cell", Axis("p99", "ms"),
       "The 99th percentile of each cell's latency, median over its runs (JSON cells[].p99_ns).",
-      [](const json& c) -> std::optional<double> {
-        auto v = Number(c, key::kP99Ns);
-        return v ? std::optional<double>(*v / 1e6) : std::nullopt;
-      }));
+      scaled(key::kP99Ns, 1e6)));
   add(CellFigureChart(
       doc, "durability-overload: CPU per cell", Axis("CPU, share of one core", "cores"),
       "The servers' CPU (all nodes, from /proc/PID/stat) per second of the cell, median over its runs (JSON "
@@ -223,10 +224,7 @@ void ResourceCharts(const ReportInput& in, ReportSection* s) {
   add(CellFigureChart(
       doc, "durability-overload: largest node RSS per cell", Axis("RSS, largest node sample", "MiB"),
       "The largest resident set of any node in the cell's samples, median over its runs (JSON cells[].rss_max).",
-      [](const json& c) -> std::optional<double> {
-        auto v = Number(c, key::kRssMax);
-        return v ? std::optional<double>(*v / (1 << 20)) : std::nullopt;
-      }));
+      scaled(key::kRssMax, 1 << 20)));
 }
 
 }  // namespace
