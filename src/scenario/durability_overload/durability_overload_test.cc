@@ -28,13 +28,15 @@ TEST(DurabilityOverloadFlagsTest, SizesRejectEmptyRepeatedTooLargeAndJunk) {
 }
 
 TEST(DurabilityOverloadFlagsTest, PayloadsAndFsyncModesAreClosedLists) {
-  auto p = ParsePayloadList("compressible,random");
+  auto p = ParsePayloadList("compressible,random,pattern");
   ASSERT_TRUE(p.ok());
-  EXPECT_EQ(*p, (std::vector<std::string>{"compressible", "random"}));
+  EXPECT_EQ(*p, (std::vector<std::string>{"compressible", "random", "pattern"}));
   auto f = ParseFsyncList("everysec,always,no");
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(f->size(), 3u);
-  for (const char* bad : {"pattern", "random,random", "", "random,"}) EXPECT_FALSE(ParsePayloadList(bad).ok()) << bad;
+  for (const char* bad : {"constant", "random,random", "", "random,", "pattern,pattern"}) {
+    EXPECT_FALSE(ParsePayloadList(bad).ok()) << bad;
+  }
   for (const char* bad : {"sometimes", "always,always", "", "everysec,,no", "none"}) {
     auto r = ParseFsyncList(bad);
     EXPECT_FALSE(r.ok()) << bad;
@@ -77,6 +79,15 @@ TEST(DurabilityOverloadFlagsTest, ValidateNamesTheFlag) {
   o = {};
   o.probe_bytes = 1000;
   EXPECT_NE(ValidateDurabilityOverload(o).message().find("--probe-size"), std::string::npos);
+  o = {};
+  o.threads = 5;  // more than the 4 clients
+  EXPECT_NE(ValidateDurabilityOverload(o).message().find("--threads"), std::string::npos);
+  o = {};
+  o.compress_ratio = 0.5;
+  EXPECT_NE(ValidateDurabilityOverload(o).message().find("--compress-ratio"), std::string::npos);
+  o = {};
+  o.keys = 200'000'000;
+  EXPECT_NE(ValidateDurabilityOverload(o).message().find("--keys"), std::string::npos);
 }
 
 StoragePass Pass(const char* content, uint64_t bytes, double seconds) {
