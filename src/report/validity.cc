@@ -38,14 +38,13 @@ ValidityCheck CheckRate(const LoadOptions& o, const RunResult& r) {
   const double achieved = AchievedRate(o, r);
   const double share = achieved / o.rate;
   return JudgedCheck("rate", fmt::format("achieved {:.1f}/s of {:.10g}/s ({:.2f}%)", achieved, o.rate, share * 100),
-                kThreshold, share >= kValidRateShare,
+                kThreshold, !RateFellShort(o, r),
                 "the schedule was not kept: the client or the server could not send at the rate asked");
 }
 
-ValidityCheck CheckSendLag(const LoadOptions& o, const RunResult& r) {
+ValidityCheck CheckSendLag(const LoadOptions& o, const CommandStats& all) {
   const char* kThreshold = "send lag p99 at most the latency's p50";
   if (o.rate <= 0) return NotJudgedCheck("send lag", kThreshold, "closed loop: requests leave on replies");
-  const CommandStats all = r.AllCommands();
   if (all.latency_ns.total_count() == 0) return NotJudgedCheck("send lag", kThreshold, "no measured reply");
   const double lag = static_cast<double>(all.send_lag_ns.ValueAtPercentile(99));
   const double p50 = static_cast<double>(all.latency_ns.ValueAtPercentile(50));
@@ -285,6 +284,16 @@ std::string Validity::Verdict() const {
   return "suspect (" + names + ")";
 }
 
+std::vector<std::vector<std::vector<double>>> SentGaps(const RunResult& r) {
+  std::vector<std::vector<std::vector<double>>> gaps;
+  for (const ThreadStats& t : r.threads) {
+    std::vector<std::vector<double>> blocks;
+    for (std::span<const int64_t> b : t.send_gaps.blocks()) blocks.emplace_back(b.begin(), b.end());
+    gaps.push_back(std::move(blocks));
+  }
+  return gaps;
+}
+
 ValidityCheck CheckInterArrival(bool poisson, const std::vector<std::vector<std::vector<double>>>& gaps) {
   const std::string threshold =
       poisson ? fmt::format("Anderson-Darling against the exponential under {:g} x its 1% critical value ({:.3f}), "
@@ -332,22 +341,16 @@ Validity AssessRun(const LoadOptions& o, const RunResult& r, double confidence) 
   const Correlation corr = Correlate(Blocks(r, &ThreadStats::latency_runs));
   const double ratio = corr.rho1 ? EffectiveSampleSize(corr.n, *corr.rho1) / static_cast<double>(corr.n) : 1.0;
   const uint64_t measured = r.measured_ops();
+  const CommandStats all = r.AllCommands();
   v.checks.push_back(CheckRate(o, r));
-  v.checks.push_back(CheckSendLag(o, r));
+  v.checks.push_back(CheckSendLag(o, all));
   if (o.rate > 0) {
-    std::vector<std::vector<std::vector<double>>> gaps;
-    for (const ThreadStats& t : r.threads) {
-      std::vector<std::vector<double>> blocks;
-      for (std::span<const int64_t> b : t.send_gaps.blocks()) blocks.emplace_back(b.begin(), b.end());
-      gaps.push_back(std::move(blocks));
-    }
-    v.checks.push_back(CheckInterArrival(o.poisson, gaps));
+    v.checks.push_back(CheckInterArrival(o.poisson, SentGaps(r)));
   } else {
     v.checks.push_back(NotJudgedCheck("inter-arrival", "open loop only", "closed loop: requests leave on replies"));
   }
   v.checks.push_back(CheckStationarity(o, r, ratio, confidence));
   v.checks.push_back(CheckIndependence(corr, measured, ratio));
-  const CommandStats all = r.AllCommands();
   LatencyFigures total = FiguresOf("Total", all.latency_ns, o.percentiles, r.measured_s);
   if (o.rate <= 0 && !o.cluster) total.in_flight = static_cast<double>(o.connections()) * o.pipeline;
   v.checks.push_back(CheckLittlesLaw(total));

@@ -66,9 +66,6 @@ struct Validity {
 };
 
 // Thresholds (docs/method.md gives each its source).
-/// Open loop: the achieved rate at least this share of --rate (report/run_report.h's
-/// kRateShortfall, the same figure).
-inline constexpr double kValidRateShare = 0.99;
 /// Open loop: the send lag's p99 at most this multiple of the latency's p50.
 inline constexpr double kValidLagToP50 = 1.0;
 /// Poisson arrivals: the Anderson-Darling statistic under this multiple of its 1%
@@ -120,6 +117,8 @@ ValidityCheck CheckLittlesLaw(const LatencyFigures& f);
 /// Poisson, the coefficient of variation for constant. Each thread's gaps are divided
 /// by that thread's mean first (threads' shares of the rate may differ by a remainder).
 ValidityCheck CheckInterArrival(bool poisson, const std::vector<std::vector<std::vector<double>>>& gaps);
+/// CheckInterArrival's input from a run: each load thread's blocks of sent gaps (ns).
+std::vector<std::vector<std::vector<double>>> SentGaps(const RunResult& r);
 
 /// The checks of a finished run and the intervals of its printed percentiles.
 Validity AssessRun(const LoadOptions& o, const RunResult& r, double confidence = 0.95);

@@ -129,16 +129,6 @@ RunResult OpenLoopRun(const LocalRedis& redis, bool poisson) {
   return std::move(*result);
 }
 
-std::vector<std::vector<std::vector<double>>> SentGaps(const RunResult& r) {
-  std::vector<std::vector<std::vector<double>>> out;
-  for (const ThreadStats& t : r.threads) {
-    std::vector<std::vector<double>> blocks;
-    for (auto b : t.send_gaps.blocks()) blocks.emplace_back(b.begin(), b.end());
-    out.push_back(std::move(blocks));
-  }
-  return out;
-}
-
 TEST(ValidityE2E, PoissonSendsPassTheFitAndConstantOnesFedToItFail) {
   auto redis = StartRedis();
   ASSERT_NE(redis, nullptr);
