@@ -21,6 +21,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 #include "core/uring.h"
+#include "io_mode_param.h"
 #include "load/command_spec.h"
 #include "load/engine.h"
 #include "load/load_options.h"
@@ -93,11 +94,8 @@ TEST_P(ConnMemoryTest, AnIdleConnectionHoldsAtMostEightKilobytesOfHeap) {
   RecordProperty("heap_bytes_per_connection", std::to_string(per_connection));
 }
 
-INSTANTIATE_TEST_SUITE_P(EpollAndUring, ConnMemoryTest,
-                         ::testing::Values(IoMode::kEpoll, IoMode::kUring),
-                         [](const auto& info) {
-                           return std::string(info.param == IoMode::kUring ? "uring" : "epoll");
-                         });
+INSTANTIATE_TEST_SUITE_P(EpollAndUring, ConnMemoryTest, ::testing::Values(IoMode::kEpoll, IoMode::kUring),
+                         testutil::IoModeParamName);
 
 }  // namespace
 }  // namespace memstand

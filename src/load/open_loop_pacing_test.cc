@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/uring.h"
+#include "io_mode_param.h"
 #include "load/command_spec.h"
 #include "load/engine.h"
 #include "load/load_options.h"
@@ -111,11 +112,8 @@ TEST_P(OpenLoopPacingTest, RealtimeLoadThreadsRunOnSchedFifoAndLeaveNothingBehin
   EXPECT_EQ(FifoThreads(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(EpollAndUring, OpenLoopPacingTest,
-                         ::testing::Values(IoMode::kEpoll, IoMode::kUring),
-                         [](const auto& info) {
-                           return std::string(info.param == IoMode::kUring ? "uring" : "epoll");
-                         });
+INSTANTIATE_TEST_SUITE_P(EpollAndUring, OpenLoopPacingTest, ::testing::Values(IoMode::kEpoll, IoMode::kUring),
+                         testutil::IoModeParamName);
 
 }  // namespace
 }  // namespace memstand
