@@ -20,12 +20,10 @@
 extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
-#include "core/uring.h"
 #include "io_mode_param.h"
 #include "load/command_spec.h"
 #include "load/engine.h"
 #include "load/load_options.h"
-#include "stand/local_redis.h"
 
 namespace memstand {
 namespace {
@@ -40,15 +38,8 @@ size_t LiveHeapBytes() {
 #endif
 }
 
-class ConnMemoryTest : public ::testing::TestWithParam<IoMode> {
+class ConnMemoryTest : public testutil::IoModeRedisTest {
  protected:
-  void SetUp() override {
-    if (GetParam() == IoMode::kUring && !Uring::Create(1).ok()) GTEST_SKIP() << "no io_uring here";
-    auto r = LocalRedis::Start(LocalRedisOptions{});
-    ASSERT_TRUE(r.ok()) << r.status().message();
-    redis_ = std::move(*r);
-  }
-
   // The most live heap seen at a per-second hand-off of a 2.5 s run of `clients`
   // connections sending GETs at 100 requests/s in all.
   size_t PeakLiveHeap(int clients) {
@@ -78,8 +69,6 @@ class ConnMemoryTest : public ::testing::TestWithParam<IoMode> {
     }
     return peak;
   }
-
-  std::unique_ptr<LocalRedis> redis_;
 };
 
 TEST_P(ConnMemoryTest, AnIdleConnectionHoldsAtMostEightKilobytesOfHeap) {

@@ -10,25 +10,16 @@
 #include <memory>
 #include <string>
 
-#include "core/uring.h"
 #include "io_mode_param.h"
 #include "load/command_spec.h"
 #include "load/engine.h"
 #include "load/load_options.h"
-#include "stand/local_redis.h"
 
 namespace memstand {
 namespace {
 
-class OpenLoopPacingTest : public ::testing::TestWithParam<IoMode> {
+class OpenLoopPacingTest : public testutil::IoModeRedisTest {
  protected:
-  void SetUp() override {
-    if (GetParam() == IoMode::kUring && !Uring::Create(1).ok()) GTEST_SKIP() << "no io_uring here";
-    auto r = LocalRedis::Start(LocalRedisOptions{});
-    ASSERT_TRUE(r.ok()) << r.status().message();
-    redis_ = std::move(*r);
-  }
-
   LoadOptions Options() {
     LoadOptions opt;
     opt.target.host = "127.0.0.1";
@@ -43,8 +34,6 @@ class OpenLoopPacingTest : public ::testing::TestWithParam<IoMode> {
     if (spec.ok()) opt.commands.push_back(*spec);
     return opt;
   }
-
-  std::unique_ptr<LocalRedis> redis_;
 };
 
 // 2,000 requests/s on one thread: a send every 500 µs, 300 µs of each gap polled. The
