@@ -35,6 +35,8 @@ Result<std::string> ReadProcFile(pid_t pid, const char* file) {
   }
   int err = errno;
   close(fd);
+  // A process that exits between the open and the read is gone too (ESRCH).
+  if (n < 0 && err == ESRCH) return Status::NotFound("no process " + std::to_string(pid));
   if (n < 0) return Status::IoError(path + ": " + std::strerror(err));
   return text;
 }
