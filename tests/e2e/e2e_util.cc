@@ -207,11 +207,21 @@ std::set<pid_t> ChildrenNamed(pid_t parent, const std::string& name) {
   return out;
 }
 
+namespace {
+// An exited process its (adoptive) parent has not reaped yet: it runs no more.
+bool IsZombie(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  const size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+}
+}  // namespace
+
 bool AllGone(const std::set<pid_t>& pids, double timeout_s) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (std::chrono::steady_clock::now() < until) {
     bool any = false;
-    for (pid_t p : pids) any |= ProcessExists(p);
+    for (pid_t p : pids) any |= ProcessExists(p) && !IsZombie(p);
     if (!any) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

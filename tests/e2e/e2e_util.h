@@ -88,7 +88,8 @@ uint64_t SeriesSum(const nlohmann::json& run, const char* key);
 bool ProcessExists(pid_t pid);
 /// Pids whose parent is `parent` and whose name starts with `name` (/proc/PID/stat).
 std::set<pid_t> ChildrenNamed(pid_t parent, const std::string& name);
-/// Waits until `pids` are all gone (true) or timeout_s passes.
+/// Waits until `pids` are all gone (true) or timeout_s passes. An exited process not yet
+/// reaped (a zombie: memstand's orphans are reaped by whoever adopts them) counts as gone.
 bool AllGone(const std::set<pid_t>& pids, double timeout_s);
 /// With TMPDIR set to the folder that holds `folder`, a memstand temp folder left by the
 /// memstand `pid` killed with SIGKILL: the next `memstand run` (its own redis-server)

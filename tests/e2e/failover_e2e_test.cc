@@ -240,7 +240,7 @@ void SignalDuringAPause(int sig) {
   std::string left;
   if (!AllGone(nodes, 30)) {
     for (pid_t p : nodes) {
-      if (ProcessExists(p)) left += fmt::format(" {} (state {})", p, StateOf(p));
+      if (ProcessExists(p) && StateOf(p) != 'Z') left += fmt::format(" {} (state {})", p, StateOf(p));
     }
   }
   EXPECT_EQ(left, "") << "nodes still there:" << left << "\n" << out.output;
