@@ -72,6 +72,8 @@ struct RunConfig {
   LoadOptions load;
   bool target_given = false;  // false: memstand starts its own server (redis-server,
                               // memcached, tarantool or etcd by --protocol)
+  bool servers_by_caller = false;  // sweep --sweep-set/--sweep-topology: RunSession starts
+                                   // none; the caller stands each point's up (UseServers)
   std::string json_path;
   bool json_memtier = false;  // --json-format memtier: memtier_benchmark's key layout
   std::string samples_path;   // raw samples CSV; load.samples_cap is its cap

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -237,6 +238,10 @@ Result<std::unique_ptr<RunSession>> RunSession::Open(RunConfig* cfg) {
 }
 
 Status RunSession::StartLocalServer(RunConfig* cfg) {
+  if (cfg->servers_by_caller) {
+    server_note_ = "started by the sweep for each point";
+    return Status::OK();
+  }
   if (cfg->target_given) {
     server_note_ = "given by the user (not started by memstand)";
     return Status::OK();
@@ -251,6 +256,7 @@ Status RunSession::StartLocalServer(RunConfig* cfg) {
   cfg->load.target.port = out_->local->port();
   cfg->load.exclusive_server = true;
   server_note_ = out_->local->Describe() + "; stopped when memstand exits";
+  servers_ = {{"redis-server", out_->local->pid()}};
   return Status::OK();
 }
 
@@ -266,6 +272,7 @@ Status RunSession::StartLocalOther(RunConfig* cfg) {
   cfg->load.target.port = out_->local_other->port();
   cfg->load.exclusive_server = true;
   server_note_ = out_->local_other->Describe() + "; stopped when memstand exits";
+  servers_ = {{out_->local_other->program(), out_->local_other->pid()}};
   return Status::OK();
 }
 
@@ -282,20 +289,24 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
                                                          const std::string& label) {
   auto run = std::make_unique<MeasuredRun>();
   run->options = options;
-  const pid_t server_pid = out_->local       ? out_->local->pid()
-                           : out_->local_other ? out_->local_other->pid()
-                                               : 0;
-  const bool local = server_pid > 0;
+  const bool local = !servers_.empty();
   if (out_->progress) out_->progress->Begin(run->options, label);
-  std::vector<WatchedProcess> watched = {{"memstand", 0}};
-  if (local) {
-    watched.insert(watched.begin(),
-                   {out_->local ? "redis-server" : out_->local_other->program(), server_pid});
-  }
+  std::vector<WatchedProcess> watched = servers_;
+  watched.push_back({"memstand", 0});
   auto sampler = ResourceSampler::Start(watched);
-  auto before = local ? ReadProcSample(server_pid) : Result<ProcSample>(Status::NotFound(""));
+  // The servers' CPU over the run, summed: known only when every one was read both times.
+  auto cpu_of_servers = [this]() -> std::optional<double> {
+    double sum = 0;
+    for (const WatchedProcess& w : servers_) {
+      auto s = ReadProcSample(w.pid);
+      if (!s.ok()) return std::nullopt;
+      sum += s->user_sec + s->sys_sec;
+    }
+    return sum;
+  };
+  const std::optional<double> before = local ? cpu_of_servers() : std::nullopt;
   auto result = RunLoad(run->options, InterruptFlag(), Sink());
-  auto after = local ? ReadProcSample(server_pid) : Result<ProcSample>(Status::NotFound(""));
+  const std::optional<double> after = local ? cpu_of_servers() : std::nullopt;
   if (sampler.ok()) run->report.resources = (*sampler)->Stop();
   if (out_->progress) out_->progress->Clear();
   if (!result.ok()) return result.status();
@@ -307,14 +318,19 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
   rep.result = &run->result;
   rep.platform = platform_;
   rep.server_started = local;
-  rep.server_pid = server_pid;
+  rep.server_pid = local ? servers_.front().pid : 0;
   rep.server_note = server_note_;
-  if (before.ok() && after.ok()) {
+  if (before && after) {
     rep.server_proc_known = true;
-    rep.server_proc_cpu_s = after->user_sec + after->sys_sec - before->user_sec - before->sys_sec;
+    rep.server_proc_cpu_s = *after - *before;
   }
   Judge(run->result, rep.server_started, strict_, &rep);
   return run;
+}
+
+void RunSession::UseServers(std::vector<WatchedProcess> servers, std::string note) {
+  servers_ = std::move(servers);
+  server_note_ = std::move(note);
 }
 
 bool RunSession::interrupted() const { return InterruptFlag()->load(); }

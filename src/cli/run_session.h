@@ -7,12 +7,14 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/run_flags.h"
 #include "load/engine.h"
 #include "report/run_report.h"
+#include "stand/resource_sampler.h"
 #include "stats/reservoir.h"
 #include "util/status.h"
 
@@ -54,6 +56,11 @@ class RunSession {
   /// Each run's seconds follow the previous run's in the --hdr-log and live metrics.
   Result<std::unique_ptr<MeasuredRun>> Measure(const LoadOptions& options, const std::string& label);
 
+  /// The servers the caller stood up for the next runs (RunConfig::servers_by_caller:
+  /// sweep's points). Their CPU is sampled and summed as a local server's is, the first
+  /// one's pid is the report's, and `note` names them in the reports.
+  void UseServers(std::vector<WatchedProcess> servers, std::string note);
+
   /// SIGINT, SIGTERM or SIGHUP arrived: make no further run.
   bool interrupted() const;
 
@@ -86,6 +93,7 @@ class RunSession {
   Platform platform_;
   bool strict_ = false;  // --strict
   std::string server_note_;
+  std::vector<WatchedProcess> servers_;  // those memstand started, sampled in Measure
   int second_offset_ = 0;  // measured seconds of the runs before this one
 };
 

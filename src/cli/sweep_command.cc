@@ -1,8 +1,14 @@
 // `memstand sweep`: the run's flags plus one knob swept over a list of values; a run
 // per value against one server, a row per step, and the knee (docs/method.md rule 14).
+// With --sweep-set or --sweep-topology, an outer axis: a fresh topology for each point
+// (a server setting's value, or a cluster's size) and each of --runs, the load sweep
+// against it, and the knee per point (report/point_sweep.h).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -11,9 +17,13 @@
 #include "cli/run_session.h"
 #include "cli/subcommands.h"
 #include "core/pacer.h"
+#include "client/redis_client.h"
+#include "cli/interrupt.h"
+#include "report/point_sweep.h"
 #include "report/slo_search.h"
 #include "report/sweep_report.h"
 #include "report/validity.h"
+#include "stand/topology.h"
 #include "util/parse.h"
 
 namespace memstand::cli {
@@ -29,7 +39,10 @@ struct SweepFlags {
   double slo_precision = 5;  // percent
   int slo_repeat = 3;
   int slo_max_runs = 30;
-  std::string runs;  // `run`'s --runs, declared only to be refused with a reason
+  std::string runs;  // --runs N: only with an outer axis (runs per point)
+  // The outer axis: a fresh topology per point.
+  std::string sweep_set;       // "KEY=V1,V2,..." (a server setting)
+  std::string sweep_topology;  // "masters=3,6,9" or "replicas=0,1" (redis-cluster)
 };
 
 struct Axis {
@@ -110,21 +123,227 @@ void PrintIntro(const RunSession& session, const RunConfig& cfg, const Axis& axi
              "measured s)\n");
 }
 
-SweepOutcome Sweep(RunSession& session, const RunConfig& cfg, const Axis& axis) {
+SweepOutcome Sweep(RunSession& session, const LoadOptions& base, const Axis& axis,
+                   const std::string& prefix = "") {
   SweepOutcome out;
   out.knob = axis.knob;
   out.values = axis.values;
   PrintSweepHeader(stdout, axis.knob);
   for (size_t i = 0; i < axis.values.size() && !session.interrupted(); ++i) {
     uint64_t x = axis.values[i];
-    std::string label = fmt::format("{}={} ({}/{})", axis.knob, x, i + 1, axis.values.size());
-    auto run = session.Measure(AtStep(cfg.load, axis, x), label);
+    std::string label = fmt::format("{}{}={} ({}/{})", prefix, axis.knob, x, i + 1, axis.values.size());
+    auto run = session.Measure(AtStep(base, axis, x), label);
     out.steps.push_back(run.ok() ? StepOf(x, (*run)->report) : UnmeasuredStep(x, run.status().message()));
     PrintSweepRow(stdout, out.steps.back());
   }
   out.interrupted = session.interrupted();
   Conclude(&out);
   return out;
+}
+
+
+// --sweep-set KEY=V1,V2 or --sweep-topology masters=3,6,9: the outer axis.
+struct OuterAxis {
+  std::string axis;  // "set" or "topology"
+  std::string key;
+  std::vector<std::string> values;
+};
+
+Result<std::optional<OuterAxis>> ParseOuter(const SweepFlags& f) {
+  if (f.sweep_set.empty() && f.sweep_topology.empty()) return std::optional<OuterAxis>();
+  if (!f.sweep_set.empty() && !f.sweep_topology.empty()) {
+    return Status::InvalidArgument("give one of --sweep-set and --sweep-topology: a sweep has one outer axis");
+  }
+  const bool set = !f.sweep_set.empty();
+  const std::string flag = set ? "--sweep-set" : "--sweep-topology";
+  const std::string& text = set ? f.sweep_set : f.sweep_topology;
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    return Status::InvalidArgument(flag + ": " + text + " is not KEY=V1,V2,... (e.g. " +
+                                   (set ? "maxmemory-policy=allkeys-lru,allkeys-lfu" : "masters=3,6,9") + ")");
+  }
+  OuterAxis o{set ? "set" : "topology", text.substr(0, eq), {}};
+  auto values = ParseWordList(text.substr(eq + 1), flag);
+  if (!values.ok()) return values.status();
+  o.values = *values;
+  if (set) return std::optional<OuterAxis>(o);
+  if (o.key != "masters" && o.key != "replicas") {
+    return Status::InvalidArgument(flag + ": " + o.key +
+                                   " is not a size this sweep stands up: masters (of a redis-cluster) or "
+                                   "replicas (per master)");
+  }
+  for (const std::string& v : o.values) {
+    auto n = ParseIncreasingList(v);
+    if (!n.ok() && !(o.key == "replicas" && v == "0")) {
+      return Status::InvalidArgument(fmt::format("{}: {}={} is not a whole number{}", flag, o.key, v,
+                                                 o.key == "masters" ? " from 1" : ""));
+    }
+  }
+  return std::optional<OuterAxis>(o);
+}
+
+// The topology of one point: a server of the protocol's kind with the setting, or a
+// redis-cluster of the point's size. Named after this process, so that a topology of
+// `memstand up` of the same kind is never in the way.
+TopologySpec SpecAt(const OuterAxis& outer, const RunConfig& cfg, const std::string& value) {
+  TopologySpec spec;
+  spec.name = fmt::format("sweep-{}", getpid());
+  if (outer.axis == "topology") {
+    spec.kind = TopologyKind::kRedisCluster;
+    spec.binary = cfg.redis_server;
+    if (outer.key == "masters") spec.masters = std::stoi(value);
+    if (outer.key == "replicas") spec.replicas = std::stoi(value);
+    return spec;
+  }
+  switch (cfg.load.protocol) {
+    case Protocol::kMemcache: spec.kind = TopologyKind::kMemcached; break;
+    case Protocol::kIproto: spec.kind = TopologyKind::kTarantool; break;
+    case Protocol::kEtcd: spec.kind = TopologyKind::kEtcd; break;
+    default: spec.kind = TopologyKind::kRedis; spec.binary = cfg.redis_server; break;
+  }
+  spec.settings = {{outer.key, value}};
+  return spec;
+}
+
+// What the server says it runs with: the setting (CONFIG GET) for a redis, the cluster's
+// size (CLUSTER INFO) for a redis-cluster; "" where memstand has no reader for it.
+std::string ReadBack(const OuterAxis& outer, const TopologySpec& spec, const NodeRecord& node) {
+  if (spec.kind != TopologyKind::kRedis && spec.kind != TopologyKind::kRedisCluster) return "";
+  auto c = RedisClient::Connect(node.host, node.port, 5000);
+  if (!c.ok()) return "not read: " + c.status().message();
+  if (outer.axis == "set") {
+    auto r = (*c)->Command({"CONFIG", "GET", outer.key});
+    if (!r.ok() || r->is_error() || r->elements.size() < 2) {
+      return "not read: " + (r.ok() ? (r->is_error() ? r->str : "no such setting") : r.status().message());
+    }
+    return "CONFIG GET " + outer.key + ": " + r->elements[1].str;
+  }
+  auto r = (*c)->Command({"CLUSTER", "INFO"});
+  if (!r.ok() || r->is_error()) return "not read: " + (r.ok() ? r->str : r.status().message());
+  const size_t at = r->str.find("cluster_size:");
+  if (at == std::string::npos) return "not read: no cluster_size in CLUSTER INFO";
+  const size_t end = r->str.find_first_of("\r\n", at);
+  return "CLUSTER INFO " + r->str.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+int PointsBody(const CLI::App& app, RunConfig& cfg, const OuterAxis& outer, const Axis& axis,
+               const SweepFlags& f) {
+  int runs = 1;
+  if (app.count("--runs") > 0) {
+    auto n = ParseIncreasingList(f.runs);
+    if (!n.ok() || n->size() != 1 || (*n)[0] > 100) {
+      return Fail("sweep", Status::InvalidArgument("--runs: a whole number from 1 to 100 (runs per point)"));
+    }
+    runs = static_cast<int>((*n)[0]);
+  }
+  const std::string flag = outer.axis == "set" ? "--sweep-set" : "--sweep-topology";
+  if (cfg.target_given) {
+    return Fail("sweep", Status::InvalidArgument(flag + ": stands a fresh topology up for each point; "
+                                                 "no --target, -s, -p or -S with it"));
+  }
+  if (outer.axis == "topology" && cfg.load.protocol != Protocol::kResp) {
+    return Fail("sweep", Status::InvalidArgument(flag + ": the sizes are a redis-cluster's: --protocol resp"));
+  }
+  if (outer.axis == "set" && cfg.load.cluster) {
+    return Fail("sweep", Status::InvalidArgument(
+                             "--cluster: --sweep-set stands one server up a point; clusters are "
+                             "--sweep-topology masters=..."));
+  }
+  // Every point's spec is checked before any run: a setting memstand manages, a size
+  // out of range.
+  for (const std::string& v : outer.values) {
+    TopologySpec spec = SpecAt(outer, cfg, v);
+    Status s = NormalizeSpec(&spec);
+    if (!s.ok()) return Fail("sweep", Status::InvalidArgument(flag + ": " + outer.key + "=" + v + ": " + s.message()));
+  }
+  cfg.servers_by_caller = true;
+  auto session = RunSession::Open(&cfg);
+  if (!session.ok()) return Fail("sweep", session.status());
+  PointSweepOutcome out;
+  out.axis = outer.axis;
+  out.key = outer.key;
+  out.values = outer.values;
+  out.knob = axis.knob;
+  out.knob_values = axis.values;
+  out.runs = runs;
+  std::string values;
+  for (const auto& v : outer.values) values += (values.empty() ? "" : ",") + v;
+  std::string knob_values;
+  for (uint64_t v : axis.values) knob_values += (knob_values.empty() ? "" : ",") + std::to_string(v);
+  fmt::print("memstand {} sweep over {}: {} ({} run(s) a point, each on a fresh {}), and in each over {}: {}\n",
+             MEMSTAND_VERSION, outer.key, values, runs,
+             outer.axis == "topology" ? "redis-cluster" : TopologyKindName(SpecAt(outer, cfg, "").kind),
+             axis.knob, knob_values);
+  if (!cfg.quiet) {
+    const LoadOptions& o = cfg.load;
+    fmt::print("    {}\n", (*session)->platform().Describe());
+    std::string length = o.requests > 0 ? fmt::format("{} requests", o.requests) : fmt::format("{:g} s", o.duration_s);
+    fmt::print("    each step: {} thread(s) x {} clients x pipeline {}{}, {} after {:g} s warm-up\n", o.threads,
+               o.clients, o.pipeline, o.rate > 0 ? fmt::format(", rate {:g}/s", o.rate) : "", length, o.warmup_s);
+    fmt::print("    (server CPU: summed over the topology's processes)\n");
+  }
+  for (const std::string& value : outer.values) {
+    if ((*session)->interrupted()) break;
+    PointOutcome point;
+    point.value = value;
+    for (int r = 1; r <= runs && !(*session)->interrupted(); ++r) {
+      TopologySpec spec = SpecAt(outer, cfg, value);
+      fmt::print("\n{}={}, run {}/{}: standing a {} up\n", outer.key, value, r, runs, TopologyKindName(spec.kind));
+      std::fflush(stdout);
+      TopologyOptions to;
+      to.cancel = InterruptFlag();
+      auto topo = Topology::Start(spec, to);
+      PointRun run;
+      if (!topo.ok()) {
+        if ((*session)->interrupted()) break;
+        if (topo.status().code() == Status::Code::kInvalidArgument) {
+          return Fail("sweep", Status::InvalidArgument(flag + ": " + outer.key + "=" + value + ": " +
+                                                       topo.status().message()));
+        }
+        run.failure = "the topology did not start: " + topo.status().message();
+        fmt::print("    {}\n", run.failure);
+        point.runs.push_back(std::move(run));
+        continue;
+      }
+      std::vector<WatchedProcess> watched;
+      std::string pids;
+      const NodeRecord* entry = nullptr;
+      for (const NodeRecord& n : (*topo)->nodes()) {
+        if (n.role == "relay") continue;
+        watched.push_back({n.name, n.process.pid});
+        pids += (pids.empty() ? "" : " ") + std::to_string(n.process.pid);
+        if (entry == nullptr && n.role != "replica") entry = &n;
+      }
+      run.servers = fmt::format("{} {} node(s) on 127.0.0.1 from port {}, pids {}", TopologyKindName(spec.kind),
+                                watched.size(), entry->port, pids);
+      run.applied = ReadBack(outer, spec, *entry);
+      fmt::print("    {}{}\n", run.servers, run.applied.empty() ? "" : "; " + run.applied);
+      (*session)->UseServers(watched, run.servers + "; started by the sweep for this point, stopped after it");
+      LoadOptions base = cfg.load;
+      base.target.host = entry->host;
+      base.target.port = entry->port;
+      base.exclusive_server = true;
+      base.cluster = spec.kind == TopologyKind::kRedisCluster;
+      run.sweep = Sweep(**session, base, axis, fmt::format("{}={} ", outer.key, value));
+      PrintSweepEnd(stdout, run.sweep);
+      Status stopped = (*topo)->Stop();
+      if (!stopped.ok()) {
+        run.failure = "a node died during the run: " + stopped.message();
+        fmt::print("    {}\n", run.failure);
+      }
+      point.runs.push_back(std::move(run));
+    }
+    out.points.push_back(std::move(point));
+  }
+  (*session)->UseServers({}, "");
+  out.interrupted = (*session)->interrupted();
+  ConcludePoints(&out);
+  PrintPointSummary(stdout, out);
+  Status s = (*session)->FinishHdrLog();
+  if (s.ok() && !cfg.json_path.empty()) s = (*session)->WriteJson(PointSweepJson(out));
+  if (!s.ok()) return Fail("sweep", s);
+  (*session)->LingerMetrics(cfg);
+  return out.exit_code;
 }
 
 // --slo: the flags that shape the search, checked before any run.
@@ -216,10 +435,34 @@ int SloBody(const CLI::App& app, RunConfig& cfg, const SweepFlags& f) {
 }
 
 int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& sweep) {
+  auto outer = ParseOuter(sweep);
+  if (!outer.ok()) return Fail("sweep", outer.status());
+  if (outer->has_value()) {
+    if (!sweep.slo.empty()) {
+      return Fail("sweep", Status::InvalidArgument("--slo: not with --sweep-set or --sweep-topology"));
+    }
+    auto axis = ParseAxis(sweep);
+    if (!axis.ok()) {
+      return Fail("sweep", Status::InvalidArgument(
+                               "--sweep-set and --sweep-topology need a load axis whose knee each point "
+                               "reports: give one of --sweep-clients, --sweep-pipeline, --sweep-rate"));
+    }
+    Status s = CheckAxis(*axis);
+    if (!s.ok()) return Fail("sweep", s);
+    auto cfg = BuildRunConfig(app, flags);
+    if (!cfg.ok()) return Fail("sweep", cfg.status());
+    if (cfg->load.start_at_unix_s > 0) {
+      return Fail("sweep", Status::InvalidArgument("--start-at: starts one run; not for sweep"));
+    }
+    s = CheckOneRunOutputs(*cfg);
+    if (!s.ok()) return Fail("sweep", s);
+    return PointsBody(app, *cfg, **outer, *axis, sweep);
+  }
   if (app.count("--runs") > 0) {
     return Fail("sweep", Status::InvalidArgument(
-                             "--runs: sweep takes no --runs (it makes one run per step); "
-                             "repeat a configuration with memstand run --runs N"));
+                             "--runs: sweep takes --runs only with --sweep-set or --sweep-topology "
+                             "(runs per point); a plain sweep makes one run per step: repeat a "
+                             "configuration with memstand run --runs N"));
   }
   if (!sweep.slo.empty()) {
     if (!sweep.clients.empty() || !sweep.pipeline.empty() || !sweep.rate.empty()) {
@@ -252,7 +495,7 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
   auto session = RunSession::Open(&*cfg);
   if (!session.ok()) return Fail("sweep", session.status());
   PrintIntro(**session, *cfg, *axis);
-  SweepOutcome out = Sweep(**session, *cfg, *axis);
+  SweepOutcome out = Sweep(**session, cfg->load, *axis);
   PrintSweepEnd(stdout, out);
   s = (*session)->FinishHdrLog();
   if (s.ok() && !cfg->json_path.empty()) s = (*session)->WriteJson(SweepJson(out));
@@ -284,8 +527,15 @@ SubcommandBody SetupSweep(CLI::App* app) {
   app->add_option("--slo-repeat", sweep->slo_repeat,
                   "--slo: decided runs at each rate; the majority decides (default 3)");
   app->add_option("--slo-max-runs", sweep->slo_max_runs, "--slo: runs in all, at most (default 30)");
-  app->add_option("--runs", sweep->runs, "Not for sweep (one run per step): see run --runs")
-      ->group("");  // hidden
+  app->add_option("--sweep-set", sweep->sweep_set,
+                  "An outer axis: a server setting's values, a fresh server per point (and per run), "
+                  "the load axis and its knee at each, e.g. \"maxmemory-policy=allkeys-lru,allkeys-lfu\"");
+  app->add_option("--sweep-topology", sweep->sweep_topology,
+                  "An outer axis: a redis-cluster's size, a fresh cluster per point (and per run), the "
+                  "load axis and its knee at each: masters=3,6,9 or replicas=0,1");
+  app->add_option("--runs", sweep->runs,
+                  "With --sweep-set or --sweep-topology: runs per point, each on a fresh topology "
+                  "(default 1); the knee per point is then a range");
   return [app, flags, sweep] { return SweepBody(*app, *flags, *sweep); };
 }
 

@@ -82,7 +82,7 @@ std::vector<BadInputCase> Cases(const std::string& loose_auth_file) {
        "--key-zipf-exp: shapes the Z (zipf) key pattern, which no command uses", ""},
       {{"sweep", "--target", kNowhere, "--sweep-clients", "1,2", "--runs", "2"},
        2,
-       "sweep takes no --runs",
+       "sweep takes --runs only with --sweep-set or --sweep-topology",
        ""},
       // Echoed input is cut: the template is 120005 bytes.
       {Run({"--target", kNowhere, "--command", long_template}), 2, "... (120005 bytes)",

@@ -1,4 +1,6 @@
 // memstand sweep: the real binary against the local redis-server it starts.
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "e2e/e2e_util.h"
@@ -77,6 +79,104 @@ TEST(SweepE2E, BadListsAreUsageErrors) {
     Outcome out = RunMemstand(c.args, 20);
     EXPECT_EQ(out.exit_code, 2) << c.says << "\n" << out.output;
     EXPECT_NE(out.output.find(c.says), std::string::npos) << out.output;
+  }
+}
+
+
+// --sweep-set: a fresh redis-server per point and run, each with the setting, which the
+// server reports back; the load sweep and its knee at each; the summary per point.
+TEST(SweepE2E, ASettingsPointsEachGetAFreshServerWithTheSetting) {
+  std::string json = TempDir() + "/points.json";
+  Outcome out = RunMemstand({"sweep", "--sweep-set", "maxmemory-policy=allkeys-lru,allkeys-lfu", "--sweep-clients",
+                             "1,2,4", "-n", "2000", "--runs", "2", "--json", json},
+                            180);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("CONFIG GET maxmemory-policy: allkeys-lfu"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("Knee per point (2 run(s) a point"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("maxmemory-policy=allkeys-lru, run 2/2"), std::string::npos) << out.output;
+  auto j = ReadJson(json);
+  ASSERT_TRUE(j.is_object()) << out.output;
+  EXPECT_EQ(j["schema"], "memstand.sweep_points");
+  EXPECT_EQ(j["axis"], "set");
+  EXPECT_EQ(j["key"], "maxmemory-policy");
+  EXPECT_EQ(j["runs_per_point"], 2);
+  ASSERT_EQ(j["points"].size(), 2u);
+  std::set<pid_t> pids;
+  const char* values[] = {"allkeys-lru", "allkeys-lfu"};
+  for (int p = 0; p < 2; ++p) {
+    const auto& point = j["points"][p];
+    EXPECT_EQ(point["value"], values[p]);
+    ASSERT_EQ(point["runs"].size(), 2u);
+    EXPECT_EQ(point["summary"]["runs"], 2);
+    for (const auto& run : point["runs"]) {
+      EXPECT_EQ(run["applied"], std::string("CONFIG GET maxmemory-policy: ") + values[p]);
+      EXPECT_TRUE(run["failure"].is_null());
+      ASSERT_EQ(run["sweep"]["steps"].size(), 3u);
+      const pid_t pid = run["sweep"]["steps"][0]["run"]["server"]["pid"].get<pid_t>();
+      for (const auto& step : run["sweep"]["steps"]) {
+        EXPECT_EQ(step["run"]["totals"]["ops"], 2000);
+        EXPECT_EQ(step["run"]["server"]["pid"], pid) << "one server for the run's steps";
+      }
+      pids.insert(pid);
+      EXPECT_FALSE(ProcessExists(pid)) << "the point's server was left running";
+    }
+  }
+  EXPECT_EQ(pids.size(), 4u) << "a fresh server for every point and run";
+}
+
+// --sweep-topology masters=...: a redis-cluster of each size (CLUSTER INFO says so),
+// loaded as a cluster, the servers' CPU summed over its nodes.
+TEST(SweepE2E, TopologySizesEachGetAClusterOfThatSize) {
+  std::string json = TempDir() + "/points.json";
+  Outcome out = RunMemstand({"sweep", "--sweep-topology", "masters=1,3", "--sweep-clients", "1,2", "-n", "2000",
+                             "--json", json},
+                            240);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  auto j = ReadJson(json);
+  ASSERT_TRUE(j.is_object()) << out.output;
+  EXPECT_EQ(j["axis"], "topology");
+  ASSERT_EQ(j["points"].size(), 2u);
+  const int sizes[] = {1, 3};
+  for (int p = 0; p < 2; ++p) {
+    const auto& run = j["points"][p]["runs"][0];
+    EXPECT_EQ(run["applied"], "CLUSTER INFO cluster_size:" + std::to_string(sizes[p])) << out.output;
+    EXPECT_NE(run["servers"].get<std::string>().find(std::to_string(sizes[p]) + " node(s)"), std::string::npos)
+        << run["servers"];
+    for (const auto& step : run["sweep"]["steps"]) {
+      EXPECT_EQ(step["run"]["options"]["cluster"], true) << step["run"]["options"];
+      EXPECT_EQ(step["run"]["totals"]["ops"], 2000);
+    }
+  }
+}
+
+TEST(SweepE2E, BadOuterAxesAreUsageErrors) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  std::vector<Case> cases = {
+      {{"sweep", "--sweep-set", "maxmemory-policy", "--sweep-clients", "1,2"}, "is not KEY=V1,V2"},
+      {{"sweep", "--sweep-set", "maxmemory-policy=a,,b", "--sweep-clients", "1,2"}, "--sweep-set"},
+      {{"sweep", "--sweep-set", "maxmemory-policy=a,a", "--sweep-clients", "1,2"}, "--sweep-set"},
+      {{"sweep", "--sweep-set", "port=1,2", "--sweep-clients", "1,2"}, "--sweep-set: port=1"},
+      {{"sweep", "--sweep-set", "maxmemory-policy=allkeys-lru"}, "need a load axis"},
+      {{"sweep", "--sweep-set", "x=1", "--sweep-topology", "masters=1", "--sweep-clients", "1,2"}, "one outer axis"},
+      {{"sweep", "--sweep-topology", "nodes=3", "--sweep-clients", "1,2"}, "is not a size this sweep stands up"},
+      {{"sweep", "--sweep-topology", "masters=0,3", "--sweep-clients", "1,2"}, "masters=0 is not a whole number"},
+      {{"sweep", "--sweep-topology", "masters=3", "--sweep-clients", "1,2", "--protocol", "memcache"}, "--protocol resp"},
+      {{"sweep", "--sweep-set", "maxmemory-policy=allkeys-lru", "--sweep-clients", "1,2", "-p", "6379"},
+       "no --target, -s, -p or -S"},
+      {{"sweep", "--sweep-set", "maxmemory-policy=allkeys-lru", "--sweep-clients", "1,2", "--runs", "0"}, "--runs"},
+      {{"sweep", "--sweep-set", "maxmemory-policy=allkeys-lru", "--sweep-clients", "1,2", "--slo", "p99<=2ms"},
+       "--slo: not with"},
+      // The server refuses the value: a usage error, after the first start failed.
+      {{"sweep", "--sweep-set", "maxmemory-policy=bogus", "--sweep-clients", "1,2", "-n", "100"},
+       "maxmemory-policy=bogus"},
+  };
+  for (const Case& c : cases) {
+    Outcome out = RunMemstand(c.args, 60);
+    EXPECT_EQ(out.exit_code, 2) << c.says << "\n" << out.output;
+    EXPECT_NE(out.output.find(c.says), std::string::npos) << c.says << "\n" << out.output;
   }
 }
 
