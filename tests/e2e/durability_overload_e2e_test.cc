@@ -254,7 +254,8 @@ TEST(DurabilityOverloadE2E, ThreadsKeysAndPayloadsOfThePublishedStudyReachTheCel
   const std::string root = TempDir();
   setenv("MEMSTAND_RUN_DIR", root.c_str(), 1);
   auto r = Running::Start({"scenario", "run", "durability-overload", "--masters", "3", "--sizes", "100", "--payload",
-                           "pattern,compressible", "--compress-ratio", "100", "--threads", "2", "--clients", "4",
+                           "pattern,compressible", "--compress-ratio", "1000", "--threads", "2", "--clients", "4",
+                           "--replicas", "1",
                            "--keys", "500", "--cell-duration", "1s", "--runs", "1", "--no-gets", "--no-legacy",
                            "--probe-size", "0", "--json", dir + "/d.json"});
   ASSERT_NE(r, nullptr);
@@ -266,7 +267,17 @@ TEST(DurabilityOverloadE2E, ThreadsKeysAndPayloadsOfThePublishedStudyReachTheCel
   json doc = ReadJson(dir + "/d.json");
   EXPECT_EQ(doc["options"]["threads"], 2);
   EXPECT_EQ(doc["options"]["keys"], 500);
-  EXPECT_EQ(doc["options"]["compress_ratio"], 100.0);
+  EXPECT_EQ(doc["options"]["compress_ratio"], 1000.0);
+  EXPECT_EQ(doc["options"]["replicas"], 1);
+  // Block [1]: every mode's cluster has 3 masters with a replica each, 6 nodes and ports.
+  for (const char* mode : {"none", "aof-everysec"}) {
+    const std::string head = std::string(mode) + " (run 1): 3 masters with 1 replica each, ";
+    const size_t at = out.output.find(head);
+    ASSERT_NE(at, std::string::npos) << head << out.output;
+    const std::string line = out.output.substr(at, out.output.find('\n', at) - at);
+    const std::string ports = line.substr(line.find(" ports ") + 7);
+    EXPECT_EQ(std::count(ports.begin(), ports.begin() + ports.find(' '), ','), 5) << line;
+  }
   for (const char* payload : {"pattern", "compressible"}) {
     for (const char* mode : {"none", "aof-everysec"}) {
       const json* c = FindCell(doc, mode, "SET", 100, payload);
@@ -284,7 +295,7 @@ TEST(DurabilityOverloadE2E, BadListsAreUsageErrors) {
   for (const std::vector<std::string>& flags :
        {std::vector<std::string>{"--sizes", "100,100"}, {"--payload", "constant"}, {"--fsync", "sometimes"},
         {"--masters", "2"}, {"--cell-duration", "0s"}, {"--node-timeout", "abc"}, {"--probe-size", "1k"},
-        {"--threads", "5"}, {"--compress-ratio", "0.5"}, {"--keys", "200000000"}, {"--data-bytes", "0"}}) {
+        {"--threads", "5"}, {"--compress-ratio", "0.5"}, {"--keys", "200000000"}, {"--data-bytes", "0"}, {"--replicas", "4"}}) {
     std::vector<std::string> args = {"scenario", "run", "durability-overload"};
     args.insert(args.end(), flags.begin(), flags.end());
     Outcome out = RunMemstand(args, 30);

@@ -32,12 +32,17 @@ int64_t IntOf(const std::string& s) { return std::strtoll(s.c_str(), nullptr, 10
 }  // namespace
 
 Result<std::unique_ptr<DurabilityCluster>> DurabilityCluster::Start(
-    int masters, std::vector<std::pair<std::string, std::string>> settings, const std::atomic<bool>* cancel) {
+    int masters, int replicas, std::vector<std::pair<std::string, std::string>> settings,
+    const std::atomic<bool>* cancel) {
   if (!SystemInstalled(SystemKind::kRedis)) return MissingBinary("redis-server", "redis-server");
   TopologySpec spec;
   spec.kind = TopologyKind::kRedisCluster;
   spec.masters = masters;
-  spec.replicas = 0;
+  spec.replicas = replicas;
+  // Every node must learn every other by gossip before the cluster is ready: 16 nodes on
+  // a loaded 2-core machine took more than the stand's 20 s once (8 masters, 1 replica
+  // each). 4 s a node bounds the wait without hiding a cluster that never agrees.
+  spec.ready_timeout_ms = std::max(spec.ready_timeout_ms, 4000 * masters * (1 + replicas));
   spec.settings = std::move(settings);
   auto topology = StartScenarioTopology(std::move(spec), cancel);
   if (!topology.ok()) return topology.status();

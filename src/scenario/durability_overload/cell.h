@@ -27,9 +27,11 @@ namespace memstand {
 /// destructor (and with memstand itself: PR_SET_PDEATHSIG). Not thread-safe.
 class DurabilityCluster {
  public:
-  /// `settings`: redis directives (appendonly, appendfsync, cluster-node-timeout).
-  static Result<std::unique_ptr<DurabilityCluster>> Start(
-      int masters, std::vector<std::pair<std::string, std::string>> settings, const std::atomic<bool>* cancel);
+  /// `replicas` per master; `settings`: redis directives (appendonly, appendfsync,
+  /// cluster-node-timeout), on every node.
+  static Result<std::unique_ptr<DurabilityCluster>> Start(int masters, int replicas,
+                                                          std::vector<std::pair<std::string, std::string>> settings,
+                                                          const std::atomic<bool>* cancel);
   ~DurabilityCluster();
   /// Stops every node and removes the run folder. Failed if a node had died.
   Status Stop();

@@ -70,8 +70,10 @@ class Procedure {
 
  private:
   void RunMode(const std::string& mode, int run) {
-    ctx_.Progress(kName, fmt::format("run {} {}: starting a cluster of {} masters", run, mode, o_.masters));
-    auto cluster = DurabilityCluster::Start(o_.masters, ModeSettings(mode, o_.node_timeout_ms), ctx_.interrupt);
+    ctx_.Progress(kName, fmt::format("run {} {}: starting a cluster of {} masters{}", run, mode, o_.masters,
+                                     Replicas(o_)));
+    auto cluster =
+        DurabilityCluster::Start(o_.masters, o_.replicas, ModeSettings(mode, o_.node_timeout_ms), ctx_.interrupt);
     if (!cluster.ok()) {
       if (ctx_.interrupted()) {  // a start cut short by the signal: interrupted, not failed
         ctx_.Progress(kName, fmt::format("run {} {}: the start was interrupted: {}", run, mode,
@@ -114,14 +116,14 @@ class Procedure {
     const NodeRecord& n = c.topology().nodes().at(0);
     std::vector<int> ports;
     for (const NodeRecord& node : c.topology().nodes()) ports.push_back(node.port);
-    report_->configuration_lines.push_back(fmt::format("{} (run 1): {} masters, {} {} on 127.0.0.1 ports {}, no "
-                                                       "replicas (every run and mode a fresh cluster)", mode,
-                                                       o_.masters, n.binary, n.version, fmt::join(ports, ",")));
+    report_->configuration_lines.push_back(fmt::format("{} (run 1): {} masters{}, {} {} on 127.0.0.1 ports {} "
+                                                       "(every run and mode a fresh cluster)", mode, o_.masters,
+                                                       Replicas(o_), n.binary, n.version, fmt::join(ports, ",")));
     const std::vector<std::string> lines = c.ConfigLines(kShownSettings);
     report_->configuration_lines.push_back(fmt::format("  {} as the servers report them (CONFIG GET): {}", mode,
                                                        fmt::join(lines, "; ")));
-    std::string text = fmt::format("# {}: redis-cluster of {} masters\n# command line of master-1:\n{}\n", mode,
-                                   o_.masters, JoinCmdline(n.process.cmdline));
+    std::string text = fmt::format("# {}: redis-cluster of {} masters{}\n# command line of master-1:\n{}\n", mode,
+                                   o_.masters, Replicas(o_), JoinCmdline(n.process.cmdline));
     for (const std::string& l : lines) text += l + "\n";
     report_->files["servers/" + mode + ".conf"] = text;
   }
@@ -224,6 +226,11 @@ uint64_t DurabilityKeys(uint64_t size, uint64_t data_bytes) {
   return std::clamp<uint64_t>(data_bytes / std::max<uint64_t>(size, 1), 1, kMaxKeys);
 }
 
+std::string Replicas(const DurabilityOverloadOptions& o) {
+  if (o.replicas == 0) return " (no replicas)";
+  return fmt::format(" with {} replica{} each", o.replicas, o.replicas > 1 ? "s" : "");
+}
+
 double PlannedCellSeconds(const DurabilityOverloadOptions& o, int runs) {
   const double per_mode = static_cast<double>(o.sizes.size() * (o.payloads.size() + (o.gets ? 1 : 0)));
   return runs * static_cast<double>(o.fsync.size() + 1) * per_mode * o.cell_duration_s +
@@ -233,6 +240,9 @@ double PlannedCellSeconds(const DurabilityOverloadOptions& o, int runs) {
 Status ValidateDurabilityOverload(const DurabilityOverloadOptions& o) {
   if (o.masters < 3 || o.masters > 32) {
     return Status::InvalidArgument(fmt::format("--masters must be 3..32 (Redis Cluster needs 3), got {}", o.masters));
+  }
+  if (o.replicas < 0 || o.replicas > 3) {
+    return Status::InvalidArgument(fmt::format("--replicas must be 0..3 (per master), got {}", o.replicas));
   }
   if (o.sizes.empty() || o.payloads.empty()) return Status::InvalidArgument("--sizes and --payload need an item each");
   if (!(o.cell_duration_s >= 0.2 && o.cell_duration_s <= 3600)) {

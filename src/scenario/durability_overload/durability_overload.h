@@ -25,6 +25,10 @@ struct ReportSection;
 struct DurabilityOverloadOptions {
   /// Masters of the cluster (docs/scenarios/durability-overload.md: 8, the published benchmark's size).
   int masters = 8;
+  /// Replicas per master (0..3; the published study ran with replicas). Each replica
+  /// takes the mode's persistence settings too, and its CPU, memory and storage writes
+  /// are counted with the masters'.
+  int replicas = 0;
   /// The AOF modes compared with no persistence, by appendfsync (docs/scenarios/durability-overload.md: everysec).
   std::vector<std::string> fsync = {"everysec"};
   std::vector<uint64_t> sizes = {100, 10 << 10, 256 << 10};  // bytes (docs/scenarios/durability-overload.md)
@@ -54,6 +58,9 @@ struct DurabilityOverloadOptions {
   bool gets = true;    // GET cells after each size's SET cells
   bool legacy = true;  // the legacy-client block
 };
+
+/// How the cluster's replicas read in a sentence: " (no replicas)", " with 1 replica each".
+std::string Replicas(const DurabilityOverloadOptions& o);
 
 /// "100,10k,256k": byte sizes (util/parse.h), 1 B .. 64 MiB each, no repeats.
 Result<std::vector<uint64_t>> ParseSizeList(std::string_view text);

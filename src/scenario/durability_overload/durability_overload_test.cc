@@ -71,6 +71,13 @@ TEST(DurabilityOverloadFlagsTest, ValidateNamesTheFlag) {
   o.masters = 2;
   EXPECT_NE(ValidateDurabilityOverload(o).message().find("--masters"), std::string::npos);
   o = {};
+  o.replicas = 4;
+  EXPECT_NE(ValidateDurabilityOverload(o).message().find("--replicas"), std::string::npos);
+  o.replicas = -1;
+  EXPECT_NE(ValidateDurabilityOverload(o).message().find("--replicas"), std::string::npos);
+  o.replicas = 3;
+  EXPECT_TRUE(ValidateDurabilityOverload(o).ok());
+  o = {};
   o.cell_duration_s = 0.01;
   EXPECT_NE(ValidateDurabilityOverload(o).message().find("--cell-duration"), std::string::npos);
   o = {};

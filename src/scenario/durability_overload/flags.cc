@@ -57,7 +57,9 @@ Result<DurabilityOverloadOptions> BuildDurabilityOverload(const DurabilityOverlo
 
 ScenarioPrepare SetupDurabilityOverload(CLI::App* app) {
   auto f = std::make_shared<DurabilityOverloadFlags>();
-  app->add_option("--masters", f->options.masters, "Masters of the Redis Cluster (no replicas)")->capture_default_str();
+  app->add_option("--masters", f->options.masters, "Masters of the Redis Cluster")->capture_default_str();
+  app->add_option("--replicas", f->options.replicas,
+                  "Replicas per master (0..3), with the mode's persistence too")->capture_default_str();
   app->add_option("--fsync", f->fsync, "AOF modes compared with no persistence: appendfsync always, everysec, no "
                                        "(a comma list)")->capture_default_str();
   app->add_option("--sizes", f->sizes, "Value sizes of the SET and GET cells (a comma list)")->capture_default_str();

@@ -398,7 +398,7 @@ json MatrixJson(const std::vector<Group>& groups, ScenarioReport* report) {
 }
 
 json OptionsJson(const DurabilityOverloadOptions& o, const DurabilityMeasured& m) {
-  return {{"masters", o.masters}, {"modes", m.modes}, {"sizes", o.sizes}, {"payloads", o.payloads},
+  return {{"masters", o.masters}, {"replicas", o.replicas}, {"modes", m.modes}, {"sizes", o.sizes}, {"payloads", o.payloads},
           {"cell_duration_s", o.cell_duration_s}, {"node_timeout_ms", o.node_timeout_ms},
           {"clients", o.clients}, {"pipeline", o.pipeline}, {"compress_ratio", o.compress_ratio},
           {"probe_bytes", o.probe_bytes}, {"data_bytes", o.data_bytes}, {"threads", o.threads},
@@ -407,9 +407,9 @@ json OptionsJson(const DurabilityOverloadOptions& o, const DurabilityMeasured& m
 
 std::vector<std::string> DurabilityProcedure(const DurabilityOverloadOptions& o, const DurabilityMeasured& m) {
   return {
-      fmt::format("per run and durability mode ({}), a fresh Redis Cluster of {} masters (no replicas) through the "
+      fmt::format("per run and durability mode ({}), a fresh Redis Cluster of {} masters{} through the "
                   "stand, stopped after its cells; the modes' order alternates between runs", fmt::join(m.modes, ", "),
-                  o.masters),
+                  o.masters, Replicas(o)),
       fmt::format("cells of {:g} s each: SET of each size ({}) and payload ({}; compressible: zstd about {:g}x; "
                   "pattern: memtier's near-constant default), then GET over that size's keys; keys {}, uniform",
                   o.cell_duration_s, fmt::join(o.sizes, ", "), fmt::join(o.payloads, ", "), o.compress_ratio,
@@ -427,7 +427,12 @@ std::vector<std::string> DurabilityLimits(const DurabilityOverloadOptions& o) {
   return {
       "one machine: all nodes share its disk and its cores, and the client runs beside them; absolute figures "
       "describe this platform (docs/method.md rule 1), the ratios within one scenario run survive it better",
-      "no replicas: nothing about failover or replication cost; a node flagged fail here stays without a replacement",
+      o.replicas == 0
+          ? "no replicas: nothing about failover or replication cost; a node flagged fail here stays without a "
+            "replacement"
+          : "replicas share the machine with their masters: replication's cost is counted in the servers' CPU and "
+            "storage writes, but its network is loopback; a failover during a cell shows as errors and in the "
+            "cluster's state, its length only at the sampling period's resolution",
       fmt::format("cells of {:g} s: stalls longer than a cell, and failure detection slower than it "
                   "(cluster-node-timeout {} ms), may not show", o.cell_duration_s, o.node_timeout_ms),
       "bytes written are what the kernel accounts to each node (write_bytes, at page granularity, a forked rewrite "
