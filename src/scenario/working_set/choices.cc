@@ -124,7 +124,7 @@ bool FillVinylReads(const json& doc, ChoiceRow* row, std::string* figure) {
   const std::string cache = RangeTextOf(RunValues(runs, {key::kReads, key::kVinyl, key::kCacheHitRatio}), "{:.3f}");
   row->faster = fmt::format("the hot part is read from memory: tuple cache hit ratio {}, p50 {} / p99 {}", cache,
                             at(key::kMemory, key::kP50Us), at(key::kMemory, key::kP99Us));
-  row->pay = fmt::format("{} of the {} reads searched the runs on disk: p50 {} / p99 {} ({} runs with reads of {})",
+  row->pay = fmt::format("{} of the {} reads searched the runs on disk: p50 {} / p99 {} ({} of {} runs with reads)",
                          RangeTextOf(RunValues(runs, {key::kReads, key::kVinyl, key::kDiskShare}), "{:.3f}"), dist,
                          at(key::kDisk, key::kP50Us), at(key::kDisk, key::kP99Us), runs.size(),
                          Array(*c, key::kRuns).size());
