@@ -108,6 +108,10 @@ RepeatSummary SummaryOf(const WorkingSetConfiguration& st) {
     add("memory_used", r.final.memory);
     if (r.exact_eviction > 0) add("exact_eviction", r.exact_eviction);
     if (r.first_rejected_write > 0) add("first_rejected_write", r.first_rejected_write);
+    if (r.reads) {
+      add("read_hits", r.reads->hits);
+      add("read_misses", r.reads->misses);
+    }
     runs.push_back(std::move(f));
   }
   return Summarize(runs, static_cast<int>(runs.size()));
