@@ -296,11 +296,11 @@ WorkingSetReads RunWorkingSetReads(ServerUnderTest& server, const ReadOptions& o
     }
   }
   out.seconds = double(end_ns - start_ns) / 1e9;
-  if (!out.failure.empty()) return out;
-  if (!out.vinyl) {
+  if (!out.vinyl) {  // also after reads that ended early (interrupted): the figures so far
     auto after = ReadCounters(server);
     if (!after.ok()) {
-      out.failure = "reads: the server's counters after: " + after.status().message();
+      if (out.failure.empty())
+        out.failure = "reads: the server's counters after: " + after.status().message();
       return out;
     }
     last = std::move(*after);

@@ -43,6 +43,8 @@ std::string ServerLine(const WorkingSetReads& r) {
                        Ratio(*r.server_hits, *r.server_hits + *r.server_misses), *r.server_hits,
                        *r.server_misses, Agreement(r));
   }
+  if (r.server.count("select") == 0)
+    return "server: its counters were not read (" + r.server_source + ")";
   const int64_t selects = Counter(r, "select");
   return fmt::format("server: {}; its SELECT requests {} for {} reads: {}", r.server_source,
                      selects, r.reads, selects == r.reads ? "agree" : "MISMATCH");
