@@ -129,9 +129,6 @@ const std::vector<ChoiceRow>& JudgmentRows() {
       {"a queue or a stream between services", "Redis streams (XADD / XREADGROUP)",
        "appends in memory, consumer groups in the server", "memory holds the backlog; durability as configured",
        kChoiceJudgment, "no scenario yet"},
-      {"data far larger than memory with a hot subset", "Tarantool vinyl (an LSM tree)",
-       "writes sequential on disk, the hot part in memory", "reads of cold keys go to disk; compaction uses I/O",
-       kChoiceJudgment, "working-set measures capacity, not cold-read latency"},
   };
   return kRows;
 }

@@ -41,7 +41,7 @@ bool IsNumber(const std::string& text) {
 // A setting as a Lua value (see the class comment).
 Result<std::string> LuaValue(const std::string& key, const std::string& value) {
   if (value == "true" || value == "false" || IsNumber(value)) return value;
-  if (key.ends_with("_memory")) {
+  if (key.ends_with("_memory") || key == "vinyl_cache") {
     auto bytes = ParseByteSize(value);
     if (!bytes.ok()) return bytes.status().WithContext("--set " + key);
     return std::to_string(*bytes);

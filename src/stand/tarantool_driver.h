@@ -24,7 +24,7 @@ std::string ReplicationReadyLine(pid_t pid);
 class TarantoolDriver : public ServerDriver {
  public:
   /// settings: box.cfg keys (memtx_memory, wal_mode, ...). A value that is a number
-  /// or true/false goes to Lua as is; a *_memory value may carry a size suffix
+  /// or true/false goes to Lua as is; a *_memory or vinyl_cache value may carry a size suffix
   /// ("256m"); anything else is a Lua string. user_init: a Lua file to dofile()
   /// after box.cfg, or empty.
   TarantoolDriver(std::vector<std::pair<std::string, std::string>> settings, std::string user_init)

@@ -81,11 +81,12 @@ TEST(ReportE2E, ChromiumDrawsEveryChartOfRealOutputOfEveryKindWithoutScriptError
   MadeBy({"sweep", "--target", target, "--duration", "1s", "--sweep-clients", "1,4", "--json",
           sweep, "-q"});
   // working-set at a small size: two 3 MB Redis configurations, 20,000 records (one
-  // evicts, one rejects; about 2 s).
+  // evicts, one rejects), then 500 zipf reads each (about 3 s).
   MadeBy({"scenario", "run", "working-set", "--records", "20000", "--portion", "2000", "--config",
           "redis maxmemory=3mb maxmemory-policy=allkeys-lru name=lru-3mb", "--config",
           "redis maxmemory=3mb maxmemory-policy=noeviction name=noeviction-3mb", "--only",
-          "lru-3mb,noeviction-3mb", "--evidence", dir + "/ws", "-q"});
+          "lru-3mb,noeviction-3mb", "--reads", "zipf", "--read-count", "500", "--read-rate", "5000",
+          "--evidence", dir + "/ws", "-q"});
   // compute-locality on Redis alone, 3 reps (about 5 s): ratios and every timed call.
   MadeBy({"scenario", "run", "compute-locality", "--only", "redis", "--reps", "3", "--evidence",
           dir + "/cl", "-q"});
@@ -96,17 +97,18 @@ TEST(ReportE2E, ChromiumDrawsEveryChartOfRealOutputOfEveryKindWithoutScriptError
   ASSERT_EQ(rep.exit_code, 0) << rep.output;
   // A run: throughput, latency per second of SET, GET and Total, percentiles, CPU, RSS
   // (7); the open-loop run the same and its send lag (8); --runs: throughput, p50, p99
-  // (3); the sweep: throughput and p99 (2); working-set: one per configuration (2) and
-  // the writes a second per portion (1); compute-locality: ratios and timed calls (2).
+  // (3); the sweep: throughput and p99 (2); working-set: one per configuration (2), the
+  // writes a second per portion (1), the reads' hit ratio and latency (2);
+  // compute-locality: ratios and timed calls (2).
   const std::string html = ReadFile(page);
-  EXPECT_NE(html.find("data-charts=\"25\""), std::string::npos);
+  EXPECT_NE(html.find("data-charts=\"27\""), std::string::npos);
   EXPECT_NE(html.find("Open loop: latency, service time and send lag"), std::string::npos);
 
   const testutil::CommandResult dom = Chromium(page, "--dump-dom", dir + "/profile");
   ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
   EXPECT_EQ(Attribute(dom.output, "data-done"), "1") << dom.output.substr(0, 4000);
-  EXPECT_EQ(Attribute(dom.output, "data-rendered"), "25");
-  EXPECT_EQ(Attribute(dom.output, "data-drawn"), "25");
+  EXPECT_EQ(Attribute(dom.output, "data-rendered"), "27");
+  EXPECT_EQ(Attribute(dom.output, "data-drawn"), "27");
   EXPECT_EQ(Errors(dom.output), "");
   EXPECT_EQ(dom.output.find("data-blank"), std::string::npos);
 

@@ -320,6 +320,84 @@ TEST(ScenarioE2E, WorkingSetWritersSettingsEachHaveTheirFailurePointAndPortionTh
   EXPECT_NE(header.find("seconds,writes_per_s"), std::string::npos) << header;
 }
 
+// --reads zipf at a small size on every default configuration (Redis and memcached past
+// their 8 MB, so some reads miss): per configuration the reads add up (hits + misses, the
+// hit and miss histograms' N, vinyl's memory and disk N), the hit ratio is within [0, 1],
+// and the server's own hit and miss counters are the replies' (memtx: its SELECTs are the
+// reads). Counts only: no timing is asserted.
+TEST(ScenarioE2E, WorkingSetReadsZipfCountsAgreeWithTheServersCounters) {
+  const std::string dir = TempDir();
+  Outcome out = RunMemstand({"scenario", "run", "working-set", "--records", "60000", "--portion", "10000",
+                             "--no-exact", "--reads", "zipf", "--read-count", "3000", "--read-rate", "4000",
+                             "--json", dir + "/ws.json", "--evidence", dir + "/ev", "-q"},
+                            300);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("Reads after the load"), std::string::npos) << out.output;
+  json doc = ReadJson(dir + "/ws.json");
+  EXPECT_EQ(doc["reads"]["distribution"], "zipf");
+  EXPECT_EQ(doc["reads"]["count"], 3000);
+  int64_t misses_seen = 0;
+  for (const char* name : {"redis-allkeys-lru", "redis-noeviction", "memcached-8m", "tarantool-memtx",
+                           "tarantool-vinyl"}) {
+    SCOPED_TRACE(name);
+    const json& run = Config(doc, name)["runs"][0];
+    ExpectInvariantsOk(run);
+    const json& r = run["reads"];
+    ASSERT_TRUE(r.is_object()) << run.dump();
+    EXPECT_FALSE(r.contains("failure")) << r.dump();
+    EXPECT_EQ(r["reads"], 3000);
+    EXPECT_EQ(r["ids"], json({1, 60000}));
+    const int64_t hits = r["hits"], misses = r["misses"];
+    EXPECT_EQ(hits + misses, 3000);
+    EXPECT_EQ(r["latency"]["hit"]["n"].get<int64_t>(), hits);
+    EXPECT_EQ(r["latency"]["miss"]["n"].get<int64_t>(), misses);
+    const double ratio = r["hit_ratio"];
+    EXPECT_GE(ratio, 0.0);
+    EXPECT_LE(ratio, 1.0);
+    misses_seen += misses;
+    if (std::string(name) == "tarantool-memtx") {
+      EXPECT_TRUE(r["agree"].is_null());  // memtx counts no hits
+      EXPECT_EQ(r["server"]["counters"]["select"], 3000);
+    } else {
+      EXPECT_EQ(r["agree"], true);
+      EXPECT_EQ(r["server"]["hits"], hits);
+      EXPECT_EQ(r["server"]["misses"], misses);
+      EXPECT_DOUBLE_EQ(r["server"]["hit_ratio"].get<double>(), ratio);
+    }
+    if (std::string(name) == "tarantool-vinyl") {
+      EXPECT_EQ(misses, 0);  // vinyl keeps all
+      const json& v = r["vinyl"];
+      EXPECT_EQ(v["memory"]["n"].get<int64_t>() + v["disk"]["n"].get<int64_t>(), 3000);
+      EXPECT_GE(v["server_disk_lookups"].get<int64_t>(), v["disk"]["n"].get<int64_t>());
+      const double cache = v["cache_hit_ratio"];
+      EXPECT_GE(cache, 0.0);
+      EXPECT_LE(cache, 1.0);
+    } else {
+      EXPECT_TRUE(r["vinyl"].is_null());
+    }
+  }
+  EXPECT_GT(misses_seen, 0);  // Redis and memcached hold part of 60,000 records in 8 MB
+  std::ifstream csv(dir + "/ev/reads.csv");
+  int lines = 0;
+  for (std::string line; std::getline(csv, line);) ++lines;
+  EXPECT_EQ(lines, 1 + 5);  // header + a row per configuration
+}
+
+TEST(ScenarioE2E, WorkingSetReadsBadFlagsExit2NamingTheFlag) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--reads", "hot"}, "--reads must be uniform, zipf or gaussian, got 'hot'"},
+      {{"--reads", "zipf", "--read-rate", "0"}, "--read-rate must be 1..100000 reads a second, got 0"},
+      {{"--reads", "uniform", "--read-count", "-1"}, "--read-count must be 1..10000000, got -1"},
+      {{"--read-count", "5"}, "--read-count: only with --reads uniform|zipf|gaussian"}};
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> args = {"scenario", "run", "working-set"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    Outcome out = RunMemstand(args, 30);
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_NE(out.output.find(message), std::string::npos) << out.output;
+  }
+}
+
 // The positive control beside the misuse: etcd as designed (few keys, writes at 100 a
 // second, auto-compaction every second) fails no write, stays far below the quota, and
 // has compacted the first write's revision away by the end (6 s of writes, a retention

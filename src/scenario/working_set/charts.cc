@@ -1,7 +1,9 @@
 // working-set (docs/scenarios/working-set.md): present, evicted and rejected writes after each
-// portion, per configuration, with the first event's detection interval shaded.
+// portion, per configuration, with the first event's detection interval shaded; each
+// portion's writes a second; with --reads, the hit ratio and the read latency per configuration.
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -128,6 +130,93 @@ std::optional<Chart> ThroughputChart(const json& doc) {
   return c;
 }
 
+// The first run of a configuration that has reads (the reads charts show one run each).
+const json* FirstRunWithReads(const json& config) {
+  for (const json& r : Array(config, key::kRuns)) {
+    if (Field(r, key::kReads).is_object()) return &r;
+  }
+  return nullptr;
+}
+
+// The configurations with reads, for a chart whose x is one configuration each.
+std::vector<std::pair<std::string, const json*>> ReadRuns(const json& doc) {
+  std::vector<std::pair<std::string, const json*>> out;
+  for (const json& config : Array(doc, key::kConfigurations)) {
+    if (const json* run = FirstRunWithReads(config)) {
+      out.emplace_back(Text(config, key::kName), &Field(*run, key::kReads));
+    }
+  }
+  return out;
+}
+
+Chart ReadsChart(const std::vector<std::pair<std::string, const json*>>& runs, std::string title, ChartAxis y) {
+  Chart c;
+  c.title = std::move(title);
+  c.style = "points";
+  c.x = Axis("configuration", "");
+  c.y = std::move(y);
+  c.data.resize(1);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    c.x.ticks.push_back(runs[i].first);
+    c.data[0].push_back(static_cast<double>(i));
+  }
+  return c;
+}
+
+// Adds a series of one value per configuration; none when no configuration has one.
+void AddSeries(Chart* c, const std::vector<std::pair<std::string, const json*>>& runs, std::string name,
+               const std::function<std::optional<double>(const json&)>& value) {
+  std::vector<std::optional<double>> values;
+  bool any = false;
+  for (const auto& [config, reads] : runs) {
+    values.push_back(value(*reads));
+    any |= values.back().has_value();
+  }
+  if (!any) return;
+  c->series.push_back(std::move(name));
+  c->data.push_back(std::move(values));
+}
+
+// The hit ratio of each configuration's reads, from the replies and from the server's
+// counters (the two agree when the counts do).
+Chart HitRatioChart(const json& doc, const std::vector<std::pair<std::string, const json*>>& runs) {
+  Chart c = ReadsChart(runs, "working-set: read hit ratio per configuration", Axis("hits / reads", ""));
+  AddSeries(&c, runs, "from the replies", [](const json& r) { return Number(r, key::kHitRatio); });
+  AddSeries(&c, runs, "from the server's counters",
+            [](const json& r) { return Number(Field(r, key::kServerCounted), key::kHitRatio); });
+  AddSeries(&c, runs, "vinyl tuple cache (server)",
+            [](const json& r) { return Number(Field(r, key::kVinyl), key::kCacheHitRatio); });
+  c.caption = fmt::format(
+      "The hit ratio of the {} reads after each configuration's load (JSON configurations[].runs[].reads, "
+      "the first run with reads): from the replies, and from the server's own counters where it keeps them "
+      "(Redis keyspace_hits/misses, memcached get_hits/misses, vinyl's index get.rows of lookup; memtx has "
+      "none). For vinyl also the share of lookups its tuple cache answered.",
+      Text(Field(doc, key::kReads), key::kDistribution));
+  return c;
+}
+
+// The p50 and p99 of each kind of read: hits, misses, and vinyl's from memory and from disk.
+Chart ReadLatencyChart(const json& doc, const std::vector<std::pair<std::string, const json*>>& runs) {
+  Chart c = ReadsChart(runs, "working-set: read latency per configuration", Axis("latency", "µs", true));
+  for (const auto& [label, path] : std::vector<std::pair<const char*, std::vector<const char*>>>{
+           {"hits", {key::kLatency, key::kHit}},
+           {"misses", {key::kLatency, key::kMiss}},
+           {"vinyl from memory", {key::kVinyl, key::kMemory}},
+           {"vinyl from disk", {key::kVinyl, key::kDisk}}}) {
+    for (const char* p : {key::kP50Us, key::kP99Us}) {
+      AddSeries(&c, runs, fmt::format("{} {}", label, p == key::kP50Us ? "p50" : "p99"),
+                [&](const json& r) { return Number(Field(Field(r, path[0]), path[1]), p); });
+    }
+  }
+  c.caption = fmt::format(
+      "The p50 and p99 of each configuration's {} reads, from the send to the reply, one read at a time "
+      "(JSON configurations[].runs[].reads.latency and .vinyl, the first run with reads; each N is in the "
+      "JSON and the block 'Reads after the load'). Vinyl's reads are attributed to memory or disk by the "
+      "index's counters read after every read.",
+      Text(Field(doc, key::kReads), key::kDistribution));
+  return c;
+}
+
 }  // namespace
 
 void WorkingSetCharts(const ReportInput& in, ReportSection* s) {
@@ -137,6 +226,11 @@ void WorkingSetCharts(const ReportInput& in, ReportSection* s) {
       s->charts.push_back(ConfigurationChart(in.doc, config, *run));
   }
   if (auto c = ThroughputChart(in.doc)) s->charts.push_back(std::move(*c));
+  const auto reads = ReadRuns(in.doc);
+  if (!reads.empty()) {
+    s->charts.push_back(HitRatioChart(in.doc, reads));
+    s->charts.push_back(ReadLatencyChart(in.doc, reads));
+  }
 }
 
 }  // namespace memstand

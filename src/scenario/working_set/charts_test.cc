@@ -64,5 +64,38 @@ TEST(HtmlReportTest, WorkingSetDrawsEachPortionsThroughputPerConfiguration) {
     "bands": [], "x_lines": [], "y_lines": []})j"));
 }
 
+// --reads: the hit ratio per configuration (x: its name) from the replies, the server and
+// vinyl's tuple cache, and the p50 / p99 of each kind of read; a series no configuration
+// has (no misses anywhere, say) is left out, a value one lacks is a gap.
+TEST(HtmlReportTest, WorkingSetDrawsTheReadsHitRatioAndLatencyPerConfiguration) {
+  const json doc = json::parse(R"j({
+    "format": 1, "scenario": "working-set", "runs": 1, "reads": {"distribution": "zipf"},
+    "configurations": [
+      {"name": "lru", "runs": [{"run": 1, "reads": {"hit_ratio": 0.25, "server": {"hit_ratio": 0.25},
+        "latency": {"hit": {"n": 1, "p50_us": 40, "p99_us": 90}, "miss": {"n": 3, "p50_us": 30, "p99_us": 80}},
+        "vinyl": null}}]},
+      {"name": "noreads", "runs": [{"run": 1, "reads": null}]},
+      {"name": "vinyl", "runs": [{"run": 1, "reads": {"hit_ratio": 1, "server": {"hit_ratio": 1},
+        "latency": {"hit": {"n": 4, "p50_us": 100, "p99_us": 900}, "miss": {"n": 0, "p50_us": null, "p99_us": null}},
+        "vinyl": {"cache_hit_ratio": 0.5, "memory": {"n": 2, "p50_us": 60, "p99_us": 70},
+                  "disk": {"n": 2, "p50_us": 200, "p99_us": 950}}}}]}]
+  })j");
+  ReportSection s = ScenarioSection(ReportInputOf(doc.dump()), WorkingSetCharts);
+  EXPECT_EQ(ChartData(s, "working-set: read hit ratio per configuration"), Golden(R"j({
+    "x": {"label": "configuration", "unit": "", "log": false, "ticks": ["lru", "vinyl"]},
+    "y": {"label": "hits / reads", "unit": "", "log": false},
+    "series": ["from the replies", "from the server's counters", "vinyl tuple cache (server)"],
+    "data": [[0, 1], [0.25, 1], [0.25, 1], [null, 0.5]],
+    "bands": [], "x_lines": [], "y_lines": []})j"));
+  EXPECT_EQ(ChartData(s, "working-set: read latency per configuration"), Golden(R"j({
+    "x": {"label": "configuration", "unit": "", "log": false, "ticks": ["lru", "vinyl"]},
+    "y": {"label": "latency", "unit": "µs", "log": true},
+    "series": ["hits p50", "hits p99", "misses p50", "misses p99", "vinyl from memory p50",
+               "vinyl from memory p99", "vinyl from disk p50", "vinyl from disk p99"],
+    "data": [[0, 1], [40, 100], [90, 900], [30, null], [80, null], [null, 60], [null, 70], [null, 200],
+             [null, 950]],
+    "bands": [], "x_lines": [], "y_lines": []})j"));
+}
+
 }  // namespace
 }  // namespace memstand

@@ -31,6 +31,31 @@ std::vector<double> RunValues(const std::vector<const json*>& runs, std::initial
 
 std::string CountRange(const std::vector<double>& values) { return RangeTextOf(values, "{:.0f}"); }
 
+std::vector<const json*> RunsWithReads(const std::vector<const json*>& runs) {
+  std::vector<const json*> out;
+  for (const json* r : runs) {
+    if (Field(*r, key::kReads).is_object()) out.push_back(r);
+  }
+  return out;
+}
+
+// "; zipf reads: hit ratio ... (the server's ...), p99 of hits ... µs, of misses ... µs",
+// over the runs that read; "" when none did.
+std::string ReadsFigures(const std::vector<const json*>& runs) {
+  const std::vector<const json*> read = RunsWithReads(runs);
+  if (read.empty()) return "";
+  const std::string dist = ChoiceValue(ChoiceAt(*read.front(), {key::kReads, key::kDistribution}));
+  std::string out = fmt::format("; {} reads after the load: hit ratio {}", dist,
+                                RangeTextOf(RunValues(read, {key::kReads, key::kHitRatio}), "{:.3f}"));
+  const std::vector<double> server = RunValues(read, {key::kReads, key::kServerCounted, key::kHitRatio});
+  if (!server.empty()) out += fmt::format(" (the server's counters: {})", RangeTextOf(server, "{:.3f}"));
+  for (const auto& [what, kind] : {std::pair{"hits", key::kHit}, std::pair{"misses", key::kMiss}}) {
+    const std::vector<double> p99 = RunValues(read, {key::kReads, key::kLatency, kind, key::kP99Us});
+    if (!p99.empty()) out += fmt::format(", p99 of {} {}", what, RangeTextOf(p99, "{:.0f}", "µs"));
+  }
+  return out;
+}
+
 // working-set: one row per configuration, from every run, worded by the outcome most of
 // its runs measured (evicts, rejects, keeps all), never by the one expected; the figures
 // are ranges over the runs of that outcome, and a run of another outcome is named.
@@ -70,14 +95,41 @@ bool FillWorkingSet(const std::string& config, const json& doc, ChoiceRow* row,
   } else if (outcome == "keeps all") {
     row->faster = "keeps every record: the data lives on disk, memory holds a part";
     row->pay = fmt::format(
-        "{} of {} records kept, {} of data on disk; reads of what is not in memory go to disk "
-        "(their latency is not measured by this scenario){}",
+        "{} of {} records kept, {} of data on disk; reads of what is not in memory go to disk{}{}",
         CountRange(RunValues(runs, {key::kPresent})), CountRange(RunValues(runs, {key::kAttempted})),
-        RangeTextOf(RunValues(runs, {key::kServerCounters, key::kVinylDiskData}), "{:.0f}", "B"), n);
+        RangeTextOf(RunValues(runs, {key::kServerCounters, key::kVinylDiskData}), "{:.0f}", "B"),
+        RunsWithReads(runs).empty() ? " (their latency: working-set --reads)" : "", n);
     *figure = config + " keeps all" + n;
   } else {
     return false;
   }
+  row->pay += ReadsFigures(runs);
+  return true;
+}
+
+// The vinyl configuration's reads: what memory serves and what a read from disk costs,
+// over its runs that read (each read attributed by the index's counters around it).
+bool FillVinylReads(const json& doc, ChoiceRow* row, std::string* figure) {
+  const json* c = ChoiceFind(Field(doc, key::kConfigurations), key::kName, "tarantool-vinyl");
+  if (c == nullptr) return false;
+  std::vector<const json*> runs;
+  for (const json& r : Array(*c, key::kRuns)) {
+    if (Field(Field(r, key::kReads), key::kVinyl).is_object()) runs.push_back(&r);
+  }
+  if (runs.empty()) return false;
+  const std::string dist = ChoiceValue(ChoiceAt(*runs.front(), {key::kReads, key::kDistribution}));
+  auto at = [&](const char* tier, const char* p) {
+    return RangeTextOf(RunValues(runs, {key::kReads, key::kVinyl, tier, p}), "{:.0f}", "µs");
+  };
+  const std::string cache = RangeTextOf(RunValues(runs, {key::kReads, key::kVinyl, key::kCacheHitRatio}), "{:.3f}");
+  row->faster = fmt::format("the hot part is read from memory: tuple cache hit ratio {}, p50 {} / p99 {}", cache,
+                            at(key::kMemory, key::kP50Us), at(key::kMemory, key::kP99Us));
+  row->pay = fmt::format("{} of the {} reads searched the runs on disk: p50 {} / p99 {} ({} of {} runs with reads)",
+                         RangeTextOf(RunValues(runs, {key::kReads, key::kVinyl, key::kDiskShare}), "{:.3f}"), dist,
+                         at(key::kDisk, key::kP50Us), at(key::kDisk, key::kP99Us), runs.size(),
+                         Array(*c, key::kRuns).size());
+  *figure = fmt::format("tarantool-vinyl {} reads: disk-read p99 {}, tuple cache hit ratio {}", dist,
+                        at(key::kDisk, key::kP99Us), cache);
   return true;
 }
 
@@ -97,6 +149,10 @@ std::vector<MeasuredChoiceRow> WorkingSetChoiceRows() {
         {"working-set", ws, system, "what it does at the memory limit: evict, reject or keep all",
          [c](const json& d, ChoiceRow* r, std::string* f) { return FillWorkingSet(c, d, r, f); }});
   }
+  rows.push_back({"working-set", "data far larger than memory with a hot subset",
+                  "Tarantool vinyl (an LSM tree), reads by key after the load",
+                  "the hot part in memory, the rest read from disk (working-set --reads zipf measures both)",
+                  FillVinylReads});
   return rows;
 }
 

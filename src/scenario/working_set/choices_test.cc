@@ -47,5 +47,42 @@ TEST(ChoiceMapTest, WorkingSetRowsAreRangesOverEveryRun) {
                         "median max, N=3) (ws.json)");
 }
 
+// --reads: a configuration's row adds its reads' hit ratios and p99s; vinyl's reads fill the
+// row of data far larger than memory (without them it is not measured here).
+TEST(ChoiceMapTest, WorkingSetRowsCiteTheReadsAndVinylsReadsAreARowOfTheirOwn) {
+  json doc = WorkingSetChoiceResult();
+  EXPECT_EQ(ChoiceRowOf(ChoiceMap({{"ws.json", doc}}, WorkingSetChoiceRows(), {}),
+                        "Tarantool vinyl (an LSM tree), reads by key after the load")
+                .support,
+            "not measured here");
+  doc["configurations"][0]["runs"][0]["reads"] = {
+      {"distribution", "zipf"}, {"hit_ratio", 0.11}, {"server", {{"hit_ratio", 0.11}}},
+      {"latency", {{"hit", {{"p99_us", 330}}}, {"miss", {{"p99_us", 604}}}}}};
+  doc["configurations"].push_back(
+      {{"name", "tarantool-vinyl"},
+       {"runs",
+        {{{"outcome", "keeps all"}, {"present", 200000}, {"attempted", 200000},
+          {"reads",
+           {{"distribution", "zipf"}, {"hit_ratio", 1.0},
+            {"vinyl",
+             {{"cache_hit_ratio", 0.651}, {"disk_share", 0.349}, {"memory", {{"p50_us", 109}, {"p99_us", 4268}}},
+              {"disk", {{"p50_us", 193}, {"p99_us", 4452}}}}}}}}}}});
+  const auto rows = ChoiceMap({{"ws.json", doc}}, WorkingSetChoiceRows(), {});
+  EXPECT_EQ(ChoiceRowOf(rows, "Redis, maxmemory-policy allkeys-lru").pay,
+            "168900 (N=1) of 200000 (N=1) records evicted, 31100 (N=1) kept (evicts in 1 of 1 runs); zipf reads "
+            "after the load: hit ratio 0.110 (N=1) (the server's counters: 0.110 (N=1)), p99 of hits 330 µs (N=1), "
+            "p99 of misses 604 µs (N=1)");
+  const ChoiceRow& vinyl = ChoiceRowOf(rows, "Tarantool vinyl (an LSM tree), reads by key after the load");
+  EXPECT_EQ(vinyl.support, "measured here");
+  EXPECT_EQ(vinyl.task, "data far larger than memory with a hot subset");
+  EXPECT_EQ(vinyl.faster,
+            "the hot part is read from memory: tuple cache hit ratio 0.651 (N=1), p50 109 µs (N=1) / p99 4268 µs (N=1)");
+  EXPECT_EQ(vinyl.pay,
+            "0.349 (N=1) of the zipf reads searched the runs on disk: p50 193 µs (N=1) / p99 4452 µs (N=1) (1 of 1 "
+            "runs with reads)");
+  EXPECT_EQ(vinyl.source, "working-set: tarantool-vinyl zipf reads: disk-read p99 4452 µs (N=1), tuple cache hit "
+                          "ratio 0.651 (N=1) (ws.json)");
+}
+
 }  // namespace
 }  // namespace memstand

@@ -50,6 +50,29 @@ WorkingSetConfigRun FabricatedRun(const std::string& outcome) {
   return r;
 }
 
+// --reads zipf: 10 reads, 6 hits and 4 misses as the replies and the server counted them;
+// vinyl's split 7 from memory, 3 from disk.
+WorkingSetReads FabricatedReads(bool vinyl) {
+  WorkingSetReads r;
+  r.distribution = ReadDistribution::kZipf;
+  r.rate = 2000;
+  r.high = kRecords;
+  r.reads = 10;
+  r.hits = 6;
+  r.misses = 4;
+  r.server_hits = 6;
+  r.server_misses = 4;
+  r.hit_ns.RecordN(100'000, 6);
+  r.miss_ns.RecordN(40'000, 4);
+  r.vinyl = vinyl;
+  if (vinyl) {
+    r.memory_ns.RecordN(30'000, 7);
+    r.disk_ns.RecordN(500'000, 3);
+    r.server = {{"cache_lookup", 10}, {"cache_get", 7}, {"disk_lookup", 3}};
+  }
+  return r;
+}
+
 TEST(WorkingSetContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   WorkingSetOptions o;
   o.records = kRecords;
@@ -62,8 +85,10 @@ TEST(WorkingSetContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
     st.description = "fabricated";
     const bool rejects = c.name == "redis-noeviction" || c.name == "tarantool-memtx";
     st.runs.push_back(FabricatedRun(c.engine == "vinyl" ? "keeps all" : rejects ? "rejects" : "evicts"));
+    st.runs.back().reads = FabricatedReads(c.engine == "vinyl");
     states.push_back(st);
   }
+  o.reads.distribution = ReadDistribution::kZipf;
   ScenarioReport report;
   report.scenario = "working-set";
   report.runs_requested = report.runs_made = 1;
@@ -71,8 +96,9 @@ TEST(WorkingSetContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   ASSERT_EQ(report.verdict, ScenarioVerdict::kOk) << ::testing::PrintToString(report.verdict_lines);
   const ReportInput in = testutil::ContractInput(report, false);
   // One chart per configuration: present, evicted and rejected after each portion; one of
-  // every configuration's writes a second per portion.
-  testutil::ExpectEveryChartHasData(WorkingSetCharts, in, 6);
+  // every configuration's writes a second per portion; with --reads, one of the hit ratios
+  // and one of the read latencies.
+  testutil::ExpectEveryChartHasData(WorkingSetCharts, in, 8);
   testutil::ExpectEveryRowMeasured(in, WorkingSetChoiceRows());
 }
 

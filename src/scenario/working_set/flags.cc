@@ -22,7 +22,33 @@ struct WorkingSetFlags {
   bool no_exact = false;
   std::string writers = "1";
   double rate = 0;
+  std::string reads;  // "": none
+  double read_rate = ReadOptions().rate;
+  int64_t read_count = static_cast<int64_t>(ReadOptions().count);  // signed: "-3" is refused as -3
+  bool read_rate_given = false, read_count_given = false;
 };
+
+Result<ReadOptions> BuildReads(const WorkingSetFlags& f) {
+  ReadOptions r;
+  if (f.reads.empty()) {
+    if (f.read_rate_given || f.read_count_given) {
+      return Status::InvalidArgument(std::string(f.read_rate_given ? "--read-rate" : "--read-count") +
+                                     ": only with --reads uniform|zipf|gaussian");
+    }
+    return r;
+  }
+  auto d = ParseReadDistribution(f.reads);
+  if (!d.ok()) return d.status();
+  r.distribution = *d;
+  r.rate = f.read_rate;
+  if (f.read_count < 1) {
+    return Status::InvalidArgument(fmt::format("--read-count must be 1..{}, got {}", kMaxReadCount, f.read_count));
+  }
+  r.count = static_cast<uint64_t>(f.read_count);
+  Status s = ValidateReadOptions(r);
+  if (!s.ok()) return s;
+  return r;
+}
 
 Result<WorkingSetOptions> BuildWorkingSet(const WorkingSetFlags& f) {
   WorkingSetOptions o;
@@ -38,6 +64,9 @@ Result<WorkingSetOptions> BuildWorkingSet(const WorkingSetFlags& f) {
     o.writers.push_back(static_cast<int>(w));
   }
   o.rate = f.rate;
+  auto reads = BuildReads(f);
+  if (!reads.ok()) return reads.status();
+  o.reads = *reads;
   o.configs = DefaultWorkingSetConfigs();
   for (size_t i = 0; i < f.configs.size(); ++i) {
     auto c = ParseServerConfig(f.configs[i], static_cast<int>(i + 1));
@@ -79,7 +108,16 @@ ScenarioPrepare SetupWorkingSet(CLI::App* app) {
                   "configuration once with 1 and once with 16")
       ->capture_default_str();
   app->add_option("--rate", f->rate, "Writes per second in all (open loop; default: as fast as the server answers)");
-  return [f]() -> Result<ScenarioRun> {
+  app->add_option("--reads", f->reads,
+                  "After each configuration's load, read keys of the ids written: uniform, zipf or gaussian "
+                  "(default: no reads)");
+  auto* read_rate =
+      app->add_option("--read-rate", f->read_rate, "Reads a second (with --reads)")->capture_default_str();
+  auto* read_count =
+      app->add_option("--read-count", f->read_count, "Reads per configuration (with --reads)")->capture_default_str();
+  return [f, read_rate, read_count]() -> Result<ScenarioRun> {
+    f->read_rate_given = read_rate->count() > 0;
+    f->read_count_given = read_count->count() > 0;
     auto o = BuildWorkingSet(*f);
     if (!o.ok()) return Status::InvalidArgument(RedactSecrets(o.status().message()));
     return ScenarioRun([o = *o](const ScenarioContext& ctx) { return RunWorkingSet(o, ctx); });

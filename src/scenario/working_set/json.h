@@ -45,6 +45,29 @@ inline constexpr char kWritesPerS[] = "writes_per_s";  // its writes over its se
 // configurations[]: the writers setting it ran with (connections at the same time).
 inline constexpr char kWriters[] = "writers";
 
+// Top level and configurations[].runs[]: the reads (--reads), null without.
+inline constexpr char kReads[] = "reads";
+// reads.
+inline constexpr char kDistribution[] = "distribution";  // "uniform", "zipf", "gaussian"
+// configurations[].runs[].reads.
+inline constexpr char kReadCount[] = "reads";       // reads made
+inline constexpr char kHits[] = "hits";             // from the replies
+inline constexpr char kMisses[] = "misses";
+inline constexpr char kHitRatio[] = "hit_ratio";    // hits / reads
+inline constexpr char kServerCounted[] = "server";  // the server's own: source, hits, misses, hit_ratio, counters
+inline constexpr char kAgree[] = "agree";           // the server's hits and misses are the replies' (null: none)
+inline constexpr char kLatency[] = "latency";       // hit, miss: {n, p50_us, p99_us}
+inline constexpr char kHit[] = "hit";
+inline constexpr char kMiss[] = "miss";
+inline constexpr char kVinyl[] = "vinyl";           // Tarantool vinyl: memory, disk, ...
+inline constexpr char kMemory[] = "memory";
+inline constexpr char kDisk[] = "disk";
+inline constexpr char kDiskShare[] = "disk_share";  // reads attributed to disk / reads
+inline constexpr char kCacheHitRatio[] = "cache_hit_ratio";  // the server's cache.get.rows / cache.lookup
+inline constexpr char kN[] = "n";
+inline constexpr char kP50Us[] = "p50_us";
+inline constexpr char kP99Us[] = "p99_us";
+
 // Fields read by their type: ScenarioDef::read_rules (scenario/registry.h).
 inline constexpr JsonRule kReadRules[] = {
     {"configurations", JsonType::kArray},

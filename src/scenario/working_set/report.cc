@@ -86,6 +86,7 @@ json RunJson(const WorkingSetConfigRun& r, int run, int writers) {
                         {key::kWritesPerS, rates[i]}});
   }
   j[key::kPortions] = portions;
+  j[key::kReads] = r.reads ? WorkingSetReadsJson(*r.reads) : json(nullptr);
   return j;
 }
 
@@ -107,6 +108,10 @@ RepeatSummary SummaryOf(const WorkingSetConfiguration& st) {
     add("memory_used", r.final.memory);
     if (r.exact_eviction > 0) add("exact_eviction", r.exact_eviction);
     if (r.first_rejected_write > 0) add("first_rejected_write", r.first_rejected_write);
+    if (r.reads) {
+      add("read_hits", r.reads->hits);
+      add("read_misses", r.reads->misses);
+    }
     runs.push_back(std::move(f));
   }
   return Summarize(runs, static_cast<int>(runs.size()));
@@ -226,7 +231,7 @@ std::string InvariantsBlock(const std::vector<WorkingSetConfiguration>& states) 
   return out.empty() ? "    none checked: no configuration ran\n" : out;
 }
 
-void FillTables(const std::vector<WorkingSetConfiguration>& states, ScenarioReport* report) {
+void FillTables(const std::vector<WorkingSetConfiguration>& states, bool reads, ScenarioReport* report) {
   Table configs{"configurations",
                 {"configuration", "system", "settings", "run", "status", "outcome", "attempted",
                  "successful", "rejected", "evicted", "present", "memory_used", "first_error",
@@ -268,6 +273,7 @@ void FillTables(const std::vector<WorkingSetConfiguration>& states, ScenarioRepo
     }
   }
   report->tables = {configs, portions, invariants};
+  if (reads) report->tables.push_back(WorkingSetReadsTable(states));
 }
 
 void FillVerdict(const std::vector<WorkingSetConfiguration>& states, bool interrupted, ScenarioReport* report) {
@@ -311,7 +317,7 @@ void FillWorkingSetReport(const WorkingSetOptions& o, uint64_t seed, const std::
                                          : std::string("as fast as the server answers")),
       "after every portion, poll the server's exact counters until two reads 20 ms apart agree "
       "(Redis INFO evicted_keys/used_memory + DBSIZE; memcached stats evictions/curr_items/bytes; "
-      "Tarantool space:len() or vinyl count(), box.slab.info, box.stat.vinyl); no key is read back",
+      "Tarantool space:len() or vinyl count(), box.slab.info, box.stat.vinyl); no key is read back during the load",
       "first rejection: its portion, and the exact write from the order of the replies on one connection "
       "(with several writers the order of the replies, not exact)",
       "each portion's time from its first send to its last reply, and its writes a second",
@@ -321,19 +327,44 @@ void FillWorkingSetReport(const WorkingSetOptions& o, uint64_t seed, const std::
                    : "no exact search (--no-exact)"),
       "every run starts fresh servers (nothing to settle between runs); the final counters are read "
       "after they stop moving (the wait is printed per run in the JSON as settle_ms)"};
+  if (o.reads.distribution != ReadDistribution::kNone) {
+    report->procedure.push_back(fmt::format(
+        "after each configuration's load, before its server stops: {} reads by key of ids 1..attempted, {}, "
+        "{:g} a second from fixed intended times, one at a time on the control connection (GET; get; "
+        "Tarantool SELECT by the primary key); each reply a hit or a miss, timed from its send to its reply "
+        "into the hit or the miss histogram; the server's own hit and miss counters read before and after; "
+        "Tarantool vinyl: the primary index's counters read after every read, the read attributed to disk "
+        "when disk.iterator.lookup rose, else to memory",
+        o.reads.count,
+        o.reads.distribution == ReadDistribution::kZipf
+            ? fmt::format("zipf (exponent {:g}; the ranks scattered over the ids by a permutation of the seed)",
+                          o.reads.zipf_exponent)
+            : o.reads.distribution == ReadDistribution::kGaussian
+                  ? std::string("gaussian (around the middle id, stddev a sixth of the range)")
+                  : std::string("uniform"),
+        o.reads.rate));
+  }
   report->blocks.push_back({"Results per configuration (counts; no percentages of the dataset)",
                            ResultsBlock(states, report->runs_requested)});
   report->blocks.push_back({"Failure point per setting, and the throughput before it (writes a second)",
                             FailurePointBlock(states, o.rate)});
+  if (o.reads.distribution != ReadDistribution::kNone) {
+    report->blocks.push_back({"Reads after the load (hit ratio from the replies and from the server's counters; "
+                              "latency of hits and of misses)",
+                              WorkingSetReadsBlock(states, report->runs_requested)});
+  }
   report->blocks.push_back({"Invariants (a broken one fails the run)", InvariantsBlock(states)});
   report->limits = {
       "outcomes belong to these exact configurations and this record size and order "
       "(docs/method.md rule 15)",
       "memory figures are each server's own accounting, not comparable across systems byte for byte",
-      o.writers.size() == 1 && o.writers[0] == 1
-          ? "one load connection: no concurrency effects (--writers 1,16 compares); no reads, so nothing "
-            "about hit ratios under LRU"
-          : "no reads, so nothing about hit ratios under LRU",
+      std::string(o.writers.size() == 1 && o.writers[0] == 1
+                      ? "one load connection: no concurrency effects (--writers 1,16 compares)"
+                      : "several writers: the first rejected write is the replies' order") +
+          (o.reads.distribution == ReadDistribution::kNone
+               ? "; no reads (--reads), so nothing about hit ratios under LRU"
+               : "; reads one at a time after the load, with no writes: a read-through cache would write "
+                 "back its misses, these reads do not"),
       "the exact eviction point comes from a repeat on a fresh server, which may differ from the first "
       "pass where a server's eviction sampling is random (Redis samples keys)"};
   json configs = json::array();
@@ -367,8 +398,15 @@ void FillWorkingSetReport(const WorkingSetOptions& o, uint64_t seed, const std::
   report->json["pipeline"] = o.pipeline;
   report->json["writers"] = o.writers;
   report->json["rate"] = o.rate > 0 ? json(o.rate) : json(nullptr);
+  report->json[key::kReads] =
+      o.reads.distribution == ReadDistribution::kNone
+          ? json(nullptr)
+          : json{{key::kDistribution, ReadDistributionName(o.reads.distribution)},
+                 {"rate", o.reads.rate},
+                 {"count", o.reads.count},
+                 {"zipf_exponent", o.reads.zipf_exponent}};
   report->json[key::kConfigurations] = configs;
-  FillTables(states, report);
+  FillTables(states, o.reads.distribution != ReadDistribution::kNone, report);
   FillVerdict(states, interrupted, report);
 }
 

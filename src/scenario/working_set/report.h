@@ -42,6 +42,7 @@ struct WorkingSetConfigRun {
   bool final_steady = true;    // the final counters stopped moving within the final settle bound
   int unsteady_portions = 0;   // portions whose counters still moved after kWorkingSetPortionSettleTimeoutMs
   std::string outcome;  // evicts / rejects / evicts and rejects / keeps all
+  std::optional<WorkingSetReads> reads;  // --reads: after the load, before the server stopped
   bool invariants_ok() const {
     return std::all_of(invariants.begin(), invariants.end(), [](const Invariant& i) { return i.ok(); });
   }
@@ -55,6 +56,12 @@ struct WorkingSetConfiguration {
   std::string description, config_text;
   std::vector<WorkingSetConfigRun> runs;
 };
+
+/// The reads of one run (reads_report.cc): their JSON (configurations[].runs[].reads), the
+/// text block of every configuration's reads, and their CSV table ("reads").
+nlohmann::json WorkingSetReadsJson(const WorkingSetReads& r);
+std::string WorkingSetReadsBlock(const std::vector<WorkingSetConfiguration>& states, int runs);
+Table WorkingSetReadsTable(const std::vector<WorkingSetConfiguration>& states);
 
 /// Fills the report's configuration lines, procedure, blocks, limits, JSON, tables and
 /// verdict from what the runs measured. REQUIRES: report->runs_requested set.

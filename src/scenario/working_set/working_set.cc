@@ -191,6 +191,14 @@ void RunOnce(const WorkingSetOptions& o, const ScenarioContext& ctx, int run,
         r.failure = "final counters: " + settled.status().message();
       }
     }
+    if (r.failure.empty() && o.reads.distribution != ReadDistribution::kNone && r.attempted > 0) {
+      ctx.Progress("working-set", fmt::format("run {}: {}: {} {} reads of ids 1..{} at {:g}/s", run, st.config.name,
+                                              o.reads.count, ReadDistributionName(o.reads.distribution),
+                                              r.attempted, o.reads.rate));
+      r.reads = RunWorkingSetReads(*servers[i], o.reads, static_cast<uint64_t>(r.attempted), ctx.seed,
+                                   ctx.interrupt);
+      r.failure = r.reads->failure;
+    }
     if (!r.failure.empty()) r.failure = servers[i]->ExplainFailure(r.failure);
     KeepLogTail(st.config.name, run, servers[i]->log_path(), &report->files);
     servers[i]->Stop();
@@ -198,6 +206,9 @@ void RunOnce(const WorkingSetOptions& o, const ScenarioContext& ctx, int run,
     if (r.failure.empty()) {
       r.outcome = WorkingSetOutcome(r.final.evicted, r.rejected);
       r.invariants = WorkingSetInvariants(r.attempted, r.successful, r.rejected, r.final.evicted, r.final.present);
+      if (r.reads) {
+        for (Invariant& i : WorkingSetReadInvariants(*r.reads)) r.invariants.push_back(std::move(i));
+      }
       procedure.FindExactEviction(st.config, &r);
     }
     st.runs.push_back(std::move(r));
@@ -230,7 +241,8 @@ std::vector<ServerConfig> DefaultWorkingSetConfigs() {
   c[1] = {"redis-noeviction", SystemKind::kRedis, {{"maxmemory", "8mb"}, {"maxmemory-policy", "noeviction"}}, "memtx"};
   c[2] = {"memcached-8m", SystemKind::kMemcached, {{"memory-limit", "8"}}, "memtx"};
   c[3] = {"tarantool-memtx", SystemKind::kTarantool, {{"memtx_memory", "32M"}}, "memtx"};
-  c[4] = {"tarantool-vinyl", SystemKind::kTarantool, {{"memtx_memory", "32M"}, {"vinyl_memory", "8M"}}, "vinyl"};
+  c[4] = {"tarantool-vinyl", SystemKind::kTarantool,
+          {{"memtx_memory", "32M"}, {"vinyl_memory", "8M"}, {"vinyl_cache", "8M"}}, "vinyl"};
   return c;
 }
 
@@ -253,6 +265,7 @@ Status ValidateWorkingSet(const WorkingSetOptions& o) {
       if (Status s = ValidateRate(o.rate, w); !s.ok()) return s;
     }
   }
+  if (Status s = ValidateReadOptions(o.reads); !s.ok()) return s;
   for (size_t i = 0; i < o.configs.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (o.configs[i].name == o.configs[j].name) {

@@ -12,6 +12,7 @@
 
 #include "scenario/kit/scenario_server.h"
 #include "scenario/scenario.h"
+#include "scenario/working_set/reads.h"
 #include "util/status.h"
 
 namespace memstand {
@@ -41,11 +42,15 @@ struct WorkingSetOptions {
   std::vector<int> writers = {1};
   /// Writes per second in all, open loop; 0: as fast as the server answers.
   double rate = 0;
+  /// Reads after each configuration's load (--reads, --read-rate, --read-count); none
+  /// by default: the load alone.
+  ReadOptions reads;
 };
 
 /// Redis maxmemory 8mb allkeys-lru and noeviction, memcached -m 8, Tarantool memtx with
 /// the smallest memtx_memory Tarantool 2.x bootstraps with (32 MiB: below it box.cfg
-/// fails to allocate its system spaces' slabs), Tarantool vinyl with vinyl_memory 8 MiB.
+/// fails to allocate its system spaces' slabs), Tarantool vinyl with vinyl_memory 8 MiB and
+/// vinyl_cache 8 MiB (its default, 128 MiB, would hold every record read back).
 std::vector<ServerConfig> DefaultWorkingSetConfigs();
 
 /// "evicts", "rejects", "evicts and rejects" or "keeps all".

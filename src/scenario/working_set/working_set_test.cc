@@ -79,7 +79,7 @@ TEST(WorkingSetDefaultsTest, AreTheFiveOfTheSpecification) {
   EXPECT_EQ(c[1].Describe(), "redis maxmemory=8mb maxmemory-policy=noeviction");
   EXPECT_EQ(c[2].Describe(), "memcached memory-limit=8");
   EXPECT_EQ(c[3].Describe(), "tarantool engine=memtx memtx_memory=32M");
-  EXPECT_EQ(c[4].Describe(), "tarantool engine=vinyl memtx_memory=32M vinyl_memory=8M");
+  EXPECT_EQ(c[4].Describe(), "tarantool engine=vinyl memtx_memory=32M vinyl_memory=8M vinyl_cache=8M");
 }
 
 }  // namespace
