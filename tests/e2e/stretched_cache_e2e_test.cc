@@ -2,7 +2,10 @@
 // replica it stands up itself and its own relay, at a small --ops and one short
 // distance: every block, the WAIT invariant, the JSON and evidence, the Nagle stall of
 // block (b), and what the relay's delay guarantees (a cost never below the configured
-// round trip). Timing assertions only where the margin is tens of milliseconds.
+// round trip). Timing assertions only where the margin is tens of milliseconds. A relay
+// that woke late on a loaded machine may merge the sequential client's two chunks in
+// more than 5% of the operations: the run then says its (d) cell is not valid and exits
+// 1, and the tests check that instead of the figure.
 #include <signal.h>
 #include <unistd.h>
 
@@ -50,7 +53,7 @@ class StretchedCacheE2E : public ::testing::Test {
                                         "--distances", "2ms", "--json", *dir_ + "/sc.json", "--evidence",
                                         *dir_ + "/ev", "-q"},
                                        300));
-    if (outcome_->exit_code == 0) doc_ = new json(ReadJson(*dir_ + "/sc.json"));
+    if (fs::exists(*dir_ + "/sc.json")) doc_ = new json(ReadJson(*dir_ + "/sc.json"));
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -58,10 +61,18 @@ class StretchedCacheE2E : public ::testing::Test {
     delete doc_;
   }
   void SetUp() override {
-    ASSERT_EQ(outcome_->exit_code, 0) << outcome_->output;
-    ASSERT_NE(doc_, nullptr);
+    ASSERT_NE(doc_, nullptr) << outcome_->output;
+    // The instrument check of block (d): exit 1 exactly when the sequential cell is not valid.
+    ASSERT_EQ(outcome_->exit_code, CellValid() ? 0 : 1) << outcome_->output;
   }
   static const json& Doc() { return *doc_; }
+  // Whether the JSON says the sequential client's serializing - pipelined is valid.
+  static bool CellValid() {
+    for (const json& d : (*doc_)["mode_differences"]) {
+      if (d["client"] == "sequential") return d["valid"] == true;
+    }
+    return true;
+  }
 
   static std::string* dir_;
   static Outcome* outcome_;
@@ -80,20 +91,27 @@ TEST_F(StretchedCacheE2E, PrintsEveryBlockAndTheWaitInvariant) {
     EXPECT_NE(out.find(title), std::string::npos) << title << "\n" << out;
   }
   EXPECT_NE(out.find("does not prove"), std::string::npos);
-  // 14 WAIT series of kOps: (a) 2, (b) 4, (c) 4, (d) 4.
-  const int waits = 14 * kOps;
+  // 18 WAIT series of kOps: (a) 2, (b) 4, (c) 8, (d) 4.
+  const int waits = 18 * kOps;
   EXPECT_NE(out.find("run 1: every WAIT 1 answers 1: " + std::to_string(waits) + " == " + std::to_string(waits)),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("other answers: none"), std::string::npos);
   EXPECT_EQ(Doc()["wait"]["operations"], waits);
   EXPECT_EQ(Doc()["wait"]["ones"], waits);
-  EXPECT_EQ(Doc()["verdict"], "ok");
+  EXPECT_EQ(Doc()["verdict"], CellValid() ? "ok" : "failed");
+  // (c) and (e) print both relay modes.
+  for (const char* row : {"    pipelined    idle, sequential", "    serializing  idle, sequential",
+                          "    pipelined    under load, pipelined", "    serializing  under load, pipelined",
+                          "under load, pipelined relay: ", "under load, serializing relay: ", "    2ms       pipelined",
+                          "    2ms       serializing"}) {
+    EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
+  }
 }
 
 TEST_F(StretchedCacheE2E, EverySeriesHasItsOperationsAndTheRawSamplesAreKept) {
   const json& series = Doc()["series"];
-  ASSERT_EQ(series.size(), 19u);  // (a) 3, (b) 6, (c) 4, (d) 4, (e) 2
+  ASSERT_EQ(series.size(), 25u);  // (a) 3, (b) 6, (c) 8, (d) 4, (e) 4
   for (const json& s : series) {
     EXPECT_EQ(s["n"], kOps) << s.dump();
     EXPECT_FALSE(s.contains("failure")) << s.dump();
@@ -102,7 +120,7 @@ TEST_F(StretchedCacheE2E, EverySeriesHasItsOperationsAndTheRawSamplesAreKept) {
   EXPECT_EQ(Doc()["ops"], kOps);
   EXPECT_EQ(Doc()["distances_ns"], json::array({kOneWay}));
   const std::string ev = *dir_ + "/ev";
-  EXPECT_EQ(CountLines(ev + "/samples.csv"), 1 + 19 * kOps);
+  EXPECT_EQ(CountLines(ev + "/samples.csv"), 1 + 25 * kOps);
   for (const char* f : {"series.csv", "relays.csv", "link_checks.csv", "invariants.csv", "servers/primary.conf",
                         "servers/replica.conf", "logs/primary-run1.log", "README.txt"}) {
     EXPECT_TRUE(fs::exists(ev + "/" + f)) << f;
@@ -167,9 +185,12 @@ TEST_F(StretchedCacheE2E, NoCostIsBelowTheConfiguredRoundTrip) {
     EXPECT_GE(c["over_round_trip_ns"].get<double>(), 0) << c.dump();
   }
   ASSERT_EQ(Doc()["mode_differences"].size(), 2u);
-  const json& cal = With(Doc()["calibration"], {{"one_way_ns", kOneWay}});
-  EXPECT_GE(cal["get_relay_median_ns"].get<double>(), 2.0 * kOneWay) << cal.dump();
-  EXPECT_GT(cal["relay_minus_direct_ns"].get<double>(), 0) << cal.dump();
+  ASSERT_EQ(Doc()["calibration"].size(), 2u);
+  for (const char* relay : {"pipelined", "serializing"}) {
+    const json& cal = With(Doc()["calibration"], {{"one_way_ns", kOneWay}, {"relay_mode", relay}});
+    EXPECT_GE(cal["get_relay_median_ns"].get<double>(), 2.0 * kOneWay) << cal.dump();
+    EXPECT_GT(cal["relay_minus_direct_ns"].get<double>(), 0) << cal.dump();
+  }
   for (const json& r : Doc()["relays"]) {
     if (r["block"] != "d") continue;
     for (const json& d : r["directions"]) {
@@ -189,7 +210,8 @@ TEST_F(StretchedCacheE2E, NoCostIsBelowTheConfiguredRoundTrip) {
 // two apart, less, even below 0). Timing is not asserted (the machines are noisy): the
 // difference must be the two series' medians' difference as the JSON gives them, and
 // the relay must have counted the two chunks of the mechanism on the sequential client's
-// operations.
+// operations. When more than 5% of them were read as one chunk (1 of 20 is the most
+// allowed here), the cell is not valid: no figure, its reason, and the run failed.
 TEST_F(StretchedCacheE2E, SerializingAgainstPipelinedIsTheMediansDifference) {
   const json& d = With(Doc()["mode_differences"], {{"one_way_ns", kOneWay}, {"client", "sequential"}});
   const std::string at = std::to_string(kOneWay / 1000000) + "ms";
@@ -197,11 +219,32 @@ TEST_F(StretchedCacheE2E, SerializingAgainstPipelinedIsTheMediansDifference) {
       With(Doc()["series"], {{"block", "d"}, {"condition", at + " serializing"}, {"client", "sequential"}});
   const json& pipelined =
       With(Doc()["series"], {{"block", "d"}, {"condition", at + " pipelined"}, {"client", "sequential"}});
-  EXPECT_DOUBLE_EQ(d["serializing_minus_pipelined_ns"].get<double>(),
-                   serializing["median_ns"].get<double>() - pipelined["median_ns"].get<double>())
-      << d.dump();
-  EXPECT_DOUBLE_EQ(d["in_one_way"].get<double>(), d["serializing_minus_pipelined_ns"].get<double>() / kOneWay);
-  EXPECT_GE(serializing["replication_chunks_back"]["max"].get<double>(), 2) << serializing.dump();
+  const std::string& out = outcome_->output;
+  if (d["valid"] == true) {
+    EXPECT_DOUBLE_EQ(d["serializing_minus_pipelined_ns"].get<double>(),
+                     serializing["median_ns"].get<double>() - pipelined["median_ns"].get<double>())
+        << d.dump();
+    EXPECT_DOUBLE_EQ(d["in_one_way"].get<double>(), d["serializing_minus_pipelined_ns"].get<double>() / kOneWay);
+    EXPECT_GE(serializing["replication_chunks_back"]["max"].get<double>(), 2) << serializing.dump();
+    EXPECT_LE(d["serializing_one_chunk_ops"].get<int>() * 100, 5 * kOps) << d.dump();
+    EXPECT_FALSE(d.contains("not_valid")) << d.dump();
+    EXPECT_NE(out.find("operations had SET's propagation and its GETACK read as one chunk"), std::string::npos);
+    EXPECT_NE(out.find("serializing - pipelined, sequential client: "), std::string::npos);
+    EXPECT_EQ(out.find("not valid"), std::string::npos) << out;
+  } else {
+    EXPECT_EQ(d["valid"], false) << d.dump();
+    EXPECT_TRUE(d["serializing_minus_pipelined_ns"].is_null()) << d.dump();
+    EXPECT_TRUE(d["in_one_way"].is_null()) << d.dump();
+    EXPECT_GT(d["serializing_one_chunk_ops"].get<int>() * 100, 5 * kOps) << d.dump();
+    const std::string counts = std::to_string(d["serializing_one_chunk_ops"].get<int>()) + " of " +
+                               std::to_string(kOps) + " operations (";
+    EXPECT_TRUE(d["not_valid"].get<std::string>().starts_with(counts)) << d.dump();
+    EXPECT_NE(out.find("serializing - pipelined, sequential client: not valid: " + counts), std::string::npos) << out;
+    EXPECT_NE(out.find("run 1, one-way 2ms: serializing - pipelined, sequential client not valid"),
+              std::string::npos)
+        << out;
+    EXPECT_EQ(Doc()["verdict"], "failed");
+  }
   // The operations read as one chunk (no serialization for them) are counted from the samples.
   EXPECT_EQ(d["serializing_ops"], kOps);
   int one_chunk = 0;
@@ -217,26 +260,39 @@ TEST_F(StretchedCacheE2E, SerializingAgainstPipelinedIsTheMediansDifference) {
     one_chunk += f[9] == "1" ? 1 : 0;
   }
   EXPECT_EQ(d["serializing_one_chunk_ops"], one_chunk);
-  EXPECT_NE(outcome_->output.find("operations had SET's propagation and its GETACK read as one chunk"),
-            std::string::npos);
-  EXPECT_NE(outcome_->output.find("serializing - pipelined, sequential client: "), std::string::npos);
+  EXPECT_EQ(d["valid"], one_chunk * 100 <= 5 * kOps) << d.dump();
 }
 
+// Block (c) runs through both relay modes, each idle and under the background writer.
 TEST_F(StretchedCacheE2E, ChunksPerOperationAreCountedBothWays) {
-  for (const char* condition : {"idle", "under load"}) {
-    for (const char* client : {"sequential", "pipelined"}) {
-      const json& s = With(Doc()["series"], {{"block", "c"}, {"condition", condition}, {"client", client}});
-      EXPECT_GE(s["replication_chunks_back"]["min"].get<double>(), 1) << s.dump();
-      EXPECT_GE(s["replication_chunks_forward"]["min"].get<double>(), 1) << s.dump();
-      EXPECT_GT(s["replication_applied_back_ns"]["median"].get<double>(), 0) << s.dump();
+  for (const char* relay : {"pipelined", "serializing"}) {
+    for (const char* condition : {"idle", "under load"}) {
+      for (const char* client : {"sequential", "pipelined"}) {
+        const json& s = With(Doc()["series"], {{"block", "c"}, {"condition", condition}, {"client", client},
+                                               {"relay_mode", relay}});
+        EXPECT_EQ(s["n"], kOps) << s.dump();
+        EXPECT_GE(s["replication_chunks_back"]["min"].get<double>(), 1) << s.dump();
+        EXPECT_GE(s["replication_chunks_forward"]["min"].get<double>(), 1) << s.dump();
+        EXPECT_GT(s["replication_applied_back_ns"]["median"].get<double>(), 0) << s.dump();
+      }
     }
+    EXPECT_GT(Doc()["run_list"][0]["background"][relay]["writes"].get<int64_t>(), 0) << relay;
   }
-  EXPECT_GT(Doc()["run_list"][0]["background_writes"].get<int64_t>(), 0);
+  const json& run = Doc()["run_list"][0];
+  EXPECT_EQ(run["background_writes"].get<int64_t>(), run["background"]["pipelined"]["writes"].get<int64_t>() +
+                                                         run["background"]["serializing"]["writes"].get<int64_t>());
+  // samples.csv names each operation's relay mode (its last column).
+  int serializing_c = 0;
+  std::istringstream lines(testutil::ReadFile(*dir_ + "/ev/samples.csv"));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(",c,") != std::string::npos && line.ends_with(",serializing")) ++serializing_c;
+  }
+  EXPECT_EQ(serializing_c, 4 * kOps);
 }
 
 TEST_F(StretchedCacheE2E, TheLinkIsCheckedUpAndCaughtUpBeforeEachBlock) {
   const json& checks = Doc()["link_checks"];
-  ASSERT_EQ(checks.size(), 6u);  // (a), (b) x 2, (c), (d) x 2
+  ASSERT_EQ(checks.size(), 7u);  // (a), (b) x 2, (c) x 2, (d) x 2
   for (const json& c : checks) {
     EXPECT_EQ(c["master_link_status"], "up") << c.dump();
     EXPECT_EQ(c["connected_slaves"], 1) << c.dump();

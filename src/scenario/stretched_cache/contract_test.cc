@@ -40,8 +40,10 @@ TEST(StretchedCacheContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
         run.series.push_back(FabricatedSeries("d", DistanceText(d) + " " + relay, m, "direct", d, relay));
       }
     }
-    for (const char* path : {"direct", "relay"}) {
-      run.series.push_back(FabricatedSeries("e", DistanceText(d), ClientMode::kGet, path, d, "pipelined"));
+    for (const char* relay : {"pipelined", "serializing"}) {
+      for (const char* path : {"direct", "relay"}) {
+        run.series.push_back(FabricatedSeries("e", DistanceText(d), ClientMode::kGet, path, d, relay));
+      }
     }
   }
   ScenarioReport report;
@@ -49,7 +51,8 @@ TEST(StretchedCacheContractTest, ItsJsonFeedsEveryChartAndEveryChoiceRow) {
   report.runs_made = 1;
   FillStretchedReport(o, {run}, false, &report);
   const ReportInput in = testutil::ContractInput(report, false);
-  // One chart: every (relay mode, client) against distance, the round trip, the calibration GET.
+  // One chart: every (relay mode, client) against distance, the round trip, the calibration GET
+  // through each relay mode.
   testutil::ExpectEveryChartHasData(StretchedCacheCharts, in, 1);
   testutil::ExpectEveryRowMeasured(in, StretchedCacheChoiceRows());
 }

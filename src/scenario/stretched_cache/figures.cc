@@ -115,6 +115,8 @@ ModeDifference DifferenceOf(double serializing_ns, double pipelined_ns, int64_t 
   return d;
 }
 
+bool OneChunkWithinLimit(int64_t one_chunk, int64_t ops) { return one_chunk * 100 <= kMaxOneChunkPercent * ops; }
+
 std::vector<int> RoundOrder(int round, int kinds) {
   std::vector<int> order(static_cast<size_t>(std::max(kinds, 0)));
   for (int i = 0; i < kinds; ++i) order[static_cast<size_t>(i)] = i;
@@ -127,9 +129,10 @@ double EstimateSeconds(int ops, const std::vector<int64_t>& distances_ns) {
   double sum_s = 0;
   for (int64_t d : distances_ns) sum_s += static_cast<double>(d) / 1e9;
   const double first_s = static_cast<double>(distances_ns.front()) / 1e9;
-  // (b) two stalled series; (c) two WAIT series of two one-way delays, idle and loaded;
-  // (d) per distance: pipelined relay 2d + 2d, serializing 3d + 2d; (e) a GET of 2d.
-  const double per_round = 2 * kStallS + 8 * first_s + 11 * sum_s;
+  // (b) two stalled series; (c) idle and loaded, two WAIT series each: pipelined relay
+  // 2d + 2d, serializing 3d + 2d; (d) per distance: the same 4d + 5d; (e) a GET of 2d
+  // per relay mode.
+  const double per_round = 2 * kStallS + 18 * first_s + 13 * sum_s;
   return ops * per_round;
 }
 

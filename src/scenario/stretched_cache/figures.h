@@ -73,6 +73,21 @@ struct ModeDifference {
 
 ModeDifference DifferenceOf(double serializing_ns, double pipelined_ns, int64_t one_way_ns);
 
+/// The most operations of a serializing relay's sequential-client series, in percent,
+/// whose SET propagation and GETACK the relay may read as one chunk before the cell's
+/// serializing - pipelined is not valid. The difference measures the second one-way delay
+/// the serializing relay adds between those two chunks; an operation read as one chunk
+/// gets none, so each such operation pulls the median towards 0 (66 of 100 gave 0.003
+/// one-way delays at 20 ms). 5%: the most seen in a quiet run with the relay on
+/// SCHED_FIFO was 1 of 100, and 5 of 100 still leave the median among the operations
+/// that were kept apart. memstand's threshold, an instrument check (docs/method.md
+/// rule 20): a cell above it prints no figure and fails the run.
+inline constexpr int kMaxOneChunkPercent = 5;
+
+/// Whether `one_chunk` of `ops` operations read as one chunk keeps the cell valid: at
+/// most kMaxOneChunkPercent percent (5 of 100 is valid, 6 of 100 is not).
+bool OneChunkWithinLimit(int64_t one_chunk, int64_t ops);
+
 /// The order of `kinds` series in round `round` (0-based): 0, 1, ..., k-1 in even rounds
 /// and the reverse in odd ones (docs/method.md rule 10: A-B, then B-A).
 std::vector<int> RoundOrder(int round, int kinds);
@@ -80,7 +95,8 @@ std::vector<int> RoundOrder(int round, int kinds);
 /// What the procedure's operations add up to at these settings, in seconds, from the
 /// configured delays alone (the servers' own time, start-up and the links' re-sync
 /// not counted): block (b) at one 40 ms stall per operation without TCP_NODELAY,
-/// (c) at the first distance, (d) and (e) at every distance. An estimate for the
+/// (c) at the first distance, (d) and (e) at every distance, (c) and (e) in both relay
+/// modes. An estimate for the
 /// progress line, never a result.
 double EstimateSeconds(int ops, const std::vector<int64_t>& distances_ns);
 

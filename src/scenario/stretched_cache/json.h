@@ -16,10 +16,13 @@ inline constexpr char kRun[] = "run";
 inline constexpr char kOneWayNs[] = "one_way_ns";  // the relay's delay
 inline constexpr char kRoundTripNs[] = "round_trip_ns";
 
-// cells[].
+// cells[] (and calibration[]: kRelayMode).
 inline constexpr char kRelayMode[] = "relay_mode";  // "pipelined", "serializing"
 inline constexpr char kClient[] = "client";         // "sequential", "pipelined"
 inline constexpr char kMedianNs[] = "median_ns";
+// false: the serializing relay's sequential cell whose difference is not valid
+// (kMaxOneChunkPercent, figures.h); its median is not the serializing relay's either.
+inline constexpr char kValid[] = "valid";
 
 // calibration[].
 inline constexpr char kGetRelayMedianNs[] = "get_relay_median_ns";

@@ -43,18 +43,70 @@ Range RangeBy(const Series& s, double (*of)(const OpSample&)) {
 
 Range Times(const Series& s) { return RangeBy(s, TimeOf); }
 
+// The series of `block`, `condition`, client `mode` and `path` through a relay in
+// `relay_mode`: "" takes any (the conditions of (a), (b) and (d) name theirs), (c) and (e)
+// run in both modes under the same condition and pass it.
 const Series* Find(const StretchedRun& r, const std::string& block, const std::string& condition, ClientMode mode,
-                   const std::string& path = "direct") {
+                   const std::string& path = "direct", const std::string& relay_mode = "") {
   for (const Series& s : r.series) {
-    if (s.block == block && s.condition == condition && s.mode == mode && s.path == path) return &s;
+    if (s.block == block && s.condition == condition && s.mode == mode && s.path == path &&
+        (relay_mode.empty() || s.relay_mode == relay_mode)) {
+      return &s;
+    }
   }
   return nullptr;
 }
+
+const char* const kRelayModes[] = {"pipelined", "serializing"};
 
 // Medians of a and b, both present and measured: b - a; else nothing.
 bool Difference(const Series* a, const Series* b, double* out) {
   if (a == nullptr || b == nullptr || a->samples.empty() || b->samples.empty()) return false;
   *out = Times(*b).median - Times(*a).median;
+  return true;
+}
+
+// The operations of a serializing relay's series whose primary -> replica traffic the
+// relay read as one chunk: for the sequential client, SET's propagation and its GETACK
+// together, so the relay added no second one-way delay (kMaxOneChunkPercent).
+struct OneChunkCount {
+  int64_t one_chunk = 0;
+  int64_t ops = 0;
+  bool within_limit() const { return OneChunkWithinLimit(one_chunk, ops); }
+};
+
+OneChunkCount OneChunkOf(const Series& s) {
+  const auto one = std::count_if(s.samples.begin(), s.samples.end(),
+                                 [](const OpSample& o) { return o.repl.back.chunks == 1; });
+  return {static_cast<int64_t>(one), static_cast<int64_t>(s.samples.size())};
+}
+
+std::string OneChunkReason(const OneChunkCount& c) {
+  return fmt::format("{} of {} operations ({:.1f}%) had SET's propagation and its GETACK read as one chunk, above "
+                     "{}%: the relay could not keep them apart",
+                     c.one_chunk, c.ops, 100.0 * static_cast<double>(c.one_chunk) / static_cast<double>(c.ops),
+                     kMaxOneChunkPercent);
+}
+
+// Serializing - pipelined of one client at one distance of one run. Not valid: the
+// sequential client's serializing series had more operations read as one chunk than
+// kMaxOneChunkPercent allows (an instrument check: no figure, the run fails). The
+// pipelined client's SET and WAIT leave in one write, so one chunk is its normal case
+// (block (c)) and the check does not concern it.
+struct ModeCell {
+  double difference_ns = 0;
+  OneChunkCount one_chunk;  // of the serializing series
+  bool valid = true;
+};
+
+// false: either series is missing or has no operation.
+bool ModeCellOf(const StretchedRun& r, int64_t one_way_ns, ClientMode m, ModeCell* out) {
+  const Series* serializing = Find(r, "d", DistanceText(one_way_ns) + " serializing", m);
+  if (!Difference(Find(r, "d", DistanceText(one_way_ns) + " pipelined", m), serializing, &out->difference_ns)) {
+    return false;
+  }
+  out->one_chunk = OneChunkOf(*serializing);
+  out->valid = m != ClientMode::kSequential || out->one_chunk.within_limit();
   return true;
 }
 
@@ -134,31 +186,38 @@ std::string Span(const Range& r, const char* fmt_one = "{:g}") {
   return fmt::format(fmt::runtime(std::string(fmt_one) + " [" + fmt_one + ".." + fmt_one + "]"), r.median, r.min, r.max);
 }
 
+// One series of block (c): its chunks, bytes and applied delays each way per operation.
+std::string ChunksRow(const Series& s, const char* relay, const std::string& label) {
+  return fmt::format("    {:<12} {:<24} {:>5} {:>9} {:>14} {:>14} {:>10} {:>10} {:>11} {:>11}\n", relay, label,
+                     s.samples.size(), Ms(Times(s).median), Span(RangeBy(s, BackChunks)),
+                     Span(RangeBy(s, ForwardChunks)), fmt::format("{:g}", RangeBy(s, BackBytes).median),
+                     fmt::format("{:g}", RangeBy(s, ForwardBytes).median), Ms(RangeBy(s, BackApplied).median),
+                     Ms(RangeBy(s, ForwardApplied).median)) +
+         fmt::format("      largest applied delay each way, summed: median {} ms, against the time measured {} ms\n",
+                     Ms(RangeBy(s, MaxAppliedBothWays).median), Ms(Times(s).median));
+}
+
 std::string BlockC(const StretchedCacheOptions& o, const std::vector<StretchedRun>& runs) {
   std::string out;
   for (const StretchedRun& r : runs) {
     out += RunPrefix(runs, r);
-    out += fmt::format("    {:<28} {:>5} {:>9} {:>14} {:>14} {:>10} {:>10} {:>11} {:>11}\n", "condition, client", "N",
-                       "time ms", "chunks p->r", "chunks r->p", "bytes p->r", "bytes r->p", "applied p->r",
-                       "applied r->p");
-    for (const char* cond : {"idle", "under load"}) {
-      for (ClientMode m : kWaitModes) {
-        const Series* s = Find(r, "c", cond, m);
-        if (s == nullptr || s->samples.empty()) continue;
-        out += fmt::format("    {:<28} {:>5} {:>9} {:>14} {:>14} {:>10} {:>10} {:>11} {:>11}\n",
-                           fmt::format("{}, {}", cond, ClientModeName(m)), s->samples.size(), Ms(Times(*s).median),
-                           Span(RangeBy(*s, BackChunks)), Span(RangeBy(*s, ForwardChunks)),
-                           fmt::format("{:g}", RangeBy(*s, BackBytes).median),
-                           fmt::format("{:g}", RangeBy(*s, ForwardBytes).median), Ms(RangeBy(*s, BackApplied).median),
-                           Ms(RangeBy(*s, ForwardApplied).median));
-        out += fmt::format("      largest applied delay each way, summed: median {} ms, against the time measured "
-                           "{} ms\n",
-                           Ms(RangeBy(*s, MaxAppliedBothWays).median), Ms(Times(*s).median));
+    out += fmt::format("    {:<12} {:<24} {:>5} {:>9} {:>14} {:>14} {:>10} {:>10} {:>11} {:>11}\n", "relay",
+                       "condition, client", "N", "time ms", "chunks p->r", "chunks r->p", "bytes p->r", "bytes r->p",
+                       "applied p->r", "applied r->p");
+    for (const char* relay : kRelayModes) {
+      for (const char* cond : {"idle", "under load"}) {
+        for (ClientMode m : kWaitModes) {
+          if (const Series* s = Find(r, "c", cond, m, "direct", relay); s != nullptr && !s->samples.empty()) {
+            out += ChunksRow(*s, relay, fmt::format("{}, {}", cond, ClientModeName(m)));
+          }
+        }
       }
     }
-    out += fmt::format("    under load: {} background SETs answered ({} errors) at {:g}/s on a connection of their "
-                       "own to the primary\n",
-                       r.background_writes, r.background_errors, o.load_rate);
+    for (const auto& [relay, b] : r.background) {
+      out += fmt::format("    under load, {} relay: {} background SETs answered ({} errors) at {:g}/s on a "
+                         "connection of their own to the primary\n",
+                         relay, b.writes, b.errors, o.load_rate);
+    }
   }
   return out + "    p->r: primary -> replica (the relay's target -> client), r->p: replica -> primary; medians "
                "[min..max] per operation; applied: the relay's applied delay summed over the operation's chunks "
@@ -166,6 +225,34 @@ std::string BlockC(const StretchedCacheOptions& o, const std::vector<StretchedRu
                "    does not prove: how a network frames traffic. A chunk is what one read returned at the relay, "
                "so the counts show how the kernel and Redis coalesced writes here; delays of overlapping chunks "
                "add up in the sums, which is why those can exceed the time measured\n";
+}
+
+// Block (d)'s serializing - pipelined lines of one distance. The mechanism needs two
+// chunks: SET's propagation and the GETACK after it. When the relay read both in one (it
+// woke later than the ~0.1 ms between them), the serializing relay sends them together
+// and adds nothing: counted, so a small difference says why, and a cell where that
+// happened beyond kMaxOneChunkPercent prints no figure.
+std::string DifferenceLines(const StretchedRun& r, int64_t d) {
+  std::string out;
+  for (ClientMode m : kWaitModes) {
+    ModeCell c;
+    if (!ModeCellOf(r, d, m, &c)) continue;
+    if (!c.valid) {
+      out += fmt::format("      serializing - pipelined, {} client: not valid: {}; no figure\n", ClientModeName(m),
+                         OneChunkReason(c.one_chunk));
+      continue;
+    }
+    const ModeDifference md = DifferenceOf(c.difference_ns, 0, d);
+    out += fmt::format("      serializing - pipelined, {} client: {} ms = {:.2f} one-way delays\n", ClientModeName(m),
+                       SignedMs(md.difference_ns), md.in_one_way);
+    if (m == ClientMode::kSequential) {
+      out += fmt::format("      serializing relay, sequential client: {} of {} operations had SET's propagation "
+                         "and its GETACK read as one chunk (no second one-way delay for those; at most {}% keep "
+                         "the figure valid)\n",
+                         c.one_chunk.one_chunk, c.one_chunk.ops, kMaxOneChunkPercent);
+    }
+  }
+  return out;
 }
 
 std::string BlockD(const StretchedCacheOptions& o, const std::vector<StretchedRun>& runs) {
@@ -189,27 +276,7 @@ std::string BlockD(const StretchedCacheOptions& o, const std::vector<StretchedRu
                              s->waits() - s->ones());
         }
       }
-      for (ClientMode m : kWaitModes) {
-        double diff = 0;
-        if (!Difference(Find(r, "d", DistanceText(d) + " pipelined", m), Find(r, "d", DistanceText(d) + " serializing", m),
-                        &diff)) {
-          continue;
-        }
-        const ModeDifference md = DifferenceOf(diff, 0, d);
-        out += fmt::format("      serializing - pipelined, {} client: {} ms = {:.2f} one-way delays\n",
-                           ClientModeName(m), SignedMs(md.difference_ns), md.in_one_way);
-      }
-      // The mechanism needs two chunks: SET's propagation and the GETACK after it. When the
-      // relay read both in one (it woke later than the ~0.1 ms between them), the serializing
-      // relay sends them together and adds nothing: counted, so a small difference says why.
-      if (const Series* s = Find(r, "d", DistanceText(d) + " serializing", ClientMode::kSequential);
-          s != nullptr && !s->samples.empty()) {
-        const auto one = std::count_if(s->samples.begin(), s->samples.end(),
-                                       [](const OpSample& o) { return o.repl.back.chunks == 1; });
-        out += fmt::format("      serializing relay, sequential client: {} of {} operations had SET's propagation "
-                           "and its GETACK read as one chunk (no second one-way delay for those)\n",
-                           one, s->samples.size());
-      }
+      out += DifferenceLines(r, d);
     }
   }
   return out + "    does not prove: what a network between datacenters does. The relay delays each chunk by a "
@@ -221,17 +288,19 @@ std::string BlockE(const StretchedCacheOptions& o, const std::vector<StretchedRu
   std::string out;
   for (const StretchedRun& r : runs) {
     out += RunPrefix(runs, r);
-    out += fmt::format("    {:<9} {:>5} {:>11} {:>11} {:>15} {:>9} {:>15}\n", "one-way", "N", "direct ms",
-                       "relay ms", "relay - direct", "RTT ms", "relay - RTT");
+    out += fmt::format("    {:<9} {:<12} {:>5} {:>11} {:>11} {:>15} {:>9} {:>15}\n", "one-way", "relay", "N",
+                       "direct ms", "relay ms", "relay - direct", "RTT ms", "relay - RTT");
     for (int64_t d : o.distances_ns) {
-      const Series* direct = Find(r, "e", DistanceText(d), ClientMode::kGet, "direct");
-      const Series* relayed = Find(r, "e", DistanceText(d), ClientMode::kGet, "relay");
-      double diff = 0;
-      if (!Difference(direct, relayed, &diff)) continue;
-      const CellFigures f = FiguresOf(Times(*relayed).median, d);
-      out += fmt::format("    {:<9} {:>5} {:>11} {:>11} {:>15} {:>9} {:>15}\n", DistanceText(d), relayed->samples.size(),
-                         Ms(Times(*direct).median), Ms(f.cost_ns), SignedMs(diff), Ms(f.round_trip_ns),
-                         SignedMs(f.over_round_trip_ns));
+      for (const char* relay : kRelayModes) {
+        const Series* direct = Find(r, "e", DistanceText(d), ClientMode::kGet, "direct", relay);
+        const Series* relayed = Find(r, "e", DistanceText(d), ClientMode::kGet, "relay", relay);
+        double diff = 0;
+        if (!Difference(direct, relayed, &diff)) continue;
+        const CellFigures f = FiguresOf(Times(*relayed).median, d);
+        out += fmt::format("    {:<9} {:<12} {:>5} {:>11} {:>11} {:>15} {:>9} {:>15}\n", DistanceText(d), relay,
+                           relayed->samples.size(), Ms(Times(*direct).median), Ms(f.cost_ns), SignedMs(diff),
+                           Ms(f.round_trip_ns), SignedMs(f.over_round_trip_ns));
+      }
     }
   }
   return out + "    does not prove: how a remote client's pipelines or large replies fare. A GET is one request "
@@ -311,14 +380,27 @@ std::string InvariantBlock(const std::vector<StretchedRun>& runs, const std::vec
   return out.empty() ? "    nothing ran\n" : out;
 }
 
-// Key figures over the runs (docs/method.md rule 8).
+// One row of the ranges block: a difference per run, and the runs whose cell was not
+// valid (left out).
+struct RangeRow {
+  std::string name;
+  std::vector<double> values;
+  int not_valid = 0;
+};
+
+RangeRow& RowNamed(std::vector<RangeRow>& rows, const std::string& name) {
+  auto it = std::find_if(rows.begin(), rows.end(), [&](const RangeRow& p) { return p.name == name; });
+  return it != rows.end() ? *it : rows.emplace_back(RangeRow{name, {}, 0});
+}
+
+// Key figures over the runs (docs/method.md rule 8); a (d) cell that is not valid is left
+// out and counted.
 std::string RangesBlock(const StretchedCacheOptions& o, const std::vector<StretchedRun>& runs) {
-  std::vector<std::pair<std::string, std::vector<double>>> rows;
+  std::vector<RangeRow> rows;
   auto add = [&](const std::string& name, const Series* a, const Series* b) {
-    auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& p) { return p.first == name; });
-    if (it == rows.end()) it = rows.insert(rows.end(), {name, {}});
+    RangeRow& row = RowNamed(rows, name);
     double d = 0;
-    if (Difference(a, b, &d)) it->second.push_back(d);
+    if (Difference(a, b, &d)) row.values.push_back(d);
   };
   for (const StretchedRun& r : runs) {
     for (ClientMode m : kWaitModes) {
@@ -327,18 +409,34 @@ std::string RangesBlock(const StretchedCacheOptions& o, const std::vector<Stretc
     }
     for (int64_t d : o.distances_ns) {
       for (ClientMode m : kWaitModes) {
-        add(fmt::format("(d) {} serializing - pipelined, {}", DistanceText(d), ClientModeName(m)),
-            Find(r, "d", DistanceText(d) + " pipelined", m), Find(r, "d", DistanceText(d) + " serializing", m));
+        RangeRow& row = RowNamed(rows, fmt::format("(d) {} serializing - pipelined, {}", DistanceText(d),
+                                                   ClientModeName(m)));
+        ModeCell c;
+        if (!ModeCellOf(r, d, m, &c)) continue;
+        if (c.valid) {
+          row.values.push_back(c.difference_ns);
+        } else {
+          ++row.not_valid;
+        }
       }
-      add(fmt::format("(e) {} GET relay - direct", DistanceText(d)), Find(r, "e", DistanceText(d), ClientMode::kGet),
-          Find(r, "e", DistanceText(d), ClientMode::kGet, "relay"));
+      for (const char* relay : kRelayModes) {
+        add(fmt::format("(e) {} GET relay - direct, {} relay", DistanceText(d), relay),
+            Find(r, "e", DistanceText(d), ClientMode::kGet, "direct", relay),
+            Find(r, "e", DistanceText(d), ClientMode::kGet, "relay", relay));
+      }
     }
   }
   std::string out;
-  for (const auto& [name, values] : rows) {
-    if (values.empty()) continue;
-    const Range g = RangeOf(values);
-    out += fmt::format("    {:<52} {}\n", name, RangeText(g, SignedMs, "ms"));
+  for (const RangeRow& row : rows) {
+    const std::string left_out =
+        row.not_valid > 0 ? fmt::format("{} run(s) not valid, left out", row.not_valid) : std::string();
+    if (row.values.empty()) {
+      if (!left_out.empty()) out += fmt::format("    {:<52} no figure: {}\n", row.name, left_out);
+      continue;
+    }
+    const Range g = RangeOf(row.values);
+    out += fmt::format("    {:<52} {}{}\n", row.name, RangeText(g, SignedMs, "ms"),
+                       left_out.empty() ? "" : "; " + left_out);
   }
   return out;
 }
@@ -403,6 +501,21 @@ json CheckJson(const StretchedRun& r, const LinkCheck& c) {
           {"partial_syncs", c.partial_syncs}};
 }
 
+// One mode_differences[] entry: a not-valid cell has null figures and its reason.
+json ModeDifferenceJson(const StretchedRun& r, int64_t one_way_ns, ClientMode m, const ModeCell& c) {
+  json j{{"run", r.run}, {"one_way_ns", one_way_ns}, {"client", ClientModeName(m)}, {"valid", c.valid},
+         {"serializing_minus_pipelined_ns", nullptr}, {"in_one_way", nullptr},
+         {"serializing_one_chunk_ops", c.one_chunk.one_chunk}, {"serializing_ops", c.one_chunk.ops}};
+  if (c.valid) {
+    const ModeDifference md = DifferenceOf(c.difference_ns, 0, one_way_ns);
+    j["serializing_minus_pipelined_ns"] = md.difference_ns;
+    j["in_one_way"] = md.in_one_way;
+  } else {
+    j["not_valid"] = OneChunkReason(c.one_chunk);
+  }
+  return j;
+}
+
 // The derived figures of (b), (d) and (e), each from two measured medians.
 void DerivedJson(const StretchedCacheOptions& o, const StretchedRun& r, json* nodelay, json* cells, json* modes,
                  json* calibration) {
@@ -421,31 +534,26 @@ void DerivedJson(const StretchedCacheOptions& o, const StretchedRun& r, json* no
       for (const char* mode : {"pipelined", "serializing"}) {
         const Series* s = Find(r, "d", DistanceText(dist) + " " + mode, m);
         if (s == nullptr || s->samples.empty()) continue;
+        ModeCell c;
+        const bool valid = std::string(mode) == "pipelined" || !ModeCellOf(r, dist, m, &c) || c.valid;
         const CellFigures f = FiguresOf(Times(*s).median, dist);
+        // A serializing cell whose difference is not valid: its median is not the
+        // serializing relay's either (the charts leave it out).
         cells->push_back({{key::kRun, r.run}, {key::kOneWayNs, dist}, {key::kRelayMode, mode},
                           {key::kClient, ClientModeName(m)}, {key::kMedianNs, f.cost_ns},
-                          {key::kRoundTripNs, f.round_trip_ns},
-                          {"over_round_trip_ns", f.over_round_trip_ns}});
+                          {key::kRoundTripNs, f.round_trip_ns}, {"over_round_trip_ns", f.over_round_trip_ns},
+                          {key::kValid, valid}});
       }
-      double diff = 0;
-      if (Difference(Find(r, "d", DistanceText(dist) + " pipelined", m),
-                     Find(r, "d", DistanceText(dist) + " serializing", m), &diff)) {
-        const ModeDifference md = DifferenceOf(diff, 0, dist);
-        const Series* serializing = Find(r, "d", DistanceText(dist) + " serializing", m);
-        const auto one_chunk = std::count_if(serializing->samples.begin(), serializing->samples.end(),
-                                             [](const OpSample& o) { return o.repl.back.chunks == 1; });
-        modes->push_back({{"run", r.run}, {"one_way_ns", dist}, {"client", ClientModeName(m)},
-                          {"serializing_minus_pipelined_ns", md.difference_ns}, {"in_one_way", md.in_one_way},
-                          {"serializing_one_chunk_ops", one_chunk},
-                          {"serializing_ops", serializing->samples.size()}});
-      }
+      ModeCell c;
+      if (ModeCellOf(r, dist, m, &c)) modes->push_back(ModeDifferenceJson(r, dist, m, c));
     }
-    const Series* direct = Find(r, "e", DistanceText(dist), ClientMode::kGet, "direct");
-    const Series* relayed = Find(r, "e", DistanceText(dist), ClientMode::kGet, "relay");
-    double diff = 0;
-    if (Difference(direct, relayed, &diff)) {
+    for (const char* relay : kRelayModes) {
+      const Series* direct = Find(r, "e", DistanceText(dist), ClientMode::kGet, "direct", relay);
+      const Series* relayed = Find(r, "e", DistanceText(dist), ClientMode::kGet, "relay", relay);
+      double diff = 0;
+      if (!Difference(direct, relayed, &diff)) continue;
       const CellFigures f = FiguresOf(Times(*relayed).median, dist);
-      calibration->push_back({{key::kRun, r.run}, {key::kOneWayNs, dist},
+      calibration->push_back({{key::kRun, r.run}, {key::kOneWayNs, dist}, {key::kRelayMode, relay},
                               {"get_direct_median_ns", Times(*direct).median}, {key::kGetRelayMedianNs, f.cost_ns},
                               {"relay_minus_direct_ns", diff}, {key::kRoundTripNs, f.round_trip_ns},
                               {"relay_minus_round_trip_ns", f.over_round_trip_ns}});
@@ -464,8 +572,15 @@ void FillJson(const StretchedCacheOptions& o, const std::vector<StretchedRun>& r
     for (const RelayRun& rr : r.relays) relays.push_back(RelayJson(r, rr));
     for (const LinkCheck& c : r.checks) checks.push_back(CheckJson(r, c));
     DerivedJson(o, r, &nodelay, &cells, &modes, &calibration);
-    json rj{{"run", r.run}, {"seconds", r.seconds}, {"background_writes", r.background_writes},
-            {"background_errors", r.background_errors}};
+    json rj{{"run", r.run}, {"seconds", r.seconds}};
+    int64_t writes = 0, errors = 0;
+    for (const auto& [relay, b] : r.background) {
+      writes += b.writes;
+      errors += b.errors;
+      rj["background"][relay] = {{"writes", b.writes}, {"errors", b.errors}};
+    }
+    rj["background_writes"] = writes;  // both relay modes'
+    rj["background_errors"] = errors;
     if (!r.failure.empty()) rj["failure"] = r.failure;
     run_list.push_back(rj);
     const Invariant i = WaitInvariant(r);
@@ -507,7 +622,7 @@ void FillTables(const std::vector<StretchedRun>& runs, const std::vector<Invaria
                  "repl_chunks_primary_to_replica", "repl_chunks_replica_to_primary", "repl_bytes_primary_to_replica",
                  "repl_bytes_replica_to_primary", "repl_applied_ns_primary_to_replica",
                  "repl_applied_ns_replica_to_primary", "client_link_chunks_to_primary",
-                 "client_link_chunks_from_primary"},
+                 "client_link_chunks_from_primary", "relay_mode"},
                 {}};
   Table series{"series",
                {"run", "block", "condition", "client", "path", "one_way_ns", "relay_mode", "nodelay", "n", "median_ns",
@@ -536,7 +651,8 @@ void FillTables(const std::vector<StretchedRun>& runs, const std::vector<Invaria
                                 std::to_string(o.repl.back.chunks), std::to_string(o.repl.forward.chunks),
                                 std::to_string(o.repl.back.bytes), std::to_string(o.repl.forward.bytes),
                                 Num(o.repl.back.applied_sum_ns), Num(o.repl.forward.applied_sum_ns),
-                                std::to_string(o.client.forward.chunks), std::to_string(o.client.back.chunks)});
+                                std::to_string(o.client.forward.chunks), std::to_string(o.client.back.chunks),
+                                s.relay_mode});
       }
     }
     for (const RelayRun& rr : r.relays) {
@@ -580,10 +696,11 @@ void Describe(const StretchedCacheOptions& o, ScenarioReport* report) {
                   "order reversed every round (A B C, C B A)",
                   o.value_size, o.wait_timeout_ms, o.wait_timeout_ms, o.ops),
       "(a) no relay; (b) relay at 0 ms with TCP_NODELAY off and on (the order swapped in even runs); "
-      "(c) relay pipelined at the first distance, idle and under a background writer, with the relay's counts "
-      "taken around every operation (Relay::Snapshot before and after)",
+      "(c) relay pipelined and serializing at the first distance (the modes' order swapped in even runs), each "
+      "idle and under a background writer, with the relay's counts taken around every operation "
+      "(Relay::Snapshot before and after)",
       fmt::format("(d) relay serializing and pipelined at one-way {} (the modes' order alternating by distance "
-                  "and run), (e) in each pipelined cell: GET direct against GET through the relay's client link; "
+                  "and run), (e) in each of those cells: GET direct against GET through the relay's client link; "
                   "(f) the relay's per-chunk applied delay and overshoot over each measured stretch",
                   fmt::join(distances, ", ")),
       o.relay_realtime_priority > 0
@@ -604,10 +721,21 @@ void Describe(const StretchedCacheOptions& o, ScenarioReport* report) {
       "the round trip is 2 x the configured one-way delay, never measured; the relay's own error is in (f)"};
 }
 
-void FillVerdict(const std::vector<StretchedRun>& runs, const std::vector<Invariant>& inv, bool interrupted,
-                 ScenarioReport* report) {
+void FillVerdict(const StretchedCacheOptions& o, const std::vector<StretchedRun>& runs,
+                 const std::vector<Invariant>& inv, bool interrupted, ScenarioReport* report) {
   for (const StretchedRun& r : runs) {
     if (!r.failure.empty()) report->Mark(ScenarioVerdict::kFailed, fmt::format("run {}: {}", r.run, r.failure));
+  }
+  // An instrument check (docs/method.md rule 20): a cell the relay could not measure.
+  for (const StretchedRun& r : runs) {
+    for (int64_t d : o.distances_ns) {
+      ModeCell c;
+      if (!ModeCellOf(r, d, ClientMode::kSequential, &c) || c.valid) continue;
+      report->Mark(ScenarioVerdict::kFailed,
+                   fmt::format("run {}, one-way {}: serializing - pipelined, sequential client not valid: the "
+                               "serializing relay's {}",
+                               r.run, DistanceText(d), OneChunkReason(c.one_chunk)));
+    }
   }
   for (const Invariant& i : inv) {
     if (!i.ok()) report->Mark(ScenarioVerdict::kFailed, "invariant broken: " + i.Describe());
@@ -656,13 +784,14 @@ void FillStretchedReport(const StretchedCacheOptions& o, const std::vector<Stret
   const std::string n = fmt::format("medians of {} operations per row", o.ops);
   report->blocks.push_back({"(a) No relay: the client and the replica on the primary directly (ms, " + n + ")", BlockA(runs)});
   report->blocks.push_back({"(b) Relay at 0 ms on the replication link, TCP_NODELAY off and on (ms, " + n + ")", BlockB(runs)});
-  report->blocks.push_back({fmt::format("(c) Chunks per operation on the replication link, relay pipelined at {}: "
-                                        "idle and under load",
+  report->blocks.push_back({fmt::format("(c) Chunks per operation on the replication link, relay pipelined and "
+                                        "serializing at {}: idle and under load",
                                         DistanceText(o.distances_ns.front())),
                             BlockC(o, runs)});
   report->blocks.push_back({"(d) Serializing against pipelined relay: write + WAIT 1 at each distance (" + n + ")",
                             BlockD(o, runs)});
-  report->blocks.push_back({"(e) Calibration: GET through the relay's client link against direct (" + n + ")",
+  report->blocks.push_back({"(e) Calibration: GET through the relay's client link against direct, both relay modes (" +
+                                n + ")",
                             BlockE(o, runs)});
   report->blocks.push_back({"(f) The instrument measured: the relay's applied delay and overshoot per chunk (us)",
                             BlockF(runs)});
@@ -672,7 +801,7 @@ void FillStretchedReport(const StretchedCacheOptions& o, const std::vector<Stret
   if (runs.size() > 1) report->blocks.push_back({"Ranges over the runs", RangesBlock(o, runs)});
   FillJson(o, runs, inv, report);
   FillTables(runs, inv, report);
-  FillVerdict(runs, inv, interrupted, report);
+  FillVerdict(o, runs, inv, interrupted, report);
 }
 
 }  // namespace memstand

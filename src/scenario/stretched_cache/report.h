@@ -65,18 +65,26 @@ struct RelayRun {
   RelayStats during;
 };
 
+/// Block (c) under load: the background writer's SETs under one relay mode.
+struct BackgroundCounts {
+  int64_t writes = 0;  // answered
+  int64_t errors = 0;
+};
+
 struct StretchedRun {
   int run = 1;
   std::vector<Series> series;
   std::vector<RelayRun> relays;
   std::vector<LinkCheck> checks;
   std::string failure;  // why the run stopped early ("" if it did not)
-  int64_t background_writes = 0;  // block (c) under load: answered
-  int64_t background_errors = 0;
+  std::map<std::string, BackgroundCounts> background;  // by relay mode
   double seconds = 0;  // the run's wall time, servers included
 };
 
 /// Fills the report's procedure, limits, blocks, invariants, JSON, tables and verdict.
+/// A run and distance whose serializing relay read more than kMaxOneChunkPercent of the
+/// sequential client's operations as one chunk prints no serializing - pipelined figure
+/// for that client (JSON `valid` false) and fails the report (an instrument check).
 void FillStretchedReport(const StretchedCacheOptions& options, const std::vector<StretchedRun>& runs,
                          bool interrupted, ScenarioReport* report);
 

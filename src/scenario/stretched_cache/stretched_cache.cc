@@ -279,9 +279,10 @@ void WaitForTraffic(Relay* relay) {
             [&]() -> Result<bool> { return relay->Snapshot().links.at(0).back.chunks >= start + 10; });
 }
 
-bool BlockC(RunState& st) {
-  const RelayOptions relay = RelayAt(st.o, st.o.distances_ns.front(), RelayMode::kPipelined, true);
-  if (!RouteFor(st, &relay, "(c) relay at " + DistanceText(relay.delay_ns) + " pipelined")) return false;
+// Block (c) under one relay mode: idle, then under the background writer.
+bool BlockCIn(RunState& st, RelayMode mode) {
+  const RelayOptions relay = RelayAt(st.o, st.o.distances_ns.front(), mode, true);
+  if (!RouteFor(st, &relay, "(c) relay at " + DistanceText(relay.delay_ns) + " " + RelayModeName(mode))) return false;
   if (!MeasureBlock(st, WriteSeries(st, "c", "idle", &relay, false), &relay)) return false;
   LoadHandle writer;
   writer.Start(st.pair.primary(), BackgroundWrites(st.o, st.ctx));
@@ -292,8 +293,8 @@ bool BlockC(RunState& st) {
     st.record->failure = "the background writer: " + done.status().message();
     return false;
   }
-  st.record->background_writes = static_cast<int64_t>(done->successful);
-  st.record->background_errors = static_cast<int64_t>(done->rejected);
+  st.record->background[RelayModeName(mode)] = {static_cast<int64_t>(done->successful),
+                                               static_cast<int64_t>(done->rejected)};
   if (!done->failure.ok()) {
     st.record->failure = "the background writer: " + done->failure.message();
     return false;
@@ -301,7 +302,16 @@ bool BlockC(RunState& st) {
   return go_on;
 }
 
-// Block (e) in the pipelined cell of a distance: GET direct and through link 1.
+// Both relay modes, pipelined first in odd runs (docs/method.md rule 10).
+bool BlockC(RunState& st) {
+  const bool pipelined_first = st.record->run % 2 == 1;
+  for (int k = 0; k < 2; ++k) {
+    if (!BlockCIn(st, (k == 0) == pipelined_first ? RelayMode::kPipelined : RelayMode::kSerializing)) return false;
+  }
+  return true;
+}
+
+// Block (e) in each cell of a distance: GET direct and through link 1.
 bool BlockE(RunState& st, const RelayOptions& relay) {
   Relay* r = st.pair.relay();
   auto relayed = Connect("127.0.0.1", r->listen_port(1), st.o);
@@ -329,7 +339,7 @@ bool BlocksDE(RunState& st) {
       const std::string condition = DistanceText(relay.delay_ns) + " " + RelayModeName(mode);
       if (!RouteFor(st, &relay, "(d) relay at " + condition)) return false;
       if (!MeasureBlock(st, WriteSeries(st, "d", condition, &relay, false), &relay)) return false;
-      if (mode == RelayMode::kPipelined && !BlockE(st, relay)) return false;
+      if (!BlockE(st, relay)) return false;
     }
   }
   return true;

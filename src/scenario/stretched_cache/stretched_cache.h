@@ -7,7 +7,9 @@
 // WAIT 1 in one write ("pipelined client"). Blocks (a) no relay, (b) relay at 0 ms
 // without and with TCP_NODELAY, (c) chunks per operation idle and under load, (d)
 // serializing vs pipelined relay at each distance, (e) GET through the relay against
-// direct, (f) the relay's own error. Invariant: WAIT answers 1 on every operation.
+// direct, (f) the relay's own error; (c) and (e) in both relay modes. Invariant: WAIT
+// answers 1 on every operation; instrument check: the serializing relay kept the
+// sequential client's two chunks apart (kMaxOneChunkPercent).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,7 @@ struct ReportSection;
 
 struct StretchedCacheOptions {
   /// Operations per series (the median of these; every raw sample is kept). 100: the
-  /// defaults take about 85 s of delays here (EstimateSeconds), under two minutes.
+  /// defaults take about 102 s of delays here (EstimateSeconds), under two minutes.
   int ops = 100;
   /// One-way delays of blocks (d) and (e) (docs/scenarios/stretched-cache.md: 5, 20, 40 ms); block (c) runs at
   /// the first.
