@@ -434,6 +434,19 @@ int SloBody(const CLI::App& app, RunConfig& cfg, const SweepFlags& f) {
   return answer.found ? kExitOk : kExitFailed;
 }
 
+// The run's configuration from its flags, with what a sweep refuses: --start-at (it
+// starts one run) and the outputs of one run.
+Result<RunConfig> SweepConfig(const CLI::App& app, const RunFlags& flags) {
+  auto cfg = BuildRunConfig(app, flags);
+  if (!cfg.ok()) return cfg.status();
+  if (cfg->load.start_at_unix_s > 0) {
+    return Status::InvalidArgument("--start-at: starts one run; not for sweep");
+  }
+  Status s = CheckOneRunOutputs(*cfg);
+  if (!s.ok()) return s;
+  return cfg;
+}
+
 int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& sweep) {
   auto outer = ParseOuter(sweep);
   if (!outer.ok()) return Fail("sweep", outer.status());
@@ -449,13 +462,8 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
     }
     Status s = CheckAxis(*axis);
     if (!s.ok()) return Fail("sweep", s);
-    auto cfg = BuildRunConfig(app, flags);
+    auto cfg = SweepConfig(app, flags);
     if (!cfg.ok()) return Fail("sweep", cfg.status());
-    if (cfg->load.start_at_unix_s > 0) {
-      return Fail("sweep", Status::InvalidArgument("--start-at: starts one run; not for sweep"));
-    }
-    s = CheckOneRunOutputs(*cfg);
-    if (!s.ok()) return Fail("sweep", s);
     return PointsBody(app, *cfg, **outer, *axis, sweep);
   }
   if (app.count("--runs") > 0) {
@@ -469,13 +477,8 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
       return Fail("sweep", Status::InvalidArgument("--slo searches the rate: no --sweep-clients, "
                                                    "--sweep-pipeline or --sweep-rate with it"));
     }
-    auto cfg = BuildRunConfig(app, flags);
+    auto cfg = SweepConfig(app, flags);
     if (!cfg.ok()) return Fail("sweep", cfg.status());
-    if (cfg->load.start_at_unix_s > 0) {
-      return Fail("sweep", Status::InvalidArgument("--start-at: starts one run; not for sweep"));
-    }
-    Status s = CheckOneRunOutputs(*cfg);
-    if (!s.ok()) return Fail("sweep", s);
     return SloBody(app, *cfg, sweep);
   }
   if (app.count("--confidence") + app.count("--slo-max-rate") + app.count("--slo-precision") +
@@ -485,13 +488,8 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
   auto axis = ParseAxis(sweep);
   Status s = axis.ok() ? CheckAxis(*axis) : axis.status();
   if (!s.ok()) return Fail("sweep", s);
-  auto cfg = BuildRunConfig(app, flags);
+  auto cfg = SweepConfig(app, flags);
   if (!cfg.ok()) return Fail("sweep", cfg.status());
-  if (cfg->load.start_at_unix_s > 0) {
-    return Fail("sweep", Status::InvalidArgument("--start-at: starts one run; not for sweep"));
-  }
-  s = CheckOneRunOutputs(*cfg);
-  if (!s.ok()) return Fail("sweep", s);
   auto session = RunSession::Open(&*cfg);
   if (!session.ok()) return Fail("sweep", session.status());
   PrintIntro(**session, *cfg, *axis);
