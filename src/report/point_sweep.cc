@@ -1,7 +1,5 @@
 #include "report/point_sweep.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 namespace memstand {
@@ -10,23 +8,15 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Range3 RangeOf(std::vector<double> v) {
-  Range3 r;
-  if (v.empty()) return r;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  r.min = v.front();
-  r.max = v.back();
-  r.median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  return r;
-}
+// repeat.h's range over the runs with a knee; an empty range when none had one.
+Range RangeOfKnees(const std::vector<double>& v) { return v.empty() ? Range{} : RangeOf(v); }
 
 bool RunFailed(const PointRun& run) { return !run.failure.empty() || run.sweep.exit_code == 1; }
 
 std::string Label(const PointSweepOutcome& o, const std::string& value) { return o.key + "=" + value; }
 
 // decimals < 0: as short as the value allows ({:g}: a median of knees 1 and 2 is 1.5).
-std::string RangeText(const Range3& r, int decimals) {
+std::string RangeText(const Range& r, int decimals) {
   if (decimals < 0) {
     if (r.min == r.max) return fmt::format("{:g}", r.median);
     return fmt::format("{:g} [{:g} .. {:g}]", r.median, r.min, r.max);
@@ -35,7 +25,7 @@ std::string RangeText(const Range3& r, int decimals) {
   return fmt::format("{:.{}f} [{:.{}f} .. {:.{}f}]", r.median, decimals, r.min, decimals, r.max, decimals);
 }
 
-Json RangeJson(const Range3& r, size_t n) {
+Json RangeJson(const Range& r, size_t n) {
   if (n == 0) return nullptr;
   return {{"min", r.min}, {"median", r.median}, {"max", r.max}, {"n", n}};
 }
@@ -55,9 +45,9 @@ PointSummary SummarizePoint(const PointOutcome& point) {
     p99.push_back(k.p99_us);
   }
   s.knees = x.size();
-  s.knee_x = RangeOf(x);
-  s.ops_per_sec = RangeOf(ops);
-  s.p99_us = RangeOf(p99);
+  s.knee_x = RangeOfKnees(x);
+  s.ops_per_sec = RangeOfKnees(ops);
+  s.p99_us = RangeOfKnees(p99);
   return s;
 }
 

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/repeat.h"
 #include "report/sweep_report.h"
 
 namespace memstand {
@@ -43,18 +44,14 @@ struct PointSweepOutcome {
   std::string verdict;
 };
 
-/// min / median / max of a point's figure over the runs that had a knee.
-struct Range3 {
-  double min = 0, median = 0, max = 0;
-};
-
 /// A point's knee over its runs: N runs made, K with a knee, and over those K the knee's
-/// knob value, its throughput and its p99. Nothing but the counts when K is 0.
+/// knob value, its throughput and its p99 (repeat.h's ranges). Nothing but the counts
+/// when K is 0.
 struct PointSummary {
   size_t runs = 0;
   size_t knees = 0;
   size_t failed = 0;  // runs whose topology failed or whose sweep failed
-  Range3 knee_x, ops_per_sec, p99_us;
+  Range knee_x, ops_per_sec, p99_us;
 };
 
 PointSummary SummarizePoint(const PointOutcome& point);
