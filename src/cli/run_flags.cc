@@ -16,6 +16,7 @@
 #include "cli/credentials.h"
 #include "cli/subcommands.h"
 #include "core/clock.h"
+#include "core/cpu_set.h"
 #include "core/pacer.h"
 #include "core/uring.h"
 #include "load/command_spec.h"
@@ -133,6 +134,10 @@ void AddShapeFlags(CLI::App* app, RunFlags* f) {
                   "0: the default scheduler")
       ->capture_default_str()
       ->check(CLI::Range(0, 99));
+  app->add_option("--cpus", f->cpus,
+                  "CPU list the load threads run on, e.g. 1, 2-3 or 0,2-3: thread i pinned to the "
+                  "list's i-th CPU, round robin (keep them off the server's CPUs; docs/method.md). "
+                  "Default: not pinned");
   app->add_option("--connect-timeout", f->connect_timeout, "Connect + handshake limit, e.g. 5s");
   app->add_option("--request-timeout", f->request_timeout,
                   "A reply later than this fails the run (with --reconnect: the connection), e.g. 10s");
@@ -687,7 +692,7 @@ Status ProbeRealtime(int priority) {
       priority, std::strerror(rc), priority));
 }
 
-// --spin and --realtime (after the rate: --spin applies to the open loop).
+// --spin, --cpus and --realtime (after the rate: --spin applies to the open loop).
 Status BuildPacing(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
   if (app.count("--spin") > 0) {
     if (o->rate <= 0) return Status::InvalidArgument("--spin: applies to the open loop; give --rate too");
@@ -697,6 +702,11 @@ Status BuildPacing(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
       return Status::InvalidArgument("--spin: at most 10ms, got '" + Abbreviate(f.spin) + "'");
     }
     o->spin_ns = std::llround(*d * 1e9);
+  }
+  if (app.count("--cpus") > 0) {
+    auto cpus = ParseOnlineCpuList(f.cpus, "--cpus");
+    if (!cpus.ok()) return cpus.status();
+    o->cpus = *cpus;
   }
   o->realtime_priority = f.realtime;
   return f.realtime > 0 ? ProbeRealtime(f.realtime) : Status::OK();

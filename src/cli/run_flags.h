@@ -33,6 +33,7 @@ struct RunFlags {
   std::string arrival = "constant";
   std::string spin;                  // --spin DURATION; empty: the open loop's default
   int realtime = 0;                  // --realtime P: SCHED_FIFO priority; 0: none
+  std::string cpus;                  // --cpus LIST: the load threads' CPUs; empty: not pinned
   std::string ratio = "1:10";
   std::vector<std::string> commands, command_ratios, command_key_patterns;
   std::string key_prefix = "memtier-", key_pattern = "R";

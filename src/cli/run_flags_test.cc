@@ -93,5 +93,20 @@ TEST(RunFlagsPacing, RealtimeIsProbedAndLeavesTheCallerAlone) {
   EXPECT_EQ(cfg->load.realtime_priority, 0);
 }
 
+TEST(RunFlagsPacing, CpusIsAnOnlineCpuListAndBadOnesAreRefusedNamingTheFlag) {
+  auto cfg = Build({});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_TRUE(cfg->load.cpus.empty());  // the default: not pinned
+  cfg = Build({"--cpus", "0"});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->load.cpus, (CpuList{0}));
+  for (const char* bad : {"", "x", "1-0", "0,", "0,0", "-1"}) {
+    EXPECT_NE(Refusal({"--cpus", bad}).find("--cpus: bad CPU list '" + std::string(bad) + "'"), std::string::npos)
+        << bad << " <- " << Refusal({"--cpus", bad});
+  }
+  EXPECT_NE(Refusal({"--cpus", "1023"}).find("--cpus 1023: CPU 1023 is not online on this machine"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace memstand::cli

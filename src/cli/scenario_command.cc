@@ -11,6 +11,8 @@
 #include "cli/interrupt.h"
 #include "cli/subcommands.h"
 #include "core/clock.h"
+#include "core/cpu_set.h"
+#include "scenario/kit/cpu_placement.h"
 #include "scenario/output.h"
 #include "scenario/registry.h"
 #include "util/output_file.h"
@@ -26,6 +28,7 @@ struct CommonFlags {
   uint64_t seed = 1;
   std::string json, evidence;
   bool quiet = false;
+  std::string client_cpus = "auto", server_cpus = "auto";
 };
 
 void AddCommonFlags(CLI::App* app, CommonFlags* f) {
@@ -38,6 +41,33 @@ void AddCommonFlags(CLI::App* app, CommonFlags* f) {
   app->add_option("--evidence", f->evidence, "Write the evidence folder: scenario.json, CSV tables, "
                                              "server configurations, log tails, README.txt");
   app->add_flag("-q,--quiet", f->quiet, "No progress lines on stderr");
+  app->add_option("--client-cpus", f->client_cpus,
+                  "CPU list (e.g. 1, 2-3, 0,2-3) memstand's load runs on, or none (not pinned); auto: the "
+                  "last CPU not the servers', where there is more than one (docs/method.md)")
+      ->capture_default_str();
+  app->add_option("--server-cpus", f->server_cpus,
+                  "CPU list every server runs on, or none (not pinned); auto: the CPUs not the client's, "
+                  "where there is more than one")
+      ->capture_default_str();
+}
+
+// --client-cpus and --server-cpus: the plan set for the kit (scenario/kit/cpu_placement.h)
+// and this thread, the scenario's, pinned to the client's CPUs (the load threads it
+// starts inherit them). InvalidArgument naming the flag.
+Status PlaceScenario(const CommonFlags& f) {
+  auto client = ParseCpuChoice(f.client_cpus, "--client-cpus");
+  if (!client.ok()) return client.status();
+  auto servers = ParseCpuChoice(f.server_cpus, "--server-cpus");
+  if (!servers.ok()) return servers.status();
+  auto usable = ThisThreadCpus();
+  if (!usable.ok()) return usable.status();
+  const CpuPlan plan = PlanCpus(*client, *servers, *usable);
+  if (!plan.client.empty()) {
+    Status s = PinThisThread(plan.client);
+    if (!s.ok()) return Status::InvalidArgument(s.WithContext("--client-cpus").message());
+  }
+  SetScenarioCpuPlan(plan);
+  return Status::OK();
 }
 
 // A --json inside the --evidence folder (through "..", "." or a symlink too) would be
@@ -90,6 +120,10 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, const ScenarioDef& de
     }
     json = std::move(*opened);
   }
+  if (Status s = PlaceScenario(f); !s.ok()) {
+    fmt::print(stderr, "memstand: {}\n", s.message());
+    return kExitUsage;
+  }
   InstallInterruptHandlers();
   ScenarioContext ctx;
   ctx.seed = f.seed;
@@ -101,6 +135,7 @@ int RunScenario(const CLI::App* app, const CommonFlags& f, const ScenarioDef& de
   info.started_at = WallClockIso();
   info.platform = Platform::Detect();
   Result<ScenarioReport> report = run(ctx);
+  info.cpus = CollectCpuReport();
   if (!report.ok()) {
     fmt::print(stderr, "memstand: {}\n", RedactSecrets(report.status().message()));
     return report.status().code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailed;

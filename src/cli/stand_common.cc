@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "core/cpu_set.h"
 #include "util/redact.h"
 
 namespace memstand::cli {
 namespace {
 
-std::string Liveness(const TopologyRecord& r, const NodeRecord& n) {
-  OwnerCheck check = NodeOwnership(r, n);
+std::string Liveness(const OwnerCheck& check) {
   switch (check.verdict) {
     case Ownership::kOurs:
       return "alive";
@@ -21,6 +21,14 @@ std::string Liveness(const TopologyRecord& r, const NodeRecord& n) {
       return "not proven ours (" + check.why + ")";
   }
   return "?";
+}
+
+// The CPUs the node's process may run on, read back from /proc; "-" for a process that
+// is not (or no longer) ours.
+std::string NodeCpus(const NodeRecord& n, bool ours) {
+  if (!ours || n.process.pid <= 1) return "-";
+  auto cpus = ProcessCpus(n.process.pid);
+  return cpus.ok() ? CpuListText(*cpus) : "-";
 }
 
 }  // namespace
@@ -50,12 +58,15 @@ int FailStand(const std::string& command, const Status& s) {
 }
 
 void PrintNodeTable(const TopologyRecord& record, bool with_state) {
-  fmt::print("  {:<8} {:<12} {:<21} {:>8}  {:<8} {}\n", "ROLE", "NODE", "ADDRESS", "PID",
-             with_state ? "STATE" : "VERSION", "LOG");
+  fmt::print("  {:<8} {:<12} {:<21} {:>8}  {:<8} {:<8} {}\n", "ROLE", "NODE", "ADDRESS", "PID",
+             with_state ? "STATE" : "VERSION", "CPUS", "LOG");
   for (const NodeRecord& n : record.nodes) {
-    fmt::print("  {:<8} {:<12} {:<21} {:>8}  {:<8} {}\n", n.role, n.name,
+    // `up` prints the processes it has just started; `ps` reads /proc only for a
+    // process proven ours.
+    const OwnerCheck check = with_state ? NodeOwnership(record, n) : OwnerCheck{Ownership::kOurs, {}, ""};
+    fmt::print("  {:<8} {:<12} {:<21} {:>8}  {:<8} {:<8} {}\n", n.role, n.name,
                n.host + ":" + std::to_string(n.port), n.process.pid,
-               with_state ? Liveness(record, n) : n.version, n.log);
+               with_state ? Liveness(check) : n.version, NodeCpus(n, check.verdict == Ownership::kOurs), n.log);
   }
 }
 

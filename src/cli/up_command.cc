@@ -8,6 +8,7 @@
 #include "cli/interrupt.h"
 #include "cli/stand_common.h"
 #include "cli/subcommands.h"
+#include "core/cpu_set.h"
 #include "stand/topology.h"
 #include "stand/topology_toml.h"
 #include "util/parse.h"
@@ -30,6 +31,7 @@ struct UpFlags {
   std::string init_lua;
   std::string ready_timeout;
   std::string run_dir;
+  std::string server_cpus;
   // Which of them were given (a file's values are kept unless a flag overrides).
   CLI::Option* name_opt = nullptr;
   CLI::Option* masters_opt = nullptr;
@@ -38,6 +40,7 @@ struct UpFlags {
   CLI::Option* members_opt = nullptr;
   CLI::Option* port_opt = nullptr;
   CLI::Option* peer_port_opt = nullptr;
+  CLI::Option* server_cpus_opt = nullptr;
 };
 
 // The kind: the positional TOPOLOGY, the file's `kind`, or both when they agree.
@@ -115,8 +118,13 @@ void PrintUp(const Topology& t, const std::string& root) {
 int UpBody(const UpFlags& f) {
   auto spec = BuildSpec(f);
   if (!spec.ok()) return FailStand("up", spec.status());
-  InstallInterruptHandlers();
   TopologyOptions options;
+  if (f.server_cpus_opt->count() > 0) {
+    auto cpus = ParseOnlineCpuList(f.server_cpus, "--server-cpus");
+    if (!cpus.ok()) return FailStand("up", cpus.status());
+    options.cpus = *cpus;
+  }
+  InstallInterruptHandlers();
   options.run_root = RunRoot(f.run_dir);
   options.detach = true;
   options.cancel = InterruptFlag();
@@ -169,6 +177,9 @@ SubcommandBody SetupUp(CLI::App* app) {
   app->add_option("--init-lua", f->init_lua, "tarantool: a Lua file run after box.cfg (tarantool-replicaset: on the master)");
   app->add_option("--ready-timeout", f->ready_timeout,
                   "Bound for each wait: a server's start, replication, the cluster (default 20s)");
+  f->server_cpus_opt = app->add_option("--server-cpus", f->server_cpus,
+                  "CPU list (e.g. 0, 0-3, 0,2-3) every process of the topology runs on (its affinity, set "
+                  "before exec; `memstand ps` shows it). Default: not pinned");
   AddRunDirFlag(app, &f->run_dir);
   return [f] { return UpBody(*f); };
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_set.h"
 #include "core/tls.h"
 #include "load/history_events.h"
 #include "load/pool.h"
@@ -114,6 +115,11 @@ struct LoadOptions {
   /// core. 0: the default scheduler. Needs root, CAP_SYS_NICE or RLIMIT_RTPRIO; the
   /// kernel's refusal fails the run (the CLI probes it first: --realtime).
   int realtime_priority = 0;
+  /// --cpus: the CPUs the load threads run on, one each, round robin: thread i pinned
+  /// to cpus[i % cpus.size()], by itself when it starts (the other threads of the
+  /// process keep theirs). Empty (the default): not pinned, the threads inherit the
+  /// affinity of the thread that calls RunLoad (a scenario pins that one).
+  CpuList cpus;
   std::vector<CommandSpec> commands;
   std::string key_prefix = "memtier-";  // memtier's default, so its users' keys match
   uint64_t key_min = 0;                 // memtier's default range

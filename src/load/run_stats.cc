@@ -63,6 +63,7 @@ void ThreadStats::Add(const ThreadStats& o) {
   spin_s += o.spin_s;
   spin_polls += o.spin_polls;
   realtime_priority = std::max(realtime_priority, o.realtime_priority);
+  cpus = CpuUnion(cpus, o.cpus);
   protocol_errors += o.protocol_errors;
   connection_errors += o.connection_errors;
   unsent_intended += o.unsent_intended;

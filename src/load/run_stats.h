@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_set.h"
 #include "stats/block_sample.h"
 #include "stats/hdr_histogram.h"
 #include "stats/reservoir.h"
@@ -114,6 +115,9 @@ struct ThreadStats {
   /// --realtime: the SCHED_FIFO priority the thread ran at, read back from the kernel
   /// once set (0: the default scheduler).
   int realtime_priority = 0;
+  /// The CPUs the thread could run on, read back from the kernel (sched_getaffinity)
+  /// once it had pinned itself (--cpus) or not; in the totals, the union over threads.
+  CpuList cpus;
   uint64_t protocol_errors = 0;
   uint64_t connection_errors = 0;
   /// Open loop, duration mode: requests intended before the end but not sent by then

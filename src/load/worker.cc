@@ -293,7 +293,8 @@ Status Worker<S>::EnsureNode(int node) {
 
 template <LoadSession S>
 void Worker<S>::Run() {
-  Status s = EnterRealtime();
+  Status s = PinCpus();
+  if (s.ok()) s = EnterRealtime();
   if (s.ok()) s = OpenAll();
   if (!s.ok()) {
     failure_ = s;

@@ -142,6 +142,9 @@ class WorkerBase {
   void NoteSpin(int64_t from, int64_t to);
   /// --realtime: puts this thread (the calling one, no other) on SCHED_FIFO.
   Status EnterRealtime();
+  /// --cpus: pins this thread to its CPU (LoadOptions::cpus); either way records the
+  /// CPUs it may run on, read back from the kernel, in its stats.
+  Status PinCpus();
   /// Open loop: the clients whose send time has come, taken off the schedule.
   const std::vector<Client*>& TakeDue(int64_t now);
   /// The server a connection talks to, for messages: its cluster node, else the target

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "core/clock.h"
+#include "core/cpu_set.h"
 #include "load/worker.h"
 #include "load/worker_conn.h"
 
@@ -205,6 +206,17 @@ Status WorkerBase::EnterRealtime() {
   if (pthread_getschedparam(pthread_self(), &policy, &param) == 0 && policy == SCHED_FIFO) {
     stats_.realtime_priority = param.sched_priority;
   }
+  return Status::OK();
+}
+
+Status WorkerBase::PinCpus() {
+  if (!opt_.cpus.empty()) {
+    const int cpu = opt_.cpus[static_cast<size_t>(thread_index_) % opt_.cpus.size()];
+    Status s = PinThisThread({cpu});
+    if (!s.ok()) return s.WithContext("--cpus: load thread " + std::to_string(thread_index_));
+  }
+  auto cpus = ThisThreadCpus();
+  if (cpus.ok()) stats_.cpus = *cpus;
   return Status::OK();
 }
 

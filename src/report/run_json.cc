@@ -108,6 +108,7 @@ Json OptionsJson(const LoadOptions& o) {
   j["arrival"] = o.rate > 0 ? Json(o.poisson ? "poisson" : "constant") : Json(nullptr);
   j["spin_us"] = o.rate > 0 ? Json(o.spin_ns / 1e3) : Json(nullptr);
   j["realtime_priority"] = o.realtime_priority;
+  j["cpus"] = o.cpus;
   j["key_prefix"] = o.key_prefix;
   j["key_min"] = o.key_min;
   j["key_max"] = o.key_max;
@@ -141,13 +142,14 @@ Json ClientJson(const RunResult& r) {
   j["receive_buffer_waits"] = r.totals.receive_buffer_waits;
   j["socket_bytes_read"] = r.totals.socket_bytes_read;
   j["socket_bytes_written"] = r.totals.socket_bytes_written;
+  j["cpus"] = r.totals.cpus;
   Json threads = Json::array();
   for (const auto& t : r.threads) {
     threads.push_back({{"cpu_user_s", t.cpu_user_s}, {"cpu_sys_s", t.cpu_sys_s},
                        {"core_share", r.measured_s > 0 ? (t.cpu_user_s + t.cpu_sys_s) / r.measured_s : 0},
                        {"spin_s", t.spin_s}, {"spin_share", r.measured_s > 0 ? t.spin_s / r.measured_s : 0},
                        {"spin_polls", t.spin_polls},
-                       {"realtime_priority", t.realtime_priority}});
+                       {"realtime_priority", t.realtime_priority}, {"cpus", t.cpus}});
   }
   j["threads"] = threads;
   return j;

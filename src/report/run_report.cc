@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cpu_set.h"
 #include "report/shard_report.h"
 #include "stats/modality.h"
 
@@ -88,11 +89,20 @@ std::string LoopText(const LoadOptions& o) {
                     : "");
 }
 
+// "client CPUs 1 (...)": where the load threads ran, as the kernel says.
+std::string ClientCpusText(const LoadOptions& o, const RunResult& r) {
+  const std::string cpus = r.totals.cpus.empty() ? "unknown" : CpuListText(r.totals.cpus);
+  if (o.cpus.empty()) return "client CPUs " + cpus + " (load threads not pinned; read back from the kernel)";
+  return fmt::format("client CPUs {} (load threads pinned one CPU each, round robin over --cpus {}; read back "
+                     "from the kernel)", cpus, CpuListText(o.cpus));
+}
+
 void PrintWorkload(std::FILE* out, const RunReport& r) {
   const LoadOptions& o = *r.options;
   PrintBlock(out, 3, "Workload");
   fmt::print(out, "    {} thread(s) x {} connections x pipeline {} = {} connections, RESP{}\n",
              o.threads, o.clients, o.pipeline, o.connections(), o.resp);
+  fmt::print(out, "    {}\n", ClientCpusText(o, *r.result));
   std::string length = o.requests > 0 ? fmt::format("{} requests", o.requests)
                                       : fmt::format("{:g} s", o.duration_s);
   fmt::print(out, "    length {} after {:g} s warm-up; measured {:.3f} s\n", length, o.warmup_s,
@@ -319,7 +329,8 @@ void PrintInstrument(std::FILE* out, const RunReport& r) {
     std::string spun = r.options->spin_ns > 0
                            ? fmt::format(" ({:.0f}% of a core spent spinning before send times, --spin)", spin * 100)
                            : "";
-    fmt::print(out, "    thread {}: {:.0f}% of a core{}{}{}\n", i, busy * 100, spun,
+    fmt::print(out, "    thread {}: {:.0f}% of a core{}{}{}{}\n", i, busy * 100, spun,
+               th.cpus.empty() ? "" : " on CPUs " + CpuListText(th.cpus),
                th.realtime_priority > 0 ? fmt::format(", SCHED_FIFO {}", th.realtime_priority) : "",
                busy - spin >= 0.9 ? " — the client may be the bottleneck" : "");
   }

@@ -16,6 +16,9 @@ inline constexpr char kQuestion[] = "question";
 inline constexpr char kCommandLine[] = "command_line";
 inline constexpr char kStartedAt[] = "started_at";
 inline constexpr char kPlatform[] = "platform";
+/// Where the client and each server ran, read back from the kernel: {client: [CPU...],
+/// client_pinned, servers: [{name, cpus: [CPU...]}], servers_pinned}.
+inline constexpr char kCpus[] = "cpus";
 /// Runs made (an integer); kRunsRequested: the --runs asked for.
 inline constexpr char kRunsMade[] = "runs";
 inline constexpr char kRunsRequested[] = "runs_requested";

@@ -56,9 +56,9 @@ void PrintScenarioReport(std::FILE* file, const ScenarioReport& r, const Scenari
   fmt::format_to(out, "memstand scenario {} — {}\n", r.scenario, r.question);
   int n = 0;
   Block(out, ++n, "What ran and how",
-        fmt::format("    command: {}\n    started {}, memstand {}, runs made {} of {}\n{}", info.command_line,
-                    info.started_at, MEMSTAND_VERSION, r.runs_made, r.runs_requested,
-                    Lines(r.configuration_lines)));
+        fmt::format("    command: {}\n    started {}, memstand {}, runs made {} of {}\n{}    {}\n",
+                    info.command_line, info.started_at, MEMSTAND_VERSION, r.runs_made, r.runs_requested,
+                    Lines(r.configuration_lines), info.cpus.Describe()));
   Block(out, ++n, "Platform (absolute times describe it; counts and outcomes survive it)",
         "    " + info.platform.Describe() + "\n");
   Block(out, ++n, "Procedure", Lines(r.procedure, "    - "));
@@ -87,6 +87,7 @@ nlohmann::json ScenarioJson(const ScenarioReport& r, const ScenarioRunInfo& info
                    {key::kCommandLine, info.command_line},
                    {key::kStartedAt, info.started_at},
                    {key::kPlatform, info.platform.Describe()},
+                   {key::kCpus, info.cpus.ToJson()},
                    {key::kRunsMade, r.runs_made},
                    {key::kRunsRequested, r.runs_requested},
                    {key::kVerdict, VerdictName(r.verdict)},

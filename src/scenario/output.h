@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/platform.h"
+#include "scenario/kit/cpu_placement.h"
 #include "scenario/scenario.h"
 #include "util/status.h"
 
@@ -21,6 +22,8 @@ struct ScenarioRunInfo {
   std::string command_line;  // as typed (secrets redacted by the caller)
   std::string started_at;    // ISO 8601 UTC
   Platform platform;
+  /// Where the client and each server ran (block [1], the JSON's `cpus`).
+  CpuReport cpus;
 };
 
 /// Blocks [1] what ran and how, [2] platform, [3] procedure, then the scenario's own

@@ -1,6 +1,7 @@
 #include "stand/process.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -35,7 +36,7 @@ bool IsExecutableFile(const std::string& path) {
 }
 
 // What the child writes to the error pipe when it cannot exec.
-enum class ChildStage : int { kSetup = 1, kChdir = 2, kExec = 3 };
+enum class ChildStage : int { kSetup = 1, kChdir = 2, kExec = 3, kAffinity = 4 };
 struct ChildError {
   ChildStage stage;
   int err;
@@ -53,6 +54,8 @@ struct ChildPlan {
   int hold_fd = -1;  // SpawnOptions::hold_open; -1: none
   pid_t parent = 0;
   bool detach = false;
+  bool pin = false;  // SpawnOptions::cpus given: `cpus` is the child's affinity
+  cpu_set_t cpus;
 };
 
 // Moves fd to a number >= 3 (keeping O_CLOEXEC) so dup2 onto 0..2 cannot clobber it.
@@ -104,6 +107,9 @@ void CloexecAboveStdio() {
   if (plan.work_dir != nullptr && chdir(plan.work_dir) < 0) {
     ChildFail(plan, ChildStage::kChdir, errno);
   }
+  if (plan.pin && sched_setaffinity(0, sizeof(plan.cpus), &plan.cpus) < 0) {
+    ChildFail(plan, ChildStage::kAffinity, errno);
+  }
   CloexecAboveStdio();  // err_fd is close-on-exec already: it closes on success
   if (plan.hold_fd >= 0 && fcntl(plan.hold_fd, F_SETFD, 0) < 0) {
     ChildFail(plan, ChildStage::kSetup, errno);
@@ -142,7 +148,7 @@ Status OpenChildFds(const SpawnOptions& options, ChildPlan* plan, int* err_read)
 }
 
 // Reads the child's exec report: OK if the pipe closed empty (exec succeeded).
-Status ReadExecReport(int err_read, const std::string& prog, const std::string& work_dir) {
+Status ReadExecReport(int err_read, const std::string& prog, const SpawnOptions& options) {
   ChildError e{};
   ssize_t n;
   do {
@@ -152,7 +158,9 @@ Status ReadExecReport(int err_read, const std::string& prog, const std::string& 
   if (n != static_cast<ssize_t>(sizeof(e))) return Status::IoError(prog + ": child setup failed");
   switch (e.stage) {
     case ChildStage::kChdir:
-      return Status::IoError(ErrnoText("cannot chdir to " + work_dir, e.err));
+      return Status::IoError(ErrnoText("cannot chdir to " + options.work_dir, e.err));
+    case ChildStage::kAffinity:
+      return Status::IoError(ErrnoText("cannot pin " + prog + " to CPUs " + CpuListText(options.cpus), e.err));
     case ChildStage::kExec:
       if (e.err == ENOENT) return Status::NotFound(prog + " not found in PATH (exec failed)");
       return Status::IoError(ErrnoText("cannot exec " + prog, e.err));
@@ -194,6 +202,12 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
   if (!options.work_dir.empty()) plan.work_dir = options.work_dir.c_str();
   plan.parent = getpid();
   plan.detach = options.detach;
+  CPU_ZERO(&plan.cpus);
+  plan.pin = !options.cpus.empty();
+  for (int cpu : options.cpus) {
+    if (cpu < 0 || cpu > kMaxCpu) return Status::InvalidArgument("Spawn: CPU " + std::to_string(cpu) + " out of range");
+    CPU_SET(cpu, &plan.cpus);
+  }
   int err_read = -1;
   if (Status s = OpenChildFds(options, &plan, &err_read); !s.ok()) return s;
 
@@ -210,7 +224,7 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
   // its own session (setsid), which fails if it is already a group leader: leave it.
   if (!options.detach) setpgid(pid, pid);
   std::unique_ptr<Process> child(new Process(pid));
-  Status report = ReadExecReport(err_read, options.argv[0], options.work_dir);
+  Status report = ReadExecReport(err_read, options.argv[0], options);
   close(err_read);
   if (!report.ok()) {
     child->Reap(true);

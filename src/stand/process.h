@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_set.h"
 #include "util/status.h"
 
 namespace memstand {
@@ -32,6 +33,10 @@ struct SpawnOptions {
   /// started the process (owner_proof.h). Empty: none. Opened before the fork
   /// (O_NOFOLLOW), so its errors come back from Spawn.
   std::string hold_open = {};
+  /// The CPUs the child may run on, set in the child before exec (sched_setaffinity,
+  /// inherited by its threads and children). Empty: inherit the spawning thread's. A
+  /// set the kernel refuses comes back from Spawn as IoError naming the CPUs.
+  CpuList cpus = {};
 };
 
 /// Resolves a program name the way execvp would: a name holding a '/' is checked as a

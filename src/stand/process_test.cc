@@ -298,5 +298,21 @@ TEST(ProcessTest, ReleasedChildIsNotTerminatedByTheDestructor) {
   EXPECT_TRUE(Gone(pid));
 }
 
+TEST(ProcessTest, TheChildRunsOnTheCpusGivenAndARefusedSetIsReported) {
+  auto online = OnlineCpus();
+  ASSERT_TRUE(online.ok()) << online.status().message();
+  SpawnOptions o{{"sleep", "30"}, "", ""};
+  o.cpus = {online->back()};
+  auto p = Process::Spawn(o);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(*ProcessCpus((*p)->pid()), (CpuList{online->back()}));
+  EXPECT_TRUE((*p)->Terminate().ok());
+
+  o.cpus = {kMaxCpu};  // not online: the kernel refuses it in the child, before exec
+  auto refused = Process::Spawn(o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "cannot pin sleep to CPUs 1023: Invalid argument");
+}
+
 }  // namespace
 }  // namespace memstand

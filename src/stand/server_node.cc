@@ -119,6 +119,7 @@ Status ServerNode::TryStart(bool* port_taken) {
   SpawnOptions spawn{*argv, launch_.dir, launch_.log_path};
   spawn.detach = options_.detach;
   spawn.hold_open = options_.hold_open;
+  spawn.cpus = options_.cpus;
   auto process = Process::Spawn(spawn);
   if (!process.ok()) return process.status();
   process_ = std::move(process).value();

@@ -34,6 +34,9 @@ struct ServerNodeOptions {
   bool detach = false;
   /// SpawnOptions::hold_open: the topology's token file (owner_proof.h); empty: none.
   std::string hold_open;
+  /// SpawnOptions::cpus: the CPUs the process may run on (every start and restart).
+  /// Empty: inherit the starting thread's.
+  CpuList cpus;
   /// How long to wait for readiness. 10 s covers a loaded CI machine.
   int ready_timeout_ms = 10000;
   /// Polled while waiting; true: give up with Failed("interrupted"). May be null.

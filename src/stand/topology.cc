@@ -349,6 +349,7 @@ Status Topology::StartNode(const NodePlan& plan, const std::shared_ptr<const Ser
   o.hold_open = record_.dir + "/" + kOwnerTokenFile;
   o.ready_timeout_ms = spec_.ready_timeout_ms;
   o.cancel = options_.cancel;
+  o.cpus = options_.cpus;
   // redis-replica replicas follow the primary from the start; cluster replicas are
   // attached by CLUSTER REPLICATE once the cluster has met.
   if (plan.replica_of >= 0 &&

@@ -27,6 +27,10 @@ struct TopologyOptions {
   /// Polled during every wait; true: Start gives up (Failed "interrupted") and tears
   /// down what it started. May be null.
   const std::atomic<bool>* cancel = nullptr;
+  /// The CPUs every process of the topology may run on (servers, Sentinels, its relay),
+  /// kept across restarts: `memstand up --server-cpus`, a scenario's --server-cpus.
+  /// Empty: they inherit the starting thread's.
+  CpuList cpus;
 };
 
 /// Not thread-safe: one owner.

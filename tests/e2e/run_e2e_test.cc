@@ -14,6 +14,7 @@
 
 #include "client/redis_client.h"
 #include "client/redis_info.h"
+#include "core/cpu_set.h"
 #include "core/socket.h"
 #include "e2e/e2e_util.h"
 #include "npm_util.h"
@@ -55,6 +56,35 @@ TEST(RunE2E, NoTargetStartsAndStopsItsOwnRedis) {
   for (const auto& p : j["series"]["Total"]) series_ops += p["ops"].get<int64_t>();
   EXPECT_EQ(series_ops, 3000);
   ASSERT_TRUE(j["series"].contains("GET"));
+}
+
+// --cpus pins the load threads, round robin; the report says where they ran as the
+// kernel reads it back, pinned or not.
+TEST(RunE2E, CpusPinsTheLoadThreadsAndTheReportSaysWhereTheyRan) {
+  auto usable = ThisThreadCpus();
+  ASSERT_TRUE(usable.ok());
+  const int cpu = usable->back();  // 1 on a two-CPU machine
+  std::string json = TempDir() + "/run.json";
+  Outcome out = RunMemstand({"run", "-n", "3000", "--threads", "2", "--cpus", std::to_string(cpu), "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("client CPUs " + std::to_string(cpu) + " (load threads pinned one CPU each, round robin "
+                            "over --cpus " + std::to_string(cpu) + "; read back from the kernel)"),
+            std::string::npos)
+      << out.output;
+  EXPECT_NE(out.output.find("thread 1: "), std::string::npos);
+  auto j = ReadJson(json);
+  EXPECT_EQ(j["options"]["cpus"], nlohmann::json::array({cpu}));
+  EXPECT_EQ(j["client"]["cpus"], nlohmann::json::array({cpu}));
+  ASSERT_EQ(j["client"]["threads"].size(), 2u);
+  for (const auto& t : j["client"]["threads"]) EXPECT_EQ(t["cpus"], nlohmann::json::array({cpu}));
+
+  out = RunMemstand({"run", "-n", "1000", "--json", json});  // not pinned: memstand's whole affinity
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("client CPUs " + CpuListText(*usable) + " (load threads not pinned"), std::string::npos)
+      << out.output;
+  j = ReadJson(json);
+  EXPECT_EQ(j["options"]["cpus"], nlohmann::json::array());
+  EXPECT_EQ(j["client"]["cpus"].get<CpuList>(), *usable);
 }
 
 TEST(RunE2E, CountsEqualInfoCommandstats) {
@@ -190,6 +220,8 @@ TEST(RunE2E, BadInputIsAUsageError) {
       {{"run", "--target", target, "--rate", "100", "--spin", "20ms"}, "--spin: at most 10ms"},
       {{"run", "--target", target, "--rate", "100", "--spin", "soon"}, "--spin: bad duration"},
       {{"run", "--target", target, "--realtime", "100"}, "--realtime"},
+      {{"run", "--target", target, "--cpus", "1-0"}, "--cpus: bad CPU list '1-0'"},
+      {{"run", "--target", target, "--cpus", "1023"}, "--cpus 1023: CPU 1023 is not online on this machine"},
       {{"frobnicate"}, "unknown subcommand 'frobnicate'"},
   };
   for (const Case& c : cases) {

@@ -10,9 +10,11 @@
 #include <fstream>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
+#include "core/cpu_set.h"
 #include "e2e/e2e_util.h"
 
 namespace memstand::e2e {
@@ -66,6 +68,58 @@ TEST(ScenarioE2E, TheQuestionIsTheSameEverywhereItIsShown) {
   EXPECT_NE(list.output.find("compute-locality\n  " + question + "\n"), std::string::npos) << list.output;
   Outcome help = RunMemstand({"scenario", "run", "compute-locality", "--help"});
   EXPECT_EQ(help.output.find(question + "\n"), 0u) << help.output;
+}
+
+// By default, on a machine with more than one CPU, the client runs on the last one and the
+// servers on the others; the report says where each ran, read back from the kernel.
+// --client-cpus none --server-cpus none pins nothing, and the report says that too.
+TEST(ScenarioE2E, TheReportSaysWhichCpusTheClientAndEachServerRanOn) {
+  auto usable = ThisThreadCpus();
+  ASSERT_TRUE(usable.ok());
+  if (usable->size() < 2) GTEST_SKIP() << "one CPU: nothing to keep apart";
+  const CpuList client = {usable->back()};
+  const CpuList servers(usable->begin(), usable->end() - 1);
+  const std::string dir = TempDir();
+  const std::vector<std::string> args = {"scenario", "run", "compute-locality", "--only", "redis", "--reps", "1",
+                                         "--no-swap-order", "--top", "3", "-q"};
+  std::vector<std::string> pinned = args;
+  pinned.insert(pinned.end(), {"--json", dir + "/pinned.json"});
+  Outcome out = RunMemstand(pinned, 120);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("    CPUs (read back from the kernel): client " + CpuListText(client) + " (pinned); servers " +
+                            CpuListText(servers) + " (pinned): "),
+            std::string::npos)
+      << out.output;
+  json doc = ReadJson(dir + "/pinned.json");
+  EXPECT_EQ(doc["cpus"]["client"].get<CpuList>(), client);
+  EXPECT_EQ(doc["cpus"]["client_pinned"], true);
+  EXPECT_EQ(doc["cpus"]["servers_pinned"], true);
+  ASSERT_FALSE(doc["cpus"]["servers"].empty()) << doc["cpus"].dump();
+  for (const json& s : doc["cpus"]["servers"]) {
+    EXPECT_FALSE(s["name"].get<std::string>().empty());
+    EXPECT_EQ(s["cpus"].get<CpuList>(), servers) << s.dump();
+  }
+
+  std::vector<std::string> loose = args;
+  loose.insert(loose.end(), {"--client-cpus", "none", "--server-cpus", "none", "--json", dir + "/loose.json"});
+  out = RunMemstand(loose, 120);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("client " + CpuListText(*usable) + " (not pinned); servers " + CpuListText(*usable) +
+                            " (not pinned): "),
+            std::string::npos)
+      << out.output;
+  doc = ReadJson(dir + "/loose.json");
+  EXPECT_EQ(doc["cpus"]["client"].get<CpuList>(), *usable);
+  EXPECT_EQ(doc["cpus"]["client_pinned"], false);
+  for (const json& s : doc["cpus"]["servers"]) EXPECT_EQ(s["cpus"].get<CpuList>(), *usable) << s.dump();
+
+  for (const auto& [flag, value, says] :
+       {std::tuple{"--client-cpus", "0-", "--client-cpus: bad CPU list '0-'"},
+        std::tuple{"--server-cpus", "1023", "--server-cpus 1023: CPU 1023 is not online on this machine"}}) {
+    Outcome bad = RunMemstand({"scenario", "run", "compute-locality", "--only", "redis", flag, value}, 30);
+    EXPECT_EQ(bad.exit_code, 2) << bad.output;
+    EXPECT_NE(bad.output.find(says), std::string::npos) << bad.output;
+  }
 }
 
 // The full size of docs/scenarios.md for the Redis configurations: 200,000 records, 8mb.

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/cpu_set.h"
 #include "core/socket.h"
 #include "e2e/e2e_util.h"
 #include "load/proto_control.h"
@@ -82,6 +83,28 @@ TEST_F(StandE2eTest, UpLeavesServersRunningPsListsThemDownStopsThem) {
   EXPECT_FALSE(fs::exists(root_ + "/pair"));
   Outcome empty = Memstand({"ps"});
   EXPECT_EQ(empty.output, "no topologies under " + root_ + "\n");
+}
+
+TEST_F(StandE2eTest, ServerCpusPinEveryNodeAndPsShowsWhatTheKernelSays) {
+  auto online = OnlineCpus();
+  ASSERT_TRUE(online.ok()) << online.status().message();
+  const std::string cpu = std::to_string(online->back());  // 1 on a two-CPU machine
+  Outcome up = Memstand({"up", "redis-replica", "--name", "pinned", "--server-cpus", cpu});
+  ASSERT_EQ(up.exit_code, 0) << up.output;
+  TopologyRecord pinned = Record("pinned");
+  ASSERT_EQ(pinned.nodes.size(), 2u);
+  Outcome ps = Memstand({"ps"});
+  ASSERT_EQ(ps.exit_code, 0) << ps.output;
+  EXPECT_NE(ps.output.find(" CPUS "), std::string::npos) << ps.output;
+  for (const NodeRecord& n : pinned.nodes) {
+    auto cpus = ProcessCpus(n.process.pid);  // /proc/PID/status Cpus_allowed_list
+    ASSERT_TRUE(cpus.ok()) << cpus.status().message();
+    EXPECT_EQ(CpuListText(*cpus), cpu) << n.name;
+    // The node's row: "... PID  alive    CPUS     LOG".
+    const std::string row = std::to_string(n.process.pid) + "  alive    " + cpu;
+    EXPECT_NE(ps.output.find(row), std::string::npos) << row << "\n" << ps.output;
+  }
+  ASSERT_EQ(Memstand({"down", "pinned"}).exit_code, 0);
 }
 
 TEST_F(StandE2eTest, UpFromATomlFileAndDownWithoutANameStopsAll) {
@@ -259,6 +282,10 @@ TEST_F(StandE2eTest, BadOptionsExitTwoWithAClearMessageAndStartNothing) {
       {{"up", "redis", "--set", "requirepass=s3cret"}, "with '-NOAUTH Authentication required.'"},
       {{"down", "nothing-here"}, "memstand down: no topology 'nothing-here' under " + root_},
       {{"up", "redis", "--name", ""}, "memstand up: --name: an empty name"},
+      {{"up", "redis", "--server-cpus", "1-0"}, "memstand up: --server-cpus: bad CPU list '1-0': range '1-0' ends"},
+      {{"up", "redis", "--server-cpus", ""}, "memstand up: --server-cpus: bad CPU list '': empty"},
+      {{"up", "redis", "--server-cpus", "1023"},
+       "memstand up: --server-cpus 1023: CPU 1023 is not online on this machine (online: "},
   };
   for (const auto& [args, message] : cases) {
     Outcome o = Memstand(args);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/socket.h"
+#include "scenario/kit/cpu_placement.h"
 #include "scenario/kit/poll.h"
 #include "stand/server_node.h"
 #include "stand/temp_folder.h"
@@ -63,6 +64,7 @@ Status RunToEnd(const std::vector<std::string>& argv, const std::string& log) {
   SpawnOptions o;
   o.argv = argv;
   o.log_path = log;
+  o.cpus = ScenarioServerCpus();
   auto p = Process::Spawn(o);
   if (!p.ok()) return p.status();
   PollUntil(DeadlineInMs(60000), kPgPollNs, [&]() -> Result<bool> { return !(*p)->Alive(); });
@@ -190,9 +192,11 @@ Status PgCluster::Init(const std::atomic<bool>* cancel) {
   SpawnOptions o;
   o.argv = argv_;
   o.log_path = dir_ + "/postgres.log";
+  o.cpus = ScenarioServerCpus();
   auto p = Process::Spawn(o);
   if (!p.ok()) return p.status();
   postmaster_ = std::move(*p);
+  NoteServerCpus("postgres", postmaster_->pid());
   const PollResult poll = PollUntil(DeadlineInMs(20000), kPgPollNs, [&]() -> Result<bool> {
     if (!postmaster_->Alive()) return Status::Failed("postgres " + postmaster_->DescribeExit() + ": " + LogTail(5));
     auto admin = LibpqSession::Connect("127.0.0.1", port_, kUser, "postgres", kTimeoutMs / 1000);

@@ -15,6 +15,7 @@
 
 #include "client/redis_info.h"
 #include "core/tls.h"
+#include "scenario/kit/cpu_placement.h"
 #include "scenario/kit/poll.h"
 #include "stand/process.h"
 #include "stand/run_root.h"
@@ -163,7 +164,13 @@ Result<std::unique_ptr<Topology>> StartScenarioTopology(TopologySpec spec, const
   spec.name = NextScenarioTopologyName();
   TopologyOptions options;
   options.cancel = cancel;
-  return Topology::Start(std::move(spec), options);
+  options.cpus = ScenarioServerCpus();
+  auto topology = Topology::Start(std::move(spec), options);
+  if (!topology.ok()) return topology.status();
+  for (const NodeRecord& n : (*topology)->nodes()) {
+    NoteServerCpus(n.name + " (" + std::filesystem::path(n.binary).filename().string() + ")", n.process.pid);
+  }
+  return topology;
 }
 
 Result<std::unique_ptr<ServerUnderTest>> ServerUnderTest::Start(const ServerConfig& config,
@@ -192,9 +199,11 @@ Result<std::unique_ptr<ServerUnderTest>> ServerUnderTest::Start(const ServerConf
   }
   TopologyOptions options;
   options.cancel = cancel;
+  options.cpus = ScenarioServerCpus();
   auto topology = Topology::Start(spec, options);
   if (!topology.ok()) return topology.status();
   s->topology_ = std::move(*topology);
+  NoteServerCpus(config.name, s->pid());
   Status c = s->Connect();
   if (!c.ok()) return c;
   return s;
