@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "e2e/chromium_util.h"
@@ -170,8 +171,13 @@ TEST(DurabilityOverloadE2E, AMasterKilledDuringACellIsErrorsByKindAndAFailedCell
 }
 
 // A master that stops answering (SIGSTOP, as a node blocked in fsync would) for longer
-// than cluster-node-timeout: the others flag it fail, their cluster_state goes fail, and
-// the load gets CLUSTERDOWN: all of it in that cell's row, by kind.
+// than cluster-node-timeout: the others flag it fail and their cluster_state goes fail;
+// the stall shows in the cell's latency, the states in its intervals. Whether the load
+// also draws CLUSTERDOWN is a race: with pipeline 1 every client soon waits on the
+// stalled master, and only a request that reaches a healthy master after the stall ends
+// but before that master hears from the stalled one again gets CLUSTERDOWN (a CI run saw
+// none). So: any error must be CLUSTERDOWN, counted in the row by kind, and the exit code
+// follows the errors.
 TEST(DurabilityOverloadE2E, AStalledMasterIsFlaggedFailAndItsCellGetsClusterdown) {
   const std::string dir = TempDir();
   std::string root;
@@ -187,12 +193,18 @@ TEST(DurabilityOverloadE2E, AStalledMasterIsFlaggedFailAndItsCellGetsClusterdown
   std::this_thread::sleep_for(std::chrono::milliseconds(3000));
   kill(stalled, SIGCONT);
   Outcome out = r->Wait(120);
-  EXPECT_EQ(out.exit_code, 1) << out.output;
   json doc = ReadJson(dir + "/d.json");
   const json* cell = FindCell(doc, "none", "SET", 100, "random");
   ASSERT_NE(cell, nullptr);
-  EXPECT_TRUE((*cell)["has_errors"].get<bool>()) << cell->dump();
-  EXPECT_GT((*cell)["errors"].value("CLUSTERDOWN", 0), 0) << cell->dump();
+  // Requests in flight at the SIGSTOP waited out the 3-s stall.
+  EXPECT_GE((*cell)["max_ns"].get<int64_t>(), 2'000'000'000) << cell->dump();
+  const int64_t clusterdown = (*cell)["errors"].value("CLUSTERDOWN", int64_t{0});
+  for (const auto& [kind, n] : (*cell)["errors"].items()) EXPECT_EQ(kind, "CLUSTERDOWN") << cell->dump();
+  EXPECT_EQ((*cell)["has_errors"].get<bool>(), clusterdown > 0) << cell->dump();
+  EXPECT_EQ(out.exit_code, clusterdown > 0 ? 1 : 0) << out.output;
+  if (clusterdown > 0) {
+    EXPECT_NE(out.output.find(fmt::format("(CLUSTERDOWN {})", clusterdown)), std::string::npos) << out.output;
+  }
   std::set<std::string> seen;
   for (const json& i : (*cell)["cluster_intervals"]) {
     const std::string what = i["what"];
