@@ -139,6 +139,13 @@ struct RunResult {
   double client_cpu_s() const;      // worker threads, measured phase
 };
 
+/// Commands that memstand's own other clients (a scenario's watcher) sent to the servers
+/// around a run, by INFO commandstats name: any number up to `sent` of each may be in the
+/// server's counts (some went before or after the run's window). Each such row then
+/// holds when the server counted between memstand's count (less the requests lost in
+/// flight) and memstand's count plus those sent; the verdict is redone over every row.
+void AllowOwnCommands(const std::map<std::string, int64_t>& sent, CrossCheck* cc);
+
 /// Runs the load. Returns a Status only when nothing could be measured (target
 /// unreachable, handshake refused); failures during the load are in RunResult::failure.
 /// `interrupt` (may be null) is polled: once true, workers stop sending and drain.

@@ -29,5 +29,9 @@ inline constexpr char kVerdictReasons[] = "verdict_reasons";
 inline constexpr char kPartial[] = "partial";
 inline constexpr char kProcedure[] = "procedure";
 inline constexpr char kLimits[] = "limits";
+/// Each load run's statistics judged (docs/scenarios.md "Validity"): {verdict: "valid" |
+/// "suspect" | null (no load run judged), valid, suspect, runs: [{label, verdict, reasons,
+/// confidence, checks, intervals}]} (a run's fields as in a run's JSON `validity`).
+inline constexpr char kValidity[] = "validity";
 
 }  // namespace memstand::scenario_json

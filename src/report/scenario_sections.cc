@@ -30,6 +30,37 @@ void CsvTables(const ReportInput& in, ReportSection* s) {
   }
 }
 
+// The JSON's `validity` (scenario/output.cc): one row per judged load run, its verdict and
+// each suspect check's name, figure and reason.
+void ValidityTable(const json& doc, ReportSection* s) {
+  const json& v = Field(doc, key::kValidity);
+  const json& runs = Array(v, "runs");
+  if (runs.empty()) return;
+  ReportTable t{fmt::format("Validity of the load runs' statistics: {} valid, {} suspect", Text(v, "valid"),
+                            Text(v, "suspect")),
+                "validity", {"load run", "verdict", "suspect checks (figure: reason)", "p99 interval µs"}, {}};
+  for (const json& run : runs) {
+    std::string reasons;
+    for (const json& c : Array(run, "checks")) {
+      if (Text(c, "status") != "suspect") continue;
+      if (!reasons.empty()) reasons += "; ";
+      reasons += fmt::format("{}: {}: {}", Text(c, "name"), Text(c, "figure"), Text(c, "reason"));
+    }
+    std::string p99;
+    const json& intervals = Array(run, "intervals");
+    if (!intervals.empty()) {
+      for (const json& p : Array(intervals.back(), "percentiles")) {
+        if (Number(p, "percentile") == 99.0) {
+          p99 = fmt::format("{} [{} .. {}]", Cell(Number(p, "value_us")), Cell(Number(p, "low_us")),
+                            Cell(Number(p, "high_us")));
+        }
+      }
+    }
+    t.rows.push_back({Text(run, "label"), Text(run, "verdict"), reasons, p99});
+  }
+  s->tables.push_back(std::move(t));
+}
+
 }  // namespace
 
 ReportSection ScenarioSection(const ReportInput& in, ScenarioChartsFn charts) {
@@ -50,6 +81,7 @@ ReportSection ScenarioSection(const ReportInput& in, ScenarioChartsFn charts) {
   TextBlock verdict{"Verdict", {Text(doc, key::kVerdict)}};
   for (const std::string& l : Lines(doc, key::kVerdictReasons)) verdict.lines.push_back(l);
   s.blocks.push_back(std::move(verdict));
+  ValidityTable(doc, &s);
   CsvTables(in, &s);
   if (charts != nullptr) {
     charts(in, &s);

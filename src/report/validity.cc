@@ -234,7 +234,17 @@ ValidityCheck CheckCrossCheck(const RunResult& r) {
   const char* kThreshold = "the server's counts equal memstand's (within the requests lost in flight)";
   const CrossCheck& cc = r.cross_check;
   if (!cc.available) return NotJudgedCheck("cross-check", kThreshold, cc.unavailable_reason);
-  return JudgedCheck("cross-check", fmt::format("{} command(s) compared{}", cc.rows.size(), cc.mismatch ? ", counts differ" : ", equal"),
+  std::string differ;
+  int shown = 0;
+  for (const CrossCheckRow& row : cc.rows) {
+    if (row.server <= row.memstand && row.server >= row.memstand - row.unknown) continue;
+    if (shown++ == 3) {
+      differ += ", ...";
+      break;
+    }
+    differ += fmt::format("{} {} memstand {} server {}", shown == 1 ? ":" : ",", row.command, row.memstand, row.server);
+  }
+  return JudgedCheck("cross-check", fmt::format("{} command(s) compared{}{}", cc.rows.size(), cc.mismatch ? ", counts differ" : ", equal", differ),
                 kThreshold, !cc.mismatch,
                 "the server executed another count than memstand sent: another client, or a miscount");
 }

@@ -48,6 +48,62 @@ nlohmann::json RedactJsonStrings(const nlohmann::json& j) {
   return out;
 }
 
+// The interval of a run's Total p99 (the largest percentile at or under 99 when p99 was
+// not asked for), "p99 0.996 ms [0.951 .. 1.04]"; "" without samples.
+std::string TotalInterval(const Validity& v) {
+  if (v.intervals.empty() || v.intervals.back().n == 0) return "";
+  const PercentileCi* pick = nullptr;
+  for (const PercentileCi& p : v.intervals.back().percentiles) {
+    if (p.percentile <= 99.0 && (pick == nullptr || p.percentile > pick->percentile)) pick = &p;
+  }
+  if (pick == nullptr) return "";
+  return fmt::format("p{:g} {:.3f} ms [{:.3f} .. {:.3f}{}]", pick->percentile, pick->value_ns / 1e6, pick->low_ns / 1e6,
+                     pick->high_ns / 1e6, pick->clamped ? "*" : "");
+}
+
+std::string JudgedBlock(const std::vector<JudgedRun>& judged) {
+  size_t suspect = 0, width = 0;
+  for (const JudgedRun& j : judged) {
+    suspect += j.validity.suspect() ? 1 : 0;
+    width = std::max(width, j.label.size());
+  }
+  std::string body = fmt::format("    {} of {} load runs valid, {} suspect{}\n", judged.size() - suspect, judged.size(),
+                                 suspect, suspect > 0 ? " (their figures above stand beside these reasons)" : "");
+  for (const JudgedRun& j : judged) {
+    const std::string interval = TotalInterval(j.validity);
+    body += fmt::format("    {:<{}}  {:<7}  {}\n", j.label, width, j.validity.suspect() ? "suspect" : "valid",
+                        interval.empty() ? "no samples" : interval);
+    for (const ValidityCheck& c : j.validity.checks) {
+      if (c.status != CheckStatus::kSuspect) continue;
+      body += fmt::format("      - {}: {} (passes: {}): {}\n", c.name, c.figure, c.threshold, c.reason);
+    }
+  }
+  body += fmt::format(
+      "    (each run's checks: the rate held, the send lag against the p50, the sent gaps against the arrival model, a "
+      "steady state, the samples' independence, Little's law, the mean within the percentiles, client saturation, "
+      "the clock, the cross-check, unanswered requests; docs/method.md, \"Validity: the checks behind rule 21\". The interval: {:g}% from the "
+      "order statistics of the effective samples; * an end at the recorded extreme. Every check with its figure "
+      "and threshold is in the JSON's validity)\n",
+      judged.front().validity.confidence * 100);
+  return body;
+}
+
+nlohmann::json JudgedJson(const std::vector<JudgedRun>& judged) {
+  size_t suspect = 0;
+  nlohmann::json runs = nlohmann::json::array();
+  for (const JudgedRun& j : judged) {
+    suspect += j.validity.suspect() ? 1 : 0;
+    nlohmann::json run = {{"label", j.label}};
+    const nlohmann::ordered_json validity = ValidityJson(j.validity);  // items() does not keep a temporary alive
+    for (const auto& [k, v] : validity.items()) run[k] = v;
+    runs.push_back(std::move(run));
+  }
+  return {{"verdict", judged.empty() ? nlohmann::json(nullptr) : nlohmann::json(suspect > 0 ? "suspect" : "valid")},
+          {"valid", judged.size() - suspect},
+          {"suspect", suspect},
+          {"runs", std::move(runs)}};
+}
+
 }  // namespace
 
 void PrintScenarioReport(std::FILE* file, const ScenarioReport& r, const ScenarioRunInfo& info) {
@@ -63,6 +119,7 @@ void PrintScenarioReport(std::FILE* file, const ScenarioReport& r, const Scenari
         "    " + info.platform.Describe() + "\n");
   Block(out, ++n, "Procedure", Lines(r.procedure, "    - "));
   for (const auto& [title, body] : r.blocks) Block(out, ++n, title, body);
+  if (!r.judged.empty()) Block(out, ++n, "Validity of the load runs' statistics", JudgedBlock(r.judged));
   Block(out, ++n, "What this result does not show", Lines(r.limits, "    - "));
   if (!r.anomalies.empty()) {
     std::string findings;
@@ -98,6 +155,7 @@ nlohmann::json ScenarioJson(const ScenarioReport& r, const ScenarioRunInfo& info
   nlohmann::json anomalies = nlohmann::json::array();
   for (const Anomaly& a : r.anomalies) anomalies.push_back(a.ToJson());
   j[key::kAnomalies] = std::move(anomalies);
+  j[key::kValidity] = JudgedJson(r.judged);
   for (const auto& [key, value] : r.json.items()) j[key] = value;
   return RedactJsonStrings(j);
 }

@@ -165,5 +165,67 @@ TEST(WriteFileWholeTest, ReplacesWholeAndLeavesNoTemporaryFile) {
   fs::remove_all(dir);
 }
 
+// Two judged load runs, one with a suspect check: the block counts them, names the
+// suspect check with its figure and threshold, prints each run's p99 with its interval,
+// and the JSON holds both runs whole with the summary; no judged run: no block, a null verdict.
+TEST(ScenarioValidityTest, JudgedRunsPrintABlockAndTheJson) {
+  auto judged = [](const std::string& label, bool suspect) {
+    JudgedRun j;
+    j.label = label;
+    j.validity.checks.push_back({"rate", "achieved 1000/s of 1000/s", "within 1%", CheckStatus::kPass, ""});
+    j.validity.checks.push_back({"stationarity", "last third 41% of the first", "within 10%",
+                                 suspect ? CheckStatus::kSuspect : CheckStatus::kPass,
+                                 suspect ? "not a steady state" : ""});
+    CommandIntervals ci;
+    ci.command = "Total";
+    ci.n = 1000;
+    ci.percentiles.push_back({50, 100'000, 90'000, 110'000, false});
+    ci.percentiles.push_back({99, 2'000'000, 1'500'000, 3'000'000, true});
+    j.validity.intervals.push_back(ci);
+    return j;
+  };
+  ScenarioReport r;
+  r.scenario = "durability-overload";
+  r.runs_made = r.runs_requested = 1;
+  ScenarioRunInfo info;
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* mem = open_memstream(&buf, &len);
+  PrintScenarioReport(mem, r, info);
+  std::fclose(mem);
+  std::string text(buf, len);
+  free(buf);
+  EXPECT_EQ(text.find("Validity of the load runs"), std::string::npos);
+  EXPECT_TRUE(ScenarioJson(r, info)["validity"]["verdict"].is_null());
+
+  r.judged.push_back(judged("run 1 none SET 100 B random", false));
+  r.judged.push_back(judged("run 1 aof-everysec SET 100 B random", true));
+  mem = open_memstream(&buf, &len);
+  PrintScenarioReport(mem, r, info);
+  std::fclose(mem);
+  text.assign(buf, len);
+  free(buf);
+  EXPECT_NE(text.find("] Validity of the load runs' statistics\n    1 of 2 load runs valid, 1 suspect"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("run 1 none SET 100 B random          valid    p99 2.000 ms [1.500 .. 3.000*]"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("run 1 aof-everysec SET 100 B random  suspect  p99 2.000 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("      - stationarity: last third 41% of the first (passes: within 10%): not a steady state"),
+            std::string::npos)
+      << text;
+  // The block comes before what the result does not show.
+  EXPECT_LT(text.find("Validity of the load runs"), text.find("What this result does not show"));
+  const nlohmann::json j = ScenarioJson(r, info)["validity"];
+  EXPECT_EQ(j["verdict"], "suspect");
+  EXPECT_EQ(j["valid"], 1);
+  EXPECT_EQ(j["suspect"], 1);
+  ASSERT_EQ(j["runs"].size(), 2u);
+  EXPECT_EQ(j["runs"][1]["label"], "run 1 aof-everysec SET 100 B random");
+  EXPECT_EQ(j["runs"][1]["verdict"], "suspect");
+  EXPECT_EQ(j["runs"][1]["checks"][1]["status"], "suspect");
+  EXPECT_EQ(j["runs"][0]["intervals"][0]["percentiles"][1]["high_us"], 3000.0);
+}
+
 }  // namespace
 }  // namespace memstand

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/scenario_keys.h"  // the common JSON keys (scenario_json::)
+#include "report/validity.h"
 #include "util/status.h"
 
 namespace CLI {
@@ -98,6 +99,13 @@ Interval PortionOf(int64_t index, int64_t portion, int64_t total);
 /// acknowledged writes, a non-linearizable read): ScenarioReport::anomalies says how.
 enum class ScenarioVerdict { kOk, kPartial, kFailed, kInterrupted, kFinding };
 
+/// One load run of a scenario (a cell, a step) and the verdict on its statistics
+/// (report/validity.h: AssessRun on the engine's options and result).
+struct JudgedRun {
+  std::string label;  // "run 1 aof-everysec SET 100 B random"
+  Validity validity;
+};
+
 /// A contract the system broke, with its evidence: how many times, and the first
 /// examples (keys, operations, times), one sentence each.
 struct Anomaly {
@@ -135,6 +143,11 @@ struct ScenarioReport {
   /// The system's broken contracts (kFinding), in the text's Findings block and the
   /// JSON's `anomalies`.
   std::vector<Anomaly> anomalies;
+
+  /// The load runs whose throughput and latency the scenario prints, each judged: a
+  /// block of its own and the JSON's `validity`. Informative: a suspect run does not
+  /// change the verdict (its figures print with the reasons beside them).
+  std::vector<JudgedRun> judged;
 
   /// Worsens the verdict: kFailed > kInterrupted > kFinding > kPartial > kOk. A failed
   /// run outranks a finding: a figure that cannot be trusted cannot accuse the system.

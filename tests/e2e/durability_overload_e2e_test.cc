@@ -93,6 +93,16 @@ TEST(DurabilityOverloadE2E, SmallMatrixPrintsEveryBlockAndHoldsTheInvariant) {
     EXPECT_GT((*get)["hits"].get<int64_t>(), 0);
     EXPECT_EQ((*get)["hits"].get<int64_t>() + (*get)["misses"].get<int64_t>(), (*get)["ops"].get<int64_t>());
   }
+  // Every cell that ran, and the legacy client's, judged: a block and the JSON's validity.
+  EXPECT_NE(out.output.find("] Validity of the load runs' statistics\n"), std::string::npos) << out.output;
+  ASSERT_EQ(doc["validity"]["runs"].size(), doc["cells"].size() + 1) << doc["validity"].dump();
+  EXPECT_EQ(doc["validity"]["valid"].get<int>() + doc["validity"]["suspect"].get<int>(), 9);
+  EXPECT_EQ(doc["validity"]["runs"][0]["label"], "run 1 none SET 100 B random");
+  EXPECT_EQ(doc["validity"]["runs"][8]["label"], "legacy client");
+  for (const json& v : doc["validity"]["runs"]) {
+    EXPECT_GE(v["checks"].size(), 10u) << v.dump();
+    EXPECT_GT(v["intervals"].back()["samples"].get<int64_t>(), 0) << v.dump();
+  }
   ASSERT_EQ(doc["durability_price"].size(), 2u);
   for (const json& p : doc["durability_price"]) {
     EXPECT_GT(p["ratio"].get<double>(), 0);
@@ -205,6 +215,15 @@ TEST(DurabilityOverloadE2E, AStalledMasterIsFlaggedFailAndItsCellGetsClusterdown
   if (clusterdown > 0) {
     EXPECT_NE(out.output.find(fmt::format("(CLUSTERDOWN {})", clusterdown)), std::string::npos) << out.output;
   }
+  // A cell with a 3-s stall in its 5 s is no steady state: its statistics are judged suspect.
+  bool judged = false;
+  for (const json& v : doc["validity"]["runs"]) {
+    if (v["label"] != "run 1 none SET 100 B random") continue;
+    judged = true;
+    EXPECT_EQ(v["verdict"], "suspect") << v.dump();
+  }
+  EXPECT_TRUE(judged) << doc["validity"].dump();
+  EXPECT_EQ(doc["validity"]["verdict"], "suspect");
   std::set<std::string> seen;
   for (const json& i : (*cell)["cluster_intervals"]) {
     const std::string what = i["what"];

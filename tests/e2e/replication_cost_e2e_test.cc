@@ -80,6 +80,12 @@ TEST(ReplicationCostE2E, ShortStepsPrintBothSystemsRatiosFlagsAndInvariants) {
     EXPECT_EQ(r["replica_counts"].size(), c["system"] == "tarantool" ? 3u : 2u) << name;
     for (const auto& [node, count] : r["replica_counts"].items()) EXPECT_EQ(count, r["master_count"]) << name << node;
   }
+  // Each cell that measured, judged; the page shows them in a table.
+  size_t measured = 0;
+  for (const json& c : doc["cells"]) measured += c["measured_s"].get<double>() > 0 ? 1 : 0;
+  EXPECT_GE(doc["validity"]["runs"].size(), measured) << doc["validity"].dump();
+  EXPECT_NE(out.output.find("] Validity of the load runs' statistics\n"), std::string::npos);
+  EXPECT_NE(out.output.find("run 1 redis set at concurrency 4  "), std::string::npos);
   // A WAIT path: two commands, SET then WAIT, the path's ops are the WAITs answered.
   const json* wait2 = FindCell(doc, "redis", "set+wait2", 4);
   ASSERT_NE(wait2, nullptr);
@@ -119,6 +125,7 @@ TEST(ReplicationCostE2E, ShortStepsPrintBothSystemsRatiosFlagsAndInvariants) {
   const std::string page = dir + "/r.html";
   Outcome rep = RunMemstand({"report", dir + "/ev", "-o", page}, 30);
   ASSERT_EQ(rep.exit_code, 0) << rep.output;
+  EXPECT_NE(ReadText(page).find("Validity of the load runs' statistics"), std::string::npos);
   ASSERT_TRUE(testutil::HaveProgram("chromium")) << "the report's browser check needs scripts/deps.sh --test";
   const testutil::CommandResult dom = Chromium(page, "--dump-dom", dir + "/profile");
   ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);

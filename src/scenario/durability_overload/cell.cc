@@ -279,6 +279,12 @@ CellResult RunCell(const CellPlan& plan, DurabilityCluster& cluster, const std::
   }
   r.ran = true;
   FromEngine(*run, &r);
+  // The watcher's CLUSTER INFO and CLUSTER NODES, one each per node and sample, reached
+  // the servers beside the load: memstand's own, not another client's.
+  const int64_t watched = static_cast<int64_t>(r.cluster.samples) * static_cast<int64_t>(cluster.nodes().size());
+  AllowOwnCommands({{"cluster|info", watched}, {"cluster|nodes", watched}, {"cluster", 2 * watched}},
+                   &run->cross_check);
+  r.validity = AssessRun(*load, *run);
   CheckInvariant(&r);
   return r;
 }

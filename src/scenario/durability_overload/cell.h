@@ -106,6 +106,7 @@ struct CellResult {
   int aof_settle_ms = 0;
   ClusterWatchResult cluster;
   std::optional<Invariant> invariant;  // AOF SET cells
+  std::optional<Validity> validity;    // the cell's statistics judged (ran cells)
   /// Error replies, failed connections or unanswered requests; also a cell whose
   /// engine could not start (errors holds why). A cell skipped because its cluster
   /// had lost a node is not run, not errored.

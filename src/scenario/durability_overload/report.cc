@@ -456,6 +456,13 @@ void FillDurabilityReport(const DurabilityOverloadOptions& o, const DurabilityMe
   report->json["mode_failures"] = m.mode_failures;
   report->procedure = DurabilityProcedure(o, m);
   report->limits = DurabilityLimits(o);
+  for (const CellResult& c : m.cells) {
+    if (!c.validity) continue;
+    report->judged.push_back({fmt::format("run {} {} {} {} {}", c.plan.run, c.plan.mode, c.plan.op,
+                                          Size(c.plan.size), c.plan.payload),
+                              *c.validity});
+  }
+  if (m.legacy && m.legacy->validity) report->judged.push_back({"legacy client", *m.legacy->validity});
 }
 
 }  // namespace memstand

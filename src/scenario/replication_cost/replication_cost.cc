@@ -245,6 +245,7 @@ ReplicationCell RunCell(System& sys, const Path& path, uint64_t concurrency, con
     return cell;
   }
   Summarize(*result, *load, &cell);
+  cell.validity = AssessRun(*load, *result);
   if (result->interrupted) cell.failure = "interrupted";
   cell.stalled = result->measured_s <= 0 || cell.unanswered > 0;
   if (cell.stalled && path.queue_timeout_s > 0) WaitOutQueue(path.queue_timeout_s, ctx, &cell);

@@ -491,6 +491,14 @@ void FillReplicationReport(const ReplicationCostOptions& o, const std::vector<Re
   InvariantBlock(runs, report);
   Summary(knees, ratios, report->runs_requested, report);
   Verdict(runs, interrupted, report);
+  for (const ReplicationSystemRun& r : runs) {
+    for (const ReplicationCell& c : r.cells) {
+      if (c.validity) {
+        report->judged.push_back(
+            {fmt::format("run {} {} {} at concurrency {}", c.run, c.system, c.path, c.concurrency), *c.validity});
+      }
+    }
+  }
   Table cells{"cells", {"run", "system", "path", "concurrency", "ok", "failure", "measured_s", "ops", "ops_per_sec",
                         "p50_us", "p99_us", "mean_us", "errors", "unanswered", "error_kinds", "hits", "misses", "commands", "client_core_share",
                         "client_bottleneck", "servers_core_share", "master_count", "replica_counts", "settle_ms",

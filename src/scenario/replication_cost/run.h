@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +65,7 @@ struct ReplicationCell {
   std::vector<std::pair<std::string, int64_t>> replica_counts;
   int64_t settle_ms = 0;
   bool settled = false;
+  std::optional<Validity> validity;  // the cell's statistics judged (measured cells)
   bool ok() const { return failure.empty() && (!counted || settled); }
 };
 
