@@ -23,6 +23,7 @@
 #include "core/reactor.h"
 #include "core/socket.h"
 #include "relay/relay_direction.h"
+#include "relay/rx_stamp.h"
 
 namespace memstand {
 
@@ -326,6 +327,7 @@ Status Relay::Loop::ResolveTargets() {
 void Relay::Loop::OpenConnection(size_t link, int client) {
   RelayLinkStats* stats = &stats_.links[link];
   ApplyNoDelay(client, options_.nodelay, stats);
+  EnableRxStamps(client);  // refused: the reads carry no stamp and count from the read
   const RelayLink& l = options_.links[link];
   Result<int> target = Status::IoError("no address");
   for (const std::string& address : targets_[link]) {  // as ConnectTcp tries a name's addresses
@@ -337,6 +339,7 @@ void Relay::Loop::OpenConnection(size_t link, int client) {
     return CloseWithReset(client);
   }
   ApplyNoDelay(*target, options_.nodelay, stats);
+  EnableRxStamps(*target);
   const uint64_t id = next_id_++;
   auto c = std::make_unique<Connection>(options_, options_.seed + 2 * id, stats, &total_held_);
   c->link = link;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/clock.h"
+#include "relay/rx_stamp.h"
 
 namespace memstand {
 
@@ -28,21 +29,40 @@ bool RelayDirection::WantsRead() const {
   return options_.mode == RelayMode::kPipelined || queue_.empty();
 }
 
+// A chunk's delay counts from its arrival, not from the read: a thread that wakes late
+// no longer adds its lateness to the delay. The arrival is the kernel's receive stamp
+// (rx_stamp.h: that of the last arrival among the bytes read), turned into NowNs() time
+// by the wall - monotonic offset read beside it; a read without a stamp (stamping not on
+// yet, or refused) counts from the read, as before, and is counted as such.
 RelayDirection::Io RelayDirection::ReadOnce(int64_t now_ns, char* scratch) {
   const size_t cap = std::min(options_.read_size, options_.max_held_bytes - held_bytes_);
-  ssize_t n;
-  do {
-    n = recv(src_, scratch, cap, MSG_DONTWAIT);
-  } while (n < 0 && errno == EINTR);
+  int64_t stamp_ns = 0;
+  const ssize_t n = RecvStamped(src_, scratch, cap, 0, &stamp_ns);
   if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? Io::kOk : Io::kReset;
+  int64_t arrival_ns = now_ns;
+  if (n > 0 && stamp_ns != 0) {
+    // At most now (the offset's own error), at least the previous arrival (one socket's
+    // stamps do not go back; the schedule needs them not to).
+    arrival_ns = std::min(now_ns, stamp_ns - RealtimeMinusMonotonicNs());
+    ++stats_->stamped_reads;
+    stats_->read_late_ns.Record(std::max<int64_t>(0, now_ns - arrival_ns));
+  }
+  arrival_ns = std::max(arrival_ns, last_arrival_ns_);
+  last_arrival_ns_ = arrival_ns;
+  // Serializing: one chunk in flight, store and forward. A chunk that arrived while the
+  // one before it was in flight starts its delay when that one left.
+  const int64_t start_ns = options_.mode == RelayMode::kSerializing
+                               ? std::max(arrival_ns, last_leave_ns_)
+                               : arrival_ns;
   Chunk chunk;
-  chunk.read_ns = now_ns;
-  chunk.due_ns = schedule_.Next(now_ns, static_cast<uint64_t>(n));
+  chunk.arrival_ns = arrival_ns;
+  chunk.due_ns = schedule_.Next(std::max(start_ns, last_start_ns_), static_cast<uint64_t>(n));
+  last_start_ns_ = std::max(start_ns, last_start_ns_);
   if (n == 0) {
     fin_read_ = true;
   } else {
     chunk.data.assign(scratch, static_cast<size_t>(n));
-    if (stats_->chunks == 0) stats_->first_read_ns = now_ns;
+    if (stats_->chunks == 0) stats_->first_read_ns = arrival_ns;
     ++stats_->chunks;
     stats_->bytes += n;
   }
@@ -100,9 +120,10 @@ bool RelayDirection::SendFront(Io* io) {
       return false;
     }
     if (c.sent == 0) {  // the chunk leaves: what the relay applied, and its own error
-      stats_->applied_ns.Record(leave_ns - c.read_ns);
+      stats_->applied_ns.Record(leave_ns - c.arrival_ns);
       stats_->extra_ns.Record(leave_ns - c.due_ns);
       stats_->last_leave_ns = leave_ns;
+      last_leave_ns_ = leave_ns;
     }
     c.sent += static_cast<size_t>(n);
   }

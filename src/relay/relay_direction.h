@@ -42,8 +42,10 @@ class RelayDirection {
   bool WantsWrite() const { return blocked_; }
   void Unblock() { blocked_ = false; }
 
-  /// One read from src (one chunk, at most read_size bytes) at time now_ns; a FIN is
-  /// queued like a chunk, so it leaves no earlier than the data before it.
+  /// One read from src (one chunk, at most read_size bytes) at time now_ns; the chunk
+  /// is due its delay after its arrival (the kernel's receive stamp, rx_stamp.h; now_ns
+  /// without one). A FIN is queued like a chunk, so it leaves no earlier than the data
+  /// before it.
   /// `scratch` holds at least options.read_size bytes.
   Io ReadOnce(int64_t now_ns, char* scratch);
   /// Sends every chunk due at now_ns, in order, until dst would block.
@@ -57,7 +59,7 @@ class RelayDirection {
   struct Chunk {
     std::string data;  // empty: the FIN
     size_t sent = 0;
-    int64_t read_ns = 0;
+    int64_t arrival_ns = 0;  // NowNs() time
     int64_t due_ns = 0;
   };
   void Push(Chunk chunk);
@@ -75,6 +77,9 @@ class RelayDirection {
   std::deque<Chunk> queue_;
   size_t held_bytes_ = 0;
   int64_t in_flight_ = 0;  // data chunks in queue_
+  int64_t last_arrival_ns_ = INT64_MIN;
+  int64_t last_start_ns_ = INT64_MIN;  // the schedule's last input (it must not decrease)
+  int64_t last_leave_ns_ = INT64_MIN;  // the previous chunk's first byte sent
   bool fin_read_ = false;
   bool fin_sent_ = false;
   bool blocked_ = false;

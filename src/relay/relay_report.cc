@@ -67,8 +67,15 @@ std::string FormatRelayStats(const RelayOptions& o, const RelayStats& stats) {
                        "applied_min", "added_p50", "added_p99", "added_max");
     out += Row("client->target", o.delay_ns, s.forward);
     out += Row("target->client", o.back_delay_ns(), s.back);
+    for (auto [name, d] : {std::pair{"client->target", &s.forward}, std::pair{"target->client", &s.back}}) {
+      if (d->chunks == 0) continue;
+      const HdrHistogram& l = d->read_late_ns;
+      out += fmt::format("  {:<15} {} of {} reads stamped by the kernel; read - arrival p50 {} p99 {} max {} us\n",
+                         name, d->stamped_reads, d->chunks, Us(l.ValueAtPercentile(50)), Us(l.ValueAtPercentile(99)),
+                         Us(l.max()));
+    }
   }
-  out += "applied_min: the least delay a chunk got (read to first byte sent), us; added: how much "
+  out += "applied_min: the least delay a chunk got (arrival to first byte sent), us; added: how much "
          "later than intended each chunk left (timer overshoot and waits for the receiver), us\n";
   return out;
 }

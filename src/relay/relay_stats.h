@@ -17,12 +17,18 @@ struct RelayDirectionStats {
   int64_t max_in_flight = 0;
   /// The most bytes one connection held (read, not yet sent): at most max_held_bytes.
   int64_t max_held_bytes = 0;
-  /// Per chunk, in ns: applied = when its first byte was sent minus when it was read;
+  /// Reads that carried the kernel's receive stamp (rx_stamp.h); the others' chunks count
+  /// their delay from the read. Per stamped read, in ns: how late the read came after
+  /// the arrival of the last of its bytes (the relay's wake-up; no longer in the delay).
+  int64_t stamped_reads = 0;
+  HdrHistogram read_late_ns;
+  /// Per chunk, in ns: applied = when its first byte was sent minus when it arrived
+  /// (its receive stamp; its read without one);
   /// extra = when it was sent minus when it was due (the timer's overshoot plus any
   /// wait for the receiver: the relay's own error).
   HdrHistogram applied_ns;
   HdrHistogram extra_ns;
-  /// CLOCK_MONOTONIC ns (core/clock.h NowNs) of the first chunk's read and of the last
+  /// CLOCK_MONOTONIC ns (core/clock.h NowNs) of the first chunk's arrival and of the last
   /// chunk's first byte sent; 0 before the first. Their span bounds what a rate cap
   /// allows: the last chunk cannot leave before first_read_ns + bytes / rate.
   int64_t first_read_ns = 0;

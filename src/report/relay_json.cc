@@ -36,7 +36,9 @@ Json DirectionJson(const RelayDirectionStats& d, int64_t delay_ns) {
           {"first_read_to_last_leave_s",
            d.chunks == 0 ? 0.0 : static_cast<double>(d.last_leave_ns - d.first_read_ns) / 1e9},
           {"applied", LatencyJson(d.applied_ns, kPercentiles)},
-          {"added", LatencyJson(d.extra_ns, kPercentiles)}};
+          {"added", LatencyJson(d.extra_ns, kPercentiles)},
+          {"stamped_reads", d.stamped_reads},
+          {"read_late", LatencyJson(d.read_late_ns, kPercentiles)}};
 }
 
 Json LinkJson(const RelayOptions& o, size_t i, const RelayLinkStats& s) {

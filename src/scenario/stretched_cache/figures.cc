@@ -93,6 +93,8 @@ RelayStats StatsDifference(const RelayStats& after, const RelayStats& before) {
       d->bytes -= bd->bytes;
       d->applied_ns = HistogramDifference(d->applied_ns, bd->applied_ns);
       d->extra_ns = HistogramDifference(d->extra_ns, bd->extra_ns);
+      d->stamped_reads -= bd->stamped_reads;
+      d->read_late_ns = HistogramDifference(d->read_late_ns, bd->read_late_ns);
     }
   }
   return out;

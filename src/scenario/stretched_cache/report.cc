@@ -311,10 +311,13 @@ std::string DirectionRow(const char* link, const char* direction, const RelayDir
   if (d.chunks == 0) return "";
   const HdrHistogram& a = d.applied_ns;
   const HdrHistogram& x = d.extra_ns;
-  return fmt::format("      {:<12} {:<17} {:>7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}\n", link, direction, d.chunks,
-                     Us(static_cast<double>(a.min())), Us(static_cast<double>(a.ValueAtPercentile(50))),
-                     Us(static_cast<double>(a.max())), Us(static_cast<double>(x.ValueAtPercentile(50))),
-                     Us(static_cast<double>(x.ValueAtPercentile(99))), Us(static_cast<double>(x.max())));
+  const HdrHistogram& l = d.read_late_ns;
+  return fmt::format("      {:<12} {:<17} {:>7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>9}\n", link,
+                     direction, d.chunks, Us(static_cast<double>(a.min())),
+                     Us(static_cast<double>(a.ValueAtPercentile(50))), Us(static_cast<double>(a.max())),
+                     Us(static_cast<double>(x.ValueAtPercentile(50))), Us(static_cast<double>(x.ValueAtPercentile(99))),
+                     Us(static_cast<double>(x.max())), d.stamped_reads, Us(static_cast<double>(l.ValueAtPercentile(50))),
+                     Us(static_cast<double>(l.ValueAtPercentile(99))), Us(static_cast<double>(l.max())));
 }
 
 std::string BlockF(const std::vector<StretchedRun>& runs) {
@@ -323,8 +326,9 @@ std::string BlockF(const std::vector<StretchedRun>& runs) {
     out += RunPrefix(runs, r);
     for (const RelayRun& rr : r.relays) {
       out += fmt::format("    ({}) {}: {}\n", rr.block, rr.condition, rr.settings);
-      out += fmt::format("      {:<12} {:<17} {:>7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}\n", "link", "direction",
-                         "chunks", "applied min", "p50", "max", "added p50", "p99", "max");
+      out += fmt::format("      {:<12} {:<17} {:>7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>9}\n",
+                         "link", "direction", "chunks", "applied min", "p50", "max", "added p50", "p99", "max",
+                         "stamped", "late p50", "p99", "max");
       if (rr.during.links.size() < 2) continue;
       out += DirectionRow("replication", "primary->replica", rr.during.links[0].back);
       out += DirectionRow("replication", "replica->primary", rr.during.links[0].forward);
@@ -333,8 +337,9 @@ std::string BlockF(const std::vector<StretchedRun>& runs) {
     }
   }
   return out + "    microseconds per chunk, over each measured stretch only (the link's re-sync left out); applied: "
-               "the delay the chunk got (leave - read); added: leave - intended leave, the timer's overshoot and "
-               "the loop's own work\n"
+               "the delay the chunk got (leave - arrival); added: leave - intended leave, the timer's overshoot and "
+               "the loop's own work; stamped: reads that carried the kernel's receive stamp, late: read - "
+               "arrival of the last byte read, the relay's wake-up, which no longer adds to the delay\n"
                "    does not prove: the time after the relay's send. The kernel's loopback and the receiver's "
                "wake-up come after the moment measured\n";
 }
@@ -474,7 +479,11 @@ json DirectionJson(const char* link, const char* direction, const RelayDirection
           {"applied_max_ns", d.applied_ns.max()},
           {"extra_p50_ns", d.extra_ns.ValueAtPercentile(50)},
           {"extra_p99_ns", d.extra_ns.ValueAtPercentile(99)},
-          {"extra_max_ns", d.extra_ns.max()}};
+          {"extra_max_ns", d.extra_ns.max()},
+          {"stamped_reads", d.stamped_reads},
+          {"read_late_p50_ns", d.read_late_ns.ValueAtPercentile(50)},
+          {"read_late_p99_ns", d.read_late_ns.ValueAtPercentile(99)},
+          {"read_late_max_ns", d.read_late_ns.max()}};
 }
 
 json RelayJson(const StretchedRun& r, const RelayRun& rr) {
