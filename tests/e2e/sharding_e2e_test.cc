@@ -1,7 +1,8 @@
-// The tarantool-sharded stand end to end, on real tarantools: `up` passes its health
-// check and `ps` shows each role; a replace through both routers reaches the storages,
-// whose counts sum to the client's; a killed storage fails the health check by name and
-// its calls come back as `nil, err`; `down` leaves nothing running.
+// The tarantool-sharded stand and the sharding scenario end to end, on real tarantools:
+// `up` passes its health check and `ps` shows each role; a replace through both routers
+// reaches the storages, whose counts sum to the client's; a killed storage fails the
+// health check by name and its calls come back as `nil, err`; the scenario at its
+// smallest size prints both sweeps and the matrix; `down` leaves nothing running.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -134,6 +135,33 @@ TEST(ShardingE2E, AKilledStorageMasterFailsTheHealthCheckByNameAndItsCallsAreNil
   EXPECT_GT(errors, 0);
   EXPECT_LT(errors, 100);  // set 1's keys still go through
   EXPECT_EQ(EvalCount((*t)->nodes()[0], "return memstand_storage.counts().replace"), 100 - errors);
+}
+
+TEST(ShardingE2E, TheScenarioAtItsSmallestSizePrintsBothSweepsAndTheMatrixWithCpuPerRole) {
+  const std::string json = TempDir() + "/sharding.json";
+  Outcome out = RunMemstand({"scenario", "run", "sharding", "--smallest", "--json", json, "-q"}, 300);
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  for (const char* text : {"Routers per storage (1 storage(s)", "Storage count (at the best ratio",
+                           "Operation matrix at the knee", "router x", "storage-master x", "storage-replica x",
+                           "client ", "A toy on this machine", "about 7 routers per storage",
+                           "storages' requests == client's requests"}) {
+    EXPECT_NE(out.output.find(text), std::string::npos) << text << "\n" << out.output;
+  }
+  nlohmann::json j = ReadJson(json);
+  std::map<std::string, int> sweeps;
+  for (const nlohmann::json& p : j["points"]) {
+    ++sweeps[p["sweep"].get<std::string>()];
+    EXPECT_TRUE(p["ok"].get<bool>()) << p.dump();
+    EXPECT_EQ(p["storage_requests"], p["client_requests"]) << p.dump();
+    EXPECT_GT(p["client_requests"].get<int64_t>(), 0) << p.dump();
+    int64_t per_set = 0;
+    for (const nlohmann::json& n : p["per_set"]) per_set += n.get<int64_t>();
+    EXPECT_EQ(per_set, p["storage_requests"].get<int64_t>());
+    if (p["sweep"] == "matrix") {
+      EXPECT_EQ(p["cells"].size(), 12u);
+    }
+  }
+  EXPECT_EQ(sweeps, (std::map<std::string, int>{{"ratio", 2}, {"storages", 2}, {"matrix", 1}}));
 }
 
 }  // namespace
