@@ -124,6 +124,15 @@ void PrintUp(const Topology& t, const std::string& root) {
   fmt::print("memstand up: {} '{}' is up: {} process(es), run folder {}\n", r.kind, r.name,
              r.nodes.size(), r.dir);
   PrintNodeTable(r, /*with_state=*/false);
+  if (t.spec().kind == TopologyKind::kTarantoolSharded) {  // how to load it (docs/stand.md, Tarantool sharded)
+    std::string targets;
+    for (const NodeRecord& n : r.nodes) {
+      if (n.role == "router") targets += fmt::format("--target tarantool://{}:{} ", n.host, n.port);
+    }
+    fmt::print("load it through its routers: memstand run {}--command \"call shard.replace 'test' [__seq__, nil, "
+               "__rand:128__]\"\n",
+               targets);
+  }
   fmt::print("state file: {}\n", t.state_path());
   fmt::print("stop it with: {}\n", DownCommand(r.name, root));
 }

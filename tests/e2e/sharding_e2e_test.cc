@@ -52,6 +52,9 @@ TEST(ShardingE2E, UpPassesItsHealthCheckPsShowsRolesAReplaceThroughBothRoutersIs
   ASSERT_EQ(up.exit_code, 0) << up.output;
   EXPECT_NE(up.output.find("memstand up: tarantool-sharded 'shard' is up: 6 process(es)"), std::string::npos)
       << up.output;
+  EXPECT_NE(up.output.find("load it through its routers: memstand run --target tarantool://127.0.0.1:"),
+            std::string::npos)
+      << up.output;
   auto record = ReadTopologyRecord(root + "/shard/state.json");
   ASSERT_TRUE(record.ok()) << record.status().message();
   std::map<std::string, int> roles;
