@@ -85,7 +85,9 @@ std::string MatrixBody(const std::vector<ShardPoint>& points) {
   std::string body;
   for (const ShardPoint& p : points) {
     if (p.sweep != "matrix") continue;
-    body += fmt::format("  run {}: {} storage(s), {} router(s), {} connections (the best point's knee)\n", p.run,
+    body += fmt::format("  run {}: {} storage(s), {} router(s), {} connections (the best point's knee, or its "
+                        "highest step where it had none)\n",
+                        p.run,
                         p.storages, p.routers, p.cells.empty() ? 0 : p.cells[0].connections);
     if (!p.ok() && p.cells.empty()) body += "    FAILED: " + p.failure + "\n";
     body += fmt::format("    {:<8} {:<10} {:<8} {:>9} {:>9} {:>7}  {}\n", "OP", "SPACE", "READS", "OPS/S", "P99 US",
