@@ -1,5 +1,7 @@
 #include "cli/stand_common.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/cli.h"
@@ -58,13 +60,19 @@ int FailStand(const std::string& command, const Status& s) {
 }
 
 void PrintNodeTable(const TopologyRecord& record, bool with_state) {
-  fmt::print("  {:<8} {:<12} {:<21} {:>8}  {:<8} {:<8} {}\n", "ROLE", "NODE", "ADDRESS", "PID",
+  // tarantool-sharded's roles and names are longer than the other kinds'.
+  size_t role_w = 8, name_w = 12;
+  for (const NodeRecord& n : record.nodes) {
+    role_w = std::max(role_w, n.role.size());
+    name_w = std::max(name_w, n.name.size());
+  }
+  fmt::print("  {:<{}} {:<{}} {:<21} {:>8}  {:<8} {:<8} {}\n", "ROLE", role_w, "NODE", name_w, "ADDRESS", "PID",
              with_state ? "STATE" : "VERSION", "CPUS", "LOG");
   for (const NodeRecord& n : record.nodes) {
     // `up` prints the processes it has just started; `ps` reads /proc only for a
     // process proven ours.
     const OwnerCheck check = with_state ? NodeOwnership(record, n) : OwnerCheck{Ownership::kOurs, {}, ""};
-    fmt::print("  {:<8} {:<12} {:<21} {:>8}  {:<8} {:<8} {}\n", n.role, n.name,
+    fmt::print("  {:<{}} {:<{}} {:<21} {:>8}  {:<8} {:<8} {}\n", n.role, role_w, n.name, name_w,
                n.host + ":" + std::to_string(n.port), n.process.pid,
                with_state ? Liveness(check) : n.version, NodeCpus(n, check.verdict == Ownership::kOurs), n.log);
   }

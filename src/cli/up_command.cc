@@ -1,6 +1,7 @@
 // `memstand up`: a TopologySpec from a TOML file and flags -> a detached Topology ->
 // the node table and a state file -> exit 0, leaving the servers running.
 #include <memory>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -24,6 +25,8 @@ struct UpFlags {
   int replicas = 0;
   int sentinels = 0;
   int members = 0;
+  int storages = 0;
+  int routers = 0;
   int port = 0;
   int peer_port = 0;
   std::vector<std::string> settings;
@@ -38,6 +41,8 @@ struct UpFlags {
   CLI::Option* replicas_opt = nullptr;
   CLI::Option* sentinels_opt = nullptr;
   CLI::Option* members_opt = nullptr;
+  CLI::Option* storages_opt = nullptr;
+  CLI::Option* routers_opt = nullptr;
   CLI::Option* port_opt = nullptr;
   CLI::Option* peer_port_opt = nullptr;
   CLI::Option* server_cpus_opt = nullptr;
@@ -76,6 +81,8 @@ Result<TopologySpec> BuildSpec(const UpFlags& f) {
   if (f.replicas_opt->count() > 0) spec.replicas = f.replicas;
   if (f.sentinels_opt->count() > 0) spec.sentinels = f.sentinels;
   if (f.members_opt->count() > 0) spec.members = f.members;
+  if (f.storages_opt->count() > 0) spec.storages = f.storages;
+  if (f.routers_opt->count() > 0) spec.routers = f.routers;
   if (f.port_opt->count() > 0) spec.port = f.port;
   if (f.peer_port_opt->count() > 0) spec.peer_port = f.peer_port;
   if (!f.binary.empty()) spec.binary = f.binary;
@@ -100,6 +107,12 @@ Result<TopologySpec> BuildSpec(const UpFlags& f) {
   if (f.sentinels_opt->count() > 0 && f.sentinels < 1) {
     return Status::InvalidArgument("--sentinels " + std::to_string(f.sentinels) + ": at least 1");
   }
+  for (const auto& [flag, opt, value] : {std::tuple{"--storages", f.storages_opt, f.storages},
+                                         std::tuple{"--routers", f.routers_opt, f.routers}}) {
+    if (opt->count() > 0 && value < 1) {  // -1 is the spec's "default"
+      return Status::InvalidArgument(std::string(flag) + " " + std::to_string(value) + ": at least 1");
+    }
+  }
   if (f.members_opt->count() > 0 && f.members < 1) {
     return Status::InvalidArgument("--members " + std::to_string(f.members) + ": at least 1");
   }
@@ -111,6 +124,15 @@ void PrintUp(const Topology& t, const std::string& root) {
   fmt::print("memstand up: {} '{}' is up: {} process(es), run folder {}\n", r.kind, r.name,
              r.nodes.size(), r.dir);
   PrintNodeTable(r, /*with_state=*/false);
+  if (t.spec().kind == TopologyKind::kTarantoolSharded) {  // how to load it (docs/stand.md, Tarantool sharded)
+    std::string targets;
+    for (const NodeRecord& n : r.nodes) {
+      if (n.role == "router") targets += fmt::format("--target tarantool://{}:{} ", n.host, n.port);
+    }
+    fmt::print("load it through its routers: memstand run {}--command \"call shard.replace 'test' [__seq__, nil, "
+               "__rand:128__]\"\n",
+               targets);
+  }
   fmt::print("state file: {}\n", t.state_path());
   fmt::print("stop it with: {}\n", DownCommand(r.name, root));
 }
@@ -146,7 +168,7 @@ int UpBody(const UpFlags& f) {
 SubcommandBody SetupUp(CLI::App* app) {
   auto f = std::make_shared<UpFlags>();
   app->add_option("topology", f->topology, "redis, redis-replica, redis-cluster, redis-sentinel, memcached, "
-                  "tarantool, tarantool-replicaset, etcd or etcd-cluster");
+                  "tarantool, tarantool-replicaset, tarantool-sharded, etcd or etcd-cluster");
   app->add_option("--file", f->file, "A topology file (TOML, docs/stand.md); flags override it");
   f->name_opt = app->add_option("--name", f->name, "Names the topology and its run folder (default: the kind)");
   f->masters_opt = app->add_option("--masters", f->masters, "redis-cluster: masters (default 8)")
@@ -155,14 +177,18 @@ SubcommandBody SetupUp(CLI::App* app) {
       app->add_option(
              "--replicas", f->replicas,
              "redis-replica: replicas (default 1); redis-cluster: replicas per master (default 0); "
-             "tarantool-replicaset: replicas of the master (default 3); redis-sentinel: replicas of the "
-             "primary (default 2)")
+             "tarantool-replicaset: replicas of the master (default 3); tarantool-sharded: replicas of each "
+             "storage's master (default 1); redis-sentinel: replicas of the primary (default 2)")
           ->default_str("");
   f->sentinels_opt =
       app->add_option("--sentinels", f->sentinels, "redis-sentinel: Sentinels watching the primary (default 3)")
           ->default_str("");
   f->members_opt =
       app->add_option("--members", f->members, "etcd-cluster: members (default 3)")->default_str("");
+  f->storages_opt =
+      app->add_option("--storages", f->storages, "tarantool-sharded: storage replica sets (default 2)")
+          ->default_str("");
+  f->routers_opt = app->add_option("--routers", f->routers, "tarantool-sharded: routers (default 2)")->default_str("");
   f->port_opt =
       app->add_option("--port", f->port,
                       "First client port; nodes take port, port+1, ... (default: free ports)")
@@ -174,7 +200,8 @@ SubcommandBody SetupUp(CLI::App* app) {
                   "KEY=VALUE server option in the server's own name (repeatable): redis "
                   "directive, memcached long option, tarantool box.cfg key, etcd flag");
   app->add_option("--binary", f->binary, "Server program (default: the Debian package's)");
-  app->add_option("--init-lua", f->init_lua, "tarantool: a Lua file run after box.cfg (tarantool-replicaset: on the master)");
+  app->add_option("--init-lua", f->init_lua, "tarantool: a Lua file run after box.cfg (tarantool-replicaset: on the master; "
+                  "tarantool-sharded: on every storage master)");
   app->add_option("--ready-timeout", f->ready_timeout,
                   "Bound for each wait: a server's start, replication, the cluster (default 20s)");
   f->server_cpus_opt = app->add_option("--server-cpus", f->server_cpus,

@@ -18,6 +18,7 @@
 #include "scenario/recovery/recovery.h"
 #include "scenario/replication_cost/json.h"
 #include "scenario/replication_cost/replication_cost.h"
+#include "scenario/sharding/sharding.h"
 #include "scenario/stretched_cache/json.h"
 #include "scenario/stretched_cache/stretched_cache.h"
 #include "scenario/working_set/json.h"
@@ -86,6 +87,12 @@ const ScenarioDef kScenarios[] = {
      {SystemKind::kRedis},
      /*postgresql=*/false, /*default_runs=*/1,
      SetupPartition, PartitionCharts, PartitionChoiceRows, partition_json::kReadRules},
+    {"sharding",
+     "How does a sharded Tarantool's throughput follow the number of routers per storage and the number of "
+     "storages, and what does each operation cost at the knee, on memstand's own router over net.box?",
+     {SystemKind::kTarantool},
+     /*postgresql=*/false, /*default_runs=*/1,
+     SetupSharding, ShardingCharts, ShardingChoiceRows},
 };
 
 }  // namespace

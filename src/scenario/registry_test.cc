@@ -23,7 +23,7 @@ using testutil::WorkingSetChoiceResult;
 
 TEST(RegistryTest, EveryRowIsWholeAndNamedOnce) {
   std::set<std::string> names;
-  ASSERT_EQ(Scenarios().size(), 9u);
+  ASSERT_EQ(Scenarios().size(), 10u);
   for (const ScenarioDef& d : Scenarios()) {
     SCOPED_TRACE(d.name);
     EXPECT_TRUE(names.insert(d.name).second);

@@ -7,6 +7,7 @@
 #include "stand/probe_io.h"
 #include "stand/proc_identity.h"
 #include "stand/server_node.h"
+#include "stand/shard_lua.h"
 #include "util/parse.h"
 
 namespace memstand {
@@ -96,6 +97,14 @@ std::string ReplicationWait(const std::vector<std::string>& role_args, bool mast
          "end)\n";
 }
 
+// Logs kReadyLine once box.info.status is running (TarantoolDriver::Probe waits for it).
+std::string ReadyFiber() {
+  return "fiber.create(function()\n"
+         "  while box.info.status ~= 'running' do fiber.sleep(0.01) end\n"
+         "  log.info('" + std::string(kReadyLine) + "%d, status %s', box.info.pid, box.info.status)\n"
+         "end)\n";
+}
+
 }  // namespace
 
 std::vector<std::string> ReplicaSetRoleArgs(bool master, const std::vector<std::string>& uris) {
@@ -106,13 +115,9 @@ std::vector<std::string> ReplicaSetRoleArgs(bool master, const std::vector<std::
 
 std::string ReplicationReadyLine(pid_t pid) { return kReplicationLine + std::to_string(pid) + ","; }
 
-Result<std::string> TarantoolDriver::InitLua(const std::string& host, int port,
-                                             const std::vector<std::string>& role_args) const {
-  const bool member = !role_args.empty();
-  if (member && ((role_args[0] != kMasterRole && role_args[0] != kReplicaRole) || role_args.size() < 2)) {
-    return Status::InvalidArgument("tarantool: role arguments are not a replica set member's");
-  }
-  const bool master = !member || role_args[0] == kMasterRole;
+Result<std::string> TarantoolDriver::BoxCfg(const std::string& host, int port,
+                                             const std::vector<std::string>& member_args) const {
+  const bool member = !member_args.empty();
   std::string lua =
       "-- Written by memstand: box.cfg from the topology, then the user's init file.\n"
       "local log = require('log')\n"
@@ -120,28 +125,48 @@ Result<std::string> TarantoolDriver::InitLua(const std::string& host, int port,
       "box.cfg{\n"
       "  listen = " + LuaString(host + ":" + std::to_string(port)) + ",\n";
   if (member) {
-    lua += "  replication = " + LuaUris(role_args, host + ":" + std::to_string(port)) + ",\n";
-    if (!master) lua += "  read_only = true,\n";
+    lua += "  replication = " + LuaUris(member_args, host + ":" + std::to_string(port)) + ",\n";
+    if (member_args[0] != kMasterRole) lua += "  read_only = true,\n";
   }
   for (const auto& [key, value] : settings_) {
     auto lua_value = LuaValue(key, value);
     if (!lua_value.ok()) return lua_value.status();
     lua += "  " + key + " = " + *lua_value + ",\n";
   }
-  lua += "}\n";
+  return lua + "}\n";
+}
+
+Result<std::string> TarantoolDriver::InitLua(const std::string& host, int port,
+                                             const std::vector<std::string>& role_args) const {
+  const ShardRole shard = ShardRoleOf(role_args);
+  // A router is no replica set member: its own box.cfg, guest access, the router.
+  if (shard == ShardRole::kRouter) {
+    auto router = ShardRouterLua(role_args);
+    auto cfg = BoxCfg(host, port, {});
+    if (!router.ok() || !cfg.ok()) return !cfg.ok() ? cfg.status() : router.status();
+    return *cfg + "box.schema.user.grant('guest', 'super', nil, nil, {if_not_exists = true})\n" + *router +
+           ReadyFiber();
+  }
+  // A storage is a replica set member with the storage layer on top.
+  const std::vector<std::string> member_args = shard == ShardRole::kNone ? role_args : StorageAsMember(role_args);
+  const bool member = !member_args.empty();
+  if (member && ((member_args[0] != kMasterRole && member_args[0] != kReplicaRole) || member_args.size() < 2)) {
+    return Status::InvalidArgument("tarantool: role arguments are not a replica set member's");
+  }
+  const bool master = !member || member_args[0] == kMasterRole;
+  auto cfg = BoxCfg(host, port, member_args);
+  if (!cfg.ok()) return cfg.status();
+  std::string lua = *cfg;
   if (member && master) {
     lua += "box.schema.user.grant('guest', 'super', nil, nil, {if_not_exists = true})\n";
   }
+  if (shard != ShardRole::kNone) lua += ShardStorageLua(master);
   if (!user_init_.empty() && master) {
     std::error_code ec;
     lua += "dofile(" + LuaString(std::filesystem::absolute(user_init_, ec).string()) + ")\n";
   }
-  lua +=
-      "fiber.create(function()\n"
-      "  while box.info.status ~= 'running' do fiber.sleep(0.01) end\n"
-      "  log.info('" + std::string(kReadyLine) + "%d, status %s', box.info.pid, box.info.status)\n"
-      "end)\n";
-  if (member) lua += ReplicationWait(role_args, master);
+  lua += ReadyFiber();
+  if (member) lua += ReplicationWait(member_args, master);
   return lua;
 }
 

@@ -55,10 +55,17 @@ class TarantoolDriver : public ServerDriver {
   /// ReplicationReadyLine once: on a replica when every other member's upstream is
   /// `follow`, on the master when every replica's upstream and downstream are `follow`
   /// and each replica has acknowledged the master's whole vclock component.
+  /// With ShardStorageRoleArgs: a member as above plus the storage layer
+  /// (shard_lua.h) before the user's file; with ShardRouterRoleArgs: box.cfg with the
+  /// listen port and the settings, guest `super`, the router's Lua, no user file.
   Result<std::string> InitLua(const std::string& host, int port,
                               const std::vector<std::string>& role_args = {}) const;
 
  private:
+  // "box.cfg{...}" with the listen port, a member's replication settings (member_args:
+  // ReplicaSetRoleArgs, or empty) and the user's settings.
+  Result<std::string> BoxCfg(const std::string& host, int port, const std::vector<std::string>& member_args) const;
+
   std::vector<std::pair<std::string, std::string>> settings_;
   std::string user_init_;
 };

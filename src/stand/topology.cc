@@ -14,6 +14,7 @@
 #include "stand/memcached_driver.h"
 #include "stand/redis_driver.h"
 #include "stand/sentinel_driver.h"
+#include "stand/shard_lua.h"
 #include "stand/redis_wiring.h"
 #include "stand/relay_driver.h"
 #include "stand/tarantool_driver.h"
@@ -43,6 +44,7 @@ std::shared_ptr<const ServerDriver> MakeDriver(const TopologySpec& spec) {
       return std::make_shared<MemcachedDriver>(settings);
     case TopologyKind::kTarantool:
     case TopologyKind::kTarantoolReplicaSet:
+    case TopologyKind::kTarantoolSharded:
       return std::make_shared<TarantoolDriver>(settings, spec.init_lua);
     case TopologyKind::kEtcd:
     case TopologyKind::kEtcdCluster:
@@ -171,6 +173,33 @@ Status Topology::PlanReplicaSet(std::vector<NodePlan>* plans) const {
   return Status::OK();
 }
 
+// tarantool-sharded: storage-S-master and storage-S-replica-R for each replica set, in
+// set order, then router-1..N; every port known before the first starts (a set's
+// members name each other, a router names every storage).
+Status Topology::PlanSharded(std::vector<NodePlan>* plans) const {
+  auto ports = ReplicaSetPorts(spec_);
+  if (!ports.ok()) return ports.status();
+  const int per_set = 1 + spec_.replicas;
+  std::vector<std::vector<std::string>> sets(spec_.storages);
+  for (int s = 0; s < spec_.storages; ++s) {
+    for (int m = 0; m < per_set; ++m) sets[s].push_back("127.0.0.1:" + std::to_string(ports->at(s * per_set + m)));
+  }
+  for (int s = 0; s < spec_.storages; ++s) {
+    const std::string set = "storage-" + std::to_string(s + 1);
+    const int master = s * per_set;
+    plans->push_back({set + "-master", "storage-master", -1, {ports->at(master)}, ShardStorageRoleArgs(true, sets[s])});
+    for (int r = 1; r <= spec_.replicas; ++r) {
+      plans->push_back({set + "-replica-" + std::to_string(r), "storage-replica", master, {ports->at(master + r)},
+                        ShardStorageRoleArgs(false, sets[s])});
+    }
+  }
+  for (int r = 0; r < spec_.routers; ++r) {
+    plans->push_back({"router-" + std::to_string(r + 1), "router", -1,
+                      {ports->at(spec_.storages * per_set + r)}, ShardRouterRoleArgs(sets)});
+  }
+  return Status::OK();
+}
+
 Result<std::unique_ptr<Topology>> Topology::Start(TopologySpec spec, const TopologyOptions& options) {
   if (Status s = NormalizeSpec(&spec); !s.ok()) return s;
   std::unique_ptr<Topology> t(new Topology());
@@ -271,6 +300,9 @@ Status Topology::StartNodes() {
       break;
     case TopologyKind::kTarantoolReplicaSet:
       if (Status s = PlanReplicaSet(&plans); !s.ok()) return s;
+      break;
+    case TopologyKind::kTarantoolSharded:
+      if (Status s = PlanSharded(&plans); !s.ok()) return s;
       break;
     case TopologyKind::kEtcdCluster:
       if (Status s = PlanEtcdCluster(&plans); !s.ok()) return s;
@@ -395,7 +427,8 @@ Status Topology::StartNode(const NodePlan& plan, const std::shared_ptr<const Ser
 }
 
 // Every member logs ReplicationReadyLine once its replication is in place (the init.lua
-// fiber reads box.info.replication: TarantoolDriver::InitLua); waits for all of them.
+// fiber reads box.info.replication: TarantoolDriver::InitLua), and a tarantool-sharded
+// router RouterReadyLine once its check passes (shard_lua.h); waits for all of them.
 Status Topology::WaitReplicaSet() {
   NodeWait wait;
   wait.waiting_for = "replication";
@@ -403,13 +436,20 @@ Status Topology::WaitReplicaSet() {
   wait.not_ready = "replication not in place";
   wait.poll_ms = 10;
   wait.ready = [this](size_t i) {
-    const bool logged = FileTail(servers_[i]->log_path(), 1000).find(ReplicationReadyLine(servers_[i]->pid())) !=
-                        std::string::npos;
+    const pid_t pid = servers_[i]->pid();
+    const std::string line = record_.nodes[i].role == "router" ? RouterReadyLine(pid) : ReplicationReadyLine(pid);
+    const bool logged = FileTail(servers_[i]->log_path(), 1000).find(line) != std::string::npos;
     return logged ? Status::OK() : Status::Failed("not logged yet");
   };
-  wait.detail = [](size_t i, const Status&) {
+  wait.detail = [this](size_t i, const Status&) -> std::string {
+    const std::string& role = record_.nodes[i].role;
+    if (role == "router") {
+      return "every replica set's master writable and replicas following it, seen over net.box, every bucket "
+             "mapped once";
+    }
+    const bool master = role == "master" || role == "storage-master";
     return "every peer's upstream follow" +
-           std::string(i == 0 ? ", every replica's downstream follow and caught up" : "");
+           std::string(master ? ", every replica's downstream follow and caught up" : "");
   };
   return WaitEachNode(wait);
 }
@@ -436,7 +476,7 @@ Status Topology::WaitEachNode(const NodeWait& wait) {
 }
 
 Status Topology::Wire() {
-  if (spec_.kind == TopologyKind::kTarantoolReplicaSet) {
+  if (spec_.kind == TopologyKind::kTarantoolReplicaSet || spec_.kind == TopologyKind::kTarantoolSharded) {
     Status s = WaitReplicaSet();
     return s.ok() ? s : s.WithContext(spec_.name);
   }

@@ -109,6 +109,7 @@ class Topology {
   };
   Status WaitEachNode(const NodeWait& wait);
   Status PlanReplicaSet(std::vector<NodePlan>* plans) const;
+  Status PlanSharded(std::vector<NodePlan>* plans) const;
   Status Wire();
   Status WaitReplicaSet();
   Status SaveState();

@@ -16,8 +16,8 @@ struct KindInfo {
   std::vector<std::string_view> managed;
 };
 
-const std::array<KindInfo, 9>& Kinds() {
-  static const std::array<KindInfo, 9> kKinds = {{
+const std::array<KindInfo, 10>& Kinds() {
+  static const std::array<KindInfo, 10> kKinds = {{
       // redis: `include` would read a file that sets any of them again; `loadmodule`
       // loads code from a file; `aclfile` reads its users from a file and ACL SAVE
       // writes it; pidfile, unixsocket and cluster-config-file (a path, unlike
@@ -48,6 +48,11 @@ const std::array<KindInfo, 9>& Kinds() {
         "log"}},
       {TopologyKind::kTarantoolReplicaSet,
        "tarantool-replicaset",
+       {"listen", "work_dir", "wal_dir", "memtx_dir", "vinyl_dir", "background", "pid_file",
+        "log", "replication", "read_only", "replication_connect_quorum", "instance_uuid",
+        "replicaset_uuid"}},
+      {TopologyKind::kTarantoolSharded,
+       "tarantool-sharded",
        {"listen", "work_dir", "wal_dir", "memtx_dir", "vinyl_dir", "background", "pid_file",
         "log", "replication", "read_only", "replication_connect_quorum", "instance_uuid",
         "replicaset_uuid"}},
@@ -88,18 +93,37 @@ bool ValidKey(std::string_view key) {
   });
 }
 
+// tarantool-sharded's --storages and --routers: defaults 2 and 2, at most 64 each.
+Status CheckShardCounts(TopologySpec* spec) {
+  const bool sharded = spec->kind == TopologyKind::kTarantoolSharded;
+  if (!sharded && (spec->storages != -1 || spec->routers != -1)) {
+    return Status::InvalidArgument(std::string(spec->storages != -1 ? "--storages" : "--routers") +
+                                   " applies to tarantool-sharded only, not " + TopologyKindName(spec->kind));
+  }
+  if (!sharded) return Status::OK();
+  if (spec->storages == -1) spec->storages = 2;
+  if (spec->routers == -1) spec->routers = 2;
+  for (const auto& [flag, value] : {std::pair{"--storages", spec->storages}, std::pair{"--routers", spec->routers}}) {
+    if (value < 1 || value > 64) {
+      return Status::InvalidArgument(std::string(flag) + " " + std::to_string(value) + ": 1..64");
+    }
+  }
+  return Status::OK();
+}
+
 Status CheckCounts(TopologySpec* spec) {
   const bool cluster = spec->kind == TopologyKind::kRedisCluster;
   const bool sentinel = spec->kind == TopologyKind::kRedisSentinel;
+  const bool sharded = spec->kind == TopologyKind::kTarantoolSharded;
   const bool replica = spec->kind == TopologyKind::kRedisReplica ||
-                       spec->kind == TopologyKind::kTarantoolReplicaSet || sentinel;
+                       spec->kind == TopologyKind::kTarantoolReplicaSet || sentinel || sharded;
   if (!cluster && spec->masters != 0) {
     return Status::InvalidArgument("--masters applies to redis-cluster only, not " +
                                    std::string(TopologyKindName(spec->kind)));
   }
   if (!cluster && !replica && spec->replicas != -1) {
     return Status::InvalidArgument("--replicas applies to redis-replica, redis-cluster, "
-                                   "redis-sentinel and tarantool-replicaset only, not " +
+                                   "redis-sentinel, tarantool-replicaset and tarantool-sharded only, not " +
                                    std::string(TopologyKindName(spec->kind)));
   }
   if (cluster && spec->masters == 0) spec->masters = 8;
@@ -110,6 +134,11 @@ Status CheckCounts(TopologySpec* spec) {
   if (spec->replicas == -1) {
     spec->replicas = spec->kind == TopologyKind::kTarantoolReplicaSet ? 3 : sentinel ? 2 : replica ? 1 : 0;
   }
+  if (sharded && spec->replicas == 0) {
+    return Status::InvalidArgument("--replicas 0: tarantool-sharded needs at least 1 replica per storage (the "
+                                   "reads with mode 'read' go to one)");
+  }
+  if (Status s = CheckShardCounts(spec); !s.ok()) return s;
   if (!sentinel && spec->sentinels != -1) {
     return Status::InvalidArgument("--sentinels applies to redis-sentinel only, not " +
                                    std::string(TopologyKindName(spec->kind)));
@@ -207,8 +236,9 @@ Status CheckSettings(const TopologySpec& spec) {
     }
   }
   if (!spec.init_lua.empty()) {
-    if (spec.kind != TopologyKind::kTarantool && spec.kind != TopologyKind::kTarantoolReplicaSet) {
-      return Status::InvalidArgument("--init-lua applies to tarantool and tarantool-replicaset only");
+    if (spec.kind != TopologyKind::kTarantool && spec.kind != TopologyKind::kTarantoolReplicaSet &&
+        spec.kind != TopologyKind::kTarantoolSharded) {
+      return Status::InvalidArgument("--init-lua applies to tarantool, tarantool-replicaset and tarantool-sharded only");
     }
     struct stat st {};
     if (stat(spec.init_lua.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -252,6 +282,8 @@ int NodeCount(const TopologySpec& spec) {
       return 1 + std::max(spec.replicas, 0) + std::max(spec.sentinels, 0);
     case TopologyKind::kEtcdCluster:
       return std::max(spec.members, 1);
+    case TopologyKind::kTarantoolSharded:
+      return std::max(spec.storages, 1) * (1 + std::max(spec.replicas, 0)) + std::max(spec.routers, 1);
     case TopologyKind::kRedisCluster:
       return spec.masters * (1 + std::max(spec.replicas, 0));
     default:

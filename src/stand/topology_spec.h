@@ -19,12 +19,13 @@ enum class TopologyKind {
   kMemcached,
   kTarantool,
   kTarantoolReplicaSet,
+  kTarantoolSharded,
   kEtcd,
   kEtcdCluster
 };
 
 /// "redis", "redis-replica", "redis-cluster", "redis-sentinel", "memcached", "tarantool",
-/// "tarantool-replicaset", "etcd", "etcd-cluster".
+/// "tarantool-replicaset", "tarantool-sharded", "etcd", "etcd-cluster".
 const char* TopologyKindName(TopologyKind kind);
 /// The inverse of TopologyKindName; InvalidArgument naming the known kinds otherwise.
 Result<TopologyKind> ParseTopologyKind(std::string_view name);
@@ -56,12 +57,18 @@ struct TopologySpec {
   /// redis-replica: replicas of the primary (default 1, the smallest that replicates);
   /// redis-cluster: replicas per master (default 0: a cluster for load, not failover);
   /// tarantool-replicaset: replicas of the master (default 3: the published set);
+  /// tarantool-sharded: replicas of each storage's master (default 1: reads from a
+  /// replica, with the fewest processes on one machine);
   /// redis-sentinel: replicas of the primary (default 2).
   /// -1: the kind's default.
   int replicas = -1;
   /// redis-sentinel: how many Sentinels watch the primary (default 3; the quorum is a
   /// majority of them). -1: the default.
   int sentinels = -1;
+  /// tarantool-sharded: storage replica sets (default 2, the smallest that shards)
+  /// and routers (default 2: a pool of routers). -1: the default.
+  int storages = -1;
+  int routers = -1;
   /// etcd-cluster: how many members (default 3, the smallest that survives losing one).
   /// -1: the default.
   int members = -1;
@@ -82,7 +89,8 @@ struct TopologySpec {
   /// redis-servers.
   std::vector<std::pair<std::string, std::string>> settings;
   /// tarantool: a Lua file run with dofile() after box.cfg (tarantool-replicaset: on
-  /// the master only; the replicas get what it creates by replication). Empty: none.
+  /// the master only; the replicas get what it creates by replication;
+  /// tarantool-sharded: on every storage master). Empty: none.
   std::string init_lua;
   /// Bounds each wait: one server's readiness, replication, cluster agreement. 20 s: an
   /// empty server is up in milliseconds and a cluster agrees in ~2 s; the rest is

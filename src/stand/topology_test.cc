@@ -494,7 +494,7 @@ TEST_F(TopologyTest, BadSpecsAreInvalidArgumentNamingTheFlagAndStartNothing) {
   ASSERT_FALSE(kind.ok());
   EXPECT_EQ(kind.status().message(),
             "unknown topology 'redis-sentry'; known: redis, redis-replica, redis-cluster, "
-            "redis-sentinel, memcached, tarantool, tarantool-replicaset, etcd, etcd-cluster");
+            "redis-sentinel, memcached, tarantool, tarantool-replicaset, tarantool-sharded, etcd, etcd-cluster");
   struct Case {
     TopologySpec spec;
     std::string message_part;
@@ -513,7 +513,7 @@ TEST_F(TopologyTest, BadSpecsAreInvalidArgumentNamingTheFlagAndStartNothing) {
   add(TopologyKind::kRedis, [](TopologySpec& s) { s.masters = 3; },
       "--masters applies to redis-cluster only, not redis");
   add(TopologyKind::kMemcached, [](TopologySpec& s) { s.replicas = 1; },
-      "--replicas applies to redis-replica, redis-cluster, redis-sentinel and tarantool-replicaset only, not "
+      "--replicas applies to redis-replica, redis-cluster, redis-sentinel, tarantool-replicaset and tarantool-sharded only, not "
       "memcached");
   add(TopologyKind::kEtcd, [](TopologySpec& s) { s.members = 3; },
       "--members applies to etcd-cluster only, not etcd");

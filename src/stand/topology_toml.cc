@@ -16,8 +16,8 @@ namespace memstand {
 namespace {
 
 constexpr const char* kKnownKeys =
-    "kind, name, masters, replicas, sentinels, members, port, peer_port, binary, init_lua, ready_timeout, [settings], "
-    "[relay]";
+    "kind, name, masters, replicas, sentinels, members, storages, routers, port, peer_port, binary, init_lua, "
+    "ready_timeout, [settings], [relay]";
 constexpr const char* kRelayKeys =
     "node, port, delay, delay_back, mode, jitter, seed, rate, nodelay, binary";
 
@@ -167,6 +167,12 @@ Status ReadKey(const std::string& key, const toml::node& node, TopologySpec* spe
   if (key == "members") {
     if (Status s = ReadInt(node, source, key, &spec->members); !s.ok()) return s;
     if (spec->members < 1) return Bad(source, "members must be 1 or more");
+    return Status::OK();
+  }
+  if (key == "storages" || key == "routers") {
+    int* count = key == "storages" ? &spec->storages : &spec->routers;
+    if (Status s = ReadInt(node, source, key, count); !s.ok()) return s;
+    if (*count < 1) return Bad(source, key + " must be 1 or more");
     return Status::OK();
   }
   if (key == "sentinels") {

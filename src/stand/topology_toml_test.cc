@@ -92,16 +92,16 @@ TEST(TopologyTomlTest, MalformedTomlSaysWhere) {
 
 TEST(TopologyTomlTest, UnknownKeysWrongTypesAndMissingKindAreErrors) {
   EXPECT_EQ(ErrorOf("kind = \"redis\"\nmaster = 3\n"),
-            "t.toml: unknown key 'master'; known: kind, name, masters, replicas, sentinels, members, port, peer_port, "
-            "binary, init_lua, ready_timeout, [settings], [relay]");
+            "t.toml: unknown key 'master'; known: kind, name, masters, replicas, sentinels, members, storages, routers, "
+            "port, peer_port, binary, init_lua, ready_timeout, [settings], [relay]");
   EXPECT_EQ(ErrorOf("kind = \"redis-cluster\"\nmasters = \"three\"\n"),
             "t.toml: 'masters' must be an integer");
   EXPECT_EQ(ErrorOf("name = \"x\"\n"),
             "t.toml: missing 'kind' (one of redis, redis-replica, redis-cluster, redis-sentinel, "
-            "memcached, tarantool, tarantool-replicaset, etcd, etcd-cluster)");
+            "memcached, tarantool, tarantool-replicaset, tarantool-sharded, etcd, etcd-cluster)");
   EXPECT_EQ(ErrorOf("kind = \"redis-sentry\"\n"),
             "t.toml: unknown topology 'redis-sentry'; known: redis, redis-replica, "
-            "redis-cluster, redis-sentinel, memcached, tarantool, tarantool-replicaset, etcd, etcd-cluster");
+            "redis-cluster, redis-sentinel, memcached, tarantool, tarantool-replicaset, tarantool-sharded, etcd, etcd-cluster");
   EXPECT_EQ(ErrorOf("kind = \"redis-sentinel\"\nsentinels = 0\n"), "t.toml: sentinels must be 1 or more");
   EXPECT_EQ(ErrorOf("kind = \"redis-cluster\"\nmasters = 0\n"),
             "t.toml: masters = 0: a cluster needs at least 1 master");
