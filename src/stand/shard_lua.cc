@@ -128,8 +128,16 @@ local function route(api, fn, key, opts, args)
   if not conn:is_connected() then
     return nil, string.format('%s: replica set %d (%s): not connected (%s)', api, id, uri, tostring(conn.error))
   end
-  local ok, res = pcall(conn.call, conn, 'memstand_storage.' .. fn, args)
-  if not ok then return nil, string.format('%s: replica set %d (%s): %s', api, id, uri, tostring(res)) end
+  -- A storage that does not answer (paused, or a synchronous write stuck in its queue)
+  -- fails the call after CALL_TIMEOUT: the write may still be applied later.
+  local ok, res = pcall(conn.call, conn, 'memstand_storage.' .. fn, args, {timeout = CALL_TIMEOUT})
+  if not ok then
+    local text = tostring(res)
+    if text == 'Timeout exceeded' then  -- net.box's timeout (box.error.TIMEOUT)
+      text = string.format('no answer within %g s (the storage may still apply it)', CALL_TIMEOUT)
+    end
+    return nil, string.format('%s: replica set %d (%s): %s', api, id, uri, text)
+  end
   return res
 end
 
@@ -247,6 +255,7 @@ Result<std::string> ShardRouterLua(const std::vector<std::string>& role_args) {
   }
   return "-- memstand's router (docs/stand.md, Tarantool sharded).\n"
          "local BUCKETS = " + std::to_string(kShardBuckets) + "\n"
+         "local CALL_TIMEOUT = " + std::to_string(kShardCallTimeoutS) + "\n"
          "local SETS = " + LuaSets(role_args) + "\n" + kRouterBody;
 }
 

@@ -19,6 +19,13 @@ namespace memstand {
 /// replica set = the bucket's place in equal contiguous ranges, one per set.
 inline constexpr int kShardBuckets = 1024;
 
+/// How long a router waits for a storage's answer to a forwarded call before it
+/// returns nil, err (a paused storage, or a synchronous write whose quorum does not
+/// come): above Tarantool's default replication_synchro_timeout (5 s), so a synchronous
+/// write's own timeout error comes first, and below memstand's default --request-timeout
+/// (10 s), so the client sees the router's error, not a request left unanswered.
+inline constexpr int kShardCallTimeoutS = 8;
+
 /// The space every storage master creates ([id unsigned, bucket_id unsigned nullable,
 /// value string], the study's schema), and its synchronous twin (is_sync: a write is
 /// acknowledged once replication_synchro_quorum members have it).

@@ -13,6 +13,7 @@
 #include "load/proto_control.h"
 #include "scenario/kit/shard_cluster.h"
 #include "scenario/kit/topology_nodes.h"
+#include "stand/shard_lua.h"
 #include "stand/stand_state.h"
 #include "stand/topology.h"
 
@@ -138,6 +139,45 @@ TEST(ShardingE2E, AKilledStorageMasterFailsTheHealthCheckByNameAndItsCallsAreNil
   EXPECT_GT(errors, 0);
   EXPECT_LT(errors, 100);  // set 1's keys still go through
   EXPECT_EQ(EvalCount((*t)->nodes()[0], "return memstand_storage.counts().replace"), 100 - errors);
+}
+
+// A storage that does not answer (SIGSTOPped here; a synchronous write whose quorum never
+// comes is the other case) holds a router's call for kShardCallTimeoutS at most: the
+// caller gets nil, err naming the set, not a request left unanswered.
+TEST(ShardingE2E, APausedStorageMastersCallsComeBackAsNilErrAfterTheRoutersCallTimeout) {
+  TopologySpec spec;
+  spec.kind = TopologyKind::kTarantoolSharded;
+  spec.storages = 2;
+  spec.routers = 1;
+  TopologyOptions options;
+  options.run_root = TempDir();
+  auto t = Topology::Start(spec, options);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_TRUE(CheckShardHealth(**t).ok()) << CheckShardHealth(**t).message();
+  const size_t victim = NodeIndex(**t, "storage-2-master");
+  ASSERT_LT(victim, (*t)->nodes().size());
+  const NodeRecord paused = (*t)->nodes()[victim];
+  const NodeRecord& router = (*t)->nodes().back();
+  RedisTarget target;
+  target.scheme = "tarantool";
+  target.host = router.host;
+  target.port = router.port;
+  auto c = ProtoControl::Connect(Protocol::kIproto, target, (kShardCallTimeoutS + 30) * 1000);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_TRUE((*t)->PauseNode(victim).ok());
+  // The first key of set 2 (buckets 513..1024 of 1024 with two sets), written once.
+  auto r = (*c)->Eval(
+      "local d = require('digest') "
+      "for k = 1, 1000 do if d.crc32(tostring(k)) % 1024 + 1 > 512 then "
+      "local res, err = shard.replace('test', {k, nil, 'x'}) return tostring(res) .. ' | ' .. tostring(err) end end",
+      iproto::Value::Array({}));
+  ASSERT_TRUE((*t)->ResumeNode(victim).ok());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 1u) << iproto::ToString(*r);
+  const std::string text = r->items()[0].str();
+  EXPECT_EQ(text.rfind("nil | shard.replace: replica set 2 (127.0.0.1:" + std::to_string(paused.port) + "): ", 0), 0u)
+      << text;
+  EXPECT_NE(text.find("no answer within " + std::to_string(kShardCallTimeoutS) + " s"), std::string::npos) << text;
 }
 
 TEST(ShardingE2E, TheScenarioAtItsSmallestSizePrintsBothSweepsAndTheMatrixWithCpuPerRole) {
