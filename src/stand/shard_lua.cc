@@ -10,17 +10,6 @@ constexpr char kStorageReplicaRole[] = "shard-storage-replica";
 constexpr char kRouterRole[] = "shard-router";
 constexpr char kRouterReadyLine[] = "memstand: router ready, pid ";
 
-// A member URI as a Lua string; the URIs are the topology's own ("127.0.0.1:PORT"), so
-// only the quote and the backslash need escaping.
-std::string QuotedUri(const std::string& uri) {
-  std::string out = "'";
-  for (char c : uri) {
-    if (c == '\\' || c == '\'') out += '\\';
-    out += c;
-  }
-  return out + "'";
-}
-
 // "{{'a', 'b'}, {'c', 'd'}}" from router role_args: each set's URIs, comma-joined.
 std::string LuaSets(const std::vector<std::string>& role_args) {
   std::string sets;
@@ -30,7 +19,7 @@ std::string LuaSets(const std::vector<std::string>& role_args) {
     while (from <= role_args[i].size()) {
       size_t comma = role_args[i].find(',', from);
       if (comma == std::string::npos) comma = role_args[i].size();
-      set += (set.empty() ? "" : ", ") + QuotedUri(role_args[i].substr(from, comma - from));
+      set += (set.empty() ? "" : ", ") + LuaString(role_args[i].substr(from, comma - from));
       from = comma + 1;
     }
     sets += (i > 1 ? ", " : "") + std::string("{") + set + "}";

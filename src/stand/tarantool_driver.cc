@@ -19,19 +19,6 @@ constexpr char kReplicationLine[] = "memstand: replication ready, pid ";
 constexpr char kMasterRole[] = "replicaset-master";
 constexpr char kReplicaRole[] = "replicaset-replica";
 
-std::string LuaString(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\\' || c == '\'') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "'";
-}
-
 bool IsNumber(const std::string& text) {
   if (text.empty()) return false;
   char* end = nullptr;
@@ -106,6 +93,19 @@ std::string ReadyFiber() {
 }
 
 }  // namespace
+
+std::string LuaString(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\\' || c == '\'') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "'";
+}
 
 std::vector<std::string> ReplicaSetRoleArgs(bool master, const std::vector<std::string>& uris) {
   std::vector<std::string> args = {master ? kMasterRole : kReplicaRole};

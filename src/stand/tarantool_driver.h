@@ -21,6 +21,9 @@ std::vector<std::string> ReplicaSetRoleArgs(bool master, const std::vector<std::
 /// TarantoolDriver::InitLua), for Topology's wait.
 std::string ReplicationReadyLine(pid_t pid);
 
+/// text as a single-quoted Lua string literal (quote, backslash and newline escaped).
+std::string LuaString(const std::string& text);
+
 class TarantoolDriver : public ServerDriver {
  public:
   /// settings: box.cfg keys (memtx_memory, wal_mode, ...). A value that is a number
