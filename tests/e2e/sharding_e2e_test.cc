@@ -22,13 +22,39 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// One EVAL returning one integer on a node; -1 (and a test failure) otherwise.
-int64_t EvalCount(const NodeRecord& n, const std::string& lua) {
+// A control connection to a tarantool node of the topology.
+Result<std::unique_ptr<ProtoControl>> ConnectTo(const NodeRecord& n, int timeout_ms) {
   RedisTarget target;
   target.scheme = "tarantool";
   target.host = n.host;
   target.port = n.port;
-  auto c = ProtoControl::Connect(Protocol::kIproto, target, 5000);
+  return ProtoControl::Connect(Protocol::kIproto, target, timeout_ms);
+}
+
+// A running tarantool-sharded topology of 2 storages and 1 router that passed its
+// health check, and the index of storage-2-master (the fault tests' victim).
+struct TwoSets {
+  std::unique_ptr<Topology> topology;
+  size_t victim = 0;
+};
+void StartTwoSets(TwoSets* out) {
+  TopologySpec spec;
+  spec.kind = TopologyKind::kTarantoolSharded;
+  spec.storages = 2;
+  spec.routers = 1;
+  TopologyOptions options;
+  options.run_root = TempDir();
+  auto t = Topology::Start(spec, options);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_TRUE(CheckShardHealth(**t).ok()) << CheckShardHealth(**t).message();
+  out->victim = NodeIndex(**t, "storage-2-master");
+  ASSERT_LT(out->victim, (*t)->nodes().size());
+  out->topology = std::move(*t);
+}
+
+// One EVAL returning one integer on a node; -1 (and a test failure) otherwise.
+int64_t EvalCount(const NodeRecord& n, const std::string& lua) {
+  auto c = ConnectTo(n, 5000);
   if (!c.ok()) {
     ADD_FAILURE() << n.name << ": " << c.status().message();
     return -1;
@@ -101,21 +127,14 @@ TEST(ShardingE2E, UpPassesItsHealthCheckPsShowsRolesAReplaceThroughBothRoutersIs
 }
 
 TEST(ShardingE2E, AKilledStorageMasterFailsTheHealthCheckByNameAndItsCallsAreNilErr) {
-  TopologySpec spec;
-  spec.kind = TopologyKind::kTarantoolSharded;
-  spec.storages = 2;
-  spec.routers = 1;
-  TopologyOptions options;
-  options.run_root = TempDir();
-  auto t = Topology::Start(spec, options);
-  ASSERT_TRUE(t.ok()) << t.status().message();
-  ASSERT_TRUE(CheckShardHealth(**t).ok()) << CheckShardHealth(**t).message();
-  const size_t victim = NodeIndex(**t, "storage-2-master");
-  ASSERT_LT(victim, (*t)->nodes().size());
-  const NodeRecord killed = (*t)->nodes()[victim];
-  ASSERT_TRUE((*t)->KillNode(victim).ok());
+  TwoSets two;
+  ASSERT_NO_FATAL_FAILURE(StartTwoSets(&two));
+  Topology* t = two.topology.get();
+  const size_t victim = two.victim;
+  const NodeRecord killed = t->nodes()[victim];
+  ASSERT_TRUE(t->KillNode(victim).ok());
 
-  Status health = CheckShardHealth(**t);
+  Status health = CheckShardHealth(*t);
   EXPECT_FALSE(health.ok());
   EXPECT_NE(health.message().find("router-1"), std::string::npos) << health.message();
   EXPECT_NE(health.message().find("replica set 2: master 127.0.0.1:" + std::to_string(killed.port)),
@@ -123,7 +142,7 @@ TEST(ShardingE2E, AKilledStorageMasterFailsTheHealthCheckByNameAndItsCallsAreNil
       << health.message();
 
   // The router answers `nil, err` for the keys of set 2: errors of kind `call: ...`.
-  const NodeRecord& router = (*t)->nodes().back();
+  const NodeRecord& router = t->nodes().back();
   const std::string json = TempDir() + "/run.json";
   Outcome run = RunMemstand({"run", "--target", RouterUrl(router), "--command",
                              "call shard.replace 'test' [__seq__, nil, 'x']", "-n", "100", "--threads", "1",
@@ -138,40 +157,29 @@ TEST(ShardingE2E, AKilledStorageMasterFailsTheHealthCheckByNameAndItsCallsAreNil
   const int64_t errors = (*call)["errors"].get<int64_t>();
   EXPECT_GT(errors, 0);
   EXPECT_LT(errors, 100);  // set 1's keys still go through
-  EXPECT_EQ(EvalCount((*t)->nodes()[0], "return memstand_storage.counts().replace"), 100 - errors);
+  EXPECT_EQ(EvalCount(t->nodes()[0], "return memstand_storage.counts().replace"), 100 - errors);
 }
 
 // A storage that does not answer (SIGSTOPped here; a synchronous write whose quorum never
 // comes is the other case) holds a router's call for kShardCallTimeoutS at most: the
 // caller gets nil, err naming the set, not a request left unanswered.
 TEST(ShardingE2E, APausedStorageMastersCallsComeBackAsNilErrAfterTheRoutersCallTimeout) {
-  TopologySpec spec;
-  spec.kind = TopologyKind::kTarantoolSharded;
-  spec.storages = 2;
-  spec.routers = 1;
-  TopologyOptions options;
-  options.run_root = TempDir();
-  auto t = Topology::Start(spec, options);
-  ASSERT_TRUE(t.ok()) << t.status().message();
-  ASSERT_TRUE(CheckShardHealth(**t).ok()) << CheckShardHealth(**t).message();
-  const size_t victim = NodeIndex(**t, "storage-2-master");
-  ASSERT_LT(victim, (*t)->nodes().size());
-  const NodeRecord paused = (*t)->nodes()[victim];
-  const NodeRecord& router = (*t)->nodes().back();
-  RedisTarget target;
-  target.scheme = "tarantool";
-  target.host = router.host;
-  target.port = router.port;
-  auto c = ProtoControl::Connect(Protocol::kIproto, target, (kShardCallTimeoutS + 30) * 1000);
+  TwoSets two;
+  ASSERT_NO_FATAL_FAILURE(StartTwoSets(&two));
+  Topology* t = two.topology.get();
+  const size_t victim = two.victim;
+  const NodeRecord paused = t->nodes()[victim];
+  const NodeRecord& router = t->nodes().back();
+  auto c = ConnectTo(router, (kShardCallTimeoutS + 30) * 1000);
   ASSERT_TRUE(c.ok()) << c.status().message();
-  ASSERT_TRUE((*t)->PauseNode(victim).ok());
+  ASSERT_TRUE(t->PauseNode(victim).ok());
   // The first key of set 2 (buckets 513..1024 of 1024 with two sets), written once.
   auto r = (*c)->Eval(
       "local d = require('digest') "
       "for k = 1, 1000 do if d.crc32(tostring(k)) % 1024 + 1 > 512 then "
       "local res, err = shard.replace('test', {k, nil, 'x'}) return tostring(res) .. ' | ' .. tostring(err) end end",
       iproto::Value::Array({}));
-  ASSERT_TRUE((*t)->ResumeNode(victim).ok());
+  ASSERT_TRUE(t->ResumeNode(victim).ok());
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->size(), 1u) << iproto::ToString(*r);
   const std::string text = r->items()[0].str();
