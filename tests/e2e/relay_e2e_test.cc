@@ -123,6 +123,8 @@ TEST(RelayE2E, BadFlagsExit2WithTheReason) {
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--duration", "25h"}, "at most 24h"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--spin", "11ms"}, "--spin: at most 10ms"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--realtime", "100"}, "--realtime"},
+      {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--segment-tap", "yes"},
+       "--segment-tap: bad value 'yes': expected on or off"},
   };
   for (const auto& [args, message] : cases) {
     Outcome out = RunMemstand(args, 20);
@@ -183,6 +185,17 @@ TEST(RelayE2E, MetricsScrapeAndJsonCountWhatPassed) {
                    "\"client_to_target\",le=\"0.0001\"}"),
             0);
   EXPECT_EQ(Sample(body, "memstand_relay_delay_seconds{direction=\"target_to_client\"}"), 0.0002);
+  // Each ping is one write, one segment and one read: the segment tap (on as root) covers
+  // every read and splits none.
+  const bool tap = relay->OutputSoFar().find("segment tap on") != std::string::npos;
+  EXPECT_EQ(tap, geteuid() == 0) << relay->OutputSoFar();
+  EXPECT_EQ(Sample(body, "memstand_relay_segment_tap"), tap ? 1 : 0);
+  EXPECT_EQ(Sample(body, "memstand_relay_reads_total" + fwd), kPings);
+  EXPECT_GT(Sample(body, "memstand_relay_stamped_reads_total" + fwd), 0);
+  EXPECT_EQ(Sample(body, "memstand_relay_read_late_seconds_count" + fwd), kPings);
+  EXPECT_EQ(Sample(body, "memstand_relay_tap_reads_total" + fwd), tap ? kPings : 0);
+  EXPECT_EQ(Sample(body, "memstand_relay_tap_splits_total" + fwd), 0);
+  EXPECT_EQ(Sample(body, "memstand_relay_tap_fallbacks_total" + back), 0);
   ExpectPromtoolAccepts(body);
 
   kill(relay->pid(), SIGTERM);
@@ -207,6 +220,13 @@ TEST(RelayE2E, MetricsScrapeAndJsonCountWhatPassed) {
   EXPECT_EQ(l["target_to_client"]["chunks"], kPings);
   EXPECT_EQ(l["target_to_client"]["bytes"], 7 * kPings);
   EXPECT_EQ(l["client_to_target"]["applied"]["count"], kPings);
+  EXPECT_EQ(l["client_to_target"]["reads"], kPings);
+  EXPECT_EQ(l["target_to_client"]["tap_reads"], tap ? kPings : 0);
+  EXPECT_EQ(l["target_to_client"]["tap_splits"], 0);
+  EXPECT_EQ(l["target_to_client"]["tap_fallbacks"], 0);
+  EXPECT_EQ(j["options"]["segment_tap"], true);
+  EXPECT_EQ(j["segment_tap"]["on"], tap);
+  EXPECT_EQ(j["segment_tap"]["malformed"], 0);
   EXPECT_GE(l["client_to_target"]["applied"]["min_us"].get<double>(), 200.0);
   EXPECT_GE(l["target_to_client"]["applied"]["percentiles_us"]["50"].get<double>(), 200.0);
   EXPECT_TRUE(l["client_to_target"]["added"]["percentiles_us"].contains("99"));
