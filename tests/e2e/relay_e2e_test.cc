@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -16,6 +19,7 @@
 #include "client/redis_info.h"
 #include "core/socket.h"
 #include "e2e/e2e_util.h"
+#include "test_paths.h"
 
 namespace memstand::e2e {
 namespace {
@@ -131,6 +135,26 @@ TEST(RelayE2E, BadFlagsExit2WithTheReason) {
     EXPECT_EQ(out.exit_code, 2) << args.back() << ": " << out.output;
     EXPECT_NE(out.output.find(message), std::string::npos) << out.output;
   }
+}
+
+// Without CAP_NET_RAW (root's relay run as nobody) the segment tap cannot open: the
+// relay runs as before and says so, on stderr and in its start line.
+TEST(RelayE2E, WithoutCapNetRawTheSegmentTapFallsBackAndSaysSo) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to nobody (setpriv)";
+  if (std::system("command -v setpriv >/dev/null 2>&1") != 0) GTEST_SKIP() << "setpriv is not installed";
+  const std::string cmd = "timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups " + testutil::MemstandBinary() +
+                          " relay --link 127.0.0.1:0=127.0.0.1:1 --duration 100ms 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
+  const int status = pclose(p);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << out;
+  EXPECT_NE(out.find("segment tap OFF (could not open: packet socket (needs CAP_NET_RAW)"), std::string::npos) << out;
+  EXPECT_NE(out.find("memstand relay: segment tap off: "), std::string::npos) << out;
+  EXPECT_EQ(out.find("segment tap: "), std::string::npos) << out;  // no tap counts without a tap
 }
 
 TEST(RelayE2E, ABusyListenAddressExits2) {
