@@ -11,8 +11,9 @@ Per path and run:
              chunk each way); added = path - direct of the same run
   bulk       BULK MiB one way, a sender and a sink (this script, --send / --sink), bytes/s
              from the sink's first byte to its EOF
-And once per run the relay alone at --delay 1ms (ping-pong), three times: as it runs by
-default, with --realtime 1 (SCHED_FIFO), and with --realtime 1 --spin 100us: its timer
+And once per run the relay alone at --delay 1ms (ping-pong), four times: as it runs by
+default, with --realtime 1 (SCHED_FIFO), with --realtime 1 --spin 100us, and by default
+without its segment tap (--segment-tap off; it is on by default as root): its timer
 overshoot (added per chunk) p50 / p99 / max from its own --json and its CPU per chunk,
 beside its --delay 0 figures, and the
 machine's own floor under it: bench/timer_floor (a thread that sleeps to an absolute time
@@ -46,8 +47,11 @@ from benchlib import (REPO, BenchError, Server, add_core_args, base_platform_fac
 PATHS = ("direct", "relay", "socat")
 # The timer probes at --probe-delay-us: the relay as it runs by default, on SCHED_FIFO, and
 # on SCHED_FIFO polling the last 100 us before each chunk is due (docs/relay.md).
+# And as it runs by default but without its segment tap (on by default as root): the tap's
+# CPU per chunk is the difference of the two.
 PROBES = {"default": (), "realtime": ("--realtime", "1"),
-          "realtime+spin": ("--realtime", "1", "--spin", "100us")}
+          "realtime+spin": ("--realtime", "1", "--spin", "100us"),
+          "segment tap off": ("--segment-tap", "off")}
 CHUNK = 1 << 20  # the bulk sender's write and the sink's read
 
 

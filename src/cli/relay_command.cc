@@ -29,7 +29,7 @@ namespace {
 struct RelayFlags {
   std::vector<std::string> links;
   std::string delay = "0", delay_back, spin = "0", mode = "pipelined", jitter = "0", rate, duration;
-  std::string metrics_addr, json;
+  std::string metrics_addr, json, segment_tap = "on";
   uint64_t seed = 1;
   int realtime = 0;
   bool no_nodelay = false;
@@ -78,6 +78,11 @@ void AddRelayFlags(CLI::App* app, RelayFlags* f) {
                   "Wake this long before each chunk is due and poll without sleeping until it leaves "
                   "(100us): the last stretch's wake-up latency traded for CPU (at most 10ms)")
       ->capture_default_str();
+  app->add_option("--segment-tap", f->segment_tap,
+                  "on: split reads at the TCP segments they merged, each due from its own arrival "
+                  "(a packet socket; needs CAP_NET_RAW, else the relay says so and runs without); off: "
+                  "a chunk is a read")
+      ->capture_default_str();
   app->add_option("--duration", f->duration, "Stop after this long (default: at SIGINT/SIGTERM)");
   f->metrics_option = app->add_option("--metrics-addr", f->metrics_addr,
                                       "Serve the relay's counters as Prometheus metrics at "
@@ -120,6 +125,9 @@ Status ToOptions(const RelayFlags& f, RelayOptions* o, int64_t* duration_ns) {
     if (!rate.ok()) return rate.status().WithContext("--rate");
     o->rate_bytes_per_s = *rate;
   }
+  auto tap = ParseOnOff(f.segment_tap);
+  if (!tap.ok()) return tap.status().WithContext("--segment-tap");
+  o->segment_tap = *tap;
   o->seed = f.seed;
   o->nodelay = !f.no_nodelay;
   o->realtime_priority = f.realtime;
@@ -152,7 +160,11 @@ Status StartRelay(RelaySession* r) {
     ports.push_back(r->relay->listen_port(i));
     r->options.links[i].listen_port = ports.back();
   }
-  r->start_line = DescribeRelay(r->options, ports);
+  const std::string tap_error = r->relay->Snapshot().tap_error;
+  r->start_line = DescribeRelay(r->options, ports, tap_error);
+  if (!tap_error.empty()) {
+    fmt::print(stderr, "memstand relay: segment tap off: {}; each chunk is a read, as without the tap\n", tap_error);
+  }
   if (r->metrics_host.empty()) return Status::OK();
   auto metrics = MetricsServer::Start(r->metrics_host, r->metrics_port, [r] {
     CpuTimes cpu = SelfCpu();

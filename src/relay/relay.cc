@@ -1,5 +1,6 @@
 #include "relay/relay.h"
 
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -24,6 +25,7 @@
 #include "core/socket.h"
 #include "relay/relay_direction.h"
 #include "relay/rx_stamp.h"
+#include "relay/segment_tap.h"
 
 namespace memstand {
 
@@ -41,7 +43,7 @@ bool OutOfResources(int err) {
 }
 
 // An epoll token: what an fd is (low two bits) and whose (the rest).
-// kControlFd: id 0 the stop eventfd, id 1 the timerfd.
+// kControlFd: id 0 the stop eventfd, id 1 the timerfd, id 2 the segment tap.
 enum TokenKind : uint64_t { kClientFd = 0, kTargetFd = 1, kListenerFd = 2, kControlFd = 3 };
 uint64_t Token(uint64_t id, TokenKind kind) { return id << 2 | kind; }
 
@@ -62,6 +64,42 @@ void ApplyNoDelay(int fd, bool on, RelayLinkStats* stats) {
   ++stats->sockets;
   if (value != 0) ++stats->nodelay_sockets;
 }
+
+// A non-blocking connect to a numeric address from a local port bound first: the
+// segment tap's filter takes the port before the target's SYN-ACK can arrive, so the
+// target's stream is anchored at its ISN (segment_map.h). *bound: the port.
+Result<int> ConnectFromBoundPort(const std::string& address, int port, SegmentTap* tap, int* bound) {
+  addrinfo hints{};
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* ai = nullptr;
+  const int rc = getaddrinfo(address.c_str(), std::to_string(port).c_str(), &hints, &ai);
+  if (rc != 0 || ai == nullptr) return Status::IoError("bad target address " + address + ": " + gai_strerror(rc));
+  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> owned(ai, freeaddrinfo);
+  const int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::IoError(ErrnoMessage("socket", errno));
+  sockaddr_storage local{};  // the wildcard address, port 0: the kernel picks a port now
+  local.ss_family = static_cast<sa_family_t>(ai->ai_family);
+  const socklen_t len = ai->ai_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+  auto bound_port = bind(fd, reinterpret_cast<sockaddr*>(&local), len) == 0
+                        ? LocalPort(fd)
+                        : Result<int>(Status::IoError(ErrnoMessage("bind", errno)));
+  if (!bound_port.ok()) {
+    close(fd);
+    return bound_port.status();
+  }
+  tap->AddPort(static_cast<uint16_t>(*bound_port));  // refused: the stream falls back, counted
+  if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
+    const int err = errno;
+    tap->RemovePort(static_cast<uint16_t>(*bound_port));
+    close(fd);
+    return Status::IoError(ErrnoMessage("connect", err));
+  }
+  *bound = *bound_port;
+  return fd;
+}
+
+void DrainTap(void* tap) { static_cast<SegmentTap*>(tap)->Drain(); }
 
 Status Validate(const RelayOptions& o) {
   if (o.links.empty()) return Status::InvalidArgument("a relay needs at least one link");
@@ -111,7 +149,11 @@ class Relay::Loop {
   }
   RelayStats Snapshot() const {
     std::lock_guard<std::mutex> lock(mu_);
-    return stats_;
+    RelayStats out = stats_;
+    out.tap_on = tap_ != nullptr;
+    out.tap_error = tap_error_;
+    if (tap_ != nullptr) out.tap = tap_->stats();
+    return out;
   }
 
  private:
@@ -133,6 +175,10 @@ class Relay::Loop {
     RelayDirection back;     // target -> client
     uint32_t client_events = 0;  // what each fd is registered for (0: not registered)
     uint32_t target_events = 0;
+    int bound_port = 0;  // the target socket's local port, in the tap's filter (0: none)
+    bool tapped = false;  // both received streams registered with the tap
+    TcpTuple from_client;  // client -> relay, as on the wire
+    TcpTuple from_target;  // target -> relay
   };
   using ConnMap = std::map<uint64_t, std::unique_ptr<Connection>>;
 
@@ -148,6 +194,12 @@ class Relay::Loop {
   void ResumeListeners(int64_t now_ns);
   void OpenConnection(size_t link, int client);
   void FinishConnecting(Connection& c);
+  // Registers c's two received streams with the tap and gives their maps to the
+  // directions reading them.
+  void Tap(Connection& c);
+  // Opens the segment tap when the options ask for it; on failure says why in tap_error_
+  // and runs without it.
+  void OpenTap();
   void Service();
   // Flushes c's due chunks; false when c was closed.
   bool ServiceOne(ConnMap::iterator it);
@@ -174,6 +226,8 @@ class Relay::Loop {
   ConnMap conns_;  // loop thread only
   uint64_t next_id_ = 1;
   std::vector<char> scratch_;
+  std::unique_ptr<SegmentTap> tap_;  // null: off (not asked, or could not open)
+  std::string tap_error_;
 };
 
 Status Relay::Loop::Bind() {
@@ -196,7 +250,21 @@ Status Relay::Loop::Bind() {
     s = SetNonBlocking(*fd, true);
     if (s.ok()) s = reactor_.Add(*fd, Reactor::kReadable, Token(i, kListenerFd));
   }
+  if (s.ok()) OpenTap();
   return s;
+}
+
+void Relay::Loop::OpenTap() {
+  if (!options_.segment_tap) return;
+  auto tap = SegmentTap::Open();
+  Status s = tap.status();
+  for (size_t i = 0; s.ok() && i < ports_.size(); ++i) s = (*tap)->AddPort(static_cast<uint16_t>(ports_[i]));
+  if (s.ok()) s = reactor_.Add((*tap)->fd(), Reactor::kReadable, Token(2, kControlFd));
+  if (!s.ok()) {
+    tap_error_ = s.message();
+    return;
+  }
+  tap_ = std::move(*tap);
 }
 
 Status Relay::Loop::SetRealtime() {
@@ -259,6 +327,7 @@ void Relay::Loop::ArmTimer(int64_t deadline_ns) {
 void Relay::Loop::Handle(const epoll_event& ev) {
   const uint64_t id = ev.data.u64 >> 2;
   const auto kind = static_cast<TokenKind>(ev.data.u64 & 3);
+  if (kind == kControlFd && id == 2) return tap_->Drain();
   if (kind == kControlFd) {
     uint64_t count;
     (void)!read(id == 1 ? timer_fd_ : stop_fd_, &count, sizeof(count));  // stop, or a mode changed
@@ -330,8 +399,10 @@ void Relay::Loop::OpenConnection(size_t link, int client) {
   EnableRxStamps(client);  // refused: the reads carry no stamp and count from the read
   const RelayLink& l = options_.links[link];
   Result<int> target = Status::IoError("no address");
+  int bound_port = 0;
   for (const std::string& address : targets_[link]) {  // as ConnectTcp tries a name's addresses
-    target = ConnectTcp(address, l.target_port, 0, false);
+    target = tap_ != nullptr ? ConnectFromBoundPort(address, l.target_port, tap_.get(), &bound_port)
+                             : ConnectTcp(address, l.target_port, 0, false);
     if (target.ok()) break;
   }
   if (!target.ok()) {  // refused at once (loopback): the client is refused too
@@ -345,6 +416,7 @@ void Relay::Loop::OpenConnection(size_t link, int client) {
   c->link = link;
   c->client = client;
   c->target = *target;
+  c->bound_port = bound_port;
   c->connect_deadline_ns = NowNs() + int64_t{options_.connect_timeout_ms} * 1'000'000;
   conns_.emplace(id, std::move(c));
 }
@@ -357,6 +429,20 @@ void Relay::Loop::FinishConnecting(Connection& c) {
   c.connecting = false;
   c.forward.Attach(c.client, c.target);
   c.back.Attach(c.target, c.client);
+  if (tap_ != nullptr) Tap(c);
+}
+
+// Segments that came before (the client's SYN and data sent before the accept, the
+// target's SYN-ACK) are in the maps already: the tap kept them under their tuples.
+void Relay::Loop::Tap(Connection& c) {
+  auto from_client = ReceivedTuple(c.client);
+  auto from_target = ReceivedTuple(c.target);
+  if (!from_client.ok() || !from_target.ok()) return;  // a peer gone already: reads as without the tap
+  c.from_client = *from_client;
+  c.from_target = *from_target;
+  c.tapped = true;
+  c.forward.AttachMap(tap_->Register(c.from_client), &DrainTap, tap_.get());
+  c.back.AttachMap(tap_->Register(c.from_target), &DrainTap, tap_.get());
 }
 
 void Relay::Loop::Service() {
@@ -453,6 +539,11 @@ void Relay::Loop::Close(ConnMap::iterator it, bool reset) {
     if (*registered != 0) reactor_.Remove(fd);
     reset ? CloseWithReset(fd) : (void)close(fd);
   }
+  if (c.tapped) {
+    tap_->Unregister(c.from_client);
+    tap_->Unregister(c.from_target);
+  }
+  if (c.bound_port != 0) tap_->RemovePort(static_cast<uint16_t>(c.bound_port));
   conns_.erase(it);
 }
 

@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "relay/leave_schedule.h"
 #include "relay/relay_options.h"
 #include "relay/relay_stats.h"
+#include "relay/segment_map.h"
 
 namespace memstand {
 
@@ -34,6 +36,16 @@ class RelayDirection {
   void Attach(int src_fd, int dst_fd) {
     src_ = src_fd;
     dst_ = dst_fd;
+  }
+  /// Splits reads at segment boundaries from `map` (src's received stream, kept by the
+  /// tap; both outlive this direction's reads). `drain` reads the tap's queued frames
+  /// into the maps: called before a read needs the map to cover it. Without a map
+  /// (the default) a chunk is one read.
+  using DrainFn = void (*)(void* arg);
+  void AttachMap(SegmentMap* map, DrainFn drain, void* drain_arg) {
+    map_ = map;
+    drain_ = drain;
+    drain_arg_ = drain_arg;
   }
   /// Whether the loop should read from src: not at its FIN, below the held-bytes cap
   /// and the relay's (max_total_held_bytes), and (serializing) nothing in flight.
@@ -62,6 +74,14 @@ class RelayDirection {
     int64_t arrival_ns = 0;  // NowNs() time
     int64_t due_ns = 0;
   };
+  // The read at now_ns carried stamp_ns (0: none): the arrival of its last byte in
+  // NowNs() time (now_ns without a stamp), counted.
+  int64_t ReadArrival(int64_t now_ns, int64_t stamp_ns);
+  // Queues a chunk of data (n > 0, or the FIN: n == 0) that arrived at arrival_ns.
+  void Enqueue(const char* data, size_t n, int64_t arrival_ns);
+  // ReadOnce with the segment tap's map: the read cut (serializing) and split (pipelined)
+  // at segment boundaries.
+  Io ReadSplit(int64_t now_ns, char* scratch, size_t cap);
   void Push(Chunk chunk);
   // Sends what it can of the front chunk, stamping its leave time at its first byte;
   // false when dst would block or failed (*io = kReset).
@@ -83,6 +103,10 @@ class RelayDirection {
   bool fin_read_ = false;
   bool fin_sent_ = false;
   bool blocked_ = false;
+  SegmentMap* map_ = nullptr;  // null: the tap is off, a chunk is a read
+  DrainFn drain_ = nullptr;
+  void* drain_arg_ = nullptr;
+  std::vector<SegmentPiece> pieces_;  // scratch of ReadSplit
 };
 
 }  // namespace memstand

@@ -80,6 +80,12 @@ Result<RelayMode> ParseRelayMode(std::string_view text) {
   return Status::InvalidArgument("bad mode " + Quote(text) + ": expected pipelined or serializing");
 }
 
+Result<bool> ParseOnOff(std::string_view text) {
+  if (text == "on") return true;
+  if (text == "off") return false;
+  return Status::InvalidArgument("bad value " + Quote(text) + ": expected on or off");
+}
+
 const char* RelayModeName(RelayMode mode) {
   return mode == RelayMode::kPipelined ? "pipelined" : "serializing";
 }

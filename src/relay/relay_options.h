@@ -68,6 +68,12 @@ struct RelayOptions {
   /// last stretch is gone, at the price of up to this much CPU per chunk. 0: sleep to
   /// the due time.
   int64_t spin_ns = 0;
+  /// The segment tap (docs/relay.md): a packet socket that sees each TCP segment arrive,
+  /// so a read that TCP merged from segments that waited in the socket together is split
+  /// back at their boundaries, each due from its own arrival. Needs CAP_NET_RAW; where
+  /// the socket cannot be opened the relay runs without it (RelayStats::tap_error says
+  /// why). false: chunks are reads.
+  bool segment_tap = true;
 
   int64_t back_delay_ns() const { return delay_back_ns < 0 ? delay_ns : delay_back_ns; }
 };
@@ -83,5 +89,8 @@ Result<uint64_t> ParseRate(std::string_view text);
 /// "pipelined" or "serializing".
 Result<RelayMode> ParseRelayMode(std::string_view text);
 const char* RelayModeName(RelayMode mode);
+
+/// "on" or "off" (--segment-tap).
+Result<bool> ParseOnOff(std::string_view text);
 
 }  // namespace memstand

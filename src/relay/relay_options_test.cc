@@ -53,5 +53,17 @@ TEST(ParseRelayMode, TwoNames) {
   EXPECT_STREQ(RelayModeName(RelayMode::kSerializing), "serializing");
 }
 
+TEST(ParseOnOff, OnOrOffAndNothingElse) {
+  EXPECT_TRUE(*ParseOnOff("on"));
+  EXPECT_FALSE(*ParseOnOff("off"));
+  for (const char* bad : {"", "yes", "ON", "1", "true", "of"}) {
+    auto v = ParseOnOff(bad);
+    ASSERT_FALSE(v.ok()) << bad;
+    EXPECT_EQ(v.status().code(), Status::Code::kInvalidArgument);
+    EXPECT_NE(v.status().message().find("expected on or off"), std::string::npos) << v.status().message();
+  }
+  EXPECT_TRUE(RelayOptions{}.segment_tap);  // on by default, where it can open
+}
+
 }  // namespace
 }  // namespace memstand

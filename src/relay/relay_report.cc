@@ -30,7 +30,7 @@ std::string RelayEndpoint(const std::string& host, int port) {
          std::to_string(port);
 }
 
-std::string DescribeRelay(const RelayOptions& o, const std::vector<int>& ports) {
+std::string DescribeRelay(const RelayOptions& o, const std::vector<int>& ports, const std::string& tap_error) {
   std::string out = "relaying";
   for (size_t i = 0; i < o.links.size(); ++i) {
     const RelayLink& l = o.links[i];
@@ -44,6 +44,13 @@ std::string DescribeRelay(const RelayOptions& o, const std::vector<int>& ports) 
   out += o.nodelay ? ", TCP_NODELAY on" : ", TCP_NODELAY OFF (Nagle demonstration only)";
   if (o.realtime_priority > 0) out += fmt::format(", SCHED_FIFO {}", o.realtime_priority);
   if (o.spin_ns > 0) out += fmt::format(", spinning the last {}", Delay(o.spin_ns));
+  if (!o.segment_tap) {
+    out += ", segment tap off";
+  } else if (tap_error.empty()) {
+    out += ", segment tap on";
+  } else {
+    out += fmt::format(", segment tap OFF (could not open: {}; chunks are reads)", tap_error);
+  }
   return out + "\n";
 }
 
@@ -71,9 +78,19 @@ std::string FormatRelayStats(const RelayOptions& o, const RelayStats& stats) {
       if (d->chunks == 0) continue;
       const HdrHistogram& l = d->read_late_ns;
       out += fmt::format("  {:<15} {} of {} reads stamped by the kernel; read - arrival p50 {} p99 {} max {} us\n",
-                         name, d->stamped_reads, d->chunks, Us(l.ValueAtPercentile(50)), Us(l.ValueAtPercentile(99)),
+                         name, d->stamped_reads, d->reads, Us(l.ValueAtPercentile(50)), Us(l.ValueAtPercentile(99)),
                          Us(l.max()));
+      if (stats.tap_on) {
+        out += fmt::format("  {:<15} segment tap: {} reads split at segments, {} extra chunks, {} reads not covered\n",
+                           name, d->tap_reads, d->tap_splits, d->tap_fallbacks);
+      }
     }
+  }
+  if (stats.tap_on) {
+    const SegmentTapStats& t = stats.tap;
+    out += fmt::format("segment tap: {} frames, {} segments, {} SYNs, {} malformed, {} dropped by the kernel, "
+                       "{} at a map's cap\n",
+                       t.frames, t.segments, t.syns, t.malformed, t.kernel_drops, t.map_drops);
   }
   out += "applied_min: the least delay a chunk got (arrival to first byte sent), us; added: how much "
          "later than intended each chunk left (timer overshoot and waits for the receiver), us\n";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "stats/hdr_histogram.h"
@@ -22,6 +23,15 @@ struct RelayDirectionStats {
   /// the arrival of the last of its bytes (the relay's wake-up; no longer in the delay).
   int64_t stamped_reads = 0;
   HdrHistogram read_late_ns;
+  /// Reads that returned bytes (a chunk is one read unless the segment tap split it).
+  int64_t reads = 0;
+  /// The segment tap (docs/relay.md): reads whose every byte the tap's map covered (split
+  /// at segment boundaries, each piece due from its own arrival); the chunks made beyond
+  /// one per read by splitting; reads with bytes the map did not cover (those bytes count
+  /// from the read's receive stamp, as without the tap). All 0 with the tap off.
+  int64_t tap_reads = 0;
+  int64_t tap_splits = 0;
+  int64_t tap_fallbacks = 0;
   /// Per chunk, in ns: applied = when its first byte was sent minus when it arrived
   /// (its receive stamp; its read without one);
   /// extra = when it was sent minus when it was due (the timer's overshoot plus any
@@ -52,8 +62,24 @@ struct RelayLinkStats {
   RelayDirectionStats back;     // target -> client
 };
 
+/// The segment tap of a relay (segment_tap.h), over all its links.
+struct SegmentTapStats {
+  int64_t frames = 0;        // frames read from the packet socket
+  int64_t segments = 0;      // of them, TCP segments with payload handed to a stream's map
+  int64_t syns = 0;          // SYNs (each anchors a stream's offsets)
+  int64_t malformed = 0;     // frames that did not parse (ignored)
+  int64_t kernel_drops = 0;  // frames the kernel dropped: the tap's socket was full
+  int64_t map_drops = 0;     // segments dropped at a map's cap (their bytes fall back)
+  int64_t evicted = 0;       // maps of streams no connection claimed, dropped at the cap
+};
+
 struct RelayStats {
   std::vector<RelayLinkStats> links;  // in RelayOptions::links order
+  /// Whether the segment tap ran (RelayOptions::segment_tap and the socket opened); why
+  /// not when it was asked for and could not open; its counters.
+  bool tap_on = false;
+  std::string tap_error;
+  SegmentTapStats tap;
   /// The most bytes held at once over all connections: at most
   /// RelayOptions::max_total_held_bytes plus one read.
   int64_t max_total_held_bytes = 0;

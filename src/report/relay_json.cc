@@ -22,6 +22,7 @@ Json OptionsJson(const RelayOptions& o) {
           {"nodelay", o.nodelay},
           {"realtime_priority", o.realtime_priority},
           {"spin_us", Us(o.spin_ns)},
+          {"segment_tap", o.segment_tap},
           {"max_held_bytes", o.max_held_bytes},
           {"read_size", o.read_size},
           {"connect_timeout_ms", o.connect_timeout_ms}};
@@ -37,8 +38,12 @@ Json DirectionJson(const RelayDirectionStats& d, int64_t delay_ns) {
            d.chunks == 0 ? 0.0 : static_cast<double>(d.last_leave_ns - d.first_read_ns) / 1e9},
           {"applied", LatencyJson(d.applied_ns, kPercentiles)},
           {"added", LatencyJson(d.extra_ns, kPercentiles)},
+          {"reads", d.reads},
           {"stamped_reads", d.stamped_reads},
-          {"read_late", LatencyJson(d.read_late_ns, kPercentiles)}};
+          {"read_late", LatencyJson(d.read_late_ns, kPercentiles)},
+          {"tap_reads", d.tap_reads},
+          {"tap_splits", d.tap_splits},
+          {"tap_fallbacks", d.tap_fallbacks}};
 }
 
 Json LinkJson(const RelayOptions& o, size_t i, const RelayLinkStats& s) {
@@ -72,6 +77,15 @@ Json RelayJson(const RelayOptions& o, const RelayStats& stats, const RelayRunInf
   Json links = Json::array();
   for (size_t i = 0; i < stats.links.size(); ++i) links.push_back(LinkJson(o, i, stats.links[i]));
   j["links"] = links;
+  j["segment_tap"] = {{"on", stats.tap_on},
+                      {"error", stats.tap_error},
+                      {"frames", stats.tap.frames},
+                      {"segments", stats.tap.segments},
+                      {"syns", stats.tap.syns},
+                      {"malformed", stats.tap.malformed},
+                      {"kernel_drops", stats.tap.kernel_drops},
+                      {"map_drops", stats.tap.map_drops},
+                      {"evicted", stats.tap.evicted}};
   return j;
 }
 

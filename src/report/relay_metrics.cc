@@ -112,6 +112,26 @@ std::string FormatRelayPrometheus(const RelayOptions& o, const RelayStats& s,
                            "Per chunk: first byte sent minus intended leave time (the relay's "
                            "own error).",
                            &RelayDirectionStats::extra_ns);
+  AppendDirectionValue(&out, s, "memstand_relay_reads_total", "counter",
+                       "Reads that returned bytes, by link and direction.", &RelayDirectionStats::reads);
+  AppendDirectionValue(&out, s, "memstand_relay_stamped_reads_total", "counter",
+                       "Reads that carried the kernel's receive stamp, by link and direction.",
+                       &RelayDirectionStats::stamped_reads);
+  AppendDirectionHistogram(&out, s, "memstand_relay_read_late_seconds",
+                           "Per stamped read: read time minus the arrival of its last byte (the "
+                           "relay's wake-up, not in the delay).",
+                           &RelayDirectionStats::read_late_ns);
+  AppendDirectionValue(&out, s, "memstand_relay_tap_reads_total", "counter",
+                       "Reads the segment tap's map covered (split at segment boundaries).",
+                       &RelayDirectionStats::tap_reads);
+  AppendDirectionValue(&out, s, "memstand_relay_tap_splits_total", "counter",
+                       "Chunks made beyond one per read by the segment tap's split.",
+                       &RelayDirectionStats::tap_splits);
+  AppendDirectionValue(&out, s, "memstand_relay_tap_fallbacks_total", "counter",
+                       "Reads with bytes the segment tap did not cover (due from the read's stamp).",
+                       &RelayDirectionStats::tap_fallbacks);
+  AppendScalar(&out, "memstand_relay_segment_tap", "gauge",
+               "1 when the segment tap runs, 0 when off or it could not open.", s.tap_on ? 1 : 0);
   AppendScalar(&out, "memstand_relay_cpu_seconds_total", "counter",
                "User plus system CPU time of the relay process.", p.cpu_seconds);
   AppendScalar(&out, "memstand_relay_elapsed_seconds", "gauge", "Time since the relay started.",

@@ -31,6 +31,10 @@ struct RelayProcessMetrics {
 ///   memstand_relay_held_bytes_max{link,direction}              gauge
 ///   memstand_relay_applied_delay_seconds{link,direction}       histogram
 ///   memstand_relay_added_delay_seconds{link,direction}         histogram
+///   memstand_relay_reads_total, memstand_relay_stamped_reads_total{link,direction} counter
+///   memstand_relay_read_late_seconds{link,direction}           histogram
+///   memstand_relay_tap_reads_total, _tap_splits_total, _tap_fallbacks_total{link,direction}
+///   memstand_relay_segment_tap                                 gauge, 1 on
 ///   memstand_relay_cpu_seconds_total, memstand_relay_elapsed_seconds, memstand_build_info
 /// Histogram bounds: 1e-06 .. 10 s in 1-2.5-5 steps (RelayDelayBoundsNs).
 /// REQUIRES: stats from a relay of `options`, whose listen ports are the bound ones.

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -16,6 +19,7 @@
 #include "client/redis_info.h"
 #include "core/socket.h"
 #include "e2e/e2e_util.h"
+#include "test_paths.h"
 
 namespace memstand::e2e {
 namespace {
@@ -123,12 +127,34 @@ TEST(RelayE2E, BadFlagsExit2WithTheReason) {
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--duration", "25h"}, "at most 24h"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--spin", "11ms"}, "--spin: at most 10ms"},
       {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--realtime", "100"}, "--realtime"},
+      {{"relay", "--link", "127.0.0.1:0=127.0.0.1:1", "--segment-tap", "yes"},
+       "--segment-tap: bad value 'yes': expected on or off"},
   };
   for (const auto& [args, message] : cases) {
     Outcome out = RunMemstand(args, 20);
     EXPECT_EQ(out.exit_code, 2) << args.back() << ": " << out.output;
     EXPECT_NE(out.output.find(message), std::string::npos) << out.output;
   }
+}
+
+// Without CAP_NET_RAW (root's relay run as nobody) the segment tap cannot open: the
+// relay runs as before and says so, on stderr and in its start line.
+TEST(RelayE2E, WithoutCapNetRawTheSegmentTapFallsBackAndSaysSo) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to nobody (setpriv)";
+  if (std::system("command -v setpriv >/dev/null 2>&1") != 0) GTEST_SKIP() << "setpriv is not installed";
+  const std::string cmd = "timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups " + testutil::MemstandBinary() +
+                          " relay --link 127.0.0.1:0=127.0.0.1:1 --duration 100ms 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
+  const int status = pclose(p);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << out;
+  EXPECT_NE(out.find("segment tap OFF (could not open: packet socket (needs CAP_NET_RAW)"), std::string::npos) << out;
+  EXPECT_NE(out.find("memstand relay: segment tap off: "), std::string::npos) << out;
+  EXPECT_EQ(out.find("segment tap: "), std::string::npos) << out;  // no tap counts without a tap
 }
 
 TEST(RelayE2E, ABusyListenAddressExits2) {
@@ -183,6 +209,17 @@ TEST(RelayE2E, MetricsScrapeAndJsonCountWhatPassed) {
                    "\"client_to_target\",le=\"0.0001\"}"),
             0);
   EXPECT_EQ(Sample(body, "memstand_relay_delay_seconds{direction=\"target_to_client\"}"), 0.0002);
+  // Each ping is one write, one segment and one read: the segment tap (on as root) covers
+  // every read and splits none.
+  const bool tap = relay->OutputSoFar().find("segment tap on") != std::string::npos;
+  EXPECT_EQ(tap, geteuid() == 0) << relay->OutputSoFar();
+  EXPECT_EQ(Sample(body, "memstand_relay_segment_tap"), tap ? 1 : 0);
+  EXPECT_EQ(Sample(body, "memstand_relay_reads_total" + fwd), kPings);
+  EXPECT_GT(Sample(body, "memstand_relay_stamped_reads_total" + fwd), 0);
+  EXPECT_EQ(Sample(body, "memstand_relay_read_late_seconds_count" + fwd), kPings);
+  EXPECT_EQ(Sample(body, "memstand_relay_tap_reads_total" + fwd), tap ? kPings : 0);
+  EXPECT_EQ(Sample(body, "memstand_relay_tap_splits_total" + fwd), 0);
+  EXPECT_EQ(Sample(body, "memstand_relay_tap_fallbacks_total" + back), 0);
   ExpectPromtoolAccepts(body);
 
   kill(relay->pid(), SIGTERM);
@@ -207,6 +244,13 @@ TEST(RelayE2E, MetricsScrapeAndJsonCountWhatPassed) {
   EXPECT_EQ(l["target_to_client"]["chunks"], kPings);
   EXPECT_EQ(l["target_to_client"]["bytes"], 7 * kPings);
   EXPECT_EQ(l["client_to_target"]["applied"]["count"], kPings);
+  EXPECT_EQ(l["client_to_target"]["reads"], kPings);
+  EXPECT_EQ(l["target_to_client"]["tap_reads"], tap ? kPings : 0);
+  EXPECT_EQ(l["target_to_client"]["tap_splits"], 0);
+  EXPECT_EQ(l["target_to_client"]["tap_fallbacks"], 0);
+  EXPECT_EQ(j["options"]["segment_tap"], true);
+  EXPECT_EQ(j["segment_tap"]["on"], tap);
+  EXPECT_EQ(j["segment_tap"]["malformed"], 0);
   EXPECT_GE(l["client_to_target"]["applied"]["min_us"].get<double>(), 200.0);
   EXPECT_GE(l["target_to_client"]["applied"]["percentiles_us"]["50"].get<double>(), 200.0);
   EXPECT_TRUE(l["client_to_target"]["added"]["percentiles_us"].contains("99"));

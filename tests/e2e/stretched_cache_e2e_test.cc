@@ -175,6 +175,32 @@ TEST_F(StretchedCacheE2E, TheRelayRunsRealtimeAndTheReportSaysSo) {
   EXPECT_NE(outcome_->output.find("the relay's loop on SCHED_FIFO 1, polling the last 100us"), std::string::npos);
 }
 
+// The relays ran with their segment tap (root: CAP_NET_RAW), and every read of block
+// (d) was covered by it: the counts are in the JSON per direction, and in relays.csv.
+TEST_F(StretchedCacheE2E, TheRelaysSegmentTapCoveredTheirReads) {
+  EXPECT_EQ(Doc()["relay_segment_tap"], geteuid() == 0);
+  if (geteuid() != 0) {
+    EXPECT_NE(outcome_->output.find("the relay ran without its segment tap"), std::string::npos);
+    return;
+  }
+  int64_t reads = 0, tap_reads = 0;
+  for (const json& r : Doc()["relays"]) {
+    EXPECT_NE(r["settings"].get<std::string>().find("segment tap on"), std::string::npos) << r.dump();
+    for (const json& d : r["directions"]) {
+      reads += d["reads"].get<int64_t>();
+      tap_reads += d["tap_reads"].get<int64_t>();
+      // Pipelined: a chunk per segment, splits beyond one per read; serializing: the read
+      // is cut at the chunk's end, a chunk per read.
+      const bool pipelined = r["settings"].get<std::string>().find("pipelined") != std::string::npos;
+      EXPECT_EQ(d["chunks"].get<int64_t>(), d["reads"].get<int64_t>() + (pipelined ? d["tap_splits"].get<int64_t>() : 0))
+          << r.dump();
+    }
+  }
+  EXPECT_GT(reads, 0);
+  EXPECT_GT(tap_reads, 0);
+  EXPECT_NE(outcome_->output.find("tap rd"), std::string::npos);
+}
+
 // The relay holds every chunk at least its delay (applied >= delay), and a WAIT that
 // answers 1 needs the write to reach the replica and its ACK to come back: the cost can
 // never be below the round trip. The same for a GET through the client link.
@@ -309,7 +335,7 @@ TEST(StretchedCacheFlagsE2E, BadFlagsExitTwoAndTheListNamesIt) {
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--distances", "0"}, {"--distances", "5xs"}, {"--distances", "5ms,5ms"},
         {"--ops", "0"}, {"--load-rate", "0"}, {"--relay-spin", "11ms"}, {"--relay-spin", "x"},
-        {"--relay-realtime", "100"}}) {
+        {"--relay-realtime", "100"}, {"--relay-segment-tap", "maybe"}}) {
     std::vector<std::string> args = {"scenario", "run", "stretched-cache"};
     args.insert(args.end(), bad.begin(), bad.end());
     Outcome out = RunMemstand(args, 30);

@@ -95,6 +95,10 @@ RelayStats StatsDifference(const RelayStats& after, const RelayStats& before) {
       d->extra_ns = HistogramDifference(d->extra_ns, bd->extra_ns);
       d->stamped_reads -= bd->stamped_reads;
       d->read_late_ns = HistogramDifference(d->read_late_ns, bd->read_late_ns);
+      d->reads -= bd->reads;
+      d->tap_reads -= bd->tap_reads;
+      d->tap_splits -= bd->tap_splits;
+      d->tap_fallbacks -= bd->tap_fallbacks;
     }
   }
   return out;

@@ -7,6 +7,7 @@
 
 #include "scenario/stretched_cache/figures.h"
 #include "scenario/stretched_cache/stretched_cache.h"
+#include "relay/relay_options.h"
 #include "util/parse.h"
 #include "util/redact.h"
 
@@ -16,6 +17,7 @@ namespace {
 struct StretchedCacheFlags {
   std::string distances = "5ms,20ms,40ms";
   std::string relay_spin = "100us";
+  std::string relay_segment_tap = "on";
   StretchedCacheOptions options;
 };
 
@@ -27,6 +29,9 @@ Result<StretchedCacheOptions> BuildStretchedCache(const StretchedCacheFlags& f) 
     return Status::InvalidArgument(
         fmt::format("--relay-spin: expected a duration of 0..10ms, got '{}'", f.relay_spin));
   }
+  auto tap = ParseOnOff(f.relay_segment_tap);
+  if (!tap.ok()) return tap.status().WithContext("--relay-segment-tap");
+  o.relay_segment_tap = *tap;
   auto distances = ParseDistances(f.distances);
   Status s = distances.ok() ? Status::OK() : distances.status();
   if (s.ok()) {
@@ -54,6 +59,11 @@ ScenarioPrepare SetupStretchedCache(CLI::App* app) {
       ->capture_default_str();
   app->add_option("--relay-spin", f->relay_spin,
                   "The relay polls this long before each chunk is due instead of sleeping (0: sleeps)")
+      ->capture_default_str();
+  app->add_option("--relay-segment-tap", f->relay_segment_tap,
+                  "on: the relays split reads at the TCP segments that arrived, so writes that waited in a "
+                  "socket together stay apart (needs CAP_NET_RAW, else the run says so and goes on without); "
+                  "off: a chunk is a read")
       ->capture_default_str();
   return [f]() -> Result<ScenarioRun> {
     auto o = BuildStretchedCache(*f);

@@ -312,12 +312,13 @@ std::string DirectionRow(const char* link, const char* direction, const RelayDir
   const HdrHistogram& a = d.applied_ns;
   const HdrHistogram& x = d.extra_ns;
   const HdrHistogram& l = d.read_late_ns;
-  return fmt::format("      {:<12} {:<17} {:>7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>9}\n", link,
-                     direction, d.chunks, Us(static_cast<double>(a.min())),
-                     Us(static_cast<double>(a.ValueAtPercentile(50))), Us(static_cast<double>(a.max())),
-                     Us(static_cast<double>(x.ValueAtPercentile(50))), Us(static_cast<double>(x.ValueAtPercentile(99))),
-                     Us(static_cast<double>(x.max())), d.stamped_reads, Us(static_cast<double>(l.ValueAtPercentile(50))),
-                     Us(static_cast<double>(l.ValueAtPercentile(99))), Us(static_cast<double>(l.max())));
+  return fmt::format(
+      "      {:<12} {:<17} {:>7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7}\n", link,
+      direction, d.chunks, Us(static_cast<double>(a.min())), Us(static_cast<double>(a.ValueAtPercentile(50))),
+      Us(static_cast<double>(a.max())), Us(static_cast<double>(x.ValueAtPercentile(50))),
+      Us(static_cast<double>(x.ValueAtPercentile(99))), Us(static_cast<double>(x.max())), d.stamped_reads,
+      Us(static_cast<double>(l.ValueAtPercentile(50))), Us(static_cast<double>(l.ValueAtPercentile(99))),
+      Us(static_cast<double>(l.max())), d.tap_reads, d.tap_splits, d.tap_fallbacks);
 }
 
 std::string BlockF(const std::vector<StretchedRun>& runs) {
@@ -326,9 +327,10 @@ std::string BlockF(const std::vector<StretchedRun>& runs) {
     out += RunPrefix(runs, r);
     for (const RelayRun& rr : r.relays) {
       out += fmt::format("    ({}) {}: {}\n", rr.block, rr.condition, rr.settings);
-      out += fmt::format("      {:<12} {:<17} {:>7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>9}\n",
-                         "link", "direction", "chunks", "applied min", "p50", "max", "added p50", "p99", "max",
-                         "stamped", "late p50", "p99", "max");
+      out += fmt::format(
+          "      {:<12} {:<17} {:>7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7}\n",
+          "link", "direction", "chunks", "applied min", "p50", "max", "added p50", "p99", "max", "stamped", "late p50",
+          "p99", "max", "tap rd", "splits", "fallbk");
       if (rr.during.links.size() < 2) continue;
       out += DirectionRow("replication", "primary->replica", rr.during.links[0].back);
       out += DirectionRow("replication", "replica->primary", rr.during.links[0].forward);
@@ -339,7 +341,9 @@ std::string BlockF(const std::vector<StretchedRun>& runs) {
   return out + "    microseconds per chunk, over each measured stretch only (the link's re-sync left out); applied: "
                "the delay the chunk got (leave - arrival); added: leave - intended leave, the timer's overshoot and "
                "the loop's own work; stamped: reads that carried the kernel's receive stamp, late: read - "
-               "arrival of the last byte read, the relay's wake-up, which no longer adds to the delay\n"
+               "arrival of the last byte read, the relay's wake-up, which no longer adds to the delay; tap rd: reads the "
+               "segment tap covered (split at the TCP segments that arrived), splits: chunks made beyond one per read, "
+               "fallbk: reads with bytes the tap did not cover (due from the read's stamp)\n"
                "    does not prove: the time after the relay's send. The kernel's loopback and the receiver's "
                "wake-up come after the moment measured\n";
 }
@@ -483,7 +487,11 @@ json DirectionJson(const char* link, const char* direction, const RelayDirection
           {"stamped_reads", d.stamped_reads},
           {"read_late_p50_ns", d.read_late_ns.ValueAtPercentile(50)},
           {"read_late_p99_ns", d.read_late_ns.ValueAtPercentile(99)},
-          {"read_late_max_ns", d.read_late_ns.max()}};
+          {"read_late_max_ns", d.read_late_ns.max()},
+          {"reads", d.reads},
+          {"tap_reads", d.tap_reads},
+          {"tap_splits", d.tap_splits},
+          {"tap_fallbacks", d.tap_fallbacks}};
 }
 
 json RelayJson(const StretchedRun& r, const RelayRun& rr) {
@@ -608,6 +616,7 @@ void FillJson(const StretchedCacheOptions& o, const std::vector<StretchedRun>& r
   j["wait_timeout_ms"] = o.wait_timeout_ms;
   j["relay_realtime_priority"] = o.relay_realtime_priority;  // 0: the default scheduler (or SCHED_FIFO refused)
   j["relay_spin_ns"] = o.relay_spin_ns;
+  j["relay_segment_tap"] = o.relay_segment_tap;  // asked for; each relay's settings say whether it ran
   j["estimate_seconds"] = EstimateSeconds(o.ops, o.distances_ns);
   j["run_list"] = run_list;
   j["series"] = series;
@@ -639,7 +648,9 @@ void FillTables(const std::vector<StretchedRun>& runs, const std::vector<Invaria
                {}};
   Table relays{"relays",
                {"run", "block", "condition", "settings", "link", "direction", "chunks", "bytes", "applied_min_ns",
-                "applied_p50_ns", "applied_max_ns", "extra_p50_ns", "extra_p99_ns", "extra_max_ns"},
+                "applied_p50_ns", "applied_max_ns", "extra_p50_ns", "extra_p99_ns", "extra_max_ns", "stamped_reads",
+                "read_late_p50_ns", "read_late_p99_ns", "read_late_max_ns", "reads", "tap_reads", "tap_splits",
+                "tap_fallbacks"},
                {}};
   Table checks{"link_checks",
                {"run", "label", "via", "master_link_status", "connected_slaves", "primary_offset", "replica_offset",
@@ -669,7 +680,8 @@ void FillTables(const std::vector<StretchedRun>& runs, const std::vector<Invaria
       for (const json& d : relay["directions"]) {
         std::vector<std::string> row = {run, rr.block, rr.condition, rr.settings, d["link"], d["direction"]};
         for (const char* k : {"chunks", "bytes", "applied_min_ns", "applied_p50_ns", "applied_max_ns", "extra_p50_ns",
-                              "extra_p99_ns", "extra_max_ns"}) {
+                              "extra_p99_ns", "extra_max_ns", "stamped_reads", "read_late_p50_ns", "read_late_p99_ns",
+                              "read_late_max_ns", "reads", "tap_reads", "tap_splits", "tap_fallbacks"}) {
           row.push_back(std::to_string(d[k].get<int64_t>()));
         }
         relays.rows.push_back(row);

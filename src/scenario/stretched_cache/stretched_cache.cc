@@ -183,6 +183,7 @@ RelayOptions RelayAt(const StretchedCacheOptions& so, int64_t delay_ns, RelayMod
   RelayOptions o;
   o.realtime_priority = so.relay_realtime_priority;
   o.spin_ns = so.relay_spin_ns;
+  o.segment_tap = so.relay_segment_tap;
   o.links = {RelayLink{"127.0.0.1", 0, "", 0}, RelayLink{"127.0.0.1", 0, "", 0}};  // targets: the pair's
   o.delay_ns = delay_ns;
   o.mode = mode;
@@ -191,8 +192,8 @@ RelayOptions RelayAt(const StretchedCacheOptions& so, int64_t delay_ns, RelayMod
 }
 
 std::string SettingsText(const RelayOptions& o) {
-  return fmt::format("delay {} each way, {}, TCP_NODELAY {}", DistanceText(o.delay_ns), RelayModeName(o.mode),
-                     o.nodelay ? "on" : "off");
+  return fmt::format("delay {} each way, {}, TCP_NODELAY {}, segment tap {}", DistanceText(o.delay_ns),
+                     RelayModeName(o.mode), o.nodelay ? "on" : "off", o.segment_tap ? "on" : "off");
 }
 
 // Routes the replica for a block and records the check; false if the link failed.
@@ -432,6 +433,17 @@ std::string RealtimeRefusal(int priority) {
   return relay.ok() ? std::string() : relay.status().message();
 }
 
+// Whether a relay's segment tap opens (a relay on one unused link, started and stopped at
+// once). Empty: it does; else why not.
+std::string SegmentTapRefusal() {
+  RelayOptions o;
+  o.links = {RelayLink{"127.0.0.1", 0, "127.0.0.1", 1}};
+  o.segment_tap = true;
+  auto relay = Relay::Start(o);
+  if (!relay.ok()) return relay.status().message();
+  return (*relay)->Snapshot().tap_error;
+}
+
 Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& given, const ScenarioContext& ctx) {
   Status valid = ValidateStretchedCache(given);
   if (!valid.ok()) return valid;
@@ -441,6 +453,12 @@ Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& given, con
   if (!refused.empty()) {
     o.relay_realtime_priority = 0;
     ctx.Progress(kScenario, "the relay runs on the default scheduler: " + refused);
+  }
+  std::string no_tap;
+  if (o.relay_segment_tap) no_tap = SegmentTapRefusal();
+  if (!no_tap.empty()) {
+    o.relay_segment_tap = false;
+    ctx.Progress(kScenario, "the relay runs without its segment tap: " + no_tap);
   }
   ScenarioReport report;
   report.scenario = kScenario;
@@ -458,6 +476,11 @@ Result<ScenarioReport> RunStretchedCache(const StretchedCacheOptions& given, con
     report.limits.push_back("the relay ran on the default scheduler, not SCHED_FIFO (" + refused +
                             "): on a busy machine its overshoot in (f) is the scheduler's wake-up latency, and it may "
                             "read two messages as one chunk");
+  }
+  if (!no_tap.empty()) {
+    report.limits.push_back("the relay ran without its segment tap (" + no_tap +
+                            "): two writes that waited in its socket together were one chunk, and in serializing "
+                            "mode one operation (counted as merged in (c))");
   }
   return report;
 }

@@ -46,6 +46,11 @@ struct StretchedCacheOptions {
   /// the default scheduler and says so. 0 / 0: the relay as `memstand relay` runs it.
   int relay_realtime_priority = 1;
   int64_t relay_spin_ns = 100'000;
+  /// The relay's segment tap (RelayOptions::segment_tap, --relay-segment-tap): reads
+  /// split at the TCP segments that arrived, so a SET's propagation and a later GETACK
+  /// that waited in the relay's socket together stay two chunks. Where it cannot open the
+  /// relays run without it and the report says so.
+  bool relay_segment_tap = true;
 };
 
 /// Checks the options (InvalidArgument naming the flag).
