@@ -145,6 +145,21 @@ TEST(SegmentMap, ASerialChunkTakesTheSegmentsThatWaitedForThePreviousLeave) {
   EXPECT_TRUE(more);
 }
 
+// A read cut inside a segment (the relay's read size) leaves the rest of it at the cursor:
+// the next serial chunk starts there, not a fallback.
+TEST(SegmentMap, ASerialChunkStartsInsideASegmentAReadCut) {
+  SegmentMap m;
+  m.OnSyn(0);
+  m.OnSegment(1, 10, 100);
+  m.OnSegment(11, 5, 400);
+  m.Consume(4);
+  bool more = false;
+  EXPECT_EQ(m.SerialChunk(300, &more), 6u);  // the first segment's rest; the second came later
+  EXPECT_TRUE(more);
+  EXPECT_EQ(m.SerialChunk(500, &more), 11u);  // both had arrived by the leave
+  EXPECT_FALSE(more);
+}
+
 TEST(SegmentMap, TheCapDropsNewSegmentsAndCountsThem) {
   SegmentMap m(2);
   m.OnSyn(0);
