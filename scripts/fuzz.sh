@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz and runs each for a
 # bounded time: scripts/fuzz.sh [seconds per target, default 20] [target ...], as many
 # at once as there are cores (MEMSTAND_FUZZ_JOBS to change). CI runs it (scripts/test.sh).
-# Targets: resp memcache iproto http iproto_template pg (codecs), merge_input compare_input
+# Targets: resp memcache iproto http iproto_template pg tcp_segment (codecs; tcp_segment: the
+# relay's segment tap, a packet and a stream's segment map), merge_input compare_input
 # report_input hdr_decode history_reader topology_toml (the readers of files; half the seconds). Seeds come from fuzz/corpus/<name>/; new inputs
 # go to build-fuzz/corpus/<name>/, crashes to build-fuzz/artifacts/. Exit status 1 if
 # any target found a crash, a sanitizer report, a split-invariance violation or a hang.
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(resp memcache iproto http iproto_template pg merge_input compare_input
+[ ${#targets[@]} -eq 0 ] && targets=(resp memcache iproto http iproto_template pg tcp_segment merge_input compare_input
                                       report_input hdr_decode history_reader topology_toml)
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2;; esac
 

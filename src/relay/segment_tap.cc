@@ -13,6 +13,7 @@
 #include <ctime>
 
 #include "core/clock.h"
+#include "core/socket.h"
 #include "relay/rx_stamp.h"
 #include "util/status.h"
 
