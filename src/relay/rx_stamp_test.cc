@@ -22,6 +22,7 @@
 
 #include "core/clock.h"
 #include "core/socket.h"
+#include "relay/loopback_test_util.h"
 
 namespace memstand {
 namespace rx_stamp_test {
@@ -69,21 +70,8 @@ class RxStampTest : public ::testing::Test {
     }
   }
 
-  // Sends s, then waits (bounded, 5 s) until the receiver holds `total` bytes and the
-  // sender saw every byte acknowledged: the sender's copy is freed, so the receive queue
-  // holds the only one (a buffer still shared with the sender is not coalesced into).
   void SendAndSettle(const std::string& s, int total) {
-    ASSERT_EQ(send(sender_, s.data(), s.size(), MSG_NOSIGNAL), static_cast<ssize_t>(s.size()));
-    for (int i = 0; i < 5000; ++i) {
-      int available = 0;
-      ioctl(receiver_, FIONREAD, &available);
-      tcp_info info{};
-      socklen_t len = sizeof(info);
-      getsockopt(sender_, IPPROTO_TCP, TCP_INFO, &info, &len);
-      if (available == total && info.tcpi_unacked == 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    FAIL() << "the receiver did not get " << total << " bytes acknowledged within 5 s";
+    relay_test::SendAndSettle(sender_, receiver_, s, total);
   }
 
   // The stamp of a 1-byte peek at byte `offset` of the receive queue (SO_PEEK_OFF).

@@ -22,6 +22,7 @@
 
 #include "core/clock.h"
 #include "core/socket.h"
+#include "relay/loopback_test_util.h"
 #include "relay/rx_stamp.h"
 
 namespace memstand {
@@ -197,20 +198,8 @@ class SegmentTapTest : public ::testing::Test {
       if (fd >= 0) close(fd);
     }
   }
-  // As rx_stamp_test.cc: sends s, waits (bounded) until the receiver holds `total` bytes
-  // and the sender saw all acknowledged, so TCP may merge the next arrival into them.
   void SendAndSettle(const std::string& s, int total) {
-    ASSERT_EQ(send(sender_, s.data(), s.size(), MSG_NOSIGNAL), static_cast<ssize_t>(s.size()));
-    for (int i = 0; i < 5000; ++i) {
-      int available = 0;
-      ioctl(receiver_, FIONREAD, &available);
-      tcp_info info{};
-      socklen_t len = sizeof(info);
-      getsockopt(sender_, IPPROTO_TCP, TCP_INFO, &info, &len);
-      if (available == total && info.tcpi_unacked == 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    FAIL() << "the receiver did not get " << total << " bytes acknowledged within 5 s";
+    relay_test::SendAndSettle(sender_, receiver_, s, total);
   }
 
   std::unique_ptr<SegmentTap> tap_;
