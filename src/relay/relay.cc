@@ -99,8 +99,6 @@ Result<int> ConnectFromBoundPort(const std::string& address, int port, SegmentTa
   return fd;
 }
 
-void DrainTap(void* tap) { static_cast<SegmentTap*>(tap)->Drain(); }
-
 Status Validate(const RelayOptions& o) {
   if (o.links.empty()) return Status::InvalidArgument("a relay needs at least one link");
   if (o.delay_ns < 0 || o.delay_back_ns < -1 || o.jitter_ns < 0) {
@@ -441,8 +439,8 @@ void Relay::Loop::Tap(Connection& c) {
   c.from_client = *from_client;
   c.from_target = *from_target;
   c.tapped = true;
-  c.forward.AttachMap(tap_->Register(c.from_client), &DrainTap, tap_.get());
-  c.back.AttachMap(tap_->Register(c.from_target), &DrainTap, tap_.get());
+  c.forward.AttachMap(tap_->Register(c.from_client), tap_.get());
+  c.back.AttachMap(tap_->Register(c.from_target), tap_.get());
 }
 
 void Relay::Loop::Service() {

@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "relay/rx_stamp.h"
+#include "relay/segment_tap.h"
 
 namespace memstand {
 
@@ -68,7 +69,7 @@ RelayDirection::Io RelayDirection::ReadSplit(int64_t now_ns, char* scratch, size
   size_t want = cap;
   bool cut = false;
   if (serializing) {
-    drain_(drain_arg_);
+    tap_->Drain();
     const size_t chunk = map_->SerialChunk(last_leave_ns_, &cut);
     if (chunk > 0 && chunk < want) {
       want = chunk;
@@ -94,7 +95,7 @@ RelayDirection::Io RelayDirection::ReadSplit(int64_t now_ns, char* scratch, size
     return true;
   };
   if (!covered()) {  // frames queued in the tap since the last drain
-    drain_(drain_arg_);
+    tap_->Drain();
     map_->Pieces(size, &pieces_);
   }
   map_->Consume(size);

@@ -17,6 +17,8 @@
 
 namespace memstand {
 
+class SegmentTap;
+
 class RelayDirection {
  public:
   enum class Io {
@@ -37,15 +39,13 @@ class RelayDirection {
     src_ = src_fd;
     dst_ = dst_fd;
   }
-  /// Splits reads at segment boundaries from `map` (src's received stream, kept by the
-  /// tap; both outlive this direction's reads). `drain` reads the tap's queued frames
-  /// into the maps: called before a read needs the map to cover it. Without a map
-  /// (the default) a chunk is one read.
-  using DrainFn = void (*)(void* arg);
-  void AttachMap(SegmentMap* map, DrainFn drain, void* drain_arg) {
+  /// Splits reads at segment boundaries from `map` (src's received stream, kept by
+  /// `tap`; both outlive this direction's reads). The tap is drained (its queued frames
+  /// read into the maps) before a read needs the map to cover it. Without a map (the
+  /// default) a chunk is one read.
+  void AttachMap(SegmentMap* map, SegmentTap* tap) {
     map_ = map;
-    drain_ = drain;
-    drain_arg_ = drain_arg;
+    tap_ = tap;
   }
   /// Whether the loop should read from src: not at its FIN, below the held-bytes cap
   /// and the relay's (max_total_held_bytes), and (serializing) nothing in flight.
@@ -104,8 +104,7 @@ class RelayDirection {
   bool fin_sent_ = false;
   bool blocked_ = false;
   SegmentMap* map_ = nullptr;  // null: the tap is off, a chunk is a read
-  DrainFn drain_ = nullptr;
-  void* drain_arg_ = nullptr;
+  SegmentTap* tap_ = nullptr;
   std::vector<SegmentPiece> pieces_;  // scratch of ReadSplit
 };
 
