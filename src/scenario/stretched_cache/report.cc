@@ -307,13 +307,17 @@ std::string BlockE(const StretchedCacheOptions& o, const std::vector<StretchedRu
                "chunk and one reply chunk: this checks that the relay adds its round trip and little else\n";
 }
 
+// Block (f)'s columns, for its header and its rows alike.
+constexpr char kBlockFColumns[] =
+    "      {:<12} {:<17} {:>7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7}\n";
+
 std::string DirectionRow(const char* link, const char* direction, const RelayDirectionStats& d) {
   if (d.chunks == 0) return "";
   const HdrHistogram& a = d.applied_ns;
   const HdrHistogram& x = d.extra_ns;
   const HdrHistogram& l = d.read_late_ns;
   return fmt::format(
-      "      {:<12} {:<17} {:>7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7}\n", link,
+      kBlockFColumns, link,
       direction, d.chunks, Us(static_cast<double>(a.min())), Us(static_cast<double>(a.ValueAtPercentile(50))),
       Us(static_cast<double>(a.max())), Us(static_cast<double>(x.ValueAtPercentile(50))),
       Us(static_cast<double>(x.ValueAtPercentile(99))), Us(static_cast<double>(x.max())), d.stamped_reads,
@@ -328,7 +332,7 @@ std::string BlockF(const std::vector<StretchedRun>& runs) {
     for (const RelayRun& rr : r.relays) {
       out += fmt::format("    ({}) {}: {}\n", rr.block, rr.condition, rr.settings);
       out += fmt::format(
-          "      {:<12} {:<17} {:>7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7}\n",
+          kBlockFColumns,
           "link", "direction", "chunks", "applied min", "p50", "max", "added p50", "p99", "max", "stamped", "late p50",
           "p99", "max", "tap rd", "splits", "fallbk");
       if (rr.during.links.size() < 2) continue;
