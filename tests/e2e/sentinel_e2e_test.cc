@@ -198,9 +198,10 @@ TEST_P(SentinelE2E, PrimaryKilledMidRunTheRunGoesOnAgainstThePromotedReplica) {
 
 // A switchover (SENTINEL FAILOVER) with the primary alive: the run hears of it only when
 // Sentinel turns the old primary into a replica (it sees it still says master within
-// its INFO period: 10 s by default, 1 s here, QuickenSentinels) and closes its clients' connections, which may come back to it,
-// read-only now, before the engine has heard of the new primary. Until then the load
-// goes on to the old primary, as redis-py's would. The run follows the new one after.
+// its INFO period: 10 s by default, 1 s here, QuickenSentinels) and closes its clients'
+// connections, which may come back to it, read-only now, before the engine has heard of
+// the new primary. Until then the load goes on to the old primary, as redis-py's would.
+// The run follows the new one after.
 TEST_P(SentinelE2E, SwitchoverWithThePrimaryAliveIsFollowed) {
   ASSERT_NO_FATAL_FAILURE(stand_.QuickenSentinels());
   // A load that would outlast the wait (a CI run with builds beside it once took more
