@@ -42,7 +42,12 @@ class ClusterE2E : public IoModeTest {
   void StartNode() {
     LocalRedisOptions o;
     o.config = {{"cluster-enabled", "yes"}, {"cluster-config-file", "nodes.conf"},
-                {"cluster-node-timeout", "5000"}};
+                {"cluster-node-timeout", "5000"},
+                // A replica's first sync would wait 5 s (the diskless default) for more
+                // replicas to join it; there is one per master. And CLUSTER SLOTS lists
+                // a replica only once its offset is not 0, which a fresh master's first
+                // PING to it makes so: every 10 s by default, every second here.
+                {"repl-diskless-sync-delay", "0"}, {"repl-ping-replica-period", "1"}};
     // A cluster node's bus listens on port + 10000, so redis refuses ports above
     // 55535; the free port LocalRedis picks may be one: try again.
     auto r = LocalRedis::Start(o);
@@ -130,6 +135,16 @@ class ClusterE2E : public IoModeTest {
     auto stats = ParseCommandStats(Call(i, {"INFO", "commandstats"}).str);
     auto it = stats.find(command);
     return it == stats.end() ? 0 : it->second.calls + it->second.rejected_calls;
+  }
+  // The connections of node i whose last command was a SET or a GET: the run's (the
+  // test's own run CLUSTER or INFO; a replica's link to it runs neither).
+  int LoadConnections(int i) {
+    std::istringstream lines(Call(i, {"CLIENT", "LIST"}).str);
+    int n = 0;
+    for (std::string line; std::getline(lines, line);) {
+      n += line.find(" cmd=set ") != std::string::npos || line.find(" cmd=get ") != std::string::npos;
+    }
+    return n;
   }
   // Until node i has served n SETs (the run is under way), at most 10 s.
   void WaitForSets(int i, int64_t n, const Running& run) {
@@ -379,15 +394,21 @@ TEST_P(ClusterE2E, HistoryOverALiveMigrationKeepsEveryWriteAndStaysLinearizable)
   const int slot = KeySlot("mig");
   const int from = Owner(slot), to = (from + 1) % 3;
   const std::string dir = TempDir();
-  auto run = Running::Start({"run", "--target", Url(0), "--cluster", "--duration", "4s", "--clients", "4",
+  // A load that would outlast the migration, interrupted once the new owner has taken
+  // 1000 of its SETs: a longer history (4 s of it made ~190,000 operations) only makes
+  // the check slower.
+  auto run = Running::Start({"run", "--target", Url(0), "--cluster", "--duration", "120s", "--clients", "4",
                              "--command", "set {mig}__key__ __data__", "--command", "get {mig}__key__",
                              "--key-maximum", "49", "--io", Io(), "--history", dir + "/run.hist", "--json",
                              dir + "/run.json"});
   ASSERT_NE(run, nullptr);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_NO_FATAL_FAILURE(WaitForSets(from, 500, *run));
   ASSERT_NO_FATAL_FAILURE(MigrateSlot(slot, from, to));
+  const int64_t sets_moved = Calls(to, "set");
+  ASSERT_TRUE(testutil::Within(30, [&] { return Calls(to, "set") >= sets_moved + 1000; })) << run->OutputSoFar();
+  kill(run->pid(), SIGINT);
   Outcome out = run->Wait(60);
-  ASSERT_EQ(out.exit_code, 0) << out.output;
+  ASSERT_EQ(out.exit_code, 130) << out.output;  // a failed run says 1 even when interrupted
   const auto j = ReadJson(dir + "/run.json");
   EXPECT_GT(j["cluster"]["ask"].get<int64_t>() + j["cluster"]["moved"].get<int64_t>(), 0) << out.output;
   auto h = history::ReadHistoryFile(dir + "/run.hist");
@@ -487,8 +508,10 @@ TEST_P(ClusterWithReplicasE2E, ReconnectFollowsThePromotedReplica) {
   ASSERT_NO_FATAL_FAILURE(RolesOfSlotZero(&z));
   const int master = z.master, replica = z.replica, seed = z.seed;
   const std::string json_path = TempDir() + "/run.json";
+  // A load that would outlast the failover, interrupted a second after both of its
+  // connections to slot 0 are open again to the promoted replica and serving.
   auto run = Running::Start({"run", "--target", Url(seed), "--cluster", "--io", Io(), "--reconnect",
-                             "--reconnect-min", "20ms", "--reconnect-max", "200ms", "--duration", "8s", "-c", "2",
+                             "--reconnect-min", "20ms", "--reconnect-max", "200ms", "--duration", "120s", "-c", "2",
                              "--json", json_path});
   ASSERT_NE(run, nullptr);
   ASSERT_NO_FATAL_FAILURE(WaitForSets(master, 500, *run));
@@ -496,8 +519,11 @@ TEST_P(ClusterWithReplicasE2E, ReconnectFollowsThePromotedReplica) {
   const resp::Reply took = Call(replica, {"CLUSTER", "FAILOVER", "TAKEOVER"});
   ASSERT_EQ(took.str, "OK") << took.str;
   const int64_t replica_sets = Calls(replica, "set");
+  ASSERT_TRUE(testutil::Within(30, [&] { return LoadConnections(replica) >= 2; })) << run->OutputSoFar();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  kill(run->pid(), SIGINT);
   Outcome out = run->Wait(60);
-  ASSERT_EQ(out.exit_code, 0) << out.output;
+  ASSERT_EQ(out.exit_code, 130) << out.output;  // a failed run says 1 even when interrupted
   const nlohmann::json rep = ReadJson(json_path);
   EXPECT_GE(rep["cluster"]["map_reads"].get<int>(), 1) << rep["cluster"].dump();
   const nlohmann::json& a = rep["availability"];
@@ -518,7 +544,9 @@ TEST_P(ClusterWithReplicasE2E, MovedStormAfterAManualFailoverReadsTheSlotMapAgai
   ASSERT_NO_FATAL_FAILURE(RolesOfSlotZero(&z));
   const int master = z.master, replica = z.replica, seed = z.seed;
   const std::string json_path = TempDir() + "/run.json";
-  auto run = Running::Start({"run", "--target", Url(seed), "--cluster", "--io", Io(), "--duration", "10s",
+  // A load that would outlast the failover, interrupted a second after all 4 of its
+  // connections to the promoted replica are open and serving.
+  auto run = Running::Start({"run", "--target", Url(seed), "--cluster", "--io", Io(), "--duration", "120s",
                              "-t", "2", "-c", "2", "--ratio", "1:1", "--json", json_path});
   ASSERT_NE(run, nullptr);
   ASSERT_NO_FATAL_FAILURE(WaitForSets(master, 500, *run));
@@ -530,8 +558,11 @@ TEST_P(ClusterWithReplicasE2E, MovedStormAfterAManualFailoverReadsTheSlotMapAgai
   }
   ASSERT_TRUE(IsMaster(replica) && IsReplica(master)) << "the manual failover did not finish";
   const int64_t replica_sets = Calls(replica, "set");
+  ASSERT_TRUE(testutil::Within(30, [&] { return LoadConnections(replica) >= 2 * 2; })) << run->OutputSoFar();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  kill(run->pid(), SIGINT);
   Outcome out = run->Wait(60);
-  ASSERT_EQ(out.exit_code, 0) << out.output;
+  ASSERT_EQ(out.exit_code, 130) << out.output;  // a failed run says 1 even when interrupted
   const nlohmann::json rep = ReadJson(json_path);
   const nlohmann::json& cl = rep["cluster"];
   EXPECT_GT(cl["moved"].get<int64_t>(), 0) << cl.dump();

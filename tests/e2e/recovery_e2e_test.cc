@@ -10,15 +10,17 @@
 namespace memstand::e2e {
 namespace {
 
+// One size: what is asserted holds for each cell alone, and a size list's cells are
+// walked by the Tarantool test below.
 TEST(RecoveryE2E, EachModeIsKilledRestartedAndMeasured) {
   const std::string dir = TempDir();
   Outcome out = RunMemstand({"scenario", "run", "recovery", "--only", "none,rdb,aof-everysec,aof-always", "--memory",
-                             "8MiB,24MiB", "--kill-at", "1.5s", "--after", "2s", "--rate", "300", "--json",
+                             "8MiB", "--kill-at", "1.5s", "--after", "2s", "--rate", "300", "--json",
                              dir + "/r.json", "--evidence", dir + "/ev", "-q"},
                             240);
   ASSERT_EQ(out.exit_code, 0) << out.output;
   const auto doc = ReadJson(dir + "/r.json");
-  ASSERT_EQ(doc["cells"].size(), 8u) << out.output;
+  ASSERT_EQ(doc["cells"].size(), 4u) << out.output;
   for (const auto& c : doc["cells"]) {
     const std::string name = c["configuration"].get<std::string>() + " " + std::to_string(c["memory"].get<uint64_t>());
     EXPECT_TRUE(c["failure"].is_null()) << name << "\n" << out.output;
