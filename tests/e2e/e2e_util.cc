@@ -59,6 +59,20 @@ std::string TempDir() {
   return dir;
 }
 
+RunDirInMemory::RunDirInMemory() {
+  std::string pattern = "/dev/shm/memstand-e2e-XXXXXX";
+  char* dir = mkdtemp(pattern.data());
+  if (dir != nullptr) {
+    Registry().Add(dir);
+    path_ = dir;
+  } else {
+    path_ = TempDir();
+  }
+  setenv("MEMSTAND_RUN_DIR", path_.c_str(), 1);
+}
+
+RunDirInMemory::~RunDirInMemory() { unsetenv("MEMSTAND_RUN_DIR"); }
+
 std::unique_ptr<Running> Running::Start(const std::vector<std::string>& args) {
   auto r = std::unique_ptr<Running>(new Running());
   r->log_path_ = TempDir() + "/memstand.out";
