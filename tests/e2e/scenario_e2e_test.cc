@@ -243,9 +243,12 @@ TEST(ScenarioE2E, AMissingServerIsARowSayingSoAndThePartialExitCode) {
   EXPECT_NE(out.output.find("partial (exit code 3)"), std::string::npos);
 }
 
+// 20,000 records one at a time (--pipeline 1) keep Redis loading for seconds, long past the
+// kill 200 ms into its row; memcached then loads the same 20,000 (the full 200,000 one at a
+// time took it about 40 s).
 TEST(ScenarioE2E, AServerKilledMidScenarioEndsItsRowWithTheReason) {
   auto r = Running::Start({"scenario", "run", "working-set", "--only", "redis-allkeys-lru,memcached-8m",
-                           "--pipeline", "1"});
+                           "--records", "20000", "--portion", "2000", "--pipeline", "1"});
   ASSERT_NE(r, nullptr);
   ASSERT_TRUE(r->WaitForOutput("run 1: redis-allkeys-lru", 60)) << r->OutputSoFar();
   auto redis = ChildrenNamed(r->pid(), "redis-server");
@@ -259,10 +262,13 @@ TEST(ScenarioE2E, AServerKilledMidScenarioEndsItsRowWithTheReason) {
       << out.output;
 }
 
+// 40,000 records: Redis's row completes (evicting past its 8 MB) before the signal, which
+// comes as memcached's row starts, seconds before that row could end.
 TEST(ScenarioE2E, SigintWritesTheEvidenceSoFarMarkedPartial) {
   const std::string dir = TempDir();
   auto r = Running::Start({"scenario", "run", "working-set", "--only", "redis-allkeys-lru,memcached-8m",
-                           "--evidence", dir + "/ev", "--json", dir + "/ws.json"});
+                           "--records", "40000", "--portion", "5000", "--evidence", dir + "/ev", "--json",
+                           dir + "/ws.json"});
   ASSERT_NE(r, nullptr);
   ASSERT_TRUE(r->WaitForOutput("run 1: memcached-8m", 120)) << r->OutputSoFar();
   auto servers = ChildrenNamed(r->pid(), "memcached");
