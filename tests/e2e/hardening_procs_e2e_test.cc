@@ -335,7 +335,7 @@ TEST(HardeningProcsE2E, AKilledTarantoolOfWorkingSetIsNamedInTheVerdict) {
 }
 
 // 10,000 puts keep etcd busy for seconds (about a millisecond each) past the kill; after
-// it the same writes go to Redis, which 400,000 made a load of about 15 s.
+// it the same writes go to Redis: 400,000 made that load most of the test.
 TEST(HardeningProcsE2E, AKilledEtcdOfMvccQuotaIsNamedInTheVerdict) {
   ExpectKilledServerNamed({"scenario", "run", "mvcc-quota", "--writes", "10000"}, "mvcc-quota: run 1: etcd", "etcd");
 }
