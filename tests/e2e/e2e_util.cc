@@ -81,13 +81,18 @@ std::unique_ptr<Running> Running::Start(const std::vector<std::string>& args) {
   so.argv.insert(so.argv.end(), args.begin(), args.end());
   so.log_path = r->log_path_;
   auto p = Process::Spawn(so);
-  if (!p.ok()) return nullptr;
+  if (!p.ok()) {
+    ADD_FAILURE() << "memstand did not start: " << p.status().message();
+    return nullptr;
+  }
   r->process_ = std::move(*p);
   r->started_ = NowNs() / 1e9;
   return r;
 }
 
-Running::~Running() { process_->Terminate(1000); }
+Running::~Running() {
+  if (process_ != nullptr) process_->Terminate(1000);  // null when the spawn failed
+}
 
 std::string Running::OutputSoFar() const {
   std::ifstream in(log_path_);
