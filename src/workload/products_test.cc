@@ -164,6 +164,19 @@ TEST(ProductsTest, JsonEscapesWhatNeedsIt) {
   Product p = MakeProduct(kProductDefaultSeed, 1);
   p.title = "A \"quoted\"\\ title\n";
   EXPECT_EQ(nlohmann::json::parse(ProductJson(p))["title"], p.title);
+  // Byte for byte what an nlohmann::ordered_json of the fields dumps (ProductJson writes
+  // the record out itself), escapes, a control character and UTF-8 included.
+  p.sku = "SKU-\x01\t";
+  p.category = "caf\xc3\xa9";
+  p.price_cents = -199;
+  nlohmann::ordered_json j;
+  j["id"] = p.id;
+  j["sku"] = p.sku;
+  j["title"] = p.title;
+  j["category"] = p.category;
+  j["price_cents"] = p.price_cents;
+  j["views"] = p.views;
+  EXPECT_EQ(ProductJson(p), j.dump());
 }
 
 TEST(ProductsTest, CsvQuotesFieldsWithCommasQuotesAndNewlines) {

@@ -59,6 +59,20 @@ std::string TempDir() {
   return dir;
 }
 
+RunDirInMemory::RunDirInMemory() {
+  std::string pattern = "/dev/shm/memstand-e2e-XXXXXX";
+  char* dir = mkdtemp(pattern.data());
+  if (dir != nullptr) {
+    Registry().Add(dir);
+    path_ = dir;
+  } else {
+    path_ = TempDir();
+  }
+  setenv("MEMSTAND_RUN_DIR", path_.c_str(), 1);
+}
+
+RunDirInMemory::~RunDirInMemory() { unsetenv("MEMSTAND_RUN_DIR"); }
+
 std::unique_ptr<Running> Running::Start(const std::vector<std::string>& args) {
   auto r = std::unique_ptr<Running>(new Running());
   r->log_path_ = TempDir() + "/memstand.out";
@@ -67,13 +81,18 @@ std::unique_ptr<Running> Running::Start(const std::vector<std::string>& args) {
   so.argv.insert(so.argv.end(), args.begin(), args.end());
   so.log_path = r->log_path_;
   auto p = Process::Spawn(so);
-  if (!p.ok()) return nullptr;
+  if (!p.ok()) {
+    ADD_FAILURE() << "memstand did not start: " << p.status().message();
+    return nullptr;
+  }
   r->process_ = std::move(*p);
   r->started_ = NowNs() / 1e9;
   return r;
 }
 
-Running::~Running() { process_->Terminate(1000); }
+Running::~Running() {
+  if (process_ != nullptr) process_->Terminate(1000);  // null when the spawn failed
+}
 
 std::string Running::OutputSoFar() const {
   std::ifstream in(log_path_);
