@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -220,7 +221,42 @@ Result<int> LocalPort(int fd) {
   return ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
 }
 
+namespace {
+
+// The first port of the kernel's ephemeral range (net.ipv4.ip_local_port_range), where
+// every outgoing connection's local port comes from; 32768, its default, when unreadable.
+int EphemeralLow() {
+  int low = 32768, high = 0;
+  if (std::FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {
+    if (std::fscanf(f, "%d %d", &low, &high) != 2) low = 32768;
+    std::fclose(f);
+  }
+  return low;
+}
+
+}  // namespace
+
+// A port below the ephemeral range, drawn at random and bound once to see it free: a
+// port the kernel hands out for bind(0) comes from the ephemeral range, where any
+// connection opened meanwhile (the load's, another test's) may take it as its local
+// port before the server it was picked for binds it. Below the range, only another
+// listener can, and random draws make two pickers' clashes rare. Falls back to bind(0)
+// when the range starts too low to leave room.
 Result<int> PickFreePort(const std::string& host) {
+  constexpr int kFirst = 16384;
+  const int low = EphemeralLow();
+  if (low - kFirst >= 4096) {
+    static thread_local uint64_t state = static_cast<uint64_t>(NowNs()) ^ (static_cast<uint64_t>(getpid()) << 32);
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;  // an LCG: spread, not secrecy
+      const int port = kFirst + static_cast<int>((state >> 33) % static_cast<uint64_t>(low - kFirst));
+      auto fd = ListenTcp(host, port, 1);
+      if (fd.ok()) {
+        close(*fd);
+        return port;
+      }
+    }
+  }
   auto fd = ListenTcp(host, 0, 1);
   if (!fd.ok()) return fd.status();
   auto port = LocalPort(*fd);

@@ -39,8 +39,9 @@ Status FinishConnect(int fd);
 Result<int> ListenTcp(const std::string& host, int port, int backlog = 1024);
 /// The local port a socket is bound to.
 Result<int> LocalPort(int fd);
-/// A loopback port that was free a moment ago (bind to 0, read, close). Callers that
-/// hand it to another process must retry if that process then fails to bind.
+/// A loopback port that was free a moment ago (bound once, then closed): drawn below the
+/// kernel's ephemeral range, where no outgoing connection takes it meanwhile. Callers
+/// that hand it to another process must retry if that process then fails to bind.
 Result<int> PickFreePort(const std::string& host = "127.0.0.1");
 
 Status SetNonBlocking(int fd, bool on);

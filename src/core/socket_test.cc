@@ -9,8 +9,10 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -140,6 +142,49 @@ TEST(ConnectUnix, FullBacklogTimesOutSayingSo) {
   if (fd.ok()) close(*fd);
   close(peer);
   for (int f : fds) close(f);
+}
+
+// Picked ports come from below the kernel's ephemeral range (where outgoing connections
+// take their local ports), spread out, and each was free: a listener binds it.
+TEST(SocketTest, PickedPortsAreBelowTheEphemeralRangeAndFree) {
+  int low = 32768, high = 0;
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  range >> low >> high;
+  if (low - 16384 < 4096) GTEST_SKIP() << "the ephemeral range starts at " << low << ": bind(0) picks";
+  std::set<int> seen;
+  for (int i = 0; i < 32; ++i) {
+    auto port = PickFreePort();
+    ASSERT_TRUE(port.ok()) << port.status().message();
+    EXPECT_GE(*port, 16384);
+    EXPECT_LT(*port, low);
+    seen.insert(*port);
+    auto fd = ListenTcp("127.0.0.1", *port, 1);
+    ASSERT_TRUE(fd.ok()) << fd.status().message();
+    close(*fd);
+  }
+  EXPECT_GE(seen.size(), 24u);  // random draws over thousands of ports rarely repeat
+}
+
+// A port held by a listener is never picked: the draw binds each candidate first.
+// Without that check, 2048 draws over ~16,000 ports would hit the 32 held ones about 4
+// times (the test then fails in 98 runs of 100).
+TEST(SocketTest, APickNeverReturnsAPortWithAListener) {
+  std::vector<int> held;
+  std::vector<int> fds;
+  for (int i = 0; i < 32; ++i) {
+    auto port = PickFreePort();
+    ASSERT_TRUE(port.ok());
+    auto fd = ListenTcp("127.0.0.1", *port, 1);
+    ASSERT_TRUE(fd.ok());
+    held.push_back(*port);
+    fds.push_back(*fd);
+  }
+  for (int i = 0; i < 2048; ++i) {
+    auto port = PickFreePort();
+    ASSERT_TRUE(port.ok());
+    EXPECT_EQ(std::count(held.begin(), held.end(), *port), 0) << *port;
+  }
+  for (int fd : fds) close(fd);
 }
 
 }  // namespace
