@@ -436,5 +436,33 @@ TEST(HdrHistogramTest, CopiesAndAssignmentsCarryEveryCountAndNothingStale) {
   }
 }
 
+// Freed mapped arrays are kept for the next histogram of their length (hdr_histogram.cc
+// SpareArrays): whatever the last owner recorded, saturated or of another geometry with
+// the same length, a new histogram starts with every count zero.
+TEST(HdrHistogramTest, ANewHistogramStartsEmptyWhateverTheLastOwnerOfItsArrayRecorded) {
+  for (int round = 0; round < 3; ++round) {
+    {
+      std::vector<HdrHistogram> owners;
+      for (int i = 0; i < 12; ++i) {  // more than are kept
+        owners.emplace_back(i % 2 == 0 ? 1 : 2, i % 2 == 0 ? kHour : 2 * kHour, 3);
+        for (int64_t v : {int64_t{1}, int64_t{999}, kHour / 3 + i, kHour, 4 * kHour}) {
+          owners.back().RecordN(v, i + 1);
+        }
+      }
+      HdrHistogram moved_from(1, kHour, 3);
+      moved_from.Record(77);
+      HdrHistogram taker(std::move(moved_from));
+    }
+    for (int i = 0; i < 12; ++i) {
+      HdrHistogram h(i % 2 == 0 ? 1 : 2, i % 2 == 0 ? kHour : 2 * kHour, 3);
+      SCOPED_TRACE(testing::Message() << "round " << round << " histogram " << i);
+      ExpectEmpty(h);  // every count too
+      h.Record(5000);
+      EXPECT_EQ(h.total_count(), 1);
+      EXPECT_EQ(h.ValueAtPercentile(50), 5000);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace memstand

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -177,6 +178,30 @@ TEST(ProductsTest, JsonEscapesWhatNeedsIt) {
   j["price_cents"] = p.price_cents;
   j["views"] = p.views;
   EXPECT_EQ(ProductJson(p), j.dump());
+}
+
+// ProductJson writes the record itself: byte for byte what nlohmann dumps, for every
+// ASCII character in every text field, and for text beyond ASCII (which it leaves to
+// nlohmann).
+TEST(ProductsTest, JsonIsWhatNlohmannDumpsForEveryCharacter) {
+  std::string every;
+  for (int c = 0; c < 128; ++c) every += static_cast<char>(c);
+  for (const std::string& text : {every, std::string("caf\xc3\xa9 \xe2\x82\xac"), std::string()}) {
+    Product p = MakeProduct(kProductDefaultSeed, 9);
+    p.sku = text;
+    p.title = "t" + text;
+    p.category = text + "c";
+    p.price_cents = -5;
+    p.views = INT64_MAX;
+    nlohmann::ordered_json j;
+    j["id"] = p.id;
+    j["sku"] = p.sku;
+    j["title"] = p.title;
+    j["category"] = p.category;
+    j["price_cents"] = p.price_cents;
+    j["views"] = p.views;
+    EXPECT_EQ(ProductJson(p), j.dump());
+  }
 }
 
 TEST(ProductsTest, CsvQuotesFieldsWithCommasQuotesAndNewlines) {
