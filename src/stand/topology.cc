@@ -221,6 +221,10 @@ Result<std::unique_ptr<Topology>> Topology::Start(TopologySpec spec, const Topol
   if (Status s = t->StartRelay(); !s.ok()) return s;
   t->record_.status = "up";
   if (Status s = t->SaveState(); !s.ok()) return s;
+  // An interrupt taken after the last step's own check, while the state file still said
+  // "starting" (its save was under way), cuts the start short as one during a step does:
+  // a caller never gets a topology from a start that was interrupted.
+  if (Cancelled(t->options_)) return Status::Failed("interrupted while starting '" + t->spec_.name + "'");
   return t;
 }
 
