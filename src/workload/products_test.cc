@@ -161,6 +161,19 @@ TEST(ProductsTest, JsonRoundTripsTheFieldsInOrder) {
   EXPECT_EQ(ProductKey(4242), "product:4242");
 }
 
+// What an nlohmann::ordered_json of the record's fields dumps: ProductJson writes the
+// same bytes itself.
+std::string NlohmannDump(const Product& p) {
+  nlohmann::ordered_json j;
+  j["id"] = p.id;
+  j["sku"] = p.sku;
+  j["title"] = p.title;
+  j["category"] = p.category;
+  j["price_cents"] = p.price_cents;
+  j["views"] = p.views;
+  return j.dump();
+}
+
 TEST(ProductsTest, JsonEscapesWhatNeedsIt) {
   Product p = MakeProduct(kProductDefaultSeed, 1);
   p.title = "A \"quoted\"\\ title\n";
@@ -170,14 +183,7 @@ TEST(ProductsTest, JsonEscapesWhatNeedsIt) {
   p.sku = "SKU-\x01\t";
   p.category = "caf\xc3\xa9";
   p.price_cents = -199;
-  nlohmann::ordered_json j;
-  j["id"] = p.id;
-  j["sku"] = p.sku;
-  j["title"] = p.title;
-  j["category"] = p.category;
-  j["price_cents"] = p.price_cents;
-  j["views"] = p.views;
-  EXPECT_EQ(ProductJson(p), j.dump());
+  EXPECT_EQ(ProductJson(p), NlohmannDump(p));
 }
 
 // ProductJson writes the record itself: byte for byte what nlohmann dumps, for every
@@ -193,14 +199,7 @@ TEST(ProductsTest, JsonIsWhatNlohmannDumpsForEveryCharacter) {
     p.category = text + "c";
     p.price_cents = -5;
     p.views = INT64_MAX;
-    nlohmann::ordered_json j;
-    j["id"] = p.id;
-    j["sku"] = p.sku;
-    j["title"] = p.title;
-    j["category"] = p.category;
-    j["price_cents"] = p.price_cents;
-    j["views"] = p.views;
-    EXPECT_EQ(ProductJson(p), j.dump());
+    EXPECT_EQ(ProductJson(p), NlohmannDump(p));
   }
 }
 
