@@ -1,5 +1,8 @@
 #include "load/intervals.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 
 namespace memstand {
@@ -34,10 +37,35 @@ IntervalCollector::IntervalCollector(int workers, size_t command_count, Interval
     : workers_(workers),
       command_count_(command_count),
       series_(command_count + 1),
-      sink_(std::move(sink)) {}
+      sink_(std::move(sink)),
+      thread_([this] { Run(); }) {}
+
+IntervalCollector::~IntervalCollector() { Finish(); }
 
 void IntervalCollector::Publish(IntervalStats&& stats) {
-  std::lock_guard<std::mutex> lock(mu_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(stats));
+  }
+  wake_.notify_one();
+}
+
+void IntervalCollector::Run() {
+  sched_param idle{};
+  pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);  // a refusal leaves it as it was
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    wake_.wait(lock, [this] { return finishing_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // finishing, and nothing is left
+    std::deque<IntervalStats> taken;
+    taken.swap(queue_);
+    lock.unlock();  // a worker's Publish never waits for a summary
+    for (IntervalStats& s : taken) Take(std::move(s));
+    lock.lock();
+  }
+}
+
+void IntervalCollector::Take(IntervalStats&& stats) {
   Pending& p = pending_[stats.index];
   if (p.commands.empty()) {
     p.commands = std::move(stats.commands);
@@ -51,7 +79,19 @@ void IntervalCollector::Publish(IntervalStats&& stats) {
 }
 
 void IntervalCollector::Finish() {
-  std::lock_guard<std::mutex> lock(mu_);
+  if (!thread_.joinable()) return;
+  // What is left is summarized at the default scheduler's priority: on a busy machine
+  // SCHED_IDLE would leave the caller waiting.
+  sched_param normal{};
+  pthread_setschedparam(thread_.native_handle(), SCHED_OTHER, &normal);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    finishing_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+  for (IntervalStats& s : queue_) Take(std::move(s));  // none: the thread took all before it ended
+  queue_.clear();
   for (const auto& [index, p] : pending_) Summarize(index, p.commands);
   pending_.clear();
   for (auto& s : series_) {

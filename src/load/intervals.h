@@ -4,10 +4,13 @@
 // memory does not grow with the run's length.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "load/run_stats.h"
@@ -49,21 +52,36 @@ struct SeriesPoint {
 void SetPercentiles(const HdrHistogram& latency, SeriesPoint* p);
 
 /// Receives each second once all workers handed it in, by command index (e.g. to write
-/// an HdrHistogram interval log). Called with the collector's lock held, from a worker
-/// thread or from Finish().
+/// an HdrHistogram interval log). Called from the collector's own thread, one second
+/// at a time, or from Finish() once that thread has ended.
 using IntervalSink = std::function<void(int second, const std::vector<CommandStats>& commands)>;
 
-/// Thread-safe: workers Publish(), the engine reads after the workers ended.
+/// Thread-safe: workers Publish(), the engine reads after Finish().
+///
+/// A second's merge and summary (its percentiles, its histograms encoded, the sink: an
+/// interval log written, a line printed) run on the collector's own thread, on
+/// SCHED_IDLE: a worker's Publish only queues its second. Done on the worker that handed
+/// in the last part, as before, they held its loop for 2 to 6 ms each second, and an
+/// open loop's requests due meanwhile were sent that late (bench/README.md, "Open loop
+/// precision"). SCHED_IDLE: on a core it shares with a load thread, the collector runs
+/// when that thread sleeps, and never preempts it; on a machine with every core busy a
+/// second's line (--live, the progress line) may then come late. Finish() puts it back
+/// on the default scheduler to summarize what is left.
 class IntervalCollector {
  public:
   IntervalCollector(int workers, size_t command_count, IntervalSink sink = {});
+  ~IntervalCollector();
+  IntervalCollector(const IntervalCollector&) = delete;
+  IntervalCollector& operator=(const IntervalCollector&) = delete;
 
   /// Hands over one worker's second. Every worker publishes each index at most once.
   void Publish(IntervalStats&& stats);
-  /// Summarizes seconds still waiting for workers that ended early.
+  /// Summarizes every second handed in, those still waiting for workers that ended
+  /// early included, and ends the collector's thread. Call once the workers are done.
   void Finish();
 
   /// By command index; the last entry is all commands together. Sorted by second.
+  /// Complete after Finish().
   const std::vector<std::vector<SeriesPoint>>& series() const { return series_; }
 
  private:
@@ -71,14 +89,21 @@ class IntervalCollector {
     int arrived = 0;
     std::vector<CommandStats> commands;
   };
+  void Run();
+  void Take(IntervalStats&& stats);
   void Summarize(int index, const std::vector<CommandStats>& commands);
 
   const int workers_;
   const size_t command_count_;
-  std::mutex mu_;
+  std::mutex mu_;  // guards queue_ and finishing_
+  std::condition_variable wake_;
+  std::deque<IntervalStats> queue_;
+  bool finishing_ = false;
+  // The collector's thread alone, then Finish() after it ended.
   std::map<int, Pending> pending_;
   std::vector<std::vector<SeriesPoint>> series_;
   IntervalSink sink_;
+  std::thread thread_;  // last: started once the rest is constructed
 };
 
 }  // namespace memstand

@@ -1,8 +1,12 @@
 #include "load/intervals.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
+#include <atomic>
+#include <chrono>
 #include <thread>
+#include <vector>
 
 namespace memstand {
 namespace {
@@ -72,6 +76,46 @@ TEST(IntervalCollector, ConcurrentPublishersLoseNothing) {
   c.Finish();
   ASSERT_EQ(c.series()[1].size(), static_cast<size_t>(kSeconds));
   for (const auto& p : c.series()[1]) EXPECT_EQ(p.ops, 7u * kWorkers);
+}
+
+// A second's summary and the sink run on the collector's own thread, on SCHED_IDLE, not
+// on the worker that publishes it: a worker's loop never does that work (it held an open
+// loop's sends back for milliseconds each second).
+TEST(IntervalCollector, SummarizesOnItsOwnIdleThread) {
+  std::vector<std::thread::id> sink_threads;
+  std::vector<int> sink_policies;
+  std::vector<int> seconds;
+  std::atomic<int> sunk{0};
+  IntervalCollector c(1, 1, [&](int second, const std::vector<CommandStats>& commands) {
+    sink_threads.push_back(std::this_thread::get_id());
+    sink_policies.push_back(sched_getscheduler(0));
+    seconds.push_back(second);
+    EXPECT_EQ(commands.size(), 1u);
+    ++sunk;
+  });
+  for (int i = 0; i < 3; ++i) c.Publish(Second(i, {{5, 100}}));
+  // Finish puts the thread back on the default scheduler for what is left: let it take
+  // the three first (a bound on the wait, not a timing assertion).
+  for (int i = 0; i < 10'000 && sunk.load() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  c.Finish();
+  c.Finish();  // once is enough; again does nothing
+  ASSERT_EQ(seconds, (std::vector<int>{0, 1, 2}));
+  for (size_t i = 0; i < sink_threads.size(); ++i) {
+    EXPECT_NE(sink_threads[i], std::this_thread::get_id());
+    EXPECT_EQ(sink_policies[i], SCHED_IDLE);
+  }
+  EXPECT_EQ(c.series()[0].size(), 3u);
+}
+
+// Destroyed without Finish (an engine that returns early): its thread ends, and what was
+// handed in is still summarized (the sink sees it).
+TEST(IntervalCollector, EndsItsThreadWhenDestroyed) {
+  int sunk = 0;
+  {
+    IntervalCollector c(2, 1, [&](int, const std::vector<CommandStats>&) { ++sunk; });
+    c.Publish(Second(0, {{1, 100}}));
+  }
+  EXPECT_EQ(sunk, 1);  // second 0 waited for a second worker: Finish summarized it
 }
 
 }  // namespace

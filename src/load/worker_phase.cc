@@ -162,8 +162,7 @@ void WorkerBase::RollInterval(int64_t now, bool last) {
     done.commands.resize(interval_.size());
     for (size_t i = 0; i < interval_.size(); ++i) {
       stats_.commands[i].Add(interval_[i]);
-      done.commands[i] = interval_[i];
-      interval_[i].Reset();
+      std::swap(done.commands[i], interval_[i]);  // handed over whole; the new second starts empty
     }
     if (shared_->intervals != nullptr) shared_->intervals->Publish(std::move(done));
     next_interval_ns_ += kSecondNs;
