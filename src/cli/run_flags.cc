@@ -122,6 +122,13 @@ void AddShapeFlags(CLI::App* app, RunFlags* f) {
                   "request's intended send time");
   app->add_option("--arrival", f->arrival, "Open loop: constant or poisson inter-arrival times")
       ->check(CLI::IsMember({"constant", "poisson"}));
+  app->add_option("--schedule", f->schedule,
+                  "Open loop: per-connection (each connection its own schedule, rate / connections) "
+                  "or per-thread (one per load thread, rate / threads: the requests due at a "
+                  "wake-up go together on one connection, the next in turn with room; fewer, "
+                  "fuller writes at high rates; docs/method.md)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"per-connection", "per-thread"}));
   app->add_option("--spin", f->spin,
                   "Open loop: stop sleeping this long before each send time and poll the sockets "
                   "until it is due, e.g. 50us: the wake-up's latency out of the send lag, for up "
@@ -692,8 +699,13 @@ Status ProbeRealtime(int priority) {
       priority, std::strerror(rc), priority));
 }
 
-// --spin, --cpus and --realtime (after the rate: --spin applies to the open loop).
+// --schedule, --spin, --cpus and --realtime (after the rate: --schedule and --spin apply
+// to the open loop).
 Status BuildPacing(const CLI::App& app, const RunFlags& f, LoadOptions* o) {
+  if (app.count("--schedule") > 0) {
+    if (o->rate <= 0) return Status::InvalidArgument("--schedule: applies to the open loop; give --rate too");
+    o->schedule_per_thread = f.schedule == "per-thread";
+  }
   if (app.count("--spin") > 0) {
     if (o->rate <= 0) return Status::InvalidArgument("--spin: applies to the open loop; give --rate too");
     auto d = ParseDurationSeconds(f.spin);

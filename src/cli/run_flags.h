@@ -32,6 +32,7 @@ struct RunFlags {
   std::string rate;                  // empty: closed loop
   std::string arrival = "constant";
   std::string spin;                  // --spin DURATION; empty: the open loop's default
+  std::string schedule = "per-connection";  // --schedule: per-connection or per-thread
   int realtime = 0;                  // --realtime P: SCHED_FIFO priority; 0: none
   std::string cpus;                  // --cpus LIST: the load threads' CPUs; empty: not pinned
   std::string ratio = "1:10";

@@ -99,8 +99,18 @@ struct LoadOptions {
   /// Open loop: requests per second in total, spread over the connections, each sent at
   /// its intended time whatever the replies do. 0: closed loop (send on each reply).
   double rate = 0;
-  /// Open loop: inter-arrival times per connection. Constant by default: reproducible.
+  /// Open loop: inter-arrival times per connection (per load thread with
+  /// schedule_per_thread). Constant by default: reproducible.
   bool poisson = false;
+  /// Open loop: whose schedule a request is due on. false (the default, --schedule
+  /// per-connection): each connection has its own at rate / connections, and sends its
+  /// requests as they come due. true (--schedule per-thread): each load thread has one
+  /// at rate / threads, and the requests due at one wake-up go together on one
+  /// connection, the next in turn with room under --pipeline: a write (a TCP segment)
+  /// for each wake-up instead of one for each connection with a request due, which at
+  /// high rates is what makes a wake-up long and the next sends late (bench/README.md,
+  /// "Open loop precision"; docs/method.md).
+  bool schedule_per_thread = false;
   /// Open loop: a load thread stops sleeping this long before its next send time and
   /// polls its sockets (a wait with no timeout) until the send is due, so that the
   /// wake-up's latency (timer slack, an idle vCPU's wake, the scheduler) is not in the

@@ -85,10 +85,18 @@ void WorkerBase::Reschedule(Client& c) {
 // Until the earliest live send time, at most kMaxWaitNs; with --spin, until the spin
 // before it, then 0 (a poll) until it is due.
 int64_t WorkerBase::WaitTimeoutNs(int64_t now) {
-  while (!due_.empty() && clients_[due_.top().second]->due_queued != due_.top().first) due_.pop();
   spinning_ = false;
-  if (due_.empty()) return kMaxWaitNs;
-  const int64_t until_due = due_.top().first - now;
+  int64_t due;
+  if (thread_pacer_) {
+    // No client had room: a reply makes some, and wakes the loop.
+    if (senders_full_ || !ThreadMayStillSend(now)) return kMaxWaitNs;
+    due = thread_pacer_->Peek();
+  } else {
+    while (!due_.empty() && clients_[due_.top().second]->due_queued != due_.top().first) due_.pop();
+    if (due_.empty()) return kMaxWaitNs;
+    due = due_.top().first;
+  }
+  const int64_t until_due = due - now;
   const int64_t block = BlockBeforeDue(until_due, opt_.spin_ns);
   spinning_ = block == 0 && until_due > 0;
   return std::min(block, kMaxWaitNs);
@@ -109,6 +117,34 @@ const std::vector<WorkerBase::Client*>& WorkerBase::TakeDue(int64_t now) {
   return due_now_;
 }
 
+// --schedule per-thread: whether the thread's schedule has requests left in this phase
+// (MayStillSend's rule for a client's).
+bool WorkerBase::ThreadMayStillSend(int64_t now) const {
+  if (!started_ || stopping_) return false;
+  if (!measuring_ || opt_.requests > 0) return true;  // warm-up; requests mode: the clients' budgets
+  return thread_pacer_->Peek() < measure_end_deadline_ns_ && now < measure_end_deadline_ns_ + kLateSendGraceNs;
+}
+
+// The thread's schedule says when; a client may take a request while it has room, has
+// not failed and (requests mode) has budget left.
+bool WorkerBase::MaySendFor(const Client& c) const {
+  return c.in_flight < depth_ && !c.failed && (opt_.requests == 0 || !measuring_ || c.budget > 0);
+}
+
+WorkerBase::Client* WorkerBase::NextSender() {
+  const size_t n = clients_.size();
+  Client* down = nullptr;
+  bool any_up = false;
+  for (size_t i = 0; i < n; ++i, sender_ = static_cast<uint32_t>((sender_ + 1) % n)) {
+    Client& c = *clients_[sender_];
+    any_up = any_up || (c.down == 0 && !c.failed);
+    if (!MaySendFor(c)) continue;
+    if (c.down == 0) return &c;
+    if (down == nullptr) down = &c;
+  }
+  return any_up ? nullptr : down;  // up ones all full: wait for a reply
+}
+
 void WorkerBase::CountSent(Client& cl, ConnIo& c, uint32_t cmd, size_t bytes, bool measured,
                            int64_t now, int64_t intended) {
   QueueFlush(c);
@@ -122,8 +158,9 @@ void WorkerBase::CountSent(Client& cl, ConnIo& c, uint32_t cmd, size_t bytes, bo
   interval_[cmd].bytes_out += bytes;
   if (open_loop_) {
     interval_[cmd].send_lag_ns.Record(now - intended);
-    if (cl.last_send_ns != 0) stats_.send_gaps.Offer(now - cl.last_send_ns);
-    cl.last_send_ns = now;
+    int64_t& last = thread_pacer_ ? thread_last_send_ns_ : cl.last_send_ns;
+    if (last != 0) stats_.send_gaps.Offer(now - last);
+    last = now;
   }
   if (opt_.requests > 0) {
     --cl.budget;
@@ -413,7 +450,29 @@ void Worker<S>::Loop() {
 template <LoadSession S>
 void Worker<S>::SendDue(int64_t now) {
   MaybeEnterMeasuredPhase(now);
+  if (thread_pacer_) return SendDueTogether(now);
   for (Client* c : TakeDue(now)) Fill(*c, now);
+}
+
+// --schedule per-thread: the requests due now, on the connection in turn (and the next
+// with room when it fills); the next wake-up's go to the one after it.
+template <LoadSession S>
+void Worker<S>::SendDueTogether(int64_t now) {
+  senders_full_ = false;
+  Client* to = nullptr;
+  while (ThreadMayStillSend(now)) {
+    const int64_t at = thread_pacer_->Peek();
+    if (at > now || (!measuring_ && at >= warmup_end_ns_)) break;
+    if (to == nullptr || !MaySendFor(*to)) {
+      to = NextSender();
+      if (to == nullptr) {
+        senders_full_ = true;
+        return;
+      }
+    }
+    SendOne(*to, now, thread_pacer_->Next());
+  }
+  if (to != nullptr) sender_ = static_cast<uint32_t>((to->index + 1) % clients_.size());
 }
 
 template <LoadSession S>

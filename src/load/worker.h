@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/pacer.h"
 #include "core/tls.h"
 #include "core/uring.h"
 #include "history/record.h"
@@ -147,6 +148,14 @@ class WorkerBase {
   Status PinCpus();
   /// Open loop: the clients whose send time has come, taken off the schedule.
   const std::vector<Client*>& TakeDue(int64_t now);
+  /// --schedule per-thread: whether the thread's schedule has requests left to send in
+  /// this phase (MayStillSend's rule for a client's), and the client the requests due
+  /// now go to: the one in turn while it has room, else the next with room (one down
+  /// only when all are: its requests then fail unsent); null when every one that is up
+  /// is full (the requests wait for a reply).
+  bool ThreadMayStillSend(int64_t now) const;
+  bool MaySendFor(const Client& c) const;
+  Client* NextSender();
   /// The server a connection talks to, for messages: its cluster node, else the target
   /// it was dialed to (a pool member, the only target, a Sentinel target's primary).
   std::string Peer(const ConnIo& c) const;
@@ -344,6 +353,15 @@ class WorkerBase {
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
   std::vector<Client*> due_now_;  // TakeDue's list
   const bool open_loop_;
+  /// --schedule per-thread: the thread's schedule (the clients have none), the client
+  /// whose connection takes the requests due at this wake-up, whether the last SendDue
+  /// stopped with requests due and no client with room (the loop then waits for a
+  /// reply, not for the next send time), and the thread's last measured send (the
+  /// gaps between sends are the thread's, not a client's).
+  std::optional<Pacer> thread_pacer_;
+  uint32_t sender_ = 0;
+  bool senders_full_ = false;
+  int64_t thread_last_send_ns_ = 0;
   bool measuring_ = false;
   bool measure_done_ = false;
   bool stopping_ = false;
@@ -533,6 +551,7 @@ class Worker final : public WorkerBase {
   void Running(Conn& c);
   uint64_t Pending(const ConnIo& c) const final;
   void SendDue(int64_t now);
+  void SendDueTogether(int64_t now);
   void MaybeEnterMeasuredPhase(int64_t now);
   /// Fails the connections past their set-up or oldest request's deadline; sets
   /// next_deadline_ns_, which bounds every wait of the loop.

@@ -68,8 +68,9 @@ struct WorkerBase::Client {
   /// Closed loop: how many of its connections may be down while it sends (--balance
   /// per-request: all members but one; else none).
   uint32_t may_be_down = 0;
-  /// Closed loop: more are down than may_be_down, so it sends nothing until one is up
-  /// again (SetDown keeps it; Fill tests it once, not per request).
+  /// Fill sends nothing for it: closed loop, more are down than may_be_down, until one
+  /// is up again (SetDown keeps it); --schedule per-thread, always (SendDue sends).
+  /// Fill tests it once, not per request.
   bool waits = false;
   std::vector<ConnIo*> conns;     // by node index; one without --cluster
 };

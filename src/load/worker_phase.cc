@@ -136,7 +136,12 @@ void WorkerBase::FinishMeasuredPhase() {
     if (outage_[cmd].open) OutageEnd(cmd, 0);  // not over by the end
   }
   RollInterval(NowNs(), /*last=*/true);
-  if (open_loop_ && opt_.requests == 0 && !stopping_) {
+  if (open_loop_ && opt_.requests == 0 && !stopping_ && thread_pacer_) {
+    const int64_t left_ns = measure_end_deadline_ns_ - thread_pacer_->Peek();
+    if (left_ns > 0) {
+      stats_.unsent_intended += 1 + static_cast<uint64_t>(left_ns * 1e-9 * opt_.rate / opt_.threads);
+    }
+  } else if (open_loop_ && opt_.requests == 0 && !stopping_) {
     for (const auto& c : clients_) {
       if (!c->pacer) continue;
       const int64_t left_ns = measure_end_deadline_ns_ - c->pacer->Peek();
@@ -172,6 +177,16 @@ void WorkerBase::RollInterval(int64_t now, bool last) {
 void WorkerBase::StartPacers(int64_t start) {
   // Connection g's schedule is offset by g / rate, so with constant arrivals the
   // connections interleave into one even stream at the total rate.
+  if (opt_.schedule_per_thread) {  // one schedule, offset as a connection's is
+    PacerOptions po;
+    po.rate_per_s = opt_.rate / opt_.threads;
+    po.arrival = opt_.poisson ? PacerOptions::Arrival::kPoisson : PacerOptions::Arrival::kConstant;
+    po.seed = DeriveSeed(opt_.seed ^ 0x9ace5ULL, static_cast<uint64_t>(thread_index_));
+    thread_pacer_.emplace(po, start + static_cast<int64_t>(thread_index_ * 1e9 / opt_.rate));
+    for (auto& c : clients_) c->waits = true;  // Fill sends nothing: SendDue does
+    prctl(PR_SET_TIMERSLACK, 1000UL);
+    return;
+  }
   const double per_conn = opt_.rate / opt_.connections();
   for (auto& c : clients_) {
     const uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + c->index;
@@ -357,7 +372,7 @@ void WorkerBase::SetDown(ConnIo& c, bool down) {
   c.down = down;
   Client& cl = *c.client;
   down ? ++cl.down : --cl.down;
-  cl.waits = !open_loop_ && cl.down > cl.may_be_down;
+  cl.waits = thread_pacer_.has_value() || (!open_loop_ && cl.down > cl.may_be_down);
 }
 
 void WorkerBase::NoteMoved(int slot, int node) {
@@ -400,6 +415,7 @@ void WorkerBase::MaybeAskForPrimary(const ConnIo& c) {
 
 bool WorkerBase::Busy() const {
   const int64_t now = NowNs();
+  if (thread_pacer_ && ThreadMayStillSend(now)) return true;
   for (const auto& c : clients_) {
     if (MayStillSend(*c, now)) return true;
   }

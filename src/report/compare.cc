@@ -58,7 +58,7 @@ bool LowerIsBetter(const std::string& key) { return key != "ops_per_sec"; }
 // The run's workload as compared: what changes the load, not its seed or its files.
 const char* const kWorkloadKeys[] = {"threads", "clients_per_thread", "connections", "pipeline", "resp", "cluster",
                                      "read_from_replicas", "requests", "duration_s", "warmup_s", "io", "loop",
-                                     "rate_per_s", "arrival", "key_prefix", "key_min", "key_max",
+                                     "rate_per_s", "arrival", "schedule", "key_prefix", "key_min", "key_max",
                                      "value_min_size", "value_max_size", "value_content", "compress_ratio",
                                      "commands", "wait_replicas"};
 const char* const kPlatformKeys[] = {"kernel", "arch", "cpu_model", "cpus", "hypervisor", "memory_bytes"};

@@ -80,6 +80,7 @@ void FleetOptions(const std::vector<MergeInput>& inputs, LoadOptions* o) {
   o->duration_s = Num(j, "duration_s");
   o->warmup_s = Num(j, "warmup_s");
   o->poisson = j.value("arrival", Json()) == "poisson";
+  o->schedule_per_thread = j.value("schedule", Json()) == "per-thread";
   o->key_prefix = j.value("key_prefix", "");
   o->key_min = Count(j, "key_min");
   o->key_max = Count(j, "key_max");

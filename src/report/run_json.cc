@@ -106,6 +106,7 @@ Json OptionsJson(const LoadOptions& o) {
   j["loop"] = o.rate > 0 ? "open" : "closed";
   j["rate_per_s"] = o.rate;
   j["arrival"] = o.rate > 0 ? Json(o.poisson ? "poisson" : "constant") : Json(nullptr);
+  j["schedule"] = o.rate > 0 ? Json(o.schedule_per_thread ? "per-thread" : "per-connection") : Json(nullptr);
   j["spin_us"] = o.rate > 0 ? Json(o.spin_ns / 1e3) : Json(nullptr);
   j["realtime_priority"] = o.realtime_priority;
   j["cpus"] = o.cpus;

@@ -80,11 +80,15 @@ std::string LoopText(const LoadOptions& o) {
     return "closed loop: a connection sends its next request when a reply arrives; latency "
            "from the actual send";
   }
+  const std::string per = o.schedule_per_thread
+                              ? fmt::format("{:.6g} per load thread, each wake-up's requests together on one connection",
+                                            o.rate / o.threads)
+                              : fmt::format("{:.6g} per connection", o.rate / o.connections());
   return fmt::format(
-      "open loop: {:.10g} requests/s in total ({:.6g} per connection), {} arrivals, at most {} in "
+      "open loop: {:.10g} requests/s in total ({}), {} arrivals, at most {} in "
       "flight per connection; latency from each request's intended send time (corrected "
       "for coordinated omission){}",
-      o.rate, o.rate / o.connections(), o.poisson ? "Poisson" : "constant", o.pipeline,
+      o.rate, per, o.poisson ? "Poisson" : "constant", o.pipeline,
       o.spin_ns > 0 ? fmt::format("; polling the last {:g} µs before each send time (--spin)", o.spin_ns / 1e3)
                     : "");
 }

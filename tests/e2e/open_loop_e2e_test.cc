@@ -146,5 +146,32 @@ TEST(OpenLoopE2E, SpinAndRealtimeAreReportedAndRecorded) {
   EXPECT_EQ(j["client"]["threads"][0]["spin_polls"], 0);
 }
 
+// --schedule per-thread: the run says whose schedule it kept, in the text and the JSON,
+// and keeps it whole (2000 requests at 2000/s for 1 s); without --rate, or with another
+// value, the flag is refused with a reason and nothing runs.
+TEST(OpenLoopE2E, PerThreadScheduleIsReportedAndRefusedWithoutRate) {
+  auto redis = StartRedis();
+  ASSERT_NE(redis, nullptr);
+  std::string json = TempDir() + "/run.json";
+  Outcome out = RunMemstand({"run", "--target", Url(*redis), "--rate", "2000", "--duration", "1s", "--clients", "4",
+                             "--schedule", "per-thread", "--json", json});
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  EXPECT_NE(out.output.find("(2000 per load thread, each wake-up's requests together on one connection)"),
+            std::string::npos)
+      << out.output;
+  nlohmann::json j = ReadJson(json);
+  EXPECT_EQ(j["options"]["schedule"], "per-thread");
+  EXPECT_EQ(j["totals"]["ops"], 2000);
+  EXPECT_EQ(j["schedule"]["unsent_intended"], 0);
+
+  out = RunMemstand({"run", "--target", Url(*redis), "--duration", "1s", "--schedule", "per-thread"});
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+  EXPECT_NE(out.output.find("--schedule: applies to the open loop; give --rate too"), std::string::npos)
+      << out.output;
+  out = RunMemstand({"run", "--target", Url(*redis), "--rate", "100", "--schedule", "per-request"});
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+  EXPECT_NE(out.output.find("--schedule"), std::string::npos) << out.output;
+}
+
 }  // namespace
 }  // namespace memstand::e2e
