@@ -3,16 +3,21 @@
 sends, and what --spin and --realtime buy and cost.
 
 null_resp_server (answers every command at once) pinned to --server-core; memstand
-`run -t 1 -c 50 --pipeline 64 --rate R` pinned to --client-core, at each rate of --rates
+`run -t 1 -c 50 --pipeline 64 --rate R --cpus CLIENT_CORE` (its load thread pinned to
+--client-core, its other threads not), at each rate of --rates
 and in each configuration of --configs:
   today      the build given with --baseline (memstand before --spin), if any
   sleep      --spin 0: the loop sleeps until each send time
   spin       --spin SPIN: it polls the last SPIN before each send time
   rt         --realtime 1: SCHED_FIFO, sleeping until each send time
   spin+rt    --spin SPIN --realtime 1
+  thread     --schedule per-thread: one schedule for the thread, the requests due at a
+             wake-up together on one connection
+  thread+spin  --schedule per-thread --spin SPIN
 Per run: the achieved rate, the send lag (actual minus intended send time) p50 / p99 /
 max from memstand's --json, the load thread's CPU as a share of a core and per request,
-and the part of it --spin spent polling. Configurations rotate per round (docs/method.md
+the part of it --spin spent polling, and the requests a socket write carried (the
+warm-up's included, its requests counted at the rate). Configurations rotate per round (docs/method.md
 rule 10); every run is printed, then the medians over the rounds.
 
 Timed figures are printed, never asserted: the machine may be shared (the load average
@@ -34,7 +39,7 @@ from benchlib import (REPO, BenchError, Server, base_platform_facts, find_progra
                       install_signal_handlers, loadavg, print_table, read_file, start_checked,
                       tail, write_raw_json)
 
-CONFIGS = ("today", "sleep", "spin", "rt", "spin+rt")
+CONFIGS = ("today", "sleep", "spin", "rt", "spin+rt", "thread", "thread+spin")
 
 
 def parse_args():
@@ -77,7 +82,9 @@ def parse_args():
 
 def config_flags(config, spin):
     return {"today": [], "sleep": ["--spin", "0"], "spin": ["--spin", spin],
-            "rt": ["--realtime", "1"], "spin+rt": ["--spin", spin, "--realtime", "1"]}[config]
+            "rt": ["--realtime", "1"], "spin+rt": ["--spin", spin, "--realtime", "1"],
+            "thread": ["--schedule", "per-thread"],
+            "thread+spin": ["--schedule", "per-thread", "--spin", spin]}[config]
 
 
 def start_null(tools, core, tmpdir, realtime, busy_poll, unix):
@@ -107,10 +114,18 @@ def start_null(tools, core, tmpdir, realtime, busy_poll, unix):
 def one_run(tools, args, port, config, rate, tmpdir):
     binary = args.baseline if config == "today" else tools["memstand"]
     json_path = os.path.join(tmpdir, "run.json")
-    argv = [tools["taskset"], "-c", str(args.client_core), binary, "run",
+    # The load thread pinned to the client core (--cpus), memstand's other threads (the
+    # per-second collector, the resource sampler, the main thread) left to the scheduler:
+    # pinned with it (taskset on the process) their work each second came out of the load
+    # thread's core, in its send lag. The "today" binary predates --cpus: taskset.
+    pin = ([tools["taskset"], "-c", str(args.client_core), binary] if config == "today"
+           else [binary])
+    argv = pin + ["run",
             "--target", f"unix://{port}" if args.unix else f"redis://127.0.0.1:{port}", "--io", args.io, "-t", "1", "-c", str(args.connections),
             "--pipeline", "64", "--rate", rate, "--duration", args.duration,
             "--warmup", args.warmup, "-q", "--json", json_path] + config_flags(config, args.spin)
+    if config != "today":
+        argv += ["--cpus", str(args.client_core)]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     if out.returncode != 0:
         raise BenchError(f"{' '.join(argv)} exited {out.returncode}:\n{tail(out.stdout + out.stderr)}")
@@ -127,6 +142,9 @@ def one_run(tools, args, port, config, rate, tmpdir):
         "lag_max_us": lag["max_us"],
         "core_share": thread["core_share"], "spin_share": thread.get("spin_share", 0.0),
         "cpu_us_per_request": cpu * 1e6 / ops if ops else float("nan"),
+        # write_calls counts the warm-up's writes too: its requests, sent at the rate, are added
+        "requests_per_write": (ops + j["options"]["rate_per_s"] * j["options"]["warmup_s"]) / j["client"]["write_calls"]
+        if j["client"]["write_calls"] else float("nan"),
         "realtime_priority": thread.get("realtime_priority", 0),
         "io": j["options"]["io"],
     }
@@ -162,6 +180,7 @@ def main():
                               f"lag p50 {s['lag_p50_us']:>8.1f} p99 {s['lag_p99_us']:>9.1f} "
                               f"max {s['lag_max_us']:>9.1f} µs  core {s['core_share'] * 100:5.1f}% "
                               f"(spin {s['spin_share'] * 100:4.1f}%) {s['cpu_us_per_request']:.2f} µs/req "
+                              f"{s['requests_per_write']:.1f} req/write "
                               f"io {s['io']}", flush=True)
         finally:
             server.stop()
@@ -179,9 +198,9 @@ def main():
             rows.append([rate, config, f"{med('achieved_per_s'):,.0f}", f"{med('lag_p50_us'):,.1f}",
                          f"{med('lag_p99_us'):,.1f} ({p99s})", f"{med('lag_max_us'):,.0f}",
                          f"{med('core_share') * 100:.0f}%", f"{med('spin_share') * 100:.0f}%",
-                         f"{med('cpu_us_per_request'):.2f}"])
+                         f"{med('cpu_us_per_request'):.2f}", f"{med('requests_per_write'):.1f}"])
     print_table(["rate", "config", "achieved/s", "lag p50 µs", "lag p99 µs (per run)", "lag max µs",
-                 "thread CPU", "of it spin", "CPU µs/req"], rows)
+                 "thread CPU", "of it spin", "CPU µs/req", "requests/write"], rows)
     if args.raw_json:
         write_raw_json(args.raw_json, {"platform": facts, "loadavg_end": end_load, "runs": runs})
     return 0
