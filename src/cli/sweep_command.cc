@@ -395,9 +395,9 @@ int SloBody(const CLI::App& app, RunConfig& cfg, const SweepFlags& f) {
     fmt::print("    target {} — {}\n", cfg.load.target.Display(), (*session)->server_note());
     fmt::print("    {}\n", (*session)->platform().Describe());
     fmt::print("    each run: {} thread(s) x {} clients, in-flight cap {} a connection, {:g} s after {:g} s warm-up, "
-               "arrivals {}\n",
+               "arrivals {}, a schedule per {}\n",
                cfg.load.threads, cfg.load.clients, cfg.load.pipeline, cfg.load.duration_s, cfg.load.warmup_s,
-               cfg.load.poisson ? "poisson" : "constant");
+               cfg.load.poisson ? "poisson" : "constant", cfg.load.schedule_per_thread ? "thread" : "connection");
     fmt::print("    a run decides when its instrument checks pass; suspect ones are run again "
                "(docs/method.md, SLO search)\n");
   }
@@ -477,7 +477,11 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
       return Fail("sweep", Status::InvalidArgument("--slo searches the rate: no --sweep-clients, "
                                                    "--sweep-pipeline or --sweep-rate with it"));
     }
-    auto cfg = SweepConfig(app, flags);
+    // The search is an open loop from its first rate (--rate, else 1000/s), so the open
+    // loop's flags (--schedule, --spin) apply without --rate.
+    RunFlags open = flags;
+    if (open.rate.empty()) open.rate = "1000";
+    auto cfg = SweepConfig(app, open);
     if (!cfg.ok()) return Fail("sweep", cfg.status());
     return SloBody(app, *cfg, sweep);
   }
