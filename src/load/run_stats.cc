@@ -67,6 +67,7 @@ void ThreadStats::Add(const ThreadStats& o) {
   protocol_errors += o.protocol_errors;
   connection_errors += o.connection_errors;
   unsent_intended += o.unsent_intended;
+  sent_early += o.sent_early;
   cluster_moved += o.cluster_moved;
   cluster_connections_opened += o.cluster_connections_opened;
   cluster_ask += o.cluster_ask;

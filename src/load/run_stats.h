@@ -124,6 +124,9 @@ struct ThreadStats {
   /// (the schedule fell behind). Estimated from the pacer's position and rate: exact
   /// for constant arrivals, the expected count for Poisson ones.
   uint64_t unsent_intended = 0;
+  /// Open loop: measured requests sent before their intended time (the histogram of
+  /// the send lag keeps a negative lag as 0). Never, by the schedules' rules: a test's.
+  uint64_t sent_early = 0;
   /// --cluster: redirections followed (each request at most a few times) and TRYAGAIN
   /// replies retried.
   uint64_t cluster_moved = 0;

@@ -127,9 +127,9 @@ bool WorkerBase::ThreadMayStillSend(int64_t now) const {
 
 // The thread's schedule says when; a client may take a request while it has room, has
 // not failed and (requests mode) has budget left.
-bool WorkerBase::MaySendFor(const Client& c) const {
-  return c.in_flight < depth_ && !c.failed && (opt_.requests == 0 || !measuring_ || c.budget > 0);
-}
+bool WorkerBase::MaySendFor(const Client& c) const { return c.in_flight < depth_ && !c.failed && HasBudget(c); }
+
+bool WorkerBase::HasBudget(const Client& c) const { return opt_.requests == 0 || !measuring_ || c.budget > 0; }
 
 WorkerBase::Client* WorkerBase::NextSender() {
   const size_t n = clients_.size();
@@ -137,7 +137,8 @@ WorkerBase::Client* WorkerBase::NextSender() {
   bool any_up = false;
   for (size_t i = 0; i < n; ++i, sender_ = static_cast<uint32_t>((sender_ + 1) % n)) {
     Client& c = *clients_[sender_];
-    any_up = any_up || (c.down == 0 && !c.failed);
+    // Up and not done (requests mode: budget left): a full one gets room with a reply.
+    any_up = any_up || (c.down == 0 && !c.failed && HasBudget(c));
     if (!MaySendFor(c)) continue;
     if (c.down == 0) return &c;
     if (down == nullptr) down = &c;
@@ -157,6 +158,7 @@ void WorkerBase::CountSent(Client& cl, ConnIo& c, uint32_t cmd, size_t bytes, bo
   ++stats_.measured_sent;
   interval_[cmd].bytes_out += bytes;
   if (open_loop_) {
+    if (now < intended) [[unlikely]] ++stats_.sent_early;  // never, by the schedule's rules (tested)
     interval_[cmd].send_lag_ns.Record(now - intended);
     int64_t& last = thread_pacer_ ? thread_last_send_ns_ : cl.last_send_ns;
     if (last != 0) stats_.send_gaps.Offer(now - last);

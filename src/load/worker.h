@@ -155,6 +155,7 @@ class WorkerBase {
   /// is full (the requests wait for a reply).
   bool ThreadMayStillSend(int64_t now) const;
   bool MaySendFor(const Client& c) const;
+  bool HasBudget(const Client& c) const;
   Client* NextSender();
   /// The server a connection talks to, for messages: its cluster node, else the target
   /// it was dialed to (a pool member, the only target, a Sentinel target's primary).
