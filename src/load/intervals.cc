@@ -38,7 +38,11 @@ IntervalCollector::IntervalCollector(int workers, size_t command_count, Interval
       command_count_(command_count),
       series_(command_count + 1),
       sink_(std::move(sink)),
-      thread_([this] { Run(); }) {}
+      thread_([this] { Run(); }) {
+  // Set here, not by the thread: a Finish right after the start must find it set.
+  sched_param idle{};
+  pthread_setschedparam(thread_.native_handle(), SCHED_IDLE, &idle);  // a refusal leaves it as it was
+}
 
 IntervalCollector::~IntervalCollector() { Finish(); }
 
@@ -51,16 +55,14 @@ void IntervalCollector::Publish(IntervalStats&& stats) {
 }
 
 void IntervalCollector::Run() {
-  sched_param idle{};
-  pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);  // a refusal leaves it as it was
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     wake_.wait(lock, [this] { return finishing_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // finishing, and nothing is left
-    std::deque<IntervalStats> taken;
-    taken.swap(queue_);
+    if (finishing_) return;  // Finish takes what is left, on its caller's thread
+    IntervalStats s = std::move(queue_.front());
+    queue_.pop_front();
     lock.unlock();  // a worker's Publish never waits for a summary
-    for (IntervalStats& s : taken) Take(std::move(s));
+    Take(std::move(s));
     lock.lock();
   }
 }
@@ -80,8 +82,9 @@ void IntervalCollector::Take(IntervalStats&& stats) {
 
 void IntervalCollector::Finish() {
   if (!thread_.joinable()) return;
-  // What is left is summarized at the default scheduler's priority: on a busy machine
-  // SCHED_IDLE would leave the caller waiting.
+  // The second the thread may be summarizing ends at the default scheduler's priority
+  // where the kernel allows it (leaving SCHED_IDLE needs CAP_SYS_NICE or RLIMIT_NICE);
+  // what is still queued is summarized here, on the caller's thread.
   sched_param normal{};
   pthread_setschedparam(thread_.native_handle(), SCHED_OTHER, &normal);
   {
@@ -90,7 +93,7 @@ void IntervalCollector::Finish() {
   }
   wake_.notify_one();
   thread_.join();
-  for (IntervalStats& s : queue_) Take(std::move(s));  // none: the thread took all before it ended
+  for (IntervalStats& s : queue_) Take(std::move(s));
   queue_.clear();
   for (const auto& [index, p] : pending_) Summarize(index, p.commands);
   pending_.clear();

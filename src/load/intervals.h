@@ -63,10 +63,12 @@ using IntervalSink = std::function<void(int second, const std::vector<CommandSta
 /// SCHED_IDLE: a worker's Publish only queues its second. Done on the worker that handed
 /// in the last part, as before, they held its loop for 2 to 6 ms each second, and an
 /// open loop's requests due meanwhile were sent that late (bench/README.md, "Open loop
-/// precision"). SCHED_IDLE: on a core it shares with a load thread, the collector runs
-/// when that thread sleeps, and never preempts it; on a machine with every core busy a
-/// second's line (--live, the progress line) may then come late. Finish() puts it back
-/// on the default scheduler to summarize what is left.
+/// precision"). SCHED_IDLE: on a core it shares with a load thread, a second handed in
+/// does not preempt that thread, and the collector runs mostly while it sleeps; the
+/// kernel may still give it a slice of a few ms while the load thread is runnable (seen
+/// with EEVDF, bench/README.md), so a load thread pinned alone to its core (--cpus) is
+/// best. On a machine with every core busy a second's line (--live, the progress line)
+/// may come late. Finish() summarizes what is left on the caller's thread.
 class IntervalCollector {
  public:
   IntervalCollector(int workers, size_t command_count, IntervalSink sink = {});
@@ -76,8 +78,9 @@ class IntervalCollector {
 
   /// Hands over one worker's second. Every worker publishes each index at most once.
   void Publish(IntervalStats&& stats);
-  /// Summarizes every second handed in, those still waiting for workers that ended
-  /// early included, and ends the collector's thread. Call once the workers are done.
+  /// Ends the collector's thread (after the second it is summarizing, if any) and
+  /// summarizes every second still queued, those still waiting for workers that ended
+  /// early included, on the caller's thread. Call once the workers are done.
   void Finish();
 
   /// By command index; the last entry is all commands together. Sorted by second.
