@@ -214,6 +214,23 @@ TEST(ValidityTest, ReportJsonIsCheckedFromItsOwnNumbers) {
   EXPECT_TRUE(CheckReportJson({{"totals", 3}}).empty());
 }
 
+// --schedule per-thread: a wake-up's requests leave together, so their gaps say nothing
+// of the schedule; the inter-arrival check is not judged (the send lag check is), and a
+// per-connection run with the same gaps is judged (here: the gaps of a constant
+// schedule sent three at a time, suspect).
+TEST(ValidityTest, InterArrivalIsNotJudgedUnderThePerThreadSchedule) {
+  FakeRun run(3, [](int) { return 1000; }, [](int) { return 100e3; });
+  run.options.rate = 3000;
+  for (int i = 0; i < 3000; ++i) run.result.threads[0].send_gaps.Offer(i % 3 == 0 ? 1'000'000 : 0);
+  const Validity per_connection = AssessRun(run.options, run.result);
+  EXPECT_EQ(Find(per_connection, "inter-arrival")->status, CheckStatus::kSuspect);
+  run.options.schedule_per_thread = true;
+  const Validity per_thread = AssessRun(run.options, run.result);
+  const ValidityCheck* c = Find(per_thread, "inter-arrival");
+  EXPECT_EQ(c->status, CheckStatus::kNotJudged);
+  EXPECT_NE(c->reason.find("--schedule per-thread"), std::string::npos) << c->reason;
+}
+
 TEST(ValidityTest, TheInstrumentsOwnChecksAreGathered) {
   FakeRun run(3, [](int) { return 1000; }, [](int) { return 100e3; });
   run.result.threads[0].cpu_user_s = 2.9;  // 97% of a core over 3 s
