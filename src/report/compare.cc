@@ -224,9 +224,22 @@ Result<CompareSide> ReadCompareSide(const std::string& file, const json& doc) {
   return s;
 }
 
+namespace {
+
+// A report from before --schedule has no "schedule": its open loop was per connection.
+json WithSchedule(json options) {
+  if (options.is_object() && !options.contains("schedule") && options.value("loop", "") == "open") {
+    options["schedule"] = "per-connection";
+  }
+  return options;
+}
+
+}  // namespace
+
 Comparison Compare(CompareSide a, CompareSide b) {
   Comparison c;
-  Differences("workloads", a.options, b.options, kWorkloadKeys, std::size(kWorkloadKeys), &c.warnings);
+  Differences("workloads", WithSchedule(a.options), WithSchedule(b.options), kWorkloadKeys, std::size(kWorkloadKeys),
+              &c.warnings);
   if (a.protocol != b.protocol) c.warnings.push_back("the protocols differ: " + a.protocol + " (A) vs " + b.protocol + " (B)");
   Differences("platforms", a.platform, b.platform, kPlatformKeys, std::size(kPlatformKeys), &c.warnings);
   if (a.server_version != b.server_version) {

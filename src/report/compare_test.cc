@@ -114,6 +114,20 @@ TEST(CompareTest, MismatchedWorkloadsPlatformsAndVersionsAreWarnings) {
   EXPECT_EQ(c.warnings[2], "the server versions differ: 7.0.15 (A) vs 7.2.4 (B)");
 }
 
+// A report from before --schedule (no "schedule" in its open loop's options) ran one
+// schedule per connection: the same workload as "per-connection", not as "per-thread".
+TEST(CompareTest, AnOpenLoopWithoutAScheduleRanPerConnection) {
+  json old = RunDoc(1000, 80);
+  old["options"]["loop"] = "open";
+  json now = old;
+  now["options"]["schedule"] = "per-connection";
+  EXPECT_TRUE(Compare(Side("a", old), Side("b", now)).warnings.empty());
+  now["options"]["schedule"] = "per-thread";
+  const Comparison c = Compare(Side("a", old), Side("b", now));
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0], "the workloads differ: schedule per-connection (A) vs per-thread (B)");
+}
+
 TEST(CompareTest, FailedRunsAreLeftOutAndCounted) {
   const CompareSide a = Side("a", Series({RunDoc(1000, 80), RunDoc(5, 9000, 1), RunDoc(1100, 90), RunDoc(1200, 95)}));
   EXPECT_EQ(a.runs, 4);
