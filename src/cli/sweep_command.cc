@@ -436,6 +436,15 @@ int SloBody(const CLI::App& app, RunConfig& cfg, const SweepFlags& f) {
 
 // The run's configuration from its flags, with what a sweep refuses: --start-at (it
 // starts one run) and the outputs of one run.
+// A search of the rate, or a rate axis, runs the open loop at rates of its own: its first
+// stands for --rate (given, else 1000/s), so that the open loop's flags (--arrival,
+// --schedule, --spin) apply without --rate.
+RunFlags OpenLoopFlags(const RunFlags& flags) {
+  RunFlags f = flags;
+  if (f.rate.empty()) f.rate = "1000";
+  return f;
+}
+
 Result<RunConfig> SweepConfig(const CLI::App& app, const RunFlags& flags) {
   auto cfg = BuildRunConfig(app, flags);
   if (!cfg.ok()) return cfg.status();
@@ -462,7 +471,7 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
     }
     Status s = CheckAxis(*axis);
     if (!s.ok()) return Fail("sweep", s);
-    auto cfg = SweepConfig(app, flags);
+    auto cfg = SweepConfig(app, axis->knob == "rate" ? OpenLoopFlags(flags) : flags);
     if (!cfg.ok()) return Fail("sweep", cfg.status());
     return PointsBody(app, *cfg, **outer, *axis, sweep);
   }
@@ -477,11 +486,7 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
       return Fail("sweep", Status::InvalidArgument("--slo searches the rate: no --sweep-clients, "
                                                    "--sweep-pipeline or --sweep-rate with it"));
     }
-    // The search is an open loop from its first rate (--rate, else 1000/s), so the open
-    // loop's flags (--schedule, --spin) apply without --rate.
-    RunFlags open = flags;
-    if (open.rate.empty()) open.rate = "1000";
-    auto cfg = SweepConfig(app, open);
+    auto cfg = SweepConfig(app, OpenLoopFlags(flags));
     if (!cfg.ok()) return Fail("sweep", cfg.status());
     return SloBody(app, *cfg, sweep);
   }
@@ -492,7 +497,7 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
   auto axis = ParseAxis(sweep);
   Status s = axis.ok() ? CheckAxis(*axis) : axis.status();
   if (!s.ok()) return Fail("sweep", s);
-  auto cfg = SweepConfig(app, flags);
+  auto cfg = SweepConfig(app, axis->knob == "rate" ? OpenLoopFlags(flags) : flags);
   if (!cfg.ok()) return Fail("sweep", cfg.status());
   auto session = RunSession::Open(&*cfg);
   if (!session.ok()) return Fail("sweep", session.status());

@@ -171,12 +171,17 @@ TEST(OpenLoopE2E, PerThreadScheduleIsReportedAndRefusedWithoutRate) {
   out = RunMemstand({"run", "--target", Url(*redis), "--rate", "100", "--schedule", "per-request"});
   EXPECT_EQ(out.exit_code, 2) << out.output;
   EXPECT_NE(out.output.find("--schedule"), std::string::npos) << out.output;
-  // The SLO search is an open loop from its first rate: it takes the flag without --rate.
+  // The SLO search is an open loop at rates of its own: it takes the flag without --rate.
   out = RunMemstand({"sweep", "--target", Url(*redis), "--slo", "p99<=50ms", "--schedule", "per-thread",
                      "--slo-max-runs", "1", "--duration", "0.5s"},
                     120);
   EXPECT_NE(out.exit_code, 2) << out.output;
   EXPECT_NE(out.output.find("arrivals constant, a schedule per thread"), std::string::npos) << out.output;
+  // So is a sweep of the rate.
+  out = RunMemstand({"sweep", "--target", Url(*redis), "--sweep-rate", "500,1000", "--schedule", "per-thread",
+                     "--duration", "0.3s"},
+                    120);
+  EXPECT_EQ(out.exit_code, 0) << out.output;
 }
 
 }  // namespace
