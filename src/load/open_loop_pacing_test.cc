@@ -18,6 +18,16 @@
 namespace memstand {
 namespace {
 
+// Every one of `n` measured requests sent and answered, none before its intended time
+// (the send lag's histogram keeps a negative lag as 0: early sends are counted apart).
+void ExpectAllSentNoneEarly(const Result<RunResult>& r, uint64_t n) {
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->failure.ok()) << r->failure.message();
+  EXPECT_EQ(r->measured_ops(), n);
+  EXPECT_EQ(r->AllCommands().send_lag_ns.total_count(), static_cast<int64_t>(n));
+  EXPECT_EQ(r->totals.sent_early, 0u);
+}
+
 class OpenLoopPacingTest : public testutil::IoModeRedisTest {
  protected:
   LoadOptions Options() {
@@ -45,12 +55,8 @@ TEST_P(OpenLoopPacingTest, SpinningPollsBeforeSendTimesAndNeverSendsEarly) {
   opt.requests = 600;
   opt.spin_ns = 300'000;
   auto r = RunLoad(opt, nullptr);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_TRUE(r->failure.ok()) << r->failure.message();
-  EXPECT_EQ(r->measured_ops(), 600u);
-  const CommandStats all = r->AllCommands();
-  EXPECT_EQ(all.send_lag_ns.total_count(), 600);
-  EXPECT_EQ(r->totals.sent_early, 0u);  // the histogram keeps a negative lag as 0: counted apart
+  ExpectAllSentNoneEarly(r, 600);
+  ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->threads.size(), 1u);
   EXPECT_GT(r->threads[0].spin_polls, 0u);
   EXPECT_GT(r->threads[0].spin_s, 0.0);
@@ -76,14 +82,10 @@ TEST_P(OpenLoopPacingTest, PerThreadScheduleSendsTheWholeScheduleNeverEarly) {
   opt.rate = 5000;
   opt.duration_s = 0.4;
   auto r = RunLoad(opt, nullptr);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_TRUE(r->failure.ok()) << r->failure.message();
-  EXPECT_EQ(r->measured_ops(), 2000u);
-  const CommandStats all = r->AllCommands();
-  EXPECT_EQ(all.send_lag_ns.total_count(), 2000);
-  EXPECT_EQ(r->totals.sent_early, 0u);  // the histogram keeps a negative lag as 0: counted apart
+  ExpectAllSentNoneEarly(r, 2000);
+  ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->totals.unsent_intended, 0u);
-  // The gaps the inter-arrival check reads are the thread's: one fewer than its sends.
+  // The gaps between sends are the thread's: one fewer than its sends.
   EXPECT_EQ(r->threads[0].send_gaps.offered(), 1999u);
 
   opt.duration_s = 0;
