@@ -475,14 +475,16 @@ TEST_F(StandE2eTest, PidOneOfAPrivatePidNamespaceIsNeverSignalled) {
   }
   // pid 1 of the namespace: a shell leading its own session and group, with a
   // bystander in its group that kill(-1) or kill(-1's group) would hit; it runs
-  // `memstand down` on the planted record once told to, then waits (bounded).
+  // `memstand down` on the planted record once told to, then waits (bounded). Its exit
+  // code is written aside and renamed, so the file the test waits for is whole (it read
+  // an empty one once, between the shell's open and its write).
   const std::string r = root_;
   const std::string script =
       "sleep 30 & "
       "i=0; while [ ! -e " +
       r + "/go ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done; " +
       testutil::MemstandBinary() + " down --run-dir " + r + " >" + r + "/down.out 2>&1; echo $? >" +
-      r +
+      r + "/down.rc.part; mv " + r + "/down.rc.part " + r +
       "/down.rc; "
       "i=0; while [ ! -e " +
       r + "/end ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done";
