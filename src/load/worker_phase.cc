@@ -175,9 +175,7 @@ void WorkerBase::RollInterval(int64_t now, bool last) {
 }
 
 void WorkerBase::StartPacers(int64_t start) {
-  // Connection g's schedule is offset by g / rate, so with constant arrivals the
-  // connections interleave into one even stream at the total rate.
-  if (opt_.schedule_per_thread) {  // one schedule, offset as a connection's is
+  if (opt_.schedule_per_thread) {  // one schedule, offset by thread index / rate
     PacerOptions po;
     po.rate_per_s = opt_.rate / opt_.threads;
     po.arrival = opt_.poisson ? PacerOptions::Arrival::kPoisson : PacerOptions::Arrival::kConstant;
@@ -187,6 +185,8 @@ void WorkerBase::StartPacers(int64_t start) {
     prctl(PR_SET_TIMERSLACK, 1000UL);
     return;
   }
+  // Connection g's schedule is offset by g / rate, so with constant arrivals the
+  // connections interleave into one even stream at the total rate.
   const double per_conn = opt_.rate / opt_.connections();
   for (auto& c : clients_) {
     const uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + c->index;
