@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -207,30 +208,40 @@ nlohmann::json ReadJson(const std::string& path) {
 
 bool ProcessExists(pid_t pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
 
+namespace {
+// A process's /proc/PID/stat, "" once it is gone: reading the file of a process that
+// exits meanwhile fails with ESRCH, and libstdc++'s filebuf throws on a failed read.
+std::string ProcStat(const std::string& pid) {
+  try {
+    std::ifstream in("/proc/" + pid + "/stat");
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+}  // namespace
+
 std::set<pid_t> ChildrenNamed(pid_t parent, const std::string& name) {
   std::set<pid_t> out;
-  DIR* d = opendir("/proc");
+  std::unique_ptr<DIR, int (*)(DIR*)> d(opendir("/proc"), closedir);
   if (d == nullptr) return out;
-  while (dirent* e = readdir(d)) {
+  while (dirent* e = readdir(d.get())) {
     const pid_t pid = std::atoi(e->d_name);
     if (pid <= 0) continue;
-    std::ifstream in("/proc/" + std::string(e->d_name) + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), {});
+    const std::string stat = ProcStat(e->d_name);
     const size_t open = stat.find('('), close = stat.rfind(')');
     if (open == std::string::npos || close == std::string::npos) continue;
     const std::string comm = stat.substr(open + 1, close - open - 1);
     const pid_t ppid = std::atoi(stat.c_str() + close + 4);  // ") S PPID"
     if (ppid == parent && comm.starts_with(name)) out.insert(pid);
   }
-  closedir(d);
   return out;
 }
 
 namespace {
 // An exited process its (adoptive) parent has not reaped yet: it runs no more.
 bool IsZombie(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  const std::string stat = ProcStat(std::to_string(pid));
   const size_t close = stat.rfind(')');
   return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
 }
