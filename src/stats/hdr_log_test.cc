@@ -15,6 +15,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "util/base64.h"
@@ -206,6 +207,35 @@ TEST(EncodeCompressedV2Test, DecodesToTheSameCounts) {
   const std::string v2 = UnwrapCompressed(b64);
   EXPECT_EQ(v2, EncodeV2(h));
   ExpectSameCounts(DecodeV2(v2), h);
+}
+
+// The encoder keeps one zlib stream per thread and resets it for each histogram: the
+// bytes must be compress2's at the default level every time, whatever was encoded
+// before on that thread, and on another thread.
+TEST(EncodeCompressedV2Test, SameBytesAsOneShotCompressEveryCall) {
+  auto one_shot = [](const HdrHistogram& h) {
+    const std::string v2 = EncodeV2(h);
+    uLongf len = compressBound(v2.size());
+    std::string z(len, '\0');
+    EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(z.data()), &len, reinterpret_cast<const Bytef*>(v2.data()),
+                        v2.size(), Z_DEFAULT_COMPRESSION),
+              Z_OK);
+    z.resize(len);
+    std::string wrapped = Unbase64(EncodeCompressedV2Base64(HdrHistogram())).substr(0, 4);  // the cookie
+    for (int shift = 24; shift >= 0; shift -= 8) wrapped.push_back(static_cast<char>((z.size() >> shift) & 0xff));
+    return Base64Encode(wrapped + z);
+  };
+  HdrHistogram big;
+  for (int64_t v = 1; v < 3'000'000'000LL; v = v * 5 / 4 + 1) big.RecordN(v, v % 7 + 1);
+  const HdrHistogram small = SampleHistogram();
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(EncodeCompressedV2Base64(big), one_shot(big)) << "round " << round;
+    EXPECT_EQ(EncodeCompressedV2Base64(small), one_shot(small)) << "round " << round;
+    EXPECT_EQ(EncodeCompressedV2Base64(HdrHistogram()), one_shot(HdrHistogram())) << "round " << round;
+  }
+  std::string other;
+  std::thread([&] { other = EncodeCompressedV2Base64(big); }).join();
+  EXPECT_EQ(other, one_shot(big));
 }
 
 TEST(EncodeCompressedV2Test, KeepsNonDefaultGeometry) {
