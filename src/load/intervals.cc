@@ -54,6 +54,21 @@ void IntervalCollector::Publish(IntervalStats&& stats) {
   wake_.notify_one();
 }
 
+std::vector<CommandStats> IntervalCollector::Recycled() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (spare_.empty()) return {};
+  std::vector<CommandStats> commands = std::move(spare_.back());
+  spare_.pop_back();
+  return commands;
+}
+
+void IntervalCollector::GiveBack(std::vector<CommandStats>&& commands) {
+  if (commands.size() != command_count_) return;
+  for (CommandStats& c : commands) c.Reset();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (spare_.size() < kMaxSpare) spare_.push_back(std::move(commands));
+}
+
 void IntervalCollector::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
@@ -73,9 +88,11 @@ void IntervalCollector::Take(IntervalStats&& stats) {
     p.commands = std::move(stats.commands);
   } else {
     for (size_t i = 0; i < command_count_; ++i) p.commands[i].Add(stats.commands[i]);
+    GiveBack(std::move(stats.commands));
   }
   if (++p.arrived == workers_) {
     Summarize(stats.index, p.commands);
+    GiveBack(std::move(p.commands));
     pending_.erase(stats.index);
   }
 }
@@ -105,13 +122,13 @@ void IntervalCollector::Finish() {
 
 void IntervalCollector::Summarize(int index, const std::vector<CommandStats>& commands) {
   if (sink_) sink_(index, commands);
-  CommandStats total;
+  total_.Reset();
   for (size_t i = 0; i < command_count_; ++i) {
     series_[i].push_back(Summary(index, commands[i]));
     series_[i].back().latency = EncodeHistogram(commands[i].latency_ns);
-    total.Add(commands[i]);
+    total_.Add(commands[i]);
   }
-  series_[command_count_].push_back(Summary(index, total));
+  series_[command_count_].push_back(Summary(index, total_));
 }
 
 }  // namespace memstand

@@ -78,6 +78,11 @@ class IntervalCollector {
 
   /// Hands over one worker's second. Every worker publishes each index at most once.
   void Publish(IntervalStats&& stats);
+  /// A summarized second's statistics given back, emptied (CommandStats::Reset) with
+  /// their histograms' memory kept, for a worker's next second; empty when none is
+  /// free yet. A worker that takes them each second allocates nothing in its loop
+  /// after the first seconds, and the collector frees nothing.
+  std::vector<CommandStats> Recycled();
   /// Ends the collector's thread (after the second it is summarizing, if any) and
   /// summarizes every second still queued, those still waiting for workers that ended
   /// early included, on the caller's thread. Call once the workers are done.
@@ -95,16 +100,21 @@ class IntervalCollector {
   void Run();
   void Take(IntervalStats&& stats);
   void Summarize(int index, const std::vector<CommandStats>& commands);
+  /// Empties `commands` and keeps it for Recycled().
+  void GiveBack(std::vector<CommandStats>&& commands);
 
   const int workers_;
   const size_t command_count_;
-  std::mutex mu_;  // guards queue_ and finishing_
+  std::mutex mu_;  // guards queue_, finishing_ and spare_
   std::condition_variable wake_;
   std::deque<IntervalStats> queue_;
   bool finishing_ = false;
+  std::vector<std::vector<CommandStats>> spare_;  // Recycled()'s, at most kMaxSpare
+  static constexpr size_t kMaxSpare = 64;
   // The collector's thread alone, then Finish() after it ended.
   std::map<int, Pending> pending_;
   std::vector<std::vector<SeriesPoint>> series_;
+  CommandStats total_;  // Summarize's all-commands sum, emptied for each second
   IntervalSink sink_;
   std::thread thread_;  // last: started once the rest is constructed
 };

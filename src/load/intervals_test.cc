@@ -118,5 +118,37 @@ TEST(IntervalCollector, EndsItsThreadWhenDestroyed) {
   EXPECT_EQ(sunk, 1);  // second 0 waited for a second worker: Finish summarized it
 }
 
+// A summarized second's statistics come back emptied, for a worker's next second: one
+// vector per worker's part handed in (a part merged into another, then the merged
+// second), each command's counters and histograms empty, and usable again.
+TEST(IntervalCollector, GivesSummarizedSecondsBackEmptied) {
+  IntervalCollector c(2, 2);
+  EXPECT_TRUE(c.Recycled().empty());  // nothing summarized yet
+  c.Publish(Second(0, {{10, 1000}, {20, 5000}}));
+  c.Publish(Second(0, {{10, 3000}, {0, 0}}));
+  c.Publish(Second(1, {{30, 2000}, {0, 0}}));
+  c.Publish(Second(1, {{1, 2000}, {0, 0}}));
+  c.Finish();
+  for (int i = 0; i < 4; ++i) {
+    std::vector<CommandStats> back = c.Recycled();
+    ASSERT_EQ(back.size(), 2u) << "vector " << i;
+    for (const CommandStats& s : back) {
+      EXPECT_EQ(s.ops, 0u);
+      EXPECT_EQ(s.errors, 0u);
+      EXPECT_EQ(s.latency_ns.total_count(), 0);
+      EXPECT_EQ(s.latency_ns.max(), 0);
+      EXPECT_TRUE(s.errors_by_prefix.empty());
+    }
+    back[0].latency_ns.Record(7000);
+    EXPECT_EQ(back[0].latency_ns.total_count(), 1);
+    EXPECT_EQ(back[0].latency_ns.min(), 7000);
+    EXPECT_EQ(back[0].latency_ns.max(), 7000);
+  }
+  EXPECT_TRUE(c.Recycled().empty());
+  // The series were summarized before the statistics were emptied.
+  EXPECT_EQ(c.series()[2][0].ops, 40u);
+  EXPECT_EQ(c.series()[2][1].ops, 31u);
+}
+
 }  // namespace
 }  // namespace memstand

@@ -164,12 +164,18 @@ void WorkerBase::RollInterval(int64_t now, bool last) {
   do {
     IntervalStats done;
     done.index = interval_index_++;
-    done.commands.resize(interval_.size());
-    for (size_t i = 0; i < interval_.size(); ++i) {
-      stats_.commands[i].Add(interval_[i]);
-      std::swap(done.commands[i], interval_[i]);  // handed over whole; the new second starts empty
+    const size_t n = interval_.size();
+    for (size_t i = 0; i < n; ++i) stats_.commands[i].Add(interval_[i]);
+    // Handed over whole; the new second starts empty, in a summarized second's memory
+    // given back (no allocation, no page touched for the first time) once there is one.
+    if (IntervalCollector* collector = shared_->intervals; collector != nullptr) {
+      done.commands = std::move(interval_);
+      interval_ = collector->Recycled();
+      if (interval_.size() != n) interval_ = std::vector<CommandStats>(n);
+      collector->Publish(std::move(done));
+    } else {
+      for (CommandStats& c : interval_) c.Reset();
     }
-    if (shared_->intervals != nullptr) shared_->intervals->Publish(std::move(done));
     next_interval_ns_ += kSecondNs;
   } while (!last && now >= next_interval_ns_);
 }
