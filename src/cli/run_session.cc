@@ -15,6 +15,7 @@
 #include "cli/interrupt.h"
 #include "cli/live_metrics.h"
 #include "cli/progress_line.h"
+#include "core/cpu_set.h"
 #include "report/metrics_server.h"
 #include "report/samples_csv.h"
 #include "report/shard_report.h"
@@ -293,6 +294,10 @@ Result<std::unique_ptr<MeasuredRun>> RunSession::Measure(const LoadOptions& opti
   if (out_->progress) out_->progress->Begin(run->options, label);
   std::vector<WatchedProcess> watched = servers_;
   watched.push_back({"memstand", 0});
+  // --cpus: the resource sampler with the run's other threads, off the load threads'
+  // CPUs (RunResult::other_threads_cpus); until the sampler has stopped.
+  std::optional<ScopedThreadCpus> apart;
+  ConfineOutside(run->options.cpus, &apart);
   auto sampler = ResourceSampler::Start(watched);
   // The servers' CPU over the run, summed: known only when every one was read both times.
   auto cpu_of_servers = [this]() -> std::optional<double> {

@@ -161,4 +161,33 @@ CpuList CpuUnion(const CpuList& a, const CpuList& b) {
   return out;
 }
 
+CpuList CpuDifference(const CpuList& a, const CpuList& b) {
+  CpuList out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+ScopedThreadCpus::ScopedThreadCpus(const CpuList& cpus) {
+  auto before = ThisThreadCpus();
+  if (!before.ok() || cpus.empty()) return;
+  before_ = std::move(*before);
+  ok_ = PinThisThread(cpus).ok();
+}
+
+ScopedThreadCpus::~ScopedThreadCpus() {
+  if (ok_) (void)PinThisThread(before_);  // CPUs it had a moment ago: refused only if a cgroup changed meanwhile
+}
+
+CpuList ConfineOutside(const CpuList& reserved, std::optional<ScopedThreadCpus>* apart) {
+  if (reserved.empty()) return {};
+  auto mine = ThisThreadCpus();
+  if (!mine.ok()) return {};
+  CpuList rest = CpuDifference(*mine, reserved);
+  if (rest.empty()) return {};
+  apart->emplace(rest);
+  if ((*apart)->ok()) return rest;
+  apart->reset();
+  return {};
+}
+
 }  // namespace memstand

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,5 +52,29 @@ Result<CpuList> ProcessCpus(pid_t pid);
 
 /// The CPUs of `a` and `b` together, ascending.
 CpuList CpuUnion(const CpuList& a, const CpuList& b);
+
+/// The CPUs of `a` that are not in `b`, ascending.
+CpuList CpuDifference(const CpuList& a, const CpuList& b);
+
+/// Confines the calling thread to `cpus` for its lifetime and gives it back the CPUs it
+/// had before; threads it starts meanwhile inherit `cpus`. A refusal by the kernel
+/// leaves the thread as it was (ok() false). Not movable: it belongs to its thread.
+class ScopedThreadCpus {
+ public:
+  explicit ScopedThreadCpus(const CpuList& cpus);
+  ~ScopedThreadCpus();
+  ScopedThreadCpus(const ScopedThreadCpus&) = delete;
+  ScopedThreadCpus& operator=(const ScopedThreadCpus&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  CpuList before_;
+  bool ok_ = false;
+};
+
+/// Confines the calling thread, for `apart`'s lifetime, to the CPUs it may run on
+/// outside `reserved` (e.g. the load threads' --cpus). Returns those CPUs; empty, the
+/// thread left as it is, when `reserved` is empty, leaves none, or the kernel refused.
+CpuList ConfineOutside(const CpuList& reserved, std::optional<ScopedThreadCpus>* apart);
 
 }  // namespace memstand

@@ -74,5 +74,33 @@ TEST(CpuList, APinnedThreadReadsItsCpusBackAndOthersKeepTheirs) {
   EXPECT_EQ(ProcessCpus(0).status().code(), Status::Code::kNotFound);
 }
 
+TEST(CpuList, DifferenceKeepsWhatTheSecondListLacks) {
+  EXPECT_EQ(CpuDifference({0, 1, 2, 5}, {1, 5}), (CpuList{0, 2}));
+  EXPECT_EQ(CpuDifference({0, 1}, {0, 1}), CpuList{});
+  EXPECT_EQ(CpuDifference({3}, {}), (CpuList{3}));
+}
+
+// Confined for its scope, then given back its CPUs; a thread started meanwhile inherits
+// the confinement. Run in a thread of its own, so the test's main thread is untouched.
+TEST(CpuList, ScopedConfinementIsInheritedAndUndone) {
+  std::thread([] {
+    const CpuList before = *ThisThreadCpus();
+    const int last = before.back();
+    CpuList inside, child;
+    {
+      ScopedThreadCpus apart({last});
+      ASSERT_TRUE(apart.ok());
+      inside = *ThisThreadCpus();
+      std::thread([&] { child = *ThisThreadCpus(); }).join();
+    }
+    EXPECT_EQ(inside, (CpuList{last}));
+    EXPECT_EQ(child, (CpuList{last}));
+    EXPECT_EQ(*ThisThreadCpus(), before);
+    ScopedThreadCpus none({});  // nothing to confine to: left as it is
+    EXPECT_FALSE(none.ok());
+    EXPECT_EQ(*ThisThreadCpus(), before);
+  }).join();
+}
+
 }  // namespace
 }  // namespace memstand

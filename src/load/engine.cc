@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/clock.h"
+#include "core/cpu_set.h"
 #include "load/history_ops.h"
 #include "load/pool.h"
 #include "load/run_control.h"
@@ -638,17 +639,11 @@ Result<RunResult> RunWith(LoadOptions& opt, const std::shared_ptr<const TlsConte
 
 }  // namespace
 
-Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* interrupt,
-                          IntervalSink sink) {
-  LoadOptions opt = options;  // the workers read it; --start-at may shorten its warm-up
-  // TLS: one context for the control clients and every load connection.
-  std::shared_ptr<const TlsContext> tls;
-  if (opt.tls.enabled) {
-    auto created = TlsContext::Create(opt.tls);
-    if (!created.ok()) return created.status();
-    tls = std::move(*created);
-  }
-  // The one place the protocol is chosen: its session, and its control side.
+namespace {
+
+// The one place the protocol is chosen: its session, and its control side.
+Result<RunResult> RunProtocol(LoadOptions& opt, const std::shared_ptr<const TlsContext>& tls,
+                              const std::atomic<bool>* interrupt, IntervalSink sink) {
   switch (opt.protocol) {
     case Protocol::kResp:
       return RunWith<RespSession>(opt, tls, ConnectRespControl, interrupt, std::move(sink));
@@ -660,6 +655,30 @@ Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* i
       return RunWith<IprotoSession>(opt, tls, ConnectProtoControl, interrupt, std::move(sink));
   }
   return Status::InvalidArgument("unknown protocol");
+}
+
+}  // namespace
+
+Result<RunResult> RunLoad(const LoadOptions& options, const std::atomic<bool>* interrupt,
+                          IntervalSink sink) {
+  LoadOptions opt = options;  // the workers read it; --start-at may shorten its warm-up
+  // TLS: one context for the control clients and every load connection.
+  std::shared_ptr<const TlsContext> tls;
+  if (opt.tls.enabled) {
+    auto created = TlsContext::Create(opt.tls);
+    if (!created.ok()) return created.status();
+    tls = std::move(*created);
+  }
+  // --cpus: the load threads' CPUs are theirs. The caller's thread, polling the run,
+  // and the threads started from it (the per-second collector, the history's writer)
+  // go to the CPUs left: on a load thread's CPU each took it from the load thread for
+  // up to a few ms a second, and an open loop sent its requests due meanwhile that late
+  // (bench/README.md, "Open loop precision"). The caller gets its CPUs back at the end.
+  std::optional<ScopedThreadCpus> apart;
+  const CpuList rest = ConfineOutside(opt.cpus, &apart);
+  Result<RunResult> r = RunProtocol(opt, tls, interrupt, std::move(sink));
+  if (r.ok()) r->other_threads_cpus = rest;
+  return r;
 }
 
 }  // namespace memstand

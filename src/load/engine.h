@@ -85,6 +85,10 @@ struct RunResult {
   std::string started_at;           // wall clock, ISO 8601 UTC
   ThreadStats totals;               // all threads merged
   std::vector<ThreadStats> threads;  // per thread (CPU, system calls)
+  /// --cpus, when the calling thread may run on CPUs outside it: those CPUs, where the
+  /// run's other threads (the caller's, the per-second collector, the history's writer)
+  /// were kept, so that none takes a load thread's CPU from it. Empty: not confined.
+  CpuList other_threads_cpus;
   double measured_s = 0;            // measured phase: first start to last reply
   double send_span_s = 0;           // measured phase: first start to last measured send
   uint64_t unanswered = 0;          // requests that never got a reply

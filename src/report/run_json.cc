@@ -144,6 +144,7 @@ Json ClientJson(const RunResult& r) {
   j["socket_bytes_read"] = r.totals.socket_bytes_read;
   j["socket_bytes_written"] = r.totals.socket_bytes_written;
   j["cpus"] = r.totals.cpus;
+  j["other_threads_cpus"] = r.other_threads_cpus;
   Json threads = Json::array();
   for (const auto& t : r.threads) {
     threads.push_back({{"cpu_user_s", t.cpu_user_s}, {"cpu_sys_s", t.cpu_sys_s},

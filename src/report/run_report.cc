@@ -97,8 +97,11 @@ std::string LoopText(const LoadOptions& o) {
 std::string ClientCpusText(const LoadOptions& o, const RunResult& r) {
   const std::string cpus = r.totals.cpus.empty() ? "unknown" : CpuListText(r.totals.cpus);
   if (o.cpus.empty()) return "client CPUs " + cpus + " (load threads not pinned; read back from the kernel)";
-  return fmt::format("client CPUs {} (load threads pinned one CPU each, round robin over --cpus {}; read back "
-                     "from the kernel)", cpus, CpuListText(o.cpus));
+  const std::string others = r.other_threads_cpus.empty()
+                                 ? ""
+                                 : "; memstand's other threads kept on CPUs " + CpuListText(r.other_threads_cpus);
+  return fmt::format("client CPUs {} (load threads pinned one CPU each, round robin over --cpus {}{}; read back "
+                     "from the kernel)", cpus, CpuListText(o.cpus), others);
 }
 
 void PrintWorkload(std::FILE* out, const RunReport& r) {

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <chrono>
 #include <numeric>
 #include <regex>
@@ -65,10 +67,12 @@ TEST(RunE2E, CpusPinsTheLoadThreadsAndTheReportSaysWhereTheyRan) {
   ASSERT_TRUE(usable.ok());
   const int cpu = usable->back();  // 1 on a two-CPU machine
   std::string json = TempDir() + "/run.json";
+  const CpuList rest = CpuDifference(*usable, {cpu});  // {0} on a two-CPU machine
   Outcome out = RunMemstand({"run", "-n", "3000", "--threads", "2", "--cpus", std::to_string(cpu), "--json", json});
   ASSERT_EQ(out.exit_code, 0) << out.output;
+  const std::string others = rest.empty() ? "" : "; memstand's other threads kept on CPUs " + CpuListText(rest);
   EXPECT_NE(out.output.find("client CPUs " + std::to_string(cpu) + " (load threads pinned one CPU each, round robin "
-                            "over --cpus " + std::to_string(cpu) + "; read back from the kernel)"),
+                            "over --cpus " + std::to_string(cpu) + others + "; read back from the kernel)"),
             std::string::npos)
       << out.output;
   EXPECT_NE(out.output.find("thread 1: "), std::string::npos);
@@ -77,6 +81,7 @@ TEST(RunE2E, CpusPinsTheLoadThreadsAndTheReportSaysWhereTheyRan) {
   EXPECT_EQ(j["client"]["cpus"], nlohmann::json::array({cpu}));
   ASSERT_EQ(j["client"]["threads"].size(), 2u);
   for (const auto& t : j["client"]["threads"]) EXPECT_EQ(t["cpus"], nlohmann::json::array({cpu}));
+  EXPECT_EQ(j["client"]["other_threads_cpus"].get<CpuList>(), rest);
 
   out = RunMemstand({"run", "-n", "1000", "--json", json});  // not pinned: memstand's whole affinity
   ASSERT_EQ(out.exit_code, 0) << out.output;
@@ -85,6 +90,52 @@ TEST(RunE2E, CpusPinsTheLoadThreadsAndTheReportSaysWhereTheyRan) {
   j = ReadJson(json);
   EXPECT_EQ(j["options"]["cpus"], nlohmann::json::array());
   EXPECT_EQ(j["client"]["cpus"].get<CpuList>(), *usable);
+}
+
+// --cpus keeps memstand's other threads off the load threads' CPUs, as the kernel says
+// during the run: each thread of the process may run on the load CPU alone (a load
+// thread) or on the others alone (the main thread, the collector, the sampler).
+TEST(RunE2E, CpusKeepTheOtherThreadsOffTheLoadThreadsCpus) {
+  auto usable = ThisThreadCpus();
+  ASSERT_TRUE(usable.ok());
+  if (usable->size() < 2) GTEST_SKIP() << "one CPU: nothing to keep apart";
+  const int cpu = usable->back();
+  const CpuList rest = CpuDifference(*usable, {cpu});
+  Outcome out;
+  std::thread run([&] {
+    out = RunMemstand({"run", "--duration", "3s", "--warmup", "0", "--rate", "2000", "--cpus", std::to_string(cpu),
+                       "-q"});
+  });
+  std::map<pid_t, CpuList> seen;  // thread -> its CPUs, once a load thread was pinned
+  for (int i = 0; i < 2000 && seen.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    for (pid_t pid : ChildrenNamed(getpid(), "memstand")) {
+      std::map<pid_t, CpuList> threads;
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+        const pid_t tid = std::stoi(e.path().filename().string());
+        auto cpus = ProcessCpus(tid);  // /proc/TID/status reads that thread's
+        if (cpus.ok()) threads[tid] = *cpus;
+      }
+      bool pinned = false;
+      for (const auto& [tid, cpus] : threads) pinned = pinned || cpus == CpuList{cpu};
+      if (pinned) seen = threads;
+    }
+  }
+  run.join();
+  ASSERT_EQ(out.exit_code, 0) << out.output;
+  ASSERT_FALSE(seen.empty()) << "no load thread seen pinned";
+  int load = 0, others = 0;
+  for (const auto& [tid, cpus] : seen) {
+    if (cpus == CpuList{cpu}) {
+      ++load;
+    } else {
+      ++others;
+      EXPECT_EQ(cpus, rest) << "thread " << tid << " on CPUs " << CpuListText(cpus);
+    }
+  }
+  EXPECT_EQ(load, 1);
+  EXPECT_GE(others, 3);  // the main thread, the collector, the resource sampler
 }
 
 TEST(RunE2E, CountsEqualInfoCommandstats) {
