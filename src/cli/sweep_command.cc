@@ -347,7 +347,7 @@ int PointsBody(const CLI::App& app, RunConfig& cfg, const OuterAxis& outer, cons
 }
 
 // --slo: the flags that shape the search, checked before any run.
-Result<SloSearchOptions> SloOptions(const CLI::App& app, const RunConfig& cfg, const SweepFlags& f) {
+Result<SloSearchOptions> SloOptions(const RunConfig& cfg, const SweepFlags& f) {
   SloSearchOptions o;
   if (!(f.confidence > 50 && f.confidence < 100)) {
     return Status::InvalidArgument("--confidence: a percentage above 50 and below 100, e.g. 95");
@@ -360,7 +360,7 @@ Result<SloSearchOptions> SloOptions(const CLI::App& app, const RunConfig& cfg, c
   }
   if (f.slo_repeat < 1 || f.slo_repeat > 100) return Status::InvalidArgument("--slo-repeat: from 1 to 100");
   if (f.slo_max_runs < 1 || f.slo_max_runs > 1000) return Status::InvalidArgument("--slo-max-runs: from 1 to 1000");
-  o.start_rate = app.count("--rate") > 0 ? cfg.load.rate : 1000;
+  o.start_rate = cfg.load.rate;  // --rate, else OpenLoopFlags' first rate
   o.max_rate = f.slo_max_rate;
   if (o.start_rate > o.max_rate) {
     return Status::InvalidArgument("--rate: the search's first rate is above --slo-max-rate");
@@ -371,10 +371,10 @@ Result<SloSearchOptions> SloOptions(const CLI::App& app, const RunConfig& cfg, c
   return o;
 }
 
-int SloBody(const CLI::App& app, RunConfig& cfg, const SweepFlags& f) {
+int SloBody(RunConfig& cfg, const SweepFlags& f) {
   auto slo = ParseSlo(f.slo);
   if (!slo.ok()) return Fail("sweep", slo.status());
-  auto opts = SloOptions(app, cfg, f);
+  auto opts = SloOptions(cfg, f);
   if (!opts.ok()) return Fail("sweep", opts.status());
   if (cfg.load.requests > 0) {
     return Fail("sweep", Status::InvalidArgument("--requests: the SLO search runs each rate for --duration"));
@@ -488,7 +488,7 @@ int SweepBody(const CLI::App& app, const RunFlags& flags, const SweepFlags& swee
     }
     auto cfg = SweepConfig(app, OpenLoopFlags(flags));
     if (!cfg.ok()) return Fail("sweep", cfg.status());
-    return SloBody(app, *cfg, sweep);
+    return SloBody(*cfg, sweep);
   }
   if (app.count("--confidence") + app.count("--slo-max-rate") + app.count("--slo-precision") +
           app.count("--slo-repeat") + app.count("--slo-max-runs") > 0) {

@@ -135,7 +135,6 @@ TEST(OpenLoopE2E, SpinAndRealtimeAreReportedAndRecorded) {
   if (root) {
     EXPECT_NE(out.output.find("SCHED_FIFO 1"), std::string::npos) << out.output;
   }
-  EXPECT_GE(j["totals"]["send_lag"]["min_us"].get<double>(), 0.0);
 
   // Without --spin: no spin in the options (0), none counted.
   out = RunMemstand({"run", "--target", Url(*redis), "--rate", "2000", "--duration", "1s", "--clients", "4",
