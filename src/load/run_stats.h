@@ -152,8 +152,8 @@ struct ThreadStats {
   std::shared_ptr<SampleReservoir> samples;
   FaultStats faults;
   /// The validity checks' raw material (report/validity.h): runs of consecutive
-  /// measured latencies in reply order, and (open loop) of the gaps between a client's
-  /// measured sends. Not merged by Add(): a pair must not straddle two threads, so the
+  /// measured latencies in reply order, and (open loop, per-connection schedule) of the
+  /// gaps between a client's measured sends. Not merged by Add(): a pair must not straddle two threads, so the
   /// checks read each thread's (RunResult::threads).
   BlockSample latency_runs;
   BlockSample send_gaps;

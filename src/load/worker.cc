@@ -160,9 +160,12 @@ void WorkerBase::CountSent(Client& cl, ConnIo& c, uint32_t cmd, size_t bytes, bo
   if (open_loop_) {
     if (now < intended) [[unlikely]] ++stats_.sent_early;  // never, by the schedule's rules (tested)
     interval_[cmd].send_lag_ns.Record(now - intended);
-    int64_t& last = thread_pacer_ ? thread_last_send_ns_ : cl.last_send_ns;
-    if (last != 0) stats_.send_gaps.Offer(now - last);
-    last = now;
+    // A connection's gaps between sends, for the inter-arrival check. Under --schedule
+    // per-thread that check is not judged (a wake-up's requests leave together): none kept.
+    if (!thread_pacer_) {
+      if (cl.last_send_ns != 0) stats_.send_gaps.Offer(now - cl.last_send_ns);
+      cl.last_send_ns = now;
+    }
   }
   if (opt_.requests > 0) {
     --cl.budget;

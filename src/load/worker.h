@@ -357,12 +357,10 @@ class WorkerBase {
   /// --schedule per-thread: the thread's schedule (the clients have none), the client
   /// whose connection takes the requests due at this wake-up, whether the last SendDue
   /// stopped with requests due and no client with room (the loop then waits for a
-  /// reply, not for the next send time), and the thread's last measured send (the
-  /// gaps between sends are the thread's, not a client's).
+  /// reply, not for the next send time).
   std::optional<Pacer> thread_pacer_;
   uint32_t sender_ = 0;
   bool senders_full_ = false;
-  int64_t thread_last_send_ns_ = 0;
   bool measuring_ = false;
   bool measure_done_ = false;
   bool stopping_ = false;
