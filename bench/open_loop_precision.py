@@ -21,7 +21,9 @@ warm-up's included, its requests counted at the rate). Configurations rotate per
 rule 10); every run is printed, then the medians over the rounds.
 
 Timed figures are printed, never asserted: the machine may be shared (the load average
-is printed at the start and the end). Exit status: 0 every run finished; 1 a run failed
+is printed at the start and the end, and --gauge seconds of a loop that only reads the
+clock on the client core, before and after the runs, say how much of that core's time
+the machine itself took in pauses: a request due in one is late by it). Exit status: 0 every run finished; 1 a run failed
 or a tool is missing; 2 bad options; 130 interrupted. The server is always stopped.
 """
 
@@ -33,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (REPO, BenchError, Server, base_platform_facts, find_programs,  # noqa: E402
@@ -66,6 +69,9 @@ def parse_args():
                         "then wakes nothing on the server's core")
     p.add_argument("--unix", action="store_true",
                    help="the null server on a Unix socket instead of TCP on loopback")
+    p.add_argument("--gauge", type=float, default=3.0,
+                   help="seconds of a clock-reading loop on the client core before and after the runs, "
+                        "whose share of time lost to pauses is printed (the machine's own; 0: none)")
     p.add_argument("--raw-json", help="write every run's figures here")
     args = p.parse_args()
     args.rates = args.rates.split(",")
@@ -77,7 +83,38 @@ def parse_args():
         args.configs.remove("today")
     if args.rounds < 1:
         p.error("--rounds: at least 1")
+    if not 0 <= args.gauge <= 60:
+        p.error("--gauge: from 0 to 60 seconds")
     return args
+
+
+def core_pauses(core, seconds):
+    """A loop that only reads the clock, on `core` for `seconds`: the share of its time
+    (percent) lost to pauses of 10-50 µs, 50-100 µs and 100 µs or more. Nothing of
+    memstand runs then: they are the machine's (its other work, the host), and a request
+    due in one is late by it whatever the client does. A turn of the loop takes well
+    under a microsecond, so a gap of 10 µs is a pause, not the loop."""
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {core})
+    lost = [0, 0, 0]
+    try:
+        now = time.monotonic_ns
+        prev = now()
+        end = prev + int(seconds * 1e9)
+        while prev < end:
+            t = now()
+            gap = t - prev
+            prev = t
+            if gap >= 10_000:
+                lost[0 if gap < 50_000 else 1 if gap < 100_000 else 2] += gap
+    finally:
+        os.sched_setaffinity(0, before)
+    return [100.0 * x / (seconds * 1e9) for x in lost]
+
+
+def pauses_line(when, core, seconds, shares):
+    return (f"# {when}: a clock loop alone on core {core} for {seconds:g} s lost {shares[0]:.2f}% of its time "
+            f"to pauses of 10-50 µs, {shares[1]:.2f}% to 50-100 µs, {shares[2]:.2f}% to 100 µs or more")
 
 
 def config_flags(config, spin):
@@ -164,6 +201,10 @@ def main():
     print(f"# {facts['uname']}; {facts['cpu_model']}; load average at the start "
           f"{' '.join(facts['loadavg_start'])}; server{' on SCHED_FIFO 1' if args.server_realtime else ''} "
           f"on core {args.server_core}, memstand on core {args.client_core}")
+    pauses = {}
+    if args.gauge > 0:
+        pauses["start"] = core_pauses(args.client_core, args.gauge)
+        print(pauses_line("before the runs", args.client_core, args.gauge, pauses["start"]), flush=True)
     runs = []
     with tempfile.TemporaryDirectory(prefix="open_loop_precision.") as tmpdir:
         server = start_null(tools, args.server_core, tmpdir, args.server_realtime, args.server_busy_poll,
@@ -186,6 +227,9 @@ def main():
             server.stop()
     end_load = loadavg()
     print(f"# load average at the end {' '.join(end_load)}")
+    if args.gauge > 0:
+        pauses["end"] = core_pauses(args.client_core, args.gauge)
+        print(pauses_line("after the runs", args.client_core, args.gauge, pauses["end"]), flush=True)
     rows = []
     for rate in args.rates:
         for config in args.configs:
@@ -202,7 +246,8 @@ def main():
     print_table(["rate", "config", "achieved/s", "lag p50 µs", "lag p99 µs (per run)", "lag max µs",
                  "thread CPU", "of it spin", "CPU µs/req", "requests/write"], rows)
     if args.raw_json:
-        write_raw_json(args.raw_json, {"platform": facts, "loadavg_end": end_load, "runs": runs})
+        write_raw_json(args.raw_json, {"platform": facts, "loadavg_end": end_load, "core_pauses_percent": pauses,
+                                       "runs": runs})
     return 0
 
 
