@@ -153,8 +153,8 @@ struct ThreadStats {
   FaultStats faults;
   /// The validity checks' raw material (report/validity.h): runs of consecutive
   /// measured latencies in reply order, and (open loop, per-connection schedule) of the
-  /// gaps between a client's measured sends. Not merged by Add(): a pair must not straddle two threads, so the
-  /// checks read each thread's (RunResult::threads).
+  /// gaps between a client's measured sends. Not merged by Add(): a pair must not
+  /// straddle two threads, so the checks read each thread's (RunResult::threads).
   BlockSample latency_runs;
   BlockSample send_gaps;
 

@@ -47,13 +47,14 @@ bool WorkerBase::MayStillSend(const Client& c, int64_t now) const {
   if (!started_ || stopping_ || c.failed) return false;
   if (!measuring_) return true;  // warm-up
   if (opt_.requests > 0) return c.budget > 0;
-  // Open loop: requests intended before the end, sent until kLateSendGraceNs after
-  // it. What a late schedule leaves unsent then is counted (FinishMeasuredPhase).
-  if (c.pacer) {
-    return c.pacer->Peek() < measure_end_deadline_ns_ &&
-           now < measure_end_deadline_ns_ + kLateSendGraceNs;
-  }
+  if (c.pacer) return ScheduleMaySend(*c.pacer, now);
   return now < measure_end_deadline_ns_;
+}
+
+// Open loop: requests intended before the end, sent until kLateSendGraceNs after it.
+// What a late schedule leaves unsent then is counted (FinishMeasuredPhase).
+bool WorkerBase::ScheduleMaySend(const Pacer& schedule, int64_t now) const {
+  return schedule.Peek() < measure_end_deadline_ns_ && now < measure_end_deadline_ns_ + kLateSendGraceNs;
 }
 
 // Whether the client may send its next request now. Open loop: once it is due, and
@@ -122,7 +123,7 @@ const std::vector<WorkerBase::Client*>& WorkerBase::TakeDue(int64_t now) {
 bool WorkerBase::ThreadMayStillSend(int64_t now) const {
   if (!started_ || stopping_) return false;
   if (!measuring_ || opt_.requests > 0) return true;  // warm-up; requests mode: the clients' budgets
-  return thread_pacer_->Peek() < measure_end_deadline_ns_ && now < measure_end_deadline_ns_ + kLateSendGraceNs;
+  return ScheduleMaySend(*thread_pacer_, now);
 }
 
 // The thread's schedule says when; a client may take a request while it has room, has

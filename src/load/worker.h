@@ -127,6 +127,13 @@ class WorkerBase {
   void FinishMeasuredPhase();
   void RollInterval(int64_t now, bool last);
   bool MayStillSend(const Client& cl, int64_t now) const;
+  /// Open loop, measured phase: whether `schedule` (a client's or the thread's) still
+  /// has requests to send.
+  bool ScheduleMaySend(const Pacer& schedule, int64_t now) const;
+  /// Open loop, at the measured phase's end: the requests `schedule`, at `rate_per_s`,
+  /// intended before the end and never sent (exact for constant arrivals, the expected
+  /// count for Poisson ones).
+  uint64_t UnsentOf(const Pacer& schedule, double rate_per_s) const;
   /// --cluster, closed loop, --pipeline > 1: a client sends its window and sends again
   /// once every reply has come, so that each master's connection gets its requests in
   /// batches (worker_transport.cc says why).

@@ -136,19 +136,10 @@ void WorkerBase::FinishMeasuredPhase() {
     if (outage_[cmd].open) OutageEnd(cmd, 0);  // not over by the end
   }
   RollInterval(NowNs(), /*last=*/true);
-  if (open_loop_ && opt_.requests == 0 && !stopping_ && thread_pacer_) {
-    const int64_t left_ns = measure_end_deadline_ns_ - thread_pacer_->Peek();
-    if (left_ns > 0) {
-      stats_.unsent_intended += 1 + static_cast<uint64_t>(left_ns * 1e-9 * opt_.rate / opt_.threads);
-    }
-  } else if (open_loop_ && opt_.requests == 0 && !stopping_) {
+  if (open_loop_ && opt_.requests == 0 && !stopping_) {
+    if (thread_pacer_) stats_.unsent_intended += UnsentOf(*thread_pacer_, opt_.rate / opt_.threads);
     for (const auto& c : clients_) {
-      if (!c->pacer) continue;
-      const int64_t left_ns = measure_end_deadline_ns_ - c->pacer->Peek();
-      if (left_ns > 0) {
-        stats_.unsent_intended +=
-            1 + static_cast<uint64_t>(left_ns * 1e-9 * opt_.rate / opt_.connections());
-      }
+      if (c->pacer) stats_.unsent_intended += UnsentOf(*c->pacer, opt_.rate / opt_.connections());
     }
   }
   double user, sys;
@@ -160,6 +151,11 @@ void WorkerBase::FinishMeasuredPhase() {
 
 // Closes the current second (and any seconds that passed without a check, as empty
 // ones): folds it into the totals and hands it to the collector.
+uint64_t WorkerBase::UnsentOf(const Pacer& schedule, double rate_per_s) const {
+  const int64_t left_ns = measure_end_deadline_ns_ - schedule.Peek();
+  return left_ns > 0 ? 1 + static_cast<uint64_t>(left_ns * 1e-9 * rate_per_s) : 0;
+}
+
 void WorkerBase::RollInterval(int64_t now, bool last) {
   do {
     IntervalStats done;
@@ -181,26 +177,24 @@ void WorkerBase::RollInterval(int64_t now, bool last) {
 }
 
 void WorkerBase::StartPacers(int64_t start) {
-  if (opt_.schedule_per_thread) {  // one schedule, offset by thread index / rate
+  // Schedule g (a connection's, or with --schedule per-thread a thread's) starts g / rate
+  // after `start`, so that with constant arrivals the schedules interleave into one even
+  // stream at the total rate.
+  auto start_pacer = [&](std::optional<Pacer>* pacer, double rate_per_s, uint64_t g) {
     PacerOptions po;
-    po.rate_per_s = opt_.rate / opt_.threads;
+    po.rate_per_s = rate_per_s;
     po.arrival = opt_.poisson ? PacerOptions::Arrival::kPoisson : PacerOptions::Arrival::kConstant;
-    po.seed = DeriveSeed(opt_.seed ^ 0x9ace5ULL, static_cast<uint64_t>(thread_index_));
-    thread_pacer_.emplace(po, start + static_cast<int64_t>(thread_index_ * 1e9 / opt_.rate));
+    po.seed = DeriveSeed(opt_.seed ^ 0x9ace5ULL, g);
+    pacer->emplace(po, start + static_cast<int64_t>(g * 1e9 / opt_.rate));
+  };
+  if (opt_.schedule_per_thread) {
+    start_pacer(&thread_pacer_, opt_.rate / opt_.threads, static_cast<uint64_t>(thread_index_));
     for (auto& c : clients_) c->waits = true;  // Fill sends nothing: SendDue does
-    prctl(PR_SET_TIMERSLACK, 1000UL);
-    return;
-  }
-  // Connection g's schedule is offset by g / rate, so with constant arrivals the
-  // connections interleave into one even stream at the total rate.
-  const double per_conn = opt_.rate / opt_.connections();
-  for (auto& c : clients_) {
-    const uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + c->index;
-    PacerOptions po;
-    po.rate_per_s = per_conn;
-    po.arrival = opt_.poisson ? PacerOptions::Arrival::kPoisson : PacerOptions::Arrival::kConstant;
-    po.seed = DeriveSeed(opt_.seed ^ 0x9ace5ULL, global);
-    c->pacer.emplace(po, start + static_cast<int64_t>(global * 1e9 / opt_.rate));
+  } else {
+    for (auto& c : clients_) {
+      const uint64_t global = static_cast<uint64_t>(thread_index_) * opt_.clients + c->index;
+      start_pacer(&c->pacer, opt_.rate / opt_.connections(), global);
+    }
   }
   prctl(PR_SET_TIMERSLACK, 1000UL);  // wake within ~1 µs of a send time, not 50 µs
 }
