@@ -27,7 +27,23 @@ struct Ran {
   Outcome out;
   nlohmann::json doc;
   std::string dir;
+  /// The report, then the Sentinels' logs of the evidence folder (their tails): what a
+  /// failed check prints, so a failover that did not happen says why (an election lost,
+  /// no replica good enough, a timeout).
+  std::string dump;
 };
+
+// The evidence's Sentinel logs (the scenario keeps their tails), each under its name.
+std::string SentinelLogs(const std::string& evidence) {
+  std::string out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(evidence + "/logs", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find("sentinel") == std::string::npos) continue;
+    out += "\n== " + name + "\n" + ReadFile(e.path().string());
+  }
+  return out;
+}
 
 // The port of a redis-sentinel from its process title ("redis-sentinel HOST:PORT
 // [sentinel]"), 0 when it has none yet.
@@ -69,12 +85,15 @@ void QuickenSentinels(pid_t pid, const std::atomic<bool>& stop) {
   }
 }
 
-// A partition from 2 s to 7 s; the old primary is demoted ~2.5 s after the heal with
-// the Sentinels quickened (above; ~10 s without), so 12 s of load.
+// A partition from 2 s to 9 s; the old primary is demoted ~2.5 s after the heal with
+// the Sentinels quickened (above; ~10 s without), so 14 s of load. The Sentinels name a
+// new primary ~2.4 s after the cut when the machine is idle (SDOWN after 1 s, the
+// election, SLAVEOF NO ONE, the replica's next INFO); 7 s leaves that room for a CI run's
+// three tests at once on two cores, where 5 s once saw no promotion at all.
 Ran RunPartition(std::vector<std::string> extra) {
   const std::string dir = TempDir();
-  std::vector<std::string> args = {"scenario", "run",     "partition", "--duration", "12s", "--cut-at",
-                                   "2s",       "--partition", "5s",    "--rate",     "300", "--keys",
+  std::vector<std::string> args = {"scenario", "run",     "partition", "--duration", "14s", "--cut-at",
+                                   "2s",       "--partition", "7s",    "--rate",     "300", "--keys",
                                    "20000",    "--json",  dir + "/p.json", "--evidence", dir + "/ev"};
   args.insert(args.end(), extra.begin(), extra.end());
   Ran r;
@@ -87,6 +106,7 @@ Ran RunPartition(std::vector<std::string> extra) {
   stop = true;
   quicken.join();
   if (fs::exists(dir + "/p.json")) r.doc = ReadJson(dir + "/p.json");
+  r.dump = r.out.output + SentinelLogs(dir + "/ev");
   return r;
 }
 
@@ -97,7 +117,7 @@ void ExpectMeasured(const nlohmann::json& c, const std::string& dump) {
   EXPECT_TRUE(c["settled"].is_null()) << dump;
   const double cut = c["cut_s"].get<double>(), heal = c["heal_s"].get<double>();
   EXPECT_GT(cut, 1.5) << dump;
-  EXPECT_GT(heal, cut + 4.5) << dump;
+  EXPECT_GT(heal, cut + 6.5) << dump;
   ASSERT_TRUE(c["promote_s"].is_number()) << dump;
   EXPECT_GT(c["promote_s"].get<double>(), cut) << dump;
   EXPECT_LT(c["promote_s"].get<double>(), heal) << dump;
@@ -107,7 +127,7 @@ void ExpectMeasured(const nlohmann::json& c, const std::string& dump) {
   uint64_t total = 0;
   for (const auto& s : c["seconds"]) total += s["ok"].get<uint64_t>() + s["fail"].get<uint64_t>() + s["unknown"].get<uint64_t>();
   EXPECT_EQ(total, c["records"].get<uint64_t>()) << dump;
-  EXPECT_GT(c["records"].get<uint64_t>(), 3000u) << dump;  // 300/s for 12 s
+  EXPECT_GT(c["records"].get<uint64_t>(), 3500u) << dump;  // 300/s for 14 s
   EXPECT_EQ(c["checks"].size(), 2u) << dump;
   EXPECT_EQ(c["schedule"].size(), c["side"] == "with-primary" ? 2u : 4u) << dump;
 }
@@ -122,10 +142,10 @@ TEST(PartitionE2E, TheOldPrimaryLosesWhatItTookWithTheClientsOnItsSide) {
   Ran r = RunPartition({"--sides", "with-primary,with-majority", "--min-replicas-to-write", "0"});
   EXPECT_EQ(r.out.exit_code, 4) << r.out.output;
   ASSERT_EQ(r.doc["cells"].size(), 2u) << r.out.output;
-  for (const auto& c : r.doc["cells"]) ExpectMeasured(c, r.out.output);
+  for (const auto& c : r.doc["cells"]) ExpectMeasured(c, r.dump);
   const auto& minority = r.doc["cells"][0];
   EXPECT_EQ(minority["side"], "with-primary");
-  // ~150 writes/s for the 5 s of the partition and the ~2.5 s after it.
+  // ~150 writes/s for the 7 s of the partition and the ~2.5 s after it.
   EXPECT_GT(minority["old_primary_writes_ok"].get<uint64_t>(), 500u) << r.out.output;
   EXPECT_GT(minority["lost"].get<uint64_t>(), 300u) << r.out.output;
   EXPECT_LE(minority["lost"].get<uint64_t>(), minority["old_primary_writes_ok"].get<uint64_t>()) << r.out.output;
@@ -162,9 +182,9 @@ TEST(PartitionE2E, MinReplicasToWriteMakesTheOldPrimaryRefuseWrites) {
   ASSERT_TRUE(r.out.exit_code == 0 || r.out.exit_code == 4) << r.out.output;
   ASSERT_EQ(r.doc["cells"].size(), 1u) << r.out.output;
   const auto& c = r.doc["cells"][0];
-  ExpectMeasured(c, r.out.output);
+  ExpectMeasured(c, r.dump);
   EXPECT_EQ(c["min_replicas_to_write"], 1);
-  // Refused with NOREPLICAS from ~2 s after the cut until the demotion (~5.5 s of writes).
+  // Refused with NOREPLICAS from ~2 s after the cut until the demotion (~7.5 s of writes).
   EXPECT_GT(c["writes_after_cut"]["fail"].get<uint64_t>(), 500u) << r.out.output;
   EXPECT_LT(c["old_primary_writes_ok"].get<uint64_t>(), 500u) << r.out.output;
 }
