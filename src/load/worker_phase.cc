@@ -149,13 +149,13 @@ void WorkerBase::FinishMeasuredPhase() {
   stats_.spin_s = spin_ns_ / 1e9;
 }
 
-// Closes the current second (and any seconds that passed without a check, as empty
-// ones): folds it into the totals and hands it to the collector.
 uint64_t WorkerBase::UnsentOf(const Pacer& schedule, double rate_per_s) const {
   const int64_t left_ns = measure_end_deadline_ns_ - schedule.Peek();
   return left_ns > 0 ? 1 + static_cast<uint64_t>(left_ns * 1e-9 * rate_per_s) : 0;
 }
 
+// Closes the current second (and any seconds that passed without a check, as empty
+// ones): folds it into the totals and hands it to the collector.
 void WorkerBase::RollInterval(int64_t now, bool last) {
   do {
     IntervalStats done;
