@@ -71,6 +71,28 @@ inline void StampValueTag(uint64_t ids, uint32_t client_check, char* value) {
   std::memcpy(value + 12, &check, 4);
 }
 
+/// What turns the version 2 tag of (client, seq) into that of (client, seq + 1), added to
+/// the tag's bytes 8 to 15 read as one little-endian u64 (seq, then check): seq + 1 and
+/// check + kTagSeqStep, as TagCheckV2 gives it. So a writer that keeps the tag of its next
+/// write whole (the engine's processes) copies it at a write and makes the next with one
+/// add. REQUIRES: seq below 2^32 - 1 (the carry would reach the check).
+inline constexpr uint64_t kTagNextSeq = 1 | uint64_t{kTagSeqStep} << 32;
+
+/// The tag's (client, seq) as TagIds holds them: its bytes 4 to 11.
+inline uint64_t TagIdsOf(const char* tag) {
+  uint64_t ids;
+  std::memcpy(&ids, tag + 4, 8);
+  return ids;
+}
+
+/// The tag over `tag`'s 16 bytes made the next seq's (kTagNextSeq).
+inline void NextSeqTag(char* tag) {
+  uint64_t v;
+  std::memcpy(&v, tag + 8, 8);
+  v += kTagNextSeq;
+  std::memcpy(tag + 8, &v, 8);
+}
+
 /// A value of `size` bytes: the tag (version 2), then '.' up to size. InvalidArgument
 /// when size is below kValueTagSize (the value cannot carry it).
 Result<std::string> TaggedValue(uint32_t run_tag, uint32_t client, uint32_t seq, size_t size);

@@ -108,5 +108,23 @@ TEST(ValueTag, AnyOtherBytesAreNotOurs) {
   }
 }
 
+// A tag made the next seq's by one add (the engine's processes keep their next write's
+// tag whole) is the tag stamped for that seq, its (client, seq) readable at once.
+TEST(ValueTag, NextSeqTagIsTheTagOfTheNextSeq) {
+  const uint32_t check = TagClientCheck(TagSalt(11), 42);
+  for (const uint32_t first : {1u, 0xfffffff0u}) {
+    char tag[kValueTagSize];
+    StampValueTag(TagIds(42, first), check, tag);
+    for (uint32_t seq = first; seq < first + 14; ++seq) {
+      char want[kValueTagSize];
+      StampValueTag(TagIds(42, seq), check, want);
+      ASSERT_EQ(std::string_view(tag, kValueTagSize), std::string_view(want, kValueTagSize)) << seq;
+      ASSERT_EQ(TagIdsOf(tag), TagIds(42, seq));
+      ASSERT_EQ(ReadValueTag(11, std::string_view(tag, kValueTagSize)), ValueId(42, seq));
+      NextSeqTag(tag);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace memstand::history

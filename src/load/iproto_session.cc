@@ -50,7 +50,7 @@ SessionEvent IprotoSession::AuthReply(const iproto::Summary& s) {
   return SessionEvent::kReady;
 }
 
-SessionEvent IprotoSession::Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply) {
+SessionEvent IprotoSession::FeedSlow(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply) {
   size_t off = 0;
   if (greeting_.size() < iproto::kGreetingSize) {
     const SessionEvent ev = FeedGreeting(p, n, &off, out);
@@ -63,39 +63,32 @@ SessionEvent IprotoSession::Feed(const char* p, size_t n, size_t* used, Buffer* 
     off += took;
     *used = off;
     if (ev == iproto::Reader::Event::kNeedMore) return SessionEvent::kNeedMore;
-    if (ev == iproto::Reader::Event::kProtocolError) {
-      failure_ = Status::Protocol("malformed reply from " + config_.peer + " (" +
-                                  ProtocolServer(Protocol::kIproto) + " expected): " + reader_.error());
-      return SessionEvent::kProtocolError;
-    }
+    if (ev == iproto::Reader::Event::kProtocolError) return Malformed();
     const iproto::Summary& s = reader_.summary();
     if (!s.is_push) break;  // box.session.push: the response follows
     if (off == n) return SessionEvent::kNeedMore;
   }
   const iproto::Summary& s = reader_.summary();
   if (auth_sent_) return AuthReply(s);
-  const uint64_t slot = s.sync & (config_.slots - 1);
-  if (s.sync == 0 || slot_sync_[slot] != s.sync) {
-    failure_ = Status::Protocol("a reply with sync " + std::to_string(s.sync) +
-                                " that no request in flight has");
-    return SessionEvent::kProtocolError;
-  }
-  slot_sync_[slot] = 0;
-  free_.push_back(static_cast<uint32_t>(slot));
-  --in_flight_;
-  reply->tag = s.sync;
-  reply->wire_bytes = s.wire_bytes;
-  reply->is_error = s.is_error;
-  reply->positive = !s.is_error && s.data_count > 0;
-  if (s.is_error) {
-    error_kind_ = IprotoErrorName(s.error_code) + " (" + std::to_string(s.error_code) + ")";
-    reply->error = s.error;
-    reply->error_kind = error_kind_;
-    reply->indefinite = IprotoErrorIndefinite(s.error_code);
-  } else if (s.data_count >= 2 && slot_mode_[slot] != iproto::CallErrors::kNone) [[unlikely]] {
-    CallReply(s, slot_mode_[slot], reply);
-  }
-  return SessionEvent::kReply;
+  return Answered(s, reply);
+}
+
+SessionEvent IprotoSession::Malformed() {
+  failure_ = Status::Protocol("malformed reply from " + config_.peer + " (" + ProtocolServer(Protocol::kIproto) +
+                              " expected): " + reader_.error());
+  return SessionEvent::kProtocolError;
+}
+
+SessionEvent IprotoSession::Unmatched(uint64_t sync) {
+  failure_ = Status::Protocol("a reply with sync " + std::to_string(sync) + " that no request in flight has");
+  return SessionEvent::kProtocolError;
+}
+
+void IprotoSession::ErrorReply(const iproto::Summary& s, ReplyView* reply) {
+  error_kind_ = IprotoErrorName(s.error_code) + " (" + std::to_string(s.error_code) + ")";
+  reply->error = s.error;
+  reply->error_kind = error_kind_;
+  reply->indefinite = IprotoErrorIndefinite(s.error_code);
 }
 
 std::string_view IprotoSession::last_value() const {

@@ -56,8 +56,12 @@ class IprotoSession {
     return out->WritePtr() - request.data_tail() - size;
   }
 
-  /// Writes AUTH to out once the greeting is whole (when the target has a user).
-  SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
+  /// Writes AUTH to out once the greeting is whole (when the target has a user). In line
+  /// in the worker's Deliver (both of its copies: with and without --history) for a
+  /// reply that is neither the greeting, a push nor AUTH's (FeedSlow); what is rare out
+  /// of line.
+  [[gnu::always_inline]] inline SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out,
+                                                  ReplyView* reply);
   const Status& failure() const { return failure_; }
   /// --history: the value of the register a select's reply holds (field
   /// SessionConfig::value_field of its first tuple, the first value_head bytes); empty
@@ -79,6 +83,13 @@ class IprotoSession {
   /// Takes greeting bytes; once it is whole, writes AUTH if the target has a user.
   SessionEvent FeedGreeting(const char* p, size_t n, size_t* used, Buffer* out);
   SessionEvent AuthReply(const iproto::Summary& s);
+  /// Feed from the start: the greeting, a push, AUTH's reply.
+  SessionEvent FeedSlow(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
+  /// The reply the reader holds, to a request in flight: its ReplyView.
+  [[gnu::always_inline]] inline SessionEvent Answered(const iproto::Summary& s, ReplyView* reply);
+  [[gnu::cold]] SessionEvent Malformed();
+  [[gnu::cold]] SessionEvent Unmatched(uint64_t sync);
+  [[gnu::cold]] void ErrorReply(const iproto::Summary& s, ReplyView* reply);
   /// A call or eval's results, read as `mode` says: an application error or not.
   void CallReply(const iproto::Summary& s, iproto::CallErrors mode, ReplyView* reply);
 
@@ -96,5 +107,41 @@ class IprotoSession {
   std::string call_error_;  // the last application error's message
   Status failure_;
 };
+
+SessionEvent IprotoSession::Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply) {
+  if (greeting_.size() < iproto::kGreetingSize || auth_sent_) [[unlikely]] return FeedSlow(p, n, used, out, reply);
+  size_t took = 0;
+  const iproto::Reader::Event ev = reader_.Feed(p, n, &took);
+  *used = took;
+  if (ev == iproto::Reader::Event::kNeedMore) return SessionEvent::kNeedMore;
+  if (ev == iproto::Reader::Event::kProtocolError) [[unlikely]] return Malformed();
+  const iproto::Summary& s = reader_.summary();
+  if (s.is_push) [[unlikely]] {  // box.session.push: the response follows
+    if (took == n) return SessionEvent::kNeedMore;
+    size_t more = 0;
+    const SessionEvent next = FeedSlow(p + took, n - took, &more, out, reply);
+    *used = took + more;
+    return next;
+  }
+  return Answered(s, reply);
+}
+
+SessionEvent IprotoSession::Answered(const iproto::Summary& s, ReplyView* reply) {
+  const uint64_t slot = s.sync & (config_.slots - 1);
+  if (s.sync == 0 || slot_sync_[slot] != s.sync) [[unlikely]] return Unmatched(s.sync);
+  slot_sync_[slot] = 0;
+  free_.push_back(static_cast<uint32_t>(slot));
+  --in_flight_;
+  reply->tag = s.sync;
+  reply->wire_bytes = s.wire_bytes;
+  reply->is_error = s.is_error;
+  reply->positive = !s.is_error && s.data_count > 0;
+  if (s.is_error) [[unlikely]] {
+    ErrorReply(s, reply);
+  } else if (s.data_count >= 2 && slot_mode_[slot] != iproto::CallErrors::kNone) [[unlikely]] {
+    CallReply(s, slot_mode_[slot], reply);
+  }
+  return SessionEvent::kReply;
+}
 
 }  // namespace memstand

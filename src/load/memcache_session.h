@@ -40,7 +40,10 @@ class MemcacheSession {
   /// (`set key __data__`, load/history_ops.h) ends with its value, then CRLF.
   static char* WrittenValue(const Request&, Buffer* out, size_t size) { return out->WritePtr() - 2 - size; }
 
-  SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out, ReplyView* reply);
+  /// In line in the worker's Deliver (both of its copies: with and without --history),
+  /// what is rare out of line.
+  [[gnu::always_inline]] inline SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out,
+                                                  ReplyView* reply);
   const Status& failure() const { return failure_; }
   /// --history: the first SessionConfig::value_head bytes of the value a get's reply
   /// holds; empty for any other reply. Valid until the next Feed().
@@ -55,6 +58,9 @@ class MemcacheSession {
   void Reset();
 
  private:
+  [[gnu::cold]] SessionEvent Malformed();
+  [[gnu::cold]] SessionEvent Unmatched();
+
   SessionConfig config_;
   memcache::Reader reader_{memcache::Reader::Mode::kSummary};
   uint64_t sent_ = 0;
@@ -64,5 +70,28 @@ class MemcacheSession {
   std::string scratch_, scratch2_;             // keys and values rendered per request
   Status failure_;
 };
+
+SessionEvent MemcacheSession::Feed(const char* p, size_t n, size_t* used, Buffer*, ReplyView* reply) {
+  const memcache::Reader::Event ev = reader_.Feed(p, n, used);
+  if (ev == memcache::Reader::Event::kNeedMore) return SessionEvent::kNeedMore;
+  if (ev == memcache::Reader::Event::kProtocolError) return Malformed();
+  if (answered_ == sent_) return Unmatched();
+  const bool is_get = requests_[answered_ & mask_]->is_get();
+  const memcache::Summary& s = reader_.summary();
+  using K = memcache::Kind;
+  reply->tag = answered_++;
+  reply->wire_bytes = s.wire_bytes;
+  reply->is_error = s.is_error;
+  // A hit: a VALUE came, or the command took effect (STORED, DELETED, TOUCHED, a number).
+  reply->positive = !s.is_error && (s.kind == K::kValues ? s.values > 0
+                                                         : (s.kind == K::kStored || s.kind == K::kDeleted ||
+                                                            s.kind == K::kTouched || s.kind == K::kNumber));
+  reply->counts_get = !s.is_error && is_get;
+  if (s.is_error) {
+    reply->error = s.error;
+    reply->error_kind = memcache::KindName(s.kind);
+  }
+  return SessionEvent::kReply;
+}
 
 }  // namespace memstand

@@ -561,7 +561,19 @@ void Worker<S>::ReceiveTls(Conn& c, const char* p, size_t n) {
 }
 
 template <LoadSession S>
-void Worker<S>::Deliver(Conn& c, const char* p, size_t left) {
+void Worker<S>::Deliver(Conn& c, const char* p, size_t n) {
+  if (history_ != nullptr) [[unlikely]] return DeliverRecorded(c, p, n);
+  DeliverAs<false>(c, p, n);
+}
+
+template <LoadSession S>
+void Worker<S>::DeliverRecorded(Conn& c, const char* p, size_t n) {
+  DeliverAs<true>(c, p, n);
+}
+
+template <LoadSession S>
+template <bool kHistory>
+void Worker<S>::DeliverAs(Conn& c, const char* p, size_t left) {
   const int64_t now = NowNs();
   ReplyView r;
   while (left > 0) {
@@ -571,7 +583,7 @@ void Worker<S>::Deliver(Conn& c, const char* p, size_t left) {
     left -= used;
     switch (ev) {
       [[likely]] case SessionEvent::kReply:
-        OnReply(c, r, now);
+        OnReply<kHistory>(c, r, now);
         break;
       case SessionEvent::kNeedMore: return;
       case SessionEvent::kReady:
@@ -587,6 +599,7 @@ void Worker<S>::Deliver(Conn& c, const char* p, size_t left) {
 }
 
 template <LoadSession S>
+template <bool kHistory>
 void Worker<S>::OnReply(Conn& c, const ReplyView& r, int64_t now) {
   const InFlight f = c.ring[r.tag & (c.ring.size() - 1)];
   --in_flight_;
@@ -601,7 +614,7 @@ void Worker<S>::OnReply(Conn& c, const ReplyView& r, int64_t now) {
   if (f.cmd == kAskingCommand) [[unlikely]] return;  // its request follows on the same connection
   if (r.is_error && cluster_ && FollowRedirect(c, f, r.error)) return;
   Complete(*c.client, f, r, now);
-  if (history_ != nullptr) [[unlikely]] HistoryReplied(c, f, r, now);
+  if constexpr (kHistory) HistoryReply(c, f, r, [&c] { return c.session.last_value(); }, now);
   if (r.closes) [[unlikely]] {
     Fail(c, Status::IoError("the server answered with Connection: close (" +
                             std::to_string(Pending(c)) +
@@ -662,11 +675,6 @@ bool Worker<S>::FollowRedirect(Conn& c, const InFlight& f, std::string_view erro
   ++stats_.sent_by_command[f.cmd];
   QueueFlush(to);
   return true;
-}
-
-template <LoadSession S>
-void Worker<S>::HistoryReplied(Conn& c, const InFlight& f, const ReplyView& r, int64_t now) {
-  HistoryReply(c, f, r, [&c] { return c.session.last_value(); }, now);
 }
 
 template <LoadSession S>

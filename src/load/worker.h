@@ -31,6 +31,7 @@
 #include "core/tls.h"
 #include "core/uring.h"
 #include "history/record.h"
+#include "history/value_tag.h"
 #include "load/cluster_map.h"
 #include "load/history_log.h"
 #include "load/intervals.h"
@@ -425,11 +426,12 @@ class WorkerBase {
   std::vector<uint64_t> history_write_ok_;
   static constexpr uint32_t kNoProcess = UINT32_MAX;
   struct HistoryProcess {
-    /// Its client id and the seq of its next operation, as a record and a value tag
-    /// hold them (history::TagIds): each stores them at once.
-    uint64_t ids = 0;
+    /// The value tag of its next operation, whole (history::StampValueTag's 16 bytes):
+    /// a write copies it over its value (one 16-byte load and store), a record takes its
+    /// (client, seq) from it at once (history::TagIdsOf), and the next seq's is one add
+    /// (history::NextSeqTag).
+    alignas(8) char tag[history::kValueTagSize] = {};
     int64_t last_complete_ns = 0;  // its previous operation's end (monotonic)
-    uint32_t client_check = 0;  // its client's part of its tags' checks (history::TagClientCheck)
   };
   /// Every connection's processes, by InFlight::process: one vector, so that an
   /// operation finds its process with one load (bench/README.md).
@@ -489,16 +491,20 @@ class Worker final : public WorkerBase {
   /// it, then to Deliver.
   void Receive(Conn& c, const char* p, size_t n);
   void ReceiveTls(Conn& c, const char* p, size_t n);
-  /// Plaintext received on c, in order: fed to its session, each reply handled.
+  /// Plaintext received on c, in order: fed to its session, each reply handled. With
+  /// --history, by DeliverAs<true>, its own copy, so that each reply's record is made in
+  /// line there while the path without the history tests for it once a read, not once a
+  /// reply (bench/README.md, "The history's cost").
   void Deliver(Conn& c, const char* p, size_t n);
-  /// A reply to request r.tag: redirected (--cluster) or completed.
+  template <bool kHistory>
+  [[gnu::always_inline]] inline void DeliverAs(Conn& c, const char* p, size_t n);
+  /// A reply to request r.tag: redirected (--cluster) or completed (and recorded).
+  template <bool kHistory>
   [[gnu::always_inline]] inline void OnReply(Conn& c, const ReplyView& r, int64_t now);
   bool FollowRedirect(Conn& c, const InFlight& f, std::string_view error);
-  /// --history: f's record from its reply (HistoryReply and HistoryRecord in line in it).
-  /// Out of line, so that the reply's path without the history stays as it was: in line,
-  /// it cost that path 3 (RESP) to 6 (memcached) instructions a reply. Not cold: that
+  /// --history: the replies delivered, each recorded (DeliverAs<true>). Not cold: that
   /// would compile it for size, its record's helpers called (+30 a request).
-  [[gnu::noinline]] void HistoryReplied(Conn& c, const InFlight& f, const ReplyView& r, int64_t now);
+  [[gnu::noinline]] void DeliverRecorded(Conn& c, const char* p, size_t n);
   void Fill(Client& cl, int64_t now);
   /// One request drawn, appended and put in flight, in one piece (flatten): its helpers
   /// (the value pool's Pick, the encoder) are called from every protocol's worker, so

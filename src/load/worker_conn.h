@@ -168,7 +168,7 @@ inline size_t WorkerBase::ReadSome(ConnIo& c) {
 // a read's tag) stays out of line (worker_history.cc).
 
 inline void WorkerBase::HistoryStampAt(const HistoryProcess& p, char* value) {
-  history::StampValueTag(p.ids, p.client_check, value);
+  std::memcpy(value, p.tag, sizeof p.tag);
 }
 
 template <class LastValue>
@@ -188,14 +188,14 @@ inline void WorkerBase::HistoryRecord(const InFlight& f, uint64_t tail, bool unk
   // had ended by then, so it was sent after that end.
   const int64_t invoke = std::max(f.sent_ns, p.last_complete_ns);
   const int64_t complete = std::max(now, invoke);
-  const uint64_t ids = p.ids;
+  const uint64_t ids = history::TagIdsOf(p.tag);
   // The process first, its record after: the record's stores might alias what the
   // process's update reads, so the other order kept every value in a register across
   // them (6 registers saved and restored a record).
   if (unknown) [[unlikely]] {  // the process may still be doing it: a new one follows
     p = HistoryFreshProcess();
   } else {
-    p.ids = ids + history::TagIds(0, 1);  // the next seq
+    history::NextSeqTag(p.tag);
     p.last_complete_ns = complete;
   }
   // Constructed where it is kept, each field stored once (HistoryLog::Batch), by

@@ -16,7 +16,7 @@ std::string_view WorkerBase::HistoryStamp(uint32_t process, std::string_view val
   const HistoryProcess& p = history_procs_[process];
   if (stamp_.size() < value.size()) stamp_.resize(value.size());  // sized for the largest value at the start
   std::memcpy(stamp_.data(), value.data(), value.size());
-  history::StampValueTag(p.ids, p.client_check, stamp_.data());
+  std::memcpy(stamp_.data(), p.tag, sizeof p.tag);
   return {stamp_.data(), value.size()};
 }
 
@@ -44,7 +44,10 @@ uint32_t WorkerBase::HistoryMoveProcess(uint32_t process) {
 
 WorkerBase::HistoryProcess WorkerBase::HistoryFreshProcess() {
   const uint32_t client = history_->NewClient();
-  return {history::TagIds(client, 1), 0, history::TagClientCheck(history::TagSalt(history_run_tag_), client)};
+  HistoryProcess p;
+  history::StampValueTag(history::TagIds(client, 1),
+                         history::TagClientCheck(history::TagSalt(history_run_tag_), client), p.tag);
+  return p;
 }
 
 // An error reply: fail, or unknown where the error does not say (EndsUnknown).
