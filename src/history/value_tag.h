@@ -55,14 +55,14 @@ constexpr uint32_t TagClientCheck(uint64_t salt, uint32_t client) {
 constexpr uint32_t TagCheckV2(uint32_t client_check, uint32_t seq) { return client_check + seq * kTagSeqStep; }
 
 /// (client, seq) as a version 2 tag holds them (its bytes 4 to 11, little-endian):
-/// client + seq * 2^32. The engine's processes keep them so: a record and a tag store
-/// them at once, and the next seq is ids + 2^32.
+/// client + seq * 2^32: a record stores them at once (the engine's processes read them
+/// from the tag they keep whole: TagIdsOf, NextSeqTag).
 constexpr uint64_t TagIds(uint32_t client, uint32_t seq) { return client | (uint64_t{seq} << 32); }
 
 /// Writes the version 2 tag of `ids` (TagIds) over value[0, kValueTagSize); its client's
-/// part of the check is `client_check` (TagClientCheck). The engine stamps a value of
-/// its pool where its request holds it (or a copy), every write of a run with
-/// --history, so it is in line. REQUIRES: value has kValueTagSize bytes at least.
+/// part of the check is `client_check` (TagClientCheck). The engine makes a process's
+/// first tag with it and copies that tag (then NextSeqTag's) over each write's value.
+/// REQUIRES: value has kValueTagSize bytes at least.
 inline void StampValueTag(uint64_t ids, uint32_t client_check, char* value) {
   static_assert(std::endian::native == std::endian::little);
   const uint32_t check = TagCheckV2(client_check, static_cast<uint32_t>(ids >> 32));

@@ -20,6 +20,10 @@ SeriesPoint Summary(int second, const CommandStats& s) {
   p.bytes_out = s.bytes_out;
   p.bytes_in = s.bytes_in;
   SetPercentiles(s.latency_ns, &p);
+  if (s.send_lag_ns.total_count() > 0) {
+    p.send_lag_p99_ns = s.send_lag_ns.ValueAtPercentile(99);
+    p.send_lag_max_ns = s.send_lag_ns.max();
+  }
   return p;
 }
 

@@ -43,6 +43,11 @@ struct SeriesPoint {
   int64_t max_ns = 0;
   /// False: the percentiles are unknown (a merge of inputs without per-second histograms).
   bool percentiles_known = true;
+  /// Open loop: the second's send lag (a measured request's actual minus intended send
+  /// time, of the requests sent in it) at p99 and at most, so that a run's lag can be
+  /// placed in time; -1: not recorded (closed loop, a second with no send, a merge).
+  int64_t send_lag_p99_ns = -1;
+  int64_t send_lag_max_ns = -1;
   /// The second's latency histogram, per command (the all-commands series has none:
   /// it is the sum of the commands'), so that shards' seconds merge exactly.
   EncodedHistogram latency;

@@ -58,8 +58,8 @@ class IprotoSession {
 
   /// Writes AUTH to out once the greeting is whole (when the target has a user). In line
   /// in the worker's Deliver (both of its copies: with and without --history) for a
-  /// reply that is neither the greeting, a push nor AUTH's (FeedSlow); what is rare out
-  /// of line.
+  /// reply that is neither the greeting nor AUTH's nor what follows a push (FeedSlow);
+  /// what is rare out of line.
   [[gnu::always_inline]] inline SessionEvent Feed(const char* p, size_t n, size_t* used, Buffer* out,
                                                   ReplyView* reply);
   const Status& failure() const { return failure_; }

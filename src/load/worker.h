@@ -503,7 +503,8 @@ class Worker final : public WorkerBase {
   [[gnu::always_inline]] inline void OnReply(Conn& c, const ReplyView& r, int64_t now);
   bool FollowRedirect(Conn& c, const InFlight& f, std::string_view error);
   /// --history: the replies delivered, each recorded (DeliverAs<true>). Not cold: that
-  /// would compile it for size, its record's helpers called (+30 a request).
+  /// would compile it for size, its record's helpers called (+30 a request when the
+  /// record had a function of its own, HistoryReplied: bench/README.md, 2026-12-03).
   [[gnu::noinline]] void DeliverRecorded(Conn& c, const char* p, size_t n);
   void Fill(Client& cl, int64_t now);
   /// One request drawn, appended and put in flight, in one piece (flatten): its helpers

@@ -75,6 +75,10 @@ Json SeriesJson(const std::vector<SeriesPoint>& points) {
               {"ok", p.ok},             {"fail", p.failed},       {"unknown", p.unknown},
               {"p50_us", us(p.p50_ns)}, {"p90_us", us(p.p90_ns)}, {"p99_us", us(p.p99_ns)},
               {"p99_9_us", us(p.p999_ns)}, {"max_us", p.max_ns / 1000.0}};
+    if (p.send_lag_p99_ns >= 0) {
+      j["send_lag_p99_us"] = p.send_lag_p99_ns / 1000.0;
+      j["send_lag_max_us"] = p.send_lag_max_ns / 1000.0;
+    }
     if (!p.latency.v2_base64.empty()) j["histogram"] = IntervalHistogramJson(p.latency);
     a.push_back(std::move(j));
   }

@@ -79,6 +79,14 @@ TEST_P(IoModeE2E, OpenLoopSendsEveryRequest) {
                             "4000", "-n", "2000", "-c", "4"});
   EXPECT_EQ(j["totals"]["ops"], 2000);
   EXPECT_EQ(j["options"]["loop"], "open");
+  // Each second with sends says their lag.
+  int with_lag = 0;
+  for (const auto& p : j["series"]["Total"]) {
+    if (!p.contains("send_lag_p99_us")) continue;
+    ++with_lag;
+    EXPECT_LE(p["send_lag_p99_us"].get<double>(), p["send_lag_max_us"].get<double>()) << p.dump();
+  }
+  EXPECT_GE(with_lag, 1) << j["series"]["Total"].dump();
   ExpectCrossCheckHolds(j);
 }
 

@@ -4,6 +4,7 @@
 // run's sent gaps pass the exponential fit and a constant run's gaps, fed to the same
 // test, fail it (in-process: the gaps are the engine's own). `--strict` makes a suspect
 // run exit 1. And `memstand sweep --slo` finds a rate with its interval.
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -153,6 +154,16 @@ TEST(ValidityE2E, PoissonSendsPassTheFitAndConstantOnesFedToItFail) {
   const int64_t max_lag_ns = constant.AllCommands().send_lag_ns.max();
   EXPECT_TRUE(as_constant.status == CheckStatus::kPass || max_lag_ns > 4'000'000)
       << as_constant.figure << "; largest send lag " << max_lag_ns << " ns";
+  // Each second says its own send lag, and the largest second's is the run's: the run's
+  // lags are its seconds' together.
+  int64_t seconds_max = -1;
+  for (const SeriesPoint& p : constant.series.back()) {
+    if (p.send_lag_max_ns < 0) continue;
+    EXPECT_LE(p.send_lag_p99_ns, p.send_lag_max_ns) << "second " << p.second;
+    EXPECT_GE(p.send_lag_p99_ns, 0) << "second " << p.second;
+    seconds_max = std::max(seconds_max, p.send_lag_max_ns);
+  }
+  EXPECT_EQ(seconds_max, max_lag_ns);
 }
 
 TEST(ValidityE2E, SloSearchFindsARateWithItsInterval) {
