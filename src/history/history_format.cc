@@ -8,11 +8,11 @@
 
 namespace memstand::history::format {
 
-size_t MaxPayload(uint8_t type) {
+size_t MaxPayload(uint8_t type, uint32_t version) {
   switch (static_cast<EntryType>(type)) {
-    case EntryType::kRunHeader: return kMaxRunHeaderPayload;
+    case EntryType::kRunHeader: return RunHeaderFixed(version) + 3 * (2 + kMaxHeaderText);
     case EntryType::kString: return 2 + kMaxStringBytes;
-    case EntryType::kRecords: return kMaxRecordsPerEntry * kRecordSize;
+    case EntryType::kRecords: return version == 1 ? kMaxRecordsPerEntryV1 * kRecordSizeV1 : kMaxRecordsPayloadV2;
     case EntryType::kEnd: return kEndPayload;
     case EntryType::kEvent: return kMaxEventPayload;
   }
@@ -39,9 +39,9 @@ uint32_t GetU32(const char* p) {
 }
 uint64_t GetU64(const char* p) { return uint64_t{GetU32(p)} | (uint64_t{GetU32(p + 4)} << 32); }
 
-std::string FileHeader() {
+std::string FileHeader(uint32_t version) {
   std::string out(kMagic);
-  PutU32(kVersion, &out);
+  PutU32(version, &out);
   PutU32(0, &out);
   return out;
 }
@@ -61,7 +61,7 @@ void PutEntry(EntryType type, std::string_view payload, std::string* out) {
   out->append(payload);
 }
 
-std::string RunHeaderPayload(const RunHeader& h) {
+std::string RunHeaderPayload(const RunHeader& h, uint32_t version) {
   std::string out;
   out.push_back(static_cast<char>(h.target_kind));
   out.push_back(static_cast<char>((h.open_loop ? kFlagOpenLoop : 0) | (h.keys_fresh ? kFlagKeysFresh : 0) |
@@ -70,6 +70,7 @@ std::string RunHeaderPayload(const RunHeader& h) {
   PutU32(h.run_tag, &out);
   PutU64(static_cast<uint64_t>(h.start_unix_ns), &out);
   PutU32(h.space, &out);
+  if (version != 1) PutU64(static_cast<uint64_t>(h.start_mono_ns), &out);
   for (const std::string* text : {&h.key_prefix, &h.target, &h.writer}) {
     PutU16(static_cast<uint16_t>(text->size()), &out);
     out += *text;
@@ -88,26 +89,15 @@ std::string EventPayload(const Event& e) {
   return out;
 }
 
-void PutRecordsEntry(std::span<const Record> records, std::string* out) {
-  if constexpr (kRecordAsInMemory) {
-    PutRecordsEntryHeader(records, out);
-    out->append(reinterpret_cast<const char*>(records.data()), records.size() * kRecordSize);
-  } else {
-    std::string payload;
-    for (const Record& r : records) PutRecord(r, &payload);
-    PutEntry(EntryType::kRecords, payload, out);
-  }
-}
-
-void PutRecordsEntryHeader(std::span<const Record> records, std::string* out) {
-  const auto length = static_cast<uint32_t>(records.size() * kRecordSize);
+void PutRecordsEntryHeader(std::string_view payload, std::string* out) {
+  const auto length = static_cast<uint32_t>(payload.size());
   const auto type = static_cast<uint8_t>(EntryType::kRecords);
   out->push_back(static_cast<char>(type));
   PutU32(length, out);
-  PutU32(EntryCrc(type, length, std::string_view(reinterpret_cast<const char*>(records.data()), length)), out);
+  PutU32(EntryCrc(type, length, payload), out);
 }
 
-void PutRecord(const Record& r, std::string* out) {
+void PutRecordV1(const Record& r, std::string* out) {
   PutU64(r.op_id, out);
   PutU32(r.client, out);
   PutU32(r.seq, out);
@@ -125,7 +115,7 @@ void PutRecord(const Record& r, std::string* out) {
   out->push_back(static_cast<char>(r.reserved));
 }
 
-Record GetRecord(const char* p, uint8_t* reserved) {
+Record GetRecordV1(const char* p, uint8_t* reserved) {
   Record r;
   r.op_id = GetU64(p);
   r.client = GetU32(p + 8);
@@ -144,6 +134,55 @@ Record GetRecord(const char* p, uint8_t* reserved) {
   std::memcpy(&r.outcome, p + 69, 1);
   std::memcpy(&r.seen, p + 70, 1);
   *reserved = static_cast<uint8_t>(p[71]);
+  return r;
+}
+
+void PutRecordV2(const Record& r, bool open_loop, int64_t start_mono_ns, std::string* out) {
+  const uint8_t extras = (r.value != 0 ? kExtraValue : 0) | (r.revision != 0 ? kExtraRevision : 0) |
+                         (open_loop ? kExtraIntended : 0);
+  PutU32(r.client, out);
+  PutU32(r.seq, out);
+  PutU64(static_cast<uint64_t>(r.invoke_ns) + static_cast<uint64_t>(start_mono_ns), out);
+  PutU64(static_cast<uint64_t>(r.complete_ns) + static_cast<uint64_t>(start_mono_ns), out);
+  PutU64(r.key, out);
+  PutU64(TailV2(r.node, r.error, r.f, r.outcome, r.seen, extras), out);
+  if ((extras & kExtraValue) != 0) PutU64(r.value, out);
+  if ((extras & kExtraRevision) != 0) PutU64(static_cast<uint64_t>(r.revision), out);
+  if ((extras & kExtraIntended) != 0) {
+    PutU64(static_cast<uint64_t>(r.intended_ns) + static_cast<uint64_t>(start_mono_ns), out);
+  }
+}
+
+Record GetRecordV2(const char* p, size_t left, size_t* size, uint8_t* extras) {
+  Record r;
+  *size = 0;
+  *extras = 0;
+  if (left < kRecordBaseV2) return r;
+  const auto x = static_cast<uint8_t>(p[39]);
+  const size_t n = kRecordBaseV2 + 8 * static_cast<size_t>(std::popcount(static_cast<unsigned>(x & kExtrasAll)));
+  if (left < n) return r;
+  *size = n;
+  *extras = x;
+  r.client = GetU32(p);
+  r.seq = GetU32(p + 4);
+  r.invoke_ns = static_cast<int64_t>(GetU64(p + 8));
+  r.complete_ns = static_cast<int64_t>(GetU64(p + 16));
+  r.key = GetU64(p + 24);
+  r.node = GetU16(p + 32);
+  r.error = GetU16(p + 34);
+  std::memcpy(&r.f, p + 36, 1);
+  std::memcpy(&r.outcome, p + 37, 1);
+  std::memcpy(&r.seen, p + 38, 1);
+  const char* extra = p + kRecordBaseV2;
+  if ((x & kExtraValue) != 0) {
+    r.value = GetU64(extra);
+    extra += 8;
+  }
+  if ((x & kExtraRevision) != 0) {
+    r.revision = static_cast<int64_t>(GetU64(extra));
+    extra += 8;
+  }
+  if ((x & kExtraIntended) != 0) r.intended_ns = static_cast<int64_t>(GetU64(extra));
   return r;
 }
 

@@ -32,16 +32,21 @@ const char* AnEntry(uint8_t type) {
 }
 
 // The payload length an entry's type allows beyond its maximum: "" when it fits.
-std::string LengthFault(uint8_t type, uint32_t length) {
+std::string LengthFault(uint8_t type, uint32_t length, uint32_t version) {
   switch (static_cast<EntryType>(type)) {
     case EntryType::kRunHeader:
-      if (length < format::kRunHeaderFixed + 6) return "is shorter than its fixed fields (26 bytes)";
+      if (length < format::RunHeaderFixed(version) + 6) {
+        return fmt::format("is shorter than its fixed fields ({} bytes)", format::RunHeaderFixed(version) + 6);
+      }
       break;
     case EntryType::kString:
       if (length < 2) return "is shorter than its id (2 bytes)";
       break;
     case EntryType::kRecords:
-      if (length == 0 || length % format::kRecordSize != 0) return "is not a whole number (1 or more) of 72-byte records";
+      if (version == 1 && (length == 0 || length % format::kRecordSizeV1 != 0)) {
+        return "is not a whole number (1 or more) of 72-byte records";
+      }
+      if (version != 1 && length < format::kRecordBaseV2) return "is shorter than a record (40 bytes)";
       break;
     case EntryType::kEnd:
       if (length != format::kEndPayload) return "is not 8 bytes (the record count)";
@@ -50,7 +55,9 @@ std::string LengthFault(uint8_t type, uint32_t length) {
       if (length < format::kEventFixed) return "is shorter than its fixed fields (22 bytes)";
       break;
   }
-  if (length > format::MaxPayload(type)) return fmt::format("is above its limit of {} bytes", format::MaxPayload(type));
+  if (length > format::MaxPayload(type, version)) {
+    return fmt::format("is above its limit of {} bytes", format::MaxPayload(type, version));
+  }
   return "";
 }
 
@@ -79,7 +86,11 @@ std::optional<std::pair<size_t, size_t>> FirstDuplicate(const std::vector<Record
 }
 
 // A client's operations, in seq order, one after another; none after an unknown outcome.
-std::string CheckClients(const std::vector<Record>& rs) {
+// `clamp` (version 2): an operation invoked before its client's previous one completed
+// is moved to that completion (and its own completion to no earlier), rather than
+// refused: the engine stamps a request with its loop's time, which may precede the end
+// of the previous operation handled in the same wake-up.
+std::string CheckClients(std::vector<Record>& rs, bool clamp) {
   std::vector<size_t> order(rs.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -87,12 +98,16 @@ std::string CheckClients(const std::vector<Record>& rs) {
   });
   for (size_t i = 1; i < order.size(); ++i) {
     const Record& a = rs[order[i - 1]];
-    const Record& b = rs[order[i]];
+    Record& b = rs[order[i]];
     if (a.client != b.client) continue;
     if (a.outcome == Outcome::kUnknown) {
       return fmt::format("client {}: op {} (seq {}) follows op {} (seq {}), whose outcome is unknown (after an "
                          "unknown outcome a client's next operation takes a new client id)",
                          a.client, b.op_id, b.seq, a.op_id, a.seq);
+    }
+    if (clamp && b.invoke_ns < a.complete_ns) {
+      b.invoke_ns = a.complete_ns;
+      b.complete_ns = std::max(b.complete_ns, b.invoke_ns);
     }
     if (b.invoke_ns < a.complete_ns) {
       return fmt::format("client {}: op {} (seq {}) is invoked at {} ns, before op {} (seq {}) completed at {} ns "
@@ -136,11 +151,13 @@ Status HistoryReader::TakeFileHeader() {
     return Fail(0, "not a memstand history: it does not begin with 'memstand.history'");
   }
   const uint32_t version = format::GetU32(pending_.data() + 16);
-  if (version != format::kVersion) {
-    return Fail(16, fmt::format("format version {}; this memstand reads version {}", version, format::kVersion));
+  if (version < format::kOldestVersion || version > format::kVersion) {
+    return Fail(16, fmt::format("format version {}; this memstand reads versions {} to {}", version,
+                                format::kOldestVersion, format::kVersion));
   }
+  history_.version = version;
   const uint32_t flags = format::GetU32(pending_.data() + 20);
-  if (flags != 0) return Fail(20, fmt::format("file flags {:#x}: version 1 defines none", flags));
+  if (flags != 0) return Fail(20, fmt::format("file flags {:#x}: version {} defines none", flags, version));
   pending_.clear();
   stage_ = Stage::kEntryHeader;
   need_ = format::kEntryHeaderSize;
@@ -152,11 +169,11 @@ Status HistoryReader::TakeEntryHeader() {
   type_ = static_cast<uint8_t>(pending_[0]);
   const uint32_t length = format::GetU32(pending_.data() + 1);
   crc_ = format::GetU32(pending_.data() + 5);
-  if (format::MaxPayload(type_) == 0) {
+  if (format::MaxPayload(type_, history_.version) == 0) {
     return Fail(entry_offset_, fmt::format("entry type {} is not one of 1 (run header), 2 (string), "
                                            "3 (records), 4 (end), 5 (event)", type_));
   }
-  if (const std::string fault = LengthFault(type_, length); !fault.empty()) {
+  if (const std::string fault = LengthFault(type_, length, history_.version); !fault.empty()) {
     return Fail(entry_offset_, fmt::format("{} of {} bytes: the length {}", AnEntry(type_), length, fault));
   }
   const bool is_header = static_cast<EntryType>(type_) == EntryType::kRunHeader;
@@ -204,7 +221,8 @@ Status HistoryReader::TakeRunHeader() {
   h.target_kind = static_cast<TargetKind>(kind);
   const auto flags = static_cast<uint8_t>(p[1]);
   if ((flags & ~(format::kFlagOpenLoop | format::kFlagKeysFresh | format::kFlagKeyNumbers)) != 0) {
-    return Fail(entry_offset_, fmt::format("run header: flags {:#04x} hold bits version 1 does not define", flags));
+    return Fail(entry_offset_, fmt::format("run header: flags {:#04x} hold bits version {} does not define", flags,
+                                           history_.version));
   }
   h.open_loop = (flags & format::kFlagOpenLoop) != 0;
   h.keys_fresh = (flags & format::kFlagKeysFresh) != 0;
@@ -213,8 +231,10 @@ Status HistoryReader::TakeRunHeader() {
   h.run_tag = format::GetU32(p + 4);
   h.start_unix_ns = static_cast<int64_t>(format::GetU64(p + 8));
   h.space = format::GetU32(p + 16);
-  const char* at = p + format::kRunHeaderFixed;
-  size_t left = pending_.size() - format::kRunHeaderFixed;
+  if (history_.version != 1) h.start_mono_ns = static_cast<int64_t>(format::GetU64(p + 20));
+  const size_t fixed = format::RunHeaderFixed(history_.version);
+  const char* at = p + fixed;
+  size_t left = pending_.size() - fixed;
   for (std::string* text : {&h.key_prefix, &h.target, &h.writer}) {
     if (!TakeText(&at, &left, text)) {
       return Fail(entry_offset_, "run header: a text (key prefix, target, writer) runs past the entry or "
@@ -242,20 +262,71 @@ Status HistoryReader::TakeString() {
   return status_;
 }
 
-Status HistoryReader::TakeRecords() {
-  const size_t n = pending_.size() / format::kRecordSize;
+Status HistoryReader::TakeRecords() { return history_.version == 1 ? TakeRecordsV1() : TakeRecordsV2(); }
+
+Status HistoryReader::TakeRecordsV1() {
+  const size_t n = pending_.size() / format::kRecordSizeV1;
   if (history_.records.size() + n > max_records_) {
     return Fail(entry_offset_, fmt::format("more than {} records", max_records_));
   }
   for (size_t i = 0; i < n; ++i) {
     uint8_t reserved = 0;
-    const uint64_t at = entry_offset_ + format::kEntryHeaderSize + i * format::kRecordSize;
-    const Record r = format::GetRecord(pending_.data() + i * format::kRecordSize, &reserved);
+    const uint64_t at = entry_offset_ + format::kEntryHeaderSize + i * format::kRecordSizeV1;
+    const Record r = format::GetRecordV1(pending_.data() + i * format::kRecordSizeV1, &reserved);
     if (reserved != 0) return Fail(at, fmt::format("record op {}: reserved byte {} is not 0", r.op_id, reserved));
     if (Status s = CheckRecord(r, history_.header, history_.strings.size()); !s.ok()) {
       return Fail(at, s.message());
     }
     history_.records.push_back(r);
+  }
+  return status_;
+}
+
+Status HistoryReader::TakeRecordsV2() {
+  const RunHeader& h = history_.header;
+  // The monotonic clock's readings made relative to time 0, in unsigned arithmetic
+  // (whatever the bytes, no overflow).
+  const auto relative = [t0 = static_cast<uint64_t>(h.start_mono_ns)](int64_t raw) {
+    return static_cast<int64_t>(static_cast<uint64_t>(raw) - t0);
+  };
+  for (size_t pos = 0; pos < pending_.size();) {
+    const uint64_t at = entry_offset_ + format::kEntryHeaderSize + pos;
+    const uint64_t op = history_.records.size();
+    if (op >= max_records_) return Fail(entry_offset_, fmt::format("more than {} records", max_records_));
+    size_t size = 0;
+    uint8_t extras = 0;
+    Record r = format::GetRecordV2(pending_.data() + pos, pending_.size() - pos, &size, &extras);
+    if (size == 0) {
+      return Fail(at, fmt::format("record op {}: it runs past its entry's end ({} bytes left; a record is 40 "
+                                  "bytes and 8 for each extra its last byte names)",
+                                  op, pending_.size() - pos));
+    }
+    r.op_id = op;
+    if ((extras & ~format::kExtrasAll) != 0) {
+      return Fail(at, fmt::format("record op {}: extras byte {:#04x} holds bits version 2 does not define", op,
+                                  extras));
+    }
+    if ((extras & format::kExtraValue) != 0 && r.value == 0) {
+      return Fail(at, fmt::format("record op {}: a value extra of 0 (a value of 0 is left out)", op));
+    }
+    if ((extras & format::kExtraRevision) != 0 && r.revision == 0) {
+      return Fail(at, fmt::format("record op {}: a revision extra of 0 (a revision of 0 is left out)", op));
+    }
+    if (((extras & format::kExtraIntended) != 0) != h.open_loop) {
+      return Fail(at, fmt::format("record op {}: {}", op,
+                                  h.open_loop ? "no intended time in an open-loop run (the run header says open loop)"
+                                              : "an intended time in a closed-loop run (the run header says closed "
+                                                "loop)"));
+    }
+    r.invoke_ns = relative(r.invoke_ns);
+    r.complete_ns = relative(r.complete_ns);
+    if (h.open_loop) r.intended_ns = relative(r.intended_ns);
+    // The engine's completion is the time its loop read the reply at, which a request
+    // sent in the same wake-up may be stamped after: never before the invoke.
+    r.complete_ns = std::max(r.complete_ns, r.invoke_ns);
+    if (Status s = CheckRecord(r, h, history_.strings.size()); !s.ok()) return Fail(at, s.message());
+    history_.records.push_back(r);
+    pos += size;
   }
   return status_;
 }
@@ -314,12 +385,17 @@ std::string HistoryReader::WhereCut() const {
 Result<History> HistoryReader::Finish() {
   if (!status_.ok()) return status_;
   if (stage_ != Stage::kDone) return Fail(consumed_, WhereCut());
-  const auto& rs = history_.records;
-  if (auto d = FirstDuplicate(
-          rs, [](const Record& a, const Record& b) { return a.op_id < b.op_id; },
-          [](const Record& a, const Record& b) { return a.op_id == b.op_id; })) {
+  auto& rs = history_.records;
+  // Version 2 numbers operations by their place: no two alike.
+  std::optional<std::pair<size_t, size_t>> op_twice;
+  if (history_.version == 1) {
+    op_twice = FirstDuplicate(
+        rs, [](const Record& a, const Record& b) { return a.op_id < b.op_id; },
+        [](const Record& a, const Record& b) { return a.op_id == b.op_id; });
+  }
+  if (op_twice) {
     return Status::InvalidArgument(fmt::format("{}: op id {} appears twice (records {} and {})", name_,
-                                               rs[d->first].op_id, d->first, d->second));
+                                               rs[op_twice->first].op_id, op_twice->first, op_twice->second));
   }
   if (auto d = FirstDuplicate(
           rs, [](const Record& a, const Record& b) { return a.written() < b.written(); },
@@ -329,7 +405,7 @@ Result<History> HistoryReader::Finish() {
                                                name_, rs[d->first].op_id, rs[d->second].op_id,
                                                rs[d->first].client, rs[d->first].seq));
   }
-  if (const std::string fault = CheckClients(rs); !fault.empty()) {
+  if (const std::string fault = CheckClients(rs, history_.version != 1); !fault.empty()) {
     return Status::InvalidArgument(name_ + ": " + fault);
   }
   return std::move(history_);

@@ -41,6 +41,8 @@ class HistoryReader {
   Status TakeRunHeader();
   Status TakeString();
   Status TakeRecords();
+  Status TakeRecordsV1();
+  Status TakeRecordsV2();
   Status TakeEnd();
   Status TakeEvent();
   std::string WhereCut() const;

@@ -12,7 +12,10 @@ namespace {
 constexpr size_t kFlushBytes = size_t{1} << 20;
 }  // namespace
 
-Result<HistoryEncoder> HistoryEncoder::Start(const RunHeader& header) {
+Result<HistoryEncoder> HistoryEncoder::Start(const RunHeader& header, uint32_t version) {
+  if (version < format::kOldestVersion || version > format::kVersion) {
+    return Status::InvalidArgument(fmt::format("history: format version {} (this memstand writes 1 and 2)", version));
+  }
   const std::pair<const char*, const std::string*> texts[] = {
       {"key prefix", &header.key_prefix}, {"target", &header.target}, {"writer", &header.writer}};
   for (const auto& [name, text] : texts) {
@@ -22,9 +25,10 @@ Result<HistoryEncoder> HistoryEncoder::Start(const RunHeader& header) {
     }
   }
   if (Status fields = CheckRunHeader(header); !fields.ok()) return fields.WithContext("history: the run header");
-  HistoryEncoder e(header);
-  e.out_ = format::FileHeader();
-  format::PutEntry(format::EntryType::kRunHeader, format::RunHeaderPayload(header), &e.out_);
+  HistoryEncoder e(header, version);
+  if (version == 1) e.header_.start_mono_ns = 0;  // version 1 has none
+  e.out_ = format::FileHeader(version);
+  format::PutEntry(format::EntryType::kRunHeader, format::RunHeaderPayload(e.header_, version), &e.out_);
   return e;
 }
 
@@ -52,27 +56,44 @@ Result<uint16_t> HistoryEncoder::Intern(std::string_view text) {
 
 Status HistoryEncoder::Add(std::span<const Record> records) {
   if (ended_) return Status::InvalidArgument("history: records after the end entry");
-  for (const Record& r : records) {
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
     if (Status s = CheckRecord(r, header_, strings_); !s.ok()) return s.WithContext("history");
+    if (version_ != 1 && r.op_id != records_ + i) {
+      return Status::InvalidArgument(fmt::format("history: record op {} at place {}: version 2 numbers operations "
+                                                 "by their place in the file, from 0",
+                                                 r.op_id, records_ + i));
+    }
   }
-  for (size_t at = 0; at < records.size(); at += format::kMaxRecordsPerEntry) {
-    const size_t n = std::min(format::kMaxRecordsPerEntry, records.size() - at);
-    format::PutRecordsEntry(records.subspan(at, n), &out_);
+  std::string payload;
+  const auto put_entry = [&] {
+    if (!payload.empty()) format::PutEntry(format::EntryType::kRecords, payload, &out_);
+    payload.clear();
+  };
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (version_ == 1) {
+      if (i % format::kMaxRecordsPerEntryV1 == 0) put_entry();
+      format::PutRecordV1(records[i], &payload);
+    } else {
+      if (payload.size() + format::kMaxRecordSizeV2 > format::kMaxRecordsPayloadV2) put_entry();
+      format::PutRecordV2(records[i], header_.open_loop, header_.start_mono_ns, &payload);
+    }
   }
+  put_entry();
   records_ += records.size();
   return Status::OK();
 }
 
-Result<std::string_view> HistoryEncoder::AddTrustedEntry(std::span<const Record> records) {
+Status HistoryEncoder::AddEngineEntry(std::string_view payload, uint64_t records) {
   if (ended_) return Status::InvalidArgument("history: records after the end entry");
-  records_ += records.size();
-  if constexpr (format::kRecordAsInMemory) {
-    format::PutRecordsEntryHeader(records, &out_);
-    return std::string_view(reinterpret_cast<const char*>(records.data()), records.size() * format::kRecordSize);
-  } else {
-    format::PutRecordsEntry(records, &out_);
-    return std::string_view();
+  if (version_ == 1) return Status::InvalidArgument("history: the engine's records in a version 1 file");
+  if (payload.empty() || payload.size() > format::kMaxRecordsPayloadV2) {
+    return Status::InvalidArgument(fmt::format("history: an entry of {} bytes of records (1 to {})", payload.size(),
+                                               format::kMaxRecordsPayloadV2));
   }
+  format::PutRecordsEntryHeader(payload, &out_);
+  records_ += records;
+  return Status::OK();
 }
 
 Status HistoryEncoder::AddEvent(const Event& event) {
@@ -107,8 +128,9 @@ std::string HistoryEncoder::Take() {
 
 Result<std::unique_ptr<HistoryFileWriter>> HistoryFileWriter::Open(const std::string& flag,
                                                                     const std::string& path,
-                                                                    const RunHeader& header) {
-  auto encoder = HistoryEncoder::Start(header);
+                                                                    const RunHeader& header,
+                                                                    uint32_t version) {
+  auto encoder = HistoryEncoder::Start(header, version);
   if (!encoder.ok()) return encoder.status();
   auto file = OutputFile::Open(flag, path);
   if (!file.ok()) return file.status();
@@ -129,17 +151,10 @@ Status HistoryFileWriter::Add(std::span<const Record> records) {
   return status_;
 }
 
-Status HistoryFileWriter::AddTrusted(std::span<const Record> records) {
-  for (size_t at = 0; at < records.size() && status_.ok(); at += format::kMaxRecordsPerEntry) {
-    const size_t n = std::min(format::kMaxRecordsPerEntry, records.size() - at);
-    const Result<std::string_view> in_place = encoder_.AddTrustedEntry(records.subspan(at, n));
-    if (!in_place.ok()) {
-      status_ = in_place.status();
-    } else if (!in_place->empty() && Flush().ok()) {  // the header (and strings) first
-      status_ = file_->Write(*in_place);
-    }
-  }
-  if (status_.ok() && encoder_.pending_bytes() >= kFlushBytes) Flush();
+Status HistoryFileWriter::AddEngineRecords(std::string_view bytes, uint64_t records) {
+  if (!status_.ok()) return status_;
+  status_ = encoder_.AddEngineEntry(bytes, records);
+  if (status_.ok() && Flush().ok()) status_ = file_->Write(bytes);  // the header (and strings) first
   return status_;
 }
 

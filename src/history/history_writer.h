@@ -11,6 +11,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "history/history_format.h"
 #include "history/record.h"
 #include "util/output_file.h"
 #include "util/status.h"
@@ -19,26 +20,28 @@ namespace memstand::history {
 
 class HistoryEncoder {
  public:
-  /// Starts with the file header and the run header. InvalidArgument when a header text
-  /// (key prefix, target, writer) is longer than format::kMaxHeaderText bytes.
-  static Result<HistoryEncoder> Start(const RunHeader& header);
+  /// Starts with the file header and the run header, in format `version` (1 or 2; a
+  /// memstand writes 2, tests of the reader of version 1 files write 1). InvalidArgument
+  /// when a header text (key prefix, target, writer) is longer than
+  /// format::kMaxHeaderText bytes, or for another version.
+  static Result<HistoryEncoder> Start(const RunHeader& header, uint32_t version = format::kVersion);
 
   /// The id of `text` in the string table: a string entry is added the first time.
   /// "" is id 0. InvalidArgument when it is longer than format::kMaxStringBytes, the
   /// table is full, or End() was called.
   Result<uint16_t> Intern(std::string_view text);
-  /// Appends the records, in entries of at most format::kMaxRecordsPerEntry, after
-  /// checking each with CheckRecord: on the first that fails, InvalidArgument and
-  /// nothing of this call is appended. After End(): InvalidArgument.
+  /// Appends the records, in entries as large as the format allows, after checking each
+  /// with CheckRecord and, in version 2, that its op id is its place in the file (the
+  /// count of records before it: version 2 does not store it): on the first that fails,
+  /// InvalidArgument and nothing of this call is appended. After End(): InvalidArgument.
   Status Add(std::span<const Record> records);
-  /// One entry of records whose maker keeps CheckRecord's rules by construction (the
-  /// engine's: load/history_log.h; the reader checks every record again): not checked.
-  /// Where their bytes in memory are their layout on disk (format::kRecordAsInMemory),
-  /// the entry's header alone is appended and the records are returned, to be written
-  /// after the bytes pending, from where they are; else they are appended whole and the
-  /// view is empty. REQUIRES: 1 to format::kMaxRecordsPerEntry records, kept unchanged
-  /// until written. After End(): InvalidArgument.
-  Result<std::string_view> AddTrustedEntry(std::span<const Record> records);
+  /// The header of one version 2 records entry whose payload is `payload`: `records`
+  /// records as the engine lays them out (load/history_log.h), which keeps
+  /// CheckRecord's rules by construction; not checked (the reader checks every record).
+  /// The payload itself is the caller's to write, after the bytes pending, from where
+  /// it is. InvalidArgument after End(), in a version 1 file, or for a payload of 0 or
+  /// more than format::kMaxRecordsPayloadV2 bytes.
+  Status AddEngineEntry(std::string_view payload, uint64_t records);
   /// Appends an event entry (a nemesis action), after checking it with CheckEvent:
   /// InvalidArgument, and nothing appended, when it fails, when the file holds
   /// format::kMaxEvents already, or after End().
@@ -55,11 +58,13 @@ class HistoryEncoder {
   uint64_t records() const { return records_; }
   uint64_t events() const { return events_; }
   const RunHeader& header() const { return header_; }
+  uint32_t version() const { return version_; }
 
  private:
-  explicit HistoryEncoder(RunHeader header) : header_(std::move(header)) {}
+  HistoryEncoder(RunHeader header, uint32_t version) : header_(std::move(header)), version_(version) {}
 
   RunHeader header_;
+  uint32_t version_;
   std::string out_;
   std::unordered_map<std::string, uint16_t> ids_;
   size_t strings_ = 1;  // the table's size, id 0 included
@@ -74,16 +79,18 @@ class HistoryFileWriter {
   /// encodes the header. InvalidArgument for a path that cannot be written or a header
   /// the encoder refuses.
   static Result<std::unique_ptr<HistoryFileWriter>> Open(const std::string& flag, const std::string& path,
-                                                         const RunHeader& header);
+                                                         const RunHeader& header,
+                                                         uint32_t version = format::kVersion);
   Result<uint16_t> Intern(std::string_view text) { return encoder_.Intern(text); }
   /// Encodes the records and writes the buffer to the file once it holds 1 MiB. The first
   /// error (a record refused, a failed write) is returned again by every later call.
   Status Add(std::span<const Record> records);
-  /// Add for records whose maker keeps CheckRecord's rules (the engine's), which writes
-  /// every operation of a run: neither checked nor copied into the buffer where their
-  /// layout allows (HistoryEncoder::AddTrustedEntry), so a record costs its CRC alone
-  /// (bench/README.md, "The history's cost"). The same bytes as Add.
-  Status AddTrusted(std::span<const Record> records);
+  /// The engine's records, `records` of them laid out in `bytes` as version 2 has them
+  /// (HistoryEncoder::AddEngineEntry), as one entry: neither checked nor copied into the
+  /// buffer, so that a record costs its CRC alone (bench/README.md, "The history's
+  /// cost"). REQUIRES: bytes holds whole records, 1 to format::kMaxRecordsPayloadV2
+  /// bytes of them (else an error, which sticks as Add's).
+  Status AddEngineRecords(std::string_view bytes, uint64_t records);
   /// Encodes an event (HistoryEncoder::AddEvent); the first error sticks as for Add.
   Status AddEvent(const Event& event);
   /// The end entry, the rest of the buffer, and the file put in place. Call once.

@@ -37,12 +37,13 @@ constexpr uint64_t ValueId(uint32_t client, uint32_t seq) { return (uint64_t{cli
 constexpr uint32_t ValueClient(uint64_t id) { return static_cast<uint32_t>(id >> 32); }
 constexpr uint32_t ValueSeq(uint64_t id) { return static_cast<uint32_t>(id); }
 
-/// One operation. 72 bytes in memory and on disk (history_format.h lays the bytes out).
-/// Times are nanoseconds since the run's start (RunHeader::start_unix_ns) on a monotonic
-/// clock. A client has one operation in flight at a time and ends at an unknown outcome:
+/// One operation as the checks see it (history_format.h lays out its bytes on disk:
+/// 72 in version 1; 40 and what it needs in version 2). Times are nanoseconds since the
+/// run's start (RunHeader::start_unix_ns) on a monotonic clock. A client has one
+/// operation in flight at a time and ends at an unknown outcome:
 /// its next operation would take a new client id, as Jepsen's processes do.
 struct Record {
-  uint64_t op_id = 0;     // unique in the history
+  uint64_t op_id = 0;     // unique in the history (version 2: its place in the file, from 0)
   uint32_t client = 0;    // the client (a connection's session) that ran it
   uint32_t seq = 0;       // the client's own count of its operations; (client, seq) is unique
   int64_t invoke_ns = 0;  // sent
@@ -57,8 +58,7 @@ struct Record {
   Op f = Op::kRead;
   Outcome outcome = Outcome::kOk;
   Seen seen = Seen::kNone;
-  /// 0 on disk; here so that a record has no padding and the writer copies records as
-  /// they are in memory (history_format.cc). CheckRecord refuses another value.
+  /// Version 1's last byte, 0 (CheckRecord refuses another value); 0 in version 2.
   uint8_t reserved = 0;
 
   /// The ValueId this operation writes (write or cas).
@@ -74,6 +74,9 @@ struct RunHeader {
   bool keys_fresh = false;   // every key was absent when the run began
   uint32_t run_tag = 0;      // mixed into every value tag: values of another run are not ours
   int64_t start_unix_ns = 0; // the wall clock at time 0 of the records
+  /// The monotonic clock at time 0 (version 2: the file's records carry that clock's
+  /// readings, and the reader takes this off; version 1: 0, its records are relative).
+  int64_t start_mono_ns = 0;
   /// Tarantool: the keys are unsigned numbers (__keynum__: the key is Record::key, and
   /// key_prefix is empty), the space written and read (its id), and the tuple field
   /// (0-based; field 0 is the key) a write's value is in. 0 / false elsewhere.
@@ -101,6 +104,9 @@ struct Event {
 
 /// A history read back whole.
 struct History {
+  /// The file's format version (docs/history.md): 2, or 1 for a file written before
+  /// 2026-12-05. The encoder writes a history in its own version.
+  uint32_t version = 2;
   RunHeader header;
   /// The string table: strings[0] is "" (id 0, "none"); id i is strings[i].
   std::vector<std::string> strings = {""};
@@ -125,8 +131,8 @@ std::string ValueName(uint64_t value_id);
 Status CheckRunHeader(const RunHeader& header);
 
 /// The checks of one record alone that the reader applies (and the encoder's Add, so
-/// that it never writes what the reader refuses; AddTrusted leaves them to the records'
-/// maker, the engine): field ranges, times in order, an error kind
+/// that it never writes what the reader refuses; AddEngineRecords leaves them to the
+/// records' maker, the engine): field ranges, times in order, an error kind
 /// exactly when not ok, what a read saw or a cas expected, string ids below
 /// `strings` (the table's size so far). InvalidArgument saying which field and why.
 Status CheckRecord(const Record& r, const RunHeader& header, size_t strings);

@@ -18,17 +18,24 @@ Result<std::unique_ptr<HistoryLog>> HistoryLog::Open(const std::string& path, hi
                                                      std::shared_ptr<HistoryEvents> events) {
   const int64_t start_ns = NowNs();
   header.start_unix_ns = static_cast<int64_t>(UnixNowS() * 1e9);
+  header.start_mono_ns = start_ns;
   const uint32_t run_tag = header.run_tag;
+  const bool plain_writes = !header.open_loop && header.target_kind != history::TargetKind::kEtcd;
   auto writer = history::HistoryFileWriter::Open("--history", path, header);
   if (!writer.ok()) return writer.status();
-  std::unique_ptr<HistoryLog> log(new HistoryLog(std::move(*writer), start_ns, run_tag, std::move(events)));
+  std::unique_ptr<HistoryLog> log(
+      new HistoryLog(std::move(*writer), start_ns, run_tag, plain_writes, std::move(events)));
   log->thread_ = std::thread([raw = log.get()] { raw->WriterLoop(); });
   return log;
 }
 
 HistoryLog::HistoryLog(std::unique_ptr<history::HistoryFileWriter> writer, int64_t start_ns, uint32_t run_tag,
-                       std::shared_ptr<HistoryEvents> sink)
-    : writer_(std::move(writer)), start_ns_(start_ns), run_tag_(run_tag), sink_(std::move(sink)) {}
+                       bool plain_writes, std::shared_ptr<HistoryEvents> sink)
+    : writer_(std::move(writer)),
+      start_ns_(start_ns),
+      run_tag_(run_tag),
+      plain_writes_(plain_writes),
+      sink_(std::move(sink)) {}
 
 HistoryLog::~HistoryLog() {
   {
@@ -104,13 +111,13 @@ void HistoryLog::WriterLoop() {
     // The strings a record names were interned before it was made, so before its
     // batch was handed: they are in `fresh` or already written.
     Status s = WriteStrings(fresh);
-    // The records are the engine's (worker_history.cc makes each by CheckRecord's
-    // rules): written as they are, unchecked; the reader checks them.
-    if (s.ok() && !batch.empty()) s = writer_->AddTrusted(batch.records());
+    // The records are the engine's (worker_conn.h and worker_history.cc make each by
+    // CheckRecord's rules): written as they are, unchecked; the reader checks them.
+    if (s.ok() && !batch.empty()) s = writer_->AddEngineRecords(batch.bytes(), batch.records());
     if (s.ok()) s = WriteEvents(std::move(events));
     lock.lock();
     if (!s.ok() && status_.ok()) status_ = s;
-    if (s.ok()) records_ += batch.records().size();
+    if (s.ok()) records_ += batch.records();
     if (batch.has_room()) {
       batch.clear();
       if (spare_.size() < 4) spare_.push_back(std::move(batch));

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "history/history_format.h"
 #include "history/history_writer.h"
 #include "history/record.h"
 #include "load/history_events.h"
@@ -29,58 +30,81 @@ namespace memstand {
 
 class HistoryLog {
  public:
-  /// Records a load thread fills before it hands them over.
-  static constexpr size_t kBatch = 4096;
-
-  /// A load thread's records, up to kBatch: their room is taken once, and each record is
-  /// constructed in it where its operation ends (Add), every field stored once; nothing
-  /// is initialized beforehand (a history's load thread makes a record per operation).
-  /// The next place and the end are kept as pointers: a record's Add and full() are a
-  /// load, an add, a store and a compare (with a count, 3 instructions more).
+  /// A load thread's records, laid out as a version 2 history has them (docs/history.md,
+  /// history/history_format.h): 40 bytes each, and 8 for each extra (a read's value,
+  /// etcd's revision, open loop's intended time). Their room is taken once and each
+  /// record is stored in it where its operation ends, every field once; nothing is
+  /// initialized beforehand (a history's load thread makes a record per operation). The
+  /// next place and the last that holds the largest record are kept as pointers: a
+  /// record's Add and full() are a load, an add, a store and a compare.
   class Batch {
    public:
+    /// The room of a batch: 4,096 records without extras, one entry of the file.
+    static constexpr size_t kBytes = 4096 * history::format::kRecordBaseV2;
+    static_assert(kBytes <= history::format::kMaxRecordsPayloadV2);
+
     /// No room (a moved-from batch too): WithRoom() has it.
     Batch() = default;
     static Batch WithRoom() {
       Batch b;
-      b.records_.reset(static_cast<history::Record*>(::operator new(kBatch * sizeof(history::Record))));
-      b.next_ = b.records_.get();
-      b.end_ = b.next_ + kBatch;
+      b.bytes_.reset(static_cast<char*>(::operator new(kBytes)));
+      b.next_ = b.bytes_.get();
+      b.last_ = b.next_ + kBytes - history::format::kMaxRecordSizeV2;
       return b;
     }
     Batch(Batch&& o) noexcept
-        : records_(std::move(o.records_)), next_(std::exchange(o.next_, nullptr)), end_(std::exchange(o.end_, nullptr)) {}
+        : bytes_(std::move(o.bytes_)),
+          next_(std::exchange(o.next_, nullptr)),
+          last_(std::exchange(o.last_, nullptr)),
+          extra_(std::exchange(o.extra_, 0)) {}
     Batch& operator=(Batch&& o) noexcept {
-      records_ = std::move(o.records_);
+      bytes_ = std::move(o.bytes_);
       next_ = std::exchange(o.next_, nullptr);
-      end_ = std::exchange(o.end_, nullptr);
+      last_ = std::exchange(o.last_, nullptr);
+      extra_ = std::exchange(o.extra_, 0);
       return *this;
     }
 
-    /// The next record's place, to construct it in (placement new). REQUIRES: room,
-    /// and not full().
-    history::Record* Add() { return next_++; }
-    /// REQUIRES: room.
-    bool full() const { return next_ == end_; }
-    bool empty() const { return next_ == records_.get(); }
-    bool has_room() const { return records_ != nullptr; }
-    std::span<const history::Record> records() const {
-      return {records_.get(), static_cast<size_t>(next_ - records_.get())};
+    /// The next record's place, 40 bytes to store it in. REQUIRES: room, and not full().
+    char* Add() {
+      char* const p = next_;
+      next_ += history::format::kRecordBaseV2;
+      return p;
     }
-    void clear() { next_ = records_.get(); }
+    /// The next record's place when it has `extras` extras (40 + 8 * extras bytes).
+    /// REQUIRES: room, not full(), extras at most 3.
+    char* AddWithExtras(size_t extras) {
+      char* const p = next_;
+      next_ += history::format::kRecordBaseV2 + 8 * extras;
+      extra_ += 8 * extras;
+      return p;
+    }
+    /// Less room left than the largest record needs. REQUIRES: room.
+    bool full() const { return next_ > last_; }
+    bool empty() const { return next_ == bytes_.get(); }
+    bool has_room() const { return bytes_ != nullptr; }
+    std::string_view bytes() const { return {bytes_.get(), static_cast<size_t>(next_ - bytes_.get())}; }
+    /// The records it holds.
+    uint64_t records() const { return (bytes().size() - extra_) / history::format::kRecordBaseV2; }
+    void clear() {
+      next_ = bytes_.get();
+      extra_ = 0;
+    }
 
    private:
     struct Free {
-      void operator()(history::Record* p) const { ::operator delete(p); }
+      void operator()(char* p) const { ::operator delete(p); }
     };
-    std::unique_ptr<history::Record, Free> records_;
-    history::Record* next_ = nullptr;  // the next record's place
-    history::Record* end_ = nullptr;   // records_ + kBatch
+    std::unique_ptr<char, Free> bytes_;
+    char* next_ = nullptr;  // the next record's place
+    char* last_ = nullptr;  // the last place with room for the largest record
+    size_t extra_ = 0;      // the bytes of the records' extras
   };
 
   /// Prepares `path` (the output of --history) and starts the writer thread. Time 0 of
-  /// the records is now: `start_ns()` on the monotonic clock, header.start_unix_ns on the
-  /// wall clock (set here). `events` (may be null): a scenario's queue of nemesis
+  /// the records is now: `start_ns()` on the monotonic clock (the header's start_mono_ns:
+  /// the records carry that clock's readings), header.start_unix_ns on the wall clock
+  /// (both set here). `events` (may be null): a scenario's queue of nemesis
   /// events, which the writer thread drains whenever it wakes and once more at Finish.
   static Result<std::unique_ptr<HistoryLog>> Open(const std::string& path, history::RunHeader header,
                                                   std::shared_ptr<HistoryEvents> events = nullptr);
@@ -91,6 +115,9 @@ class HistoryLog {
 
   int64_t start_ns() const { return start_ns_; }
   uint32_t run_tag() const { return run_tag_; }
+  /// An ok write's record has no extras: the run is closed loop (no intended times) and
+  /// not etcd's (no revisions).
+  bool plain_writes() const { return plain_writes_; }
   /// The string id of `text` (a node's address, an error kind), the same for every
   /// thread; under a lock, so callers keep what they got. Once the table is full every
   /// new text gets the id of its last string, "(more strings than a history holds)".
@@ -117,7 +144,7 @@ class HistoryLog {
 
  private:
   HistoryLog(std::unique_ptr<history::HistoryFileWriter> writer, int64_t start_ns, uint32_t run_tag,
-             std::shared_ptr<HistoryEvents> sink);
+             bool plain_writes, std::shared_ptr<HistoryEvents> sink);
   void WriterLoop();
   /// Writer thread: the strings interned since the last batch, into the file first.
   Status WriteStrings(const std::vector<std::string>& fresh);
@@ -127,6 +154,7 @@ class HistoryLog {
   std::unique_ptr<history::HistoryFileWriter> writer_;  // the writer thread's alone
   const int64_t start_ns_;
   const uint32_t run_tag_;
+  const bool plain_writes_;
   const std::shared_ptr<HistoryEvents> sink_;  // may be null
   std::atomic<uint32_t> next_client_{1};
 

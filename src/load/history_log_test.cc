@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "history/history_format.h"
 #include "history/history_reader.h"
 
 namespace memstand {
@@ -29,14 +31,41 @@ history::RunHeader Header() {
   return h;
 }
 
-// Batch b's records: one write each by its own client, at times after b's event.
-void Fill(HistoryLog::Batch* batch, int b) {
+// Batch b's records, as the engine lays them out (t0: the log's monotonic time 0): one
+// write each by its own client, at times after b's event.
+void Fill(HistoryLog::Batch* batch, int b, int64_t t0) {
   for (uint32_t i = 0; i < kPerBatch; ++i) {
     const uint64_t n = uint64_t(b) * kPerBatch + i + 1;
     const int64_t t = int64_t(n) * 10;
-    new (batch->Add()) history::Record{.op_id = n, .client = static_cast<uint32_t>(n), .seq = 1, .invoke_ns = t,
-                                       .complete_ns = t + 5, .key = n % 7, .f = history::Op::kWrite};
+    std::string bytes;
+    history::format::PutRecordV2({.op_id = 0, .client = static_cast<uint32_t>(n), .seq = 1, .invoke_ns = t,
+                                  .complete_ns = t + 5, .key = n % 7, .f = history::Op::kWrite},
+                                 false, t0, &bytes);
+    std::memcpy(batch->Add(), bytes.data(), bytes.size());
   }
+}
+
+// A batch holds records of 40 bytes and of 40 and their extras, counts them, and is
+// full once the largest record would not fit.
+TEST(HistoryLogTest, ABatchCountsItsRecordsAndIsFullBeforeItsEnd) {
+  HistoryLog::Batch batch = HistoryLog::Batch::WithRoom();
+  EXPECT_TRUE(batch.empty());
+  uint64_t records = 0;
+  size_t bytes = 0;
+  while (!batch.full()) {
+    const size_t extras = records % 4;
+    char* at = extras == 0 ? batch.Add() : batch.AddWithExtras(extras);
+    std::memset(at, 0, 40 + 8 * extras);
+    ++records;
+    bytes += 40 + 8 * extras;
+  }
+  EXPECT_EQ(batch.records(), records);
+  EXPECT_EQ(batch.bytes().size(), bytes);
+  EXPECT_LE(bytes, HistoryLog::Batch::kBytes);
+  EXPECT_GT(bytes + history::format::kMaxRecordSizeV2, HistoryLog::Batch::kBytes);
+  batch.clear();
+  EXPECT_TRUE(batch.empty());
+  EXPECT_EQ(batch.records(), 0u);
 }
 
 // The event thread waits (without a clock: for the count of batches handed) so that its
@@ -71,7 +100,7 @@ TEST(HistoryLogTest, EventsFromAnotherThreadAreWrittenBesideTheRecords) {
   });
   HistoryLog::Batch batch = HistoryLog::Batch::WithRoom();
   for (int b = 0; b < kBatches; ++b) {
-    Fill(&batch, b);
+    Fill(&batch, b, t0);
     batch = log.Hand(std::move(batch));
     handed = b + 1;
   }
@@ -113,7 +142,7 @@ TEST(HistoryLogTest, NoEventsNoEventEntries) {
   auto opened = HistoryLog::Open(path, Header());
   ASSERT_TRUE(opened.ok()) << opened.status().message();
   HistoryLog::Batch batch = HistoryLog::Batch::WithRoom();
-  Fill(&batch, 0);
+  Fill(&batch, 0, (*opened)->start_ns());
   batch = (*opened)->Hand(std::move(batch));
   ASSERT_TRUE((*opened)->Finish().ok());
   auto h = history::ReadHistoryFile(path);

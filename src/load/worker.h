@@ -30,6 +30,7 @@
 #include "core/pacer.h"
 #include "core/tls.h"
 #include "core/uring.h"
+#include "history/history_format.h"
 #include "history/record.h"
 #include "history/value_tag.h"
 #include "load/cluster_map.h"
@@ -263,22 +264,29 @@ class WorkerBase {
                                                   LastValue last_value, int64_t now);
   /// The operation f ended with no reply: `unknown`, or failed; `why` the error kind.
   void HistoryNoReply(uint16_t node, const InFlight& f, bool unknown, std::string_view why, int64_t now);
-  /// f's record; `tail`: its last 8 bytes (HistoryTail), `unknown` when its outcome is.
-  [[gnu::always_inline]] inline void HistoryRecord(const InFlight& f, uint64_t tail, bool unknown, uint64_t value,
-                                                   int64_t now, int64_t revision = 0);
+  /// The record of f, an ok write or cas (`tail`: HistoryTail's), in a history without
+  /// extras (closed loop, not etcd: history_write_ok_ says so): in line, the record's
+  /// 40 bytes stored at once (worker_conn.h).
+  [[gnu::always_inline]] inline void HistoryRecordWrite(const InFlight& f, uint64_t tail, int64_t now);
+  /// Any other record of f: `tail` (HistoryTail), `unknown` when its outcome is (its
+  /// process then takes a new client id), what a read saw or a cas expected (`value`,
+  /// 0: none), etcd's revision (0: none); open loop's intended time added.
+  void HistoryRecordAny(const InFlight& f, uint64_t tail, bool unknown, uint64_t value, int64_t now,
+                        int64_t revision = 0);
   /// A record's last 8 bytes as one number, stored at once (one store, not six):
-  /// node, error, f, outcome, seen and the reserved byte (0), little-endian.
+  /// node, error, f, outcome, seen and the extras byte (0), little-endian.
   static constexpr uint64_t HistoryTail(uint16_t node, uint16_t error, history::Op f, history::Outcome outcome,
                                         history::Seen seen) {
-    return uint64_t{node} | uint64_t{error} << 16 | uint64_t{static_cast<uint8_t>(f)} << 32 |
-           uint64_t{static_cast<uint8_t>(outcome)} << 40 | uint64_t{static_cast<uint8_t>(seen)} << 48;
+    return history::format::TailV2(node, error, f, outcome, seen);
   }
   [[gnu::cold]] uint16_t HistoryError(std::string_view error);
   [[gnu::cold]] void HistoryErrorReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now);
-  /// HistoryReply's error reply or read (`value_read`: what it read). Out of line, so
-  /// that a write's record calls nothing and saves no register (bench/README.md).
-  [[gnu::noinline]] void HistoryReplyNotWrite(const ConnIo& c, const InFlight& f, const ReplyView& r,
-                                              std::string_view value_read, int64_t now);
+  /// HistoryReply's error reply, read, or write whose record has extras (etcd's
+  /// revision, open loop's intended time); `value_read`: what a read read. Out of line,
+  /// so that a plain write's record calls nothing and saves no register
+  /// (bench/README.md).
+  [[gnu::noinline]] void HistoryReplyOther(const ConnIo& c, const InFlight& f, const ReplyView& r,
+                                           std::string_view value_read, int64_t now);
   /// The full batch handed to the log, an empty one taken.
   [[gnu::cold]] [[gnu::noinline]] void HistoryHand();
   history::Seen HistorySaw(const ReplyView& r, std::string_view value_read, uint64_t* value) const;
@@ -421,8 +429,10 @@ class WorkerBase {
   /// ends unknown takes a new id.
   HistoryLog* history_ = nullptr;
   const history::Op* history_op_ = nullptr;  // what each command is: shared_->history_ops
-  /// By command: the HistoryTail of its ok reply without the node, for a write or a cas;
-  /// 0 for a read. A reply tests it for whether its record is a write's, and takes it.
+  /// By command: the HistoryTail of its ok reply without the node, for a write or a cas
+  /// whose record has no extras (closed loop, not etcd); 0 for a read, and for every
+  /// command where records have extras. A reply tests it for whether its record is such
+  /// a write's, and takes it (HistoryRecordWrite).
   std::vector<uint64_t> history_write_ok_;
   static constexpr uint32_t kNoProcess = UINT32_MAX;
   struct HistoryProcess {
@@ -431,7 +441,6 @@ class WorkerBase {
     /// (client, seq) from it at once (history::TagIdsOf), and the next seq's is one add
     /// (history::NextSeqTag).
     alignas(8) char tag[history::kValueTagSize] = {};
-    int64_t last_complete_ns = 0;  // its previous operation's end (monotonic)
   };
   /// Every connection's processes, by InFlight::process: one vector, so that an
   /// operation finds its process with one load (bench/README.md).
@@ -441,10 +450,8 @@ class WorkerBase {
   [[gnu::cold]] HistoryProcess HistoryFreshProcess();
   int64_t history_t0_ = 0;  // the records' time 0 (HistoryLog::start_ns)
   uint32_t history_run_tag_ = 0;  // HistoryLog::run_tag
-  uint64_t history_threads_ = 1;  // the run's threads: the step between this thread's op ids
   HistoryLog::Batch history_batch_;
   std::unordered_map<std::string, uint16_t> history_errors_;  // error kind -> string id
-  uint64_t history_next_op_ = 0;  // the op id of this thread's next record
   std::vector<char> stamp_;  // a write's value being stamped (HistoryStamp)
   std::unique_ptr<ReactorHolder> reactor_;
   /// --io uring, from the common start on; declared after conns_ so that it goes first

@@ -175,52 +175,28 @@ template <class LastValue>
 inline void WorkerBase::HistoryReply(const ConnIo& c, const InFlight& f, const ReplyView& r, LastValue last_value,
                                      int64_t now) {
   const uint64_t write_ok = history_write_ok_[f.cmd];
-  if (r.is_error || write_ok == 0) [[unlikely]] return HistoryReplyNotWrite(c, f, r, last_value(), now);
-  HistoryRecord(f, write_ok | c.history_node, false, 0, now, r.revision);
+  if (r.is_error || write_ok == 0) [[unlikely]] return HistoryReplyOther(c, f, r, last_value(), now);
+  HistoryRecordWrite(f, write_ok | c.history_node, now);
 }
 
-inline void WorkerBase::HistoryRecord(const InFlight& f, uint64_t tail, bool unknown, uint64_t value, int64_t now,
-                                      int64_t revision) {
+inline void WorkerBase::HistoryRecordWrite(const InFlight& f, uint64_t tail, int64_t now) {
   HistoryProcess& p = history_procs_[f.process];
-  const int64_t t0 = history_t0_;
-  // A request is stamped with the loop's time, which may precede the reply just handled
-  // in the same wake-up (its own time taken later): its process's previous operation
-  // had ended by then, so it was sent after that end.
-  const int64_t invoke = std::max(f.sent_ns, p.last_complete_ns);
-  const int64_t complete = std::max(now, invoke);
   const uint64_t ids = history::TagIdsOf(p.tag);
   // The process first, its record after: the record's stores might alias what the
   // process's update reads, so the other order kept every value in a register across
   // them (6 registers saved and restored a record).
-  if (unknown) [[unlikely]] {  // the process may still be doing it: a new one follows
-    p = HistoryFreshProcess();
-  } else {
-    history::NextSeqTag(p.tag);
-    p.last_complete_ns = complete;
-  }
-  // Constructed where it is kept, each field stored once (HistoryLog::Batch), by
-  // CheckRecord's rules: the writer thread writes it unchecked. Its last 8 bytes are
-  // the tail, stored at once over the zeros the constructor leaves there (the compiler
-  // drops those stores).
-  static_assert(history::format::kRecordAsInMemory);
-  history::Record* const record = new (history_batch_.Add()) history::Record{
-      .op_id = history_next_op_,
-      .client = static_cast<uint32_t>(ids),
-      .seq = static_cast<uint32_t>(ids >> 32),
-      .invoke_ns = invoke - t0,
-      .complete_ns = complete - t0,
-      .intended_ns = open_loop_ ? std::clamp<int64_t>(f.intended_ns - t0, 0, invoke - t0) : history::kNoIntendedTime,
-      .key = f.key,
-      .value = value,
-      .revision = revision,
-      .node = 0,
-      .error = 0,
-      .f = {},
-      .outcome = {},
-      .seen = {},
-      .reserved = 0};
-  std::memcpy(reinterpret_cast<char*>(record) + offsetof(history::Record, node), &tail, sizeof tail);
-  history_next_op_ += history_threads_;  // op ids: the thread's index, then every threads-th
+  history::NextSeqTag(p.tag);
+  // Version 2's record as it is on disk, each field stored once, by CheckRecord's rules
+  // (the writer thread writes it unchecked): (client, seq) from the tag at once, the
+  // invoke and the completion as the monotonic clock gave them (the reader takes time 0
+  // off, and moves an invoke that precedes its client's previous completion to it), the
+  // key, and the tail (node, error, f, outcome, seen, no extras) in one store.
+  char* const record = history_batch_.Add();
+  std::memcpy(record, &ids, 8);
+  std::memcpy(record + 8, &f.sent_ns, 8);
+  std::memcpy(record + 16, &now, 8);
+  std::memcpy(record + 24, &f.key, 8);
+  std::memcpy(record + 32, &tail, 8);
   if (history_batch_.full()) [[unlikely]] HistoryHand();
 }
 

@@ -2,6 +2,8 @@
 // worker calls these only when the history is on; each operation is recorded once,
 // where it ends: its reply (HistoryReply), its connection lost or its send impossible
 // (HistoryNoReply), or the run's end with it still in flight.
+#include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "history/value_tag.h"
@@ -50,14 +52,50 @@ WorkerBase::HistoryProcess WorkerBase::HistoryFreshProcess() {
   return p;
 }
 
+void WorkerBase::HistoryRecordAny(const InFlight& f, uint64_t tail, bool unknown, uint64_t value, int64_t now,
+                                  int64_t revision) {
+  HistoryProcess& p = history_procs_[f.process];
+  const uint64_t ids = history::TagIdsOf(p.tag);
+  if (unknown) {  // the process may still be doing it: a new one follows
+    p = HistoryFreshProcess();
+  } else {
+    history::NextSeqTag(p.tag);
+  }
+  namespace fmt2 = history::format;
+  const uint8_t extras = (value != 0 ? fmt2::kExtraValue : 0) | (revision != 0 ? fmt2::kExtraRevision : 0) |
+                         (open_loop_ ? fmt2::kExtraIntended : 0);
+  const uint64_t tail_extras = tail | uint64_t{extras} << 56;
+  char* const record = history_batch_.AddWithExtras(static_cast<size_t>(std::popcount(extras)));
+  std::memcpy(record, &ids, 8);
+  std::memcpy(record + 8, &f.sent_ns, 8);
+  std::memcpy(record + 16, &now, 8);
+  std::memcpy(record + 24, &f.key, 8);
+  std::memcpy(record + 32, &tail_extras, 8);
+  char* extra = record + fmt2::kRecordBaseV2;
+  if (value != 0) {
+    std::memcpy(extra, &value, 8);
+    extra += 8;
+  }
+  if (revision != 0) {
+    std::memcpy(extra, &revision, 8);
+    extra += 8;
+  }
+  if (open_loop_) {
+    // When it was due, never before time 0 nor after it was sent (the reader's rule).
+    const int64_t intended = std::min(std::max(f.intended_ns, history_t0_), f.sent_ns);
+    std::memcpy(extra, &intended, 8);
+  }
+  if (history_batch_.full()) [[unlikely]] HistoryHand();
+}
+
 // An error reply: fail, or unknown where the error does not say (EndsUnknown).
 void WorkerBase::HistoryErrorReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now) {
   const bool unknown = EndsUnknown(f.cmd, r);
   const uint16_t error = HistoryError(r.error_kind.empty() ? "error" : r.error_kind);
-  HistoryRecord(f,
-                HistoryTail(c.history_node, error, history_op_[f.cmd], unknown ? Outcome::kUnknown : Outcome::kFail,
-                            Seen::kNone),
-                unknown, 0, now);
+  HistoryRecordAny(f,
+                   HistoryTail(c.history_node, error, history_op_[f.cmd],
+                               unknown ? Outcome::kUnknown : Outcome::kFail, Seen::kNone),
+                   unknown, 0, now);
 }
 
 // What a read that ended ok saw: the key absent, a value of this run (*value), or other
@@ -70,21 +108,21 @@ Seen WorkerBase::HistorySaw(const ReplyView& r, std::string_view value_read, uin
   return Seen::kOurs;
 }
 
-void WorkerBase::HistoryReplyNotWrite(const ConnIo& c, const InFlight& f, const ReplyView& r,
-                                      std::string_view value_read, int64_t now) {
+void WorkerBase::HistoryReplyOther(const ConnIo& c, const InFlight& f, const ReplyView& r,
+                                   std::string_view value_read, int64_t now) {
   if (r.is_error) return HistoryErrorReply(c, f, r, now);
+  const history::Op op = history_op_[f.cmd];
   uint64_t value = 0;
-  const Seen seen = HistorySaw(r, value_read, &value);
-  HistoryRecord(f, HistoryTail(c.history_node, 0, history_op_[f.cmd], Outcome::kOk, seen), false, value, now,
-                r.revision);
+  const Seen seen = op == history::Op::kRead ? HistorySaw(r, value_read, &value) : Seen::kNone;
+  HistoryRecordAny(f, HistoryTail(c.history_node, 0, op, Outcome::kOk, seen), false, value, now, r.revision);
 }
 
 void WorkerBase::HistoryNoReply(uint16_t node, const InFlight& f, bool unknown, std::string_view why,
                                 int64_t now) {
-  HistoryRecord(f,
-                HistoryTail(node, HistoryError(why), history_op_[f.cmd], unknown ? Outcome::kUnknown : Outcome::kFail,
-                            Seen::kNone),
-                unknown, 0, now);
+  HistoryRecordAny(f,
+                   HistoryTail(node, HistoryError(why), history_op_[f.cmd],
+                               unknown ? Outcome::kUnknown : Outcome::kFail, Seen::kNone),
+                   unknown, 0, now);
 }
 
 // Not ok: the error kind's string id, interned once per kind by this thread.

@@ -61,15 +61,16 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
       reactor_(std::make_unique<ReactorHolder>()) {
   if (history_ != nullptr) {
     history_op_ = shared->history_ops.data();
+    // A write's record in line only where it has no extras (HistoryRecordWrite).
+    const bool plain = history_->plain_writes();
     for (const history::Op op : shared->history_ops) {
-      history_write_ok_.push_back(
-          op == history::Op::kRead ? 0 : HistoryTail(0, 0, op, history::Outcome::kOk, history::Seen::kNone));
+      history_write_ok_.push_back(op == history::Op::kRead || !plain
+                                      ? 0
+                                      : HistoryTail(0, 0, op, history::Outcome::kOk, history::Seen::kNone));
     }
     history_t0_ = history_->start_ns();
     history_run_tag_ = history_->run_tag();
-    history_threads_ = static_cast<uint64_t>(shared->options->threads);
     history_batch_ = HistoryLog::Batch::WithRoom();
-    history_next_op_ = static_cast<uint64_t>(thread_index);
     stamp_.resize(shared->options->value.max_size);
   }
 }

@@ -32,7 +32,8 @@ void WriteCheckHistory(const LocalRedis& redis, const std::string& path) {
   header.key_prefix = "hist:";
   header.target = Url(redis);
   header.writer = "check_e2e_test";
-  auto writer = history::HistoryFileWriter::Open("--history", path, header);
+  // Version 1, as a memstand before 2026-12-05 wrote: `memstand check` reads it still.
+  auto writer = history::HistoryFileWriter::Open("--history", path, header, 1);
   ASSERT_TRUE(writer.ok()) << writer.status().message();
   const uint16_t node = *(*writer)->Intern("127.0.0.1:" + std::to_string(redis.port()));
   auto client = Connect(redis);
@@ -142,7 +143,7 @@ TEST(CheckE2E, ATargetThatCannotBeReadSaysSoRatherThanPassing) {
   header.target_kind = history::TargetKind::kMemcache;
   header.key_prefix = "h:";
   header.target = "memcache://127.0.0.1:11211";
-  auto writer = history::HistoryFileWriter::Open("--history", file, header);
+  auto writer = history::HistoryFileWriter::Open("--history", file, header, 1);
   ASSERT_TRUE(writer.ok()) << writer.status().message();
   const history::Record w{.op_id = 1, .client = 1, .seq = 1, .invoke_ns = 10, .complete_ns = 20, .key = 1,
                           .f = history::Op::kWrite};
@@ -191,7 +192,7 @@ TEST(CheckE2E, NemesisEventsAreCountedExportedAndAMalformedOneRefused) {
   header.key_prefix = "hist:";
   header.target = "redis://127.0.0.1:1";
   header.writer = "check_e2e_test";
-  auto writer = history::HistoryFileWriter::Open("--history", dir + "/events.hist", header);
+  auto writer = history::HistoryFileWriter::Open("--history", dir + "/events.hist", header, 1);
   ASSERT_TRUE(writer.ok()) << writer.status().message();
   const std::vector<history::Record> records = {
       {.op_id = 1, .client = 1, .seq = 1, .invoke_ns = 100, .complete_ns = 200, .key = 1, .f = history::Op::kWrite},
@@ -240,10 +241,10 @@ TEST(CheckE2E, NemesisEventsAreCountedExportedAndAMalformedOneRefused) {
   check_backwards.insert(check_backwards.end(), checks.begin(), checks.end());
   ExpectEveryCase(
       {
-          {check_backwards, 2, "backwards.hist: offset 97: event 'kill' at 100 ns: it ends at 99 ns, before it began"},
+          {check_backwards, 2, "backwards.hist: offset 105: event 'kill' at 100 ns: it ends at 99 ns, before it began"},
           {{"history", "export", backwards}, 2, "it ends at 99 ns, before it began"},
           {{"check", long_action, "--checks", "linearizable"}, 2,
-           "long.hist: offset 97: event: a text runs past the entry or above its limit (action 32 bytes"},
+           "long.hist: offset 105: event: a text runs past the entry or above its limit (action 32 bytes"},
       },
       60);
 }
