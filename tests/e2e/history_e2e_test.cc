@@ -15,6 +15,8 @@
 #include "e2e/e2e_util.h"
 #include "history/history_reader.h"
 #include "history/record.h"
+#include "npm_util.h"
+#include "test_paths.h"
 
 namespace memstand::e2e {
 namespace {
@@ -153,6 +155,23 @@ TEST_P(HistoryE2E, WithAppendfsyncAlwaysNoAcknowledgedWriteIsLost) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EpollAndUring, HistoryE2E, ::testing::Values("epoll", "uring"));
+
+// scripts/history-kill-demo.sh, the same kill by hand with a server of its own: without
+// persistence it finds the writes acknowledged by the kill lost and none sent after the
+// restart (exit 4), with appendfsync always none (exit 0); its export holds every
+// operation (it checks that itself, and exits 1 when not).
+TEST(HistoryRunE2E, TheKillDemoScriptFindsTheLostWritesAndNoneWithAppendfsyncAlways) {
+  const std::string script = testutil::SourceDir() + "/scripts/history-kill-demo.sh";
+  const auto off = testutil::RunShell("timeout 300 bash " + testutil::ShellQuote(script) + " off " +
+                                      testutil::ShellQuote(testutil::MemstandBinary()) + " 2>&1");
+  EXPECT_EQ(off.exit_code, 4) << off.output;
+  EXPECT_EQ(off.output.find("MISMATCH"), std::string::npos) << off.output;
+  EXPECT_NE(off.output.find("sent before the kill, 0 after the restart"), std::string::npos) << off.output;
+  const auto always = testutil::RunShell("timeout 300 bash " + testutil::ShellQuote(script) + " always " +
+                                         testutil::ShellQuote(testutil::MemstandBinary()) + " 2>&1");
+  EXPECT_EQ(always.exit_code, 0) << always.output;
+  EXPECT_NE(always.output.find("lost: 0 acknowledged write(s)"), std::string::npos) << always.output;
+}
 
 // No fault, reads and writes over ten keys from eight clients at pipeline 4: every
 // operation recorded (the run's own counts), values read back as this run's, every
