@@ -85,14 +85,9 @@ constexpr int64_t kGoldenMono = 5000000000;  // the golden files' monotonic time
 // The history of testdata/golden_v2.hex: golden_v1.hex's in version 2.
 History GoldenV2History() {
   History h;
-  h.header.target_kind = TargetKind::kResp;
-  h.header.keys_fresh = true;
-  h.header.run_tag = 0x0a0b0c0d;
-  h.header.start_unix_ns = 1700000000123456789;
-  h.header.start_mono_ns = kGoldenMono;
-  h.header.key_prefix = "key:";
-  h.header.target = "redis://127.0.0.1:6379";
-  h.header.writer = "memstand golden";
+  h.header = {.target_kind = TargetKind::kResp, .keys_fresh = true, .run_tag = 0x0a0b0c0d,
+              .start_unix_ns = 1700000000123456789, .start_mono_ns = kGoldenMono, .key_prefix = "key:",
+              .target = "redis://127.0.0.1:6379", .writer = "memstand golden"};
   h.strings = {"", "127.0.0.1:6379", "timeout"};
   h.records = {
       {.op_id = 0, .client = 1, .seq = 1, .invoke_ns = 1000, .complete_ns = 2500, .key = 7, .node = 1,
@@ -109,14 +104,9 @@ History GoldenV2History() {
 // The history of testdata/golden_v2_etcd_open.hex: etcd in open loop, every extra.
 History GoldenV2EtcdOpenHistory() {
   History h;
-  h.header.target_kind = TargetKind::kEtcd;
-  h.header.open_loop = true;
-  h.header.run_tag = 0x01020304;
-  h.header.start_unix_ns = 1700000000000000000;
-  h.header.start_mono_ns = kGoldenMono;
-  h.header.key_prefix = "k";
-  h.header.target = "etcd://127.0.0.1:2379";
-  h.header.writer = "memstand golden";
+  h.header = {.target_kind = TargetKind::kEtcd, .open_loop = true, .run_tag = 0x01020304,
+              .start_unix_ns = 1700000000000000000, .start_mono_ns = kGoldenMono, .key_prefix = "k",
+              .target = "etcd://127.0.0.1:2379", .writer = "memstand golden"};
   h.strings = {"", "127.0.0.1:2379"};
   h.records = {{.op_id = 0, .client = 5, .seq = 1, .invoke_ns = 100, .complete_ns = 900, .intended_ns = 50,
                 .key = 3, .revision = 41, .node = 1, .f = Op::kWrite},
