@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A history's kill test by hand (docs/history.md): a redis-server of the script's own on
 # a free loopback port, `memstand run --reconnect --history` writing each key once, the
-# server killed (SIGKILL) after 1 s of load and restarted 1.5 s later from its own files,
+# server killed (SIGKILL) 1 s after it holds 1,000 keys and restarted 1.5 s later from its
+# own files,
 # then `memstand check` and `memstand history export`. It prints the acknowledged
 # writes lost, where each lies against the kill, and the export's operation count.
 #
@@ -13,13 +14,15 @@
 # Exit: memstand check's (4: acknowledged writes lost, 0: none), or 1 when the run failed
 # or the history disagrees with the kill (a write lost that was sent after the restart,
 # a write acknowledged before the kill kept without persistence, an export whose count
-# is not the history's). Needs redis-server, python3. Leaves nothing running.
+# is not the history's). Needs redis-server, redis-cli, python3. Leaves nothing running.
 set -euo pipefail
 mode="${1:-off}"
 memstand="${2:-build/memstand}"
 case "$mode" in off|always) ;; *) echo "usage: $0 [off|always] [MEMSTAND]" >&2; exit 2 ;; esac
 [ -x "$memstand" ] || { echo "$memstand: not an executable (scripts/build.sh release memstand)" >&2; exit 2; }
-command -v redis-server >/dev/null || { echo "redis-server is missing" >&2; exit 1; }
+for tool in redis-server redis-cli python3; do
+  command -v "$tool" >/dev/null || { echo "$tool is missing" >&2; exit 1; }
+done
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/history-kill.XXXXXX")
 server=""
@@ -50,10 +53,16 @@ now_ns() { date +%s%N; }
 start_server
 target="redis://127.0.0.1:$port"
 hist="$dir/run.hist"
-"$memstand" run --target "$target" --reconnect --reconnect-min 20ms --reconnect-max 200ms --duration 5s -c 4 \
+"$memstand" run --target "$target" --reconnect --reconnect-min 20ms --reconnect-max 200ms --duration 6s -c 4 \
   --ratio 1:0 --key-pattern S:S --key-minimum 1 --key-maximum 50000000 --history "$hist" -q > "$dir/run.log" 2>&1 &
 run=$!
-sleep 1.5
+# Load first: the kill comes 1 s after the server holds 1,000 keys (30 s at most).
+for _ in $(seq 300); do
+  keys=$(redis-cli -h 127.0.0.1 -p "$port" dbsize 2>/dev/null || echo 0)
+  [ "${keys:-0}" -ge 1000 ] 2>/dev/null && break
+  sleep 0.1
+done
+sleep 1
 kill_from=$(now_ns)
 kill -9 "$server"
 wait "$server" 2>/dev/null || true
@@ -119,6 +128,8 @@ print(f"history export: {exported} operation(s); the history holds {operations}"
 bad = []
 if any(op['invoke_ns'] > rel(kill_to) for op in shown):
     bad.append('a write sent after the kill is reported lost')
+if mode == 'off' and lost == 0:
+    bad.append('nothing lost without persistence (the kill came before any write was acknowledged?)')
 if mode == 'off' and not acked_before <= lost <= acked_sent_by_kill:
     bad.append('the writes lost are not those acknowledged by the kill')
 if mode == 'always' and lost:

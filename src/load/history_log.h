@@ -39,8 +39,10 @@ class HistoryLog {
   /// record's Add and full() are a load, an add, a store and a compare.
   class Batch {
    public:
-    /// The room of a batch: 4,096 records without extras, one entry of the file.
-    static constexpr size_t kBytes = 4096 * history::format::kRecordBaseV2;
+    /// The room of a batch: 4,096 records without extras (and the 24 bytes more that
+    /// full() keeps for the largest record), one entry of the file.
+    static constexpr size_t kBytes =
+        4096 * history::format::kRecordBaseV2 + history::format::kMaxRecordSizeV2 - history::format::kRecordBaseV2;
     static_assert(kBytes <= history::format::kMaxRecordsPayloadV2);
 
     /// No room (a moved-from batch too): WithRoom() has it.

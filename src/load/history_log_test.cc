@@ -66,6 +66,9 @@ TEST(HistoryLogTest, ABatchCountsItsRecordsAndIsFullBeforeItsEnd) {
   batch.clear();
   EXPECT_TRUE(batch.empty());
   EXPECT_EQ(batch.records(), 0u);
+  // Records without extras: 4,096 of them (docs/history.md), then it is full.
+  while (!batch.full()) std::memset(batch.Add(), 0, 40);
+  EXPECT_EQ(batch.records(), 4096u);
 }
 
 // The event thread waits (without a clock: for the count of batches handed) so that its

@@ -264,7 +264,7 @@ class WorkerBase {
                                                   LastValue last_value, int64_t now);
   /// The operation f ended with no reply: `unknown`, or failed; `why` the error kind.
   void HistoryNoReply(uint16_t node, const InFlight& f, bool unknown, std::string_view why, int64_t now);
-  /// The record of f, an ok write or cas (`tail`: HistoryTail's), in a history without
+  /// The record of f, an ok write (`tail`: HistoryTail's), in a history without
   /// extras (closed loop, not etcd: history_write_ok_ says so): in line, the record's
   /// 40 bytes stored at once (worker_conn.h).
   [[gnu::always_inline]] inline void HistoryRecordWrite(const InFlight& f, uint64_t tail, int64_t now);
