@@ -12,7 +12,8 @@
 # test on it too; MEMSTAND_SKIP_ASAN=1 then skips the sanitizer build.
 #
 # The long tests start first: tests/ctest_cost.txt (each test's time in the ASan+UBSan
-# ctest run of a clean clone on 2026-12-05, the 208 tests of 2 s or more) seeds ctest's scheduler, which
+# ctest run of a clean clone on 2026-12-05, the 208 tests of 2 s or more, and the history kill
+# demo's, measured in the cold run of de966b4) seeds ctest's scheduler, which
 # otherwise starts tests in declaration order (the longest, ScenarioE2E.MvccQuotaAtFullSize,
 # once started 787th of 857).
 #
