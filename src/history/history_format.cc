@@ -138,8 +138,7 @@ Record GetRecordV1(const char* p, uint8_t* reserved) {
 }
 
 void PutRecordV2(const Record& r, bool open_loop, int64_t start_mono_ns, std::string* out) {
-  const uint8_t extras = (r.value != 0 ? kExtraValue : 0) | (r.revision != 0 ? kExtraRevision : 0) |
-                         (open_loop ? kExtraIntended : 0);
+  const uint8_t extras = ExtrasV2(r.value, r.revision, open_loop);
   PutU32(r.client, out);
   PutU32(r.seq, out);
   PutU64(static_cast<uint64_t>(r.invoke_ns) + static_cast<uint64_t>(start_mono_ns), out);

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,7 +55,6 @@ inline constexpr size_t kRunHeaderFixedV2 = 28;
 inline constexpr size_t RunHeaderFixed(uint32_t version) {
   return version == 1 ? kRunHeaderFixedV1 : kRunHeaderFixedV2;
 }
-inline constexpr size_t kMaxRunHeaderPayload = kRunHeaderFixedV2 + 3 * (2 + kMaxHeaderText);
 inline constexpr size_t kEndPayload = 8;  // the number of records (u64)
 /// An event (a nemesis action): start (i64), end (i64), then three texts (u16 length
 /// each): the action, the target, the detail, each at most so many bytes.
@@ -116,6 +116,24 @@ constexpr uint64_t TailV2(uint16_t node, uint16_t error, Op f, Outcome outcome, 
   return uint64_t{node} | uint64_t{error} << 16 | uint64_t{static_cast<uint8_t>(f)} << 32 |
          uint64_t{static_cast<uint8_t>(outcome)} << 40 | uint64_t{static_cast<uint8_t>(seen)} << 48 |
          uint64_t{extras} << 56;
+}
+/// The extras byte of a version 2 record: its value when not 0, its revision when not
+/// 0, its intended time in an open-loop run.
+constexpr uint8_t ExtrasV2(uint64_t value, int64_t revision, bool open_loop) {
+  return static_cast<uint8_t>((value != 0 ? kExtraValue : 0) | (revision != 0 ? kExtraRevision : 0) |
+                              (open_loop ? kExtraIntended : 0));
+}
+/// A version 2 record's 40 bytes stored at `p` as the engine holds its fields, one 8-byte
+/// store each: (client, seq) as one number (client + seq * 2^32), the invoke and the
+/// completion as the monotonic clock read them, the key and the tail (TailV2). Its
+/// extras, if any, are the caller's to store after them.
+inline void StoreBaseV2(char* p, uint64_t ids, int64_t invoke, int64_t complete, uint64_t key, uint64_t tail) {
+  static_assert(std::endian::native == std::endian::little, "the bytes on disk are little-endian");
+  std::memcpy(p, &ids, 8);
+  std::memcpy(p + 8, &invoke, 8);
+  std::memcpy(p + 16, &complete, 8);
+  std::memcpy(p + 24, &key, 8);
+  std::memcpy(p + 32, &tail, 8);
 }
 /// A version 2 record as its bytes say, times still on the monotonic clock and the
 /// op id 0: enum fields may hold any byte. *size: its bytes (40 and its extras'); 0 when

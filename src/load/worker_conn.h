@@ -191,12 +191,7 @@ inline void WorkerBase::HistoryRecordWrite(const InFlight& f, uint64_t tail, int
   // invoke and the completion as the monotonic clock gave them (the reader takes time 0
   // off, and moves an invoke that precedes its client's previous completion to it), the
   // key, and the tail (node, error, f, outcome, seen, no extras) in one store.
-  char* const record = history_batch_.Add();
-  std::memcpy(record, &ids, 8);
-  std::memcpy(record + 8, &f.sent_ns, 8);
-  std::memcpy(record + 16, &now, 8);
-  std::memcpy(record + 24, &f.key, 8);
-  std::memcpy(record + 32, &tail, 8);
+  history::format::StoreBaseV2(history_batch_.Add(), ids, f.sent_ns, now, f.key, tail);
   if (history_batch_.full()) [[unlikely]] HistoryHand();
 }
 

@@ -62,15 +62,9 @@ void WorkerBase::HistoryRecordAny(const InFlight& f, uint64_t tail, bool unknown
     history::NextSeqTag(p.tag);
   }
   namespace fmt2 = history::format;
-  const uint8_t extras = (value != 0 ? fmt2::kExtraValue : 0) | (revision != 0 ? fmt2::kExtraRevision : 0) |
-                         (open_loop_ ? fmt2::kExtraIntended : 0);
-  const uint64_t tail_extras = tail | uint64_t{extras} << 56;
+  const uint8_t extras = fmt2::ExtrasV2(value, revision, open_loop_);
   char* const record = history_batch_.AddWithExtras(static_cast<size_t>(std::popcount(extras)));
-  std::memcpy(record, &ids, 8);
-  std::memcpy(record + 8, &f.sent_ns, 8);
-  std::memcpy(record + 16, &now, 8);
-  std::memcpy(record + 24, &f.key, 8);
-  std::memcpy(record + 32, &tail_extras, 8);
+  fmt2::StoreBaseV2(record, ids, f.sent_ns, now, f.key, tail | uint64_t{extras} << 56);
   char* extra = record + fmt2::kRecordBaseV2;
   if (value != 0) {
     std::memcpy(extra, &value, 8);
