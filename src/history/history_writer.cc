@@ -126,6 +126,25 @@ std::string HistoryEncoder::Take() {
   return taken;
 }
 
+Result<std::string> EncodeHistory(const History& h) {
+  auto enc = HistoryEncoder::Start(h.header, h.version);
+  if (!enc.ok()) return enc.status();
+  for (size_t id = 1; id < h.strings.size(); ++id) {
+    auto got = enc->Intern(h.strings[id]);
+    if (!got.ok()) return got.status();
+    if (*got != id) {
+      return Status::InvalidArgument(fmt::format("history: string {} ('{}') is the table's string {} again", id,
+                                                 h.strings[id], *got));
+    }
+  }
+  if (Status s = enc->Add(h.records); !s.ok()) return s;
+  for (const Event& e : h.events) {
+    if (Status s = enc->AddEvent(e); !s.ok()) return s;
+  }
+  enc->End();
+  return enc->Take();
+}
+
 Result<std::unique_ptr<HistoryFileWriter>> HistoryFileWriter::Open(const std::string& flag,
                                                                     const std::string& path,
                                                                     const RunHeader& header,

@@ -73,6 +73,11 @@ class HistoryEncoder {
   bool ended_ = false;
 };
 
+/// A whole history's bytes, in its own version (`h.version`): its strings in table
+/// order, its records, its events, the end. InvalidArgument as the encoder's, or when
+/// the string table is not one the encoder makes (a text twice, an empty one).
+Result<std::string> EncodeHistory(const History& h);
+
 class HistoryFileWriter {
  public:
   /// Prepares `path` (the output of `flag`, for messages; see OutputFile::Open) and
