@@ -264,21 +264,16 @@ class WorkerBase {
                                                   LastValue last_value, int64_t now);
   /// The operation f ended with no reply: `unknown`, or failed; `why` the error kind.
   void HistoryNoReply(uint16_t node, const InFlight& f, bool unknown, std::string_view why, int64_t now);
-  /// The record of f, an ok write (`tail`: HistoryTail's), in a history without
-  /// extras (closed loop, not etcd: history_write_ok_ says so): in line, the record's
-  /// 40 bytes stored at once (worker_conn.h).
+  /// The record of f, an ok write (`tail`: history::format::TailV2's), in a history
+  /// without extras (closed loop, not etcd: history_write_ok_ says so): in line, the
+  /// record's 40 bytes stored at once (worker_conn.h).
   [[gnu::always_inline]] inline void HistoryRecordWrite(const InFlight& f, uint64_t tail, int64_t now);
-  /// Any other record of f: `tail` (HistoryTail), `unknown` when its outcome is (its
-  /// process then takes a new client id), what a read saw or a cas expected (`value`,
-  /// 0: none), etcd's revision (0: none); open loop's intended time added.
+  /// Any other record of f: `tail` (TailV2, its extras byte 0), `unknown` when its
+  /// outcome is (its process then takes a new client id), what a read saw or a cas
+  /// expected (`value`, 0: none), etcd's revision (0: none); open loop's intended time
+  /// added.
   void HistoryRecordAny(const InFlight& f, uint64_t tail, bool unknown, uint64_t value, int64_t now,
                         int64_t revision = 0);
-  /// A record's last 8 bytes as one number, stored at once (one store, not six):
-  /// node, error, f, outcome, seen and the extras byte (0), little-endian.
-  static constexpr uint64_t HistoryTail(uint16_t node, uint16_t error, history::Op f, history::Outcome outcome,
-                                        history::Seen seen) {
-    return history::format::TailV2(node, error, f, outcome, seen);
-  }
   [[gnu::cold]] uint16_t HistoryError(std::string_view error);
   [[gnu::cold]] void HistoryErrorReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now);
   /// HistoryReply's error reply, read, or write whose record has extras (etcd's
@@ -429,7 +424,7 @@ class WorkerBase {
   /// ends unknown takes a new id.
   HistoryLog* history_ = nullptr;
   const history::Op* history_op_ = nullptr;  // what each command is: shared_->history_ops
-  /// By command: the HistoryTail of its ok reply without the node, for a write or a cas
+  /// By command: the TailV2 of its ok reply without the node, for a write or a cas
   /// whose record has no extras (closed loop, not etcd); 0 for a read, and for every
   /// command where records have extras. A reply tests it for whether its record is such
   /// a write's, and takes it (HistoryRecordWrite).

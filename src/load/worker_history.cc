@@ -13,6 +13,7 @@ namespace memstand {
 
 using history::Outcome;
 using history::Seen;
+using history::format::TailV2;
 
 std::string_view WorkerBase::HistoryStamp(uint32_t process, std::string_view value) {
   const HistoryProcess& p = history_procs_[process];
@@ -86,10 +87,8 @@ void WorkerBase::HistoryRecordAny(const InFlight& f, uint64_t tail, bool unknown
 void WorkerBase::HistoryErrorReply(const ConnIo& c, const InFlight& f, const ReplyView& r, int64_t now) {
   const bool unknown = EndsUnknown(f.cmd, r);
   const uint16_t error = HistoryError(r.error_kind.empty() ? "error" : r.error_kind);
-  HistoryRecordAny(f,
-                   HistoryTail(c.history_node, error, history_op_[f.cmd],
-                               unknown ? Outcome::kUnknown : Outcome::kFail, Seen::kNone),
-                   unknown, 0, now);
+  const Outcome outcome = unknown ? Outcome::kUnknown : Outcome::kFail;
+  HistoryRecordAny(f, TailV2(c.history_node, error, history_op_[f.cmd], outcome, Seen::kNone), unknown, 0, now);
 }
 
 // What a read that ended ok saw: the key absent, a value of this run (*value), or other
@@ -108,15 +107,13 @@ void WorkerBase::HistoryReplyOther(const ConnIo& c, const InFlight& f, const Rep
   const history::Op op = history_op_[f.cmd];
   uint64_t value = 0;
   const Seen seen = op == history::Op::kRead ? HistorySaw(r, value_read, &value) : Seen::kNone;
-  HistoryRecordAny(f, HistoryTail(c.history_node, 0, op, Outcome::kOk, seen), false, value, now, r.revision);
+  HistoryRecordAny(f, TailV2(c.history_node, 0, op, Outcome::kOk, seen), false, value, now, r.revision);
 }
 
 void WorkerBase::HistoryNoReply(uint16_t node, const InFlight& f, bool unknown, std::string_view why,
                                 int64_t now) {
-  HistoryRecordAny(f,
-                   HistoryTail(node, HistoryError(why), history_op_[f.cmd],
-                               unknown ? Outcome::kUnknown : Outcome::kFail, Seen::kNone),
-                   unknown, 0, now);
+  const Outcome outcome = unknown ? Outcome::kUnknown : Outcome::kFail;
+  HistoryRecordAny(f, TailV2(node, HistoryError(why), history_op_[f.cmd], outcome, Seen::kNone), unknown, 0, now);
 }
 
 // Not ok: the error kind's string id, interned once per kind by this thread.

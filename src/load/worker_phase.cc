@@ -64,9 +64,9 @@ WorkerBase::WorkerBase(WorkerShared* shared, int thread_index)
     // A write's record in line only where it has no extras (HistoryRecordWrite).
     const bool plain = history_->plain_writes();
     for (const history::Op op : shared->history_ops) {
-      history_write_ok_.push_back(op == history::Op::kRead || !plain
-                                      ? 0
-                                      : HistoryTail(0, 0, op, history::Outcome::kOk, history::Seen::kNone));
+      const bool in_line = plain && op != history::Op::kRead;
+      history_write_ok_.push_back(
+          in_line ? history::format::TailV2(0, 0, op, history::Outcome::kOk, history::Seen::kNone) : 0);
     }
     history_t0_ = history_->start_ns();
     history_run_tag_ = history_->run_tag();
